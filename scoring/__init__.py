@@ -1,0 +1,34 @@
+"""Pure scoring: parse and score benchmark outputs. No I/O, no Telegram, no database."""
+
+from .base import MAX_REPORTED_INVALID_LINES, Benchmark, Hint, InvalidLine, Result
+from .errors import (
+    DecodeError,
+    ExpressionError,
+    KeyFormatError,
+    ScoringError,
+    UnknownBenchmark,
+    UnknownMode,
+)
+from .modes import Mode, parse_mode, valid_modes
+from .registry import get, names
+from .text import decode
+
+__all__ = [
+    "MAX_REPORTED_INVALID_LINES",
+    "Benchmark",
+    "DecodeError",
+    "ExpressionError",
+    "Hint",
+    "InvalidLine",
+    "KeyFormatError",
+    "Mode",
+    "Result",
+    "ScoringError",
+    "UnknownBenchmark",
+    "UnknownMode",
+    "decode",
+    "get",
+    "names",
+    "parse_mode",
+    "valid_modes",
+]

@@ -1,0 +1,50 @@
+"""One exception tree for everything the scoring core refuses.
+
+Every message is short, true and fit to show a user as is.
+"""
+
+from __future__ import annotations
+
+
+class ScoringError(Exception):
+    """Base of every error the scoring core raises on bad input."""
+
+
+class DecodeError(ScoringError):
+    """Submission or key bytes that are not valid UTF-8 (or not text at all)."""
+
+
+class KeyFormatError(ScoringError):
+    """An answer key or question file that does not parse; names the first bad line."""
+
+    def __init__(self, message: str, *, line: int | None = None, text: str | None = None):
+        self.line = line
+        self.text = text
+        if line is not None:
+            shown = text if text is None or len(text) <= 80 else text[:77] + "..."
+            message = f"line {line}: {message}" + (f": {shown!r}" if shown is not None else "")
+        super().__init__(message)
+
+
+class UnknownBenchmark(ScoringError):
+    def __init__(self, name: str, valid: tuple[str, ...]):
+        self.name = name
+        self.valid = valid
+        super().__init__(f"unknown benchmark {name!r}; choose one of: {', '.join(valid)}")
+
+
+class UnknownMode(ScoringError):
+    def __init__(self, text: str, valid: tuple[str, ...]):
+        self.text = text
+        self.valid = valid
+        super().__init__(f"unknown mode {text!r}; choose one of: {', '.join(valid)}")
+
+
+class ExpressionError(ScoringError):
+    """A Natory expression that cannot be read or evaluated; ``position`` is 0-based."""
+
+    def __init__(self, message: str, *, position: int | None = None):
+        self.position = position
+        if position is not None:
+            message = f"{message} (at position {position + 1})"
+        super().__init__(message)

@@ -1,0 +1,103 @@
+"""The four run modes and the many ways people spell them."""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from .errors import UnknownMode
+
+
+class Mode(StrEnum):
+    """How the model was run. The value is the stored form and the hashtag."""
+
+    DEFAULT = "default"
+    THINK = "think"
+    TOOLS = "tools"
+    THINK_TOOLS = "think_tools"
+
+    @property
+    def label(self) -> str:
+        """The display form: ``default``, ``think``, ``tools``, ``think & tools``."""
+        return "think & tools" if self is Mode.THINK_TOOLS else self.value
+
+
+#: Words that mean one ingredient of a mode.
+_WORDS: dict[str, str] = {}
+for _word in (
+    "default", "normal", "standard", "plain", "instant", "nothink", "nothinking",
+    "noreasoning", "پیشفرض", "پیش‌فرض", "عادی", "معمولی", "استاندارد",
+):  # fmt: skip
+    _WORDS[_word] = "default"
+for _word in (
+    "think", "thinking", "reasoning", "reason", "reasoner", "thought", "cot",
+    "extendedthinking", "تفکر", "فکر", "استدلال", "تفکری", "فکری", "thinker",
+):  # fmt: skip
+    _WORDS[_word] = "think"
+for _word in (
+    "tools", "tool", "tooluse", "tool-use", "tooling", "search", "websearch", "agent",
+    "agentic", "ابزار", "ابزارها", "باابزار", "ابزاری",
+):  # fmt: skip
+    _WORDS[_word] = "tools"
+
+#: Whole spellings that are not a combination of the words above.
+_COMPACT: dict[str, Mode] = {
+    "tt": Mode.THINK_TOOLS,
+    "thinktools": Mode.THINK_TOOLS,
+    "thinkingtools": Mode.THINK_TOOLS,
+    "reasoningtools": Mode.THINK_TOOLS,
+    "thinktool": Mode.THINK_TOOLS,
+    "thinkandtools": Mode.THINK_TOOLS,
+    "thinkingandtools": Mode.THINK_TOOLS,
+}
+
+_SPLIT = re.compile(r"[\s_+&/,|\-.\u200c]+|\band\b|\bwith\b|\bو\b")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s_+&/,|\-.\u200c]+", "", text.casefold())
+
+
+def parse_mode(text: str) -> Mode:
+    """Map a typed mode (``#thinking``, ``think+tools``, ``t&t``, ``تفکر و ابزار``) to a Mode.
+
+    Raises :class:`UnknownMode` listing the accepted values.
+    """
+    raw = text.strip().lstrip("#").strip()
+    folded = raw.casefold()
+    try:
+        return Mode(folded)
+    except ValueError:
+        pass
+    if folded == "think & tools":
+        return Mode.THINK_TOOLS
+    squashed = _squash(folded)
+    if squashed in _COMPACT:
+        return _COMPACT[squashed]
+    if squashed in _WORDS:
+        return _from_parts({_WORDS[squashed]}, text)
+    parts = {p for p in _SPLIT.split(folded) if p}
+    kinds = set()
+    for part in parts:
+        kind = _WORDS.get(part) or _WORDS.get(_squash(part))
+        if kind is None:
+            raise UnknownMode(text, valid_modes())
+        kinds.add(kind)
+    return _from_parts(kinds, text)
+
+
+def _from_parts(kinds: set[str], text: str) -> Mode:
+    if kinds == {"default"}:
+        return Mode.DEFAULT
+    kinds.discard("default")
+    if kinds == {"think"}:
+        return Mode.THINK
+    if kinds == {"tools"}:
+        return Mode.TOOLS
+    if kinds == {"think", "tools"}:
+        return Mode.THINK_TOOLS
+    raise UnknownMode(text, valid_modes())
+
+
+def valid_modes() -> tuple[str, ...]:
+    return tuple(m.label for m in Mode)

@@ -1,0 +1,32 @@
+"""Decoding submission bytes into text, the same way for every benchmark."""
+
+from __future__ import annotations
+
+from .errors import DecodeError
+
+
+def decode(data: bytes) -> str:
+    """Decode UTF-8 (a leading BOM dropped). Line breaks are left as they are.
+
+    Raises :class:`DecodeError` with the byte offset for bytes that are not UTF-8, and
+    for binary data (NUL bytes), with a message fit for the user.
+    """
+    if b"\x00" in data:
+        raise DecodeError("this looks like a binary file (it contains NUL bytes), not text")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(
+            f"the file is not valid UTF-8 text (bad byte at offset {exc.start}); "
+            "save it as UTF-8 and send it again"
+        ) from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text
+
+
+def normalise_newlines(text: str) -> str:
+    """``\\r\\n`` and lone ``\\r`` become ``\\n``; nothing else changes."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
