@@ -193,6 +193,21 @@ class PrimeBenchResult:
         """Share of the key's questions that were answered."""
         return self.answered / self.total_questions if self.total_questions else 0.0
 
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        fields = [
+            ("total_questions", str(self.total_questions)),
+            ("correct", str(self.correct)),
+            ("wrong", str(self.wrong)),
+            ("unanswered", str(self.unanswered)),
+            ("positive_points", str(self.positive_points)),
+            ("negative_points", str(self.negative_points)),
+            ("final_score", str(self.final_score)),
+        ]
+        if self.accuracy is not None:
+            fields.append(("accuracy", f"{self.accuracy:.1%} ({self.correct}/{self.answered})"))
+        fields.append(("coverage", f"{self.coverage:.1%} ({self.answered}/{self.total_questions})"))
+        return tuple(fields)
+
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "total_questions": self.total_questions,

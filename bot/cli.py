@@ -1,0 +1,181 @@
+"""The ``benchboard`` command: score offline, print prompts, manage data, run the bot.
+
+Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from scoring import ScoringError, decode, registry
+
+from . import datafiles
+from .format import render_result
+from .settings import Settings, SettingsError, load_settings
+
+EXIT_BAD_INPUT = 2
+
+
+class CliError(Exception):
+    """Bad input: printed as one line on stderr, exit code 2."""
+
+
+def _fail(message: str) -> NoReturn:
+    raise CliError(message)
+
+
+def _read_input(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    path = Path(source)
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        _fail(f"no such file: {source}")
+    except IsADirectoryError:
+        _fail(f"{source} is a directory, not a file")
+    except OSError as exc:
+        _fail(f"cannot read {source}: {exc.strerror}")
+
+
+def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> Any:
+    benchmark = registry.get(benchmark_name)
+    if key_arg is not None:
+        data = _read_input(key_arg)
+        source = key_arg
+    else:
+        loaded = datafiles.read_key_bytes(settings.data_dir, benchmark.name)
+        if loaded is None:
+            _fail(
+                f"no {benchmark.title} key loaded in {settings.data_dir}: pass --key FILE, or run "
+                f"'benchboard data fetch {benchmark.name}' or "
+                f"'benchboard data load {benchmark.name} --key FILE'"
+            )
+        data, source = loaded, str(datafiles.key_path(settings.data_dir, benchmark.name))
+    try:
+        return benchmark.load_key(data, filename=Path(source).name)
+    except ScoringError as exc:
+        _fail(f"bad key {source}: {exc}")
+
+
+def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
+    benchmark = registry.get(args.benchmark)
+    raw = _read_input(args.file)
+    text = decode(raw)
+    key = _load_key(benchmark.name, args.key, settings)
+    options = {name: value for name, value in (("k", args.k),) if value is not None}
+    result = benchmark.score(text, key, options=options)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_result(result, benchmark))
+    return 0
+
+
+def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
+    benchmark = registry.get(args.benchmark)
+    prompt = getattr(benchmark, "prompt", None)
+    if not prompt:
+        _fail(f"{benchmark.title} has no official prompt")
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    return 0
+
+
+def _print_report(report: datafiles.LoadReport) -> None:
+    print(f"{report.benchmark}: {report.questions} questions from {report.source}")
+    for stored in report.files:
+        print(f"  {stored.name}  sha256 {stored.sha256}  ({stored.size} bytes) -> {stored.path}")
+    if report.note:
+        print(report.note)
+
+
+def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
+    benchmark = registry.get(args.benchmark)
+    fetchers: dict[str, Callable[[], Any]] = {
+        "primebench": lambda: datafiles.fetch_primebench(
+            settings.data_dir, settings.primebench_url
+        ),
+    }
+    fetch = fetchers.get(benchmark.name)
+    if fetch is None:
+        _fail(f"{benchmark.title} has no files to fetch")
+    _print_report(asyncio.run(fetch()))
+    return 0
+
+
+def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
+    benchmark = registry.get(args.benchmark)
+    key = _read_input(args.key)
+    if benchmark.name == "primebench":
+        questions = _read_input(args.questions) if args.questions else None
+        report = datafiles.load_primebench(settings.data_dir, key, questions, source=args.key)
+    else:
+        _fail(f"{benchmark.title} has no key files to load")
+    _print_report(report)
+    return 0
+
+
+def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+    from .app import run  # imported here: scoring offline needs no Telegram stack
+
+    settings.require_token()
+    run(settings)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="benchboard",
+        description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    score = sub.add_parser("score", help="score a model's output (a file, or - for stdin)")
+    score.add_argument("file", metavar="FILE", help="the model's output; - reads stdin")
+    score.add_argument("--benchmark", "-b", default=registry.DEFAULT, help="default: primebench")
+    score.add_argument("--key", help="answer key file (default: the one loaded in the data folder)")
+    score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.set_defaults(handler=cmd_score)
+
+    prompt = sub.add_parser("prompt", help="print a benchmark's official prompt, byte-exact")
+    prompt.add_argument("benchmark")
+    prompt.set_defaults(handler=cmd_prompt)
+
+    data = sub.add_parser("data", help="fetch or load official benchmark files")
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
+    fetch = data_sub.add_parser("fetch", help="download a benchmark's files into the data folder")
+    fetch.add_argument("benchmark")
+    fetch.set_defaults(handler=cmd_data_fetch)
+    load = data_sub.add_parser("load", help="load a benchmark's files from local paths")
+    load.add_argument("benchmark")
+    load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
+    load.add_argument("--questions", help="PrimeBench's Q.json")
+    load.set_defaults(handler=cmd_data_load)
+
+    run = sub.add_parser("run", help="run the Telegram bot (needs BENCHBOARD_TOKEN)")
+    run.set_defaults(handler=cmd_run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings()
+        handler: Callable[[argparse.Namespace, Settings], int] = args.handler
+        return handler(args, settings)
+    except (CliError, ScoringError, SettingsError, datafiles.DataError) as exc:
+        print(f"benchboard: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,102 @@
+"""All settings, read once at start from environment variables and a ``.env`` file.
+
+The object is passed down; nothing imports a settings global. The token is a
+``SecretStr``: it never shows in a repr, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+TELEGRAM_API = "https://api.telegram.org/bot"
+TELEGRAM_FILES = "https://api.telegram.org/file/bot"
+PREFIX = "BENCHBOARD_"
+
+
+class SettingsError(Exception):
+    """A setting is missing or wrong; the message names the variable."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX,
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        hide_input_in_errors=True,
+    )
+
+    token: SecretStr | None = None
+    data_dir: Path = Path("data")
+    db: Path | None = None
+    admins: Annotated[frozenset[int], NoDecode] = frozenset()
+    api_base_url: str = TELEGRAM_API
+    api_file_url: str = TELEGRAM_FILES
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "0.0.0.0"
+    webhook_port: int = Field(default=8443, ge=1, le=65535)
+    daily_limit: int = Field(default=20, ge=0)
+    log_level: str = "INFO"
+    backup_dir: Path | None = None
+    backup_keep: int = Field(default=7, ge=1)
+    backup_hour: int = Field(default=3, ge=0, le=23)
+    primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
+    zerobench_url: str = "https://datasets-server.huggingface.co"
+    natory_seed: str = "benchboard"
+    fetch_on_start: bool = True
+
+    @field_validator("admins", mode="before")
+    @classmethod
+    def _split_admins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            parts = [p for p in value.replace(";", ",").replace(" ", ",").split(",") if p]
+            try:
+                return frozenset(int(p) for p in parts)
+            except ValueError:
+                raise ValueError("must be comma-separated Telegram user ids") from None
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return level
+
+    @field_validator("webhook_url", "webhook_secret", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
+
+    @property
+    def db_path(self) -> Path:
+        return self.db if self.db is not None else self.data_dir / "benchboard.sqlite3"
+
+    @property
+    def backups_path(self) -> Path:
+        return self.backup_dir if self.backup_dir is not None else self.data_dir / "backups"
+
+    def require_token(self) -> str:
+        if self.token is None or not self.token.get_secret_value().strip():
+            raise SettingsError(
+                f"{PREFIX}TOKEN is not set: get a bot token from @BotFather and set "
+                f"{PREFIX}TOKEN (environment or .env)"
+            )
+        return self.token.get_secret_value().strip()
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings; a bad value raises :class:`SettingsError` naming the variable."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = PREFIX + str(first["loc"][0]).upper() if first["loc"] else PREFIX
+        message = str(first["msg"]).removeprefix("Value error, ")
+        raise SettingsError(f"{name}: {message}") from None
