@@ -5,8 +5,9 @@ from __future__ import annotations
 from .base import Benchmark
 from .errors import UnknownBenchmark
 from .primebench import BENCHMARK as PRIMEBENCH
+from .zerobench import BENCHMARK as ZEROBENCH
 
-_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (PRIMEBENCH,)}
+_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (PRIMEBENCH, ZEROBENCH)}
 
 #: The benchmark used when none is named.
 DEFAULT = PRIMEBENCH.name
