@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .base import Benchmark
 from .errors import UnknownBenchmark
+from .natory import BENCHMARK as NATORY
 from .primebench import BENCHMARK as PRIMEBENCH
 from .zerobench import BENCHMARK as ZEROBENCH
 
-_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (PRIMEBENCH, ZEROBENCH)}
+_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (PRIMEBENCH, ZEROBENCH, NATORY)}
 
 #: The benchmark used when none is named.
 DEFAULT = PRIMEBENCH.name

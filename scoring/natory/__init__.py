@@ -1,0 +1,73 @@
+"""Natory: build a target number from its own digits, scored for elegance (natory-v1).
+
+The rules are ``shared/specs/natory.md``; every constant is in ``natory-v1.json``.
+
+Public surface (what the bot and the CLI call):
+
+- :class:`Challenge` — ``Challenge.for_target(6256)``, ``parse_target("6256")``
+- :func:`daily_target` / :func:`daily_challenge` — the day's target from a date and a seed
+- :func:`parse_expression` — text (plain or LaTeX) to a tree, :class:`ExpressionError` on failure
+- :func:`evaluate` — the exact value (a ``Fraction``), every bound enforced
+- :func:`score` — a submission (prose allowed) to a :class:`NatoryResult`; never raises
+- :data:`BENCHMARK` — the registry object (``load_key(b"6256")`` gives the challenge)
+"""
+
+from __future__ import annotations
+
+from .numbers import nth_prime
+from .parser import Node, Num, Op, to_text
+from .rules import DEFAULT_VERSION, Rules, load_rules
+from .scorer import (
+    BENCHMARK,
+    CREDIT,
+    FIELDS,
+    NAME,
+    SCORER_VERSION,
+    TITLE,
+    Breakdown,
+    Challenge,
+    NatoryResult,
+    daily_challenge,
+    daily_target,
+    evaluate,
+    parse_expression,
+    parse_target,
+    result_from_record,
+    score,
+    simplify,
+)
+
+
+def warm_up() -> None:
+    """Build the prime table for p_n up to the limit now (about 50-70 ms), so the first
+    user to ask for p_n(1,000,000) does not pay for it. Optional: the bot's post_init."""
+    nth_prime(load_rules().limits.max_prime_index)
+
+
+__all__ = [
+    "BENCHMARK",
+    "CREDIT",
+    "DEFAULT_VERSION",
+    "FIELDS",
+    "NAME",
+    "SCORER_VERSION",
+    "TITLE",
+    "Breakdown",
+    "Challenge",
+    "NatoryResult",
+    "Node",
+    "Num",
+    "Op",
+    "Rules",
+    "daily_challenge",
+    "daily_target",
+    "evaluate",
+    "load_rules",
+    "parse_expression",
+    "parse_target",
+    "result_from_record",
+    "score",
+    "simplify",
+    "to_text",
+    "warm_up",
+]

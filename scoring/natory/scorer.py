@@ -1,0 +1,712 @@
+"""The natory-v1 score: challenges, the daily target, simplification and the breakdown.
+
+``score(text, challenge)`` never raises on any text: an expression that cannot be read,
+is refused by a bound, or does not equal the target is a result with ``valid`` false,
+every field 0 and the error message (naming the position in the expression).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from fractions import Fraction
+from functools import cache
+from typing import Any
+
+from ..base import Hint, InvalidLine
+from ..errors import ExpressionError, KeyFormatError
+from ..text import decode
+from . import numbers
+from .evaluator import Evaluation, evaluate_tree, short
+from .extract import Extracted, NotFound, extract
+from .parser import Node, Num, Op, make, parse, to_text
+from .rules import DEFAULT_VERSION, Rules, load_rules
+
+NAME = "natory"
+TITLE = "Natory"
+SCORER_VERSION = DEFAULT_VERSION
+CREDIT = ""
+
+#: The breakdown's JSON field names (the game's), in order, and their attribute names.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("baseScore", "base_score"),
+    ("eleganceBonus", "elegance_bonus"),
+    ("operatorDiversityBonus", "operator_diversity_bonus"),
+    ("allDigitsBonus", "all_digits_bonus"),
+    ("exactUsageBonus", "exact_usage_bonus"),
+    ("repetitionPenalty", "repetition_penalty"),
+    ("complexityPenalty", "complexity_penalty"),
+    ("trivialExpressionPenalty", "trivial_expression_penalty"),
+    ("specialNumberBonus", "special_number_bonus"),
+    ("uniqueResultBonus", "unique_result_bonus"),
+    ("finalScore", "final_score"),
+)
+
+#: How much of an invalid expression a result keeps (a 1 MB paste is not stored twice).
+_KEPT_CHARS = 1000
+
+
+# --- the challenge ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A target N, its allowed digits (the distinct digits of N) and its digit multiset."""
+
+    target: int
+    allowed_digits: frozenset[str]
+    digits: tuple[str, ...]  # the digits of N with repetition, sorted
+
+    @classmethod
+    def for_target(cls, target: int, *, rules: Rules | None = None) -> Challenge:
+        """The challenge of ``target``; :class:`KeyFormatError` when it is out of range."""
+        limit = (rules or load_rules()).limits.max_target_digits
+        if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+            raise KeyFormatError(f"the target must be a positive whole number, not {target!r}")
+        if target >= 10**limit:
+            raise KeyFormatError(f"the target may have at most {limit} digits")
+        text = str(target)
+        return cls(target, frozenset(text), tuple(sorted(text)))
+
+    @property
+    def allowed_text(self) -> str:
+        return ", ".join(sorted(self.allowed_digits))
+
+
+def parse_target(text: str, *, rules: Rules | None = None) -> Challenge:
+    """A challenge from text such as ``"6256"``; :class:`KeyFormatError` otherwise."""
+    stripped = text.strip()
+    if not stripped.isascii() or not stripped.isdigit():
+        shown = stripped if len(stripped) <= 30 else stripped[:27] + "..."
+        raise KeyFormatError(
+            f"the target must be a positive whole number such as 6256, not {shown!r}"
+        )
+    limit = (rules or load_rules()).limits.max_target_digits
+    if len(stripped.lstrip("0")) > limit:
+        raise KeyFormatError(f"the target may have at most {limit} digits")
+    return Challenge.for_target(int(stripped), rules=rules)
+
+
+def daily_target(day: date, seed: str, *, rules: Rules | None = None) -> int:
+    """The target of ``day``: the same for everyone with the same seed (10..9999 in v1)."""
+    rules = rules or load_rules()
+    digest = hashlib.sha256(f"natory-daily|{seed}|{day.isoformat()}".encode()).digest()
+    span = rules.daily_max - rules.daily_min + 1
+    return rules.daily_min + int.from_bytes(digest[:8], "big") % span
+
+
+def daily_challenge(day: date, seed: str, *, rules: Rules | None = None) -> Challenge:
+    return Challenge.for_target(daily_target(day, seed, rules=rules), rules=rules)
+
+
+@dataclass(frozen=True, slots=True)
+class _Properties:
+    factorial: bool
+    perfect_power: bool
+    prime: bool
+
+
+@cache
+def _properties(target: int) -> _Properties:
+    return _Properties(
+        factorial=numbers.is_factorial(target),
+        perfect_power=numbers.perfect_power(target) is not None,
+        prime=numbers.is_prime(target),
+    )
+
+
+# --- parsing and evaluating (the functions the bot may call directly) -------------------
+
+
+def parse_expression(expression: str, *, rules: Rules | None = None) -> Node:
+    """Parse one expression with the rules' limits; :class:`ExpressionError` on failure."""
+    limits = (rules or load_rules()).limits
+    return parse(
+        expression,
+        max_length=limits.max_length,
+        max_depth=limits.max_depth,
+        max_nesting=limits.max_nesting,
+    )
+
+
+def _numerals(tree: Node) -> Iterator[Num]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Num):
+            if not node.synthetic:
+                yield node
+        else:
+            stack.extend(reversed(node.args))
+
+
+def check_digits(tree: Node, challenge: Challenge) -> None:
+    """Refuse the first digit (in reading order) that is not one of the target's."""
+    bad: list[tuple[int, str]] = []
+    for numeral in _numerals(tree):
+        for offset, digit in enumerate(numeral.text):
+            if digit not in challenge.allowed_digits:
+                bad.append((numeral.pos + offset, digit))
+                break
+    if bad:
+        position, digit = min(bad)
+        raise ExpressionError(
+            f"the digit {digit} is not allowed: the digits of {challenge.target} are "
+            f"{challenge.allowed_text}",
+            position=position,
+        )
+
+
+def evaluate(
+    expression: str | Node, challenge: Challenge | None = None, *, rules: Rules | None = None
+) -> Fraction:
+    """The exact value of an expression (checking its digits when a challenge is given).
+
+    Every bound of the rules is enforced before the work is done; anything refused is an
+    :class:`ExpressionError` naming the position. The value is not compared to the target.
+    """
+    rules = rules or load_rules()
+    tree = parse_expression(expression, rules=rules) if isinstance(expression, str) else expression
+    if challenge is not None:
+        check_digits(tree, challenge)
+    return evaluate_tree(tree, rules.limits).value
+
+
+# --- simplification -----------------------------------------------------------------------
+
+
+def _is(node: Node, value: int) -> bool:
+    return isinstance(node, Num) and node.value == value
+
+
+def simplify(tree: Node, evaluation: Evaluation) -> tuple[Node, tuple[str, ...]]:
+    """The tree with the spec's null operations removed, and the names of those removed.
+
+    ``x+0``, ``0+x``, ``x-0``, ``-0``, ``x*1``, ``1*x``, ``x/1``, ``x^1`` → x; ``1^x`` → 1;
+    ``x/x`` → 1; ``x mod 1`` → 0; ``sqrt(0)``, ``sqrt(1)``, ``1!``, ``2!`` → the numeral;
+    ``0!`` → 1; ``sopfr(p)`` → p for a prime p. Bottom-up, so nested ones all go. The
+    numerals made here (the 1 of ``x/x``) are marked synthetic: their digits do not count.
+    """
+    removed: list[str] = []
+
+    def synthetic(text: str, pos: int) -> Num:
+        return Num(text, pos, synthetic=True)
+
+    def walk(node: Node) -> Node:
+        if isinstance(node, Num):
+            return node
+        args = tuple(walk(arg) for arg in node.args)
+        kind = node.kind
+        rule: str | None = None
+        result: Node | None = None
+        if kind in ("+", "-") and _is(args[1], 0):
+            rule, result = f"{kind}0", args[0]
+        elif kind == "+" and _is(args[0], 0):
+            rule, result = "0+", args[1]
+        elif kind == "neg" and _is(args[0], 0):
+            rule, result = "-0", args[0]
+        elif kind == "*" and _is(args[1], 1):
+            rule, result = "*1", args[0]
+        elif kind == "*" and _is(args[0], 1):
+            rule, result = "1*", args[1]
+        elif kind == "/" and _is(args[1], 1):
+            rule, result = "/1", args[0]
+        elif kind == "/" and to_text(args[0]) == to_text(args[1]):
+            rule, result = "x/x", synthetic("1", node.pos)
+        elif kind == "^" and _is(args[1], 1):
+            rule, result = "^1", args[0]
+        elif kind == "^" and _is(args[0], 1):
+            rule, result = "1^x", args[0]
+        elif kind == "mod" and _is(args[1], 1):
+            rule, result = "mod 1", synthetic("0", node.pos)
+        elif kind == "sqrt" and (_is(args[0], 0) or _is(args[0], 1)):
+            rule, result = f"sqrt({to_text(args[0])})", args[0]
+        elif kind == "!" and _is(args[0], 0):
+            rule, result = "0!", synthetic("1", node.pos)
+        elif kind == "!" and (_is(args[0], 1) or _is(args[0], 2)):
+            rule, result = f"{to_text(args[0])}!", args[0]
+        elif kind == "sopfr" and id(node) in evaluation.prime_sopfr:
+            rule, result = "sopfr(p)", args[0]
+        if rule is not None and result is not None:
+            removed.append(rule)
+            return result
+        if all(new is old for new, old in zip(args, node.args, strict=True)):
+            return node
+        return make(kind, args, node.pos)
+
+    simplified = walk(tree)
+    return simplified, tuple(removed)
+
+
+# --- the breakdown ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """The natory fields; ``to_json`` gives them under the game's names."""
+
+    base_score: int = 0
+    elegance_bonus: int = 0
+    operator_diversity_bonus: int = 0
+    all_digits_bonus: int = 0
+    exact_usage_bonus: int = 0
+    repetition_penalty: int = 0
+    complexity_penalty: int = 0
+    trivial_expression_penalty: int = 0
+    special_number_bonus: int = 0
+    unique_result_bonus: int = 0
+    final_score: int = 0
+    special_number_key: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {name: getattr(self, attr) for name, attr in FIELDS}
+        data["specialNumberKey"] = list(self.special_number_key)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Breakdown:
+        values = {attr: int(data.get(name, 0)) for name, attr in FIELDS}
+        return cls(**values, special_number_key=tuple(data.get("specialNumberKey", ())))
+
+
+def _diversity_kind(kind: str) -> str:
+    return "-" if kind == "neg" else kind
+
+
+def _kinds(tree: Node) -> set[str]:
+    kinds: set[str] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Op):
+            kinds.add(_diversity_kind(node.kind))
+            stack.extend(node.args)
+    return kinds
+
+
+def _elegance(tree: Node, rules: Rules) -> int:
+    """Advanced operators in reading order: each kind pays for its first ``max_uses``
+    occurrences, and never for one with more than ``max_same_ancestors`` of its kind
+    around it (``sopfr(sopfr(sopfr(x)))``: the innermost pays nothing)."""
+    occurrences: list[tuple[int, str, int]] = []  # (position, kind, same-kind ancestors)
+    around: Counter[str] = Counter()
+
+    def walk(node: Node) -> None:
+        if isinstance(node, Num):
+            return
+        elegant = node.kind in rules.elegance
+        if elegant:
+            occurrences.append((node.pos, node.kind, around[node.kind]))
+            around[node.kind] += 1
+        for arg in node.args:
+            walk(arg)
+        if elegant:
+            around[node.kind] -= 1
+
+    walk(tree)
+    occurrences.sort()
+    uses: Counter[str] = Counter()
+    total = 0
+    for _, kind, ancestors in occurrences:
+        uses[kind] += 1
+        if uses[kind] <= rules.elegance_max_uses and ancestors <= rules.elegance_max_same_ancestors:
+            total += rules.elegance[kind]
+    return total
+
+
+def _special(tree: Node, target: int, rules: Rules) -> tuple[int, tuple[str, ...]]:
+    if not isinstance(tree, Op):
+        return 0, ()
+    properties = _properties(target)
+    for key, kind, holds in (
+        ("factorial", "!", properties.factorial),
+        ("perfect_power", "^", properties.perfect_power),
+        ("prime", "p_n", properties.prime),
+    ):
+        if holds and tree.kind == kind:
+            return rules.special[key], (key,)
+    return 0, ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Bonuses:
+    elegance: int
+    diversity: int
+    all_digits: int
+    exact_usage: int
+    special: int
+    special_key: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        return self.elegance + self.diversity + self.all_digits + self.exact_usage + self.special
+
+
+def _bonuses(tree: Node, challenge: Challenge, rules: Rules) -> _Bonuses:
+    written = Counter(d for numeral in _numerals(tree) for d in numeral.text)
+    special, key = _special(tree, challenge.target, rules)
+    return _Bonuses(
+        elegance=_elegance(tree, rules),
+        diversity=rules.diversity_per_kind * len(_kinds(tree)),
+        all_digits=rules.all_digits_bonus if challenge.allowed_digits <= set(written) else 0,
+        exact_usage=rules.exact_usage_bonus if written == Counter(challenge.digits) else 0,
+        special=special,
+        special_key=key,
+    )
+
+
+def _count_tokens(tree: Node) -> int:
+    """T: numerals + operators (parentheses are not in the tree)."""
+    count, stack = 0, [tree]
+    while stack:
+        node = stack.pop()
+        count += 1
+        if isinstance(node, Op):
+            stack.extend(node.args)
+    return count
+
+
+def _extra_digits(tree: Node, challenge: Challenge) -> int:
+    written = Counter(d for numeral in _numerals(tree) for d in numeral.text)
+    return sum((written - Counter(challenge.digits)).values())
+
+
+def _repetition_penalty(extra: int, rules: Rules) -> int:
+    if extra <= rules.repetition_mild_excess:
+        return -rules.repetition_per_digit * extra
+    steep: int = rules.repetition_steep_base**extra
+    return -rules.repetition_steep_factor * steep
+
+
+# --- the result ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NatoryResult:
+    target: int
+    #: the expression as read from the submission (cut at 1,000 characters)
+    expression: str
+    #: the canonical text of the simplified expression ("" when invalid)
+    simplified: str
+    value: Fraction | None
+    valid: bool
+    error: str | None
+    error_position: int | None
+    breakdown: Breakdown
+    #: the null operations removed by simplification (``+0``, ``sopfr(p)`` …)
+    removed: tuple[str, ...]
+    #: T, numerals + operators
+    tokens: int
+    #: digits written beyond the target's multiset
+    extra_digits: int
+    #: the line of the submission the expression was read from
+    line: int | None
+    invalid_lines: tuple[InvalidLine, ...]
+    invalid_line_count: int
+    hints: tuple[Hint, ...]
+    fingerprint: str
+    scorer_version: str = SCORER_VERSION
+    benchmark: str = field(default=NAME)
+
+    @property
+    def final_score(self) -> int:
+        return self.breakdown.final_score
+
+    @property
+    def primary(self) -> float:
+        return float(self.breakdown.final_score)
+
+    @property
+    def special_number_key(self) -> tuple[str, ...]:
+        return self.breakdown.special_number_key
+
+    @property
+    def value_json(self) -> int | str | None:
+        """The value for JSON: an int, or a string such as ``"13/2"``; None if unknown."""
+        if self.value is None:
+            return None
+        if self.value.denominator == 1:
+            return self.value.numerator
+        return f"{self.value.numerator}/{self.value.denominator}"
+
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        fields: list[tuple[str, str]] = [
+            ("target", str(self.target)),
+            ("expression", _shown(self.expression)),
+        ]
+        if self.value is not None:
+            fields.append(("value", short(self.value, limit=40)))
+        fields.append(("valid", "yes" if self.valid else "no"))
+        if self.error is not None:
+            fields.append(("error", self.error))
+        if self.valid and self.simplified != _plain(self.expression):
+            fields.append(("simplified", _shown(self.simplified)))
+        breakdown = self.breakdown
+        fields.extend((name, str(getattr(breakdown, attr))) for name, attr in FIELDS)
+        if breakdown.special_number_key:
+            fields.append(("specialNumberKey", ", ".join(breakdown.special_number_key)))
+        return tuple(fields)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "benchmark": self.benchmark,
+            "scorer_version": self.scorer_version,
+            "target": self.target,
+            "expression": self.expression,
+            "simplified": self.simplified,
+            "value": self.value_json,
+            "valid": self.valid,
+        }
+        if self.error is not None:
+            data["error"] = self.error
+            data["error_position"] = self.error_position
+        data.update(self.breakdown.to_json())
+        data["hints"] = [h.message for h in self.hints]
+        return data
+
+    def to_record(self) -> dict[str, Any]:
+        data = self.to_json()
+        data["removed"] = list(self.removed)
+        data["tokens"] = self.tokens
+        data["extra_digits"] = self.extra_digits
+        data["line"] = self.line
+        data["invalid_lines"] = [il.to_json() for il in self.invalid_lines]
+        data["invalid_line_count"] = self.invalid_line_count
+        data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
+        data["fingerprint"] = self.fingerprint
+        return data
+
+
+def _shown(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain(expression: str) -> str:
+    return "".join(expression.split())
+
+
+def result_from_record(data: Mapping[str, Any]) -> NatoryResult:
+    """Rebuild a result from :meth:`NatoryResult.to_record` output."""
+    raw_value = data.get("value")
+    value = None if raw_value is None else Fraction(raw_value)
+    hints = tuple(
+        Hint(code, message, tuple(lines))
+        for (code, lines), message in zip(data.get("hint_codes", []), data["hints"], strict=True)
+    )
+    invalid = tuple(InvalidLine(il["line"], il["text"]) for il in data.get("invalid_lines", []))
+    return NatoryResult(
+        target=int(data["target"]),
+        expression=data["expression"],
+        simplified=data.get("simplified", ""),
+        value=value,
+        valid=bool(data["valid"]),
+        error=data.get("error"),
+        error_position=data.get("error_position"),
+        breakdown=Breakdown.from_json(data),
+        removed=tuple(data.get("removed", ())),
+        tokens=int(data.get("tokens", 0)),
+        extra_digits=int(data.get("extra_digits", 0)),
+        line=data.get("line"),
+        invalid_lines=invalid,
+        invalid_line_count=int(data.get("invalid_line_count", len(invalid))),
+        hints=hints,
+        fingerprint=data.get("fingerprint", ""),
+        scorer_version=data.get("scorer_version", SCORER_VERSION),
+    )
+
+
+# --- scoring -----------------------------------------------------------------------------
+
+
+def _fingerprint(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
+
+
+def _invalid(
+    challenge: Challenge,
+    rules: Rules,
+    expression: str,
+    line: int | None,
+    error: ExpressionError,
+    *,
+    value: Fraction | None = None,
+    hints: tuple[Hint, ...] = (),
+) -> NatoryResult:
+    kept = expression[:_KEPT_CHARS] + ("…" if len(expression) > _KEPT_CHARS else "")
+    invalid = (InvalidLine(line, _shown(kept)),) if line is not None else ()
+    return NatoryResult(
+        target=challenge.target,
+        expression=kept,
+        simplified="",
+        value=value,
+        valid=False,
+        error=str(error),
+        error_position=error.position,
+        breakdown=Breakdown(),
+        removed=(),
+        tokens=0,
+        extra_digits=0,
+        line=line,
+        invalid_lines=invalid,
+        invalid_line_count=len(invalid),
+        hints=hints,
+        fingerprint=_fingerprint("invalid", rules.version, challenge.target, _plain(kept)),
+        scorer_version=rules.version,
+    )
+
+
+def score(
+    text: str,
+    challenge: Challenge,
+    *,
+    previous: Iterable[str] | None = None,
+    rules: Rules | None = None,
+) -> NatoryResult:
+    """Score a submission (an expression, possibly with prose around it) for a challenge.
+
+    ``previous``: the simplified expressions already stored for this target (for
+    ``uniqueResultBonus``); None offline, which pays no unique bonus. Never raises.
+    """
+    rules = rules or load_rules()
+    found = extract(text, rules.limits)
+    if isinstance(found, NotFound):
+        return _invalid(challenge, rules, found.expression, found.line, found.error)
+    hints: list[Hint] = []
+    if _plain(found.expression) != _plain(text):
+        hints.append(
+            Hint(
+                "natory_extracted",
+                f"read the expression on line {found.line}: {_shown(found.expression, 120)}",
+                (found.line,),
+            )
+        )
+    try:
+        check_digits(found.tree, challenge)
+        evaluation = evaluate_tree(found.tree, rules.limits)
+    except ExpressionError as exc:
+        return _invalid(challenge, rules, found.expression, found.line, exc, hints=tuple(hints))
+    if evaluation.value != challenge.target:
+        error = ExpressionError(
+            f"the expression equals {short(evaluation.value)}, not the target {challenge.target}"
+        )
+        return _invalid(
+            challenge,
+            rules,
+            found.expression,
+            found.line,
+            error,
+            value=evaluation.value,
+            hints=tuple(hints),
+        )
+    return _valid(found, challenge, evaluation, previous, rules, hints)
+
+
+def _valid(
+    found: Extracted,
+    challenge: Challenge,
+    evaluation: Evaluation,
+    previous: Iterable[str] | None,
+    rules: Rules,
+    hints: list[Hint],
+) -> NatoryResult:
+    tree = found.tree
+    simplified_tree, removed = simplify(tree, evaluation)
+    simplified = to_text(simplified_tree)
+    raw = _bonuses(tree, challenge, rules)
+    plain = _bonuses(simplified_tree, challenge, rules)
+    extra = _extra_digits(tree, challenge)
+    tokens = _count_tokens(tree)
+    over = tokens - rules.complexity_free_tokens
+    unique = 0
+    if previous is not None and simplified not in set(previous):
+        unique = rules.unique_bonus
+    fields = {
+        "base_score": rules.base_score,
+        "elegance_bonus": raw.elegance,
+        "operator_diversity_bonus": raw.diversity,
+        "all_digits_bonus": raw.all_digits,
+        "exact_usage_bonus": raw.exact_usage,
+        "repetition_penalty": _repetition_penalty(extra, rules),
+        "complexity_penalty": -int(over**rules.complexity_exponent) if over > 0 else 0,
+        "trivial_expression_penalty": -max(0, raw.total - plain.total),
+        "special_number_bonus": raw.special,
+        "unique_result_bonus": unique,
+    }
+    final = sum(fields.values())
+    if removed:
+        hints.append(
+            Hint(
+                "natory_trivial",
+                "null operations removed before scoring: " + ", ".join(dict.fromkeys(removed)),
+            )
+        )
+    if isinstance(simplified_tree, Num):
+        final = 0
+        hints.append(
+            Hint(
+                "natory_target_itself",
+                f"the expression is just the target {challenge.target} written out: it scores 0",
+            )
+        )
+    if extra:
+        hints.append(
+            Hint(
+                "natory_extra_digits",
+                f"{extra} digit(s) written beyond the target's digits "
+                f"({' '.join(challenge.digits)})",
+            )
+        )
+    breakdown = Breakdown(**fields, final_score=final, special_number_key=raw.special_key)
+    return NatoryResult(
+        target=challenge.target,
+        expression=found.expression,
+        simplified=simplified,
+        value=evaluation.value,
+        valid=True,
+        error=None,
+        error_position=None,
+        breakdown=breakdown,
+        removed=removed,
+        tokens=tokens,
+        extra_digits=extra,
+        line=found.line,
+        invalid_lines=(),
+        invalid_line_count=0,
+        hints=tuple(hints),
+        fingerprint=_fingerprint(rules.version, challenge.target, simplified),
+        scorer_version=rules.version,
+    )
+
+
+# --- the registry object -------------------------------------------------------------------
+
+
+class Natory:
+    """The registry's Natory object (see :class:`scoring.base.Benchmark`).
+
+    The "key" is the challenge: ``load_key(b"6256")``. ``options`` may carry
+    ``previous`` (simplified expressions already stored for the target).
+    """
+
+    name = NAME
+    title = TITLE
+    scorer_version = SCORER_VERSION
+    credit = CREDIT
+
+    def load_key(self, data: bytes, *, filename: str = "") -> Challenge:
+        return parse_target(decode(data))
+
+    def score(
+        self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
+    ) -> NatoryResult:
+        previous = (options or {}).get("previous")
+        return score(text, key, previous=previous)
+
+    def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
+        return result_from_record(data)
+
+
+BENCHMARK = Natory()
