@@ -449,6 +449,8 @@ def _safe(text: str) -> str:
 
 def _read_submission(text: str) -> _Submission:
     sub = _Submission()
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte order mark, when the caller did not decode with decode()
     first = re.match(r"\s*", text)
     start = first.end() if first else 0
     if start >= len(text):
@@ -496,7 +498,9 @@ def _read_json_or_jsonl(text: str, sub: _Submission) -> None:
         return
     if isinstance(whole, list) and whole and isinstance(whole[0], tuple):
         if any(name in ("question_id", "response", "responses") for name, _ in whole):
-            _read_jsonl(text, sub)  # one JSON Lines record (perhaps spread over lines)
+            sub.fmt = "jsonl"  # one JSON Lines record, perhaps spread over lines
+            if not _add_record(sub, dict(whole), 1):
+                sub.bad(1, _lines(text)[0])
         else:
             _read_json_object(text, whole, sub)
         return
@@ -523,7 +527,6 @@ def _looks_like_jsonl(text: str) -> bool:
 def _read_jsonl(text: str, sub: _Submission) -> None:
     sub.fmt = "jsonl"
     loads = json.loads
-    attempts = sub.attempts
     for number, line in enumerate(_lines(text), start=1):
         if not line or line.isspace():
             continue
@@ -536,22 +539,25 @@ def _read_jsonl(text: str, sub: _Submission) -> None:
         except ValueError:
             sub.bad(number, line)
             continue
-        if not isinstance(record, dict):
+        if not isinstance(record, dict) or not _add_record(sub, record, number):
             sub.bad(number, line)
-            continue
-        qid = _question_id(record.get("question_id"))
-        response = record.get("response")
-        responses = record.get("responses")
-        if qid is None or (response is None) == (responses is None):
-            sub.bad(number, line)
-            continue
-        if isinstance(response, str):
-            attempts.append((qid, response, number))
-        elif isinstance(responses, list) and all(isinstance(r, str) for r in responses):
-            attempts.extend((qid, r, number) for r in responses)
-        else:
-            sub.bad(number, line)
-            sub.notes.add("response_not_text", number)
+
+
+def _add_record(sub: _Submission, record: dict[str, Any], line: int) -> bool:
+    """Add one JSON Lines record's attempts; False when it cannot be read."""
+    qid = _question_id(record.get("question_id"))
+    response = record.get("response")
+    responses = record.get("responses")
+    if qid is None or (response is None) == (responses is None):
+        return False
+    if isinstance(response, str):
+        sub.attempts.append((qid, response, line))
+    elif isinstance(responses, list) and all(isinstance(r, str) for r in responses):
+        sub.attempts.extend((qid, r, line) for r in responses)
+    else:
+        sub.notes.add("response_not_text", line)
+        return False
+    return True
 
 
 def _read_json_object(text: str, pairs: list[tuple[str, Any]], sub: _Submission) -> None:
@@ -807,7 +813,7 @@ class ZeroBenchResult:
         return (("main", self.main), ("sub", self.sub))
 
     def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields: list[tuple[str, str]] = [("k", str(self.k))]
+        fields: list[tuple[str, str]] = [("k_attempts", str(self.k))]
         for prefix, split in self.splits():
             shown = split.questions and (
                 split.split == self.primary_split or split.attempts or not self.main.questions
