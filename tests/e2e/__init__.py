@@ -1,0 +1,1 @@
+"""End-to-end tests: the real bot process against a local fake Telegram Bot API server."""
