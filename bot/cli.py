@@ -102,6 +102,7 @@ def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
         "primebench": lambda: datafiles.fetch_primebench(
             settings.data_dir, settings.primebench_url
         ),
+        "zerobench": lambda: datafiles.fetch_zerobench(settings.data_dir, settings.zerobench_url),
     }
     fetch = fetchers.get(benchmark.name)
     if fetch is None:
@@ -116,6 +117,8 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
     if benchmark.name == "primebench":
         questions = _read_input(args.questions) if args.questions else None
         report = datafiles.load_primebench(settings.data_dir, key, questions, source=args.key)
+    elif benchmark.name == "zerobench":
+        report = datafiles.load_zerobench(settings.data_dir, key, source=args.key)
     else:
         _fail(f"{benchmark.title} has no key files to load")
     _print_report(report)

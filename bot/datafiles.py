@@ -16,17 +16,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 
-from scoring import KeyFormatError, primebench
+from scoring import KeyFormatError, ScoringError, primebench, zerobench
 
 #: Largest file a fetch accepts (the official ones are a few hundred kilobytes).
 MAX_DOWNLOAD = 50 * 1024 * 1024
 FETCH_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 #: Where each benchmark's loaded key lives inside the data folder.
-KEY_FILES: dict[str, str] = {"primebench": "primebench/A.txt"}
+KEY_FILES: dict[str, str] = {"primebench": "primebench/A.txt", "zerobench": "zerobench/key.json"}
 PRIMEBENCH_QUESTIONS = "primebench/Q.json"
 
 
@@ -182,3 +183,95 @@ async def fetch_primebench(data_dir: Path, base_url: str) -> LoadReport:
         questions = await download(client, f"{base}/Q.json")
         key = await download(client, f"{base}/A.txt")
     return load_primebench(data_dir, key, questions, source=base)
+
+
+# --- ZeroBench: the key from the dataset viewer's rows -------------------------------
+
+#: Rows per page (the dataset viewer's maximum) and a bound on pages per split.
+ZEROBENCH_PAGE = 100
+ZEROBENCH_MAX_PAGES = 1000
+
+
+def validate_zerobench(key_data: bytes) -> tuple[zerobench.ZeroKey, str]:
+    """Parse a ZeroBench key (JSON or CSV) and return it with a note for the user."""
+    try:
+        key = zerobench.load_key(key_data)
+    except ScoringError as exc:
+        raise DataError(f"bad ZeroBench key: {exc}") from None
+    counts = {zerobench.MAIN_SPLIT: len(key.main), zerobench.SUB_SPLIT: len(key.sub)}
+    note = (
+        f"{counts[zerobench.MAIN_SPLIT]} main questions, {counts[zerobench.SUB_SPLIT]} subquestions"
+    )
+    if counts != zerobench.OFFICIAL_QUESTIONS:
+        official = zerobench.OFFICIAL_QUESTIONS
+        note += (
+            f" (the official ZeroBench has {official[zerobench.MAIN_SPLIT]} and "
+            f"{official[zerobench.SUB_SPLIT]})"
+        )
+    return key, note
+
+
+def load_zerobench(data_dir: Path, key_data: bytes, *, source: str) -> LoadReport:
+    """Validate a key (JSON or CSV) and store it as ``zerobench/key.json`` (two-split form)."""
+    key, note = validate_zerobench(key_data)
+    canonical = zerobench.dump_key(key)
+    return store_files(
+        data_dir, "zerobench", {"key.json": canonical}, source=source, questions=len(key), note=note
+    )
+
+
+def _rows_url(base: str, split: str, offset: int) -> str:
+    query = urlencode(
+        {
+            "dataset": zerobench.DATASET,
+            "config": "default",
+            "split": split,
+            "offset": offset,
+            "length": ZEROBENCH_PAGE,
+        },
+        safe="/",
+    )
+    return f"{base}/rows?{query}"
+
+
+async def _fetch_split(client: httpx.AsyncClient, base: str, split: str) -> dict[str, str]:
+    """Page through one split's rows, keeping only question_id and question_answer."""
+    answers: dict[str, str] = {}
+    offset = 0
+    for _ in range(ZEROBENCH_MAX_PAGES):
+        url = _rows_url(base, split, offset)
+        try:
+            page = json.loads(await download(client, url))
+        except ValueError:
+            raise DataError(f"download failed: {url} did not answer JSON") from None
+        rows = page.get("rows") if isinstance(page, dict) else None
+        total = page.get("num_rows_total") if isinstance(page, dict) else None
+        if not isinstance(rows, list) or not isinstance(total, int) or isinstance(total, bool):
+            raise DataError(f"download failed: {url} did not answer rows and num_rows_total")
+        for item in rows:
+            row = item.get("row") if isinstance(item, dict) else None
+            truncated = item.get("truncated_cells", []) if isinstance(item, dict) else []
+            qid = row.get("question_id") if isinstance(row, dict) else None
+            answer = row.get("question_answer") if isinstance(row, dict) else None
+            if not isinstance(qid, str | int) or not isinstance(answer, str | int):
+                raise DataError(f"{split}: a row without question_id and question_answer ({url})")
+            if "question_answer" in truncated or "question_id" in truncated:
+                raise DataError(f"{split}: question {qid} arrived truncated ({url})")
+            if str(qid) in answers:
+                raise DataError(f"{split}: question {qid} appears twice ({url})")
+            answers[str(qid)] = str(answer)
+        offset += len(rows)
+        if offset >= total:
+            return answers
+        if not rows:
+            raise DataError(f"{split}: the rows stopped at {offset} of {total} ({url})")
+    raise DataError(f"{split}: more than {ZEROBENCH_MAX_PAGES} pages of rows; giving up")
+
+
+async def fetch_zerobench(data_dir: Path, base_url: str) -> LoadReport:
+    """Download both splits' ids and answers (never the images), validate, then store."""
+    base = base_url.rstrip("/")
+    async with http_client() as client:
+        splits = {split: await _fetch_split(client, base, split) for split in zerobench.SPLITS}
+    key_data = json.dumps(splits, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
+    return load_zerobench(data_dir, key_data, source=f"{base} ({zerobench.DATASET})")

@@ -32,6 +32,51 @@ FIELD_LABELS: dict[str, dict[str, str]] = {
     "final_score": {"en": "Final Score", "fa": "امتیاز نهایی"},
     "accuracy": {"en": "Accuracy on answered", "fa": "دقت در پاسخ‌داده‌ها"},
     "coverage": {"en": "Coverage", "fa": "پوشش"},
+    # ZeroBench
+    "k_attempts": {"en": "Attempts per question (k)", "fa": "تعداد تلاش برای هر سؤال (k)"},
+    "main_questions": {"en": "Main questions", "fa": "سؤال‌های اصلی"},
+    "main_unattempted": {
+        "en": "Main questions — unattempted (count as failed)",
+        "fa": "سؤال‌های اصلی — بی‌پاسخ (نادرست حساب می‌شود)",
+    },
+    "main_fewer_than_k": {
+        "en": "Main questions — fewer than k attempts",
+        "fa": "سؤال‌های اصلی — کمتر از k تلاش",
+    },
+    "main_pass_at_1": {"en": "Main questions — pass@1", "fa": "سؤال‌های اصلی — pass@1"},
+    "main_pass_at_k": {"en": "Main questions — pass@k", "fa": "سؤال‌های اصلی — pass@k"},
+    "main_reliability": {
+        "en": "Main questions — k/k reliability",
+        "fa": "سؤال‌های اصلی — پایداری k/k",
+    },
+    "main_lenient_pass_at_1": {
+        "en": "Main questions — lenient pass@1 (not official, never ranks)",
+        "fa": "سؤال‌های اصلی — pass@1 آسان‌گیرانه (غیررسمی، در رتبه‌بندی نیست)",
+    },
+    "main_lenient_pass_at_k": {
+        "en": "Main questions — lenient pass@k (not official, never ranks)",
+        "fa": "سؤال‌های اصلی — pass@k آسان‌گیرانه (غیررسمی، در رتبه‌بندی نیست)",
+    },
+    "sub_questions": {"en": "Subquestions", "fa": "زیرسؤال‌ها"},
+    "sub_unattempted": {
+        "en": "Subquestions — unattempted (count as failed)",
+        "fa": "زیرسؤال‌ها — بی‌پاسخ (نادرست حساب می‌شود)",
+    },
+    "sub_fewer_than_k": {
+        "en": "Subquestions — fewer than k attempts",
+        "fa": "زیرسؤال‌ها — کمتر از k تلاش",
+    },
+    "sub_pass_at_1": {"en": "Subquestions — pass@1", "fa": "زیرسؤال‌ها — pass@1"},
+    "sub_pass_at_k": {"en": "Subquestions — pass@k", "fa": "زیرسؤال‌ها — pass@k"},
+    "sub_reliability": {"en": "Subquestions — k/k reliability", "fa": "زیرسؤال‌ها — پایداری k/k"},
+    "sub_lenient_pass_at_1": {
+        "en": "Subquestions — lenient pass@1 (not official, never ranks)",
+        "fa": "زیرسؤال‌ها — pass@1 آسان‌گیرانه (غیررسمی، در رتبه‌بندی نیست)",
+    },
+    "sub_lenient_pass_at_k": {
+        "en": "Subquestions — lenient pass@k (not official, never ranks)",
+        "fa": "زیرسؤال‌ها — pass@k آسان‌گیرانه (غیررسمی، در رتبه‌بندی نیست)",
+    },
 }
 
 
