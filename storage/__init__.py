@@ -1,0 +1,108 @@
+"""Storage: every SQL statement of the project, over one SQLite file (aiosqlite).
+
+Public surface (all coroutines unless noted; every result is a frozen dataclass)::
+
+    store = await Store.open(path, *, clock=None, benchmarks=None,
+                             busy_timeout_ms=5000, synchronous="FULL")
+    await store.close()                      # also: async with store: ...
+    await store.schema_version() -> int
+
+    # users and chats, as Telegram reports them (updated on sight)
+    await store.upsert_user(user_id, *, first_name, last_name, username, language_code) -> None
+    await store.upsert_chat(chat_id, *, type, title) -> None
+    await store.set_user_language(user_id, lang: str | None) -> None
+    await store.user_language(user_id) -> str | None
+    await store.get_user(user_id) -> User | None
+    await store.get_chat(chat_id) -> Chat | None
+
+    # answer keys, versioned by SHA-256 (the last one saved is current)
+    await store.save_key(benchmark, data: bytes, *, source: str) -> KeyVersion
+    await store.current_key(benchmark) -> KeyVersion | None
+    await store.key_versions(benchmark) -> list[KeyVersion]
+    await store.key_data(key_version_id) -> bytes
+
+    # submissions
+    await store.record_submission(NewSubmission(...)) -> Submission   # .created: new or not
+    await store.record_many(subs, *, publish=False, batch_size=1000) -> int
+    await store.get_submission(submission_id) -> Submission | None
+    await store.find_submission(chat_id, message_id) -> Submission | None
+    await store.raw_text(submission_id) -> str
+    await store.set_mode(submission_id, mode) -> Submission
+    await store.set_model(submission_id, model) -> Submission
+    await store.publish(submission_id) -> Submission          # MissingModeOrModel
+    await store.withdraw(submission_id, user_id) -> Submission
+    await store.hide(submission_id) -> Submission
+    await store.unhide(submission_id) -> Submission
+    await store.verify(submission_id, verified=True) -> Submission
+    await store.history(user_id, *, benchmark=None, limit=10, offset=0) -> list[Submission]
+    await store.published_today(user_id, *, tz=UTC) -> int
+    await store.submitted_today(user_id, *, tz=UTC) -> int
+
+    # boards
+    await store.leaderboard(benchmark, *, chat_id=None, user_id=None, mode=None,
+                            days=None, limit=10, offset=0) -> Board
+    await store.add_reference(benchmark, *, model, mode, score, source) -> None
+    await store.references(benchmark, *, mode=None) -> tuple[BoardRow, ...]
+    await store.export_csv(benchmark, **board_filters) -> str
+    await store.rebuild_boards(benchmark=None) -> None
+
+    # maintenance
+    await store.pending_rescore(benchmark) -> int
+    await store.rescore(benchmark, *, batch_size=1000) -> RescoreReport
+    await store.backup(path) -> None
+
+Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
+bot maps what people type onto them before calling the store. Times are UTC
+(timezone-aware datetimes). Errors form one tree under :class:`StorageError`.
+"""
+
+from .errors import (
+    DatabaseLocked,
+    DiskFull,
+    InvalidData,
+    MissingModeOrModel,
+    NotAllowed,
+    NotFound,
+    SchemaError,
+    StorageError,
+    StoreUnavailable,
+)
+from .migrations import LATEST as SCHEMA_VERSION
+from .models import (
+    Board,
+    BoardRow,
+    Chat,
+    KeyVersion,
+    NewSubmission,
+    RescoreReport,
+    ScoredResult,
+    Submission,
+    User,
+    Visibility,
+)
+from .store import Store, normalise_model
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Board",
+    "BoardRow",
+    "Chat",
+    "DatabaseLocked",
+    "DiskFull",
+    "InvalidData",
+    "KeyVersion",
+    "MissingModeOrModel",
+    "NewSubmission",
+    "NotAllowed",
+    "NotFound",
+    "RescoreReport",
+    "SchemaError",
+    "ScoredResult",
+    "StorageError",
+    "Store",
+    "StoreUnavailable",
+    "Submission",
+    "User",
+    "Visibility",
+    "normalise_model",
+]

@@ -1,0 +1,237 @@
+"""Numbered, forward-only schema migrations, recorded in ``schema_migrations``.
+
+Each step runs in its own transaction together with the row that records it, so a
+failed step leaves the file at the previous version. A step's SQL is frozen once
+released: a change to the schema is a new step appended to :data:`MIGRATIONS`, never
+an edit of an old one (tests migrate fixture files of every earlier version).
+
+Plan for the moderation issue: boards read published submissions only through the
+``board_source`` view and the ``board_totals`` summary. A new step can redefine the
+view (e.g. ``... AND user_id NOT IN (SELECT user_id FROM bans)``), add its tables
+(``bans``, ``audit_log``) and rebuild ``board_totals`` with the statement in step 2.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import aiosqlite
+
+from .errors import SchemaError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+_V1_CORE = """
+CREATE TABLE users (
+    id              INTEGER PRIMARY KEY,        -- Telegram user id
+    first_name      TEXT NOT NULL DEFAULT '',
+    last_name       TEXT,
+    username        TEXT,
+    language_code   TEXT,                       -- as Telegram reports it
+    chosen_language TEXT,                       -- the /lang choice
+    first_seen      INTEGER NOT NULL,           -- UTC, milliseconds since the epoch
+    last_seen       INTEGER NOT NULL
+);
+
+CREATE TABLE chats (
+    id         INTEGER PRIMARY KEY,             -- Telegram chat id
+    type       TEXT NOT NULL DEFAULT 'unknown', -- private, group, supergroup, channel
+    title      TEXT,
+    first_seen INTEGER NOT NULL,
+    last_seen  INTEGER NOT NULL
+);
+
+CREATE TABLE benchmarks (
+    id             INTEGER PRIMARY KEY,
+    name           TEXT NOT NULL UNIQUE,
+    current_key_id INTEGER REFERENCES key_versions (id)
+);
+
+CREATE TABLE key_versions (
+    id           INTEGER PRIMARY KEY,
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    version      INTEGER NOT NULL CHECK (version >= 1),
+    sha256       TEXT NOT NULL CHECK (length(sha256) = 64),
+    data         BLOB NOT NULL,
+    source       TEXT NOT NULL,
+    loaded_at    INTEGER NOT NULL,
+    UNIQUE (benchmark_id, version),
+    UNIQUE (benchmark_id, sha256)
+);
+
+CREATE TABLE submissions (
+    id             INTEGER PRIMARY KEY,
+    user_id        INTEGER NOT NULL REFERENCES users (id),
+    chat_id        INTEGER NOT NULL REFERENCES chats (id),
+    message_id     INTEGER NOT NULL,
+    benchmark_id   INTEGER NOT NULL REFERENCES benchmarks (id),
+    key_version_id INTEGER REFERENCES key_versions (id),  -- NULL: scored without a key
+    model          TEXT,                                  -- as typed
+    model_norm     TEXT,                                  -- case and whitespace folded
+    mode           TEXT CHECK (mode IN ('default', 'think', 'tools', 'think_tools')),
+    raw            BLOB NOT NULL,                         -- zlib(UTF-8 of the input)
+    raw_chars      INTEGER NOT NULL,
+    result         TEXT NOT NULL CHECK (json_valid(result)),  -- the result's to_record()
+    score          REAL NOT NULL,                         -- the ranking figure (primary)
+    fingerprint    TEXT,                                  -- digest of normalised answers
+    scorer_version TEXT NOT NULL,
+    extra          TEXT CHECK (extra IS NULL OR json_valid(extra)),
+    created_at     INTEGER NOT NULL,
+    published_at   INTEGER,
+    visibility     TEXT NOT NULL DEFAULT 'private'
+                   CHECK (visibility IN ('private', 'published', 'hidden', 'withdrawn')),
+    verified       INTEGER NOT NULL DEFAULT 0 CHECK (verified IN (0, 1)),
+    CHECK ((model IS NULL) = (model_norm IS NULL)),
+    CHECK (visibility <> 'published' OR (model IS NOT NULL AND mode IS NOT NULL)),
+    UNIQUE (chat_id, message_id)                          -- one submission per message
+);
+
+-- a user's history, today's count, per-user boards
+CREATE INDEX submissions_user_time ON submissions (user_id, created_at);
+
+CREATE TABLE reference_results (
+    id           INTEGER PRIMARY KEY,
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    model        TEXT NOT NULL,
+    model_norm   TEXT NOT NULL,
+    mode         TEXT NOT NULL CHECK (mode IN ('default', 'think', 'tools', 'think_tools')),
+    score        REAL NOT NULL,
+    source       TEXT NOT NULL,
+    added_at     INTEGER NOT NULL,
+    UNIQUE (benchmark_id, model_norm, mode, source)
+);
+
+CREATE TABLE rescore_jobs (
+    id             INTEGER PRIMARY KEY,
+    benchmark_id   INTEGER NOT NULL REFERENCES benchmarks (id),
+    key_version_id INTEGER NOT NULL REFERENCES key_versions (id),
+    scorer_version TEXT NOT NULL,
+    last_id        INTEGER NOT NULL DEFAULT 0,   -- every submission id <= last_id is done
+    total          INTEGER NOT NULL DEFAULT 0,
+    changed        INTEGER NOT NULL DEFAULT 0,
+    skipped        INTEGER NOT NULL DEFAULT 0,
+    started_at     INTEGER NOT NULL,
+    finished_at    INTEGER
+);
+CREATE INDEX rescore_jobs_open ON rescore_jobs (benchmark_id) WHERE finished_at IS NULL;
+"""
+
+#: What the boards count: published submissions (a moderation step will add bans).
+#: ``run_key`` groups equal answer sets: the same fingerprint published twice is one run.
+_V2_BOARDS = """
+ALTER TABLE benchmarks ADD COLUMN boards_stale INTEGER NOT NULL DEFAULT 0;
+
+CREATE VIEW board_source AS
+SELECT id, user_id, chat_id, benchmark_id, model_norm, mode, score,
+       COALESCE(fingerprint, 'id:' || id) AS run_key, created_at
+FROM submissions
+WHERE visibility = 'published';
+
+-- groups of the boards and the summary rebuild
+CREATE INDEX submissions_board_group ON submissions (benchmark_id, model_norm, mode)
+    WHERE visibility = 'published';
+-- time windows (covering: no table lookups)
+CREATE INDEX submissions_board_time
+    ON submissions (benchmark_id, created_at, model_norm, mode, score, fingerprint)
+    WHERE visibility = 'published';
+
+-- The global all-time board, one row per (benchmark, normalised model, mode): derived
+-- from board_source, refreshed per group on every change, rebuilt after a re-score.
+CREATE TABLE board_totals (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    model_norm   TEXT NOT NULL,
+    mode         TEXT NOT NULL,
+    runs         INTEGER NOT NULL,
+    score_sum    REAL NOT NULL,
+    best         REAL NOT NULL,
+    best_id      INTEGER NOT NULL,
+    best_at      INTEGER NOT NULL,
+    first_at     INTEGER NOT NULL,
+    last_at      INTEGER NOT NULL,
+    PRIMARY KEY (benchmark_id, model_norm, mode)
+) WITHOUT ROWID;
+CREATE INDEX board_totals_rank ON board_totals (benchmark_id, best DESC, best_at, best_id);
+
+WITH src AS (SELECT * FROM board_source),
+runs AS (
+    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
+                 MIN(created_at) AS fa, MAX(created_at) AS la
+          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
+    GROUP BY benchmark_id, model_norm, mode),
+tops AS (
+    SELECT benchmark_id, model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src)
+INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
+                          best_at, first_at, last_at)
+SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
+       t.created_at, r.first_at, r.last_at
+FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
+WHERE t.rn = 1;
+"""
+
+#: Every step, in order. Append only.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
+    Migration(2, "boards: board_source view, board indexes, board_totals summary", _V2_BOARDS),
+)
+
+LATEST = MIGRATIONS[-1].version
+
+_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT NOT NULL,
+    applied_at INTEGER NOT NULL
+)
+"""
+
+
+async def current_version(db: aiosqlite.Connection) -> int:
+    await db.execute(_TABLE)
+    async with db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
+
+
+async def migrate(db: aiosqlite.Connection, *, target: int | None = None) -> list[int]:
+    """Bring the database up to ``target`` (default: the latest); return the steps run.
+
+    ``db`` must be in autocommit mode (``isolation_level=None``). Each step and its
+    record commit together or not at all.
+    """
+    target = LATEST if target is None else target
+    version = await current_version(db)
+    if version > LATEST:
+        raise SchemaError(
+            f"the database is at schema version {version}, newer than this code ({LATEST})"
+        )
+    applied: list[int] = []
+    for step in MIGRATIONS:
+        if step.version <= version or step.version > target:
+            continue
+        record = (
+            "INSERT INTO schema_migrations (version, name, applied_at) "
+            f"VALUES ({step.version}, '{step.name.replace(chr(39), chr(39) * 2)}', "
+            f"{int(time.time() * 1000)});"
+        )
+        try:
+            # executescript runs the statements as written: BEGIN ... COMMIT is one
+            # transaction (SQLite DDL is transactional).
+            await db.executescript(f"BEGIN IMMEDIATE;\n{step.sql}\n{record}\nCOMMIT;")
+        except Exception as exc:
+            if db.in_transaction:
+                await db.execute("ROLLBACK")
+            raise SchemaError(f"migration {step.version} ({step.name}) failed: {exc}") from exc
+        applied.append(step.version)
+    return applied

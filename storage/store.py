@@ -1,0 +1,1345 @@
+"""The store: one aiosqlite connection, every SQL statement of the project.
+
+Concurrency model: the application owns one connection. Every operation (read or
+write) holds ``self._lock`` while it talks to the database, so a transaction opened by
+one handler is never interleaved with another handler's statements on the shared
+connection, and a reader never sees another caller's uncommitted rows. Writes use
+``BEGIN IMMEDIATE`` (the write lock is taken up front, so another process on the same
+file waits for ``busy_timeout`` instead of failing) and are short. CPU work (scoring
+during a re-score, JSON and zlib) happens outside the lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from types import MappingProxyType, TracebackType
+from typing import Any, Literal, Self
+
+import aiosqlite
+
+from scoring import Benchmark, Mode
+from scoring import registry as scoring_registry
+
+from . import migrations
+from .errors import (
+    InvalidData,
+    MissingModeOrModel,
+    NotAllowed,
+    NotFound,
+    StoreUnavailable,
+    translate,
+)
+from .models import (
+    Board,
+    BoardRow,
+    Chat,
+    KeyVersion,
+    NewSubmission,
+    RescoreReport,
+    Submission,
+    User,
+    Visibility,
+)
+
+Clock = Callable[[], datetime]
+BenchmarkLookup = Callable[[str], Benchmark]
+Row = Sequence[Any]
+
+_MS_PER_DAY = 86_400_000
+#: A re-score batch stops adding rows once their compressed raw text reaches this size.
+_BATCH_BYTES = 32 << 20
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def normalise_model(model: str) -> str:
+    """The grouping form of a model name: whitespace collapsed, case folded."""
+    return " ".join(model.split()).casefold()
+
+
+def _clean_model(model: str | None) -> tuple[str | None, str | None]:
+    if model is None:
+        return None, None
+    shown = " ".join(model.split())
+    if not shown:
+        raise InvalidData("the model name is empty")
+    if len(shown) > 200:
+        raise InvalidData("the model name is longer than 200 characters")
+    return shown, normalise_model(shown)
+
+
+def _clean_mode(mode: str | None) -> str | None:
+    if mode is None:
+        return None
+    try:
+        return Mode(mode).value
+    except ValueError:
+        valid = ", ".join(m.value for m in Mode)
+        raise InvalidData(f"unknown mode {mode!r}; one of: {valid}") from None
+
+
+def _benchmark_name(name: str) -> str:
+    cleaned = name.strip().casefold()
+    if not cleaned:
+        raise InvalidData("the benchmark name is empty")
+    return cleaned
+
+
+def _compress(text: str) -> bytes:
+    # surrogatepass keeps even lone surrogates: what was scored is what is stored
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+
+
+def _decompress(blob: bytes) -> str:
+    return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+
+
+def _dumps(data: Mapping[str, Any]) -> str:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (from undecodable input): escape them
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text
+
+
+def _dt(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def _opt_dt(ms: int | None) -> datetime | None:
+    return None if ms is None else _dt(ms)
+
+
+# --- SQL shared by the boards ------------------------------------------------------------
+
+
+def _groups_cte(where: str) -> str:
+    """CTEs ending in ``groups``: one row per (model_norm, mode) of ``board_source``
+    rows matching ``where`` – runs (distinct answer sets), their score sum, the best
+    submission (earliest among equal bests) and the first and last run times."""
+    return f"""
+src AS (SELECT id, model_norm, mode, score, run_key, created_at FROM board_source
+        WHERE {where}),
+runs AS (
+    SELECT model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT model_norm, mode, MAX(score) AS s, MIN(created_at) AS fa,
+                 MAX(created_at) AS la
+          FROM src GROUP BY model_norm, mode, run_key)
+    GROUP BY model_norm, mode),
+tops AS (
+    SELECT model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src),
+groups AS (
+    SELECT t.model_norm, t.mode, r.runs, r.score_sum, t.score AS best, t.id AS best_id,
+           t.created_at AS best_at, r.first_at, r.last_at
+    FROM tops AS t JOIN runs AS r USING (model_norm, mode)
+    WHERE t.rn = 1)
+"""
+
+
+_PAGE_SQL = """,
+ranked AS (
+    SELECT g.*, RANK() OVER (ORDER BY best DESC) AS rnk, COUNT(*) OVER () AS total
+    FROM groups AS g),
+page AS (SELECT * FROM ranked ORDER BY best DESC, best_at, best_id LIMIT ? OFFSET ?)
+SELECT p.rnk, s.model, p.mode, p.best, p.runs, p.score_sum, p.best_id, s.user_id,
+       p.first_at, p.last_at, s.verified, p.total
+FROM page AS p JOIN submissions AS s ON s.id = p.best_id
+ORDER BY p.best DESC, p.best_at, p.best_id
+"""
+
+_SUBMISSION_COLUMNS = """
+s.id, s.user_id, s.chat_id, s.message_id, b.name, s.key_version_id, s.model, s.model_norm,
+s.mode, s.score, s.fingerprint, s.result, s.scorer_version, s.extra, s.raw_chars,
+s.created_at, s.published_at, s.visibility, s.verified
+"""
+_SUBMISSION_FROM = "FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id"
+
+
+def _submission(row: Row, *, created: bool = False) -> Submission:
+    extra = MappingProxyType(json.loads(row[13])) if row[13] is not None else _EMPTY
+    return Submission(
+        id=row[0],
+        user_id=row[1],
+        chat_id=row[2],
+        message_id=row[3],
+        benchmark=row[4],
+        key_version_id=row[5],
+        model=row[6],
+        model_norm=row[7],
+        mode=row[8],
+        score=row[9],
+        fingerprint=row[10],
+        record=MappingProxyType(json.loads(row[11])),
+        scorer_version=row[12],
+        extra=extra,
+        raw_chars=row[14],
+        created_at=_dt(row[15]),
+        published_at=_opt_dt(row[16]),
+        visibility=Visibility(row[17]),
+        verified=bool(row[18]),
+        created=created,
+    )
+
+
+def _board_row(row: Row) -> BoardRow:
+    runs = int(row[4])
+    return BoardRow(
+        rank=int(row[0]),
+        model=row[1],
+        mode=row[2],
+        best=row[3],
+        runs=runs,
+        mean=row[5] / runs if runs else row[3],
+        submission_id=row[6],
+        user_id=row[7],
+        first_at=_dt(row[8]),
+        last_at=_dt(row[9]),
+        verified=bool(row[10]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A NewSubmission turned into column values (done outside the lock)."""
+
+    values: tuple[Any, ...]
+    user_id: int
+    chat_id: int
+    message_id: int
+    benchmark: str
+
+
+def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
+    model, model_norm = _clean_model(sub.model)
+    mode = _clean_mode(sub.mode)
+    score = float(sub.result.primary)
+    if not math.isfinite(score):
+        raise InvalidData(f"the score must be a finite number, not {score}")
+    if not sub.scorer_version:
+        raise InvalidData("the scorer version is empty")
+    try:
+        record = _dumps(sub.result.to_record())
+        extra = _dumps(sub.extra) if sub.extra else None
+    except (TypeError, ValueError) as exc:
+        raise InvalidData(f"the result or extra data is not JSON-able: {exc}") from exc
+    fingerprint = sub.result.fingerprint or None
+    values = (
+        sub.user_id,
+        sub.chat_id,
+        sub.message_id,
+        sub.key_version_id,
+        model,
+        model_norm,
+        mode,
+        _compress(sub.raw),
+        len(sub.raw),
+        record,
+        score,
+        fingerprint,
+        sub.scorer_version,
+        extra,
+        now_ms,
+    )
+    return _Prepared(values, sub.user_id, sub.chat_id, sub.message_id, sub.benchmark)
+
+
+_INSERT_SUBMISSION = """
+INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id, key_version_id, model,
+                         model_norm, mode, raw, raw_chars, result, score, fingerprint,
+                         scorer_version, extra, created_at, visibility, published_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (chat_id, message_id) DO NOTHING
+"""
+
+
+class Store:
+    """The application's database. Open with ``await Store.open(path)``; close on shutdown.
+
+    Every method is a coroutine and returns frozen dataclasses. Errors are
+    :class:`storage.StorageError` subclasses.
+    """
+
+    def __init__(
+        self,
+        db: aiosqlite.Connection,
+        path: Path,
+        *,
+        clock: Clock,
+        benchmarks: BenchmarkLookup,
+    ) -> None:
+        self._db = db
+        self._path = path
+        self._clock = clock
+        self._benchmarks = benchmarks
+        self._lock = asyncio.Lock()
+        self._bench_ids: dict[str, int] = {}
+        self._closed = False
+
+    # --- life cycle ----------------------------------------------------------------------
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        benchmarks: BenchmarkLookup | None = None,
+        busy_timeout_ms: int = 5000,
+        synchronous: Literal["NORMAL", "FULL"] = "FULL",
+    ) -> Self:
+        """Create the parent folder, connect, set the pragmas and migrate.
+
+        ``clock`` returns the current time (timezone-aware; tests inject a fake one);
+        ``benchmarks`` looks a benchmark up by name for re-scoring (default:
+        ``scoring.registry.get``). ``synchronous="FULL"`` makes every commit durable
+        across power loss; ``"NORMAL"`` is faster and still safe against crashes of the
+        process.
+        """
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = await aiosqlite.connect(target, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise translate(exc) from exc
+        try:
+            async with db.execute("PRAGMA journal_mode = WAL") as cur:
+                row = await cur.fetchone()
+            if row is None or str(row[0]).lower() != "wal":
+                raise StoreUnavailable(f"could not switch {target} to WAL journal mode")
+            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await db.execute(f"PRAGMA synchronous = {synchronous}")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA temp_store = MEMORY")
+            await db.execute("PRAGMA cache_size = -32000")
+            await migrations.migrate(db)
+        except BaseException as exc:
+            await db.close()
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc) from exc
+            raise
+        return cls(
+            db, target, clock=clock or _utc_now, benchmarks=benchmarks or scoring_registry.get
+        )
+
+    async def close(self) -> None:
+        """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
+        if self._closed:
+            return
+        async with self._lock:
+            self._closed = True
+            with suppress(sqlite3.Error):
+                await self._db.execute("PRAGMA optimize")
+            await self._db.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    async def schema_version(self) -> int:
+        async with self._read() as db:
+            return await migrations.current_version(db)
+
+    # --- plumbing ------------------------------------------------------------------------
+
+    def _now_ms(self) -> int:
+        now = self._clock()
+        if now.tzinfo is None:
+            raise InvalidData("the clock must return timezone-aware datetimes")
+        return int(now.timestamp() * 1000)
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise translate(exc) from exc
+        except UnicodeEncodeError as exc:
+            raise InvalidData(f"text that is not valid Unicode: {exc}") from exc
+        except ValueError as exc:
+            # aiosqlite raises ValueError("no active connection") once closed
+            if "connection" in str(exc):
+                raise StoreUnavailable("the store is closed") from exc
+            raise
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[aiosqlite.Connection]:
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        async with self._lock:
+            with self._translated():
+                yield self._db
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One short transaction: committed on success, rolled back on any exception
+        (including cancellation). aiosqlite runs statements in order on its thread, so
+        the ROLLBACK queued here always lands after the statements it undoes."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        async with self._lock:
+            with self._translated():
+                await self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                    await asyncio.shield(self._db.execute("COMMIT"))
+                except BaseException:
+                    with suppress(sqlite3.Error, ValueError):
+                        await asyncio.shield(self._db.execute("ROLLBACK"))
+                    raise
+
+    @staticmethod
+    async def _one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        async with db.execute(sql, params) as cur:
+            row = await cur.fetchone()
+        return None if row is None else tuple(row)
+
+    @staticmethod
+    async def _all(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        async with db.execute(sql, params) as cur:
+            return [tuple(r) for r in await cur.fetchall()]
+
+    async def _bench_id(self, db: aiosqlite.Connection, name: str) -> int | None:
+        """The id of a benchmark, or None (read path: only committed ids are cached)."""
+        cached = self._bench_ids.get(name)
+        if cached is not None:
+            return cached
+        row = await self._one(db, "SELECT id FROM benchmarks WHERE name = ?", (name,))
+        if row is None:
+            return None
+        if not db.in_transaction:
+            self._bench_ids[name] = int(row[0])
+        return int(row[0])
+
+    async def _ensure_bench(self, db: aiosqlite.Connection, name: str) -> int:
+        """The id of a benchmark, creating its row (inside a write transaction)."""
+        found = await self._bench_id(db, name)
+        if found is not None:
+            return found
+        await db.execute("INSERT INTO benchmarks (name) VALUES (?)", (name,))
+        row = await self._one(db, "SELECT id FROM benchmarks WHERE name = ?", (name,))
+        assert row is not None
+        return int(row[0])
+
+    # --- users and chats -----------------------------------------------------------------
+
+    async def upsert_user(
+        self,
+        user_id: int,
+        *,
+        first_name: str,
+        last_name: str | None,
+        username: str | None,
+        language_code: str | None,
+    ) -> None:
+        """Store a user as Telegram reports it (updated on every sight)."""
+        now = self._now_ms()
+        async with self._write() as db:
+            await db.execute(
+                """INSERT INTO users (id, first_name, last_name, username, language_code,
+                                      first_seen, last_seen)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (id) DO UPDATE SET
+                       first_name = excluded.first_name, last_name = excluded.last_name,
+                       username = excluded.username, language_code = excluded.language_code,
+                       last_seen = excluded.last_seen""",
+                (user_id, first_name, last_name, username, language_code, now, now),
+            )
+
+    async def upsert_chat(self, chat_id: int, *, type: str, title: str | None) -> None:
+        """Store a chat as Telegram reports it (updated on every sight)."""
+        now = self._now_ms()
+        async with self._write() as db:
+            await db.execute(
+                """INSERT INTO chats (id, type, title, first_seen, last_seen)
+                   VALUES (?, ?, ?, ?, ?)
+                   ON CONFLICT (id) DO UPDATE SET type = excluded.type,
+                       title = excluded.title, last_seen = excluded.last_seen""",
+                (chat_id, type, title, now, now),
+            )
+
+    async def set_user_language(self, user_id: int, lang: str | None) -> None:
+        """Remember the /lang choice (None: follow Telegram's language_code)."""
+        now = self._now_ms()
+        async with self._write() as db:
+            await db.execute(
+                """INSERT INTO users (id, chosen_language, first_seen, last_seen)
+                   VALUES (?, ?, ?, ?)
+                   ON CONFLICT (id) DO UPDATE SET chosen_language = excluded.chosen_language""",
+                (user_id, lang, now, now),
+            )
+
+    async def user_language(self, user_id: int) -> str | None:
+        async with self._read() as db:
+            row = await self._one(db, "SELECT chosen_language FROM users WHERE id = ?", (user_id,))
+        return None if row is None else row[0]
+
+    async def get_user(self, user_id: int) -> User | None:
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                """SELECT id, first_name, last_name, username, language_code, chosen_language,
+                          first_seen, last_seen FROM users WHERE id = ?""",
+                (user_id,),
+            )
+        if row is None:
+            return None
+        return User(row[0], row[1], row[2], row[3], row[4], row[5], _dt(row[6]), _dt(row[7]))
+
+    async def get_chat(self, chat_id: int) -> Chat | None:
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                "SELECT id, type, title, first_seen, last_seen FROM chats WHERE id = ?",
+                (chat_id,),
+            )
+        if row is None:
+            return None
+        return Chat(row[0], row[1], row[2], _dt(row[3]), _dt(row[4]))
+
+    # --- answer keys ---------------------------------------------------------------------
+
+    _KEY_COLUMNS = "k.id, b.name, k.version, k.sha256, k.source, k.loaded_at"
+
+    @staticmethod
+    def _key(row: Row, *, created: bool = False) -> KeyVersion:
+        return KeyVersion(row[0], row[1], row[2], row[3], row[4], _dt(row[5]), created)
+
+    async def save_key(self, benchmark: str, data: bytes, *, source: str) -> KeyVersion:
+        """Store an answer key and make it the benchmark's current key.
+
+        A key whose SHA-256 is already stored is not stored again: that version becomes
+        current again and is returned with ``created=False``. A different key becomes
+        the next version; older versions are kept. After a change of the current key,
+        call :meth:`rescore` (``pending_rescore`` tells how many submissions wait).
+        """
+        name = _benchmark_name(benchmark)
+        sha = hashlib.sha256(data).hexdigest()
+        now = self._now_ms()
+        async with self._write() as db:
+            bench_id = await self._ensure_bench(db, name)
+            row = await self._one(
+                db,
+                f"""SELECT {self._KEY_COLUMNS} FROM key_versions AS k
+                    JOIN benchmarks AS b ON b.id = k.benchmark_id
+                    WHERE k.benchmark_id = ? AND k.sha256 = ?""",
+                (bench_id, sha),
+            )
+            created = row is None
+            if created:
+                await db.execute(
+                    """INSERT INTO key_versions (benchmark_id, version, sha256, data, source,
+                                                 loaded_at)
+                       SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?
+                       FROM key_versions WHERE benchmark_id = ?""",
+                    (bench_id, sha, data, source, now, bench_id),
+                )
+                row = await self._one(
+                    db,
+                    f"""SELECT {self._KEY_COLUMNS} FROM key_versions AS k
+                        JOIN benchmarks AS b ON b.id = k.benchmark_id
+                        WHERE k.benchmark_id = ? AND k.sha256 = ?""",
+                    (bench_id, sha),
+                )
+            assert row is not None
+            await db.execute(
+                "UPDATE benchmarks SET current_key_id = ? WHERE id = ?", (row[0], bench_id)
+            )
+        return self._key(row, created=created)
+
+    async def current_key(self, benchmark: str) -> KeyVersion | None:
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                f"""SELECT {self._KEY_COLUMNS} FROM benchmarks AS b
+                    JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
+                (_benchmark_name(benchmark),),
+            )
+        return None if row is None else self._key(row)
+
+    async def key_versions(self, benchmark: str) -> list[KeyVersion]:
+        """Every stored key of a benchmark, oldest first."""
+        async with self._read() as db:
+            rows = await self._all(
+                db,
+                f"""SELECT {self._KEY_COLUMNS} FROM key_versions AS k
+                    JOIN benchmarks AS b ON b.id = k.benchmark_id
+                    WHERE b.name = ? ORDER BY k.version""",
+                (_benchmark_name(benchmark),),
+            )
+        return [self._key(r) for r in rows]
+
+    async def key_data(self, key_version_id: int) -> bytes:
+        async with self._read() as db:
+            row = await self._one(
+                db, "SELECT data FROM key_versions WHERE id = ?", (key_version_id,)
+            )
+        if row is None:
+            raise NotFound(f"no answer key version {key_version_id}")
+        return bytes(row[0])
+
+    # --- submissions ---------------------------------------------------------------------
+
+    async def record_submission(self, sub: NewSubmission) -> Submission:
+        """Store a scored submission (private). Idempotent on (chat_id, message_id): a
+        second delivery of the same Telegram update returns the stored one with
+        ``created=False``. Unknown users and chats get a placeholder row, filled in by
+        the next ``upsert_user``/``upsert_chat``."""
+        now = self._now_ms()
+        if len(sub.raw) > 1 << 20:  # compressing megabytes: keep the event loop free
+            prepared = await asyncio.to_thread(_prepare, sub, now)
+        else:
+            prepared = _prepare(sub, now)
+        name = _benchmark_name(sub.benchmark)
+        async with self._write() as db:
+            inserted = await self._insert(db, [prepared], name, now)
+            row = await self._one(
+                db,
+                f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} "
+                "WHERE s.chat_id = ? AND s.message_id = ?",
+                (sub.chat_id, sub.message_id),
+            )
+        assert row is not None
+        return _submission(row, created=inserted == 1)
+
+    async def record_many(
+        self, subs: Iterable[NewSubmission], *, publish: bool = False, batch_size: int = 1000
+    ) -> int:
+        """Bulk import (back-fills, the benchmark script): one transaction per batch.
+
+        Idempotent like :meth:`record_submission`; returns how many were new. With
+        ``publish=True`` every new submission is published (each must have a mode and a
+        model) and the boards of the touched benchmarks are rebuilt once at the end.
+        """
+        new = 0
+        touched: set[str] = set()
+        batch: list[NewSubmission] = []
+
+        async def flush() -> None:
+            nonlocal new
+            now = self._now_ms()
+            by_bench: dict[str, list[_Prepared]] = {}
+            for item in batch:
+                if publish and (item.mode is None or item.model is None):
+                    raise InvalidData(
+                        f"message {item.message_id}: publishing needs a mode and a model"
+                    )
+                by_bench.setdefault(_benchmark_name(item.benchmark), []).append(_prepare(item, now))
+            async with self._write() as db:
+                for name, items in by_bench.items():
+                    new += await self._insert(db, items, name, now, publish=publish)
+                    touched.add(name)
+                if publish:
+                    await db.executemany(
+                        "UPDATE benchmarks SET boards_stale = 1 WHERE name = ?",
+                        [(n,) for n in by_bench],
+                    )
+            batch.clear()
+
+        for sub in subs:
+            batch.append(sub)
+            if len(batch) >= batch_size:
+                await flush()
+        if batch:
+            await flush()
+        if publish:
+            for name in sorted(touched):
+                await self.rebuild_boards(name)
+        return new
+
+    async def _insert(
+        self,
+        db: aiosqlite.Connection,
+        items: list[_Prepared],
+        benchmark: str,
+        now: int,
+        *,
+        publish: bool = False,
+    ) -> int:
+        bench_id = await self._ensure_bench(db, benchmark)
+        users = {(p.user_id, now, now) for p in items}
+        chats = {(p.chat_id, now, now) for p in items}
+        await db.executemany(
+            "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            users,
+        )
+        await db.executemany(
+            "INSERT INTO chats (id, first_seen, last_seen) VALUES (?, ?, ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            chats,
+        )
+        visibility, published_at = ("published", now) if publish else ("private", None)
+        before = self._db.total_changes
+        await db.executemany(
+            _INSERT_SUBMISSION,
+            [(*p.values[:3], bench_id, *p.values[3:], visibility, published_at) for p in items],
+        )
+        inserted = self._db.total_changes - before
+        return inserted
+
+    async def get_submission(self, submission_id: int) -> Submission | None:
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} WHERE s.id = ?",
+                (submission_id,),
+            )
+        return None if row is None else _submission(row)
+
+    async def find_submission(self, chat_id: int, message_id: int) -> Submission | None:
+        """The submission recorded for a Telegram message, if any."""
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} "
+                "WHERE s.chat_id = ? AND s.message_id = ?",
+                (chat_id, message_id),
+            )
+        return None if row is None else _submission(row)
+
+    async def raw_text(self, submission_id: int) -> str:
+        """The raw input of a submission, exactly as it was scored."""
+        async with self._read() as db:
+            row = await self._one(db, "SELECT raw FROM submissions WHERE id = ?", (submission_id,))
+        if row is None:
+            raise NotFound(f"no submission {submission_id}")
+        return await asyncio.to_thread(_decompress, row[0])
+
+    async def _locked_submission(self, db: aiosqlite.Connection, submission_id: int) -> Submission:
+        row = await self._one(
+            db, f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} WHERE s.id = ?", (submission_id,)
+        )
+        if row is None:
+            raise NotFound(f"no submission {submission_id}")
+        return _submission(row)
+
+    async def set_mode(self, submission_id: int, mode: str) -> Submission:
+        """Set the mode of a private or withdrawn submission."""
+        value = _clean_mode(mode)
+        async with self._write() as db:
+            sub = await self._locked_submission(db, submission_id)
+            self._require_editable(sub)
+            await db.execute("UPDATE submissions SET mode = ? WHERE id = ?", (value, sub.id))
+            return await self._locked_submission(db, submission_id)
+
+    async def set_model(self, submission_id: int, model: str) -> Submission:
+        """Set the model name (as typed) of a private or withdrawn submission."""
+        shown, norm = _clean_model(model)
+        async with self._write() as db:
+            sub = await self._locked_submission(db, submission_id)
+            self._require_editable(sub)
+            await db.execute(
+                "UPDATE submissions SET model = ?, model_norm = ? WHERE id = ?",
+                (shown, norm, sub.id),
+            )
+            return await self._locked_submission(db, submission_id)
+
+    @staticmethod
+    def _require_editable(sub: Submission) -> None:
+        if sub.visibility in (Visibility.PUBLISHED, Visibility.HIDDEN):
+            raise NotAllowed(
+                f"submission {sub.id} is {sub.visibility}: its model and mode are fixed"
+            )
+
+    async def _transition(
+        self,
+        submission_id: int,
+        *,
+        allowed_from: tuple[Visibility, ...],
+        to: Visibility,
+        user_id: int | None = None,
+        verb: str,
+    ) -> Submission:
+        now = self._now_ms()
+        async with self._write() as db:
+            sub = await self._locked_submission(db, submission_id)
+            if user_id is not None and sub.user_id != user_id:
+                raise NotAllowed(f"submission {submission_id} belongs to another user")
+            if sub.visibility == to:
+                return sub  # idempotent
+            if sub.visibility not in allowed_from:
+                raise NotAllowed(f"a {sub.visibility} submission cannot be {verb}")
+            if to is Visibility.PUBLISHED:
+                missing = tuple(
+                    what
+                    for what, value in (("mode", sub.mode), ("model name", sub.model))
+                    if value is None
+                )
+                if missing:
+                    raise MissingModeOrModel(submission_id, missing)
+            await db.execute(
+                "UPDATE submissions SET visibility = ?, "
+                "published_at = CASE WHEN ? = 'published' THEN COALESCE(published_at, ?) "
+                "ELSE published_at END WHERE id = ?",
+                (to.value, to.value, now, submission_id),
+            )
+            if Visibility.PUBLISHED in (to, sub.visibility):
+                await self._refresh_group(db, sub)
+            return await self._locked_submission(db, submission_id)
+
+    async def publish(self, submission_id: int) -> Submission:
+        """Put a private (or withdrawn) submission on the boards.
+
+        Raises :class:`MissingModeOrModel` without a mode or model name, and
+        :class:`NotAllowed` for a hidden one. Publishing twice is harmless.
+        """
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
+            to=Visibility.PUBLISHED,
+            verb="published",
+        )
+
+    async def withdraw(self, submission_id: int, user_id: int) -> Submission:
+        """The owner takes a private or published submission off the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.PUBLISHED),
+            to=Visibility.WITHDRAWN,
+            user_id=user_id,
+            verb="withdrawn",
+        )
+
+    async def hide(self, submission_id: int) -> Submission:
+        """An admin takes a published submission off the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PUBLISHED,),
+            to=Visibility.HIDDEN,
+            verb="hidden",
+        )
+
+    async def unhide(self, submission_id: int) -> Submission:
+        """An admin puts a hidden submission back on the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.HIDDEN,),
+            to=Visibility.PUBLISHED,
+            verb="unhidden",
+        )
+
+    async def verify(self, submission_id: int, verified: bool = True) -> Submission:
+        """An admin marks (or unmarks) a submission as verified."""
+        async with self._write() as db:
+            sub = await self._locked_submission(db, submission_id)
+            await db.execute(
+                "UPDATE submissions SET verified = ? WHERE id = ?", (int(verified), sub.id)
+            )
+            return await self._locked_submission(db, submission_id)
+
+    async def history(
+        self, user_id: int, *, benchmark: str | None = None, limit: int = 10, offset: int = 0
+    ) -> list[Submission]:
+        """A user's submissions (every visibility), newest first."""
+        _check_page(limit, offset)
+        sql = f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} WHERE s.user_id = ?"
+        params: list[Any] = [user_id]
+        if benchmark is not None:
+            sql += " AND b.name = ?"
+            params.append(_benchmark_name(benchmark))
+        sql += " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"
+        params += [limit, offset]
+        async with self._read() as db:
+            rows = await self._all(db, sql, params)
+        return [_submission(r) for r in rows]
+
+    def _day_start_ms(self, tz: tzinfo) -> int:
+        now = self._clock().astimezone(tz)
+        start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        return int(start.timestamp() * 1000)
+
+    async def published_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
+        """How many submissions the user published since midnight (in ``tz``)."""
+        since = self._day_start_ms(tz)
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND published_at >= ?",
+                (user_id, since),
+            )
+        return int(row[0]) if row else 0
+
+    async def submitted_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
+        """How many submissions the user sent since midnight (in ``tz``)."""
+        since = self._day_start_ms(tz)
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND created_at >= ?",
+                (user_id, since),
+            )
+        return int(row[0]) if row else 0
+
+    # --- reference entries ---------------------------------------------------------------
+
+    async def add_reference(
+        self, benchmark: str, *, model: str, mode: str, score: float, source: str
+    ) -> None:
+        """Store a result reported by a benchmark's authors. Idempotent on (benchmark,
+        normalised model, mode, source): adding it again updates the score."""
+        shown, norm = _clean_model(model)
+        value = _clean_mode(mode)
+        if not math.isfinite(score):
+            raise InvalidData(f"the score must be a finite number, not {score}")
+        now = self._now_ms()
+        async with self._write() as db:
+            bench_id = await self._ensure_bench(db, _benchmark_name(benchmark))
+            await db.execute(
+                """INSERT INTO reference_results (benchmark_id, model, model_norm, mode, score,
+                                                  source, added_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (benchmark_id, model_norm, mode, source) DO UPDATE SET
+                       model = excluded.model, score = excluded.score""",
+                (bench_id, shown, norm, value, float(score), source, now),
+            )
+
+    async def references(self, benchmark: str, *, mode: str | None = None) -> tuple[BoardRow, ...]:
+        """The reported results of a benchmark, best first (ranked among themselves)."""
+        async with self._read() as db:
+            return await self._references(db, _benchmark_name(benchmark), _clean_mode(mode))
+
+    async def _references(
+        self, db: aiosqlite.Connection, name: str, mode: str | None
+    ) -> tuple[BoardRow, ...]:
+        sql = """SELECT RANK() OVER (ORDER BY r.score DESC), r.model, r.mode, r.score,
+                        r.source, r.added_at
+                 FROM reference_results AS r JOIN benchmarks AS b ON b.id = r.benchmark_id
+                 WHERE b.name = ?"""
+        params: list[Any] = [name]
+        if mode is not None:
+            sql += " AND r.mode = ?"
+            params.append(mode)
+        sql += " ORDER BY r.score DESC, r.id"
+        rows = await self._all(db, sql, params)
+        return tuple(
+            BoardRow(
+                rank=r[0],
+                model=r[1],
+                mode=r[2],
+                best=r[3],
+                runs=1,
+                mean=r[3],
+                submission_id=None,
+                user_id=None,
+                first_at=_dt(r[5]),
+                last_at=_dt(r[5]),
+                verified=False,
+                reported=True,
+                source=r[4],
+            )
+            for r in rows
+        )
+
+    # --- leaderboards --------------------------------------------------------------------
+
+    async def leaderboard(
+        self,
+        benchmark: str,
+        *,
+        chat_id: int | None = None,
+        user_id: int | None = None,
+        mode: str | None = None,
+        days: int | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> Board:
+        """A page of a board: one row per (normalised model, mode) with its best published
+        result, its number of runs and their mean, best first. Equal bests share a rank
+        (1, 2, 2, 4), the earlier submission listed first.
+
+        ``chat_id``/``user_id`` narrow to a chat's or a user's board; ``mode`` to one
+        mode; ``days`` to submissions made in the last ``days`` days (7, 30; None: all
+        time). The global all-time board reads a summary table; the others aggregate
+        their (smaller) slice on the fly.
+        """
+        _check_page(limit, offset)
+        if days is not None and days <= 0:
+            raise InvalidData("days must be a positive number of days")
+        name = _benchmark_name(benchmark)
+        mode_value = _clean_mode(mode)
+        now = self._now_ms()
+        async with self._read() as db:
+            head = await self._one(
+                db,
+                """SELECT b.id, k.version, b.boards_stale FROM benchmarks AS b
+                   LEFT JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
+                (name,),
+            )
+            if head is None:
+                return Board(rows=(), total=0, key_version=None)
+            bench_id, key_version, stale = head
+            is_global = chat_id is None and user_id is None and days is None
+            params: list[Any] = [bench_id]
+            if is_global and not stale:
+                where = "benchmark_id = ?"
+                if mode_value is not None:
+                    where += " AND mode = ?"
+                    params.append(mode_value)
+                sql = (
+                    "WITH groups AS (SELECT model_norm, mode, runs, score_sum, best, best_id, "
+                    f"best_at, first_at, last_at FROM board_totals WHERE {where})" + _PAGE_SQL
+                )
+            else:
+                where = "benchmark_id = ?"
+                for column, value in (("chat_id", chat_id), ("user_id", user_id)):
+                    if value is not None:
+                        where += f" AND {column} = ?"
+                        params.append(value)
+                if mode_value is not None:
+                    where += " AND mode = ?"
+                    params.append(mode_value)
+                if days is not None:
+                    where += " AND created_at >= ?"
+                    params.append(now - days * _MS_PER_DAY)
+                sql = "WITH " + _groups_cte(where) + _PAGE_SQL
+            rows = await self._all(db, sql, [*params, limit, offset])
+            if rows:
+                total = int(rows[0][11])
+            elif offset:
+                count_sql = "WITH " + _groups_cte(where) + " SELECT COUNT(*) FROM groups"
+                if is_global and not stale:
+                    count_sql = f"SELECT COUNT(*) FROM board_totals WHERE {where}"
+                found = await self._one(db, count_sql, params)
+                total = int(found[0]) if found else 0
+            else:
+                total = 0
+            refs = await self._references(db, name, mode_value) if is_global else ()
+        return Board(
+            rows=tuple(_board_row(r) for r in rows),
+            total=total,
+            key_version=key_version,
+            references=refs,
+            rescoring=bool(stale),
+        )
+
+    async def export_csv(self, benchmark: str, **board_filters: Any) -> str:
+        """The whole board (every page) as CSV text, reference entries last.
+
+        ``board_filters`` are :meth:`leaderboard`'s (chat_id, user_id, mode, days).
+        Text cells that a spreadsheet would run as a formula are prefixed with ``'``.
+        """
+        for banned in ("limit", "offset"):
+            board_filters.pop(banned, None)
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(
+            [
+                "rank", "model", "mode", "best", "runs", "mean", "verified", "reported",
+                "submission_id", "user_id", "first_at", "last_at", "key_version", "source",
+            ]
+        )  # fmt: skip
+        offset, page = 0, 1000
+        refs: tuple[BoardRow, ...] = ()
+        key_version: int | None = None
+        while True:
+            board = await self.leaderboard(benchmark, limit=page, offset=offset, **board_filters)
+            refs, key_version = board.references, board.key_version
+            for row in board.rows:
+                writer.writerow(_csv_cells(row, key_version))
+            offset += page
+            if offset >= board.total or not board.rows:
+                break
+        for row in refs:
+            writer.writerow(_csv_cells(row, key_version))
+        return out.getvalue()
+
+    async def rebuild_boards(self, benchmark: str | None = None) -> None:
+        """Recompute the board summary of one benchmark (or all) from the submissions."""
+        async with self._read() as db:
+            rows = await self._all(db, "SELECT id, name FROM benchmarks ORDER BY id")
+        for bench_id, name in rows:
+            if benchmark is not None and name != _benchmark_name(benchmark):
+                continue
+            async with self._write() as db:
+                await self._rebuild(db, bench_id)
+
+    async def _rebuild(self, db: aiosqlite.Connection, bench_id: int) -> None:
+        await db.execute("DELETE FROM board_totals WHERE benchmark_id = ?", (bench_id,))
+        await db.execute(
+            "WITH "
+            + _groups_cte("benchmark_id = ?")
+            + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
+                                          best, best_id, best_at, first_at, last_at)
+                 SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
+                        first_at, last_at FROM groups""",
+            (bench_id, bench_id),
+        )
+        await db.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
+
+    async def _refresh_group(self, db: aiosqlite.Connection, sub: Submission) -> None:
+        """Recompute one (benchmark, model, mode) line of the summary."""
+        if sub.model_norm is None or sub.mode is None:
+            return
+        bench_id = await self._bench_id(db, sub.benchmark)
+        key = (bench_id, sub.model_norm, sub.mode)
+        await db.execute(
+            "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
+            key,
+        )
+        await db.execute(
+            "WITH "
+            + _groups_cte("benchmark_id = ? AND model_norm = ? AND mode = ?")
+            + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
+                                          best, best_id, best_at, first_at, last_at)
+                 SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
+                        first_at, last_at FROM groups""",
+            (*key, bench_id),
+        )
+
+    # --- re-scoring ----------------------------------------------------------------------
+
+    async def pending_rescore(self, benchmark: str) -> int:
+        """How many submissions (with a key) are not scored against the current key."""
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                """SELECT COUNT(*) FROM submissions AS s JOIN benchmarks AS b
+                       ON b.id = s.benchmark_id
+                   WHERE b.name = ? AND s.key_version_id IS NOT NULL
+                     AND s.key_version_id IS NOT b.current_key_id""",
+                (_benchmark_name(benchmark),),
+            )
+        return int(row[0]) if row else 0
+
+    async def rescore(self, benchmark: str, *, batch_size: int = 1000) -> RescoreReport:
+        """Re-score every stored submission of a benchmark against its current key.
+
+        Works in batches of ``batch_size``: each batch's new results and the job's
+        progress commit together, so an interrupted re-score (crash, cancellation, a
+        scorer error) loses at most one batch and the next call resumes where it
+        stopped. Submissions without a key version are skipped, as are those already
+        scored against the current key by the current scorer version. The boards are
+        rebuilt when the job finishes; until then they are computed from the rows
+        themselves (``Board.rescoring`` is True).
+        """
+        if batch_size < 1:
+            raise InvalidData("batch_size must be at least 1")
+        started = time.perf_counter()
+        name = _benchmark_name(benchmark)
+        try:
+            bench = self._benchmarks(name)
+        except Exception as exc:
+            raise NotFound(f"no scorer for benchmark {benchmark!r}: {exc}") from exc
+        key = await self.current_key(name)
+        if key is None:
+            raise NotFound(f"benchmark {benchmark!r} has no answer key")
+        key_data = await self.key_data(key.id)
+        loaded = await asyncio.to_thread(bench.load_key, key_data)
+        scorer_version = bench.scorer_version
+        now = self._now_ms()
+        async with self._write() as db:
+            bench_id = await self._ensure_bench(db, name)
+            job = await self._one(
+                db,
+                """SELECT id, last_id, total, changed, skipped FROM rescore_jobs
+                   WHERE benchmark_id = ? AND key_version_id = ? AND scorer_version = ?
+                     AND finished_at IS NULL ORDER BY id DESC LIMIT 1""",
+                (bench_id, key.id, scorer_version),
+            )
+            # a job for an older key or scorer is superseded by this one
+            await db.execute(
+                "UPDATE rescore_jobs SET finished_at = ? WHERE benchmark_id = ? "
+                "AND finished_at IS NULL AND id IS NOT ?",
+                (now, bench_id, None if job is None else job[0]),
+            )
+            resumed = job is not None
+            if job is None:
+                async with db.execute(
+                    """INSERT INTO rescore_jobs (benchmark_id, key_version_id, scorer_version,
+                                                 started_at) VALUES (?, ?, ?, ?)""",
+                    (bench_id, key.id, scorer_version, now),
+                ) as cur:
+                    job = (int(cur.lastrowid or 0), 0, 0, 0, 0)
+            assert job is not None
+            await db.execute("UPDATE benchmarks SET boards_stale = 1 WHERE id = ?", (bench_id,))
+        job_id, last_id = int(job[0]), int(job[1])
+        total, changed_all, skipped_all = int(job[2]), int(job[3]), int(job[4])
+        rescored = changed_now = skipped_now = batches = 0
+        while True:
+            async with self._read() as db:
+                sizes = await self._all(
+                    db,
+                    "SELECT id, length(raw) FROM submissions WHERE benchmark_id = ? AND id > ? "
+                    "ORDER BY id LIMIT ?",
+                    (bench_id, last_id, batch_size),
+                )
+                if not sizes:
+                    break
+                upto, budget = sizes[-1][0], 0
+                for sid, size in sizes:
+                    budget += size
+                    if budget >= _BATCH_BYTES:
+                        upto = sid
+                        break
+                rows = await self._all(
+                    db,
+                    """SELECT id, raw, extra, key_version_id, scorer_version, score, fingerprint,
+                              result
+                       FROM submissions WHERE benchmark_id = ? AND id > ? AND id <= ?
+                       ORDER BY id""",
+                    (bench_id, last_id, upto),
+                )
+            updates, changed, skipped = await asyncio.to_thread(
+                _score_batch, bench, loaded, rows, key.id, scorer_version
+            )
+            async with self._write() as db:
+                await db.executemany(
+                    """UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?,
+                           fingerprint = ?, result = ? WHERE id = ?""",
+                    updates,
+                )
+                await db.execute(
+                    """UPDATE rescore_jobs SET last_id = ?, total = total + ?,
+                           changed = changed + ?, skipped = skipped + ? WHERE id = ?""",
+                    (upto, len(rows), changed, skipped, job_id),
+                )
+            last_id = upto
+            batches += 1
+            total += len(rows)
+            rescored += len(updates)
+            changed_now += changed
+            changed_all += changed
+            skipped_now += skipped
+            skipped_all += skipped
+        async with self._write() as db:
+            await self._rebuild(db, bench_id)
+            await db.execute(
+                "UPDATE rescore_jobs SET finished_at = ? WHERE id = ?", (self._now_ms(), job_id)
+            )
+        return RescoreReport(
+            benchmark=name,
+            key_version=key.version,
+            total=total,
+            rescored=rescored,
+            changed=changed_all,
+            skipped=skipped_all,
+            batches=batches,
+            resumed=resumed,
+            seconds=time.perf_counter() - started,
+        )
+
+    # --- backup --------------------------------------------------------------------------
+
+    async def backup(self, path: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the database to ``path`` while the bot keeps writing.
+
+        Runs ``VACUUM INTO`` on a short-lived read-only connection in a worker thread:
+        it reads one WAL snapshot (writers are not blocked) and writes a compact file
+        next to the target, renamed into place when complete.
+        """
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        try:
+            await asyncio.to_thread(_backup, self._path, Path(path))
+        except sqlite3.Error as exc:
+            raise translate(exc) from exc
+
+
+def _backup(source: Path, target: Path) -> None:
+    """VACUUM INTO a temporary file beside ``target``, then rename it into place."""
+    if target.resolve() == source.resolve():
+        raise InvalidData("the backup cannot overwrite the database itself")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    with suppress(FileNotFoundError):
+        partial.unlink()
+    try:
+        con = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            con.execute("PRAGMA busy_timeout = 5000")
+            con.execute("VACUUM INTO ?", (str(partial),))
+        finally:
+            con.close()
+        os.replace(partial, target)
+    finally:
+        with suppress(FileNotFoundError):
+            partial.unlink()
+
+
+def _score_batch(
+    bench: Benchmark, key: Any, rows: list[Row], key_id: int, scorer_version: str
+) -> tuple[list[tuple[Any, ...]], int, int]:
+    """Score rows again (in a worker thread); return updates, changed and skipped counts."""
+    updates: list[tuple[Any, ...]] = []
+    changed = skipped = 0
+    for sid, raw, extra, row_key, row_version, score, fingerprint, record in rows:
+        if row_key is None or (row_key == key_id and row_version == scorer_version):
+            skipped += 1
+            continue
+        options = json.loads(extra) if extra is not None else None
+        result = bench.score(_decompress(raw), key, options=options)
+        new_score = float(result.primary)
+        if not math.isfinite(new_score):
+            raise InvalidData(f"submission {sid}: the scorer returned {new_score}")
+        new_record = _dumps(result.to_record())
+        new_fp = result.fingerprint or None
+        if new_score != score or new_fp != fingerprint or new_record != record:
+            changed += 1
+        updates.append((key_id, scorer_version, new_score, new_fp, new_record, sid))
+    return updates, changed, skipped
+
+
+def _check_page(limit: int, offset: int) -> None:
+    if not 1 <= limit <= 1000:
+        raise InvalidData("limit must be between 1 and 1000")
+    if offset < 0:
+        raise InvalidData("offset must not be negative")
+
+
+def _csv_text(value: str) -> str:
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+def _csv_cells(row: BoardRow, key_version: int | None) -> list[Any]:
+    return [
+        row.rank,
+        _csv_text(row.model),
+        row.mode,
+        f"{row.best:g}",
+        row.runs,
+        f"{row.mean:.4g}",
+        int(row.verified),
+        int(row.reported),
+        "" if row.submission_id is None else row.submission_id,
+        "" if row.user_id is None else row.user_id,
+        row.first_at.isoformat(),
+        row.last_at.isoformat(),
+        "" if row.reported or key_version is None else key_version,
+        _csv_text(row.source or ""),
+    ]
+
+
+__all__ = ["Store", "normalise_model"]
