@@ -1,0 +1,259 @@
+"""Leaderboards: grouping, ranks, ties, filters, windows, paging, references, CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+
+import pytest
+
+from storage import InvalidData, Store
+from tests.storage.helpers import FakeClock, Maker, answers
+
+
+def options_scoring(make: Maker, correct: int, wrong: int) -> str:
+    """A submission with exactly ``correct`` right and ``wrong`` wrong answers."""
+    key = make.key.answers
+    out = []
+    for q in sorted(key):
+        if correct:
+            out.append(key[q])
+            correct -= 1
+        elif wrong:
+            out.append(key[q] % 4 + 1)
+            wrong -= 1
+        else:
+            out.append("none")
+    return answers(*out)
+
+
+async def put(store: Store, make: Maker, correct: int, wrong: int = 0, **kw: object) -> int:
+    sub = await store.record_submission(make(options_scoring(make, correct, wrong), **kw))
+    await store.publish(sub.id)
+    return sub.id
+
+
+async def test_one_row_per_model_and_mode_with_runs_and_mean(store: Store, make: Maker) -> None:
+    a1 = await put(store, make, 10, model="GPT 6")
+    await put(store, make, 4, model="gpt  6")  # same model, normalised
+    await put(store, make, 6, model="gpt 6", mode="think")  # another mode: another row
+    b1 = await put(store, make, 8, model="Grok")
+    await store.record_submission(make(options_scoring(make, 20, 0), model="GPT 6"))  # private
+    board = await store.leaderboard("primebench")
+    assert [(r.model, r.mode, r.best, r.runs, r.mean) for r in board.rows] == [
+        ("GPT 6", "default", 10.0, 2, 7.0),
+        ("Grok", "default", 8.0, 1, 8.0),
+        ("gpt 6", "think", 6.0, 1, 6.0),
+    ]
+    assert [r.rank for r in board.rows] == [1, 2, 3] and board.total == 3
+    assert board.rows[0].submission_id == a1 and board.rows[1].submission_id == b1
+    assert board.key_version == 1 and not board.rows[0].reported
+
+
+async def test_the_same_answers_published_twice_are_one_run(store: Store, make: Maker) -> None:
+    raw = options_scoring(make, 5, 1)
+    for _ in range(3):  # same answers, different messages (and different layout)
+        sub = await store.record_submission(make(raw + "\n"))
+        await store.publish(sub.id)
+    await put(store, make, 1)
+    (row,) = (await store.leaderboard("primebench")).rows
+    assert row.runs == 2 and row.mean == (2.0 + 1.0) / 2 and row.best == 2.0
+
+
+async def test_ties_share_a_rank_and_the_earlier_is_listed_first(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    top = await put(store, make, 12, model="top")
+    clock.advance(minutes=1)
+    await put(store, make, 5, model="early")
+    clock.advance(minutes=1)
+    later = await put(store, make, 9, model="later")  # 9 right, 1 wrong: 6
+    await put(store, make, 9, 1, model="later")
+    clock.advance(minutes=1)
+    await put(store, make, 6, model="tie")  # 6 — ties with "later"'s best, but later in time
+    await put(store, make, 3, model="last")
+    board = await store.leaderboard("primebench")
+    got = [(r.rank, r.model, r.best) for r in board.rows]
+    assert got == [
+        (1, "top", 12.0),
+        (2, "later", 9.0),
+        (3, "tie", 6.0),
+        (4, "early", 5.0),
+        (5, "last", 3.0),
+    ]
+    assert board.rows[0].submission_id == top and board.rows[1].submission_id == later
+    # now make a real three-way situation: 1, 2, 2, 4
+    clock.advance(minutes=1)
+    await put(store, make, 9, model="tie")  # tie's best becomes 9, reached later than "later"
+    board = await store.leaderboard("primebench")
+    assert [(r.rank, r.model) for r in board.rows[:4]] == [
+        (1, "top"),
+        (2, "later"),
+        (2, "tie"),
+        (4, "early"),
+    ]
+
+
+async def test_equal_best_in_one_group_points_at_the_earliest(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    first = await put(store, make, 7, user_id=1)
+    clock.advance(seconds=5)
+    await put(store, make, 7, user_id=2, message_id=999)
+    (row,) = (await store.leaderboard("primebench")).rows
+    assert row.submission_id == first and row.user_id == 1 and row.runs == 1
+
+
+async def test_paging_keeps_ranks_and_total(store: Store, make: Maker) -> None:
+    scores = [15, 14, 14, 12, 11, 11, 11, 8, 7, 3, 2]
+    for i, s in enumerate(scores):
+        await put(store, make, s, model=f"m{i}")
+    pages = [await store.leaderboard("primebench", limit=4, offset=o) for o in (0, 4, 8, 12)]
+    ranks = [r.rank for p in pages for r in p.rows]
+    assert ranks == [1, 2, 2, 4, 5, 5, 5, 8, 9, 10, 11]
+    assert [r.model for p in pages for r in p.rows] == [f"m{i}" for i in range(11)]
+    assert all(p.total == 11 for p in pages)
+    assert pages[3].rows == ()
+    with pytest.raises(InvalidData):
+        await store.leaderboard("primebench", limit=0)
+    with pytest.raises(InvalidData):
+        await store.leaderboard("primebench", offset=-1)
+
+
+async def test_mode_filter_and_scopes(store: Store, make: Maker) -> None:
+    await put(store, make, 9, model="a", mode="think", user_id=1, chat_id=-1)
+    await put(store, make, 8, model="b", mode="default", user_id=2, chat_id=-1)
+    await put(store, make, 7, model="c", mode="think", user_id=2, chat_id=-2)
+    await put(store, make, 6, model="a", mode="think", user_id=3, chat_id=-2)
+
+    async def models(**kw: object) -> list[tuple[str, float]]:
+        board = await store.leaderboard("primebench", **kw)  # type: ignore[arg-type]
+        return [(r.model, r.best) for r in board.rows]
+
+    assert await models(mode="think") == [("a", 9.0), ("c", 7.0)]
+    assert await models(chat_id=-2) == [("c", 7.0), ("a", 6.0)]
+    assert await models(user_id=2) == [("b", 8.0), ("c", 7.0)]
+    assert await models(chat_id=-2, mode="think", user_id=3) == [("a", 6.0)]
+    assert await models(chat_id=-3) == []
+    assert (await store.leaderboard("nope")).rows == ()
+    with pytest.raises(InvalidData):
+        await store.leaderboard("primebench", mode="thinking")
+
+
+async def test_time_windows(store: Store, make: Maker, clock: FakeClock) -> None:
+    await put(store, make, 15, model="old")  # 40 days ago
+    clock.advance(days=20)
+    await put(store, make, 10, model="month")
+    await put(store, make, 2, model="recent")
+    clock.advance(days=15)
+    await put(store, make, 5, model="recent")
+    clock.advance(days=5)
+
+    async def rows(days: int | None) -> list[tuple[str, float, int]]:
+        board = await store.leaderboard("primebench", days=days)
+        return [(r.model, r.best, r.runs) for r in board.rows]
+
+    assert await rows(None) == [("old", 15.0, 1), ("month", 10.0, 1), ("recent", 5.0, 2)]
+    assert await rows(30) == [("month", 10.0, 1), ("recent", 5.0, 2)]
+    assert await rows(7) == [("recent", 5.0, 1)]
+    with pytest.raises(InvalidData):
+        await store.leaderboard("primebench", days=0)
+
+
+async def test_hidden_withdrawn_and_private_leave_the_board(store: Store, make: Maker) -> None:
+    best = await put(store, make, 12, user_id=1)
+    second = await put(store, make, 4, user_id=2)
+    await store.hide(best)
+    (row,) = (await store.leaderboard("primebench")).rows
+    assert (row.submission_id, row.best, row.runs) == (second, 4.0, 1)
+    await store.withdraw(second, user_id=2)
+    assert (await store.leaderboard("primebench")).total == 0
+    await store.unhide(best)
+    (row,) = (await store.leaderboard("primebench")).rows
+    assert row.submission_id == best
+    verified = await store.verify(best)
+    assert verified.verified
+    assert (await store.leaderboard("primebench")).rows[0].verified
+
+
+async def test_reference_entries_are_apart_and_idempotent(store: Store, make: Maker) -> None:
+    await put(store, make, 3, model="Jibay 5 High", mode="think_tools")
+    for _ in range(2):
+        await store.add_reference(
+            "primebench", model="Jibay 5 High", mode="think_tools", score=18, source="JibayAI"
+        )
+    await store.add_reference(
+        "primebench", model="Grok 4.6", mode="default", score=-77, source="JibayAI"
+    )
+    board = await store.leaderboard("primebench")
+    assert [(r.model, r.best, r.reported) for r in board.rows] == [("Jibay 5 High", 3.0, False)]
+    assert [(r.rank, r.model, r.best, r.reported, r.source) for r in board.references] == [
+        (1, "Jibay 5 High", 18.0, True, "JibayAI"),
+        (2, "Grok 4.6", -77.0, True, "JibayAI"),
+    ]
+    assert all(r.submission_id is None and r.user_id is None for r in board.references)
+    assert (await store.leaderboard("primebench", mode="default")).references[0].model == (
+        "Grok 4.6"
+    )
+    assert (await store.leaderboard("primebench", chat_id=-100)).references == ()
+    await store.add_reference(
+        "primebench", model="grok  4.6", mode="default", score=-70, source="JibayAI"
+    )
+    refs = await store.references("primebench")
+    assert [(r.model, r.best) for r in refs] == [("Jibay 5 High", 18.0), ("grok 4.6", -70.0)]
+
+
+async def test_csv_export_has_every_row(store: Store, make: Maker) -> None:
+    for i in range(25):
+        await put(store, make, i % 13, model=f"=cmd{i}" if i == 0 else f"model {i}")
+    await store.add_reference("primebench", model="Ref", mode="default", score=1, source="a")
+    text = await store.export_csv("primebench")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    board = [r for r in rows if r["reported"] == "0"]
+    assert len(board) == 25 and len(rows) == 26
+    assert rows[-1]["model"] == "Ref" and rows[-1]["reported"] == "1"
+    assert board[0]["rank"] == "1" and board[0]["key_version"] == "1"
+    assert any(r["model"] == "'=cmd0" for r in rows)  # no spreadsheet formulas
+    only_think = await store.export_csv("primebench", mode="think")
+    assert only_think.count("\n") == 1  # the header only
+
+
+async def test_summary_equals_a_rebuild_after_random_changes(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    """The global board's summary table must always equal a recomputation from rows."""
+    rng = random.Random(7)
+    ids: list[tuple[int, int]] = []
+    for i in range(120):
+        clock.advance(minutes=rng.randint(0, 3))
+        sub = await store.record_submission(
+            make(
+                options_scoring(make, rng.randint(0, 6), rng.randint(0, 3)),
+                model=rng.choice(["A", "a ", "B", "C"]),
+                mode=rng.choice(["default", "think"]),
+                user_id=rng.randint(1, 4),
+            )
+        )
+        ids.append((sub.id, sub.user_id))
+        action = rng.random()
+        target, owner = rng.choice(ids)
+        current = await store.get_submission(target)
+        assert current is not None
+        if action < 0.6 and current.visibility in ("private", "withdrawn"):
+            await store.publish(target)
+        elif action < 0.7 and current.visibility == "published":
+            await store.hide(target)
+        elif action < 0.8 and current.visibility == "hidden":
+            await store.unhide(target)
+        elif action < 0.9 and current.visibility in ("private", "published"):
+            await store.withdraw(target, owner)
+        if i % 20 == 19:
+            from_summary = await store.leaderboard("primebench", limit=100)
+            await store.rebuild_boards("primebench")
+            rebuilt = await store.leaderboard("primebench", limit=100)
+            # the on-the-fly path (a window wide enough to hold everything) agrees too
+            on_the_fly = await store.leaderboard("primebench", limit=100, days=3650)
+            assert from_summary == rebuilt
+            assert on_the_fly.rows == rebuilt.rows and on_the_fly.total == rebuilt.total
+            assert rebuilt.total > 0

@@ -1,0 +1,124 @@
+"""Opening a store: pragmas, migrations from an empty file and from every earlier version."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from storage import SCHEMA_VERSION, SchemaError, Store, migrations
+from tests.storage.fixtures.make_fixtures import make as make_fixture
+from tests.storage.helpers import FakeClock
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def schema(path: Path) -> list[tuple[str, str, str]]:
+    with sqlite3.connect(path) as con:
+        rows = con.execute(
+            "SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' "
+            "ORDER BY type, name"
+        ).fetchall()
+    return [(t, n, " ".join((s or "").split())) for t, n, s in rows]
+
+
+async def test_open_sets_the_pragmas_and_creates_the_folder(tmp_path: Path) -> None:
+    path = tmp_path / "a" / "b" / "db.sqlite3"
+    async with await Store.open(path) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+        db = store._db  # the pragmas are per connection: look at the store's own
+        for pragma, want in (
+            ("journal_mode", "wal"),
+            ("foreign_keys", 1),
+            ("busy_timeout", 5000),
+            ("synchronous", 2),
+        ):
+            async with db.execute(f"PRAGMA {pragma}") as cur:
+                row = await cur.fetchone()
+            assert row is not None and row[0] == want, pragma
+    assert path.exists()
+
+
+async def test_reopening_runs_nothing_twice(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    await (await Store.open(path)).close()
+    first = schema(path)
+    await (await Store.open(path)).close()
+    assert schema(path) == first
+    with sqlite3.connect(path) as con:
+        versions = [v for (v,) in con.execute("SELECT version FROM schema_migrations")]
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
+
+
+@pytest.mark.parametrize("start", range(SCHEMA_VERSION))
+async def test_migrating_from_every_earlier_version(tmp_path: Path, start: int) -> None:
+    fresh = tmp_path / "fresh.sqlite3"
+    await (await Store.open(fresh)).close()
+    old = tmp_path / f"v{start}.sqlite3"
+    await make_fixture(start, old)
+    async with await Store.open(old, clock=FakeClock()) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+        if start >= 1:
+            await check_fixture_data(store)
+    assert schema(old) == schema(fresh)
+
+
+@pytest.mark.parametrize("fixture", sorted(FIXTURES.glob("v*.sqlite3")), ids=lambda p: p.stem)
+async def test_migrating_the_committed_fixture_files(tmp_path: Path, fixture: Path) -> None:
+    fresh = tmp_path / "fresh.sqlite3"
+    await (await Store.open(fresh)).close()
+    copy = tmp_path / fixture.name
+    shutil.copy(fixture, copy)
+    async with await Store.open(copy, clock=FakeClock()) as store:
+        assert await store.schema_version() == SCHEMA_VERSION
+        await check_fixture_data(store)
+    assert schema(copy) == schema(fresh)
+
+
+async def check_fixture_data(store: Store) -> None:
+    """What the fixtures hold survives, and the boards are built from it."""
+    user = await store.get_user(1)
+    assert user is not None and user.username == "ali"
+    key = await store.current_key("primebench")
+    assert key is not None and key.version == 1
+    assert await store.raw_text(3) == "1:2"
+    board = await store.leaderboard("primebench")
+    assert [(r.model, r.mode, r.best, r.runs, r.mean) for r in board.rows] == [
+        ("GPT 6", "default", 4.0, 2, 3.0),
+        ("Grok", "think", -3.0, 1, -3.0),
+    ]
+    assert [r.model for r in board.references] == ["Grok 4.6"]
+
+
+async def test_a_failing_migration_leaves_the_previous_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "db.sqlite3"
+    await (await Store.open(path)).close()
+    before = schema(path)
+    bad = migrations.Migration(
+        SCHEMA_VERSION + 1,
+        "broken",
+        "CREATE TABLE half_done (x INTEGER); INSERT INTO no_such_table VALUES (1);",
+    )
+    monkeypatch.setattr(migrations, "MIGRATIONS", (*migrations.MIGRATIONS, bad))
+    monkeypatch.setattr(migrations, "LATEST", SCHEMA_VERSION + 1)
+    with pytest.raises(SchemaError, match=r"migration .* failed"):
+        await Store.open(path)
+    assert schema(path) == before  # half_done was rolled back with the failed step
+
+
+async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    await (await Store.open(path)).close()
+    async with aiosqlite.connect(path) as db:
+        await db.execute(
+            "INSERT INTO schema_migrations VALUES (?, 'from the future', 0)",
+            (SCHEMA_VERSION + 1,),
+        )
+        await db.commit()
+    with pytest.raises(SchemaError, match="newer"):
+        await Store.open(path)
