@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from math import factorial
+from math import factorial, log2
 
 from ..errors import ExpressionError
 from . import numbers
@@ -150,15 +150,17 @@ class _Evaluator:
         if base in (1, -1):
             return base if e % 2 else ONE
         biggest = max(abs(base.numerator), base.denominator)
-        # biggest >= 2, so the result has at least |e| * (bits - 1) bits: refuse before
-        # computing anything that would be over the limit.
-        if abs(e) * (biggest.bit_length() - 1) > self.limits.max_bits:
+        # biggest >= 2: the result has about |e| * log2(biggest) bits. Refuse before
+        # computing when that is over the limit (with a bit of slack for rounding; the
+        # exact check after computing catches the last bit). |e| is bounded first, so
+        # the estimate is a float multiplication, never a huge number.
+        if abs(e) > self.limits.max_bits or abs(e) * log2(biggest) > self.limits.max_bits + 1:
             raise self.fail(
                 f"the power {_power_text(base, exponent)} would have more than "
                 f"{self.limits.max_bits:,} bits",
                 node,
             )
-        return base**e  # at most ~2x the limit: cheap, then checked exactly
+        return base**e  # at most the limit + 2 bits: cheap, then checked exactly
 
     def root_power(self, node: Op, base: Fraction, exponent: Fraction) -> Fraction:
         p, q = exponent.numerator, exponent.denominator
