@@ -10,10 +10,11 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scoring import ScoringError, decode, registry
+from scoring import ScoringError, decode, natory, registry
 
 from . import datafiles
 from .format import render_result
@@ -64,8 +65,69 @@ def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> A
         _fail(f"bad key {source}: {exc}")
 
 
+def _natory_challenge(target: str | None, settings: Settings) -> natory.Challenge:
+    if target is None:
+        today = natory.daily_target(date.today(), settings.natory_seed)
+        _fail(f"natory needs --target N (today's target is {today}; see 'benchboard natory today')")
+    try:
+        return natory.parse_target(target)
+    except ScoringError as exc:
+        _fail(f"bad --target: {exc}")
+
+
+def _score_natory(args: argparse.Namespace, settings: Settings) -> int:
+    """``score --benchmark natory``: the argument is a file if one exists, ``-`` is stdin,
+    anything else is the expression itself."""
+    challenge = _natory_challenge(args.target, settings)
+    source: str = args.file
+    text = decode(_read_input(source)) if source == "-" or _is_file(source) else source
+    result = natory.BENCHMARK.score(text, challenge)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print(render_result(result, natory.BENCHMARK))
+    return 0
+
+
+def _is_file(source: str) -> bool:
+    try:
+        return Path(source).is_file()
+    except (OSError, ValueError):  # a name too long, a NUL byte: an expression, not a path
+        return False
+
+
+def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
+    day = date.today() if args.date is None else _parse_date(args.date)
+    challenge = natory.daily_challenge(day, settings.natory_seed)
+    if args.json:
+        data = {
+            "date": day.isoformat(),
+            "target": challenge.target,
+            "allowed_digits": sorted(challenge.allowed_digits),
+            "digits": list(challenge.digits),
+            "scorer_version": natory.SCORER_VERSION,
+        }
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"Natory target for {day.isoformat()}: {challenge.target}")
+        print(f"allowed digits: {challenge.allowed_text}")
+        print(f"digits for exact use (the bonus): {' '.join(challenge.digits)}")
+    return 0
+
+
+def _parse_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        _fail(f"bad --date {text!r}: use YYYY-MM-DD")
+
+
 def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
     benchmark = registry.get(args.benchmark)
+    if benchmark.name == natory.NAME:
+        return _score_natory(args, settings)
+    if args.target is not None:
+        _fail("--target is only for natory")
     raw = _read_input(args.file)
     text = decode(raw)
     key = _load_key(benchmark.name, args.key, settings)
@@ -141,12 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     score = sub.add_parser("score", help="score a model's output (a file, or - for stdin)")
-    score.add_argument("file", metavar="FILE", help="the model's output; - reads stdin")
+    score.add_argument(
+        "file",
+        metavar="FILE",
+        help="the model's output; - reads stdin (natory: an existing file, or the expression "
+        "itself; put -- before one that starts with -)",
+    )
     score.add_argument("--benchmark", "-b", default=registry.DEFAULT, help="default: primebench")
     score.add_argument("--key", help="answer key file (default: the one loaded in the data folder)")
     score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")
+    score.add_argument("--target", help="natory: the target number N")
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(handler=cmd_score)
+
+    natory_cmd = sub.add_parser("natory", help="Natory: the day's target")
+    natory_sub = natory_cmd.add_subparsers(dest="natory_command", required=True, metavar="ACTION")
+    today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
+    today.add_argument("--date", help="another day (YYYY-MM-DD)")
+    today.add_argument("--json", action="store_true", help="print one JSON object")
+    today.set_defaults(handler=cmd_natory_today)
 
     prompt = sub.add_parser("prompt", help="print a benchmark's official prompt, byte-exact")
     prompt.add_argument("benchmark")
