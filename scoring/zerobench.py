@@ -33,11 +33,13 @@ import csv
 import hashlib
 import io
 import json
+import json.scanner
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .base import MAX_REPORTED_INVALID_LINES, Hint, InvalidLine
@@ -108,6 +110,7 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]{1,
 _MAX_NUMBER_TEXT = 100
 
 
+@lru_cache(maxsize=4096)
 def _number(text: str) -> Decimal | None:
     if len(text) > _MAX_NUMBER_TEXT or _NUMBER.fullmatch(text) is None:
         return None
@@ -117,7 +120,9 @@ def _number(text: str) -> Decimal | None:
         return None
 
 
-def _lenient_reasons(parsed: str, gt_norm: str) -> tuple[str, ...] | None:
+def _lenient_reasons(
+    parsed: str, gt_norm: str, gt_number: Decimal | None = None
+) -> tuple[str, ...] | None:
     """Why ``parsed`` is right under the lenient rule (hint codes), or None if it is not.
 
     ``parsed`` is the officially extracted (lowercased) text, ``gt_norm`` the stripped,
@@ -132,8 +137,11 @@ def _lenient_reasons(parsed: str, gt_norm: str) -> tuple[str, ...] | None:
         reasons.append("trailing_period")
     if text == gt_norm:
         return tuple(reasons)
-    a, b = _number(text), _number(gt_norm)
-    if a is not None and b is not None and a == b:
+    b = _number(gt_norm) if gt_number is None else gt_number
+    if b is None:
+        return None
+    a = _number(text)
+    if a is not None and a == b:
         reasons.append("number_format")
         return tuple(reasons)
     return None
@@ -524,23 +532,47 @@ def _looks_like_jsonl(text: str) -> bool:
     return False
 
 
+#: The json module's own (C) scanner: one call per line, without json.loads' wrapping.
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # typeshed's make_scanner signature is odd
+)
+
+
 def _read_jsonl(text: str, sub: _Submission) -> None:
     sub.fmt = "jsonl"
-    loads = json.loads
+    scan_json = _SCAN_JSON
+    attempts = sub.attempts
     for number, line in enumerate(_lines(text), start=1):
-        if not line or line.isspace():
-            continue
+        start = 0
+        if line[:1] != "{":
+            stripped = line.lstrip()
+            if not stripped:
+                continue
+            start = len(line) - len(stripped)
         try:
-            record = loads(line)
+            record, end = scan_json(line, start)
         except RecursionError:
             sub.bad(number, line)
             sub.notes.add("too_deeply_nested", number)
             continue
-        except ValueError:
+        except (StopIteration, ValueError):  # StopIteration: no JSON value starts here
             sub.bad(number, line)
             continue
-        if not isinstance(record, dict) or not _add_record(sub, record, number):
+        if end != len(line) and not line[end:].isspace():
             sub.bad(number, line)
+            continue
+        if type(record) is dict:
+            # the common record, read inline: {"question_id": "...", "response": "..."}
+            qid = record.get("question_id")
+            response = record.get("response")
+            if type(qid) is str and type(response) is str and "responses" not in record:
+                qid = qid.strip()
+                if qid and (qid.isascii() or _encodable(qid)):
+                    attempts.append((qid, response, number))
+                    continue
+            if _add_record(sub, record, number):
+                continue
+        sub.bad(number, line)
 
 
 def _add_record(sub: _Submission, record: dict[str, Any], line: int) -> bool:
@@ -682,9 +714,13 @@ class Figures:
     pass_at_k_count: int
     reliability_count: int
     questions: int
+    #: pass@1 as the correctly rounded exact ratio (sum of shares / questions)
+    exact_pass_at_1: float | None = None
 
     @property
     def pass_at_1(self) -> float | None:
+        if self.exact_pass_at_1 is not None:
+            return self.exact_pass_at_1
         return _fraction(self.pass_at_1_count, self.questions)
 
     @property
@@ -714,6 +750,7 @@ class Figures:
             pass_at_k_count=data["pass_at_k_count"],
             reliability_count=data["reliability_k_of_k_count"],
             questions=questions,
+            exact_pass_at_1=data["pass_at_1"],
         )
 
 
@@ -918,6 +955,8 @@ class _Question:
     attempts: int = 0
     correct: int = 0
     lenient: int = 0
+    #: the officially extracted answer of every attempt, in order (for the fingerprint)
+    answers: list[str] = field(default_factory=list)
 
 
 def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
@@ -926,15 +965,14 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
         raise ScoringError(f"k must be a whole number of at least 1 (got {k!r})")
     submission = _read_submission(text)
     notes = submission.notes
-    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()))
-    truth: dict[str, tuple[str, str, int, str, int]] = {}
+    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()), gt as a number)
+    truth: dict[str, tuple[str, str, int, str, int, Decimal | None]] = {}
     for split in SPLITS:
         for qid, gt in key.split(split).items():
             norm = gt.strip()
-            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm))
+            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm), _number(norm.lower()))
     questions: dict[str, _Question] = {}
     unknown: dict[str, None] = {}
-    parsed_answers: dict[str, list[str]] = {}
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
     official_of: dict[int, bool] | None = {} if submission.claims else None
     scan = _SCAN.findall
@@ -943,7 +981,7 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
         if entry is None:
             unknown[qid] = None
             continue
-        split, gt, gt_len, gt_norm, gt_slen = entry
+        split, gt, gt_len, gt_norm, gt_slen, gt_number = entry
         question = questions.get(qid)
         if question is None:
             question = questions[qid] = _Question(split)
@@ -951,14 +989,15 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
         # The official extraction and check (see official_check), inlined for speed.
         formatted = response.strip().lower()
         parsed = ""
+        found = False
         matches: list[tuple[str, str]] = []
         if "}" in formatted:
             matches = scan(formatted)
             for inner, close in reversed(matches):
                 if close:
-                    parsed = inner
+                    parsed, found = inner, True
                     break
-        parsed_answers.setdefault(qid, []).append(parsed)
+        question.answers.append(parsed)
         correct = parsed[:gt_len].lower() == gt_norm and len(parsed) == gt_slen
         if official_of is not None:
             official_of[line] = correct
@@ -968,14 +1007,15 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
             question.correct += 1
             question.lenient += 1
             continue
-        has_match = any(close for _, close in matches)
-        reasons = _lenient_reasons(parsed, gt_norm) if has_match else None
+        reasons = _lenient_reasons(parsed, gt_norm, gt_number) if found else None
         if reasons is not None:
             question.lenient += 1
             for code in reasons:
-                notes.add(code, line, (qid, _safe(_short("{" + parsed + "}", 40)), gt))
+                notes.add(code, line)
+                if code not in notes.examples:
+                    notes.examples[code] = (qid, _safe(_short("{" + parsed + "}", 40)), gt)
             continue
-        _explain_wrong(notes, qid, line, formatted, matches, has_match, gt_len, gt_norm, gt_slen)
+        _explain_wrong(notes, qid, line, formatted, matches, found, gt_len, gt_norm, gt_slen)
     for qid, claimed, line in submission.claims:
         if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
@@ -992,7 +1032,7 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
         unknown_ids=_sorted_ids(unknown)[:_HINT_ITEMS],
         unknown_id_count=len(unknown),
         hints=_hints(notes, k, main),
-        fingerprint=_fingerprint(parsed_answers),
+        fingerprint=_fingerprint({qid: q.answers for qid, q in questions.items()}),
     )
 
 
@@ -1015,14 +1055,16 @@ def _explain_wrong(
         else:
             notes.add("no_braces", line)
         return
-    nested = _nested_group(formatted)
+    # Cheap test first: some "{" opens no match of its own (it sits inside one).
+    nested = _nested_group(formatted) if formatted.count("{") > len(matches) else None
     if nested is not None:
         outer, read = nested
         notes.add("nested_braces", line, (qid, _safe(_short(outer, 40)), _safe(_short(read, 40))))
         return
-    real = [inner for inner, close in matches if close]
-    for inner in real[:-1]:
-        if inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
+    if len(matches) < 2 or "{" + gt_norm + "}" not in formatted:
+        return  # no earlier {...} can hold the right answer
+    for inner, close in matches:  # the last real match is wrong, so any right one is earlier
+        if close and inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
             notes.add("earlier_braces", line)
             return
 
@@ -1063,7 +1105,8 @@ def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: 
 
     def figures(tally: list[int], by_n: dict[int, int]) -> Figures:
         exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
-        return Figures(tally[0], float(exact), tally[1], tally[2], total)
+        share = float(exact / total) if total else None
+        return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
 
     return SplitResult(
         split=split,
@@ -1160,7 +1203,8 @@ def _hints(notes: _Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
                 f"{k} attempts ({_list_phrase(items, n)}): "
                 + (
                     f"their pass@1 and pass@{k} use the attempts given (not padded), and "
-                    f"they cannot count for {k}/{k} reliability"
+                    f"they cannot count for {k}/{k} reliability; if you ran fewer attempts "
+                    "per question, score with k set to that number"
                     if fewer
                     else f"only the first {k} of each, in file order, are scored"
                 )
@@ -1192,11 +1236,11 @@ def _hints(notes: _Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
 
 
 def _fingerprint(parsed_answers: Mapping[str, list[str]]) -> str:
-    digest = hashlib.sha256()
-    for qid in sorted(parsed_answers):
-        digest.update(json.dumps([qid, parsed_answers[qid]]).encode())
-        digest.update(b"\n")
-    return digest.hexdigest()
+    """SHA-256 over the extracted answers, question by question (ids sorted)."""
+    text = "\x1d".join(
+        qid + "\x1f" + "\x1e".join(parsed_answers[qid]) for qid in sorted(parsed_answers)
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class ZeroBench:
