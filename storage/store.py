@@ -136,8 +136,8 @@ def _groups_cte(where: str) -> str:
     rows matching ``where`` – runs (distinct answer sets), their score sum, the best
     submission (earliest among equal bests) and the first and last run times."""
     return f"""
-src AS (SELECT id, model_norm, mode, score, run_key, created_at FROM board_source
-        WHERE {where}),
+src AS MATERIALIZED (
+    SELECT id, model_norm, mode, score, run_key, created_at FROM board_source WHERE {where}),
 runs AS (
     SELECT model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
            MIN(fa) AS first_at, MAX(la) AS last_at
@@ -1003,17 +1003,12 @@ class Store:
             bench_id, key_version, stale = head
             is_global = chat_id is None and user_id is None and days is None
             params: list[Any] = [bench_id]
+            rows: list[Row]
             if is_global and not stale:
-                where = "benchmark_id = ?"
-                if mode_value is not None:
-                    where += " AND mode = ?"
-                    params.append(mode_value)
-                sql = (
-                    "WITH groups AS (SELECT model_norm, mode, runs, score_sum, best, best_id, "
-                    f"best_at, first_at, last_at FROM board_totals WHERE {where})" + _PAGE_SQL
-                )
+                rows, total = await self._summary_page(db, bench_id, mode_value, limit, offset)
             else:
-                where = "benchmark_id = ?"
+                # +benchmark_id: a chat's or a user's rows are found by chat_id/user_id
+                where = "+benchmark_id = ?" if chat_id or user_id else "benchmark_id = ?"
                 for column, value in (("chat_id", chat_id), ("user_id", user_id)):
                     if value is not None:
                         where += f" AND {column} = ?"
@@ -1025,17 +1020,15 @@ class Store:
                     where += " AND created_at >= ?"
                     params.append(now - days * _MS_PER_DAY)
                 sql = "WITH " + _groups_cte(where) + _PAGE_SQL
-            rows = await self._all(db, sql, [*params, limit, offset])
-            if rows:
-                total = int(rows[0][11])
-            elif offset:
-                count_sql = "WITH " + _groups_cte(where) + " SELECT COUNT(*) FROM groups"
-                if is_global and not stale:
-                    count_sql = f"SELECT COUNT(*) FROM board_totals WHERE {where}"
-                found = await self._one(db, count_sql, params)
-                total = int(found[0]) if found else 0
-            else:
-                total = 0
+                rows = await self._all(db, sql, [*params, limit, offset])
+                if rows:
+                    total = int(rows[0][11])
+                elif offset:
+                    count_sql = "WITH " + _groups_cte(where) + " SELECT COUNT(*) FROM groups"
+                    found = await self._one(db, count_sql, params)
+                    total = int(found[0]) if found else 0
+                else:
+                    total = 0
             refs = await self._references(db, name, mode_value) if is_global else ()
         return Board(
             rows=tuple(_board_row(r) for r in rows),
@@ -1044,6 +1037,40 @@ class Store:
             references=refs,
             rescoring=bool(stale),
         )
+
+    async def _summary_page(
+        self, db: aiosqlite.Connection, bench_id: int, mode: str | None, limit: int, offset: int
+    ) -> tuple[list[Row], int]:
+        """A page of the global all-time board from ``board_totals``, walking its rank
+        index (no sort); ranks are counted, not computed over the whole board."""
+        where, params = "t.benchmark_id = ?", list[Any]([bench_id])
+        if mode is not None:
+            where += " AND t.mode = ?"
+            params.append(mode)
+        found = await self._one(db, f"SELECT COUNT(*) FROM board_totals AS t WHERE {where}", params)
+        total = int(found[0]) if found else 0
+        page = await self._all(
+            db,
+            f"""SELECT 0, s.model, t.mode, t.best, t.runs, t.score_sum, t.best_id, s.user_id,
+                       t.first_at, t.last_at, s.verified, {total}
+                FROM board_totals AS t JOIN submissions AS s ON s.id = t.best_id
+                WHERE {where} ORDER BY t.best DESC, t.best_at, t.best_id LIMIT ? OFFSET ?""",
+            [*params, limit, offset],
+        )
+        if not page:
+            return [], total
+        above = await self._one(
+            db,
+            f"SELECT COUNT(*) FROM board_totals AS t WHERE {where} AND t.best > ?",
+            [*params, page[0][3]],
+        )
+        rank = 1 + (int(above[0]) if above else 0)
+        rows: list[Row] = []
+        for i, row in enumerate(page):
+            if i and row[3] != page[i - 1][3]:
+                rank = offset + i + 1
+            rows.append((rank, *row[1:]))
+        return rows, total
 
     async def export_csv(self, benchmark: str, **board_filters: Any) -> str:
         """The whole board (every page) as CSV text, reference entries last.
