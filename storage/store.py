@@ -1008,7 +1008,8 @@ class Store:
                 rows, total = await self._summary_page(db, bench_id, mode_value, limit, offset)
             else:
                 # +benchmark_id: a chat's or a user's rows are found by chat_id/user_id
-                where = "+benchmark_id = ?" if chat_id or user_id else "benchmark_id = ?"
+                scoped = chat_id is not None or user_id is not None
+                where = "+benchmark_id = ?" if scoped else "benchmark_id = ?"
                 for column, value in (("chat_id", chat_id), ("user_id", user_id)):
                     if value is not None:
                         where += f" AND {column} = ?"
