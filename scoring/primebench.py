@@ -11,9 +11,10 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, islice
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from .base import MAX_REPORTED_INVALID_LINES, Hint, InvalidLine
@@ -52,59 +53,69 @@ Provide the final answer.
 # Rule: lines; segments at "," and ";"; whitespace around ":" removed; tokens split at
 # whitespace. A token is an answer when it is NUMBER:NUMBER or NUMBER:none, NUMBER being
 # ASCII digits only (never \d, which would admit Persian digits). Leading zeros are
-# folded (4:04 is option 4); a number may have at most 1,000 significant digits, so no
-# token becomes an integer too large to print.
+# folded (4:04 is option 4); a number has at most 1,000 significant digits, so no token
+# becomes an integer too large to print.
 #
-# Speed: a model's output repeats itself a lot (a 20 MB file of answer lines has at most
-# a few hundred distinct lines), so each chunk of the text is split into lines, the
-# distinct lines are counted in C, and only distinct lines are parsed in Python. Order
-# is kept: within a chunk, lines are applied in the order of their last occurrence,
-# which is all "the last answer stands" needs.
+# Once whitespace around colons is removed, a token is a maximal run of characters that
+# are neither whitespace nor "," / ";", so one regular expression finds every answer
+# with its boundaries, and another finds every line that is not made of answers only.
+#
+# Speed: a model's output repeats itself (a 20 MB file of answer lines has at most a few
+# hundred distinct lines), so each chunk of about a megabyte is split into lines, the
+# distinct lines are counted in C, and only distinct lines are parsed. Counting the
+# lines backwards keeps them in order of their last occurrence, which is all "the last
+# answer stands" needs. A chunk of mostly different lines is scanned with the regular
+# expressions instead, and a line longer than a chunk is read a piece at a time.
 
-_WS_AROUND_COLON = re.compile(r"\s*:\s*")
-_SEPARATORS = re.compile(r"[\s,;]+")
-_TOKEN = re.compile(r"([0-9]+):([0-9]+|[nN][oO][nN][eE])")
-_MAX_DIGITS = 1000
+_DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?(?![0-9])"  # group: significant digits
+_OPTION = rf"(?:{_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
+_PAIR = f"{_DIGITS}:{_OPTION}"
+#: One answer token; groups (question, option digits, "none"). Empty digits mean 0.
+_TOKEN = re.compile(_PAIR)
+_ANSWER = re.compile(rf"(?<![^\s,;]){_PAIR}(?![^\s,;])")
+_SEP = r"(?:[^\S\n]|[,;])"
+_BARE_PAIR = _PAIR.replace("([", "(?:[")  # the same, without capturing groups
+#: A line that is NOT made only of answer tokens and separators (an invalid line).
+_INVALID_LINE = re.compile(
+    rf"^(?!{_SEP}*(?:{_BARE_PAIR}(?:{_SEP}+{_BARE_PAIR})*{_SEP}*)?$)[^\n]*",
+    re.MULTILINE,
+)
+_WS_AROUND_COLON = re.compile(r"[^\S\n]+:[^\S\n]*|:[^\S\n]+")
+#: ASCII whitespace other than space and newline (what \s also matches).
+_RARE_ASCII_SPACE = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
+_SEPARATOR = re.compile(r"[\s,;]")
 _CHUNK = 1 << 20
 NONE = "none"
 
-#: (question, option) as canonical digit strings; option may be "none".
-_Answer = tuple[str, str]
+#: question digits -> (option digits, "none" text); see _TOKEN's groups.
+_Answers = dict[str, tuple[str, str]]
+_Parsed = tuple[tuple[tuple[str, str, str], ...], bool]
 
 
-def _canonical(number: str) -> str | None:
-    digits = number.lstrip("0") or "0"
-    return digits if len(digits) <= _MAX_DIGITS else None
+def _pieces(text: str) -> Iterator[str]:
+    """Cut text into pieces of about a chunk, only at separators (token boundaries)."""
+    start, size = 0, len(text)
+    while start < size:
+        cut = _SEPARATOR.search(text, min(start + _CHUNK, size))
+        end = size if cut is None else cut.end()
+        yield text[start:end]
+        start = end
 
 
-def parse_line(line: str) -> tuple[tuple[_Answer, ...], bool]:
-    """The answers on one line, and whether the line holds an invalid token."""
+def _may_have_space_by_colon(text: str) -> bool:
+    """A cheap test that lets the common case skip the whitespace-around-colon pass."""
+    if " :" in text or ": " in text or not text.isascii():
+        return True
+    return any(space in text for space in _RARE_ASCII_SPACE)
+
+
+def parse_line(line: str) -> _Parsed:
+    """The answer tokens on one (colon-normalised) line, and whether it is invalid."""
     match = _TOKEN.fullmatch(line)  # the common case: the line is one answer
-    if match is None:
-        return _parse_general(line)
-    question, option = _canonical(match[1]), match[2]
-    option = NONE if option[0] in "nN" else _canonical(option)
-    if question is None or option is None:
-        return (), True
-    return ((question, option),), False
-
-
-def _parse_general(line: str) -> tuple[tuple[_Answer, ...], bool]:
-    answers: list[_Answer] = []
-    invalid = False
-    for token in _SEPARATORS.split(_WS_AROUND_COLON.sub(":", line)):
-        if not token:
-            continue
-        match = _TOKEN.fullmatch(token)
-        question = option = None
-        if match is not None:
-            question = _canonical(match[1])
-            option = NONE if match[2][0] in "nN" else _canonical(match[2])
-        if question is None or option is None:
-            invalid = True
-        else:
-            answers.append((question, option))
-    return tuple(answers), invalid
+    if match is not None:
+        question, option, none = match.groups("")
+        return ((question, option, none),), False
+    return tuple(_ANSWER.findall(line)), _INVALID_LINE.match(line) is not None
 
 
 # Near misses the rule counts invalid, recognised only to explain them (never scored).
@@ -311,7 +322,7 @@ def _short_list(numbers: list[int], limit: int = 10) -> str:
 
 
 def _chunks(text: str) -> Iterator[str]:
-    """Yield pieces of about a megabyte, each ending just after a newline (but the last)."""
+    """Yield pieces of about a chunk, each ending just after a newline (but the last)."""
     start, size = 0, len(text)
     while start < size:
         end = text.find("\n", start + _CHUNK)
@@ -320,57 +331,113 @@ def _chunks(text: str) -> Iterator[str]:
         start = end
 
 
+class _Tally:
+    """What scoring accumulates while it reads the text in order."""
+
+    def __init__(self) -> None:
+        self.final: _Answers = {}  # the last answer standing per question
+        self.seen: Counter[str] = Counter()  # how many times each question was answered
+        self.invalid: list[InvalidLine] = []
+        self.invalid_count = 0
+
+    def answers(self, found: Sequence[tuple[str, str, str]], times: int = 1) -> None:
+        self.final.update(zip(map(itemgetter(0), found), map(itemgetter(1, 2), found), strict=True))
+        if times == 1:
+            self.seen.update(map(itemgetter(0), found))
+        else:
+            for question, _, _ in found:
+                self.seen[question] += times
+
+    def invalid_at(self, line: int, text: str) -> None:
+        self.invalid_count += 1
+        if len(self.invalid) < MAX_REPORTED_INVALID_LINES:
+            self.invalid.append(InvalidLine(line, text))
+
+
 def score(text: str, key: PrimeKey) -> PrimeBenchResult:
     """Score decoded text against a key. Never raises on any text."""
-    text = normalise_newlines(text)
-    final: dict[str, str] = {}  # question -> option, the last answer standing
-    seen: Counter[str] = Counter()  # question -> how many times it was answered
-    invalid: list[InvalidLine] = []
-    invalid_count = 0
-    parsed: dict[str, tuple[tuple[_Answer, ...], bool]] = {}
+    tally = _Tally()
+    parsed: dict[str, _Parsed] = {}
     first_line = 1
-    for chunk in _chunks(text):
+    for raw in _chunks(normalise_newlines(text)):
+        chunk = _WS_AROUND_COLON.sub(":", raw) if _may_have_space_by_colon(raw) else raw
         lines = chunk.split("\n")
         if chunk.endswith("\n"):
             lines.pop()  # the empty piece after the final newline is not a line
-        # Counting the lines backwards keeps them in order of their last occurrence,
-        # reversed: one pass in C gives both the counts and the order to apply them in.
-        counts = Counter(reversed(lines))
-        bad: set[str] = set()
-        if len(parsed) > 100_000:
-            parsed.clear()  # bounded memory on files of all-different lines
-        for line in reversed(counts):
-            entry = parsed.get(line)
-            if entry is None:
-                entry = parsed[line] = parse_line(line)
-            answers, is_invalid = entry
-            times = counts[line]
-            for question, option in answers:
-                final[question] = option
-                seen[question] += times
-            if is_invalid:
-                bad.add(line)
-                invalid_count += times
-        room = MAX_REPORTED_INVALID_LINES - len(invalid)
-        if bad and room > 0:
-            where = compress(range(len(lines)), map(bad.__contains__, lines))
-            invalid.extend(InvalidLine(first_line + i, lines[i]) for i in islice(where, room))
+        if len(lines) == 1 and len(chunk) > _CHUNK:
+            _score_long_line(tally, chunk, raw, first_line)
+        else:
+            counts = Counter(reversed(lines))
+            if len(counts) * 4 > len(lines) > 64:
+                _score_scan(tally, chunk, raw, first_line)
+            else:
+                _score_distinct(tally, lines, counts, raw, first_line, parsed)
         first_line += len(lines)
-    return _result(key, final, seen, invalid, invalid_count)
+    return _result(key, tally)
 
 
-def _result(
-    key: PrimeKey,
-    final: dict[str, str],
-    seen: Counter[str],
-    invalid: list[InvalidLine],
-    invalid_count: int,
-) -> PrimeBenchResult:
+def _score_distinct(
+    tally: _Tally,
+    lines: list[str],
+    counts: Counter[str],
+    raw: str,
+    first_line: int,
+    parsed: dict[str, _Parsed],
+) -> None:
+    """A chunk of repeated lines: parse each distinct line once."""
+    if len(parsed) > 100_000:
+        parsed.clear()  # bounded memory on files of all-different lines
+    bad: set[str] = set()
+    for line in reversed(counts):
+        entry = parsed.get(line)
+        if entry is None:
+            entry = parsed[line] = parse_line(line)
+        found, is_invalid = entry
+        times = counts[line]
+        if found:
+            tally.answers(found, times)
+        if is_invalid:
+            bad.add(line)
+    if not bad:
+        return
+    raw_lines = raw.split("\n")
+    for index in compress(range(len(lines)), map(bad.__contains__, lines)):
+        tally.invalid_at(first_line + index, raw_lines[index])
+
+
+def _score_scan(tally: _Tally, chunk: str, raw: str, first_line: int) -> None:
+    """A chunk of mostly different lines: regular expressions over the whole chunk."""
+    tally.answers(_ANSWER.findall(chunk))
+    raw_lines: list[str] | None = None
+    position, line = 0, first_line
+    for match in _INVALID_LINE.finditer(chunk):
+        line += chunk.count("\n", position, match.start())
+        position = match.start()
+        if len(tally.invalid) >= MAX_REPORTED_INVALID_LINES:
+            tally.invalid_count += 1
+            continue
+        if raw_lines is None:
+            raw_lines = raw.split("\n")
+        tally.invalid_at(line, raw_lines[line - first_line])
+
+
+def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
+    """One line longer than a chunk: read it a piece at a time."""
+    is_invalid = False
+    for piece in _pieces(line.rstrip("\n")):
+        tally.answers(_ANSWER.findall(piece))
+        is_invalid = is_invalid or _INVALID_LINE.match(piece) is not None
+    if is_invalid:
+        tally.invalid_at(number, raw.rstrip("\n"))
+
+
+def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
     correct = wrong = 0
     unknown: list[int] = []
     answers: list[tuple[int, str]] = []
-    for q, option in final.items():
-        question = int(q)
+    for digits, (option_digits, none) in tally.final.items():
+        question = int(digits or "0")
+        option = NONE if none else option_digits or "0"
         answers.append((question, option))
         expected = key.answers.get(question)
         if expected is None:
@@ -388,11 +455,11 @@ def _result(
         correct=correct,
         wrong=wrong,
         unanswered=len(key.answers) - correct - wrong,
-        invalid_lines=tuple(invalid),
-        invalid_line_count=invalid_count,
-        duplicates=tuple(sorted(int(q) for q, n in seen.items() if n > 1)),
+        invalid_lines=tuple(tally.invalid),
+        invalid_line_count=tally.invalid_count,
+        duplicates=tuple(sorted(int(q or "0") for q, n in tally.seen.items() if n > 1)),
         unknown_questions=tuple(sorted(unknown)),
-        hints=_hints(invalid),
+        hints=_hints(tally.invalid),
         fingerprint=fingerprint,
     )
 

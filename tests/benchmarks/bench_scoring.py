@@ -1,0 +1,86 @@
+"""PrimeBench scoring speed and memory. Not part of the test run.
+
+    .venv/bin/python tests/benchmarks/bench_scoring.py
+
+Prints the median time to score a 104-line submission, and the time, throughput and
+peak memory (tracemalloc, relative to the input size) for 20 MB submissions of several
+shapes: answer lines only (the worst case for the parser: 5 million lines), prose with
+answers, a hostile file of all-different lines, and one 20 MB line.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+
+from scoring import primebench as pb
+
+MB = 1_000_000
+rng = random.Random(1)
+KEY = pb.load_key("\n".join(f"{q}:{rng.randint(1, 4)}" for q in range(1, 105)).encode())
+
+
+def typical() -> str:
+    return "\n".join(f"{q}:{rng.choice(['1', '2', '3', '4', 'none'])}" for q in range(1, 105))
+
+
+def fill(make_line: Callable[[int], str], size: int = 20 * MB) -> str:
+    lines, total, i = [], 0, 0
+    while total < size:
+        line = make_line(i)
+        lines.append(line)
+        total += len(line) + 1
+        i += 1
+    return "\n".join(lines)
+
+
+def shapes() -> dict[str, str]:
+    answers = [f"{q}:{o}" for q in range(1, 105) for o in ("1", "2", "3", "4", "none")]
+    prose = [
+        "Let me think about question 12 carefully before choosing; option 3 looks right.",
+        "Final answers:",
+    ]
+    return {
+        "answer lines (5M lines)": fill(lambda i: answers[(i * 7919) % len(answers)]),
+        "prose + answers": fill(lambda i: prose[i % 2] if i % 3 else answers[i % len(answers)]),
+        "all-different lines": fill(lambda i: f"{i}:{i % 5} note {i}"),
+        "one 20 MB line": " ".join(answers) * (20 * MB // len(" ".join(answers)) + 1),
+    }
+
+
+def main() -> None:
+    text = typical()
+    runs = []
+    for _ in range(2000):
+        start = time.perf_counter()
+        pb.score(text, KEY)
+        runs.append(time.perf_counter() - start)
+    print(
+        f"104-line submission: median {statistics.median(runs) * 1e6:.0f} µs "
+        f"(p99 {sorted(runs)[int(len(runs) * 0.99)] * 1e6:.0f} µs, {len(runs)} runs)"
+    )
+    for name, body in shapes().items():
+        size = len(body.encode())
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            result = pb.score(body, KEY)
+            times.append(time.perf_counter() - start)
+        tracemalloc.start()
+        pb.score(body, KEY)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        best = min(times)
+        print(
+            f"{name:26s} {size / MB:5.1f} MB  best {best:.3f} s  median "
+            f"{statistics.median(times):.3f} s  {size / MB / best:6.1f} MB/s  peak memory "
+            f"{peak / MB:6.1f} MB ({peak / size:.2f}x input)  invalid lines "
+            f"{result.invalid_line_count}"
+        )
+
+
+if __name__ == "__main__":
+    main()
