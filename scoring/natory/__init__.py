@@ -14,7 +14,6 @@ Public surface (what the bot and the CLI call):
 
 from __future__ import annotations
 
-from .numbers import nth_prime
 from .parser import Node, Num, Op, to_text
 from .rules import DEFAULT_VERSION, Rules, load_rules
 from .scorer import (
@@ -36,13 +35,6 @@ from .scorer import (
     score,
     simplify,
 )
-
-
-def warm_up() -> None:
-    """Build the prime table for p_n up to the limit now (about 50-70 ms), so the first
-    user to ask for p_n(1,000,000) does not pay for it. Optional: the bot's post_init."""
-    nth_prime(load_rules().limits.max_prime_index)
-
 
 __all__ = [
     "BENCHMARK",
@@ -69,5 +61,4 @@ __all__ = [
     "score",
     "simplify",
     "to_text",
-    "warm_up",
 ]

@@ -3,17 +3,16 @@
 Values are :class:`fractions.Fraction`. Before each operation the evaluator estimates
 the size of its result and refuses anything over the bit limit; factorials, the k-th
 prime and factoring have their own limits, and factoring and rho share one work
-budget per evaluation. So no input can hang the process: the slowest refusal is a
-few milliseconds, the slowest accepted input (p_n(1,000,000) on a cold sieve) well
-under 100 ms. Errors are :class:`~scoring.errors.ExpressionError` naming the position
-of the operator that failed.
+budget per evaluation. So no input can hang the process
+(tests/benchmarks/bench_natory.py measures the slowest inputs). Errors are
+:class:`~scoring.errors.ExpressionError` naming the position of the operator that failed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from math import factorial, log2
 
 from ..errors import ExpressionError
@@ -22,6 +21,12 @@ from .parser import Node, Num, Op
 from .rules import Limits
 
 ONE = Fraction(1)
+
+
+@lru_cache(maxsize=256)
+def _factorial(n: int) -> int:
+    """n! for n <= the limit (1000! is 8,530 bits; 256 of them cost about 1 MB)."""
+    return factorial(n)
 
 
 @cache
@@ -119,7 +124,7 @@ class _Evaluator:
                     f"(this one is {short(n)}!)",
                     node,
                 )
-            return Fraction(factorial(n))
+            return Fraction(_factorial(n))
         if kind == "sqrt":
             return self.sqrt(node, args[0])
         if kind == "p_n":

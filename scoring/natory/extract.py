@@ -29,12 +29,13 @@ from .rules import Limits
 
 TAIL = 64 * 1024
 MAX_CANDIDATES = 40
+_CLEAN_SLACK = 200
 
 _BLOCKS = re.compile(
     r"\$\$(?P<a>.+?)\$\$|\\\[(?P<b>.+?)\\\]|\$(?P<c>[^$\n]+?)\$|\\\((?P<d>.+?)\\\)",
     re.DOTALL,
 )
-_LABEL = re.compile(r"^[^\W\d_][^\W\d]*(?:[ \t]+[^\W\d_][^\W\d]*){0,5}[ \t]*[:：][ \t]*")
+_LABEL = re.compile(r"^[^\W\d_][^\W\d]{0,30}(?:[ \t]+[^\W\d_][^\W\d]{0,30}){0,5}[ \t]*[:：][ \t]*")
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _NUMBER = re.compile(r"\s*[0-9]+\s*")
 
@@ -104,7 +105,9 @@ def extract(text: str, limits: Limits) -> Extracted | NotFound:
         return NotFound("", None, ExpressionError("there is no expression"))
     first: NotFound | None = None
     for candidate in candidates:
-        expression = clean(candidate.text)
+        # cleaning drops a few characters at most: a far longer candidate is not cleaned
+        raw = candidate.text.strip()
+        expression = clean(raw) if len(raw) <= limits.max_length + _CLEAN_SLACK else raw
         if len(expression) > limits.max_length:
             error = ExpressionError(
                 f"the expression is {len(expression):,} characters long; the limit is "

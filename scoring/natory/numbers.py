@@ -8,9 +8,11 @@ raise :class:`BudgetExceeded` instead of running long.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
-from math import gcd, isqrt, log
+from math import gcd, isqrt, log, log2
 
 #: Deterministic Miller-Rabin bases for every n < 3.3e24 (Sorenson & Webster, 2015).
 _MR_BASES = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
@@ -79,8 +81,8 @@ def _ones(view: memoryview) -> int:
 class _PrimeTable:
     """An odd-only sieve that grows on demand (doubling), with prime counts per block.
 
-    Shared across threads (guarded by a lock); the largest table, for p_n(1,000,000),
-    holds 7.7 MB and is built in about 50-70 ms, once.
+    Only used past the segment checkpoints below (a rules file allowing p_n beyond
+    1,022,661). Shared across threads (guarded by a lock).
     """
 
     def __init__(self) -> None:
@@ -123,6 +125,174 @@ class _PrimeTable:
 
 
 _TABLE = _PrimeTable()
+#: The primes below 2^16, for the common small indexes (no lock, no search).
+_FIRST_PRIMES = small_primes(1 << 16)
+
+#: pi(j * 2^17) for j = 0..121: how many primes lie below each segment start (checked
+#: against a full sieve by tests/scoring/test_natory_numbers.py). With it, the k-th prime
+#: is found by sieving one 131,072-number segment (about a millisecond), not everything
+#: below it; it covers k up to 1,022,661 (the rules allow 1,000,000).
+_SEGMENT = 1 << 17
+_PI_AT_SEGMENT = (
+    0,
+    12251,
+    23000,
+    33335,
+    43390,
+    53228,
+    62946,
+    72547,
+    82025,
+    91465,
+    100786,
+    110056,
+    119268,
+    128413,
+    137524,
+    146605,
+    155611,
+    164598,
+    173514,
+    182420,
+    191308,
+    200167,
+    209014,
+    217807,
+    226549,
+    235370,
+    244069,
+    252687,
+    261378,
+    270055,
+    278737,
+    287346,
+    295947,
+    304473,
+    313085,
+    321634,
+    330177,
+    338677,
+    347259,
+    355720,
+    364195,
+    372663,
+    381113,
+    389513,
+    397906,
+    406315,
+    414771,
+    423119,
+    431502,
+    439839,
+    448182,
+    456517,
+    464881,
+    473247,
+    481615,
+    489887,
+    498177,
+    506439,
+    514705,
+    522988,
+    531252,
+    539493,
+    547712,
+    555941,
+    564163,
+    572365,
+    580619,
+    588867,
+    597016,
+    605170,
+    613334,
+    621559,
+    629686,
+    637820,
+    646005,
+    654170,
+    662226,
+    670352,
+    678426,
+    686547,
+    694716,
+    702826,
+    710976,
+    719035,
+    727128,
+    735203,
+    743287,
+    751333,
+    759401,
+    767514,
+    775549,
+    783618,
+    791652,
+    799658,
+    807738,
+    815780,
+    823749,
+    831786,
+    839845,
+    847799,
+    855732,
+    863735,
+    871735,
+    879662,
+    887642,
+    895638,
+    903648,
+    911572,
+    919552,
+    927496,
+    935512,
+    943417,
+    951351,
+    959333,
+    967230,
+    975129,
+    983029,
+    990984,
+    998840,
+    1006840,
+    1014733,
+    1022661,
+)
+_SEGMENT_ZEROS = memoryview(bytes(_SEGMENT // 6 + 2))
+
+
+@lru_cache(maxsize=32)
+def _segment(j: int) -> tuple[bytearray, tuple[int, ...]]:
+    """Odd-only flags for [j*S, (j+1)*S) (index i is j*S + 2i + 1), and prime counts
+    before each 4,096-flag block."""
+    low, size = j * _SEGMENT, _SEGMENT // 2
+    high = low + _SEGMENT
+    flags = bytearray(b"\x01") * size
+    if j == 0:
+        flags[0] = 0  # 1 is not prime
+    for p in _FIRST_PRIMES[1:]:
+        if p * p >= high:
+            break
+        start = max(p * p, (low + p - 1) // p * p)
+        if start % 2 == 0:
+            start += p
+        first = (start - low - 1) // 2
+        if first < size:
+            flags[first::p] = _SEGMENT_ZEROS[: (size - 1 - first) // p + 1]
+    view = memoryview(flags)
+    counts = (_ones(view[i : i + _BLOCK]) for i in range(0, size, _BLOCK))
+    return flags, (0, *accumulate(counts))
+
+
+@lru_cache(maxsize=4096)
+def _nth_by_segment(k: int) -> int:
+    j = bisect_left(_PI_AT_SEGMENT, k) - 1  # the last segment starting with < k primes below
+    flags, cumulative = _segment(j)
+    wanted = k - _PI_AT_SEGMENT[j] - (1 if j == 0 else 0)  # 2 is not among the odd flags
+    block = bisect_left(cumulative, wanted) - 1
+    index = block * _BLOCK - 1
+    for _ in range(wanted - cumulative[block]):
+        index = flags.find(1, index + 1)
+    return j * _SEGMENT + 2 * index + 1
 
 
 def nth_prime(k: int, *, ceiling_index: int = 1_000_000) -> int:
@@ -132,7 +302,11 @@ def nth_prime(k: int, *, ceiling_index: int = 1_000_000) -> int:
     """
     if k < 1:
         raise ValueError("k must be positive")
-    return _TABLE.nth(k, nth_prime_upper_bound(ceiling_index))
+    if k <= len(_FIRST_PRIMES):
+        return _FIRST_PRIMES[k - 1]
+    if k <= _PI_AT_SEGMENT[-1]:
+        return _nth_by_segment(k)
+    return _TABLE.nth(k, nth_prime_upper_bound(ceiling_index))  # beyond the checkpoints
 
 
 # --- primality and factoring -----------------------------------------------------------
@@ -258,6 +432,14 @@ def iroot(n: int, k: int) -> int:
         return isqrt(n)
     if k >= n.bit_length():
         return 1
+    estimate = log2(n) / k
+    if estimate < 48:  # the root fits a float well: round, then correct by a step or two
+        r = int(2.0**estimate)
+        while r**k > n:
+            r -= 1
+        while (r + 1) ** k <= n:
+            r += 1
+        return r
     r = 1 << ((n.bit_length() + k - 1) // k)  # an overestimate
     while True:
         s = ((k - 1) * r + n // r ** (k - 1)) // k

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import ExpressionError
 
@@ -236,8 +237,7 @@ _NAMES = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class _Token:
+class _Token(NamedTuple):
     kind: str  # "num", "name" (value: canonical name), "op" (value: the operator), "end"
     value: str
     pos: int

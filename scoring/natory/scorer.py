@@ -276,45 +276,54 @@ def _diversity_kind(kind: str) -> str:
     return "-" if kind == "neg" else kind
 
 
-def _kinds(tree: Node) -> set[str]:
+@dataclass(frozen=True, slots=True)
+class _Stats:
+    """What the fields need from one tree, gathered in one walk."""
+
+    digits: Counter[str]  # the digits written (synthetic numerals excluded)
+    kinds: frozenset[str]  # operator kinds, unary minus counted as "-"
+    tokens: int  # T: numerals + operators (parentheses are not in the tree)
+    elegance: int
+
+
+def _stats(tree: Node, rules: Rules) -> _Stats:
+    """One walk of the tree. Elegance: advanced operators in reading order; each kind
+    pays for its first ``max_uses`` occurrences, and never for one with more than
+    ``max_same_ancestors`` of its kind around it (``sopfr(sopfr(sopfr(x)))``: the
+    innermost pays nothing)."""
+    written: list[str] = []
     kinds: set[str] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Op):
-            kinds.add(_diversity_kind(node.kind))
-            stack.extend(node.args)
-    return kinds
-
-
-def _elegance(tree: Node, rules: Rules) -> int:
-    """Advanced operators in reading order: each kind pays for its first ``max_uses``
-    occurrences, and never for one with more than ``max_same_ancestors`` of its kind
-    around it (``sopfr(sopfr(sopfr(x)))``: the innermost pays nothing)."""
     occurrences: list[tuple[int, str, int]] = []  # (position, kind, same-kind ancestors)
     around: Counter[str] = Counter()
+    tokens = 0
 
     def walk(node: Node) -> None:
+        nonlocal tokens
+        tokens += 1
         if isinstance(node, Num):
+            if not node.synthetic:
+                written.append(node.text)
             return
-        elegant = node.kind in rules.elegance
+        kind = node.kind
+        kinds.add(_diversity_kind(kind))
+        elegant = kind in rules.elegance
         if elegant:
-            occurrences.append((node.pos, node.kind, around[node.kind]))
-            around[node.kind] += 1
+            occurrences.append((node.pos, kind, around[kind]))
+            around[kind] += 1
         for arg in node.args:
             walk(arg)
         if elegant:
-            around[node.kind] -= 1
+            around[kind] -= 1
 
     walk(tree)
     occurrences.sort()
     uses: Counter[str] = Counter()
-    total = 0
+    elegance = 0
     for _, kind, ancestors in occurrences:
         uses[kind] += 1
         if uses[kind] <= rules.elegance_max_uses and ancestors <= rules.elegance_max_same_ancestors:
-            total += rules.elegance[kind]
-    return total
+            elegance += rules.elegance[kind]
+    return _Stats(Counter("".join(written)), frozenset(kinds), tokens, elegance)
 
 
 def _special(tree: Node, target: int, rules: Rules) -> tuple[int, tuple[str, ...]]:
@@ -345,33 +354,16 @@ class _Bonuses:
         return self.elegance + self.diversity + self.all_digits + self.exact_usage + self.special
 
 
-def _bonuses(tree: Node, challenge: Challenge, rules: Rules) -> _Bonuses:
-    written = Counter(d for numeral in _numerals(tree) for d in numeral.text)
+def _bonuses(tree: Node, stats: _Stats, challenge: Challenge, rules: Rules) -> _Bonuses:
     special, key = _special(tree, challenge.target, rules)
     return _Bonuses(
-        elegance=_elegance(tree, rules),
-        diversity=rules.diversity_per_kind * len(_kinds(tree)),
-        all_digits=rules.all_digits_bonus if challenge.allowed_digits <= set(written) else 0,
-        exact_usage=rules.exact_usage_bonus if written == Counter(challenge.digits) else 0,
+        elegance=stats.elegance,
+        diversity=rules.diversity_per_kind * len(stats.kinds),
+        all_digits=rules.all_digits_bonus if challenge.allowed_digits <= stats.digits.keys() else 0,
+        exact_usage=rules.exact_usage_bonus if stats.digits == Counter(challenge.digits) else 0,
         special=special,
         special_key=key,
     )
-
-
-def _count_tokens(tree: Node) -> int:
-    """T: numerals + operators (parentheses are not in the tree)."""
-    count, stack = 0, [tree]
-    while stack:
-        node = stack.pop()
-        count += 1
-        if isinstance(node, Op):
-            stack.extend(node.args)
-    return count
-
-
-def _extra_digits(tree: Node, challenge: Challenge) -> int:
-    written = Counter(d for numeral in _numerals(tree) for d in numeral.text)
-    return sum((written - Counter(challenge.digits)).values())
 
 
 def _repetition_penalty(extra: int, rules: Rules) -> int:
@@ -615,10 +607,13 @@ def _valid(
     tree = found.tree
     simplified_tree, removed = simplify(tree, evaluation)
     simplified = to_text(simplified_tree)
-    raw = _bonuses(tree, challenge, rules)
-    plain = _bonuses(simplified_tree, challenge, rules)
-    extra = _extra_digits(tree, challenge)
-    tokens = _count_tokens(tree)
+    stats = _stats(tree, rules)
+    raw = _bonuses(tree, stats, challenge, rules)
+    plain = raw
+    if simplified_tree is not tree:
+        plain = _bonuses(simplified_tree, _stats(simplified_tree, rules), challenge, rules)
+    extra = sum((stats.digits - Counter(challenge.digits)).values())
+    tokens = stats.tokens
     over = tokens - rules.complexity_free_tokens
     unique = 0
     if previous is not None and simplified not in set(previous):
