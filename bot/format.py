@@ -8,9 +8,10 @@ markup, so they read the same in both.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from scoring import Benchmark, Result
+from storage import Board, Submission
 
 from .i18n import field_label, t
 
@@ -24,7 +25,7 @@ def _shorten(text: str, limit: int = SHOWN_LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def numbers_list(numbers: Sequence[int], limit: int = 30) -> str:
+def numbers_list(numbers: Sequence[object], limit: int = 30) -> str:
     shown = ", ".join(str(n) for n in numbers[:limit])
     return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
 
@@ -65,7 +66,8 @@ def render_result(
             text = esc(_shorten(invalid.text)) if max_invalid is not None else esc(invalid.text)
             out.append("  " + t(lang, "invalid_line", line=invalid.line, text=text))
         if count > len(lines):
-            out.append("  " + t(lang, "more_invalid", count=count - len(lines)))
+            more = "more_invalid" if html_mode else "more_invalid_plain"
+            out.append("  " + t(lang, more, count=count - len(lines)))
     else:
         out.append(t(lang, "no_invalid"))
     duplicates = getattr(result, "duplicates", ())
@@ -82,3 +84,155 @@ def render_result(
         out.append("")
         out.append(esc(benchmark.credit))
     return "\n".join(out)
+
+
+# --- the bot's replies (Telegram HTML) ------------------------------------------------
+
+#: Invalid lines shown in a score reply; the rest are behind the Details button.
+SHOWN_INVALID = 10
+
+
+def render_score_reply(
+    result: Result,
+    benchmark: Benchmark,
+    *,
+    lang: str,
+    submission_id: int,
+    mode_label: str | None,
+    model: str | None,
+    left_today: tuple[int, int] | None,
+    published: bool = False,
+) -> str:
+    """The reply to a submission, always under Telegram's limit."""
+    extra = [""]
+    extra.append(t(lang, "submission_id", id=submission_id))
+    if published:
+        extra.append(t(lang, "published_mark"))
+    if left_today is not None:
+        extra.append(t(lang, "left_today", left=left_today[0], limit=left_today[1]))
+    shown = SHOWN_INVALID
+    while True:
+        text = render_result(
+            result,
+            benchmark,
+            lang=lang,
+            html_mode=True,
+            mode_label=mode_label or t(lang, "not_set"),
+            model=model or t(lang, "not_set"),
+            max_invalid=shown,
+            extra_lines=extra,
+        )
+        if len(text) <= MESSAGE_LIMIT or shown == 0:
+            return text[:MESSAGE_LIMIT]
+        shown //= 2
+
+
+def render_invalid_lines(result: Result, lang: str, submission_id: int) -> str:
+    """Every kept invalid line, as plain text (sent as a message or a file)."""
+    lines = [t(lang, "details_title", id=submission_id)]
+    lines += [t(lang, "invalid_line", line=il.line, text=il.text) for il in result.invalid_lines]
+    if result.invalid_line_count > len(result.invalid_lines):
+        more = result.invalid_line_count - len(result.invalid_lines)
+        lines.append(t(lang, "more_invalid_plain", count=more))
+    return "\n".join(lines)
+
+
+def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """Cut plain text into pieces under the limit, at line breaks where possible."""
+    pieces: list[str] = []
+    while len(text) > limit:
+        cut = text.rfind("\n", 0, limit)
+        if cut <= 0:
+            cut = limit
+        pieces.append(text[:cut])
+        text = text[cut:].lstrip("\n")
+    if text:
+        pieces.append(text)
+    return pieces
+
+
+def _figure(value: float) -> str:
+    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+def render_board(
+    board: Board,
+    benchmark: Benchmark,
+    *,
+    lang: str,
+    scope: str,
+    mode_label: str | None,
+    days: int | None,
+    page: int,
+    page_size: int,
+    mode_labels: Mapping[str, str],
+) -> str:
+    out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
+    window = t(lang, "window_days", days=days) if days else t(lang, "window_all")
+    out.append(t(lang, "board_filters", mode=mode_label or t(lang, "btn_all_modes"), window=window))
+    out.append("")
+    if not board.rows:
+        out.append(t(lang, "board_empty"))
+    for row in board.rows:
+        out.append(
+            t(
+                lang,
+                "board_row",
+                rank=row.rank,
+                model=html.escape(row.model),
+                mode=mode_labels.get(row.mode, row.mode),
+                best=_figure(row.best),
+                runs=row.runs,
+                mean=_figure(round(row.mean, 2)),
+                verified=" ✅" if row.verified else "",
+            )
+        )
+    pages = max(1, -(-board.total // page_size))
+    if pages > 1:
+        out.append(t(lang, "board_page", page=page + 1, pages=pages))
+    if board.references:
+        out.append("")
+        out.append(t(lang, "board_references"))
+        for ref in board.references:
+            out.append(
+                t(
+                    lang,
+                    "board_reference_row",
+                    model=html.escape(ref.model),
+                    mode=mode_labels.get(ref.mode, ref.mode),
+                    best=_figure(ref.best),
+                )
+            )
+    if board.key_version is not None:
+        out.append("")
+        out.append(t(lang, "board_key", version=board.key_version))
+    if benchmark.credit:
+        out.append(html.escape(benchmark.credit))
+    return "\n".join(out)[:MESSAGE_LIMIT]
+
+
+def render_history(
+    submissions: Sequence[Submission],
+    *,
+    lang: str,
+    titles: Mapping[str, str],
+    mode_labels: Mapping[str, str],
+) -> str:
+    if not submissions:
+        return t(lang, "me_empty")
+    out = [t(lang, "me_title")]
+    for sub in submissions:
+        out.append(
+            t(
+                lang,
+                "me_row",
+                id=sub.id,
+                benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
+                model=html.escape(sub.model or "—"),
+                mode=mode_labels.get(sub.mode or "", "—"),
+                score=_figure(sub.score),
+                state=t(lang, f"state_{sub.visibility.value}"),
+                date=sub.created_at.strftime("%Y-%m-%d"),
+            )
+        )
+    return "\n".join(out)[:MESSAGE_LIMIT]

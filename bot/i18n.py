@@ -88,15 +88,13 @@ def field_label(lang: str, key: str) -> str:
 
 
 MESSAGES: dict[str, dict[str, str]] = {
-    "invalid_lines": {
-        "en": "Invalid lines ({count}):",
-        "fa": "خط‌های نامعتبر ({count}):",
-    },
+    "invalid_lines": {"en": "Invalid lines ({count}):", "fa": "خط‌های نامعتبر ({count}):"},
     "invalid_line": {"en": "line {line}: {text}", "fa": "خط {line}: {text}"},
     "more_invalid": {
-        "en": "… and {count} more",
-        "fa": "… و {count} خط دیگر",
+        "en": "… and {count} more (press Details)",
+        "fa": "… و {count} خط دیگر (دکمه‌ی جزئیات)",
     },
+    "more_invalid_plain": {"en": "… and {count} more", "fa": "… و {count} خط دیگر"},
     "no_invalid": {"en": "Every line was read.", "fa": "همه‌ی خط‌ها خوانده شد."},
     "duplicates": {
         "en": "Answered more than once (the last answer stands): {items}",
@@ -112,6 +110,201 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "mode": {"en": "Mode", "fa": "حالت"},
     "model": {"en": "Model", "fa": "مدل"},
+    "not_set": {"en": "not set", "fa": "تعیین نشده"},
+    "left_today": {
+        "en": "{left} of {limit} publications left today.",
+        "fa": "{left} از {limit} انتشار امروز باقی مانده است.",
+    },
+    "submission_id": {"en": "Submission #{id}", "fa": "ارسال #{id}"},
+    "published_mark": {"en": "Published on the leaderboard.", "fa": "در جدول امتیازات منتشر شد."},
+    # buttons
+    "btn_publish": {"en": "📢 Publish to leaderboard", "fa": "📢 انتشار در جدول"},
+    "btn_details": {"en": "🔎 Details", "fa": "🔎 جزئیات"},
+    "btn_share": {"en": "↗️ Share", "fa": "↗️ اشتراک"},
+    "btn_model": {"en": "✏️ Set model", "fa": "✏️ تعیین مدل"},
+    "btn_global": {"en": "🌍 Global board", "fa": "🌍 جدول سراسری"},
+    "btn_prev": {"en": "◀️ Prev", "fa": "◀️ قبلی"},
+    "btn_next": {"en": "Next ▶️", "fa": "بعدی ▶️"},
+    "btn_all_modes": {"en": "all modes", "fa": "همه‌ی حالت‌ها"},
+    "btn_withdraw": {"en": "↩️ Withdraw #{id}", "fa": "↩️ پس‌گرفتن #{id}"},
+    "window_all": {"en": "all time", "fa": "همه‌ی زمان‌ها"},
+    "window_days": {"en": "{days} days", "fa": "{days} روز"},
+    # answers
+    "ask_model": {
+        "en": "Reply with the model's name for submission #{id} (for example: gpt-6 luna).",
+        "fa": "نام مدل را برای ارسال #{id} در پاسخ بنویسید (مثلاً gpt-6 luna).",
+    },
+    "model_set": {"en": "Model set: {model}", "fa": "مدل ثبت شد: {model}"},
+    "mode_set": {"en": "Mode set: {mode}", "fa": "حالت ثبت شد: {mode}"},
+    "published": {
+        "en": "Published #{id} to the leaderboard. {left} of {limit} publications left today.",
+        "fa": "ارسال #{id} در جدول منتشر شد. {left} از {limit} انتشار امروز باقی مانده است.",
+    },
+    "already_published": {"en": "#{id} is already published.", "fa": "#{id} قبلاً منتشر شده است."},
+    "need_mode_model": {
+        "en": "Set the mode and the model first: a score without them is not comparable.",
+        "fa": "اول حالت و مدل را تعیین کنید؛ امتیاز بدون آن‌ها قابل مقایسه نیست.",
+    },
+    "limit_reached": {
+        "en": "Daily limit reached: 0 of {limit} publications left today. It resets at {reset} UTC.",
+        "fa": "به سقف روزانه رسیدید: ۰ از {limit} انتشار باقی مانده. ساعت {reset} (UTC) صفر می‌شود.",
+    },
+    "not_yours": {
+        "en": "Only the person who sent this submission can do that.",
+        "fa": "فقط فرستنده‌ی این ارسال می‌تواند این کار را بکند.",
+    },
+    "withdrawn": {"en": "Withdrew #{id} from the leaderboards.", "fa": "ارسال #{id} پس گرفته شد."},
+    "not_found": {"en": "Submission #{id} was not found.", "fa": "ارسال #{id} پیدا نشد."},
+    "gone": {"en": "That is no longer available.", "fa": "این مورد دیگر در دسترس نیست."},
+    # errors
+    "too_big": {
+        "en": "This file is {size} MB; the limit is {limit} MB. Send a smaller file.",
+        "fa": "این فایل {size} مگابایت است؛ سقف {limit} مگابایت است. فایل کوچک‌تری بفرستید.",
+    },
+    "bad_extension": {
+        "en": "I read text files only: {extensions}, or no extension.",
+        "fa": "فقط فایل متنی می‌خوانم: {extensions} یا بدون پسوند.",
+    },
+    "bad_encoding": {
+        "en": "I could not read this: {reason}.",
+        "fa": "نتوانستم این را بخوانم: {reason}.",
+    },
+    "empty": {
+        "en": "There is nothing to score: send the model's output as text or as a file.",
+        "fa": "چیزی برای امتیازدهی نیست: خروجی مدل را به صورت متن یا فایل بفرستید.",
+    },
+    "bad_tag": {"en": "{reason}", "fa": "{reason}"},
+    "no_key": {
+        "en": "The {benchmark} answer key is not loaded yet, so I cannot score. Please try later.",
+        "fa": "کلید پاسخ {benchmark} هنوز بارگذاری نشده است؛ لطفاً بعداً امتحان کنید.",
+    },
+    "too_slow": {
+        "en": "This input is too heavy to score in time; nothing was saved.",
+        "fa": "امتیازدهی این ورودی بیش از حد طول کشید؛ چیزی ذخیره نشد.",
+    },
+    "bad_target": {
+        "en": "target must be a positive whole number, not {target}.",
+        "fa": "هدف باید عدد صحیح مثبت باشد، نه {target}.",
+    },
+    "bad_mode": {"en": "{reason}", "fa": "{reason}"},
+    "bad_benchmark": {"en": "{reason}", "fa": "{reason}"},
+    "internal_error": {
+        "en": "Something went wrong on our side and it was logged. Your message is safe; "
+        "please try again in a moment.",
+        "fa": "خطایی در سمت ما رخ داد و ثبت شد. پیام شما محفوظ است؛ لطفاً کمی بعد دوباره امتحان کنید.",
+    },
+    "store_busy": {
+        "en": "The database is busy right now; nothing was saved. Please send it again.",
+        "fa": "پایگاه داده الان مشغول است؛ چیزی ذخیره نشد. لطفاً دوباره بفرستید.",
+    },
+    "score_usage": {
+        "en": "Send /score with the model's output after it, or reply /score to a message or file.",
+        "fa": "بعد از /score خروجی مدل را بنویسید، یا /score را در پاسخ به یک پیام یا فایل بفرستید.",
+    },
+    # commands
+    "welcome": {
+        "en": "Hi! I score LLM benchmark outputs.\n\nPaste a model's raw output or send it as a "
+        "file, with a mode tag (#default, #think, #tools, #think_tools) and a line "
+        "'model: NAME'. You get the score breakdown and every line I could not read, and "
+        "you can publish it to the leaderboards.\n\n/help lists everything.",
+        "fa": "سلام! من خروجی مدل‌های زبانی را در بنچمارک‌ها امتیاز می‌دهم.\n\nخروجی خام مدل را "
+        "بچسبانید یا فایلش را بفرستید، با برچسب حالت (#default، #think، #tools، #think_tools) و "
+        "یک خط «مدل: نام». جزئیات امتیاز و هر خطی که نخواندم را می‌گیرید و می‌توانید آن را در "
+        "جدول امتیازات منتشر کنید.\n\n/help همه‌چیز را می‌گوید.",
+    },
+    "help": {
+        "en": "<b>Scoring</b>\nPaste the output or send a file (.txt .md .csv .json .jsonl). "
+        "In groups use /score (with the text, or as a reply).\nTags: #default #think #tools "
+        "#think_tools, a line <code>model: NAME</code>, and #primebench #zerobench #natory "
+        "to pick the benchmark (PrimeBench by default).\n\n<b>Commands</b>\n"
+        "/score – score (groups: reply or text after it)\n/leaderboard [benchmark] [mode] – "
+        "the board\n/me – your submissions and bests\n/prompt – the official PrimeBench "
+        "prompt\n/questions – PrimeBench's Q.json\n/benchmarks – what I score\n/lang en|fa – "
+        "language",
+        "fa": "<b>امتیازدهی</b>\nخروجی را بچسبانید یا فایل بفرستید (.txt .md .csv .json .jsonl). "
+        "در گروه‌ها از /score استفاده کنید (با متن یا در پاسخ).\nبرچسب‌ها: #default #think "
+        "#tools #think_tools، خط <code>مدل: نام</code>، و #primebench #zerobench #natory برای "
+        "انتخاب بنچمارک (پیش‌فرض PrimeBench).\n\n<b>دستورها</b>\n/score – امتیازدهی\n"
+        "/leaderboard – جدول امتیازات\n/me – ارسال‌ها و بهترین‌های شما\n/prompt – پرامپت رسمی "
+        "PrimeBench\n/questions – فایل Q.json\n/benchmarks – بنچمارک‌ها\n/lang en|fa – زبان",
+    },
+    "prompt_intro": {
+        "en": "The official PrimeBench prompt (send it verbatim):",
+        "fa": "پرامپت رسمی PrimeBench (بدون تغییر بفرستید):",
+    },
+    "no_questions": {
+        "en": "PrimeBench's questions are not loaded yet.",
+        "fa": "سؤال‌های PrimeBench هنوز بارگذاری نشده‌اند.",
+    },
+    "questions_caption": {
+        "en": "PrimeBench questions (Q.json) by JibayAI (jibay.ir), CC BY-ND 4.0.",
+        "fa": "سؤال‌های PrimeBench (Q.json) از JibayAI (jibay.ir)، CC BY-ND 4.0.",
+    },
+    "benchmarks": {
+        "en": "<b>Benchmarks</b>\n{lines}",
+        "fa": "<b>بنچمارک‌ها</b>\n{lines}",
+    },
+    "key_loaded": {
+        "en": "key loaded (version {version})",
+        "fa": "کلید بارگذاری شده (نسخه {version})",
+    },
+    "key_missing": {"en": "key not loaded", "fa": "کلید بارگذاری نشده"},
+    "lang_set": {"en": "Language set to English.", "fa": "زبان روی فارسی تنظیم شد."},
+    "lang_usage": {
+        "en": "Use /lang en or /lang fa.",
+        "fa": "از /lang en یا /lang fa استفاده کنید.",
+    },
+    "board_title": {
+        "en": "<b>{benchmark} leaderboard</b> — {scope}",
+        "fa": "<b>جدول امتیازات {benchmark}</b> — {scope}",
+    },
+    "scope_global": {"en": "global", "fa": "سراسری"},
+    "scope_chat": {"en": "this group", "fa": "این گروه"},
+    "scope_user": {"en": "your results", "fa": "نتایج شما"},
+    "board_filters": {
+        "en": "mode: {mode} · window: {window}",
+        "fa": "حالت: {mode} · بازه: {window}",
+    },
+    "board_empty": {
+        "en": "No published results yet. Score an output and press Publish.",
+        "fa": "هنوز نتیجه‌ای منتشر نشده است. یک خروجی را امتیاز دهید و «انتشار» را بزنید.",
+    },
+    "board_row": {
+        "en": "{rank}. {model} · {mode} · {best} ({runs} runs, mean {mean}){verified}",
+        "fa": "{rank}. {model} · {mode} · {best} ({runs} اجرا، میانگین {mean}){verified}",
+    },
+    "board_references": {
+        "en": "Reported by the benchmark's authors (not scored here):",
+        "fa": "گزارش‌شده توسط سازندگان بنچمارک (این‌جا امتیازدهی نشده):",
+    },
+    "board_reference_row": {
+        "en": "• {model} · {mode} · {best} (reported)",
+        "fa": "• {model} · {mode} · {best} (گزارش‌شده)",
+    },
+    "board_page": {"en": "page {page} of {pages}", "fa": "صفحه‌ی {page} از {pages}"},
+    "board_key": {
+        "en": "Scored against key version {version}.",
+        "fa": "امتیازدهی با نسخه‌ی {version} کلید.",
+    },
+    "me_title": {"en": "<b>Your submissions</b>", "fa": "<b>ارسال‌های شما</b>"},
+    "me_empty": {
+        "en": "You have no submissions yet: paste a model's output to score it.",
+        "fa": "هنوز ارسالی ندارید: خروجی یک مدل را بچسبانید.",
+    },
+    "me_row": {
+        "en": "#{id} · {benchmark} · {model} · {mode} · {score} · {state} · {date}",
+        "fa": "#{id} · {benchmark} · {model} · {mode} · {score} · {state} · {date}",
+    },
+    "me_bests": {"en": "<b>Your bests</b>", "fa": "<b>بهترین‌های شما</b>"},
+    "state_private": {"en": "private", "fa": "خصوصی"},
+    "state_published": {"en": "published", "fa": "منتشرشده"},
+    "state_hidden": {"en": "hidden by an admin", "fa": "پنهان‌شده توسط مدیر"},
+    "state_withdrawn": {"en": "withdrawn", "fa": "پس‌گرفته"},
+    "details_title": {"en": "All invalid lines of #{id}:", "fa": "همه‌ی خط‌های نامعتبر #{id}:"},
+    "details_file": {
+        "en": "All {count} invalid lines of #{id} are in the file.",
+        "fa": "همه‌ی {count} خط نامعتبر #{id} در فایل است.",
+    },
 }
 
 

@@ -41,6 +41,10 @@ class Settings(BaseSettings):
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = Field(default=8443, ge=1, le=65535)
     daily_limit: int = Field(default=20, ge=0)
+    #: Telegram's flood limits (messages per second overall, per minute per group);
+    #: 0 disables a limit (for a local Bot API server).
+    rate_overall: float = Field(default=30, ge=0)
+    rate_group: float = Field(default=20, ge=0)
     log_level: str = "INFO"
     backup_dir: Path | None = None
     backup_keep: int = Field(default=7, ge=1)

@@ -1,0 +1,184 @@
+"""The Application: one builder that registers every handler in a deliberate order.
+
+Long-lived resources (the store, loaded keys, the scoring worker) are opened in
+``post_init`` and closed in ``post_shutdown``.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from storage import Store
+
+from . import handlers as h
+from . import service
+from .context import SERVICES, BotApp, BotContext, Services
+from .settings import Settings
+
+log = logging.getLogger("benchboard")
+
+COMMANDS = {
+    "en": [
+        ("score", "score a model's output"),
+        ("leaderboard", "the leaderboard"),
+        ("me", "your submissions and bests"),
+        ("prompt", "the official PrimeBench prompt"),
+        ("questions", "PrimeBench's questions (Q.json)"),
+        ("benchmarks", "the benchmarks I score"),
+        ("lang", "language: en or fa"),
+        ("help", "how to use the bot"),
+    ],
+    "fa": [
+        ("score", "امتیازدهی خروجی یک مدل"),
+        ("leaderboard", "جدول امتیازات"),
+        ("me", "ارسال‌ها و بهترین‌های شما"),
+        ("prompt", "پرامپت رسمی PrimeBench"),
+        ("questions", "سؤال‌های PrimeBench"),
+        ("benchmarks", "بنچمارک‌ها"),
+        ("lang", "زبان: en یا fa"),
+        ("help", "راهنما"),
+    ],
+}
+
+
+async def post_init(app: BotApp) -> None:
+    settings: Settings = app.bot_data["settings"]
+    store = await Store.open(settings.db_path)
+    context = multiprocessing.get_context("spawn")
+    services = Services(
+        settings=settings,
+        store=store,
+        pool=ProcessPoolExecutor(max_workers=1, mp_context=context),
+        bot_username=app.bot.username or "",
+    )
+    app.bot_data[SERVICES] = services
+    await service.load_keys(services)
+    if "primebench" not in services.keys:
+        services.spawn(service.fetch_missing_primebench(services))
+    for lang, commands in COMMANDS.items():
+        await app.bot.set_my_commands(
+            [BotCommand(name, text) for name, text in commands],
+            scope=BotCommandScopeDefault(),
+            language_code=None if lang == "en" else lang,
+        )
+    log.info(
+        "benchboard started as @%s; keys loaded: %s",
+        services.bot_username,
+        ", ".join(sorted(services.keys)) or "none",
+    )
+
+
+async def post_shutdown(app: BotApp) -> None:
+    services = app.bot_data.get(SERVICES)
+    if not isinstance(services, Services):
+        return
+    for task in list(services.background):
+        task.cancel()
+    if services.pool is not None:
+        services.pool.shutdown(wait=False, cancel_futures=True)
+    await services.store.close()
+    log.info("benchboard stopped; database closed")
+
+
+def build_application(settings: Settings) -> BotApp:
+    token = settings.require_token()
+    app: BotApp = (
+        ApplicationBuilder()
+        .token(token)
+        .base_url(settings.api_base_url)
+        .base_file_url(settings.api_file_url)
+        .context_types(ContextTypes(context=BotContext))
+        .rate_limiter(
+            AIORateLimiter(
+                overall_max_rate=settings.rate_overall,
+                group_max_rate=settings.rate_group,
+                max_retries=3,
+            )
+        )
+        .concurrent_updates(True)
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+        .build()
+    )
+    app.bot_data["settings"] = settings
+    register(app)
+    return app
+
+
+def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    private = filters.ChatType.PRIVATE
+    groups = filters.ChatType.GROUPS
+    # -1: every update first records who and where (users and chats, updated on sight).
+    app.add_handler(TypeHandler(Update, h.track), group=-1)
+    # 0: commands, before anything that reads plain text.
+    app.add_handler(CommandHandler("start", h.on_start))
+    app.add_handler(CommandHandler("help", h.on_help))
+    app.add_handler(CommandHandler("score", h.on_score_command))
+    app.add_handler(CommandHandler(["leaderboard", "board", "top"], h.on_leaderboard))
+    app.add_handler(CommandHandler("me", h.on_me))
+    app.add_handler(CommandHandler("prompt", h.on_prompt))
+    app.add_handler(CommandHandler("questions", h.on_questions))
+    app.add_handler(CommandHandler("benchmarks", h.on_benchmarks))
+    app.add_handler(CommandHandler("lang", h.on_lang))
+    # A document whose caption starts with /score (any chat).
+    app.add_handler(
+        MessageHandler(
+            filters.Document.ALL & filters.CaptionRegex(r"^/score(@\w+)?(\s|$)"), h.on_score_command
+        )
+    )
+    # Buttons.
+    app.add_handler(CallbackQueryHandler(h.on_board_button, pattern=r"^lb:"))
+    app.add_handler(CallbackQueryHandler(h.on_submission_button))
+    # Private chats: any text or document is a submission (or the awaited model name).
+    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
+    app.add_handler(MessageHandler(private & filters.Document.ALL, h.on_private_document))
+    # Groups: replies to the bot's "send the model name" prompt.
+    app.add_handler(
+        MessageHandler(
+            groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
+        )
+    )
+    app.add_error_handler(h.on_error)
+
+
+def configure_logging(settings: Settings) -> None:
+    logging.basicConfig(
+        level=settings.log_level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    # httpx logs every request URL, and those URLs contain the token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+
+
+def run(settings: Settings) -> None:
+    configure_logging(settings)
+    app = build_application(settings)
+    if settings.webhook_url:
+        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
+        app.run_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            url_path="telegram",
+            webhook_url=settings.webhook_url,
+            secret_token=secret,
+            allowed_updates=Update.ALL_TYPES,
+        )
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES)

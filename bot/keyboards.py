@@ -1,0 +1,161 @@
+"""Inline keyboards and their callback data. Pure: builds markup, parses data.
+
+Callback data (at most 64 bytes):
+    mode:<submission>:<mode>   choose the mode
+    model:<submission>         ask for the model name
+    pub:<submission>           publish to the leaderboards
+    det:<submission>           every invalid line
+    wd:<submission>            withdraw
+    lb:<benchmark>:<scope>:<mode or ->:<days>:<page>   a leaderboard page (scope g|c|u)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from urllib.parse import quote
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from scoring import Mode
+
+from .i18n import t
+
+WINDOWS = (0, 7, 30)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardQuery:
+    benchmark: str
+    scope: str  # g (global), c (this chat), u (the user's own)
+    mode: str | None
+    days: int
+    page: int
+
+    def data(self, **changes: object) -> str:
+        """Callback data for this query, with some fields changed."""
+        q = replace(self, **changes)  # type: ignore[arg-type]
+        return f"lb:{q.benchmark}:{q.scope}:{q.mode or '-'}:{q.days}:{q.page}"
+
+
+def parse_board(data: str) -> BoardQuery | None:
+    parts = data.split(":")
+    if len(parts) != 6 or parts[0] != "lb" or parts[2] not in {"g", "c", "u"}:
+        return None
+    try:
+        mode = None if parts[3] == "-" else Mode(parts[3]).value
+        return BoardQuery(parts[1], parts[2], mode, int(parts[4]), max(0, int(parts[5])))
+    except ValueError:
+        return None
+
+
+def parse_action(data: str) -> tuple[str, int, str] | None:
+    """``(action, submission id, argument)`` for submission buttons, else None."""
+    parts = data.split(":")
+    if len(parts) < 2 or parts[0] not in {"mode", "model", "pub", "det", "wd"}:
+        return None
+    try:
+        return parts[0], int(parts[1]), ":".join(parts[2:])
+    except ValueError:
+        return None
+
+
+def score_keyboard(
+    lang: str,
+    submission_id: int,
+    *,
+    has_mode: bool,
+    has_model: bool,
+    published: bool,
+    has_details: bool,
+    bot_username: str,
+) -> InlineKeyboardMarkup:
+    rows: list[list[InlineKeyboardButton]] = []
+    if not has_mode:
+        rows.append(
+            [
+                InlineKeyboardButton(m.label, callback_data=f"mode:{submission_id}:{m.value}")
+                for m in Mode
+            ]
+        )
+    if not has_model:
+        rows.append(
+            [InlineKeyboardButton(t(lang, "btn_model"), callback_data=f"model:{submission_id}")]
+        )
+    last: list[InlineKeyboardButton] = []
+    if has_mode and has_model and not published:
+        last.append(
+            InlineKeyboardButton(t(lang, "btn_publish"), callback_data=f"pub:{submission_id}")
+        )
+    if has_details:
+        last.append(
+            InlineKeyboardButton(t(lang, "btn_details"), callback_data=f"det:{submission_id}")
+        )
+    if bot_username:
+        link = f"https://t.me/{bot_username}?start=s{submission_id}"
+        last.append(
+            InlineKeyboardButton(
+                t(lang, "btn_share"), url=f"https://t.me/share/url?url={quote(link, safe='')}"
+            )
+        )
+    if last:
+        rows.append(last)
+    return InlineKeyboardMarkup(rows)
+
+
+def board_keyboard(
+    lang: str, query: BoardQuery, pages: int, *, in_group: bool
+) -> InlineKeyboardMarkup:
+    rows: list[list[InlineKeyboardButton]] = []
+    nav = []
+    if query.page > 0:
+        nav.append(
+            InlineKeyboardButton(t(lang, "btn_prev"), callback_data=query.data(page=query.page - 1))
+        )
+    if query.page + 1 < pages:
+        nav.append(
+            InlineKeyboardButton(t(lang, "btn_next"), callback_data=query.data(page=query.page + 1))
+        )
+    if nav:
+        rows.append(nav)
+    modes = [
+        InlineKeyboardButton(
+            ("• " if query.mode is None else "") + t(lang, "btn_all_modes"),
+            callback_data=query.data(mode=None, page=0),
+        )
+    ]
+    modes += [
+        InlineKeyboardButton(
+            ("• " if query.mode == m.value else "") + m.label,
+            callback_data=query.data(mode=m.value, page=0),
+        )
+        for m in Mode
+    ]
+    rows.append(modes[:3])
+    rows.append(modes[3:])
+    windows = []
+    for days in WINDOWS:
+        label = t(lang, "window_days", days=days) if days else t(lang, "window_all")
+        mark = "• " if query.days == days else ""
+        windows.append(
+            InlineKeyboardButton(mark + label, callback_data=query.data(days=days, page=0))
+        )
+    rows.append(windows)
+    if in_group and query.scope == "c":
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t(lang, "btn_global"), callback_data=query.data(scope="g", page=0)
+                )
+            ]
+        )
+    return InlineKeyboardMarkup(rows)
+
+
+def withdraw_keyboard(lang: str, submission_ids: list[int]) -> InlineKeyboardMarkup | None:
+    if not submission_ids:
+        return None
+    buttons = [
+        InlineKeyboardButton(t(lang, "btn_withdraw", id=sid), callback_data=f"wd:{sid}")
+        for sid in submission_ids
+    ]
+    return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])

@@ -1,0 +1,133 @@
+"""Reading the metadata a person writes around a submission. Pure functions.
+
+Tag lines at the start or the end of the text — hashtags (``#think``, ``#primebench``),
+``model: NAME`` (also ``مدل: NAME``), and for Natory ``target:``, ``cost:``,
+``latency:`` — are metadata: they are blanked out of the scored text (so line numbers
+stay those the user sees) and never reported as invalid lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
+
+_HASHTAG = re.compile(r"#[^\s#]+")
+_TAG_ONLY_LINE = re.compile(r"\s*(?:#[^\s#]+\s*)+")
+_FIELD_LINE = re.compile(
+    r"\s*(model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark)\s*[:：]\s*(.*?)\s*",
+    re.IGNORECASE,
+)
+_FIELD_NAMES = {
+    "model": "model",
+    "مدل": "model",
+    "target": "target",
+    "هدف": "target",
+    "cost": "cost",
+    "هزینه": "cost",
+    "latency": "latency",
+    "تاخیر": "latency",
+    "تأخیر": "latency",
+    "mode": "mode",
+    "حالت": "mode",
+    "benchmark": "benchmark",
+}
+MAX_MODEL_NAME = 100
+
+
+class TagError(ValueError):
+    """A tag that names nothing known (the message lists what is valid)."""
+
+
+@dataclass(frozen=True)
+class Tags:
+    benchmark: str | None = None
+    mode: Mode | None = None
+    model: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)  # target, cost, latency as typed
+
+
+def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
+    word = tag.lstrip("#")
+    try:
+        found["benchmark"] = registry.get(word).name
+        return
+    except UnknownBenchmark:
+        pass
+    try:
+        found["mode"] = parse_mode(word)
+    except UnknownMode:
+        raise TagError(
+            f"unknown tag {tag}: modes are #default, #think, #tools, #think_tools; "
+            f"benchmarks are {', '.join('#' + n for n in registry.names())}"
+        ) from None
+
+
+def _apply_field(name: str, value: str, found: dict[str, object]) -> None:
+    if name == "model":
+        if value:
+            found["model"] = clean_model(value)
+    elif name == "mode":
+        found["mode"] = parse_mode(value)
+    elif name == "benchmark":
+        found["benchmark"] = registry.get(value).name
+    else:
+        fields = found.setdefault("fields", {})
+        assert isinstance(fields, dict)
+        fields[name] = value
+
+
+def _tag_line(line: str, found: dict[str, object]) -> bool:
+    """Apply a tag line's metadata; False when the line is not a tag line."""
+    if _TAG_ONLY_LINE.fullmatch(line):
+        for tag in _HASHTAG.findall(line):
+            _apply_hashtag(tag, found)
+        return True
+    match = _FIELD_LINE.fullmatch(line)
+    if match:
+        _apply_field(_FIELD_NAMES[match[1].lower()], match[2], found)
+        return True
+    return False
+
+
+def clean_model(name: str) -> str:
+    """A model name as typed, with whitespace folded and length capped."""
+    return " ".join(name.split())[:MAX_MODEL_NAME]
+
+
+def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
+    """Separate metadata from the body.
+
+    Returns the body with tag lines blanked (same number of lines) and the tags.
+    ``command_args`` is the rest of a ``/score`` command's own line (``primebench
+    #think``). Raises :class:`TagError`, :class:`scoring.UnknownMode` or
+    :class:`scoring.UnknownBenchmark` for a tag that names nothing known.
+    """
+    found: dict[str, object] = {}
+    for word in command_args.split():
+        if word.startswith("#"):
+            _apply_hashtag(word, found)
+        else:
+            try:
+                found["benchmark"] = registry.get(word).name
+            except UnknownBenchmark:
+                found["mode"] = parse_mode(word)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    start = 0
+    while start < len(lines) and (not lines[start].strip() or _tag_line(lines[start], found)):
+        lines[start] = ""
+        start += 1
+    end = len(lines) - 1
+    while end >= start and (not lines[end].strip() or _tag_line(lines[end], found)):
+        lines[end] = ""
+        end -= 1
+    fields = found.get("fields", {})
+    assert isinstance(fields, dict)
+    tags = Tags(
+        benchmark=found.get("benchmark"),  # type: ignore[arg-type]
+        mode=found.get("mode"),  # type: ignore[arg-type]
+        model=found.get("model"),  # type: ignore[arg-type]
+        fields=fields,
+    )
+    return "\n".join(lines), tags

@@ -1,0 +1,98 @@
+"""Run the real bot process (`benchboard run`) against the fake Bot API server."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from .botapi import FakeBotAPI
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_key(n: int = 104, seed: int = 11) -> dict[int, int]:
+    rng = random.Random(seed)
+    return {q: rng.randint(1, 4) for q in range(1, n + 1)}
+
+
+def key_text(key: dict[int, int]) -> str:
+    return "".join(f"{q}:{o}\n" for q, o in key.items())
+
+
+@dataclass
+class BotProcess:
+    proc: asyncio.subprocess.Process
+    data_dir: Path
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    api: FakeBotAPI,
+    tmp: Path,
+    *,
+    key: dict[int, int] | None = None,
+    env: dict[str, str] | None = None,
+    wait: bool = True,
+) -> AsyncIterator[BotProcess]:
+    data_dir = tmp / "data"
+    if key is not None:
+        (data_dir / "primebench").mkdir(parents=True, exist_ok=True)
+        (data_dir / "primebench" / "A.txt").write_text(key_text(key))
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
+    full_env.update(api.bot_env())
+    full_env.update(
+        {
+            "BENCHBOARD_DATA_DIR": str(data_dir),
+            "BENCHBOARD_FETCH_ON_START": "false",
+            "BENCHBOARD_RATE_OVERALL": "0",
+            "BENCHBOARD_RATE_GROUP": "0",
+            "PYTHONPATH": str(ROOT),
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    full_env.update(env or {})
+    log_path = tmp / "bot.log"
+    with log_path.open("wb") as log_file:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            cwd=tmp,
+            env=full_env,
+            stdout=log_file,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+    bot = BotProcess(proc, data_dir, log_path)
+
+    async def watch() -> None:
+        await proc.wait()
+        api.abort(f"the bot process exited with {proc.returncode}:\n{bot.log()[-3000:]}")
+
+    watcher = asyncio.create_task(watch())
+    try:
+        if wait:
+            if "BENCHBOARD_WEBHOOK_URL" in (env or {}):
+                await api.wait_webhook(timeout=30)
+            else:
+                await api.wait_polling(timeout=30)
+        yield bot
+    finally:
+        watcher.cancel()
+        if proc.returncode is None:
+            proc.terminate()
+            try:
+                await asyncio.wait_for(proc.wait(), 15)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
