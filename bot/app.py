@@ -6,9 +6,11 @@ Long-lived resources (the store, loaded keys, the scoring worker) are opened in
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, time
 from typing import Any
 
 from telegram import BotCommand, BotCommandScopeDefault, Update
@@ -27,9 +29,10 @@ from telegram.ext import (
 from storage import Store
 
 from . import handlers as h
-from . import service
+from . import ops, service
 from .context import SERVICES, BotApp, BotContext, Services
 from .settings import Settings
+from .web import serve_webhook
 
 log = logging.getLogger("benchboard")
 
@@ -71,6 +74,12 @@ async def post_init(app: BotApp) -> None:
     await service.load_keys(services)
     if "primebench" not in services.keys:
         services.spawn(service.fetch_missing_primebench(services))
+    if app.job_queue is not None:
+        app.job_queue.run_daily(
+            ops.nightly_backup,
+            time=time(hour=settings.backup_hour, tzinfo=UTC),
+            name="nightly-backup",
+        )
     for lang, commands in COMMANDS.items():
         await app.bot.set_my_commands(
             [BotCommand(name, text) for name, text in commands],
@@ -100,6 +109,7 @@ def build_application(settings: Settings) -> BotApp:
     token = settings.require_token()
     app: BotApp = (
         ApplicationBuilder()
+        .application_class(ops.LoggingApplication)
         .token(token)
         .base_url(settings.api_base_url)
         .base_file_url(settings.api_file_url)
@@ -154,31 +164,20 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
         )
     )
-    app.add_error_handler(h.on_error)
+    app.add_error_handler(on_error)
 
 
-def configure_logging(settings: Settings) -> None:
-    logging.basicConfig(
-        level=settings.log_level,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # httpx logs every request URL, and those URLs contain the token.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("httpcore").setLevel(logging.WARNING)
+async def on_error(update: object, context: BotContext) -> None:
+    ops.mark_failed(context, update)  # the update's log line says "error"
+    await h.on_error(update, context)
 
 
 def run(settings: Settings) -> None:
-    configure_logging(settings)
+    ops.configure_logging(settings)
     app = build_application(settings)
     if settings.webhook_url:
-        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
-        app.run_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            url_path="telegram",
-            webhook_url=settings.webhook_url,
-            secret_token=secret,
-            allowed_updates=Update.ALL_TYPES,
-        )
+        asyncio.run(serve_webhook(app, settings, post_init, post_shutdown))
     else:
+        # run_polling stops on SIGTERM/SIGINT: the updates already fetched are handled,
+        # then post_shutdown closes the database.
         app.run_polling(allowed_updates=Update.ALL_TYPES)

@@ -1,0 +1,166 @@
+"""Operations: structured logs, one line per update, health, nightly backups."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from telegram import Update
+from telegram.ext import Application
+
+from .context import SERVICES, BotContext, Services
+from .settings import Settings
+
+log = logging.getLogger("benchboard.updates")
+BACKUP_PREFIX = "benchboard-"
+_FAILED = "failed_updates"
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line: time, level, logger, message, and any ``extra`` fields."""
+
+    _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+
+    def format(self, record: logging.LogRecord) -> str:
+        data: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
+        data.update({k: v for k, v in record.__dict__.items() if k not in self._STANDARD})
+        if record.exc_info:
+            data["exc"] = self.formatException(record.exc_info)
+        return json.dumps(data, ensure_ascii=False, default=str)
+
+
+class RedactToken(logging.Filter):
+    """Defence in depth: the token never reaches a log line, whatever logged it."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.token and self.token in record.getMessage():
+            record.msg = record.getMessage().replace(self.token, "<token>")
+            record.args = None
+        return True
+
+
+def configure_logging(settings: Settings) -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    token = settings.token.get_secret_value() if settings.token else ""
+    handler.addFilter(RedactToken(token))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(settings.log_level)
+    # httpx logs every request URL at INFO, and Bot API URLs contain the token.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+
+
+def describe(update: Update) -> tuple[str | None, str]:
+    """(chat type, what was asked) of an update, for the log line."""
+    chat = update.effective_chat
+    chat_type = chat.type if chat is not None else None
+    if update.callback_query is not None:
+        data = update.callback_query.data or ""
+        return chat_type, "button:" + data.split(":", 1)[0]
+    message = update.effective_message
+    if message is None:
+        return chat_type, "other"
+    text = message.text or message.caption or ""
+    if text.startswith("/"):
+        return chat_type, text.split(maxsplit=1)[0].split("@", 1)[0][:32]
+    if message.document is not None:
+        return chat_type, "document"
+    return chat_type, "text" if message.text else "other"
+
+
+def mark_failed(context: BotContext, update: object) -> None:
+    if isinstance(update, Update):
+        context.bot_data.setdefault(_FAILED, set()).add(update.update_id)
+
+
+class LoggingApplication(Application):  # type: ignore[type-arg]
+    """Logs one structured line per update: id, chat type, command, duration, outcome."""
+
+    async def process_update(self, update: object) -> None:
+        start = time.perf_counter()
+        try:
+            await super().process_update(update)
+        finally:
+            if isinstance(update, Update):
+                failed = self.bot_data.get(_FAILED, set())
+                outcome = "error" if update.update_id in failed else "ok"
+                failed.discard(update.update_id)
+                chat_type, command = describe(update)
+                log.info(
+                    "update handled",
+                    extra={
+                        "update_id": update.update_id,
+                        "chat_type": chat_type,
+                        "command": command,
+                        "duration_ms": round((time.perf_counter() - start) * 1000, 2),
+                        "outcome": outcome,
+                    },
+                )
+
+
+# --- health --------------------------------------------------------------------------
+
+
+async def health(services: Services | None) -> tuple[bool, dict[str, Any]]:
+    """Whether the bot can serve: the database answers and the PrimeBench key is loaded."""
+    if services is None:
+        return False, {"database": "not open", "primebench_key": False}
+    try:
+        await services.store.schema_version()
+        database = "ok"
+    except Exception as exc:  # any failure to answer is "not healthy", with the reason
+        database = f"error: {type(exc).__name__}"
+    key = services.keys.get("primebench")
+    report = {
+        "database": database,
+        "primebench_key": key is not None,
+        "key_version": key.version.version if key else None,
+    }
+    return database == "ok" and key is not None, report
+
+
+# --- backups -------------------------------------------------------------------------
+
+
+def backup_name(now: datetime) -> str:
+    return f"{BACKUP_PREFIX}{now.strftime('%Y%m%d-%H%M%S')}.sqlite3"
+
+
+def rotate(folder: Path, keep: int) -> list[Path]:
+    """Delete all but the newest ``keep`` snapshots; returns what was deleted."""
+    snapshots = sorted(folder.glob(f"{BACKUP_PREFIX}*.sqlite3"))
+    doomed = snapshots[:-keep] if keep > 0 else snapshots
+    for path in doomed:
+        path.unlink(missing_ok=True)
+    return doomed
+
+
+async def backup_now(services: Services, now: datetime | None = None) -> Path:
+    folder = services.settings.backups_path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / backup_name(now or datetime.now(UTC))
+    await services.store.backup(path)
+    rotate(folder, services.settings.backup_keep)
+    return path
+
+
+async def nightly_backup(context: BotContext) -> None:
+    services = context.bot_data.get(SERVICES)
+    if isinstance(services, Services):
+        path = await backup_now(services)
+        logging.getLogger("benchboard").info("backup written", extra={"path": str(path)})

@@ -1,0 +1,108 @@
+"""Webhook mode: our own small HTTP server (tornado, which PTB's webhooks extra brings).
+
+It checks Telegram's secret header on every request, serves ``/healthz`` on the same
+port, and stops gracefully on SIGTERM: no new updates are taken, the ones already
+received are handled, then the database closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import signal
+from typing import Any
+from urllib.parse import urlsplit
+
+import tornado.web
+from telegram import Update
+from tornado.httpserver import HTTPServer
+
+from . import ops
+from .context import SERVICES, BotApp, Services
+from .settings import PREFIX, Settings, SettingsError
+
+log = logging.getLogger("benchboard")
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+MAX_BODY = 1 << 20
+
+
+class _UpdateHandler(tornado.web.RequestHandler):
+    def initialize(self, app: BotApp, secret: str) -> None:
+        self.app = app
+        self.secret = secret
+
+    async def post(self) -> None:
+        given = self.request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), self.secret.encode()):
+            log.warning("webhook request refused: wrong or missing secret token")
+            self.set_status(403)
+            return
+        try:
+            update = Update.de_json(json.loads(self.request.body), self.app.bot)
+        except (ValueError, TypeError, KeyError):
+            self.set_status(400)
+            return
+        await self.app.update_queue.put(update)
+        self.set_status(200)
+
+    def check_xsrf_cookie(self) -> None:  # Telegram does not send cookies
+        return
+
+
+class _HealthHandler(tornado.web.RequestHandler):
+    def initialize(self, app: BotApp) -> None:
+        self.app = app
+
+    async def get(self) -> None:
+        services = self.app.bot_data.get(SERVICES)
+        healthy, report = await ops.health(services if isinstance(services, Services) else None)
+        self.set_status(200 if healthy else 503)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"ok": healthy, **report}))
+
+
+def webhook_path(url: str) -> str:
+    path = urlsplit(url).path or "/"
+    return path if path.startswith("/") else "/" + path
+
+
+async def serve_webhook(
+    app: BotApp, settings: Settings, post_init: Any, post_shutdown: Any
+) -> None:
+    """Run the application behind our webhook server until SIGTERM or SIGINT."""
+    if settings.webhook_secret is None:
+        raise SettingsError(f"{PREFIX}WEBHOOK_SECRET must be set in webhook mode")
+    assert settings.webhook_url is not None
+    secret = settings.webhook_secret.get_secret_value()
+    path = webhook_path(settings.webhook_url)
+    web_app = tornado.web.Application(
+        [
+            (r"/healthz", _HealthHandler, {"app": app}),
+            (path, _UpdateHandler, {"app": app, "secret": secret}),
+        ]
+    )
+    server = HTTPServer(web_app, max_body_size=MAX_BODY, xheaders=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await app.initialize()
+    try:
+        await post_init(app)
+        server.listen(settings.webhook_port, address=settings.webhook_listen)
+        await app.start()
+        await app.bot.set_webhook(
+            url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
+        )
+        log.info("webhook server listening", extra={"port": settings.webhook_port, "path": path})
+        await stop.wait()
+        log.info("stopping: finishing the updates already received")
+        server.stop()
+        await server.close_all_connections()
+    finally:
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+        await post_shutdown(app)

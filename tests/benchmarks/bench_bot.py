@@ -1,0 +1,107 @@
+"""Reply latency and throughput of the real bot through a local Bot API server.
+
+    .venv/bin/python tests/benchmarks/bench_bot.py [--users 50] [--total 2000]
+
+Starts the fake Bot API server of the end-to-end tests, then, in the same run, a bare
+echo bot and the real Benchboard process (`benchboard run`, PrimeBench key generated),
+each as a subprocess. 50 simulated users submit 2,000 PrimeBench outputs in all (each
+user waits for the reply before sending the next); prints reply latency p50/p99 and
+submissions per second for both, and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.e2e.botapi import FakeBotAPI  # noqa: E402
+from tests.e2e.harness import make_key, running_bot  # noqa: E402
+
+
+def submission(rng: random.Random) -> str:
+    lines = [f"{q}:{rng.choice(['1', '2', '3', '4', 'none'])}" for q in range(1, 105)]
+    return "model: bench-model\n#think\n" + "\n".join(lines)
+
+
+async def drive(api: FakeBotAPI, users: int, total: int, expect: str) -> tuple[list[float], float]:
+    rng = random.Random(5)
+    texts = [submission(rng) for _ in range(20)]
+    per_user = total // users
+    latencies: list[float] = []
+
+    async def user(n: int) -> None:
+        person = api.user(50_000 + n, f"U{n}")
+        chat = api.private_chat(person)
+        for i in range(per_user):
+            start = time.perf_counter()
+            message = await api.send_text(chat, person, texts[(n + i) % len(texts)])
+            call = await api.reply_to(message, timeout=60)
+            latencies.append(time.perf_counter() - start)
+            assert expect in call["params"]["text"], call["params"]["text"][:200]
+
+    start = time.perf_counter()
+    await asyncio.gather(*(user(n) for n in range(users)))
+    return latencies, time.perf_counter() - start
+
+
+def report(name: str, latencies: list[float], elapsed: float) -> float:
+    ordered = sorted(latencies)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
+    rate = len(latencies) / elapsed
+    print(
+        f"{name:10s} {len(latencies)} replies in {elapsed:.2f} s: {rate:7.1f}/s  "
+        f"latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+    )
+    return rate
+
+
+async def main(users: int, total: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        api = FakeBotAPI()
+        await api.start()
+        try:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
+            env.update(api.bot_env())
+            echo = await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(Path(__file__).with_name("echo_bot.py")),
+                env=env,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            try:
+                await api.wait_polling(timeout=30)
+                echo_lat, echo_time = await drive(api, users, total, "model: bench-model")
+            finally:
+                echo.terminate()
+                await echo.wait()
+            await api.wait_until(lambda: not api.polling, timeout=10, what="echo bot gone")
+            (tmp / "echo").mkdir()
+            (tmp / "bot").mkdir()
+            async with running_bot(api, tmp / "bot", key=make_key()):
+                bot_lat, bot_time = await drive(api, users, total, "Final Score:")
+        finally:
+            await api.stop()
+    echo_rate = report("echo bot", echo_lat, echo_time)
+    bot_rate = report("benchboard", bot_lat, bot_time)
+    print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--users", type=int, default=50)
+    parser.add_argument("--total", type=int, default=2000)
+    args = parser.parse_args()
+    asyncio.run(main(args.users, args.total))

@@ -1,0 +1,103 @@
+"""Operations, end to end: webhook secret, health endpoint, graceful SIGTERM, logs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import socket
+import sqlite3
+from pathlib import Path
+
+import aiohttp
+
+from .botapi import FakeBotAPI
+from .harness import make_key, running_bot
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def webhook_env(port: int) -> dict[str, str]:
+    return {
+        "BENCHBOARD_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
+        "BENCHBOARD_WEBHOOK_LISTEN": "127.0.0.1",
+        "BENCHBOARD_WEBHOOK_PORT": str(port),
+        "BENCHBOARD_WEBHOOK_SECRET": "s3cret-token",
+    }
+
+
+async def get_health(port: int) -> tuple[int, dict[str, object]]:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(100):
+            try:
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as response:
+                    return response.status, await response.json()
+            except aiohttp.ClientConnectionError:
+                await asyncio.sleep(0.1)
+    raise AssertionError("the health endpoint never answered")
+
+
+async def test_webhook_checks_the_secret_and_serves_health(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    port = free_port()
+    async with running_bot(botapi, tmp_path, key=make_key(), env=webhook_env(port)) as bot:
+        ann = botapi.user(2001, "Ann")
+        chat = botapi.private_chat(ann)
+        message = await botapi.send_text(chat, ann, "#default\nmodel: m\n1:1")
+        call = await botapi.reply_to(message, timeout=20)
+        assert "Final Score:" in call["params"]["text"]
+        update = botapi.make_text_update(chat, ann, "1:2")
+        assert await botapi.post_raw_update(update, "wrong") == 403
+        assert await botapi.post_raw_update(update, None) == 403
+        status, body = await get_health(port)
+        assert status == 200
+        assert body["ok"] is True and body["database"] == "ok" and body["primebench_key"] is True
+        log_lines = [json.loads(line) for line in bot.log().splitlines() if line.startswith("{")]
+    handled = [line for line in log_lines if line["msg"] == "update handled"]
+    assert handled and handled[0]["chat_type"] == "private" and handled[0]["outcome"] == "ok"
+    assert {"update_id", "command", "duration_ms"} <= set(handled[0])
+    assert not any(botapi.token in line for line in bot.log().splitlines())
+    assert any(
+        line["msg"] == "webhook request refused: wrong or missing secret token"
+        for line in log_lines
+    )
+
+
+async def test_health_reports_a_missing_key(botapi: FakeBotAPI, tmp_path: Path) -> None:
+    port = free_port()
+    async with running_bot(botapi, tmp_path, key=None, env=webhook_env(port)):
+        status, body = await get_health(port)
+    assert status == 503
+    assert body["primebench_key"] is False and body["database"] == "ok"
+
+
+async def test_sigterm_during_a_burst_loses_nothing_acknowledged(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    key = make_key()
+    users = [botapi.user(3000 + n, f"U{n}") for n in range(20)]
+    async with running_bot(botapi, tmp_path, key=key) as bot:
+        sent = [
+            await botapi.send_text(botapi.private_chat(u), u, f"#think\nmodel: m{n}\n1:{key[1]}")
+            for n, u in enumerate(users)
+        ]
+        await botapi.wait_for(lambda c: c["method"] == "sendMessage" and c["ok"], timeout=20)
+        bot.proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(bot.proc.wait(), 30)
+    assert code == 0, bot.log()[-2000:]
+    replies = [c for c in botapi.calls if c["method"] == "sendMessage" and c["ok"]]
+    assert replies
+    db = sqlite3.connect(bot.data_dir / "benchboard.sqlite3")
+    stored = set(db.execute("SELECT chat_id, message_id FROM submissions"))
+    db.close()
+    # every user sent one message (message_id 1 in their private chat); a reply in a chat
+    # acknowledges that chat's submission, which must be stored
+    acknowledged = {(int(c["params"]["chat_id"]), 1) for c in replies}
+    assert acknowledged <= stored
+    assert {(m["chat"]["id"], m["message_id"]) for m in sent} >= stored
+    assert '"benchboard stopped; database closed"' in bot.log() or "database closed" in bot.log()
