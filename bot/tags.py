@@ -19,6 +19,12 @@ _FIELD_LINE = re.compile(
     r"\s*(model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark)\s*[:：]\s*(.*?)\s*",
     re.IGNORECASE,
 )
+_FIELD_START = re.compile(
+    r"(?:^|(?<=\s))(?:model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark)"
+    r"\s*[:：]",
+    re.IGNORECASE,
+)
+_ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*[:：]")
 _FIELD_NAMES = {
     "model": "model",
     "مدل": "model",
@@ -49,6 +55,7 @@ class Tags:
 
 
 def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
+    """A hashtag, or a bare word after ``/score``: a benchmark or a mode."""
     word = tag.lstrip("#")
     try:
         found["benchmark"] = registry.get(word).name
@@ -91,6 +98,11 @@ def _tag_line(line: str, found: dict[str, object]) -> bool:
     return False
 
 
+def looks_like_answers(words: str) -> bool:
+    """True when the rest of a ``/score`` line holds answers (``/score 1:3 2:4``), not tags."""
+    return _ANSWERISH.search(words) is not None and _FIELD_START.search(words) is None
+
+
 def clean_model(name: str) -> str:
     """A model name as typed, with whitespace folded and length capped."""
     return " ".join(name.split())[:MAX_MODEL_NAME]
@@ -101,18 +113,19 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
 
     Returns the body with tag lines blanked (same number of lines) and the tags.
     ``command_args`` is the rest of a ``/score`` command's own line (``primebench
-    #think``). Raises :class:`TagError`, :class:`scoring.UnknownMode` or
+    #think``) or a document's caption (tag lines, ``model: NAME`` among them).
+    Raises :class:`TagError`, :class:`scoring.UnknownMode` or
     :class:`scoring.UnknownBenchmark` for a tag that names nothing known.
     """
     found: dict[str, object] = {}
-    for word in command_args.split():
-        if word.startswith("#"):
+    for line in command_args.replace("\r", "\n").split("\n"):
+        # A caption may hold several tag lines; a line may end with ``model: NAME``.
+        field = _FIELD_START.search(line)
+        words, rest = (line[: field.start()], line[field.start() :]) if field else (line, "")
+        for word in words.split():
             _apply_hashtag(word, found)
-        else:
-            try:
-                found["benchmark"] = registry.get(word).name
-            except UnknownBenchmark:
-                found["mode"] = parse_mode(word)
+        if rest:
+            _tag_line(rest, found)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     start = 0
     while start < len(lines) and (not lines[start].strip() or _tag_line(lines[start], found)):
