@@ -43,7 +43,7 @@ from .keyboards import (
     withdraw_keyboard,
 )
 from .service import UserError
-from .tags import clean_model
+from .tags import clean_model, looks_like_answers
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,11 @@ async def submit(
     document: Any = None,
     command_args: str = "",
 ) -> None:
-    """Score text or a document and reply to ``update.effective_message``."""
+    """Score text or a document from ``source`` and reply to it (the submission).
+
+    The submission is recorded under ``update.effective_message`` (the message that asked
+    for scoring), so a delivery repeated by Telegram stores it once.
+    """
     message = update.effective_message
     user = update.effective_user
     if message is None or user is None:
@@ -168,7 +172,7 @@ async def submit(
             text = service.decode_upload(bytes(await file.download_as_bytearray()))
         scored = await service.score_submission(services, text or "", command_args=command_args)
     except UserError as exc:
-        await reply_error(message, lang, exc)
+        await reply_error(source, lang, exc)
         return
     sub = await services.store.record_submission(
         NewSubmission(
@@ -186,7 +190,7 @@ async def submit(
         )
     )
     body, keyboard = await render_submission(context, sub, lang)
-    await reply(message, body, reply_markup=keyboard)
+    await reply(source, body, reply_markup=keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:
@@ -213,15 +217,22 @@ async def on_score_command(update: Update, context: BotContext) -> None:
     if message is None:
         return
     full = message.text or message.caption or ""
-    first, _, rest = full.partition("\n")
-    args = _SCORE_COMMAND.sub("", first, count=1).strip()
     if message.document is not None:
+        # The whole caption is metadata: ``/score #think`` and lines like ``model: NAME``.
+        args = _SCORE_COMMAND.sub("", full, count=1).strip()
         await submit(
             update, context, message, text=None, document=message.document, command_args=args
         )
         return
+    first, _, rest = full.partition("\n")
+    args = _SCORE_COMMAND.sub("", first, count=1).strip()
+    if looks_like_answers(args):
+        # ``/score 1:3 2:4``: the command's own line is part of the submission.
+        await submit(update, context, message, text=f"{args}\n{rest}")
+        return
     if rest.strip():
-        await submit(update, context, message, text=rest, command_args=args)
+        # The command's line stays line 1, so invalid lines keep the numbers the user sees.
+        await submit(update, context, message, text=f"\n{rest}", command_args=args)
         return
     target = message.reply_to_message
     if target is not None and target.document is not None:
@@ -250,14 +261,22 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     message = update.effective_message
     if data is None or message is None or _AWAITING_MODEL not in data:
         return False
-    sub_id, chat_id, reply_id = data.pop(_AWAITING_MODEL)
-    if chat_id != message.chat_id or text.startswith("/"):
-        data[_AWAITING_MODEL] = (sub_id, chat_id, reply_id)
+    sub_id, chat_id, reply_id, prompt_id = data[_AWAITING_MODEL]
+    replied = message.reply_to_message
+    if (
+        chat_id != message.chat_id
+        or text.startswith("/")
+        # a pasted output (several lines) is a new submission, not a model name
+        or "\n" in text.strip()
+        # in a group, only the answer to the bot's prompt is the model name
+        or (is_group(update) and (replied is None or replied.message_id != prompt_id))
+    ):
         return False
-    lang = await user_lang(context, update.effective_user)
     model = clean_model(text)
     if not model:
         return False
+    del data[_AWAITING_MODEL]
+    lang = await user_lang(context, update.effective_user)
     sub = await context.services.store.set_model(sub_id, model)
     await reply(message, t(lang, "model_set", model=html.escape(model)))
     await _refresh(context, sub, chat_id, reply_id, lang)
@@ -297,7 +316,7 @@ async def on_submission_button(update: Update, context: BotContext) -> None:
     if sub is None:
         await query.answer(t(lang, "not_found", id=sub_id), show_alert=True)
         return
-    if sub.user_id != query.from_user.id and action != "det":
+    if sub.user_id != query.from_user.id:
         await query.answer(t(lang, "not_yours"), show_alert=True)
         return
     chat_id, message_id = query.message.chat.id, query.message.message_id
@@ -311,15 +330,17 @@ async def on_submission_button(update: Update, context: BotContext) -> None:
         await query.answer(t(lang, "mode_set", mode=mode.label))
         await _refresh(context, sub, chat_id, message_id, lang)
     elif action == "model":
-        if context.user_data is not None:
-            context.user_data[_AWAITING_MODEL] = (sub_id, chat_id, message_id)
         await query.answer()
-        await context.bot.send_message(
+        # selective ForceReply reaches the users @mentioned in the text: name the submitter.
+        prompt = await context.bot.send_message(
             chat_id,
-            t(lang, "ask_model", id=sub_id),
+            f"{query.from_user.mention_html()} {t(lang, 'ask_model', id=sub_id)}",
+            parse_mode=ParseMode.HTML,
             reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
             reply_to_message_id=message_id,
         )
+        if context.user_data is not None:
+            context.user_data[_AWAITING_MODEL] = (sub_id, chat_id, message_id, prompt.message_id)
     elif action == "pub":
         await _publish(update, context, sub, lang, chat_id, message_id)
     elif action == "det":
