@@ -195,6 +195,59 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
+    """Exit 0 when the database answers and the PrimeBench key is loaded (a health check)."""
+    from storage import StorageError, Store
+
+    async def check() -> tuple[int, bool]:
+        store = await Store.open(settings.db_path)
+        try:
+            version = await store.schema_version()
+            key = await store.current_key("primebench")
+        finally:
+            await store.close()
+        has_key = key is not None or datafiles.read_key_bytes(settings.data_dir, "primebench")
+        return version, bool(has_key)
+
+    try:
+        version, has_key = asyncio.run(check())
+    except StorageError as exc:
+        print(f"unhealthy: database: {exc}")
+        return 1
+    print(f"database ok (schema {version}); PrimeBench key {'loaded' if has_key else 'missing'}")
+    return 0 if has_key else 1
+
+
+def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from storage import StorageError, Store
+
+    async def backup() -> None:
+        store = await Store.open(settings.db_path)
+        try:
+            await store.backup(args.path)
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(backup())
+    except StorageError as exc:
+        _fail(f"backup failed: {exc}")
+    print(f"backup written to {args.path}")
+    return 0
+
+
+def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from storage import StorageError
+    from storage.backup import restore
+
+    try:
+        version = restore(args.path, settings.db_path)
+    except StorageError as exc:
+        _fail(f"not restored, nothing was changed: {exc}")
+    print(f"restored {args.path} (schema {version}) to {settings.db_path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchboard",
@@ -237,6 +290,18 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
     load.add_argument("--questions", help="PrimeBench's Q.json")
     load.set_defaults(handler=cmd_data_load)
+
+    health = sub.add_parser("health", help="exit 0 when the database and the key are ready")
+    health.set_defaults(handler=cmd_health)
+
+    db = sub.add_parser("db", help="back up or restore the database")
+    db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+    db_backup = db_sub.add_parser("backup", help="write a consistent snapshot (bot may be running)")
+    db_backup.add_argument("path")
+    db_backup.set_defaults(handler=cmd_db_backup)
+    db_restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
+    db_restore.add_argument("path")
+    db_restore.set_defaults(handler=cmd_db_restore)
 
     run = sub.add_parser("run", help="run the Telegram bot (needs BENCHBOARD_TOKEN)")
     run.set_defaults(handler=cmd_run)

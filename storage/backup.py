@@ -1,0 +1,60 @@
+"""Restoring a backup from the shell: check the file before replacing anything."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from .errors import InvalidData
+from .migrations import LATEST
+
+
+def verify_database(path: str | os.PathLike[str]) -> int:
+    """Check that ``path`` is an intact Benchboard database; return its schema version.
+
+    Raises :class:`InvalidData` naming what is wrong: not SQLite, damaged, not ours, or
+    from a newer Benchboard.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise InvalidData(f"{file} is not a file")
+    with file.open("rb") as handle:
+        if handle.read(16) != b"SQLite format 3\x00":
+            raise InvalidData(f"{file} is not an SQLite database")
+    try:
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as con:
+            check = con.execute("PRAGMA integrity_check").fetchone()
+            if check is None or check[0] != "ok":
+                raise InvalidData(f"{file} is damaged: {check[0] if check else 'no answer'}")
+            tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master")}
+            if "schema_migrations" not in tables or "submissions" not in tables:
+                raise InvalidData(f"{file} is not a Benchboard database")
+            row = con.execute("SELECT MAX(version) FROM schema_migrations").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise InvalidData(f"{file} cannot be read: {exc}") from None
+    version = int(row[0] or 0)
+    if version > LATEST:
+        raise InvalidData(
+            f"{file} has schema version {version}, newer than this Benchboard ({LATEST})"
+        )
+    return version
+
+
+def restore(backup: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
+    """Replace the database at ``target`` with ``backup`` once the backup checks out.
+
+    The bot must be stopped. The copy is written beside the target and renamed into
+    place; the old database's WAL and shared-memory files are removed with it.
+    """
+    version = verify_database(backup)
+    destination = Path(target)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    partial = destination.with_name(destination.name + ".restoring")
+    shutil.copyfile(backup, partial)
+    for suffix in ("-wal", "-shm"):
+        Path(str(destination) + suffix).unlink(missing_ok=True)
+    os.replace(partial, destination)
+    return version
