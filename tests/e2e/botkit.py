@@ -62,6 +62,17 @@ def buttons(message: dict[str, Any]) -> dict[str, str]:
     return {b["callback_data"]: b["text"] for row in rows for b in row if "callback_data" in b}
 
 
+def button(message: dict[str, Any], label: str) -> str:
+    """callback_data of the first button whose label contains ``label``."""
+    msg = message.get("result", message) if "method" in message else message
+    rows = (msg.get("reply_markup") or {}).get("inline_keyboard", [])
+    for row in rows:
+        for b in row:
+            if label in b["text"] and "callback_data" in b:
+                return str(b["callback_data"])
+    raise AssertionError(f"no button labelled {label!r} in {rows}")
+
+
 def submission_id(text: str) -> int:
     match = _SUBMISSION_ID.search(text)
     assert match, f"no submission id in:\n{text}"
@@ -122,9 +133,13 @@ class Bot:
 
 
 def check_log(proc: BotProcess) -> None:
+    """No traceback and no ERROR line (plain or JSON log lines) in the bot's output."""
     log = proc.log()
     assert "Traceback" not in log, f"the bot logged a traceback:\n{log[-5000:]}"
-    assert " ERROR " not in log, f"the bot logged an error:\n{log[-5000:]}"
+    for line in log.splitlines():
+        assert " ERROR " not in line and '"level": "ERROR"' not in line, (
+            f"the bot logged an error:\n{line}"
+        )
 
 
 @contextlib.asynccontextmanager
