@@ -10,10 +10,10 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 
-from scoring import Benchmark, Result
+from scoring import Benchmark, Hint, Result
 from storage import Board, Submission
 
-from .i18n import field_label, t
+from .i18n import field_label, t, translated
 
 #: Telegram's limit for one message.
 MESSAGE_LIMIT = 4096
@@ -28,6 +28,18 @@ def _shorten(text: str, limit: int = SHOWN_LINE) -> str:
 def numbers_list(numbers: Sequence[object], limit: int = 30) -> str:
     shown = ", ".join(str(n) for n in numbers[:limit])
     return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
+
+
+def hint_text(lang: str, hint: Hint) -> str:
+    """A hint in the reader's language; the scorer's own (English) text otherwise."""
+    key = f"hint_{hint.code}"
+    if lang == "en" or not translated(lang, key) or not hint.lines:
+        return hint.message
+    if len(hint.lines) == 1:
+        lines = t(lang, "hint_lines_one", line=hint.lines[0])
+    else:
+        lines = t(lang, "hint_lines_many", lines=numbers_list(hint.lines, limit=8))
+    return t(lang, key, lines=lines)
 
 
 def render_result(
@@ -78,7 +90,7 @@ def render_result(
         out.append(t(lang, "unknown_questions", items=numbers_list(unknown)))
     if result.hints:
         out.append(t(lang, "hints"))
-        out.extend(f"  • {esc(h.message)}" for h in result.hints)
+        out.extend(f"  • {esc(hint_text(lang, h))}" for h in result.hints)
     out.extend(extra_lines)
     if benchmark.credit:
         out.append("")

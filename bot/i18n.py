@@ -108,6 +108,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Hints (they never change the score):",
         "fa": "راهنما (امتیاز را تغییر نمی‌دهد):",
     },
+    # Hints in other languages, by the scorer's hint code (English uses the scorer's text).
+    "hint_lines_one": {"en": "line {line}", "fa": "خط {line}"},
+    "hint_lines_many": {"en": "lines {lines}", "fa": "خط‌های {lines}"},
+    "hint_persian_digits": {
+        "fa": "ارقام فارسی/عربی در {lines}: طبق قوانین رسمی این خط‌ها نامعتبرند "
+        "(پاسخ باید با ارقام ASCII یعنی 0-9 نوشته شود)",
+    },
+    "hint_fullwidth_colon": {
+        "fa": "دونقطه‌ی تمام‌عرض (：) در {lines}: طبق قوانین رسمی این خط‌ها نامعتبرند "
+        "(از دونقطه‌ی معمولی : استفاده کنید)",
+    },
+    "hint_q_prefix": {
+        "fa": "حرف Q پیش از شماره‌ی سؤال در {lines}: طبق قوانین رسمی این خط‌ها نامعتبرند "
+        "(بنویسید «1:3»، نه «1:3.»)",
+    },
+    "hint_trailing_period": {
+        "fa": "نقطه در پایان پاسخ در {lines}: طبق قوانین رسمی این خط‌ها نامعتبرند "
+        "(بنویسید «1:3»، نه «1:3.»)",
+    },
     "mode": {"en": "Mode", "fa": "حالت"},
     "model": {"en": "Model", "fa": "مدل"},
     "not_set": {"en": "not set", "fa": "تعیین نشده"},
@@ -306,6 +325,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fa": "همه‌ی {count} خط نامعتبر #{id} در فایل است.",
     },
 }
+
+
+def translated(lang: str, key: str) -> bool:
+    """True when ``key`` has its own text in ``lang`` (not the English fallback)."""
+    return lang in MESSAGES.get(key, {})
 
 
 def t(lang: str, key: str, **values: object) -> str:
