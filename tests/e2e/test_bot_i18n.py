@@ -1,0 +1,134 @@
+"""Commands (/start /help /prompt /questions /benchmarks /lang), Persian, setMyCommands."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from scoring import primebench as pb
+
+from .botkit import KEY, Bot, answers, bot_session, button, questions_json, submission_id, text_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+QUESTIONS = questions_json()
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
+    async with bot_session(tmp_path_factory.mktemp("i18n"), questions=QUESTIONS) as b:
+        yield b
+
+
+def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
+    user = bot.api.user(uid, f"U{uid}", language_code=lang)
+    return user, bot.api.private_chat(user)
+
+
+FA_LABELS = [
+    "تعداد کل سؤال‌ها: 104",
+    "درست: 3",
+    "نادرست: 1",
+    "بی‌پاسخ: 100",
+    "امتیاز مثبت: 3",
+    "امتیاز منفی: 3",
+    "امتیاز نهایی: 0",
+]
+
+
+async def test_commands_registered_in_english_and_persian(bot: Bot) -> None:
+    en = {c["command"]: c["description"] for c in bot.api.commands() or []}
+    fa = {c["command"]: c["description"] for c in bot.api.commands("fa") or []}
+    expected = {"score", "leaderboard", "me", "prompt", "questions", "benchmarks", "lang", "help"}
+    assert expected <= set(en) and expected <= set(fa)
+    assert en["leaderboard"] != fa["leaderboard"]
+    assert re.search("[\u0600-\u06ff]", fa["help"])
+
+
+async def test_start_and_help(bot: Bot) -> None:
+    user, chat = _user(bot, 7001)
+    assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(chat, user, "/start"))
+    plain = text_of(await bot.say(chat, user, "/help"))
+    for word in ("/score", "/leaderboard", "/me", "/prompt", "/questions", "/lang", "#think"):
+        assert word in plain
+
+
+async def test_prompt_is_byte_exact_in_a_pre_block(bot: Bot) -> None:
+    user, chat = _user(bot, 7002)
+    reply = await bot.say(chat, user, "/prompt")
+    raw = reply["params"]["text"]
+    match = re.search(r"<pre>(.*?)</pre>", raw, re.S)
+    assert match, raw
+    assert html.unescape(match[1]) == pb.PROMPT
+    pre = [e for e in reply["result"]["entities"] if e["type"] == "pre"]
+    assert len(pre) == 1
+    assert "JibayAI (jibay.ir)" in text_of(reply)
+
+
+async def test_questions_sends_q_json(bot: Bot) -> None:
+    user, chat = _user(bot, 7003)
+    msg = await bot.api.send_text(chat, user, "/questions")
+    call = await bot.api.reply_to(msg, timeout=20)
+    assert call["method"] == "sendDocument"
+    doc = call["params"]["document"]
+    assert doc.filename == "Q.json" and doc.content == QUESTIONS
+    assert len(json.loads(doc.content)) == 104
+    assert "jibay.ir" in text_of(call)
+
+
+async def test_benchmarks_lists_each_with_its_key(bot: Bot) -> None:
+    user, chat = _user(bot, 7004)
+    plain = text_of(await bot.say(chat, user, "/benchmarks"))
+    assert "PrimeBench (#primebench) — key loaded" in plain
+    assert "ZeroBench (#zerobench) — key not loaded" in plain
+    assert "#natory" in plain
+
+
+async def test_persian_user_gets_persian_labels(bot: Bot) -> None:
+    user, chat = _user(bot, 7005, "fa")
+    mark = bot.api.mark()
+    text = "\n".join(["#think", "مدل: مدل آزمایشی", *answers(KEY, correct=3, wrong=1), "۵:۲"])
+    reply = await bot.say(chat, user, text)
+    lines = text_of(reply).splitlines()
+    for label in FA_LABELS:
+        assert label in lines, f"{label!r} missing from {lines}"
+    assert "مدل: مدل آزمایشی" in lines and "حالت: think" in lines
+    assert "  خط 7: ۵:۲" in lines
+    assert "Correct" not in text_of(reply)
+    hints = text_of(reply).split("راهنما")[1]
+    assert re.search("[\u0600-\u06ff]{3}", hints.replace("۵:۲", "")), hints
+    assert "official rules" not in hints
+    assert "🔎 جزئیات" in str(reply["result"]["reply_markup"])
+    assert "Welcome" not in text_of(await bot.say(chat, user, "/start"))
+    assert "سلام" in text_of(await bot.say(chat, user, "/start"))
+    bot.check_clean(mark)
+
+
+async def test_lang_switches_and_sticks(bot: Bot) -> None:
+    user, chat = _user(bot, 7006, "en")
+    assert "فارسی" in text_of(await bot.say(chat, user, "/lang fa"))
+    reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=3, wrong=1)))
+    lines = text_of(reply).splitlines()
+    assert "درست: 3" in lines and "امتیاز نهایی: 0" in lines
+    sid = submission_id(text_of(reply))
+    answer = await bot.press(chat, user, reply, button(reply, "think"))
+    assert "حالت ثبت شد" in answer["text"]
+    assert "ارسال‌های شما" in text_of(await bot.say(chat, user, "/me"))
+    assert "جدول امتیازات" in text_of(await bot.say(chat, user, "/leaderboard"))
+    assert "English" in text_of(await bot.say(chat, user, "/lang en"))
+    assert "Correct: 1" in text_of(await bot.say(chat, user, f"1:{KEY[1]}"))
+    assert "/lang en" in text_of(await bot.say(chat, user, "/lang de"))
+    assert sid > 0
+
+
+async def test_persian_long_output_stays_under_the_limit(bot: Bot) -> None:
+    user, chat = _user(bot, 7007, "fa")
+    lines = [f"{i} " + "استدلال مدل " * 30 for i in range(3000)]
+    msg = await bot.api.send_document(chat, user, "\n".join(lines).encode(), "long.txt")
+    reply = await bot.api.reply_to(msg, timeout=30)
+    assert len(reply["params"]["text"]) <= 4096
+    assert "خط‌های نامعتبر (3000):" in text_of(reply)
