@@ -129,13 +129,14 @@ _V2_BOARDS = """
 ALTER TABLE benchmarks ADD COLUMN boards_stale INTEGER NOT NULL DEFAULT 0;
 
 CREATE VIEW board_source AS
-SELECT id, user_id, chat_id, benchmark_id, model_norm, mode, score,
+SELECT id, user_id, chat_id, benchmark_id, model_norm, mode, score, fingerprint,
        COALESCE(fingerprint, 'id:' || id) AS run_key, created_at
 FROM submissions
 WHERE visibility = 'published';
 
 -- groups of the boards and the summary rebuild
-CREATE INDEX submissions_board_group ON submissions (benchmark_id, model_norm, mode)
+CREATE INDEX submissions_board_group
+    ON submissions (benchmark_id, model_norm, mode, fingerprint)
     WHERE visibility = 'published';
 -- time windows (covering: no table lookups)
 CREATE INDEX submissions_board_time

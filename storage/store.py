@@ -806,7 +806,9 @@ class Store:
                 "ELSE published_at END WHERE id = ?",
                 (to.value, to.value, now, submission_id),
             )
-            if Visibility.PUBLISHED in (to, sub.visibility):
+            if to is Visibility.PUBLISHED:
+                await self._add_to_group(db, sub)
+            elif sub.visibility is Visibility.PUBLISHED:
                 await self._refresh_group(db, sub)
             return await self._locked_submission(db, submission_id)
 
@@ -1126,6 +1128,48 @@ class Store:
             (bench_id, bench_id),
         )
         await db.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
+
+    async def _add_to_group(self, db: aiosqlite.Connection, sub: Submission) -> None:
+        """Count a just-published submission in its summary line, in constant time.
+
+        A run's contribution is the best score among its rows (equal answer sets are one
+        run), so adding a row either opens a run or can only raise its run's score.
+        """
+        bench_id = await self._bench_id(db, sub.benchmark)
+        mine = await self._one(
+            db, "SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,)
+        )
+        if mine is None:  # the board does not count it (e.g. a future ban)
+            return
+        score, created_at = mine
+        group = (bench_id, sub.model_norm, sub.mode)
+        previous = None
+        if sub.fingerprint is not None:
+            found = await self._one(
+                db,
+                """SELECT MAX(score) FROM board_source WHERE benchmark_id = ? AND model_norm = ?
+                   AND mode = ? AND fingerprint = ? AND id <> ?""",
+                (*group, sub.fingerprint, sub.id),
+            )
+            previous = None if found is None else found[0]
+        new_run = 1 if previous is None else 0
+        delta = score if previous is None else max(0.0, score - previous)
+        better = """(excluded.best > best OR (excluded.best = best AND
+                     (excluded.best_at < best_at OR
+                      (excluded.best_at = best_at AND excluded.best_id < best_id))))"""
+        await db.execute(
+            f"""INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
+                                          best_id, best_at, first_at, last_at)
+                VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (benchmark_id, model_norm, mode) DO UPDATE SET
+                    runs = runs + ?, score_sum = score_sum + ?,
+                    best = CASE WHEN {better} THEN excluded.best ELSE best END,
+                    best_id = CASE WHEN {better} THEN excluded.best_id ELSE best_id END,
+                    best_at = CASE WHEN {better} THEN excluded.best_at ELSE best_at END,
+                    first_at = MIN(first_at, excluded.first_at),
+                    last_at = MAX(last_at, excluded.last_at)""",
+            (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
+        )
 
     async def _refresh_group(self, db: aiosqlite.Connection, sub: Submission) -> None:
         """Recompute one (benchmark, model, mode) line of the summary."""
