@@ -72,6 +72,7 @@ async def post_init(app: BotApp) -> None:
     )
     app.bot_data[SERVICES] = services
     await service.load_keys(services)
+    await service.seed_references(services)
     if "primebench" not in services.keys:
         services.spawn(service.fetch_missing_primebench(services))
     if app.job_queue is not None:

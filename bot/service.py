@@ -7,13 +7,15 @@ formatter renders. Nothing here builds Telegram replies.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from importlib import resources
 from typing import Any
 
-from scoring import Benchmark, DecodeError, Result, ScoringError, decode, registry
+from scoring import Benchmark, DecodeError, Result, ScoringError, decode, parse_mode, registry
 
 from . import datafiles
 from .context import LoadedKey, Services
@@ -169,6 +171,22 @@ async def fetch_missing_primebench(services: Services) -> None:
     if data is not None:
         await load_key(services, "primebench", data, report.source)
         log.info("PrimeBench key fetched from %s", report.source)
+
+
+async def seed_references(services: Services) -> int:
+    """Store the benchmarks' published results (idempotent); returns how many."""
+    data = json.loads(resources.files("bot").joinpath("references.json").read_text("utf-8"))
+    count = 0
+    for name, table in data.items():
+        if name.startswith("_") or name not in registry.names():
+            continue
+        for entry in table["results"]:
+            await services.store.add_reference(
+                name, model=entry["model"], mode=parse_mode(entry["mode"]).value,
+                score=float(entry["score"]), source=table["source"],
+            )
+            count += 1
+    return count
 
 
 # --- limits ------------------------------------------------------------------------
