@@ -8,10 +8,10 @@ markup, so they read the same in both.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from scoring import Benchmark, Hint, Result
-from storage import Board, Submission
+from storage import Board, BoardRow, Submission
 
 from .i18n import field_label, t, translated
 
@@ -167,6 +167,27 @@ def _figure(value: float) -> str:
     return f"{value:+g}" if value == int(value) else f"{value:.3g}"
 
 
+#: How long a model name may be in a board or history row, tried in turn until it fits.
+_NAME_WIDTHS = (100, 48, 24, 12)
+
+
+def _fitted(build: Callable[[int], list[str]]) -> str:
+    """Render with ever shorter model names until the text fits in one message.
+
+    Never cuts the HTML itself (a cut could split a tag or an entity, and would lose the
+    footer with the credit line).
+    """
+    for width in _NAME_WIDTHS:
+        text = "\n".join(build(width))
+        if len(text) <= MESSAGE_LIMIT:
+            return text
+    return text[:MESSAGE_LIMIT]  # unreachable for pages of ten rows
+
+
+def _name(model: str, width: int) -> str:
+    return html.escape(_shorten(model, width))
+
+
 def render_board(
     board: Board,
     benchmark: Benchmark,
@@ -179,48 +200,53 @@ def render_board(
     page_size: int,
     mode_labels: Mapping[str, str],
 ) -> str:
-    out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
-    window = t(lang, "window_days", days=days) if days else t(lang, "window_all")
-    out.append(t(lang, "board_filters", mode=mode_label or t(lang, "btn_all_modes"), window=window))
-    out.append("")
-    if not board.rows:
-        out.append(t(lang, "board_empty"))
-    for row in board.rows:
+    def build(width: int) -> list[str]:
+        out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
+        window = t(lang, "window_days", days=days) if days else t(lang, "window_all")
         out.append(
-            t(
-                lang,
-                "board_row",
-                rank=row.rank,
-                model=html.escape(row.model),
-                mode=mode_labels.get(row.mode, row.mode),
-                best=_figure(row.best),
-                runs=row.runs,
-                mean=_figure(round(row.mean, 2)),
-                verified=" ✅" if row.verified else "",
-            )
+            t(lang, "board_filters", mode=mode_label or t(lang, "btn_all_modes"), window=window)
         )
-    pages = max(1, -(-board.total // page_size))
-    if pages > 1:
-        out.append(t(lang, "board_page", page=page + 1, pages=pages))
-    if board.references:
         out.append("")
-        out.append(t(lang, "board_references"))
-        for ref in board.references:
+        if not board.rows:
+            out.append(t(lang, "board_empty"))
+        for row in board.rows:
             out.append(
                 t(
                     lang,
-                    "board_reference_row",
-                    model=html.escape(ref.model),
-                    mode=mode_labels.get(ref.mode, ref.mode),
-                    best=_figure(ref.best),
+                    "board_row",
+                    rank=row.rank,
+                    model=_name(row.model, width),
+                    mode=mode_labels.get(row.mode, row.mode),
+                    best=_figure(row.best),
+                    runs=row.runs,
+                    mean=_figure(round(row.mean, 2)),
+                    verified=" ✅" if row.verified else "",
                 )
             )
-    if board.key_version is not None:
-        out.append("")
-        out.append(t(lang, "board_key", version=board.key_version))
-    if benchmark.credit:
-        out.append(html.escape(benchmark.credit))
-    return "\n".join(out)[:MESSAGE_LIMIT]
+        pages = max(1, -(-board.total // page_size))
+        if pages > 1:
+            out.append(t(lang, "board_page", page=page + 1, pages=pages))
+        if board.references:
+            out.append("")
+            out.append(t(lang, "board_references"))
+            for ref in board.references:
+                out.append(
+                    t(
+                        lang,
+                        "board_reference_row",
+                        model=_name(ref.model, width),
+                        mode=mode_labels.get(ref.mode, ref.mode),
+                        best=_figure(ref.best),
+                    )
+                )
+        if board.key_version is not None:
+            out.append("")
+            out.append(t(lang, "board_key", version=board.key_version))
+        if benchmark.credit:
+            out.append(html.escape(benchmark.credit))
+        return out
+
+    return _fitted(build)
 
 
 def render_history(
@@ -229,22 +255,35 @@ def render_history(
     lang: str,
     titles: Mapping[str, str],
     mode_labels: Mapping[str, str],
+    bests: Sequence[BoardRow] = (),
 ) -> str:
+    """``/me``: the latest submissions, then the user's bests (board rows)."""
     if not submissions:
         return t(lang, "me_empty")
-    out = [t(lang, "me_title")]
-    for sub in submissions:
-        out.append(
-            t(
-                lang,
-                "me_row",
-                id=sub.id,
-                benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
-                model=html.escape(sub.model or "—"),
-                mode=mode_labels.get(sub.mode or "", "—"),
-                score=_figure(sub.score),
-                state=t(lang, f"state_{sub.visibility.value}"),
-                date=sub.created_at.strftime("%Y-%m-%d"),
+
+    def build(width: int) -> list[str]:
+        out = [t(lang, "me_title")]
+        for sub in submissions:
+            out.append(
+                t(
+                    lang,
+                    "me_row",
+                    id=sub.id,
+                    benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
+                    model=_name(sub.model or "—", width),
+                    mode=mode_labels.get(sub.mode or "", "—"),
+                    score=_figure(sub.score),
+                    state=t(lang, f"state_{sub.visibility.value}"),
+                    date=sub.created_at.strftime("%Y-%m-%d"),
+                )
             )
-        )
-    return "\n".join(out)[:MESSAGE_LIMIT]
+        if bests:
+            out += ["", t(lang, "me_bests")]
+            out += [
+                f"{row.rank}. {_name(row.model, width)} · "
+                f"{mode_labels.get(row.mode, row.mode)} · {_figure(row.best)}"
+                for row in bests
+            ]
+        return out
+
+    return _fitted(build)

@@ -493,21 +493,10 @@ async def on_me(update: Update, context: BotContext) -> None:
     store = context.services.store
     subs = await store.history(user.id, limit=10)
     titles = {b.name: b.title for b in registry.all_benchmarks()}
-    text = render_history(subs, lang=lang, titles=titles, mode_labels=MODE_LABELS)
     bests = await store.leaderboard(registry.DEFAULT, user_id=user.id, limit=5)
-    if bests.rows:
-        text += (
-            "\n\n"
-            + t(lang, "me_bests")
-            + "\n"
-            + "\n".join(
-                f"{row.rank}. {html.escape(row.model)} · {MODE_LABELS.get(row.mode, row.mode)} · "
-                f"{row.best:+g}"
-                for row in bests.rows
-            )
-        )
+    text = render_history(subs, lang=lang, titles=titles, mode_labels=MODE_LABELS, bests=bests.rows)
     published = [s.id for s in subs if s.visibility is Visibility.PUBLISHED]
-    await reply(message, text[:MESSAGE_LIMIT], reply_markup=withdraw_keyboard(lang, published))
+    await reply(message, text, reply_markup=withdraw_keyboard(lang, published))
 
 
 # --- simple commands -----------------------------------------------------------------
