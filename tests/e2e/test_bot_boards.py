@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -155,8 +156,37 @@ async def test_start_deep_link_opens_a_result(bot: Bot, board: dict[str, int]) -
     assert "not found" in text_of(await bot.say(chat, user, "/start s99999999"))
 
 
-@pytest.mark.xfail(reason="issue 7", strict=True)
 async def test_reference_table_is_shown_marked_as_reported(bot: Bot) -> None:
     user, chat = _user(bot, 5010)
     plain = text_of(await bot.say(chat, user, "/leaderboard"))
     assert "Jibay 5 High · think & tools · +18 (reported)" in plain
+    assert "Gemini 3.5 flash-lite · default · -45 (reported)" in plain
+    # Reported results are not ranked rows.
+    assert not re.search(r"^\d+\. Jibay 5 High", plain, re.M)
+    think = text_of(await bot.say(chat, user, "/leaderboard think"))
+    assert "deepseek v4.1 flash · think · +17 (reported)" in think
+    assert "Jibay 5 High" not in think
+
+
+async def test_long_escaped_model_names_keep_board_and_me_valid(bot: Bot) -> None:
+    """Ten top rows whose names escape to 4x their length: the replies stay valid HTML."""
+    name = "<&>" * 33
+    user, chat = _user(bot, 5200)
+    mark = bot.api.mark()
+    for n in range(10):
+        await _publish(bot, user, chat, f"{n}{name}", "tools", 90 + n)
+    board = await bot.say(chat, user, "/leaderboard")
+    assert len(board["params"]["text"]) <= 4096
+    plain = text_of(board)
+    assert re.search(r"^1\. 9<&><&>.* · tools · \+99 \(1 runs", plain, re.M), plain
+    assert "10. 0<&>" in plain
+    # Nothing after the rows is lost: references, key version, credit.
+    assert "Jibay 5 High · think & tools · +18 (reported)" in plain
+    assert "Scored against key version 1." in plain
+    assert plain.endswith("PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0")
+    me = await bot.say(chat, user, "/me")
+    assert len(me["params"]["text"]) <= 4096
+    plain = text_of(me)
+    assert plain.count(" · tools · ") >= 10 + 5  # ten submissions and five bests
+    assert "Your bests" in plain and re.search(r"^1\. 9<&>.* · tools · \+99$", plain, re.M)
+    bot.check_clean(mark)
