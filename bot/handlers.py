@@ -446,12 +446,15 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
     lang = await user_lang(context, user)
     try:
         benchmark, mode = _board_args(context.args or [])
-    except UnknownMode:
+    except UnknownMode as exc:
         await reply(
             message,
-            html.escape(
-                f"unknown benchmark or mode; benchmarks: {', '.join(registry.names())}; "
-                f"modes: default, think, tools, think_tools"
+            t(
+                lang,
+                "board_bad_args",
+                word=html.escape(exc.text),
+                benchmarks=", ".join(registry.names()),
+                modes=", ".join(m.value for m in Mode),
             ),
         )
         return

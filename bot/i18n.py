@@ -284,6 +284,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "mode: {mode} · window: {window}",
         "fa": "حالت: {mode} · بازه: {window}",
     },
+    "board_bad_args": {
+        "en": "I do not know “{word}”. Use /leaderboard [benchmark] [mode] — benchmarks: "
+        "{benchmarks}; modes: {modes}.",
+        "fa": "«{word}» را نمی‌شناسم. از /leaderboard [بنچمارک] [حالت] استفاده کنید — "
+        "بنچمارک‌ها: {benchmarks}؛ حالت‌ها: {modes}.",
+    },
     "board_empty": {
         "en": "No published results yet. Score an output and press Publish.",
         "fa": "هنوز نتیجه‌ای منتشر نشده است. یک خروجی را امتیاز دهید و «انتشار» را بزنید.",
