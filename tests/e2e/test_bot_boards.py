@@ -94,8 +94,14 @@ async def test_mode_and_window_filters(bot: Bot, board: dict[str, int]) -> None:
 async def test_leaderboard_bad_arguments_list_valid_ones(bot: Bot) -> None:
     user, chat = _user(bot, 5003)
     plain = text_of(await bot.say(chat, user, "/leaderboard banana"))
+    assert "banana" in plain
     assert "primebench" in plain and "zerobench" in plain
-    assert "think" in plain and "default" in plain
+    assert "think_tools" in plain and "default" in plain
+    fa, fa_chat = _user(bot, 5011, "fa")
+    mark = bot.api.mark()
+    plain = text_of(await bot.say(fa_chat, fa, "/leaderboard <b>"))
+    assert "<b>" in plain and "بنچمارک‌ها: primebench" in plain
+    bot.check_clean(mark)
 
 
 async def test_stale_board_button(bot: Bot) -> None:
