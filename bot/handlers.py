@@ -117,7 +117,11 @@ async def _left_today(context: BotContext, user_id: int) -> tuple[int, int]:
     return left, context.services.settings.daily_limit
 
 
-async def render_submission(context: BotContext, sub: Submission, lang: str) -> tuple[str, Any]:
+async def render_submission(
+    context: BotContext, sub: Submission, lang: str, *, owner: bool = True
+) -> tuple[str, Any]:
+    """The score reply and its buttons; for someone else (a shared link) neither buttons
+    nor the owner's publication allowance."""
     benchmark = registry.get(sub.benchmark)
     result = benchmark.result_from_record(sub.record)
     published = sub.visibility is Visibility.PUBLISHED
@@ -128,7 +132,7 @@ async def render_submission(context: BotContext, sub: Submission, lang: str) -> 
         submission_id=sub.id,
         mode_label=MODE_LABELS.get(sub.mode or ""),
         model=sub.model,
-        left_today=await _left_today(context, sub.user_id),
+        left_today=await _left_today(context, sub.user_id) if owner else None,
         published=published,
     )
     keyboard = score_keyboard(
@@ -519,8 +523,9 @@ async def on_start(update: Update, context: BotContext) -> None:
         if sub is None or not visible:
             await reply(message, t(lang, "not_found", id=html.escape(payload[1:])))
             return
-        text, keyboard = await render_submission(context, sub, lang)
-        await reply(message, text, reply_markup=keyboard if sub.user_id == user.id else None)
+        owner = sub.user_id == user.id
+        text, keyboard = await render_submission(context, sub, lang, owner=owner)
+        await reply(message, text, reply_markup=keyboard if owner else None)
         return
     await reply(message, t(lang, "welcome"))
 
