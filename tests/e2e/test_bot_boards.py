@@ -156,6 +156,8 @@ async def test_start_deep_link_opens_a_result(bot: Bot, board: dict[str, int]) -
     shared = await bot.say(chat, user, f"/start s{board['t2']}")
     assert "Model: thinker" in text_of(shared) and "Final Score: 50" in text_of(shared)
     assert buttons(shared) == {}
+    assert "publications left today" not in text_of(shared)  # the owner's, not theirs
+    assert "publications left today" in text_of(mine)
     hidden = text_of(await bot.say(chat, user, f"/start s{private_id}"))
     assert f"#{private_id} was not found" in hidden and "secret-model" not in hidden
     assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(chat, user, "/start"))
