@@ -213,3 +213,16 @@ async def test_same_text_twice_gives_two_submissions(bot: Bot) -> None:
     first = submission_id(text_of(await bot.say(chat, user, "1:1")))
     second = submission_id(text_of(await bot.say(chat, user, "1:1")))
     assert first != second
+
+
+async def test_score_command_and_score_caption_in_private(bot: Bot) -> None:
+    user, chat = _user(bot, 2034)
+    plain = text_of(await bot.say(chat, user, f"/score #tools\nmodel: m1\n1:{KEY[1]}\nzz"))
+    assert "Mode: tools" in plain.splitlines() and "Model: m1" in plain.splitlines()
+    assert "Correct: 1" in plain and "line 4: zz" in plain
+    msg = await bot.api.send_document(
+        chat, user, f"1:{KEY[1]}\n2:{KEY[2]}".encode(), "a.txt", caption="/score #think\nmodel: m2"
+    )
+    plain = text_of(await bot.api.reply_to(msg, timeout=20))
+    assert "Mode: think" in plain.splitlines() and "Model: m2" in plain.splitlines()
+    assert "Correct: 2" in plain
