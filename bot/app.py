@@ -133,26 +133,29 @@ def build_application(settings: Settings) -> BotApp:
 
 
 def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    private = filters.ChatType.PRIVATE
-    groups = filters.ChatType.GROUPS
+    # New messages only: an edited message is answered apart (its old score stands).
+    new = filters.UpdateType.MESSAGE
+    private = filters.ChatType.PRIVATE & new
+    groups = filters.ChatType.GROUPS & new
     # -1: every update first records who and where (users and chats, updated on sight).
     app.add_handler(TypeHandler(Update, h.track), group=-1)
     # 0: commands, before anything that reads plain text.
-    app.add_handler(CommandHandler("start", h.on_start))
-    app.add_handler(CommandHandler("help", h.on_help))
-    app.add_handler(CommandHandler("score", h.on_score_command))
-    app.add_handler(CommandHandler(["leaderboard", "board", "top"], h.on_leaderboard))
-    app.add_handler(CommandHandler("me", h.on_me))
-    app.add_handler(CommandHandler("prompt", h.on_prompt))
-    app.add_handler(CommandHandler("questions", h.on_questions))
-    app.add_handler(CommandHandler("benchmarks", h.on_benchmarks))
-    app.add_handler(CommandHandler("lang", h.on_lang))
+    commands = [
+        ("start", h.on_start),
+        ("help", h.on_help),
+        ("score", h.on_score_command),
+        (["leaderboard", "board", "top"], h.on_leaderboard),
+        ("me", h.on_me),
+        ("prompt", h.on_prompt),
+        ("questions", h.on_questions),
+        ("benchmarks", h.on_benchmarks),
+        ("lang", h.on_lang),
+    ]
+    for names, callback in commands:
+        app.add_handler(CommandHandler(names, callback, filters=new))
     # A document whose caption starts with /score (any chat).
-    app.add_handler(
-        MessageHandler(
-            filters.Document.ALL & filters.CaptionRegex(r"^/score(@\w+)?(\s|$)"), h.on_score_command
-        )
-    )
+    score_caption = filters.CaptionRegex(r"^/score(@\w+)?(\s|$)")
+    app.add_handler(MessageHandler(new & filters.Document.ALL & score_caption, h.on_score_command))
     # Buttons.
     app.add_handler(CallbackQueryHandler(h.on_board_button, pattern=r"^lb:"))
     app.add_handler(CallbackQueryHandler(h.on_submission_button))
@@ -163,6 +166,13 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     app.add_handler(
         MessageHandler(
             groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
+        )
+    )
+    # An edited submission in a private chat: say that edits are not re-scored.
+    app.add_handler(
+        MessageHandler(
+            filters.UpdateType.EDITED_MESSAGE & filters.ChatType.PRIVATE & ~filters.COMMAND,
+            h.on_edited,
         )
     )
     app.add_error_handler(on_error)

@@ -15,8 +15,15 @@ from storage import Board, BoardRow, Submission
 
 from .i18n import field_label, t, translated
 
-#: Telegram's limit for one message.
+#: Telegram's limit for one message, counted in UTF-16 code units.
 MESSAGE_LIMIT = 4096
+
+
+def fits(text: str, limit: int = MESSAGE_LIMIT) -> bool:
+    """Whether Telegram takes ``text`` as one message (it counts UTF-16 code units)."""
+    return len(text) <= limit // 2 or len(text.encode("utf-16-le")) <= 2 * limit
+
+
 #: How long a shown line of user text may be before it is cut.
 SHOWN_LINE = 120
 
@@ -134,7 +141,7 @@ def render_score_reply(
             max_invalid=shown,
             extra_lines=extra,
         )
-        if len(text) <= MESSAGE_LIMIT or shown == 0:
+        if fits(text) or shown == 0:
             return text[:MESSAGE_LIMIT]
         shown //= 2
 
@@ -147,20 +154,6 @@ def render_invalid_lines(result: Result, lang: str, submission_id: int) -> str:
         more = result.invalid_line_count - len(result.invalid_lines)
         lines.append(t(lang, "more_invalid_plain", count=more))
     return "\n".join(lines)
-
-
-def split_message(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
-    """Cut plain text into pieces under the limit, at line breaks where possible."""
-    pieces: list[str] = []
-    while len(text) > limit:
-        cut = text.rfind("\n", 0, limit)
-        if cut <= 0:
-            cut = limit
-        pieces.append(text[:cut])
-        text = text[cut:].lstrip("\n")
-    if text:
-        pieces.append(text)
-    return pieces
 
 
 def _figure(value: float) -> str:
@@ -179,7 +172,7 @@ def _fitted(build: Callable[[int], list[str]]) -> str:
     """
     for width in _NAME_WIDTHS:
         text = "\n".join(build(width))
-        if len(text) <= MESSAGE_LIMIT:
+        if fits(text):
             return text
     return text[:MESSAGE_LIMIT]  # unreachable for pages of ten rows
 

@@ -27,7 +27,7 @@ from storage import (
 from . import datafiles, service
 from .context import BotContext
 from .format import (
-    MESSAGE_LIMIT,
+    fits,
     render_board,
     render_history,
     render_invalid_lines,
@@ -204,6 +204,13 @@ async def on_private_text(update: Update, context: BotContext) -> None:
     if await _take_model_name(update, context, message.text):
         return
     await submit(update, context, message, text=message.text)
+
+
+async def on_edited(update: Update, context: BotContext) -> None:
+    """Edits are not re-scored: the stored score stands; a new message is a new submission."""
+    message = update.effective_message
+    if message is not None:
+        await reply(message, t(await user_lang(context, update.effective_user), "edited"))
 
 
 async def on_private_document(update: Update, context: BotContext) -> None:
@@ -389,7 +396,7 @@ async def _send_details(
 ) -> None:
     result = registry.get(sub.benchmark).result_from_record(sub.record)
     text = render_invalid_lines(result, lang, sub.id)
-    if len(text) <= MESSAGE_LIMIT:
+    if fits(text):
         await context.bot.send_message(chat_id, text, reply_to_message_id=message_id)
         return
     await context.bot.send_document(

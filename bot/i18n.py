@@ -216,6 +216,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The database is busy right now; nothing was saved. Please send it again.",
         "fa": "پایگاه داده الان مشغول است؛ چیزی ذخیره نشد. لطفاً دوباره بفرستید.",
     },
+    "edited": {
+        "en": "Edited messages are not scored again. Send the corrected output as a new message.",
+        "fa": "پیام ویرایش‌شده دوباره امتیازدهی نمی‌شود. خروجی اصلاح‌شده را در پیام تازه بفرستید.",
+    },
     "score_usage": {
         "en": "Send /score with the model's output after it, or reply /score to a message or file.",
         "fa": "بعد از /score خروجی مدل را بنویسید، یا /score را در پاسخ به یک پیام یا فایل بفرستید.",

@@ -778,6 +778,20 @@ class FakeBotAPI:
         await self._dispatch(update)
         return dict(update["message"])
 
+    async def edit_text(self, message: JSONDict, text: str) -> JSONDict:
+        """The user edits one of their text messages; returns the edited Message."""
+        edited = dict(message)
+        edited["text"] = text
+        edited["edit_date"] = int(time.time())
+        ents = command_entities(text)
+        if ents:
+            edited["entities"] = ents
+        else:
+            edited.pop("entities", None)
+        update = self._new_update("edited_message", edited)
+        await self._dispatch(update)
+        return edited
+
     async def send_document(
         self,
         chat: JSONDict,
