@@ -182,8 +182,11 @@ async def seed_references(services: Services) -> int:
             continue
         for entry in table["results"]:
             await services.store.add_reference(
-                name, model=entry["model"], mode=parse_mode(entry["mode"]).value,
-                score=float(entry["score"]), source=table["source"],
+                name,
+                model=entry["model"],
+                mode=parse_mode(entry["mode"]).value,
+                score=float(entry["score"]),
+                source=table["source"],
             )
             count += 1
     return count
