@@ -62,7 +62,7 @@ COMMANDS = {
 
 async def post_init(app: BotApp) -> None:
     settings: Settings = app.bot_data["settings"]
-    store = await Store.open(settings.db_path)
+    store = await Store.open(settings.db_path, synchronous=settings.db_synchronous)
     context = multiprocessing.get_context("spawn")
     services = Services(
         settings=settings,

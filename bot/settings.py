@@ -7,7 +7,7 @@ The object is passed down; nothing imports a settings global. The token is a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -33,6 +33,10 @@ class Settings(BaseSettings):
     token: SecretStr | None = None
     data_dir: Path = Path("data")
     db: Path | None = None
+    #: FULL: every commit is on disk before the user is answered, even across a power
+    #: cut. NORMAL (WAL): commits survive a crash of the bot, the last few may be lost
+    #: in a power cut; several times the write throughput.
+    db_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     admins: Annotated[frozenset[int], NoDecode] = frozenset()
     api_base_url: str = TELEGRAM_API
     api_file_url: str = TELEGRAM_FILES
