@@ -46,6 +46,15 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.export_csv(benchmark, **board_filters) -> str
     await store.rebuild_boards(benchmark=None) -> None
 
+    # moderation (bans and the audit log; hide/unhide/verify above)
+    await store.ban(user_id, *, by, reason=None) -> Ban      # off every board
+    await store.unban(user_id, *, by, reason=None) -> bool
+    await store.is_banned(user_id) -> Ban | None
+    await store.bans() -> list[Ban]
+    await store.log_action(actor_id, action, target, *, chat_id=None, reason=None) -> AuditEntry
+    await store.audit_log(*, chat_id=None, limit=20) -> list[AuditEntry]
+    await store.same_answers_as(submission_id) -> int | None  # one run on the boards
+
     # maintenance
     await store.pending_rescore(benchmark) -> int
     await store.rescore(benchmark, *, batch_size=1000) -> RescoreReport
@@ -69,6 +78,8 @@ from .errors import (
 )
 from .migrations import LATEST as SCHEMA_VERSION
 from .models import (
+    AuditEntry,
+    Ban,
     Board,
     BoardRow,
     Chat,
@@ -84,6 +95,8 @@ from .store import Store, normalise_model
 
 __all__ = [
     "SCHEMA_VERSION",
+    "AuditEntry",
+    "Ban",
     "Board",
     "BoardRow",
     "Chat",

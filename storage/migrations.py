@@ -181,10 +181,62 @@ FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
 WHERE t.rn = 1;
 """
 
+#: Moderation: bans (a banned user's submissions leave every board) and the audit log.
+#: The boards read ``board_source``: the step redefines it and rebuilds ``board_totals``
+#: from it with step 2's statement (``Store.ban`` refreshes the lines a ban touches).
+_V3_MODERATION = """
+CREATE TABLE bans (
+    user_id   INTEGER PRIMARY KEY,              -- Telegram user id (seen or not)
+    reason    TEXT,
+    banned_by INTEGER NOT NULL,
+    banned_at INTEGER NOT NULL
+);
+
+CREATE TABLE audit_log (
+    id       INTEGER PRIMARY KEY,
+    at       INTEGER NOT NULL,                  -- UTC, milliseconds since the epoch
+    actor_id INTEGER NOT NULL,                  -- who (Telegram user id)
+    chat_id  INTEGER,                           -- the submission's chat; NULL: bot-wide
+    action   TEXT NOT NULL,                     -- hide, unhide, verify, ban, unban, setkey, ...
+    target   TEXT NOT NULL,                     -- a submission id, a user id, a benchmark
+    reason   TEXT                               -- the rest of the command line
+);
+CREATE INDEX audit_log_chat ON audit_log (chat_id, id);
+
+DROP VIEW board_source;
+CREATE VIEW board_source AS
+SELECT id, user_id, chat_id, benchmark_id, model_norm, mode, score, fingerprint,
+       COALESCE(fingerprint, 'id:' || id) AS run_key, created_at
+FROM submissions
+WHERE visibility = 'published' AND user_id NOT IN (SELECT user_id FROM bans);
+
+DELETE FROM board_totals;
+WITH src AS (SELECT * FROM board_source),
+runs AS (
+    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
+                 MIN(created_at) AS fa, MAX(created_at) AS la
+          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
+    GROUP BY benchmark_id, model_norm, mode),
+tops AS (
+    SELECT benchmark_id, model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src)
+INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
+                          best_at, first_at, last_at)
+SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
+       t.created_at, r.first_at, r.last_at
+FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
+WHERE t.rn = 1;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
     Migration(2, "boards: board_source view, board indexes, board_totals summary", _V2_BOARDS),
+    Migration(3, "moderation: bans, audit_log, board_source without banned users", _V3_MODERATION),
 )
 
 LATEST = MIGRATIONS[-1].version

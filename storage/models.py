@@ -186,3 +186,30 @@ class RescoreReport:
     batches: int
     resumed: bool
     seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    """A user whose submissions are on no board (they can still score privately)."""
+
+    user_id: int
+    reason: str | None
+    banned_by: int
+    banned_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One moderation action: who did what to which target, when and why.
+
+    ``chat_id`` is the chat whose board the action concerns (the chat a submission was
+    published from); None for bot-wide actions (bans, keys).
+    """
+
+    id: int
+    at: datetime
+    actor_id: int
+    chat_id: int | None
+    action: str
+    target: str
+    reason: str | None

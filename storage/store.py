@@ -44,6 +44,8 @@ from .errors import (
     translate,
 )
 from .models import (
+    AuditEntry,
+    Ban,
     Board,
     BoardRow,
     Chat,
@@ -1323,6 +1325,146 @@ class Store:
             seconds=time.perf_counter() - started,
         )
 
+    # --- moderation: bans, the audit log, equal answer sets ------------------------------
+
+    async def ban(self, user_id: int, *, by: int, reason: str | None = None) -> Ban:
+        """Take every submission of a user off every board, now and later.
+
+        The user can still score privately (the bot refuses to publish for them). A second
+        ban updates the reason. The ban and its audit entry commit together, and the
+        board lines the user's results were in are recomputed.
+        """
+        why = _clean_reason(reason)
+        now = self._now_ms()
+        async with self._write() as db:
+            await db.execute(
+                """INSERT INTO bans (user_id, reason, banned_by, banned_at) VALUES (?, ?, ?, ?)
+                   ON CONFLICT (user_id) DO UPDATE SET reason = excluded.reason,
+                       banned_by = excluded.banned_by, banned_at = excluded.banned_at""",
+                (user_id, why, by, now),
+            )
+            await self._audit(db, now, by, None, "ban", str(user_id), why)
+            await self._refresh_user_groups(db, user_id)
+        return Ban(user_id, why, by, _dt(now))
+
+    async def unban(self, user_id: int, *, by: int, reason: str | None = None) -> bool:
+        """Lift a ban (their published results return to the boards); False when the
+        user was not banned (nothing is written then)."""
+        why = _clean_reason(reason)
+        now = self._now_ms()
+        async with self._write() as db:
+            async with db.execute("DELETE FROM bans WHERE user_id = ?", (user_id,)) as cur:
+                lifted = cur.rowcount > 0
+            if lifted:
+                await self._audit(db, now, by, None, "unban", str(user_id), why)
+                await self._refresh_user_groups(db, user_id)
+        return lifted
+
+    async def is_banned(self, user_id: int) -> Ban | None:
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                "SELECT user_id, reason, banned_by, banned_at FROM bans WHERE user_id = ?",
+                (user_id,),
+            )
+        return None if row is None else Ban(row[0], row[1], row[2], _dt(row[3]))
+
+    async def bans(self) -> list[Ban]:
+        """Every banned user, latest first."""
+        async with self._read() as db:
+            rows = await self._all(
+                db,
+                "SELECT user_id, reason, banned_by, banned_at FROM bans "
+                "ORDER BY banned_at DESC, user_id",
+            )
+        return [Ban(r[0], r[1], r[2], _dt(r[3])) for r in rows]
+
+    async def log_action(
+        self,
+        actor_id: int,
+        action: str,
+        target: str,
+        *,
+        chat_id: int | None = None,
+        reason: str | None = None,
+    ) -> AuditEntry:
+        """Record a moderation action (hide, unhide, verify, setkey, ...) in the audit log."""
+        if not action or not target:
+            raise InvalidData("an audit entry needs an action and a target")
+        why = _clean_reason(reason)
+        now = self._now_ms()
+        async with self._write() as db:
+            entry_id = await self._audit(db, now, actor_id, chat_id, action, target, why)
+        return AuditEntry(entry_id, _dt(now), actor_id, chat_id, action, target, why)
+
+    async def audit_log(self, *, chat_id: int | None = None, limit: int = 20) -> list[AuditEntry]:
+        """The latest audit entries, newest first: every one, or one chat's board's."""
+        _check_page(limit, 0)
+        sql = "SELECT id, at, actor_id, chat_id, action, target, reason FROM audit_log"
+        params: list[Any] = []
+        if chat_id is not None:
+            sql += " WHERE chat_id = ?"
+            params.append(chat_id)
+        sql += " ORDER BY id DESC LIMIT ?"
+        async with self._read() as db:
+            rows = await self._all(db, sql, [*params, limit])
+        return [AuditEntry(r[0], _dt(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in rows]
+
+    async def same_answers_as(self, submission_id: int) -> int | None:
+        """The earliest other result on the boards with the same normalised answers
+        (fingerprint), benchmark, model and mode: the boards count both as one run."""
+        async with self._read() as db:
+            row = await self._one(
+                db,
+                """SELECT MIN(o.id) FROM submissions AS s JOIN board_source AS o
+                       ON o.benchmark_id = s.benchmark_id AND o.model_norm = s.model_norm
+                      AND o.mode = s.mode AND o.fingerprint = s.fingerprint AND o.id <> s.id
+                   WHERE s.id = ?""",
+                (submission_id,),
+            )
+        return None if row is None or row[0] is None else int(row[0])
+
+    @staticmethod
+    async def _audit(
+        db: aiosqlite.Connection,
+        now: int,
+        actor_id: int,
+        chat_id: int | None,
+        action: str,
+        target: str,
+        reason: str | None,
+    ) -> int:
+        async with db.execute(
+            """INSERT INTO audit_log (at, actor_id, chat_id, action, target, reason)
+               VALUES (?, ?, ?, ?, ?, ?)""",
+            (now, actor_id, chat_id, action, target, reason),
+        ) as cur:
+            return int(cur.lastrowid or 0)
+
+    async def _refresh_user_groups(self, db: aiosqlite.Connection, user_id: int) -> None:
+        """Recompute the summary lines that hold a user's published results."""
+        groups = await self._all(
+            db,
+            """SELECT DISTINCT benchmark_id, model_norm, mode FROM submissions
+               WHERE user_id = ? AND visibility = 'published'""",
+            (user_id,),
+        )
+        for bench_id, model_norm, mode in groups:
+            key = (bench_id, model_norm, mode)
+            await db.execute(
+                "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
+                key,
+            )
+            await db.execute(
+                "WITH "
+                + _groups_cte("benchmark_id = ? AND model_norm = ? AND mode = ?")
+                + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
+                                              best, best_id, best_at, first_at, last_at)
+                     SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
+                            first_at, last_at FROM groups""",
+                (*key, bench_id),
+            )
+
     # --- backup --------------------------------------------------------------------------
 
     async def backup(self, path: str | os.PathLike[str]) -> None:
@@ -1382,6 +1524,13 @@ def _score_batch(
             changed += 1
         updates.append((key_id, scorer_version, new_score, new_fp, new_record, sid))
     return updates, changed, skipped
+
+
+def _clean_reason(reason: str | None) -> str | None:
+    """A moderation reason as stored: trimmed, at most 500 characters, None when empty."""
+    if reason is None or not reason.strip():
+        return None
+    return reason.strip()[:500]
 
 
 def _check_page(limit: int, offset: int) -> None:

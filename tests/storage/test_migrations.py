@@ -122,3 +122,16 @@ async def test_a_newer_database_is_refused(tmp_path: Path) -> None:
         await db.commit()
     with pytest.raises(SchemaError, match="newer"):
         await Store.open(path)
+
+
+async def test_a_migrated_database_takes_bans_and_keeps_its_boards(tmp_path: Path) -> None:
+    """Step 3 (moderation) on a version-2 file: boards rebuilt, a ban leaves them."""
+    old = tmp_path / "v2.sqlite3"
+    await make_fixture(2, old)
+    async with await Store.open(old, clock=FakeClock()) as store:
+        await store.ban(2, by=1, reason="test")
+        board = await store.leaderboard("primebench")
+        assert [r.model for r in board.rows] == ["GPT 6"]
+        assert [e.action for e in await store.audit_log()] == ["ban"]
+        await store.unban(2, by=1)
+        await check_fixture_data(store)
