@@ -155,6 +155,12 @@ class PrimeKey:
 
     answers: Mapping[int, int]
     sha256: str = ""
+    #: the same answers as digit strings, the form the parser produces
+    by_text: Mapping[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_text = {str(q): str(o) for q, o in self.answers.items()}
+        object.__setattr__(self, "by_text", by_text)
 
     def __len__(self) -> int:
         return len(self.answers)
@@ -422,34 +428,50 @@ def _score_scan(tally: _Tally, chunk: str, raw: str, first_line: int) -> None:
 
 
 def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
-    """One line longer than a chunk: read it a piece at a time."""
+    """One line longer than a chunk: its tokens, a piece at a time, each distinct token
+    parsed once (counted backwards, like lines, to keep the order of last occurrence)."""
     is_invalid = False
     for piece in _pieces(line.rstrip("\n")):
-        tally.answers(_ANSWER.findall(piece))
-        is_invalid = is_invalid or _INVALID_LINE.match(piece) is not None
+        # str.split() splits at exactly the characters \s matches; "," and ";" join them
+        tokens = piece.replace(",", " ").replace(";", " ").split()
+        counts = Counter(reversed(tokens))
+        for token in reversed(counts):
+            match = _TOKEN.fullmatch(token)
+            if match is None:
+                is_invalid = True
+            else:
+                question, option, none = match.groups("")
+                tally.answers(((question, option, none),), counts[token])
     if is_invalid:
         tally.invalid_at(number, raw.rstrip("\n"))
 
 
+def _numeric(digits: str) -> tuple[int, str]:
+    """Sort key: canonical digit strings (no leading zeros) in numeric order."""
+    return len(digits), digits
+
+
 def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
+    expected = key.by_text
     correct = wrong = 0
     unknown: list[int] = []
-    answers: list[tuple[int, str]] = []
-    for digits, (option_digits, none) in tally.final.items():
-        question = int(digits or "0")
+    standing: list[str] = []
+    final = tally.final
+    for digits in sorted(final, key=_numeric):
+        option_digits, none = final[digits]
+        question = digits or "0"
         option = NONE if none else option_digits or "0"
-        answers.append((question, option))
-        expected = key.answers.get(question)
-        if expected is None:
-            unknown.append(question)
-        elif option == NONE:
+        standing.append(f"{question}:{option}")
+        want = expected.get(question)
+        if want is None:
+            unknown.append(int(question))
+        elif none:
             continue
-        elif int(option) == expected:
+        elif option == want:
             correct += 1
         else:
             wrong += 1  # includes options outside 1-4 ("malformed but parseable")
-    answers.sort()
-    fingerprint = hashlib.sha256(";".join(f"{q}:{o}" for q, o in answers).encode()).hexdigest()
+    fingerprint = hashlib.sha256(";".join(standing).encode()).hexdigest()
     return PrimeBenchResult(
         total_questions=len(key.answers),
         correct=correct,

@@ -371,3 +371,14 @@ def _naive(text: str, key: pb.PrimeKey) -> tuple[int, int]:
         1 for q, o in final.items() if q in key.answers and o != "none" and int(o) != key.answers[q]
     )
     return correct, wrong
+
+
+def test_a_line_longer_than_a_chunk_is_read_token_by_token() -> None:
+    body = "1:3 2:3, " * 150_000 + "junk 1:2;" + " 2:4" * 150_000  # about 2.1 MB on one line
+    result = pb.score("5:2\n" + body + "\n3:4", KEY5)
+    assert (result.correct, result.wrong) == (3, 1)  # 1:2 and 2:4 stand
+    assert result.duplicates == (1, 2)
+    assert [il.line for il in result.invalid_lines] == [2]
+    assert result.invalid_lines[0].text == body
+    clean = pb.score(body.replace("junk ", ""), KEY5)
+    assert clean.invalid_line_count == 0
