@@ -28,8 +28,8 @@ from telegram.ext import (
 
 from storage import Store
 
+from . import bench_features, ops, service
 from . import handlers as h
-from . import ops, service
 from .context import SERVICES, BotApp, BotContext, Services
 from .settings import Settings
 from .web import serve_webhook
@@ -41,6 +41,8 @@ COMMANDS = {
         ("score", "score a model's output"),
         ("leaderboard", "the leaderboard"),
         ("me", "your submissions and bests"),
+        ("natory", "Natory: today's target and boards"),
+        ("compare", "Natory: score vs cost and latency chart"),
         ("prompt", "the official PrimeBench prompt"),
         ("questions", "PrimeBench's questions (Q.json)"),
         ("benchmarks", "the benchmarks I score"),
@@ -51,6 +53,8 @@ COMMANDS = {
         ("score", "امتیازدهی خروجی یک مدل"),
         ("leaderboard", "جدول امتیازات"),
         ("me", "ارسال‌ها و بهترین‌های شما"),
+        ("natory", "Natory: هدف امروز و جدول‌ها"),
+        ("compare", "Natory: نمودار امتیاز، هزینه و تأخیر"),
         ("prompt", "پرامپت رسمی PrimeBench"),
         ("questions", "سؤال‌های PrimeBench"),
         ("benchmarks", "بنچمارک‌ها"),
@@ -139,6 +143,11 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     groups = filters.ChatType.GROUPS & new
     # -1: every update first records who and where (users and chats, updated on sight).
     app.add_handler(TypeHandler(Update, h.track), group=-1)
+    # 0: Natory and /compare first (bot/bench_features.py): /natory, /compare,
+    # "/leaderboard natory …" (ahead of the generic /leaderboard below, which it would
+    # otherwise reach), and a reply to the /natory message (ahead of the private-text
+    # handler, which would score it as PrimeBench).
+    bench_features.register(app)
     # 0: commands, before anything that reads plain text.
     commands = [
         ("start", h.on_start),

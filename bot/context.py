@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from telegram.ext import Application, CallbackContext, ExtBot
@@ -22,10 +23,13 @@ SERVICES = "services"
 
 @dataclass(frozen=True, slots=True)
 class LoadedKey:
-    """A benchmark's current key: the stored version and the parsed key object."""
+    """A benchmark's current key: the stored version and the parsed key object, where
+    this process loaded it from and when (``/keyinfo``)."""
 
     version: KeyVersion
     key: Any
+    source: str = ""
+    loaded_at: datetime = field(default_factory=lambda: datetime.now(UTC))
 
 
 @dataclass

@@ -22,6 +22,7 @@ from storage import (
     StoreUnavailable,
     Submission,
     Visibility,
+    analytics,
 )
 
 from . import datafiles, service
@@ -435,6 +436,13 @@ async def _board_page(
         offset=query.page * BOARD_PAGE,
     )
     scope = {"g": "scope_global", "c": "scope_chat", "u": "scope_user"}[query.scope]
+    # ZeroBench rows show pass@k and k/k beside pass@1: the best submissions' records.
+    ids = [r.submission_id for r in board.rows if r.submission_id is not None]
+    records = (
+        await analytics.records(context.services.store, ids)
+        if benchmark.name == "zerobench"
+        else None
+    )
     text = render_board(
         board,
         benchmark,
@@ -445,6 +453,7 @@ async def _board_page(
         page=query.page,
         page_size=BOARD_PAGE,
         mode_labels=MODE_LABELS,
+        records=records,
     )
     pages = max(1, -(-board.total // BOARD_PAGE))
     return text, board_keyboard(lang, query, pages, in_group=in_group)

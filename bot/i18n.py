@@ -337,6 +337,78 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
+#: Natory (/natory, its boards, cost and latency) and /compare — bot/bench_features.py.
+MESSAGES.update(
+    {
+        "bad_cost": {
+            "en": "cost must be a non-negative number of US dollars, such as <code>cost: 0.012</code> — not “{value}”. Nothing was saved.",
+            "fa": "هزینه باید عددی نامنفی به دلار آمریکا باشد، مثل <code>cost: 0.012</code> — نه «{value}». چیزی ذخیره نشد.",
+        },
+        "bad_latency": {
+            "en": "latency must be a non-negative time, such as <code>latency: 3.2s</code> or <code>latency: 3200ms</code> — not “{value}”. Nothing was saved.",
+            "fa": "تأخیر باید زمانی نامنفی باشد، مثل <code>latency: 3.2s</code> یا <code>latency: 3200ms</code> — نه «{value}». چیزی ذخیره نشد.",
+        },
+        "natory_title": {
+            "en": "<b>Natory</b> — the target of {day}",
+            "fa": "<b>Natory</b> — هدف روز {day}",
+        },
+        "natory_target": {"en": "Target: <b>{target}</b>", "fa": "هدف: <b>{target}</b>"},
+        "natory_allowed": {
+            "en": "Allowed digits: {allowed} (exact use: {digits})",
+            "fa": "رقم‌های مجاز: {allowed} (استفاده‌ی دقیق: {digits})",
+        },
+        "natory_how": {
+            "en": "Build the target from its own digits with + − × ÷ ^ √ ! mod p_n() sopfr(). Reply to this message with the expression (one attempt per message; add <code>model: NAME</code>, #think, <code>cost: 0.012</code>, <code>latency: 3.2s</code> on their own lines), or send it anywhere with #natory and <code>target: N</code>.\nBoards: /leaderboard natory · /natory models · /compare natory",
+            "fa": "هدف را فقط با رقم‌های خودش و + − × ÷ ^ √ ! mod p_n() sopfr() بسازید. عبارت را در پاسخ به همین پیام بفرستید (هر پیام یک تلاش؛ در خط‌های جدا <code>model: NAME</code>، #think، <code>cost: 0.012</code> و <code>latency: 3.2s</code>)، یا هر جا با #natory و <code>target: N</code>.\nجدول‌ها: /leaderboard natory · /natory models · /compare natory",
+        },
+        "natory_board_title": {
+            "en": "<b>Natory leaderboard</b> — target {target}",
+            "fa": "<b>جدول امتیازات Natory</b> — هدف {target}",
+        },
+        "natory_models_title": {
+            "en": "<b>Natory models</b> — all targets, by mean score",
+            "fa": "<b>مدل‌ها در Natory</b> — همه‌ی هدف‌ها، بر اساس میانگین امتیاز",
+        },
+        "natory_board_row": {
+            "en": "{rank}. {model} · {mode} · best {best} · mean {mean} · {attempts} attempts · {cost} · {latency}",
+            "fa": "{rank}. {model} · {mode} · بهترین {best} · میانگین {mean} · {attempts} تلاش · {cost} · {latency}",
+        },
+        "natory_models_row": {
+            "en": "{rank}. {model} · {mode} · mean {mean} · best {best} · {attempts} attempts on {targets} targets · {cost} · {latency}",
+            "fa": "{rank}. {model} · {mode} · میانگین {mean} · بهترین {best} · {attempts} تلاش روی {targets} هدف · {cost} · {latency}",
+        },
+        "natory_recent_targets": {
+            "en": "Targets (attempts): {targets}",
+            "fa": "هدف‌ها (تلاش‌ها): {targets}",
+        },
+        "natory_board_footer": {
+            "en": "Published attempts; cost and latency are means per attempt. /natory · /leaderboard natory N · /natory models · /compare natory",
+            "fa": "تلاش‌های منتشرشده؛ هزینه و تأخیر میانگین هر تلاش است. /natory · /leaderboard natory N · /natory models · /compare natory",
+        },
+        "natory_bad_target": {
+            "en": "“{word}” is not a target: use /leaderboard natory or /leaderboard natory 6256.",
+            "fa": "«{word}» هدف نیست: از /leaderboard natory یا /leaderboard natory 6256 استفاده کنید.",
+        },
+        "natory_usage": {
+            "en": "Use /natory (today's target), /natory models (the model board) or /natory N (the board of target N).",
+            "fa": "از /natory (هدف امروز)، /natory models (جدول مدل‌ها) یا /natory N (جدول هدف N) استفاده کنید.",
+        },
+        "compare_caption": {
+            "en": "Natory: mean score against mean cost and latency per attempt, {models} models; the Pareto front is marked (higher score for less is better).",
+            "fa": "Natory: میانگین امتیاز در برابر میانگین هزینه و تأخیر هر تلاش، {models} مدل؛ مرز پارتو مشخص شده است (امتیاز بیشتر با هزینه‌ی کمتر بهتر است).",
+        },
+        "compare_empty": {
+            "en": "No published Natory attempts yet, so there is nothing to compare. Answer /natory and press Publish.",
+            "fa": "هنوز تلاش منتشرشده‌ای در Natory نیست و چیزی برای مقایسه نیست. به /natory پاسخ دهید و «انتشار» را بزنید.",
+        },
+        "compare_usage": {
+            "en": "Use /compare natory: a chart of score against cost and latency per model.",
+            "fa": "از /compare natory استفاده کنید: نمودار امتیاز در برابر هزینه و تأخیر هر مدل.",
+        },
+    }
+)
+
+
 def translated(lang: str, key: str) -> bool:
     """True when ``key`` has its own text in ``lang`` (not the English fallback)."""
     return lang in MESSAGES.get(key, {})

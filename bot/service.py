@@ -16,10 +16,11 @@ from importlib import resources
 from typing import Any
 
 from scoring import Benchmark, DecodeError, Result, ScoringError, decode, parse_mode, registry
+from storage import analytics
 
 from . import datafiles
 from .context import LoadedKey, Services
-from .tags import Tags, split_tags
+from .tags import FieldError, Tags, parse_cost, parse_latency, split_tags
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +116,15 @@ async def score_submission(
         target = natory_target(services, tags)
         key = benchmark.load_key(str(target).encode())
         options = {"target": target}
-        for name in ("cost", "latency"):
+        # cost (USD) and latency (s) are validated numbers; the store keeps them in extra.
+        for name, parse in (("cost", parse_cost), ("latency", parse_latency)):
             if name in tags.fields:
-                options[name] = tags.fields[name]
+                try:
+                    options[name] = parse(tags.fields[name])
+                except FieldError:
+                    raise UserError(f"bad_{name}", value=tags.fields[name]) from None
+        # uniqueResultBonus: the simplified expressions already stored for this target.
+        options["previous"] = await analytics.natory_previous(services.store, target)
     else:
         loaded = services.keys.get(benchmark.name)
         if loaded is None:

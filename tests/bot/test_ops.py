@@ -37,3 +37,28 @@ def test_token_is_redacted_from_any_log_line() -> None:
     assert ops.RedactToken(token).filter(record)
     assert token not in record.getMessage()
     assert "<token>" in record.getMessage()
+
+
+async def test_backup_job_writes_a_snapshot_and_keeps_the_last_n(tmp_path: Path) -> None:
+    import sqlite3
+
+    from bot.context import Services
+    from bot.settings import Settings
+    from storage import Store
+
+    settings = Settings(data_dir=tmp_path / "data", backup_keep=2)
+    store = await Store.open(settings.db_path)
+    try:
+        services = Services(settings=settings, store=store)
+        await store.upsert_user(
+            1, first_name="Ann", last_name=None, username=None, language_code="en"
+        )
+        start = datetime(2026, 3, 1, 3, tzinfo=UTC)
+        paths = [await ops.backup_now(services, start + timedelta(days=d)) for d in range(4)]
+    finally:
+        await store.close()
+    kept = sorted(settings.backups_path.glob("benchboard-*.sqlite3"))
+    assert kept == paths[2:]
+    con = sqlite3.connect(kept[-1])
+    assert con.execute("SELECT first_name FROM users").fetchall() == [("Ann",)]
+    con.close()

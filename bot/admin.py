@@ -1,0 +1,361 @@
+"""Admins and what they do: who may act where, moderation, answer keys, export, backup.
+
+No Telegram replies here (the handlers in ``bot.admin_handlers`` send what ``bot.format``
+renders); the one Telegram call is the group-administrator check, through the bot.
+
+Who is an admin:
+
+- the user ids in ``BENCHBOARD_ADMINS`` — bot-wide, everywhere;
+- in a group, its Telegram administrators (creator or administrator, asked with
+  getChatMember and cached for :data:`ADMIN_TTL` seconds) — for that group's board
+  only: they hide, unhide and verify results published from that group, and read
+  that group's audit log. Bans, keys, key info and backups are for bot admins only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import logging
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+
+from scoring import Benchmark, UnknownBenchmark, registry, zerobench
+from storage import (
+    AuditEntry,
+    Ban,
+    BoardRow,
+    NotAllowed,
+    RescoreReport,
+    Submission,
+    Visibility,
+)
+
+from . import datafiles, service
+from .context import LoadedKey, Services
+from .service import UserError
+
+log = logging.getLogger(__name__)
+
+#: How long a group-administrator answer from Telegram is trusted (seconds).
+ADMIN_TTL = 60.0
+#: Telegram's limit for a document a bot uploads.
+UPLOAD_LIMIT = 50 * 1024 * 1024
+#: Board rows shown before and after a re-score.
+TOP = 5
+#: Benchmarks with an uploadable answer key.
+KEYED = tuple(datafiles.KEY_FILES)
+
+
+class MemberLookup(Protocol):
+    async def get_chat_member(self, chat_id: int, user_id: int) -> Any: ...
+
+
+class AdminCache:
+    """Group-administrator answers, each trusted for ``ttl`` seconds."""
+
+    def __init__(self, ttl: float = ADMIN_TTL, clock: Callable[[], float] = time.monotonic):
+        self.ttl = ttl
+        self._clock = clock
+        self._entries: dict[tuple[int, int], tuple[float, bool]] = {}
+
+    def get(self, chat_id: int, user_id: int) -> bool | None:
+        found = self._entries.get((chat_id, user_id))
+        if found is None or found[0] <= self._clock():
+            return None
+        return found[1]
+
+    def put(self, chat_id: int, user_id: int, is_admin: bool) -> None:
+        if len(self._entries) > 10_000:  # forget the expired ones now and then
+            now = self._clock()
+            self._entries = {k: v for k, v in self._entries.items() if v[0] > now}
+        self._entries[(chat_id, user_id)] = (self._clock() + self.ttl, is_admin)
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who asks, where, and with which powers."""
+
+    user_id: int
+    chat_id: int
+    in_group: bool
+    bot_admin: bool
+    group_admin: bool
+
+    @property
+    def admin(self) -> bool:
+        return self.bot_admin or self.group_admin
+
+
+async def identify(
+    bot: MemberLookup,
+    services: Services,
+    cache: AdminCache,
+    *,
+    user_id: int,
+    chat_id: int,
+    chat_type: str,
+) -> Actor:
+    """The asker's powers; asks Telegram (through the cache) only in groups."""
+    bot_admin = user_id in services.settings.admins
+    in_group = chat_type in (ChatType.GROUP, ChatType.SUPERGROUP)
+    group_admin = False
+    if in_group and not bot_admin:
+        cached = cache.get(chat_id, user_id)
+        if cached is None:
+            try:
+                member = await bot.get_chat_member(chat_id, user_id)
+                cached = member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+            except TelegramError as exc:
+                log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+                cached = False
+            cache.put(chat_id, user_id, cached)
+        group_admin = cached
+    return Actor(user_id, chat_id, in_group, bot_admin, group_admin)
+
+
+def require_admin(actor: Actor) -> None:
+    if not actor.admin:
+        raise UserError("not_admin")
+
+
+def require_bot_admin(actor: Actor) -> None:
+    if not actor.bot_admin:
+        raise UserError("not_admin" if not actor.group_admin else "bot_admin_only")
+
+
+def _reason(words: list[str]) -> str | None:
+    return " ".join(words).strip() or None
+
+
+def _int_arg(words: list[str], usage: str) -> int:
+    if not words or not words[0].lstrip("#").isdigit():
+        raise UserError(usage)
+    return int(words[0].lstrip("#"))
+
+
+# --- hide, unhide, verify ------------------------------------------------------------
+
+MODERATION = ("hide", "unhide", "verify")
+
+
+async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
+    """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
+    require_admin(actor)
+    submission_id = _int_arg(args, f"usage_{action}")
+    reason = _reason(args[1:])
+    store = services.store
+    sub = await store.get_submission(submission_id)
+    if sub is None:
+        raise UserError("not_found", id=submission_id)
+    if not actor.bot_admin and sub.chat_id != actor.chat_id:
+        raise UserError("not_this_group", id=submission_id)
+    required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
+    if required is not None and sub.visibility is not required:  # (the store is idempotent)
+        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
+    try:
+        if action == "hide":
+            sub = await store.hide(sub.id)
+        elif action == "unhide":
+            sub = await store.unhide(sub.id)
+        else:
+            sub = await store.verify(sub.id)
+    except NotAllowed:
+        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value) from None
+    await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)
+    return sub
+
+
+# --- bans ------------------------------------------------------------------------------
+
+
+async def ban(services: Services, actor: Actor, args: list[str]) -> Ban:
+    require_bot_admin(actor)
+    user_id = _int_arg(args, "usage_ban")
+    if user_id in services.settings.admins:
+        raise UserError("cannot_ban_admin")
+    return await services.store.ban(user_id, by=actor.user_id, reason=_reason(args[1:]))
+
+
+async def unban(services: Services, actor: Actor, args: list[str]) -> tuple[int, bool]:
+    require_bot_admin(actor)
+    user_id = _int_arg(args, "usage_unban")
+    lifted = await services.store.unban(user_id, by=actor.user_id, reason=_reason(args[1:]))
+    return user_id, lifted
+
+
+async def check_can_publish(services: Services, user_id: int) -> None:
+    """Banned users score privately but publish nothing."""
+    if await services.store.is_banned(user_id) is not None:
+        raise UserError("banned_publish")
+
+
+# --- the audit log ---------------------------------------------------------------------
+
+
+async def audit(services: Services, actor: Actor, limit: int = 20) -> list[AuditEntry]:
+    """Bot admins in a private chat see every entry; in a group, its board's entries."""
+    require_admin(actor)
+    if actor.in_group:
+        return await services.store.audit_log(chat_id=actor.chat_id, limit=limit)
+    return await services.store.audit_log(limit=limit)
+
+
+# --- answer keys -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChange:
+    benchmark: Benchmark
+    loaded: LoadedKey
+    note: str
+    pending: int
+    before: tuple[BoardRow, ...]
+
+
+def keyed_benchmark(args: list[str]) -> Benchmark:
+    """The benchmark named by ``/setkey NAME`` (one with an answer key)."""
+    if not args:
+        raise UserError("usage_setkey", benchmarks=", ".join(KEYED))
+    try:
+        benchmark = registry.get(args[0])
+    except UnknownBenchmark:
+        raise UserError("usage_setkey", benchmarks=", ".join(KEYED)) from None
+    if benchmark.name not in KEYED:
+        raise UserError("usage_setkey", benchmarks=", ".join(KEYED))
+    return benchmark
+
+
+def _write_key_file(data_dir: Path, name: str, data: bytes, source: str) -> tuple[bytes, str]:
+    """Validate and write the key into the data folder (a restart loads it from there);
+    return the bytes as stored and a note for the admin."""
+    try:
+        if name == "primebench":
+            report = datafiles.load_primebench(data_dir, data, None, source=source)
+            return data, report.note
+        key, _ = datafiles.validate_zerobench(data)
+        canonical = zerobench.dump_key(key)
+        report = datafiles.load_zerobench(data_dir, canonical, source=source)
+        return canonical, report.note
+    except datafiles.DataError as exc:
+        raise UserError("bad_key", reason=str(exc)) from None
+
+
+async def install_key(
+    services: Services, actor: Actor, benchmark: Benchmark, data: bytes, *, source: str
+) -> KeyChange:
+    """Validate an uploaded key, write it to the data folder, store its version (a new
+    one when the SHA-256 differs) and use it at once. Re-scoring is the caller's next
+    step (:func:`rescore`), in the background."""
+    require_bot_admin(actor)
+    name = benchmark.name
+    store = services.store
+    before = (await store.leaderboard(name, limit=TOP)).rows
+    stored, note = await asyncio.to_thread(
+        _write_key_file, services.settings.data_dir, name, data, source
+    )
+    loaded = await service.load_key(services, name, stored, source)
+    await store.log_action(
+        actor.user_id, "setkey", f"{name} v{loaded.version.version}", reason=loaded.version.sha256
+    )
+    pending = await store.pending_rescore(name)
+    return KeyChange(benchmark, loaded, note, pending, before)
+
+
+async def rescore(
+    services: Services, change: KeyChange
+) -> tuple[RescoreReport, tuple[BoardRow, ...]]:
+    """Re-score every stored submission of the benchmark; the report and the new top."""
+    name = change.benchmark.name
+    report = await services.store.rescore(name)
+    after = (await services.store.leaderboard(name, limit=TOP)).rows
+    return report, after
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    benchmark: Benchmark
+    loaded: LoadedKey | None
+    versions: int
+
+
+async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
+    require_bot_admin(actor)
+    out = []
+    for name in KEYED:
+        versions = await services.store.key_versions(name)
+        out.append(KeyInfo(registry.get(name), services.keys.get(name), len(versions)))
+    return out
+
+
+# --- export and backup -----------------------------------------------------------------
+
+#: Columns only bot admins get in an export (who submitted).
+_PRIVATE_COLUMNS = ("user_id",)
+
+
+async def export_board(
+    services: Services, actor: Actor, args: list[str]
+) -> tuple[Benchmark, str, bytes]:
+    """``/export [benchmark]``: the board as CSV — a group's own in a group, else global.
+
+    Who submitted (Telegram user ids) is left out unless a bot admin asks.
+    """
+    try:
+        benchmark = registry.get(args[0]) if args else registry.get(registry.DEFAULT)
+    except UnknownBenchmark:
+        raise UserError("usage_export", benchmarks=", ".join(registry.names())) from None
+    text = await services.store.export_csv(
+        benchmark.name, chat_id=actor.chat_id if actor.in_group else None
+    )
+    if not actor.bot_admin:
+        text = _drop_columns(text, _PRIVATE_COLUMNS)
+    scope = f"chat{actor.chat_id}" if actor.in_group else "global"
+    return benchmark, f"{benchmark.name}-{scope}.csv", text.encode("utf-8")
+
+
+def _drop_columns(text: str, names: tuple[str, ...]) -> str:
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return text
+    keep = [i for i, name in enumerate(rows[0]) if name not in names]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    for row in rows:
+        writer.writerow([row[i] for i in keep if i < len(row)])
+    return out.getvalue()
+
+
+@dataclass
+class Snapshot:
+    """A backup file in a temporary folder; ``close()`` removes it."""
+
+    path: Path
+    size: int
+    _folder: tempfile.TemporaryDirectory[str]
+
+    def close(self) -> None:
+        self._folder.cleanup()
+
+
+async def snapshot(services: Services, actor: Actor) -> Snapshot:
+    """``/backup``: a consistent copy of the database (bot admins, private chat only)."""
+    require_bot_admin(actor)
+    if actor.in_group:
+        raise UserError("backup_private_only")
+    folder = tempfile.TemporaryDirectory(prefix="benchboard-backup-")
+    path = Path(folder.name) / "benchboard.sqlite3"
+    try:
+        await services.store.backup(path)
+    except BaseException:
+        folder.cleanup()
+        raise
+    return Snapshot(path, path.stat().st_size, folder)

@@ -1,0 +1,118 @@
+"""Pure rendering of the admins' replies (Telegram HTML): key info, re-score reports,
+the audit log. Everything that came from a user, a file or a model is escaped."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from storage import AuditEntry, BoardRow, RescoreReport
+
+from .format import fits
+from .i18n import t
+
+if TYPE_CHECKING:
+    from .admin import KeyInfo
+
+_TIME = "%Y-%m-%d %H:%M UTC"
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime(_TIME)
+
+
+def _figure(value: float) -> str:
+    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
+    """``/keyinfo``: per benchmark the loaded version, SHA-256, when and from where."""
+    out = [t(lang, "keyinfo_title")]
+    for info in infos:
+        title = html.escape(info.benchmark.title)
+        loaded = info.loaded
+        out.append("")
+        if loaded is None:
+            out.append(t(lang, "keyinfo_missing", benchmark=title))
+            continue
+        out.append(
+            t(
+                lang,
+                "keyinfo_row",
+                benchmark=title,
+                version=loaded.version.version,
+                versions=info.versions,
+                sha=loaded.version.sha256,
+                stored=_when(loaded.version.loaded_at),
+                loaded=_when(loaded.loaded_at),
+                source=html.escape(loaded.source or loaded.version.source),
+            )
+        )
+    return "\n".join(out)
+
+
+def _top(rows: Sequence[BoardRow], lang: str, mode_labels: Mapping[str, str]) -> list[str]:
+    if not rows:
+        return [t(lang, "rescore_empty")]
+    return [
+        f"  {row.rank}. {html.escape(row.model[:48])} · {mode_labels.get(row.mode, row.mode)} · "
+        f"{_figure(row.best)}"
+        for row in rows
+    ]
+
+
+def render_rescore_done(
+    lang: str,
+    title: str,
+    report: RescoreReport,
+    before: Sequence[BoardRow],
+    after: Sequence[BoardRow],
+    mode_labels: Mapping[str, str],
+) -> str:
+    """The report sent when a background re-score ends: changes, top before and after."""
+    out = [
+        t(
+            lang,
+            "rescore_done",
+            benchmark=html.escape(title),
+            version=report.key_version,
+            changed=report.changed,
+            total=report.total,
+            seconds=f"{report.seconds:.1f}",
+        ),
+        "",
+        t(lang, "rescore_before"),
+        *_top(before, lang, mode_labels),
+        t(lang, "rescore_after"),
+        *_top(after, lang, mode_labels),
+    ]
+    return "\n".join(out)
+
+
+def render_audit(lang: str, entries: Sequence[AuditEntry]) -> str:
+    if not entries:
+        return t(lang, "audit_empty")
+    out = [t(lang, "audit_title")]
+    for entry in entries:
+        shown = (
+            entry.reason
+            if not entry.reason or len(entry.reason) <= 100
+            else entry.reason[:99] + "…"
+        )
+        reason = f" — {html.escape(shown)}" if shown else ""
+        out.append(
+            t(
+                lang,
+                "audit_row",
+                at=_when(entry.at),
+                actor=entry.actor_id,
+                action=html.escape(entry.action),
+                target=html.escape(entry.target),
+                reason=reason,
+            )
+        )
+    while not fits("\n".join(out)) and len(out) > 2:
+        out.pop()  # the oldest entries go first
+    return "\n".join(out)

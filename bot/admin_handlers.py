@@ -1,0 +1,239 @@
+"""Telegram handlers of the admins' commands: read the update, call ``bot.admin``, send
+what ``bot.admin_format`` renders. Every command answers a non-admin with a short refusal.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import logging
+from typing import Any
+
+from telegram import Bot, Message, Update
+
+from storage import StorageError
+
+from . import admin
+from .admin_format import render_audit, render_keyinfo, render_rescore_done
+from .context import BotContext, Services
+from .handlers import MODE_LABELS, reply, reply_error, user_lang
+from .i18n import t
+from .service import MAX_DOWNLOAD, UserError
+
+log = logging.getLogger(__name__)
+
+_CACHE = "admin_cache"
+
+
+def _cache(context: BotContext) -> admin.AdminCache:
+    cache = context.bot_data.get(_CACHE)
+    if not isinstance(cache, admin.AdminCache):
+        cache = context.bot_data[_CACHE] = admin.AdminCache()
+    return cache
+
+
+async def _actor(update: Update, context: BotContext) -> admin.Actor | None:
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return None
+    return await admin.identify(
+        context.bot,
+        context.services,
+        _cache(context),
+        user_id=user.id,
+        chat_id=chat.id,
+        chat_type=chat.type,
+    )
+
+
+def _words(message: Message) -> list[str]:
+    """The command's arguments (text or caption), first line and beyond."""
+    text = message.text or message.caption or ""
+    return text.split()[1:]
+
+
+async def _run(update: Update, context: BotContext, work: Any) -> None:
+    """Identify the asker, run ``work(message, lang, actor)``; a UserError is the answer."""
+    message = update.effective_message
+    if message is None:
+        return
+    lang = await user_lang(context, update.effective_user)
+    actor = await _actor(update, context)
+    if actor is None:
+        return
+    try:
+        await work(message, lang, actor)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+
+
+# --- moderation ------------------------------------------------------------------------
+
+
+async def _moderate(update: Update, context: BotContext, action: str) -> None:
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        sub = await admin.moderate(context.services, actor, action, _words(message))
+        await reply(message, t(lang, f"done_{action}", id=sub.id))
+
+    await _run(update, context, work)
+
+
+async def on_hide(update: Update, context: BotContext) -> None:
+    await _moderate(update, context, "hide")
+
+
+async def on_unhide(update: Update, context: BotContext) -> None:
+    await _moderate(update, context, "unhide")
+
+
+async def on_verify(update: Update, context: BotContext) -> None:
+    await _moderate(update, context, "verify")
+
+
+async def on_ban(update: Update, context: BotContext) -> None:
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        ban = await admin.ban(context.services, actor, _words(message))
+        await reply(message, t(lang, "done_ban", user=ban.user_id))
+
+    await _run(update, context, work)
+
+
+async def on_unban(update: Update, context: BotContext) -> None:
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        user_id, lifted = await admin.unban(context.services, actor, _words(message))
+        await reply(message, t(lang, "done_unban" if lifted else "not_banned", user=user_id))
+
+    await _run(update, context, work)
+
+
+async def on_audit(update: Update, context: BotContext) -> None:
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        entries = await admin.audit(context.services, actor)
+        await reply(message, render_audit(lang, entries))
+
+    await _run(update, context, work)
+
+
+# --- keys --------------------------------------------------------------------------------
+
+
+async def on_setkey(update: Update, context: BotContext) -> None:
+    """``/setkey BENCHMARK`` as a document's caption, or as a reply to a document."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        admin.require_bot_admin(actor)
+        benchmark = admin.keyed_benchmark(_words(message))
+        replied = message.reply_to_message
+        document = message.document or (replied.document if replied is not None else None)
+        if document is None:
+            raise UserError("setkey_need_file", benchmark=benchmark.name)
+        if document.file_size is not None and document.file_size > MAX_DOWNLOAD:
+            raise UserError("too_big", size=f"{document.file_size / 1_048_576:.1f}", limit=20)
+        file = await document.get_file()
+        data = bytes(await file.download_as_bytearray())
+        source = f"Telegram upload {document.file_name or 'key'} by user {actor.user_id}"
+        services = context.services
+        change = await admin.install_key(services, actor, benchmark, data, source=source)
+        version = change.loaded.version
+        key = "key_stored" if version.created else "key_same"
+        lines = [
+            t(
+                lang,
+                key,
+                benchmark=html.escape(benchmark.title),
+                version=version.version,
+                sha=version.sha256,
+            )
+        ]
+        if change.note:
+            lines.append(html.escape(change.note))
+        if change.pending:
+            lines.append(t(lang, "key_rescoring", count=change.pending))
+        else:
+            lines.append(t(lang, "key_nothing_to_rescore"))
+        sent = await reply(message, "\n".join(lines))
+        if change.pending:
+            services.spawn(_rescore_then_report(context.bot, services, change, sent.chat_id, lang))
+
+    await _run(update, context, work)
+
+
+async def _rescore_then_report(
+    bot: Bot, services: Services, change: admin.KeyChange, chat_id: int, lang: str
+) -> None:
+    """The background re-score; its report (or its failure) goes to the admin's chat."""
+    title = change.benchmark.title
+    try:
+        report, after = await admin.rescore(services, change)
+        text = render_rescore_done(lang, title, report, change.before, after, MODE_LABELS)
+    except StorageError as exc:
+        log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=html.escape(str(exc)))
+    await bot.send_message(chat_id, text, parse_mode="HTML")
+
+
+async def on_keyinfo(update: Update, context: BotContext) -> None:
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        infos = await admin.key_info(context.services, actor)
+        await reply(message, render_keyinfo(lang, infos))
+
+    await _run(update, context, work)
+
+
+# --- export and backup -------------------------------------------------------------------
+
+
+async def on_export(update: Update, context: BotContext) -> None:
+    """``/export [benchmark]``: anyone; the group's board in a group, else the global."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        benchmark, filename, data = await admin.export_board(
+            context.services, actor, _words(message)
+        )
+        scope = t(lang, "scope_chat" if actor.in_group else "scope_global")
+        await message.reply_document(
+            io.BytesIO(data),
+            filename=filename,
+            caption=t(lang, "export_caption", benchmark=benchmark.title, scope=scope),
+        )
+
+    await _run(update, context, work)
+
+
+async def on_backup(update: Update, context: BotContext) -> None:
+    """``/backup``: bot admins, in a private chat; a consistent snapshot as a document."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        snap = await admin.snapshot(context.services, actor)
+        try:
+            size = f"{snap.size / 1_048_576:.1f}"
+            if snap.size > admin.UPLOAD_LIMIT:
+                await reply(
+                    message,
+                    t(lang, "backup_too_big", size=size, limit=admin.UPLOAD_LIMIT // 1_048_576),
+                )
+                return
+            with snap.path.open("rb") as handle:
+                await message.reply_document(
+                    handle,
+                    filename="benchboard.sqlite3",
+                    caption=t(lang, "backup_caption", size=size),
+                )
+        finally:
+            snap.close()
+
+    await _run(update, context, work)
+
+
+__all__ = [
+    "on_audit",
+    "on_backup",
+    "on_ban",
+    "on_export",
+    "on_hide",
+    "on_keyinfo",
+    "on_setkey",
+    "on_unban",
+    "on_unhide",
+    "on_verify",
+]

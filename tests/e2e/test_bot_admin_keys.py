@@ -1,0 +1,123 @@
+"""Answer keys uploaded by an admin (issue 7): /setkey validates, stores a version, uses
+it at once, re-scores in the background and reports; /keyinfo; the data folder."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+
+from .botkit import KEY, Bot, answers, bot_session, submission_id, text_of
+from .harness import key_text
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ADMIN = 9101
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
+    env = {"BENCHBOARD_ADMINS": str(ADMIN)}
+    async with bot_session(tmp_path_factory.mktemp("admin-keys"), env=env) as b:
+        yield b
+
+
+def _user(bot: Bot, uid: int) -> tuple[dict, dict]:
+    user = bot.api.user(uid, f"U{uid}")
+    return user, bot.api.private_chat(user)
+
+
+async def _upload(bot: Bot, data: bytes, caption: str, name: str = "A.txt") -> str:
+    admin, chat = _user(bot, ADMIN)
+    msg = await bot.api.send_document(chat, admin, data, name, caption=caption)
+    return text_of(await bot.api.reply_to(msg, timeout=20))
+
+
+async def test_a_bad_key_is_refused_with_its_first_bad_line(bot: Bot) -> None:
+    mark = bot.api.mark()
+    plain = await _upload(bot, b"1:1\n2:x\n3:7\n", "/setkey primebench")
+    assert plain == "Key refused, nothing changed: line 2: expected question:option such as 12:3: '2:x'"
+    plain = await _upload(bot, b"<not a key>", "/setkey zerobench", "key.json")
+    assert plain.startswith("Key refused, nothing changed: bad ZeroBench key")
+    assert (bot.proc.data_dir / "primebench" / "A.txt").read_text() == key_text(KEY)
+    assert not (bot.proc.data_dir / "zerobench" / "key.json").exists()
+    bot.check_clean(mark)
+
+
+async def test_setkey_usage(bot: Bot) -> None:
+    admin, chat = _user(bot, ADMIN)
+    plain = text_of(await bot.say(chat, admin, "/setkey primebench"))
+    assert "Attach the key file" in plain and "/setkey primebench" in plain
+    for words in ("/setkey", "/setkey natory", "/setkey banana"):
+        assert "one of: primebench, zerobench" in text_of(await bot.say(chat, admin, words))
+
+
+async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat = _user(bot, 9150)
+    for model, correct in (("Alpha", 40), ("Beta", 20)):
+        text = "\n".join([f"model: {model}", "#default", *answers(KEY, correct=correct)])
+        reply = await bot.say(chat, user, text)
+        sid = submission_id(text_of(reply))
+        await bot.press(chat, user, reply, f"pub:{sid}")
+    # The new key flips the first 30 answers: Alpha loses 30 right answers, Beta 20.
+    new_key = {q: (o % 4 + 1 if q <= 30 else o) for q, o in KEY.items()}
+    data = key_text(new_key).encode()
+    sha = hashlib.sha256(data).hexdigest()
+    since = bot.api.mark()
+    plain = await _upload(bot, data, "/setkey primebench")
+    assert f"PrimeBench key version 2 is in use now (SHA-256 {sha})." in plain
+    assert "Re-scoring 2 stored submissions in the background; I will report here." in plain
+    report = await bot.api.wait_for(
+        lambda c: c["method"] == "sendMessage" and "Re-score done" in str(c["params"]["text"]),
+        timeout=30,
+        since=since,
+    )
+    text = text_of(report)
+    assert "PrimeBench, key version 2: 2 of 2 submissions changed score" in text
+    before, after = text.split("Top after:")
+    assert "1. Alpha · default · +40" in before and "2. Beta · default · +20" in before
+    # Alpha: 10 right, 30 wrong = 10 - 90; Beta: 0 right, 20 wrong = -60.
+    assert "1. Beta · default · -60" in after and "2. Alpha · default · -80" in after
+    board = text_of(await bot.say(chat, user, "/leaderboard primebench default"))
+    assert "1. Beta · default · -60" in board
+    assert "Scored against key version 2." in board
+    # The key is used at once, and a restart keeps it: it is in the data folder.
+    scored = await bot.say(chat, user, f"1:{new_key[1]}")
+    assert "Correct: 1" in text_of(scored)
+    assert (bot.proc.data_dir / "primebench" / "A.txt").read_bytes() == data
+    admin, admin_chat = _user(bot, ADMIN)
+    info = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
+    assert "PrimeBench: version 2 of 2" in info and sha in info
+    assert f"from Telegram upload A.txt by user {ADMIN}" in info
+    audit = text_of(await bot.say(admin_chat, admin, "/audit"))
+    assert f"{ADMIN} · setkey primebench v2 — {sha}" in audit
+    bot.check_clean(mark)
+
+
+async def test_the_same_key_again_is_not_a_new_version(bot: Bot) -> None:
+    admin, chat = _user(bot, ADMIN)
+    data = (bot.proc.data_dir / "primebench" / "A.txt").read_bytes()
+    # As a reply to the file this time.
+    file_msg = await bot.api.send_document(chat, admin, data, "again.txt")
+    await bot.api.reply_to(file_msg, timeout=20)  # scored as a submission: it is text
+    msg = await bot.api.send_text(chat, admin, "/setkey primebench", reply_to=file_msg)
+    plain = text_of(await bot.api.reply_to(msg, timeout=20))
+    assert re.search(r"already stored as version 2 \(SHA-256 [0-9a-f]{64}\)", plain), plain
+    assert "No stored submission needs re-scoring." in plain
+
+
+async def test_a_zerobench_key_is_written_in_canonical_form(bot: Bot) -> None:
+    mark = bot.api.mark()
+    plain = await _upload(bot, b"question_id,question_answer\nq1,42\nq2,7\n", "/setkey zerobench")
+    assert "ZeroBench key version 1 is in use now" in plain
+    assert "2 main questions" in plain
+    stored = json.loads((bot.proc.data_dir / "zerobench" / "key.json").read_text())
+    assert stored["zerobench"] == {"q1": "42", "q2": "7"}
+    admin, chat = _user(bot, ADMIN)
+    assert "ZeroBench: version 1 of 1" in text_of(await bot.say(chat, admin, "/keyinfo"))
+    bot.check_clean(mark)
