@@ -83,7 +83,8 @@ async def test_hide_unhide_verify_with_reasons_in_the_audit_log(bot: Bot) -> Non
     owner, owner_chat = _user(bot, 7010)
     admin, admin_chat = _user(bot, ADMIN)
     mark = bot.api.mark()
-    sid, _ = await _publish(bot, owner, owner_chat, "Moderated-1", "tools", answers(KEY, correct=30))
+    lines = answers(KEY, correct=30)
+    sid, _ = await _publish(bot, owner, owner_chat, "Moderated-1", "tools", lines)
     assert "1. Moderated-1 · tools · +30" in await _board(bot, "tools")
 
     reply = await bot.say(admin_chat, admin, f"/hide {sid} looks <copied>")
@@ -95,7 +96,7 @@ async def test_hide_unhide_verify_with_reasons_in_the_audit_log(bot: Bot) -> Non
         await bot.say(admin_chat, admin, f"/hide {sid}")
     )
     assert "#99999 was not found" in text_of(await bot.say(admin_chat, admin, "/hide 99999"))
-    assert "Use /hide ID [reason]." == text_of(await bot.say(admin_chat, admin, "/hide x"))
+    assert text_of(await bot.say(admin_chat, admin, "/hide x")) == "Use /hide ID [reason]."
 
     reply = await bot.say(admin_chat, admin, f"/unhide {sid} checked again")
     assert f"#{sid} is back on the boards" in text_of(reply)
@@ -138,7 +139,8 @@ async def test_ban_takes_results_off_every_board_and_refuses_publishing(bot: Bot
     reply = await bot.say(admin_chat, admin, "/unban 7020 appeal accepted")
     assert "Lifted the ban on user 7020" in text_of(reply)
     assert "1. Cheater-X · think · +90" in await _board(bot, "think")
-    assert "User 7020 is not banned." == text_of(await bot.say(admin_chat, admin, "/unban 7020"))
+    again = text_of(await bot.say(admin_chat, admin, "/unban 7020"))
+    assert again == "User 7020 is not banned."
     audit = text_of(await bot.say(admin_chat, admin, "/audit"))
     assert f"{ADMIN} · unban 7020 — appeal accepted" in audit
     assert f"{ADMIN} · ban 7020 — invented the output" in audit
@@ -154,12 +156,13 @@ async def test_publishing_the_same_answers_again_is_one_run_and_says_so(bot: Bot
     assert "Same answers" not in answer["text"]
     second, answer = await _publish(bot, other, other_chat, "twin  model", "default", lines)
     assert f"Published #{second}" in answer["text"]
-    assert f"Same answers as #{first} for this model and mode: counted as one run." in answer["text"]
+    same = f"Same answers as #{first} for this model and mode: counted as one run."
+    assert same in answer["text"]
     assert answer.get("show_alert") is True
     assert "Twin Model · default · +6 (1 runs, mean +6)" in await _board(bot, "default")
     # Persian
     fa, fa_chat = _user(bot, 7032, "fa")
-    third, answer = await _publish(bot, fa, fa_chat, "Twin Model", "default", lines)
+    _, answer = await _publish(bot, fa, fa_chat, "Twin Model", "default", lines)
     assert f"همان پاسخ‌های #{first}" in answer["text"]
     bot.check_clean(mark)
 

@@ -40,7 +40,9 @@ async def _upload(bot: Bot, data: bytes, caption: str, name: str = "A.txt") -> s
 async def test_a_bad_key_is_refused_with_its_first_bad_line(bot: Bot) -> None:
     mark = bot.api.mark()
     plain = await _upload(bot, b"1:1\n2:x\n3:7\n", "/setkey primebench")
-    assert plain == "Key refused, nothing changed: line 2: expected question:option such as 12:3: '2:x'"
+    assert plain == (
+        "Key refused, nothing changed: line 2: expected question:option such as 12:3: '2:x'"
+    )
     plain = await _upload(bot, b"<not a key>", "/setkey zerobench", "key.json")
     assert plain.startswith("Key refused, nothing changed: bad ZeroBench key")
     assert (bot.proc.data_dir / "primebench" / "A.txt").read_text() == key_text(KEY)

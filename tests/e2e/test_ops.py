@@ -101,3 +101,18 @@ async def test_sigterm_during_a_burst_loses_nothing_acknowledged(
     assert acknowledged <= stored
     assert {(m["chat"]["id"], m["message_id"]) for m in sent} >= stored
     assert '"benchboard stopped; database closed"' in bot.log() or "database closed" in bot.log()
+
+
+async def test_webhook_mode_stops_cleanly_on_sigterm(botapi: FakeBotAPI, tmp_path: Path) -> None:
+    port = free_port()
+    key = make_key()
+    async with running_bot(botapi, tmp_path, key=key, env=webhook_env(port)) as bot:
+        ann = botapi.user(2101, "Ann")
+        chat = botapi.private_chat(ann)
+        message = await botapi.send_text(chat, ann, f"1:{key[1]}")
+        await botapi.reply_to(message, timeout=20)
+        bot.proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(bot.proc.wait(), 30)
+    assert code == 0, bot.log()[-2000:]
+    assert "database closed" in bot.log()
+    assert "Traceback" not in bot.log()
