@@ -11,7 +11,7 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 
 from scoring import Benchmark, Hint, Result
-from storage import Board, BoardRow, Submission
+from storage import Board, BoardRow, Submission, normalise_model
 
 from .i18n import field_label, t, translated
 
@@ -193,6 +193,16 @@ def render_board(
     page_size: int,
     mode_labels: Mapping[str, str],
 ) -> str:
+    # A reported result whose model and mode have a submitted row is shown beside that
+    # row, never ranked; the other reported results are listed apart, after the ranks.
+    shown = {(normalise_model(r.model), r.mode) for r in board.rows}
+    beside = {
+        (normalise_model(r.model), r.mode): r
+        for r in board.references
+        if (normalise_model(r.model), r.mode) in shown
+    }
+    apart = [r for r in board.references if (normalise_model(r.model), r.mode) not in beside]
+
     def build(width: int) -> list[str]:
         out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
         window = t(lang, "window_days", days=days) if days else t(lang, "window_all")
@@ -216,13 +226,16 @@ def render_board(
                     verified=" ✅" if row.verified else "",
                 )
             )
+            reported = beside.get((normalise_model(row.model), row.mode))
+            if reported is not None:
+                out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
         pages = max(1, -(-board.total // page_size))
         if pages > 1:
             out.append(t(lang, "board_page", page=page + 1, pages=pages))
-        if board.references:
+        if apart:
             out.append("")
             out.append(t(lang, "board_references"))
-            for ref in board.references:
+            for ref in apart:
                 out.append(
                     t(
                         lang,
@@ -235,6 +248,8 @@ def render_board(
         if board.key_version is not None:
             out.append("")
             out.append(t(lang, "board_key", version=board.key_version))
+            if board.rescoring:
+                out.append(t(lang, "board_rescoring", version=board.key_version))
         if benchmark.credit:
             out.append(html.escape(benchmark.credit))
         return out
