@@ -1,0 +1,204 @@
+"""Benchmark-specific board queries: Natory targets and models, ZeroBench board records.
+
+Functions over a :class:`Store` (its connection helpers), kept apart from ``store.py``.
+No migration: everything is read from existing columns — the result record (JSON,
+``json_extract``) and ``submissions.extra`` (Natory's ``target``, ``cost``, ``latency``).
+
+What counts on a board is ``board_source`` (published, and whatever moderation adds),
+joined back to ``submissions`` for the JSON columns. ``natory_previous`` counts every
+stored valid submission for a target (the spec's "earlier stored submission").
+
+Natory boards scan the benchmark's published rows (``json_extract`` per row); an
+expression index on ``json_extract(result, '$.target')`` would make the per-target
+queries indexed if the table grows large.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from .errors import InvalidData
+from .store import Store
+
+NATORY = "natory"
+#: SQLite's default limit on ``?`` parameters is well above this; pages are small anyway.
+_MAX_IDS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class NatoryRow:
+    """One (model, mode) on a Natory board.
+
+    ``best`` and ``mean`` are over its published attempts (an invalid attempt scores 0);
+    ``best_expression`` is the simplified expression of the best attempt (earliest among
+    equals) and ``best_id`` its submission. ``targets`` counts distinct targets;
+    ``mean_cost`` (USD) and ``mean_latency`` (seconds) average the attempts that gave
+    them (None when none did).
+    """
+
+    rank: int
+    model: str
+    mode: str
+    best: float
+    mean: float
+    attempts: int
+    valid: int
+    targets: int
+    mean_cost: float | None
+    mean_latency: float | None
+    best_id: int
+    best_expression: str
+
+
+@dataclass(frozen=True, slots=True)
+class NatoryBoard:
+    """A Natory board: for one target (``target``) or over all targets (None)."""
+
+    target: int | None
+    rows: tuple[NatoryRow, ...]
+    total: int
+
+
+def _check_target(target: int) -> int:
+    if isinstance(target, bool) or not isinstance(target, int) or target < 1:
+        raise InvalidData(f"the target must be a positive whole number, not {target!r}")
+    return target
+
+
+async def natory_previous(
+    store: Store, target: int, *, before_id: int | None = None
+) -> tuple[str, ...]:
+    """The distinct simplified expressions of every stored valid Natory submission for
+    ``target`` (any visibility), oldest first — the scorer's ``previous``. ``before_id``
+    keeps only submissions stored before that one (a re-score's view)."""
+    sql = """
+        SELECT json_extract(s.result, '$.simplified') AS simplified, MIN(s.id) AS first_id
+        FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id
+        WHERE b.name = ? AND json_extract(s.result, '$.target') = ?
+          AND json_extract(s.result, '$.valid') = 1"""
+    params: list[Any] = [NATORY, _check_target(target)]
+    if before_id is not None:
+        sql += " AND s.id < ?"
+        params.append(before_id)
+    sql += " GROUP BY simplified ORDER BY first_id"
+    async with store._read() as db:
+        rows = await store._all(db, sql, params)
+    return tuple(str(r[0]) for r in rows if r[0])
+
+
+_NATORY_BOARD = """
+WITH src AS MATERIALIZED (
+    SELECT s.id, s.model_norm, s.mode, s.score, s.created_at,
+           json_extract(s.result, '$.target') AS target,
+           json_extract(s.result, '$.valid') AS valid,
+           json_extract(s.result, '$.simplified') AS simplified,
+           CAST(json_extract(s.extra, '$.cost') AS REAL) AS cost,
+           CAST(json_extract(s.extra, '$.latency') AS REAL) AS latency
+    FROM board_source AS v JOIN submissions AS s ON s.id = v.id
+    WHERE v.benchmark_id = ? {where}),
+groups AS (
+    SELECT model_norm, mode, MAX(score) AS best, AVG(score) AS mean, COUNT(*) AS attempts,
+           SUM(valid) AS valid, COUNT(DISTINCT target) AS targets, AVG(cost) AS mean_cost,
+           AVG(latency) AS mean_latency
+    FROM src GROUP BY model_norm, mode),
+tops AS (
+    SELECT model_norm, mode, id, simplified,
+           ROW_NUMBER() OVER (PARTITION BY model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src),
+ranked AS (
+    SELECT g.*, t.id AS best_id, t.simplified,
+           RANK() OVER (ORDER BY {rank_by}) AS rnk, COUNT(*) OVER () AS total
+    FROM groups AS g JOIN tops AS t USING (model_norm, mode) WHERE t.rn = 1)
+SELECT r.rnk, s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
+       r.mean_latency, r.best_id, r.simplified, r.total
+FROM ranked AS r JOIN submissions AS s ON s.id = r.best_id
+ORDER BY {rank_by}, r.best_id
+LIMIT ? OFFSET ?
+"""
+
+
+async def natory_board(
+    store: Store,
+    *,
+    target: int | None = None,
+    chat_id: int | None = None,
+    limit: int = 20,
+    offset: int = 0,
+) -> NatoryBoard:
+    """Published Natory attempts per (model, mode).
+
+    With ``target``: that target's board, ranked by best score (then mean). Without: every
+    target, ranked by mean score (then best) — the per-model comparison. ``chat_id``
+    narrows to one chat's submissions.
+    """
+    if limit < 1 or offset < 0:
+        raise InvalidData("limit must be positive and offset not negative")
+    where = ""
+    params: list[Any] = []
+    if target is not None:
+        where += " AND json_extract(s.result, '$.target') = ?"
+        params.append(_check_target(target))
+    if chat_id is not None:
+        where += " AND v.chat_id = ?"
+        params.append(chat_id)
+    rank_by = "best DESC, mean DESC" if target is not None else "mean DESC, best DESC"
+    sql = _NATORY_BOARD.format(where=where, rank_by=rank_by)
+    async with store._read() as db:
+        bench_id = await store._bench_id(db, NATORY)
+        if bench_id is None:
+            return NatoryBoard(target, (), 0)
+        rows = await store._all(db, sql, [bench_id, *params, limit, offset])
+    board_rows = tuple(
+        NatoryRow(
+            rank=int(r[0]),
+            model=str(r[1]),
+            mode=str(r[2]),
+            best=float(r[3]),
+            mean=float(r[4]),
+            attempts=int(r[5]),
+            valid=int(r[6] or 0),
+            targets=int(r[7]),
+            mean_cost=None if r[8] is None else float(r[8]),
+            mean_latency=None if r[9] is None else float(r[9]),
+            best_id=int(r[10]),
+            best_expression=str(r[11] or ""),
+        )
+        for r in rows
+    )
+    total = int(rows[0][12]) if rows else 0
+    return NatoryBoard(target, board_rows, total)
+
+
+async def natory_targets(store: Store, *, limit: int = 10) -> tuple[tuple[int, int], ...]:
+    """The targets with published attempts, most recent first: (target, attempts)."""
+    sql = """
+        SELECT json_extract(s.result, '$.target') AS target, COUNT(*), MAX(s.created_at) AS last
+        FROM board_source AS v JOIN submissions AS s ON s.id = v.id
+        WHERE v.benchmark_id = ? GROUP BY target ORDER BY last DESC LIMIT ?"""
+    async with store._read() as db:
+        bench_id = await store._bench_id(db, NATORY)
+        if bench_id is None:
+            return ()
+        rows = await store._all(db, sql, [bench_id, limit])
+    return tuple((int(r[0]), int(r[1])) for r in rows if r[0] is not None)
+
+
+async def records(store: Store, submission_ids: Iterable[int]) -> Mapping[int, Mapping[str, Any]]:
+    """The result records of the given submissions (one query), by id; unknown ids are
+    left out. For board rows that show more of the best submission than its score."""
+    ids: Sequence[int] = sorted({int(i) for i in submission_ids})
+    if not ids:
+        return {}
+    if len(ids) > _MAX_IDS:
+        raise InvalidData(f"at most {_MAX_IDS} submissions at once")
+    marks = ",".join("?" * len(ids))
+    async with store._read() as db:
+        rows = await store._all(
+            db, f"SELECT id, result FROM submissions WHERE id IN ({marks})", list(ids)
+        )
+    return {int(r[0]): MappingProxyType(json.loads(r[1])) for r in rows}
