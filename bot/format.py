@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from scoring import Benchmark, Hint, Result
 from storage import Board, BoardRow, Submission, normalise_model
+from storage.analytics import NatoryBoard
 
 from .i18n import field_label, t, translated
 
@@ -192,7 +193,12 @@ def render_board(
     page: int,
     page_size: int,
     mode_labels: Mapping[str, str],
+    records: Mapping[int, Mapping[str, object]] | None = None,
 ) -> str:
+    """A board page. ``records``: the best submissions' result records by id, for the
+    columns a benchmark adds after its score (ZeroBench: pass@k and k/k)."""
+    records = records or {}
+
     # A reported result whose model and mode have a submitted row is shown beside that
     # row, never ranked; the other reported results are listed apart, after the ranks.
     shown = {(normalise_model(r.model), r.mode) for r in board.rows}
@@ -220,15 +226,18 @@ def render_board(
                     rank=row.rank,
                     model=_name(row.model, width),
                     mode=mode_labels.get(row.mode, row.mode),
-                    best=_figure(row.best),
+                    best=format_score(benchmark.name, row.best),
                     runs=row.runs,
-                    mean=_figure(round(row.mean, 2)),
+                    mean=format_score(benchmark.name, row.mean, mean=True),
                     verified=" ✅" if row.verified else "",
                 )
             )
             reported = beside.get((normalise_model(row.model), row.mode))
             if reported is not None:
                 out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
+            record = records.get(row.submission_id) if row.submission_id is not None else None
+            if record is not None and benchmark.name == "zerobench":
+                out[-1] += zerobench_board_extra(record)
         pages = max(1, -(-board.total // page_size))
         if pages > 1:
             out.append(t(lang, "board_page", page=page + 1, pages=pages))
@@ -242,7 +251,7 @@ def render_board(
                         "board_reference_row",
                         model=_name(ref.model, width),
                         mode=mode_labels.get(ref.mode, ref.mode),
-                        best=_figure(ref.best),
+                        best=format_score(benchmark.name, ref.best),
                     )
                 )
         if board.key_version is not None:
@@ -264,8 +273,10 @@ def render_history(
     titles: Mapping[str, str],
     mode_labels: Mapping[str, str],
     bests: Sequence[BoardRow] = (),
+    bests_benchmark: str = "primebench",
 ) -> str:
-    """``/me``: the latest submissions, then the user's bests (board rows)."""
+    """``/me``: the latest submissions, then the user's bests (board rows of
+    ``bests_benchmark``); scores as each benchmark writes them (``format_score``)."""
     if not submissions:
         return t(lang, "me_empty")
 
@@ -280,7 +291,7 @@ def render_history(
                     benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
                     model=_name(sub.model or "—", width),
                     mode=mode_labels.get(sub.mode or "", "—"),
-                    score=_figure(sub.score),
+                    score=format_score(sub.benchmark, sub.score),
                     state=t(lang, f"state_{sub.visibility.value}"),
                     date=sub.created_at.strftime("%Y-%m-%d"),
                 )
@@ -289,9 +300,115 @@ def render_history(
             out += ["", t(lang, "me_bests")]
             out += [
                 f"{row.rank}. {_name(row.model, width)} · "
-                f"{mode_labels.get(row.mode, row.mode)} · {_figure(row.best)}"
+                f"{mode_labels.get(row.mode, row.mode)} · {format_score(bests_benchmark, row.best)}"
                 for row in bests
             ]
+        return out
+
+    return _fitted(build)
+
+
+# --- scores per benchmark, Natory boards, ZeroBench board columns ----------------------
+
+
+def format_score(benchmark: str, value: float, *, mean: bool = False) -> str:
+    """A board or history score as its benchmark writes it: PrimeBench a signed count
+    (``+18``), ZeroBench a percentage of the fraction (``11.9%``), Natory a whole number
+    (a mean keeps one decimal). ``mean``: the value is an average (rounded first)."""
+    if benchmark == "zerobench":
+        return f"{value:.1%}"
+    if benchmark == "natory":
+        if value == int(value):
+            return str(int(value))
+        return f"{value:.1f}" if mean else str(round(value))
+    return _figure(round(value, 2) if mean else value)
+
+
+def format_cost(usd: float | None) -> str:
+    """Mean cost per attempt: ``$0.012`` (three significant digits), ``—`` when unknown."""
+    return "—" if usd is None else f"${usd:.3g}"
+
+
+def format_latency(seconds: float | None) -> str:
+    """Mean latency per attempt: ``3.2s``, ``450ms`` under a second, ``—`` when unknown."""
+    if seconds is None:
+        return "—"
+    if seconds < 1:
+        return f"{seconds * 1000:.0f}ms"
+    return f"{seconds:.3g}s"
+
+
+def zerobench_board_extra(record: Mapping[str, object]) -> str:
+    """What a ZeroBench board row adds after pass@1: pass@k and k/k of the ranking split,
+    from the best submission's record (empty when the record lacks them)."""
+    split = record.get("main") if record.get("primary_split") != "zerobench_subquestions" else None
+    split = split or record.get("subquestions")
+    k = record.get("k")
+    if not isinstance(split, Mapping) or not isinstance(k, int):
+        return ""
+    parts = []
+    for label, name in ((f"pass@{k}", "pass_at_k"), (f"{k}/{k}", "reliability_k_of_k")):
+        value = split.get(name)
+        if isinstance(value, int | float):
+            parts.append(f"{label} {value:.1%}")
+    return "".join(f" · {p}" for p in parts)
+
+
+def render_natory_challenge(lang: str, *, target: int, allowed: str, digits: str, day: str) -> str:
+    """``/natory``: the day's target, its digits and how to answer. The last line,
+    ``#natory target: N``, is what a reply to this message is scored against."""
+    return "\n".join(
+        [
+            t(lang, "natory_title", day=day),
+            "",
+            t(lang, "natory_target", target=target),
+            t(lang, "natory_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
+            "",
+            t(lang, "natory_how"),
+            "",
+            f"<code>#natory target: {target}</code>",
+        ]
+    )
+
+
+def render_natory_board(
+    board: NatoryBoard,
+    *,
+    lang: str,
+    mode_labels: Mapping[str, str],
+    targets: Sequence[tuple[int, int]] = (),
+) -> str:
+    """A Natory board: one target's, ranked by best score, or every target's per model,
+    ranked by mean score, with mean cost and latency per attempt."""
+
+    def build(width: int) -> list[str]:
+        if board.target is not None:
+            out = [t(lang, "natory_board_title", target=board.target)]
+        else:
+            out = [t(lang, "natory_models_title")]
+        out.append("")
+        if not board.rows:
+            out.append(t(lang, "board_empty"))
+        for row in board.rows:
+            values = {
+                "rank": row.rank,
+                "model": _name(row.model, width),
+                "mode": mode_labels.get(row.mode, row.mode),
+                "best": format_score("natory", row.best),
+                "mean": format_score("natory", row.mean, mean=True),
+                "attempts": row.attempts,
+                "targets": row.targets,
+                "cost": format_cost(row.mean_cost),
+                "latency": format_latency(row.mean_latency),
+            }
+            key = "natory_board_row" if board.target is not None else "natory_models_row"
+            out.append(t(lang, key, **values))
+            if board.target is not None and row.best_expression:
+                out.append(f"   <code>{html.escape(_shorten(row.best_expression, 80))}</code>")
+        if board.target is None and targets:
+            out += ["", t(lang, "natory_recent_targets", targets=", ".join(
+                f"{target} ({count})" for target, count in targets))]  # fmt: skip
+        out += ["", t(lang, "natory_board_footer")]
         return out
 
     return _fitted(build)
