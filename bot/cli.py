@@ -14,7 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scoring import ScoringError, decode, natory, registry
+from scoring import Mode, ScoringError, decode, natory, registry
 
 from . import datafiles
 from .format import render_result
@@ -248,6 +248,49 @@ def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
+    """``compare natory --out chart.png``: the /compare chart from the bot's database."""
+    from storage import StorageError, Store, analytics
+
+    from .charts import natory_comparison_chart
+
+    if args.benchmark.lower() != natory.NAME:
+        _fail(f"only natory has a cost and latency comparison, not {args.benchmark!r}")
+    path = settings.db_path
+    if not path.is_file():
+        _fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
+
+    async def read() -> analytics.NatoryBoard:
+        store = await Store.open(path)
+        try:
+            return await analytics.natory_board(store, limit=args.models)
+        finally:
+            await store.close()
+
+    try:
+        board = asyncio.run(read())
+    except StorageError as exc:
+        _fail(f"cannot read {path}: {exc}")
+    if not board.rows:
+        _fail(f"no published Natory attempts in {path}: nothing to compare")
+    modes = {m.value: m.label for m in Mode}
+    for row in board.rows:
+        cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
+        latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
+        print(
+            f"{row.rank}. {row.model} · {modes.get(row.mode, row.mode)}: mean {row.mean:.1f}, "
+            f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
+            f"cost {cost}, latency {latency}"
+        )
+    out = Path(args.out)
+    try:
+        out.write_bytes(natory_comparison_chart(board.rows, modes))
+    except OSError as exc:
+        _fail(f"cannot write {out}: {exc.strerror}")
+    print(f"chart of {len(board.rows)} models written to {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="benchboard",
@@ -290,6 +333,14 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
     load.add_argument("--questions", help="PrimeBench's Q.json")
     load.set_defaults(handler=cmd_data_load)
+
+    compare = sub.add_parser(
+        "compare", help="chart score against cost and latency per model (Natory), as a PNG"
+    )
+    compare.add_argument("benchmark", help="natory")
+    compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
+    compare.add_argument("--models", type=int, default=40, help="at most this many models")
+    compare.set_defaults(handler=cmd_compare)
 
     health = sub.add_parser("health", help="exit 0 when the database and the key are ready")
     health.set_defaults(handler=cmd_health)
