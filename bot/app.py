@@ -28,6 +28,7 @@ from telegram.ext import (
 
 from storage import Store
 
+from . import admin_handlers as ah
 from . import bench_features, ops, service
 from . import handlers as h
 from .context import SERVICES, BotApp, BotContext, Services
@@ -165,6 +166,25 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # A document whose caption starts with /score (any chat).
     score_caption = filters.CaptionRegex(r"^/score(@\w+)?(\s|$)")
     app.add_handler(MessageHandler(new & filters.Document.ALL & score_caption, h.on_score_command))
+    # 0: admins' commands (bot/admin_handlers.py), before the private-chat catch-alls below
+    # (which would score a /setkey document). Each checks who asks and refuses everyone
+    # else; /export is for everyone. Not in setMyCommands: the menu is for users.
+    admin_commands = [
+        ("setkey", ah.on_setkey),  # as text: usage, or a reply to the key file
+        ("keyinfo", ah.on_keyinfo),
+        ("hide", ah.on_hide),
+        ("unhide", ah.on_unhide),
+        ("verify", ah.on_verify),
+        ("ban", ah.on_ban),
+        ("unban", ah.on_unban),
+        ("audit", ah.on_audit),
+        ("export", ah.on_export),
+        ("backup", ah.on_backup),
+    ]
+    for name, callback in admin_commands:
+        app.add_handler(CommandHandler(name, callback, filters=new))
+    setkey_caption = filters.CaptionRegex(r"^/setkey(@\w+)?(\s|$)")
+    app.add_handler(MessageHandler(new & filters.Document.ALL & setkey_caption, ah.on_setkey))
     # Buttons.
     app.add_handler(CallbackQueryHandler(h.on_board_button, pattern=r"^lb:"))
     app.add_handler(CallbackQueryHandler(h.on_submission_button))

@@ -25,7 +25,7 @@ from storage import (
     analytics,
 )
 
-from . import datafiles, service
+from . import admin, datafiles, service
 from .context import BotContext
 from .format import (
     fits,
@@ -376,6 +376,11 @@ async def _publish(
     if sub.visibility is Visibility.PUBLISHED:
         await query.answer(t(lang, "already_published", id=sub.id))
         return
+    try:
+        await admin.check_can_publish(services, sub.user_id)  # banned: private scoring only
+    except UserError as exc:
+        await query.answer(t(lang, exc.key), show_alert=True)
+        return
     left, reset = await service.publish_allowance(services, sub.user_id)
     limit = services.settings.daily_limit
     if left <= 0:
@@ -388,7 +393,12 @@ async def _publish(
     except MissingModeOrModel:
         await query.answer(t(lang, "need_mode_model"), show_alert=True)
         return
-    await query.answer(t(lang, "published", id=sub.id, left=left - 1, limit=limit))
+    text = t(lang, "published", id=sub.id, left=left - 1, limit=limit)
+    # Equal answer sets for the same model and mode are one run on the boards: say so.
+    twin = await services.store.same_answers_as(sub.id)
+    if twin is not None:
+        text += " " + t(lang, "same_run", id=twin)
+    await query.answer(text, show_alert=twin is not None)
     await _refresh(context, sub, chat_id, message_id, lang)
 
 

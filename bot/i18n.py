@@ -334,6 +334,180 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "All {count} invalid lines of #{id} are in the file.",
         "fa": "همه‌ی {count} خط نامعتبر #{id} در فایل است.",
     },
+    # --- admins (issue 7): moderation, keys, audit, export, backup ---------------------
+    "not_admin": {
+        "en": "This command is for admins only.",
+        "fa": "این دستور فقط برای مدیران است.",
+    },
+    "bot_admin_only": {
+        "en": "Only the bot's admins can do that; group admins moderate their group's board.",
+        "fa": "فقط مدیران ربات می‌توانند این کار را بکنند؛ مدیران گروه جدول گروه خود را مدیریت می‌کنند.",
+    },
+    "not_this_group": {
+        "en": "#{id} was not published from this group: its admins cannot moderate it.",
+        "fa": "#{id} از این گروه منتشر نشده است؛ مدیران این گروه نمی‌توانند آن را مدیریت کنند.",
+    },
+    "usage_hide": {"en": "Use /hide ID [reason].", "fa": "از /hide شناسه [دلیل] استفاده کنید."},
+    "usage_unhide": {
+        "en": "Use /unhide ID [reason].",
+        "fa": "از /unhide شناسه [دلیل] استفاده کنید.",
+    },
+    "usage_verify": {
+        "en": "Use /verify ID [note].",
+        "fa": "از /verify شناسه [توضیح] استفاده کنید.",
+    },
+    "usage_ban": {
+        "en": "Use /ban USER_ID [reason].",
+        "fa": "از /ban شناسه‌ی_کاربر [دلیل] استفاده کنید.",
+    },
+    "usage_unban": {
+        "en": "Use /unban USER_ID [reason].",
+        "fa": "از /unban شناسه‌ی_کاربر [دلیل] استفاده کنید.",
+    },
+    "usage_setkey": {
+        "en": "Send the key file with the caption /setkey BENCHMARK (one of: {benchmarks}), "
+        "or reply /setkey BENCHMARK to the file.",
+        "fa": "فایل کلید را با کپشن /setkey نام_بنچمارک بفرستید (یکی از: {benchmarks})، "
+        "یا /setkey نام_بنچمارک را در پاسخ به فایل بفرستید.",
+    },
+    "usage_export": {
+        "en": "Use /export [benchmark] — benchmarks: {benchmarks}.",
+        "fa": "از /export [بنچمارک] استفاده کنید — بنچمارک‌ها: {benchmarks}.",
+    },
+    "cannot_hide": {
+        "en": "#{id} is {state}: only published results can be hidden.",
+        "fa": "#{id} در وضعیت {state} است؛ فقط نتیجه‌های منتشرشده پنهان می‌شوند.",
+    },
+    "cannot_unhide": {
+        "en": "#{id} is {state}: only hidden results can be unhidden.",
+        "fa": "#{id} در وضعیت {state} است؛ فقط نتیجه‌های پنهان‌شده آشکار می‌شوند.",
+    },
+    "cannot_verify": {"en": "#{id} cannot be verified.", "fa": "#{id} را نمی‌توان تأیید کرد."},
+    "cannot_ban_admin": {
+        "en": "That user is one of the bot's admins.",
+        "fa": "این کاربر از مدیران ربات است.",
+    },
+    "done_hide": {
+        "en": "Hid #{id}: it is on no board now. Logged.",
+        "fa": "#{id} پنهان شد و در هیچ جدولی نیست. ثبت شد.",
+    },
+    "done_unhide": {
+        "en": "#{id} is back on the boards. Logged.",
+        "fa": "#{id} به جدول‌ها برگشت. ثبت شد.",
+    },
+    "done_verify": {
+        "en": "#{id} is marked as reproduced by an admin (✅ on every board). Logged.",
+        "fa": "#{id} به عنوان بازتولیدشده توسط مدیر علامت خورد (✅ در همه‌ی جدول‌ها). ثبت شد.",
+    },
+    "done_ban": {
+        "en": "Banned user {user}: their results are on no board, and they cannot publish. Logged.",
+        "fa": "کاربر {user} مسدود شد: نتیجه‌هایش در هیچ جدولی نیست و نمی‌تواند منتشر کند. ثبت شد.",
+    },
+    "done_unban": {
+        "en": "Lifted the ban on user {user}: their published results are back. Logged.",
+        "fa": "مسدودیت کاربر {user} برداشته شد؛ نتیجه‌های منتشرشده‌اش برگشت. ثبت شد.",
+    },
+    "not_banned": {"en": "User {user} is not banned.", "fa": "کاربر {user} مسدود نیست."},
+    "banned_publish": {
+        "en": "You cannot publish results: an admin took your results off the leaderboards. "
+        "You can still score privately.",
+        "fa": "نمی‌توانید نتیجه منتشر کنید: مدیر نتیجه‌های شما را از جدول‌ها برداشته است. "
+        "امتیازدهی خصوصی همچنان ممکن است.",
+    },
+    "same_run": {
+        "en": "Same answers as #{id} for this model and mode: counted as one run.",
+        "fa": "همان پاسخ‌های #{id} برای همین مدل و حالت: یک اجرا حساب می‌شود.",
+    },
+    "setkey_need_file": {
+        "en": "Attach the key file: send it with the caption /setkey {benchmark}, or reply "
+        "to it with /setkey {benchmark}.",
+        "fa": "فایل کلید را پیوست کنید: با کپشن /setkey {benchmark} بفرستید یا در پاسخ به "
+        "آن /setkey {benchmark} بنویسید.",
+    },
+    "bad_key": {
+        "en": "Key refused, nothing changed: {reason}",
+        "fa": "کلید پذیرفته نشد و چیزی تغییر نکرد: {reason}",
+    },
+    "key_stored": {
+        "en": "{benchmark} key version {version} is in use now (SHA-256 {sha}).",
+        "fa": "نسخه‌ی {version} کلید {benchmark} از همین حالا استفاده می‌شود (SHA-256 {sha}).",
+    },
+    "key_same": {
+        "en": "This {benchmark} key is already stored as version {version} (SHA-256 {sha}); "
+        "it is the current key again.",
+        "fa": "این کلید {benchmark} قبلاً با نسخه‌ی {version} ذخیره شده است (SHA-256 {sha})؛ "
+        "دوباره کلید جاری است.",
+    },
+    "key_rescoring": {
+        "en": "Re-scoring {count} stored submissions in the background; I will report here.",
+        "fa": "{count} ارسال ذخیره‌شده در پس‌زمینه دوباره امتیازدهی می‌شود؛ نتیجه را همین‌جا می‌گویم.",
+    },
+    "key_nothing_to_rescore": {
+        "en": "No stored submission needs re-scoring.",
+        "fa": "هیچ ارسال ذخیره‌شده‌ای نیاز به امتیازدهی دوباره ندارد.",
+    },
+    "rescore_done": {
+        "en": "<b>Re-score done</b> — {benchmark}, key version {version}: {changed} of {total} "
+        "submissions changed score ({seconds} s).",
+        "fa": "<b>امتیازدهی دوباره تمام شد</b> — {benchmark}، نسخه‌ی {version} کلید: امتیاز "
+        "{changed} از {total} ارسال تغییر کرد ({seconds} ثانیه).",
+    },
+    "rescore_failed": {
+        "en": "The re-score of {benchmark} stopped: {reason}. Send the key again to resume.",
+        "fa": "امتیازدهی دوباره‌ی {benchmark} متوقف شد: {reason}. برای ادامه کلید را دوباره "
+        "بفرستید.",
+    },
+    "rescore_before": {"en": "Top before:", "fa": "برترین‌ها پیش از آن:"},
+    "rescore_after": {"en": "Top after:", "fa": "برترین‌ها پس از آن:"},
+    "rescore_empty": {"en": "  (empty)", "fa": "  (خالی)"},
+    "keyinfo_title": {"en": "<b>Answer keys</b>", "fa": "<b>کلیدهای پاسخ</b>"},
+    "keyinfo_row": {
+        "en": "<b>{benchmark}</b>: version {version} of {versions}\nSHA-256 <code>{sha}</code>\n"
+        "stored {stored} · loaded {loaded}\nfrom {source}",
+        "fa": "<b>{benchmark}</b>: نسخه‌ی {version} از {versions}\nSHA-256 <code>{sha}</code>\n"
+        "ذخیره {stored} · بارگذاری {loaded}\nاز {source}",
+    },
+    "keyinfo_missing": {
+        "en": "<b>{benchmark}</b>: no key loaded",
+        "fa": "<b>{benchmark}</b>: کلیدی بارگذاری نشده",
+    },
+    "audit_title": {
+        "en": "<b>Audit log</b> (latest first)",
+        "fa": "<b>گزارش مدیریت</b> (تازه‌ترین اول)",
+    },
+    "audit_empty": {"en": "The audit log is empty.", "fa": "گزارش مدیریت خالی است."},
+    "audit_row": {
+        "en": "{at} · {actor} · {action} {target}{reason}",
+        "fa": "{at} · {actor} · {action} {target}{reason}",
+    },
+    "export_caption": {
+        "en": "{benchmark} leaderboard — {scope}, as CSV.",
+        "fa": "جدول امتیازات {benchmark} — {scope}، به صورت CSV.",
+    },
+    "backup_caption": {
+        "en": "Database snapshot, {size} MB (consistent; restore with benchboard db restore).",
+        "fa": "نسخه‌ی پشتیبان پایگاه داده، {size} مگابایت (سازگار؛ بازگردانی با benchboard db "
+        "restore).",
+    },
+    "backup_too_big": {
+        "en": "The snapshot is {size} MB; Telegram takes files up to {limit} MB from bots. "
+        "Use benchboard db backup PATH on the server.",
+        "fa": "نسخه‌ی پشتیبان {size} مگابایت است؛ تلگرام از ربات‌ها تا {limit} مگابایت "
+        "می‌پذیرد. روی سرور از benchboard db backup PATH استفاده کنید.",
+    },
+    "backup_private_only": {
+        "en": "Backups hold every user's data: ask in a private chat with me.",
+        "fa": "نسخه‌ی پشتیبان داده‌های همه‌ی کاربران را دارد؛ در گفت‌وگوی خصوصی با من بخواهید.",
+    },
+    "board_rescoring": {
+        "en": "Re-scoring against key version {version} is in progress: scores may still change.",
+        "fa": "امتیازدهی دوباره با نسخه‌ی {version} کلید در جریان است؛ امتیازها ممکن است تغییر "
+        "کنند.",
+    },
+    "board_reported_beside": {
+        "en": " · reported {best}",
+        "fa": " · گزارش‌شده {best}",
+    },
 }
 
 

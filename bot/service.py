@@ -142,7 +142,7 @@ async def load_key(services: Services, benchmark_name: str, data: bytes, source:
     benchmark = registry.get(benchmark_name)
     key = benchmark.load_key(data)
     version = await services.store.save_key(benchmark.name, data, source=source)
-    loaded = LoadedKey(version, key)
+    loaded = LoadedKey(version, key, source)
     services.keys[benchmark.name] = loaded
     return loaded
 
