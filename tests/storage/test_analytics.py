@@ -1,0 +1,140 @@
+"""storage.analytics on a temp-file database: Natory boards, stored expressions, records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scoring import natory
+from storage import InvalidData, NewSubmission, Store, analytics
+
+from .helpers import FakeClock, Maker
+
+_message = iter(range(1, 10_000))
+
+
+async def put_natory(
+    store: Store,
+    expression: str,
+    target: int = 6256,
+    *,
+    model: str | None = "Model A",
+    mode: str | None = "default",
+    cost: float | None = None,
+    latency: float | None = None,
+    publish: bool = True,
+    user_id: int = 1,
+    chat_id: int = -100,
+) -> int:
+    previous = await analytics.natory_previous(store, target)
+    result = natory.score(expression, natory.Challenge.for_target(target), previous=previous)
+    extra: dict[str, Any] = {"target": target}
+    if cost is not None:
+        extra["cost"] = cost
+    if latency is not None:
+        extra["latency"] = latency
+    sub = await store.record_submission(
+        NewSubmission(
+            user_id=user_id,
+            chat_id=chat_id,
+            message_id=next(_message),
+            benchmark="natory",
+            raw=expression,
+            result=result,
+            scorer_version=natory.SCORER_VERSION,
+            model=model,
+            mode=mode,
+            extra=extra,
+        )
+    )
+    if publish:
+        await store.publish(sub.id)
+    return sub.id
+
+
+async def test_previous_lists_distinct_valid_simplified_expressions_of_the_target(
+    store: Store,
+) -> None:
+    assert await analytics.natory_previous(store, 6256) == ()
+    first = await put_natory(store, "2*5^5+6", publish=False)
+    await put_natory(store, "(2*5^5+6)")  # the same simplified expression
+    await put_natory(store, "2*5^5+5")  # invalid: not stored as an expression
+    await put_natory(store, "2*sopfr(6)^5+6")
+    await put_natory(store, "13", target=13)
+    assert await analytics.natory_previous(store, 6256) == ("2 * 5^5 + 6", "2 * sopfr(6)^5 + 6")
+    assert await analytics.natory_previous(store, 13) == ("13",)  # valid (scores 0)
+    assert await analytics.natory_previous(store, 6256, before_id=first) == ()
+    with pytest.raises(InvalidData):
+        await analytics.natory_previous(store, 0)
+
+
+async def test_unique_bonus_is_paid_once_per_simplified_expression(store: Store) -> None:
+    first = await put_natory(store, "2*5^5+6")
+    again = await put_natory(store, "(2*5^5+6)")
+    subs = [await store.get_submission(i) for i in (first, again)]
+    assert [s.record["uniqueResultBonus"] for s in subs if s] == [5, 0]
+
+
+async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: Store) -> None:
+    await put_natory(store, "2*sopfr(6)^5+6", model="Alpha", cost=0.02, latency=4.0)
+    await put_natory(store, "2*5^5+5", model="Alpha", cost=0.04, latency=2.0)  # invalid: 0
+    await put_natory(store, "2*5^5+6", model="Beta", mode="think", cost=0.001)
+    await put_natory(store, "2*5^5+6", model="beta", mode="default")
+    await put_natory(store, "6256", model="Gamma", publish=False)  # private: not on boards
+    await put_natory(store, "13", target=13, model="Alpha", latency=1.0)
+    board = await analytics.natory_board(store, target=6256)
+    assert board.target == 6256 and board.total == 3
+    alpha, beta_think, beta_default = board.rows
+    assert (alpha.rank, alpha.model, alpha.mode, alpha.attempts, alpha.valid) == (
+        1, "Alpha", "default", 2, 1,
+    )  # fmt: skip
+    assert alpha.best == 133 + 5 and alpha.mean == pytest.approx(69)  # +5: unique
+    assert alpha.mean_cost == pytest.approx(0.03) and alpha.mean_latency == pytest.approx(3.0)
+    assert alpha.best_expression == "2 * sopfr(6)^5 + 6"
+    # Beta in think scored first (unique bonus), so it ranks above Beta in default
+    assert (beta_think.model, beta_think.mode, beta_think.rank) == ("Beta", "think", 2)
+    assert beta_think.best == beta_default.best + 5
+    assert beta_default.mean_cost is None and beta_default.mean_latency is None
+    assert (await analytics.natory_board(store, target=9999)).rows == ()
+
+
+async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
+    await put_natory(store, "2*sopfr(6)^5+6", model="Alpha", cost=0.02, latency=4.0)
+    await put_natory(store, "13", target=13, model="Alpha", latency=1.0)  # scores 0
+    await put_natory(store, "2*5^5+6", model="Beta", cost=0.01)
+    board = await analytics.natory_board(store)
+    assert board.target is None
+    alpha, beta = board.rows
+    assert alpha.rank == 1 and alpha.targets == 2 and alpha.attempts == 2
+    assert alpha.mean == pytest.approx(138 / 2) and alpha.best == 138
+    assert alpha.mean_cost == pytest.approx(0.02)  # only the attempt that gave a cost
+    assert alpha.mean_latency == pytest.approx(2.5)
+    assert beta.model == "Beta" and beta.rank == 2 and beta.targets == 1
+    assert beta.mean == 41 + 5 and beta.mean_latency is None
+    assert sorted(await analytics.natory_targets(store)) == [(13, 1), (6256, 2)]
+    page = await analytics.natory_board(store, limit=1, offset=1)
+    assert [r.model for r in page.rows] == ["Beta"] and page.total == 2
+
+
+async def test_chat_scope_and_withdrawn_attempts(store: Store) -> None:
+    await put_natory(store, "2*5^5+6", model="Alpha", chat_id=-1)
+    gone = await put_natory(store, "2*sopfr(6)^5+6", model="Beta", chat_id=-2, user_id=2)
+    assert [r.model for r in (await analytics.natory_board(store, chat_id=-1)).rows] == ["Alpha"]
+    await store.withdraw(gone, 2)
+    assert [r.model for r in (await analytics.natory_board(store)).rows] == ["Alpha"]
+
+
+async def test_empty_database_has_empty_boards(store: Store) -> None:
+    assert (await analytics.natory_board(store)).rows == ()
+    assert await analytics.natory_targets(store) == ()
+    with pytest.raises(InvalidData):
+        await analytics.natory_board(store, limit=0)
+
+
+async def test_records_by_id_in_one_query(store: Store, make: Maker, clock: FakeClock) -> None:
+    ids = [(await store.record_submission(make("1:1\n2:2"))).id for _ in range(3)]
+    found = await analytics.records(store, [*ids, 999_999])
+    assert set(found) == set(ids)
+    assert all(r["fingerprint"] for r in found.values())
+    assert await analytics.records(store, []) == {}
