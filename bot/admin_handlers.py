@@ -169,6 +169,9 @@ async def _rescore_then_report(
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
         text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=html.escape(str(exc)))
+    except Exception as exc:  # a background task: nobody else would see it
+        log.exception("re-score of %s failed", change.benchmark.name)
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=type(exc).__name__)
     await bot.send_message(chat_id, text, parse_mode="HTML")
 
 
