@@ -22,13 +22,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
-from scoring import Benchmark, UnknownBenchmark, registry, zerobench
+from scoring import Benchmark, UnknownBenchmark, natory, registry, zerobench
 from storage import (
     AuditEntry,
     Ban,
@@ -300,6 +301,27 @@ async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
 
 #: Columns only bot admins get in an export (who submitted).
 _PRIVATE_COLUMNS = ("user_id",)
+
+
+async def set_natory_target(
+    services: Services, actor: Actor, args: list[str]
+) -> tuple[natory.Challenge, str]:
+    """A bot admin chooses the Natory target of a day (today, UTC, by default)."""
+    require_bot_admin(actor)
+    if not args or len(args) > 2:
+        raise UserError("natory_set_usage")
+    try:
+        day = date.fromisoformat(args[1]) if len(args) == 2 else datetime.now(UTC).date()
+        challenge = datafiles.set_natory_target(services.settings.data_dir, day, args[0])
+    except (ValueError, datafiles.DataError):
+        raise UserError("natory_set_usage") from None
+    await services.store.log_action(
+        actor.user_id,
+        "natory_target",
+        f"{day.isoformat()}={challenge.target}",
+        chat_id=actor.chat_id,
+    )
+    return challenge, day.isoformat()
 
 
 async def export_board(

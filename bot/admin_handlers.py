@@ -183,6 +183,16 @@ async def on_keyinfo(update: Update, context: BotContext) -> None:
     await _run(update, context, work)
 
 
+async def on_natory_set(update: Update, context: BotContext) -> None:
+    """``/natory set N [YYYY-MM-DD]``: bot admins choose a day's Natory target (default today)."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        challenge, day = await admin.set_natory_target(context.services, actor, _words(message)[1:])
+        await reply(message, t(lang, "natory_target_set", target=challenge.target, day=day))
+
+    await _run(update, context, work)
+
+
 # --- export and backup -------------------------------------------------------------------
 
 

@@ -21,7 +21,9 @@ from telegram.ext import Application, CommandHandler, MessageHandler, filters
 from scoring import KeyFormatError, Mode, natory
 from storage import analytics
 
+from . import admin_handlers as ah
 from . import handlers as h
+from . import service
 from .charts import natory_comparison_chart
 from .context import BotContext
 from .format import render_natory_board, render_natory_challenge
@@ -38,9 +40,8 @@ _NATORY_BOARD = re.compile(r"^/(?:leaderboard|board|top)(?:@\w+)?\s+natory\b", r
 
 
 def today_target(context: BotContext) -> natory.Challenge:
-    """Today's challenge (UTC date and ``BENCHBOARD_NATORY_SEED``), as scoring uses it."""
-    day = datetime.now(UTC).date()
-    return natory.daily_challenge(day, context.services.settings.natory_seed)
+    """Today's challenge (an admin's choice, else from the UTC date and the seed)."""
+    return service.natory_today(context.services)
 
 
 def target_of(message: Message | None) -> int | None:
@@ -85,6 +86,8 @@ async def on_natory(update: Update, context: BotContext) -> None:
             day=datetime.now(UTC).date().isoformat(),
         )
         await h.reply(message, text)
+    elif args[0] == "set":
+        await ah.on_natory_set(update, context)
     elif args in (["models"], ["board"]):
         await _send_board(message, context, lang, None)
     elif len(args) == 1 and args[0].isdigit():

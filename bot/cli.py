@@ -10,7 +10,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Callable, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -67,7 +67,9 @@ def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> A
 
 def _natory_challenge(target: str | None, settings: Settings) -> natory.Challenge:
     if target is None:
-        today = natory.daily_target(date.today(), settings.natory_seed)
+        today = datafiles.natory_challenge(
+            settings.data_dir, datetime.now(UTC).date(), settings.natory_seed
+        ).target
         _fail(f"natory needs --target N (today's target is {today}; see 'benchboard natory today')")
     try:
         return natory.parse_target(target)
@@ -97,8 +99,8 @@ def _is_file(source: str) -> bool:
 
 
 def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
-    day = date.today() if args.date is None else _parse_date(args.date)
-    challenge = natory.daily_challenge(day, settings.natory_seed)
+    day = datetime.now(UTC).date() if args.date is None else _parse_date(args.date)
+    challenge = datafiles.natory_challenge(settings.data_dir, day, settings.natory_seed)
     if args.json:
         data = {
             "date": day.isoformat(),

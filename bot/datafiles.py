@@ -13,14 +13,14 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
-from scoring import KeyFormatError, ScoringError, primebench, zerobench
+from scoring import KeyFormatError, ScoringError, natory, primebench, zerobench
 
 #: Largest file a fetch accepts (the official ones are a few hundred kilobytes).
 MAX_DOWNLOAD = 50 * 1024 * 1024
@@ -29,6 +29,8 @@ FETCH_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 #: Where each benchmark's loaded key lives inside the data folder.
 KEY_FILES: dict[str, str] = {"primebench": "primebench/A.txt", "zerobench": "zerobench/key.json"}
 PRIMEBENCH_QUESTIONS = "primebench/Q.json"
+#: Natory targets chosen by an admin, by day: {"2026-11-29": 6256}.
+NATORY_TARGETS = "natory/targets.json"
 
 
 class DataError(Exception):
@@ -275,3 +277,37 @@ async def fetch_zerobench(data_dir: Path, base_url: str) -> LoadReport:
         splits = {split: await _fetch_split(client, base, split) for split in zerobench.SPLITS}
     key_data = json.dumps(splits, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
     return load_zerobench(data_dir, key_data, source=f"{base} ({zerobench.DATASET})")
+
+
+# --- Natory's daily target ---------------------------------------------------------
+
+
+def _natory_choices(data_dir: Path) -> dict[str, int]:
+    try:
+        data = json.loads((data_dir / NATORY_TARGETS).read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, int) and v > 0}
+
+
+def natory_challenge(data_dir: Path, day: date, seed: str) -> natory.Challenge:
+    """The day's Natory challenge: an admin's choice for that day, else the seeded one
+    (the same for every user and group)."""
+    chosen = _natory_choices(data_dir).get(day.isoformat())
+    if chosen is not None:
+        return natory.Challenge.for_target(chosen)
+    return natory.daily_challenge(day, seed)
+
+
+def set_natory_target(data_dir: Path, day: date, target: str) -> natory.Challenge:
+    """Choose the target of ``day`` (validated like any target); kept in the data folder."""
+    try:
+        challenge = natory.parse_target(target)
+    except KeyFormatError as exc:
+        raise DataError(str(exc)) from None
+    choices = _natory_choices(data_dir)
+    choices[day.isoformat()] = challenge.target
+    _write_atomic(data_dir / NATORY_TARGETS, json.dumps(choices, indent=2, sort_keys=True).encode())
+    return challenge

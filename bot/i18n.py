@@ -220,6 +220,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Edited messages are not scored again. Send the corrected output as a new message.",
         "fa": "پیام ویرایش‌شده دوباره امتیازدهی نمی‌شود. خروجی اصلاح‌شده را در پیام تازه بفرستید.",
     },
+    "natory_target_set": {
+        "en": "Natory target for {day} set to {target}.",
+        "fa": "هدف Natory برای {day} روی {target} تنظیم شد.",
+    },
+    "natory_set_usage": {
+        "en": "Use /natory set N [YYYY-MM-DD] with a positive whole number N.",
+        "fa": "از /natory set N [YYYY-MM-DD] با یک عدد صحیح مثبت N استفاده کنید.",
+    },
     "score_usage": {
         "en": "Send /score with the model's output after it, or reply /score to a message or file.",
         "fa": "بعد از /score خروجی مدل را بنویسید، یا /score را در پاسخ به یک پیام یا فایل بفرستید.",

@@ -15,7 +15,16 @@ from datetime import UTC, datetime, timedelta
 from importlib import resources
 from typing import Any
 
-from scoring import Benchmark, DecodeError, Result, ScoringError, decode, parse_mode, registry
+from scoring import (
+    Benchmark,
+    DecodeError,
+    Result,
+    ScoringError,
+    decode,
+    natory,
+    parse_mode,
+    registry,
+)
 from storage import analytics
 
 from . import datafiles
@@ -88,12 +97,18 @@ async def run_scorer(
         raise UserError("too_slow") from None
 
 
-def natory_target(services: Services, tags: Tags) -> int:
-    from scoring.natory import daily_target
+def natory_today(services: Services) -> natory.Challenge:
+    """Today's (UTC) Natory challenge: an admin's choice, else the seeded daily target."""
+    settings = services.settings
+    return datafiles.natory_challenge(
+        settings.data_dir, datetime.now(UTC).date(), settings.natory_seed
+    )
 
+
+def natory_target(services: Services, tags: Tags) -> int:
     typed = tags.fields.get("target")
     if typed is None:
-        return daily_target(datetime.now(UTC).date(), services.settings.natory_seed)
+        return natory_today(services).target
     if not typed.isdigit() or not 0 < int(typed) < 10**12:
         raise UserError("bad_target", target=typed)
     return int(typed)

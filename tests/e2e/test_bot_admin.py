@@ -55,6 +55,7 @@ REFUSED = [
     "/unban 5",
     "/audit",
     "/backup",
+    "/natory set 6256",
 ]
 
 
@@ -287,3 +288,18 @@ async def test_group_admin_status_is_cached_briefly(bot: Bot) -> None:
         msg = await bot.api.send_text(group, boss, "/audit")
         assert text_of(await bot.api.reply_to(msg, timeout=20)) == "The audit log is empty."
     assert len(bot.api.calls_of("getChatMember")) == before + 1  # asked once, then cached
+
+
+async def test_an_admin_chooses_the_natory_target_of_the_day(bot: Bot) -> None:
+    admin, admin_chat = _user(bot, ADMIN)
+    mark = bot.api.mark()
+    answer = text_of(await bot.say(admin_chat, admin, "/natory set 6256"))
+    assert "set to 6256" in answer
+    user, chat = _user(bot, 7101)
+    today = text_of(await bot.say(chat, user, "/natory"))
+    assert "6256" in today
+    assert "Use /natory set N" in text_of(await bot.say(admin_chat, admin, "/natory set x"))
+    assert "Use /natory set N" in text_of(await bot.say(admin_chat, admin, "/natory set 0"))
+    audit = text_of(await bot.say(admin_chat, admin, "/audit"))
+    assert "natory_target" in audit
+    bot.check_clean(mark)
