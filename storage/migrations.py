@@ -232,11 +232,94 @@ FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
 WHERE t.rn = 1;
 """
 
+#: Boards by rank walk (issue: windowed, mode and chat boards in a few milliseconds).
+#: ``submissions_board_rank`` lists a benchmark's published rows by mode in rank order
+#: (score DESC, earliest first): a windowed or mode board walks it (the four modes merged)
+#: until its page holds enough distinct (model, mode) groups; it covers ``board_source``
+#: (``user_id`` for bans) and the summary rebuilds. ``board_runs`` (one row per run: equal
+#: answer sets of a group) and ``board_days`` (runs by the day of their last row) give a
+#: group's runs and mean in a window without sorting answer sets;
+#: ``submissions_board_window`` finds a group's first row in a window and
+#: ``submissions_board_chat`` a chat's slice. Only the rank index holds ``score``: a
+#: re-score moves one index entry per changed row. ``submissions_board_time`` (a window
+#: scanned whole, then sorted) is dropped. ``board_totals`` is rebuilt (step 3's
+#: statement): the walk counts a window's groups by its ``last_at``.
+_V4_BOARD_WALK = """
+CREATE INDEX submissions_board_rank
+    ON submissions (benchmark_id, mode, score DESC, created_at, id, model_norm, user_id,
+                    fingerprint)
+    WHERE visibility = 'published';
+CREATE INDEX submissions_board_window
+    ON submissions (benchmark_id, model_norm, mode, created_at, user_id)
+    WHERE visibility = 'published';
+CREATE INDEX submissions_board_chat
+    ON submissions (chat_id, benchmark_id, model_norm, mode, created_at, fingerprint, user_id)
+    WHERE visibility = 'published';
+DROP INDEX submissions_board_time;
+
+-- One row per run (equal answer sets of a group): its best and lowest score, its first
+-- and last time. Ordered by last time: the runs in a window are a range of it.
+CREATE TABLE board_runs (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    model_norm   TEXT NOT NULL,
+    mode         TEXT NOT NULL,
+    last_at      INTEGER NOT NULL,
+    run_key      TEXT NOT NULL,
+    best         REAL NOT NULL,
+    low          REAL NOT NULL,
+    first_at     INTEGER NOT NULL,
+    PRIMARY KEY (benchmark_id, model_norm, mode, last_at, run_key)
+) WITHOUT ROWID;
+INSERT INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best, low, first_at)
+SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN(score),
+       MIN(created_at)
+FROM board_source GROUP BY benchmark_id, model_norm, mode, run_key;
+
+-- Runs counted by the day of their last row: a window's runs and score sum are its whole
+-- days plus the runs of its first (partial) day.
+CREATE TABLE board_days (
+    benchmark_id INTEGER NOT NULL REFERENCES benchmarks (id),
+    model_norm   TEXT NOT NULL,
+    mode         TEXT NOT NULL,
+    day          INTEGER NOT NULL,              -- last_at / 86400000
+    runs         INTEGER NOT NULL,
+    score_sum    REAL NOT NULL,                 -- of the runs' best scores
+    mixed        INTEGER NOT NULL,              -- runs whose rows' scores differ
+    PRIMARY KEY (benchmark_id, model_norm, mode, day)
+) WITHOUT ROWID;
+INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best),
+       SUM(low < best)
+FROM board_runs GROUP BY benchmark_id, model_norm, mode, last_at / 86400000;
+
+DELETE FROM board_totals;
+WITH src AS (SELECT * FROM board_source),
+runs AS (
+    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
+                 MIN(created_at) AS fa, MAX(created_at) AS la
+          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
+    GROUP BY benchmark_id, model_norm, mode),
+tops AS (
+    SELECT benchmark_id, model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src)
+INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
+                          best_at, first_at, last_at)
+SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
+       t.created_at, r.first_at, r.last_at
+FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
+WHERE t.rn = 1;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
     Migration(2, "boards: board_source view, board indexes, board_totals summary", _V2_BOARDS),
     Migration(3, "moderation: bans, audit_log, board_source without banned users", _V3_MODERATION),
+    Migration(4, "boards: rank walk, window and chat indexes, board_runs", _V4_BOARD_WALK),
 )
 
 LATEST = MIGRATIONS[-1].version

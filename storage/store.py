@@ -17,11 +17,14 @@ import hashlib
 import io
 import json
 import math
+import multiprocessing
 import os
 import sqlite3
 import time
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
@@ -62,6 +65,7 @@ BenchmarkLookup = Callable[[str], Benchmark]
 Row = Sequence[Any]
 
 _MS_PER_DAY = 86_400_000
+_MODES = tuple(m.value for m in Mode)
 #: A re-score batch stops adding rows once their compressed raw text reaches this size.
 _BATCH_BYTES = 32 << 20
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -159,6 +163,23 @@ groups AS (
     WHERE t.rn = 1)
 """
 
+
+#: Recompute ``board_runs`` (one row per run) from ``board_source`` rows matching a WHERE.
+_RUNS_SQL = """
+INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best,
+                                   low, first_at)
+SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN(score),
+       MIN(created_at)
+FROM board_source WHERE {where} GROUP BY benchmark_id, model_norm, mode, run_key
+"""
+
+#: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
+_DAYS_SQL = """
+INSERT OR REPLACE INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best),
+       SUM(low < best)
+FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
+"""
 
 _PAGE_SQL = """,
 ranked AS (
@@ -1010,10 +1031,15 @@ class Store:
             rows: list[Row]
             if is_global and not stale:
                 rows, total = await self._summary_page(db, bench_id, mode_value, limit, offset)
+            elif chat_id is None and user_id is None:
+                cutoff = None if days is None else now - days * _MS_PER_DAY
+                rows, total = await self._walk_page(
+                    db, bench_id, mode_value, cutoff, limit, offset, summary=not stale
+                )
             else:
-                # +benchmark_id: a chat's or a user's rows are found by chat_id/user_id
-                scoped = chat_id is not None or user_id is not None
-                where = "+benchmark_id = ?" if scoped else "benchmark_id = ?"
+                # a chat's slice is read from its covering index (chat_id, benchmark_id,
+                # ...); a user's rows are found by user_id (+benchmark_id: not by benchmark)
+                where = "benchmark_id = ?" if chat_id is not None else "+benchmark_id = ?"
                 for column, value in (("chat_id", chat_id), ("user_id", user_id)):
                     if value is not None:
                         where += f" AND {column} = ?"
@@ -1077,6 +1103,189 @@ class Store:
             rows.append((rank, *row[1:]))
         return rows, total
 
+    async def _walk_page(
+        self,
+        db: aiosqlite.Connection,
+        bench_id: int,
+        mode: str | None,
+        cutoff: int | None,
+        limit: int,
+        offset: int,
+        *,
+        summary: bool,
+    ) -> tuple[list[Row], int]:
+        """A page of a global board narrowed by mode and/or time window.
+
+        Walks the benchmark's board rows in rank order (``submissions_board_rank``: score
+        DESC, earliest first) and keeps the first row of each (model, mode) group: that
+        row is the group's best in the window, and groups appear in page order. The walk
+        stops once ``offset + limit`` groups are found, so its length depends on the page,
+        not on the size of the window. Then the page's groups get their runs, mean, first
+        and last inside the window (one range scan each on ``submissions_board_window``),
+        and ``total`` comes from the summary (a group is in the window when its last board
+        row is) — or, while the summary is stale, from the rows.
+        """
+        need = offset + limit
+        where, params = "benchmark_id = ?", list[Any]([bench_id])
+        if mode is not None:
+            where += " AND mode = ?"
+            params.append(mode)
+        if cutoff is not None:
+            where += " AND created_at >= ?"
+            params.append(cutoff)
+        found: dict[tuple[str, str], Row] = {}
+        arm = f"SELECT model_norm, mode, score, created_at, id FROM board_source WHERE {where}"
+        if mode is not None:
+            walk, walk_params = arm, params
+        else:  # the rank index is by mode: merge the four modes' walks (no sorting)
+            walk = " UNION ALL ".join([arm + " AND mode = ?"] * len(_MODES))
+            walk_params = [p for m in _MODES for p in (*params, m)]
+        async with db.execute(walk + " ORDER BY 3 DESC, 4, 5", walk_params) as cur:
+            # fetching steps the walk: start near the page size, then double
+            size = max(32, 2 * need)
+            while len(found) < need:
+                chunk = list(await cur.fetchmany(size))
+                for hit in chunk:
+                    found.setdefault((hit[0], hit[1]), tuple(hit))
+                    if len(found) >= need:
+                        break
+                if len(chunk) < size:
+                    break
+                size = min(size * 2, 8192)
+        if len(found) < need:
+            total = len(found)
+        elif summary:
+            count_where, count_params = "benchmark_id = ?", list[Any]([bench_id])
+            if mode is not None:
+                count_where += " AND mode = ?"
+                count_params.append(mode)
+            if cutoff is not None:
+                count_where += " AND last_at >= ?"
+                count_params.append(cutoff)
+            counted = await self._one(
+                db, f"SELECT COUNT(*) FROM board_totals WHERE {count_where}", count_params
+            )
+            total = int(counted[0]) if counted else 0
+        else:
+            counted = await self._one(
+                db,
+                f"SELECT COUNT(*) FROM (SELECT DISTINCT model_norm, mode FROM board_source "
+                f"WHERE {where})",
+                params,
+            )
+            total = int(counted[0]) if counted else 0
+        bests = list(found.values())
+        ranks: list[int] = []
+        for i, best in enumerate(bests):
+            ranks.append(ranks[-1] if i and best[2] == bests[i - 1][2] else i + 1)
+        page = bests[offset:need]
+        if not page:
+            return [], total
+        groups = [(r[0], r[1]) for r in page]
+        if summary and cutoff is not None:
+            stats = await self._run_stats(db, bench_id, groups, cutoff)
+        else:
+            stats = await self._window_stats(db, bench_id, groups, cutoff)
+        shown = {
+            int(r[0]): r
+            for r in await self._all(
+                db,
+                "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
+                f"({', '.join('?' * len(page))})",
+                [r[4] for r in page],
+            )
+        }
+        rows: list[Row] = []
+        for rank, (norm, group_mode, best, _, best_id) in zip(ranks[offset:], page, strict=True):
+            runs, score_sum, first_at, last_at = stats[(norm, group_mode)]
+            _, model, owner, verified = shown[best_id]
+            rows.append(
+                (rank, model, group_mode, best, runs, score_sum, best_id, owner, first_at,
+                 last_at, verified)
+            )  # fmt: skip
+        return rows, total
+
+    async def _run_stats(
+        self,
+        db: aiosqlite.Connection,
+        bench_id: int,
+        groups: list[tuple[str, str]],
+        cutoff: int,
+    ) -> dict[tuple[str, str], tuple[int, float, int, int]]:
+        """What :meth:`_window_stats` computes, from the run summaries (which must be
+        fresh). A run is in the window when its last row is: the window's runs are those
+        of its whole days (``board_days``) plus those of its first day after ``cutoff``
+        (``board_runs``), each counting its best score — unless its scores differ and it
+        began before the window: then the best of its rows inside the window is looked
+        up. The first time is the group's first row in the window (one index probe)."""
+        group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
+        day = cutoff // _MS_PER_DAY
+        part = f"""SELECT ?, ?, d.runs + b.runs, d.total + b.total, d.mixed + b.mixed,
+                          (SELECT last_at FROM board_runs WHERE {group}
+                           ORDER BY last_at DESC LIMIT 1),
+                          (SELECT created_at FROM board_source WHERE {group}
+                           AND created_at >= ? ORDER BY created_at LIMIT 1)
+                   FROM (SELECT TOTAL(runs) AS runs, TOTAL(score_sum) AS total,
+                                TOTAL(mixed) AS mixed
+                         FROM board_days WHERE {group} AND day > ?) AS d,
+                        (SELECT COUNT(*) AS runs, TOTAL(best) AS total,
+                                TOTAL(low < best) AS mixed
+                         FROM board_runs WHERE {group} AND last_at >= ? AND last_at < ?) AS b"""
+        out: dict[tuple[str, str], tuple[int, float, int, int]] = {}
+        mixed: list[tuple[str, str]] = []
+        for start in range(0, len(groups), 100):
+            chunk = groups[start : start + 100]
+            params: list[Any] = []
+            for norm, mode in chunk:
+                key = (bench_id, norm, mode)
+                params += [norm, mode, *key, *key, cutoff, *key, day]
+                params += [*key, cutoff, (day + 1) * _MS_PER_DAY]
+            for row in await self._all(db, " UNION ALL ".join([part] * len(chunk)), params):
+                out[(row[0], row[1])] = (int(row[2]), float(row[3]), int(row[6]), int(row[5]))
+                if row[4]:
+                    mixed.append((row[0], row[1]))
+        for norm, mode in mixed:  # runs with unequal scores that straddle the window's start
+            key = (bench_id, norm, mode)
+            fixes = await self._all(
+                db,
+                f"""SELECT r.best, (SELECT MAX(score) FROM board_source WHERE {group}
+                                    AND fingerprint = r.run_key AND created_at >= ?)
+                    FROM board_runs AS r WHERE r.benchmark_id = ? AND r.model_norm = ?
+                    AND r.mode = ? AND r.last_at >= ? AND r.first_at < ? AND r.low < r.best""",
+                [*key, cutoff, *key, cutoff, cutoff],
+            )
+            runs, total, first_at, last_at = out[(norm, mode)]
+            out[(norm, mode)] = (runs, total + sum(f[1] - f[0] for f in fixes), first_at, last_at)
+        return out
+
+    async def _window_stats(
+        self,
+        db: aiosqlite.Connection,
+        bench_id: int,
+        groups: list[tuple[str, str]],
+        cutoff: int | None,
+    ) -> dict[tuple[str, str], tuple[int, float, int, int]]:
+        """Runs, score sum, first and last time of (model, mode) groups among the board
+        rows made at ``cutoff`` or later (None: all time): one range scan of
+        ``submissions_board_window`` per group, up to 100 groups per statement."""
+        out: dict[tuple[str, str], tuple[int, float, int, int]] = {}
+        since = "" if cutoff is None else " AND created_at >= ?"
+        part = f"""SELECT ?, ?, COUNT(*), SUM(s), MIN(fa), MAX(la)
+            FROM (SELECT MAX(score) AS s, MIN(created_at) AS fa, MAX(created_at) AS la
+                  FROM board_source
+                  WHERE benchmark_id = ? AND model_norm = ? AND mode = ?{since}
+                  GROUP BY run_key)"""
+        for start in range(0, len(groups), 100):
+            chunk = groups[start : start + 100]
+            params: list[Any] = []
+            for norm, mode in chunk:
+                params += [norm, mode, bench_id, norm, mode]
+                if cutoff is not None:
+                    params.append(cutoff)
+            for row in await self._all(db, " UNION ALL ".join([part] * len(chunk)), params):
+                out[(row[0], row[1])] = (int(row[2]), float(row[3]), int(row[4]), int(row[5]))
+        return out
+
     async def export_csv(self, benchmark: str, **board_filters: Any) -> str:
         """The whole board (every page) as CSV text, reference entries last.
 
@@ -1119,6 +1328,10 @@ class Store:
                 await self._rebuild(db, bench_id)
 
     async def _rebuild(self, db: aiosqlite.Connection, bench_id: int) -> None:
+        await db.execute("DELETE FROM board_runs WHERE benchmark_id = ?", (bench_id,))
+        await db.execute(_RUNS_SQL.format(where="benchmark_id = ?"), (bench_id,))
+        await db.execute("DELETE FROM board_days WHERE benchmark_id = ?", (bench_id,))
+        await db.execute(_DAYS_SQL.format(where="benchmark_id = ?"), (bench_id,))
         await db.execute("DELETE FROM board_totals WHERE benchmark_id = ?", (bench_id,))
         await db.execute(
             "WITH "
@@ -1146,14 +1359,50 @@ class Store:
         score, created_at = mine
         group = (bench_id, sub.model_norm, sub.mode)
         previous = None
+        run_key = f"id:{sub.id}" if sub.fingerprint is None else sub.fingerprint
+        run: tuple[float, float, int, int] = (score, score, created_at, created_at)
         if sub.fingerprint is not None:
             found = await self._one(
                 db,
-                """SELECT MAX(score) FROM board_source WHERE benchmark_id = ? AND model_norm = ?
+                """SELECT MAX(score), MIN(score), MIN(created_at), MAX(created_at)
+                   FROM board_source WHERE benchmark_id = ? AND model_norm = ?
                    AND mode = ? AND fingerprint = ? AND id <> ?""",
                 (*group, sub.fingerprint, sub.id),
             )
-            previous = None if found is None else found[0]
+            if found is not None and found[0] is not None:
+                previous = found[0]
+                await db.execute(
+                    """DELETE FROM board_runs WHERE benchmark_id = ? AND model_norm = ?
+                       AND mode = ? AND last_at = ? AND run_key = ?""",
+                    (*group, found[3], run_key),
+                )
+                await db.execute(
+                    """UPDATE board_days SET runs = runs - 1, score_sum = score_sum - ?,
+                           mixed = mixed - ? WHERE benchmark_id = ? AND model_norm = ?
+                       AND mode = ? AND day = ?""",
+                    (found[0], int(found[1] < found[0]), *group, found[3] // _MS_PER_DAY),
+                )
+                run = (
+                    max(score, found[0]),
+                    min(score, found[1]),
+                    min(created_at, found[2]),
+                    max(created_at, found[3]),
+                )
+        await db.execute(
+            """INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at,
+                                                  run_key, best, low, first_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+            (*group, run[3], run_key, run[0], run[1], run[2]),
+        )
+        await db.execute(
+            """INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum,
+                                       mixed)
+               VALUES (?, ?, ?, ?, 1, ?, ?)
+               ON CONFLICT (benchmark_id, model_norm, mode, day) DO UPDATE SET
+                   runs = runs + 1, score_sum = score_sum + excluded.score_sum,
+                   mixed = mixed + excluded.mixed""",
+            (*group, run[3] // _MS_PER_DAY, run[0], int(run[1] < run[0])),
+        )
         new_run = 1 if previous is None else 0
         delta = score if previous is None else max(0.0, score - previous)
         better = """(excluded.best > best OR (excluded.best = best AND
@@ -1179,6 +1428,7 @@ class Store:
             return
         bench_id = await self._bench_id(db, sub.benchmark)
         key = (bench_id, sub.model_norm, sub.mode)
+        await self._refresh_runs(db, key)
         await db.execute(
             "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
             key,
@@ -1192,6 +1442,15 @@ class Store:
                         first_at, last_at FROM groups""",
             (*key, bench_id),
         )
+
+    @staticmethod
+    async def _refresh_runs(db: aiosqlite.Connection, key: tuple[Any, ...]) -> None:
+        """Recompute the ``board_runs`` and ``board_days`` rows of one group."""
+        group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
+        await db.execute(f"DELETE FROM board_runs WHERE {group}", key)
+        await db.execute(_RUNS_SQL.format(where=group), key)
+        await db.execute(f"DELETE FROM board_days WHERE {group}", key)
+        await db.execute(_DAYS_SQL.format(where=group), key)
 
     # --- re-scoring ----------------------------------------------------------------------
 
@@ -1208,7 +1467,9 @@ class Store:
             )
         return int(row[0]) if row else 0
 
-    async def rescore(self, benchmark: str, *, batch_size: int = 1000) -> RescoreReport:
+    async def rescore(
+        self, benchmark: str, *, batch_size: int = 1000, workers: int | None = None
+    ) -> RescoreReport:
         """Re-score every stored submission of a benchmark against its current key.
 
         Works in batches of ``batch_size``: each batch's new results and the job's
@@ -1218,9 +1479,19 @@ class Store:
         scored against the current key by the current scorer version. The boards are
         rebuilt when the job finishes; until then they are computed from the rows
         themselves (``Board.rescoring`` is True).
+
+        A registered scorer (``scoring.registry``) is pure: equal inputs (raw text and
+        options) are scored once per call, and batches are scored in ``workers``
+        processes (default: up to 2, one per CPU; 1: in a thread) while the previous
+        batch is written. A scorer supplied through ``benchmarks=`` scores every row, in
+        a thread. Rows whose score, fingerprint and breakdown did not change only get
+        their key and scorer versions updated.
         """
         if batch_size < 1:
             raise InvalidData("batch_size must be at least 1")
+        workers = _RESCORE_WORKERS if workers is None else workers
+        if workers < 1:
+            raise InvalidData("workers must be at least 1")
         started = time.perf_counter()
         name = _benchmark_name(benchmark)
         try:
@@ -1262,52 +1533,39 @@ class Store:
         job_id, last_id = int(job[0]), int(job[1])
         total, changed_all, skipped_all = int(job[2]), int(job[3]), int(job[4])
         rescored = changed_now = skipped_now = batches = 0
-        while True:
-            async with self._read() as db:
-                sizes = await self._all(
-                    db,
-                    "SELECT id, length(raw) FROM submissions WHERE benchmark_id = ? AND id > ? "
-                    "ORDER BY id LIMIT ?",
-                    (bench_id, last_id, batch_size),
-                )
-                if not sizes:
-                    break
-                upto, budget = sizes[-1][0], 0
-                for sid, size in sizes:
-                    budget += size
-                    if budget >= _BATCH_BYTES:
-                        upto = sid
-                        break
-                rows = await self._all(
-                    db,
-                    """SELECT id, raw, extra, key_version_id, scorer_version, score, fingerprint,
-                              result
-                       FROM submissions WHERE benchmark_id = ? AND id > ? AND id <= ?
-                       ORDER BY id""",
-                    (bench_id, last_id, upto),
-                )
-            updates, changed, skipped = await asyncio.to_thread(
-                _score_batch, bench, loaded, rows, key.id, scorer_version
-            )
-            async with self._write() as db:
-                await db.executemany(
-                    """UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?,
-                           fingerprint = ?, result = ? WHERE id = ?""",
-                    updates,
-                )
-                await db.execute(
-                    """UPDATE rescore_jobs SET last_id = ?, total = total + ?,
-                           changed = changed + ?, skipped = skipped + ? WHERE id = ?""",
-                    (upto, len(rows), changed, skipped, job_id),
-                )
-            last_id = upto
-            batches += 1
-            total += len(rows)
-            rescored += len(updates)
-            changed_now += changed
-            changed_all += changed
-            skipped_now += skipped
-            skipped_all += skipped
+        scorer = _Rescorer(bench, loaded, key_data, key.id, scorer_version, workers)
+        scoring: asyncio.Future[_ScoredBatch] | None = None
+        try:
+            batch = await self._rescore_read(bench_id, last_id, batch_size)
+            while batch is not None:
+                rows, upto = batch
+                scoring = asyncio.ensure_future(scorer.score(rows))
+                # the next batch is read while this one is scored
+                batch = await self._rescore_read(bench_id, upto, batch_size)
+                done = await scoring
+                scoring = None
+                async with self._write() as db:
+                    for sql, params in done.writes():
+                        if params:
+                            await db.executemany(sql, params)
+                    await db.execute(
+                        """UPDATE rescore_jobs SET last_id = ?, total = total + ?,
+                               changed = changed + ?, skipped = skipped + ? WHERE id = ?""",
+                        (upto, len(rows), done.changed, done.skipped, job_id),
+                    )
+                last_id = upto
+                batches += 1
+                total += len(rows)
+                rescored += done.rescored
+                changed_now += done.changed
+                changed_all += done.changed
+                skipped_now += done.skipped
+                skipped_all += done.skipped
+        finally:
+            if scoring is not None:  # interrupted: the batch being scored is dropped
+                scoring.cancel()
+                scoring.add_done_callback(_retrieve)
+            scorer.close()
         async with self._write() as db:
             await self._rebuild(db, bench_id)
             await db.execute(
@@ -1324,6 +1582,36 @@ class Store:
             resumed=resumed,
             seconds=time.perf_counter() - started,
         )
+
+    async def _rescore_read(
+        self, bench_id: int, after: int, batch_size: int
+    ) -> tuple[list[Row], int] | None:
+        """The next re-score batch after id ``after`` (at most ``batch_size`` rows and about
+        ``_BATCH_BYTES`` of compressed text) and its last id; None when none is left."""
+        async with self._read() as db:
+            sizes = await self._all(
+                db,
+                "SELECT id, length(raw) FROM submissions WHERE benchmark_id = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (bench_id, after, batch_size),
+            )
+            if not sizes:
+                return None
+            upto, budget = sizes[-1][0], 0
+            for sid, size in sizes:
+                budget += size
+                if budget >= _BATCH_BYTES:
+                    upto = sid
+                    break
+            rows = await self._all(
+                db,
+                """SELECT id, raw, extra, key_version_id, scorer_version, score, fingerprint,
+                          result
+                   FROM submissions WHERE benchmark_id = ? AND id > ? AND id <= ?
+                   ORDER BY id""",
+                (bench_id, after, upto),
+            )
+        return rows, int(upto)
 
     # --- moderation: bans, the audit log, equal answer sets ------------------------------
 
@@ -1451,6 +1739,7 @@ class Store:
         )
         for bench_id, model_norm, mode in groups:
             key = (bench_id, model_norm, mode)
+            await self._refresh_runs(db, key)
             await db.execute(
                 "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
                 key,
@@ -1503,27 +1792,176 @@ def _backup(source: Path, target: Path) -> None:
             partial.unlink()
 
 
-def _score_batch(
-    bench: Benchmark, key: Any, rows: list[Row], key_id: int, scorer_version: str
-) -> tuple[list[tuple[Any, ...]], int, int]:
-    """Score rows again (in a worker thread); return updates, changed and skipped counts."""
-    updates: list[tuple[Any, ...]] = []
-    changed = skipped = 0
-    for sid, raw, extra, row_key, row_version, score, fingerprint, record in rows:
-        if row_key is None or (row_key == key_id and row_version == scorer_version):
-            skipped += 1
-            continue
+#: Processes a re-score scores in by default (the scorers are CPU-bound and pure).
+_RESCORE_WORKERS = max(1, min(2, os.cpu_count() or 1))
+#: Fewer texts than this to score in a batch stay in a thread (no process round trip).
+_POOL_MIN_TEXTS = 64
+#: Results a re-score remembers (equal raw text and options give equal results).
+_MEMO_MAX = 200_000
+
+#: Input of a score: (zlib raw text, extra JSON); output: (score, fingerprint, record JSON).
+_Text = tuple[bytes, str | None]
+_Scored = tuple[float, str | None, str]
+
+_SET_VERSIONS = "UPDATE submissions SET key_version_id = ?, scorer_version = ? WHERE id = ?"
+_SET_RECORD = (
+    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, result = ? WHERE id = ?"
+)
+_SET_SCORE = (
+    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?, result = ? "
+    "WHERE id = ?"
+)
+_SET_ALL = (
+    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?, "
+    "fingerprint = ?, result = ? WHERE id = ?"
+)
+
+
+def _score_texts(bench: Benchmark, key: Any, texts: Sequence[_Text]) -> list[_Scored]:
+    """Score raw texts (pure: in a worker thread or process)."""
+    out: list[_Scored] = []
+    for raw, extra in texts:
         options = json.loads(extra) if extra is not None else None
         result = bench.score(_decompress(raw), key, options=options)
-        new_score = float(result.primary)
-        if not math.isfinite(new_score):
-            raise InvalidData(f"submission {sid}: the scorer returned {new_score}")
-        new_record = _dumps(result.to_record())
-        new_fp = result.fingerprint or None
-        if new_score != score or new_fp != fingerprint or new_record != record:
-            changed += 1
-        updates.append((key_id, scorer_version, new_score, new_fp, new_record, sid))
-    return updates, changed, skipped
+        out.append((float(result.primary), result.fingerprint or None, _dumps(result.to_record())))
+    return out
+
+
+#: The benchmark and loaded key of a re-score worker process.
+_WORKER: tuple[Benchmark, Any] | None = None
+
+
+def _worker_init(name: str, key_data: bytes) -> None:
+    global _WORKER
+    bench = scoring_registry.get(name)
+    _WORKER = (bench, bench.load_key(key_data))
+
+
+def _worker_score(texts: list[_Text]) -> list[_Scored]:
+    assert _WORKER is not None, "worker not initialised"
+    return _score_texts(*_WORKER, texts)
+
+
+@dataclass(slots=True)
+class _ScoredBatch:
+    """A re-scored batch: UPDATE parameters by what changed, and the counts."""
+
+    versions: list[tuple[Any, ...]]
+    records: list[tuple[Any, ...]]
+    scores: list[tuple[Any, ...]]
+    full: list[tuple[Any, ...]]
+    changed: int = 0
+    skipped: int = 0
+
+    @property
+    def rescored(self) -> int:
+        return len(self.versions) + len(self.records) + len(self.scores) + len(self.full)
+
+    def writes(self) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        # an UPDATE that leaves score and fingerprint alone touches no board index
+        return [
+            (_SET_VERSIONS, self.versions),
+            (_SET_RECORD, self.records),
+            (_SET_SCORE, self.scores),
+            (_SET_ALL, self.full),
+        ]
+
+
+class _Rescorer:
+    """Scores re-score batches: every row in a thread for a supplied scorer; for a
+    registered (pure) one, each distinct input once, in worker processes when there is
+    enough to do."""
+
+    def __init__(
+        self,
+        bench: Benchmark,
+        key: Any,
+        key_data: bytes,
+        key_id: int,
+        scorer_version: str,
+        workers: int,
+    ) -> None:
+        self._bench, self._key, self._key_data = bench, key, key_data
+        self._key_id, self._version = key_id, scorer_version
+        try:
+            self._pure = scoring_registry.get(bench.name) is bench
+        except Exception:
+            self._pure = False
+        self._workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._memo: dict[_Text, _Scored] = {}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    async def score(self, rows: list[Row]) -> _ScoredBatch:
+        current = (self._key_id, self._version)
+        todo = [r for r in rows if r[3] is not None and (r[3], r[4]) != current]
+        if not self._pure:
+            scored = await asyncio.to_thread(
+                _score_texts, self._bench, self._key, [(r[1], r[2]) for r in todo]
+            )
+            return self._assemble(rows, todo, scored)
+        memo = self._memo
+        if len(memo) > _MEMO_MAX:
+            memo.clear()
+        fresh = list(dict.fromkeys((r[1], r[2]) for r in todo if (r[1], r[2]) not in memo))
+        if len(fresh) >= _POOL_MIN_TEXTS and self._workers > 1:
+            results = await self._in_pool(fresh)
+        else:
+            results = await asyncio.to_thread(_score_texts, self._bench, self._key, fresh)
+        memo.update(zip(fresh, results, strict=True))
+        return self._assemble(rows, todo, [memo[(r[1], r[2])] for r in todo])
+
+    async def _in_pool(self, texts: list[_Text]) -> list[_Scored]:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self._workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_init,
+                initargs=(self._bench.name, self._key_data),
+            )
+        loop = asyncio.get_running_loop()
+        step = -(-len(texts) // (self._workers * 2))
+        parts = [texts[i : i + step] for i in range(0, len(texts), step)]
+        try:
+            done = await asyncio.gather(
+                *(loop.run_in_executor(self._pool, _worker_score, part) for part in parts)
+            )
+        except BrokenProcessPool:
+            # no processes here (e.g. a main module that cannot be re-imported): go on in a
+            # thread; the batch is scored whole again, nothing is half-done
+            self.close()
+            self._workers = 1
+            return await asyncio.to_thread(_score_texts, self._bench, self._key, texts)
+        return [scored for part in done for scored in part]
+
+    def _assemble(self, rows: list[Row], todo: list[Row], scored: list[_Scored]) -> _ScoredBatch:
+        out = _ScoredBatch([], [], [], [], skipped=len(rows) - len(todo))
+        key_id, version = self._key_id, self._version
+        for row, (score, fingerprint, record) in zip(todo, scored, strict=True):
+            sid = row[0]
+            if not math.isfinite(score):
+                raise InvalidData(f"submission {sid}: the scorer returned {score}")
+            if fingerprint != row[6]:
+                out.full.append((key_id, version, score, fingerprint, record, sid))
+            elif score != row[5]:
+                out.scores.append((key_id, version, score, record, sid))
+            elif record != row[7]:
+                out.records.append((key_id, version, record, sid))
+            else:
+                out.versions.append((key_id, version, sid))
+                continue
+            out.changed += 1
+        return out
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a dropped task's outcome as seen (no "exception never retrieved" warning)."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _clean_reason(reason: str | None) -> str | None:

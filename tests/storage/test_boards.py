@@ -5,11 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import random
+from datetime import datetime, timedelta
 
 import pytest
 
-from storage import InvalidData, Store
-from tests.storage.helpers import FakeClock, Maker, answers
+from storage import InvalidData, Store, Submission
+from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 
 
 def options_scoring(make: Maker, correct: int, wrong: int) -> str:
@@ -257,3 +258,104 @@ async def test_summary_equals_a_rebuild_after_random_changes(
             assert from_summary == rebuilt
             assert on_the_fly.rows == rebuilt.rows and on_the_fly.total == rebuilt.total
             assert rebuilt.total > 0
+
+
+def expected_board(
+    subs: list[Submission], banned: set[int], now: datetime, days: int | None, mode: str | None
+) -> list[tuple[object, ...]]:
+    """A board recomputed in Python from the submissions (the definition, not the SQL)."""
+    cutoff = None if days is None else now - timedelta(days=days)
+    groups: dict[tuple[str, str], list[Submission]] = {}
+    for s in subs:
+        if s.visibility != "published" or s.user_id in banned:
+            continue
+        if (cutoff is not None and s.created_at < cutoff) or (mode and s.mode != mode):
+            continue
+        assert s.model_norm is not None and s.mode is not None
+        groups.setdefault((s.model_norm, s.mode), []).append(s)
+    lines = []
+    for members in groups.values():
+        best = min(members, key=lambda s: (-s.score, s.created_at, s.id))
+        runs: dict[str, float] = {}
+        for s in members:
+            key = s.fingerprint or f"id:{s.id}"
+            runs[key] = max(runs.get(key, s.score), s.score)
+        first = min(s.created_at for s in members)
+        last = max(s.created_at for s in members)
+        mean = sum(runs.values()) / len(runs)
+        lines.append((best, len(runs), mean, first, last))
+    lines.sort(key=lambda line: (-line[0].score, line[0].created_at, line[0].id))
+    out = []
+    for best, runs_n, mean, first, last in lines:
+        rank = 1 + sum(1 for other in lines if other[0].score > best.score)
+        out.append(
+            (rank, best.model, best.mode, best.score, runs_n, mean, best.id, best.user_id,
+             first, last)
+        )  # fmt: skip
+    return out
+
+
+async def test_windowed_and_mode_boards_equal_a_recomputation(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    """The walk (windows, modes) and the run summaries agree with the definition, through
+    publishing, hiding, withdrawing, bans, equal answer sets published over several days
+    and equal answers scored against two keys (a run whose scores differ)."""
+    rng = random.Random(11)
+    second = await store.save_key("primebench", key_bytes(2), source="v2")
+    make2 = Maker(key=PRIME.load_key(key_bytes(2)), key_id=second.id)
+    sheets = [options_scoring(make, rng.randint(0, 8), rng.randint(0, 4)) for _ in range(6)]
+    ids: list[tuple[int, int]] = []
+    for i in range(160):
+        clock.advance(hours=rng.randint(0, 20))
+        maker = make2 if rng.random() < 0.3 else make
+        sub = await store.record_submission(
+            maker(
+                rng.choice(sheets),
+                model=rng.choice(["A", "a ", "B", "C", "D"]),
+                mode=rng.choice(["default", "think"]),
+                user_id=rng.randint(1, 5),
+                message_id=10_000 + i,
+            )
+        )
+        ids.append((sub.id, sub.user_id))
+        target, owner = rng.choice(ids)
+        current = await store.get_submission(target)
+        assert current is not None
+        action = rng.random()
+        if action < 0.7 and current.visibility in ("private", "withdrawn"):
+            await store.publish(target)
+        elif action < 0.75 and current.visibility == "published":
+            await store.hide(target)
+        elif action < 0.8 and current.visibility == "hidden":
+            await store.unhide(target)
+        elif action < 0.85 and current.visibility in ("private", "published"):
+            await store.withdraw(target, owner)
+        elif action < 0.87:
+            await store.ban(rng.randint(1, 5), by=99)
+        elif action < 0.9 and await store.bans():
+            await store.unban((await store.bans())[0].user_id, by=99)
+        if i % 40 == 39:
+            subs = [s for s in [await store.get_submission(j) for j, _ in ids] if s]
+            banned = {b.user_id for b in await store.bans()}
+            for days in (1, 7, 30, None):
+                for mode in (None, "think"):
+                    want = expected_board(subs, banned, clock.now, days, mode)
+                    board = await store.leaderboard("primebench", days=days, mode=mode, limit=1000)
+                    got = [
+                        (r.rank, r.model, r.mode, r.best, r.runs, pytest.approx(r.mean),
+                         r.submission_id, r.user_id, r.first_at, r.last_at)
+                        for r in board.rows
+                    ]  # fmt: skip
+                    assert got == want, (days, mode)
+                    assert board.total == len(want)
+                    paged = [
+                        row
+                        for offset in range(0, len(want) + 2, 2)
+                        for row in (
+                            await store.leaderboard(
+                                "primebench", days=days, mode=mode, limit=2, offset=offset
+                            )
+                        ).rows
+                    ]
+                    assert paged == list(board.rows)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import aiosqlite
@@ -135,3 +136,30 @@ async def test_a_migrated_database_takes_bans_and_keeps_its_boards(tmp_path: Pat
         assert [e.action for e in await store.audit_log()] == ["ban"]
         await store.unban(2, by=1)
         await check_fixture_data(store)
+
+
+async def test_step_4_builds_the_run_summaries_of_an_existing_board(tmp_path: Path) -> None:
+    """Step 4 (board walk) on a version-3 file: runs and days summarised from the rows,
+    windowed boards read them and agree with the rows."""
+    old = tmp_path / "v3.sqlite3"
+    await make_fixture(3, old)
+    clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
+    async with await Store.open(old, clock=clock) as store:
+        async with store._db.execute(
+            "SELECT model_norm, mode, run_key, best, low FROM board_runs ORDER BY run_key"
+        ) as cur:
+            runs = [tuple(r) for r in await cur.fetchall()]
+        assert runs == [
+            ("gpt 6", "default", "fp-a", 4.0, 4.0),
+            ("gpt 6", "default", "fp-b", 2.0, 2.0),
+            ("grok", "think", "fp-c", -3.0, -3.0),
+        ]
+        async with store._db.execute("SELECT SUM(runs), SUM(score_sum) FROM board_days") as cur:
+            assert tuple(await cur.fetchone() or ()) == (3, 3.0)
+        board = await store.leaderboard("primebench", days=7)
+        assert [(r.model, r.best, r.runs, r.mean) for r in board.rows] == [
+            ("GPT 6", 4.0, 2, 3.0),
+            ("Grok", -3.0, 1, -3.0),
+        ]
+        assert board.total == 2
+        assert (await store.leaderboard("primebench", days=7, mode="think")).total == 1

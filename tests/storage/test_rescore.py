@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from storage import NotFound, Store
+import storage.store as store_module
+from storage import InvalidData, NotFound, Store
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 
 
@@ -158,3 +159,33 @@ async def test_rescore_needs_a_key_and_a_scorer(store: Store, make: Maker) -> No
     await store.record_submission(make(answers(1), benchmark="zerobench"))
     with pytest.raises(NotFound):
         await store.rescore("zerobench")  # no scorer in the registry (yet)
+
+
+async def test_worker_processes_and_equal_inputs_give_the_same_results(
+    db_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registered scorer in worker processes (equal texts scored once) writes what
+    scoring every row in the event loop's thread writes; unchanged rows only change key."""
+    monkeypatch.setattr(store_module, "_POOL_MIN_TEXTS", 1)
+    results = []
+    for workers in (2, 1):
+        path = db_path.with_name(f"w{workers}.sqlite3")
+        async with await Store.open(path, clock=clock) as store:
+            _, ids = await fill(store, 30)
+            await store.save_key("primebench", all_ones_key(), source="corrected")
+            report = await store.rescore("primebench", batch_size=8, workers=workers)
+            assert (report.rescored, report.batches) == (30, 4)
+            assert await store.pending_rescore("primebench") == 0
+            want = await expected_scores(store, ids, all_ones_key())
+            subs = [await store.get_submission(i) for i in ids]
+            assert {s.id: s.score for s in subs if s} == want
+            results.append(
+                ([(s.score, s.fingerprint, dict(s.record)) for s in subs if s], report.changed,
+                 await store.leaderboard("primebench", days=7))
+            )  # fmt: skip
+            # the same key again: nothing is scored, every row is skipped
+            again = await store.rescore("primebench", workers=workers)
+            assert (again.rescored, again.changed) == (0, 0)
+    assert results[0] == results[1]
+    with pytest.raises(InvalidData):
+        await Store.rescore(None, "primebench", workers=0)  # type: ignore[arg-type]
