@@ -29,6 +29,8 @@ OFFICIAL_QUESTIONS = 104
 OPTIONS = (1, 2, 3, 4)
 POINTS_CORRECT = 1
 POINTS_WRONG = -3
+#: How much of an invalid line's text a stored record keeps.
+RECORD_LINE_TEXT = 500
 
 #: The official prompt, verbatim. Never edit it (the license forbids altering it).
 PROMPT = """Based on the questions, choose the correct option.
@@ -242,8 +244,16 @@ class PrimeBenchResult:
         return data
 
     def to_record(self) -> dict[str, Any]:
-        """Everything needed to rebuild this result (``to_json`` plus internals)."""
+        """Everything needed to rebuild this result (``to_json`` plus internals).
+
+        An invalid line's text is kept up to ``RECORD_LINE_TEXT`` characters (the raw
+        input is stored whole beside the record), so one 20 MB line does not make a
+        20 MB record that every button press reads back.
+        """
         data = self.to_json()
+        for line in data["invalid_lines"]:
+            if len(line["text"]) > RECORD_LINE_TEXT:
+                line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
         data["invalid_line_count"] = self.invalid_line_count
         data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
         data["fingerprint"] = self.fingerprint

@@ -382,3 +382,13 @@ def test_a_line_longer_than_a_chunk_is_read_token_by_token() -> None:
     assert result.invalid_lines[0].text == body
     clean = pb.score(body.replace("junk ", ""), KEY5)
     assert clean.invalid_line_count == 0
+
+
+def test_record_keeps_long_invalid_lines_short() -> None:
+    line = "x" * 5000
+    result = pb.score(f"1:2\n{line}", KEY5)
+    assert result.invalid_lines[0].text == line  # the result itself keeps the whole line
+    stored = pb.BENCHMARK.result_from_record(result.to_record())
+    assert len(stored.invalid_lines[0].text) == pb.RECORD_LINE_TEXT
+    assert stored.invalid_lines[0].text.endswith("…")
+    assert stored.final_score == result.final_score
