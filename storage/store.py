@@ -1141,8 +1141,9 @@ class Store:
             walk = " UNION ALL ".join([arm + " AND mode = ?"] * len(_MODES))
             walk_params = [p for m in _MODES for p in (*params, m)]
         async with db.execute(walk + " ORDER BY 3 DESC, 4, 5", walk_params) as cur:
-            # fetching steps the walk: start near the page size, then double
-            size = max(32, 2 * need)
+            # fetching steps the walk: start near the page size, then ask for about as
+            # many rows as the groups still missing took so far
+            size, walked = max(32, 2 * need), 0
             while len(found) < need:
                 chunk = list(await cur.fetchmany(size))
                 for hit in chunk:
@@ -1151,7 +1152,9 @@ class Store:
                         break
                 if len(chunk) < size:
                     break
-                size = min(size * 2, 8192)
+                walked += size
+                per_group = walked / max(1, len(found))
+                size = min(8192, max(16, int(per_group * (need - len(found)) * 1.5)))
         if len(found) < need:
             total = len(found)
         elif summary:
@@ -1589,29 +1592,22 @@ class Store:
         """The next re-score batch after id ``after`` (at most ``batch_size`` rows and about
         ``_BATCH_BYTES`` of compressed text) and its last id; None when none is left."""
         async with self._read() as db:
-            sizes = await self._all(
-                db,
-                "SELECT id, length(raw) FROM submissions WHERE benchmark_id = ? AND id > ? "
-                "ORDER BY id LIMIT ?",
-                (bench_id, after, batch_size),
-            )
-            if not sizes:
-                return None
-            upto, budget = sizes[-1][0], 0
-            for sid, size in sizes:
-                budget += size
-                if budget >= _BATCH_BYTES:
-                    upto = sid
-                    break
             rows = await self._all(
                 db,
                 """SELECT id, raw, extra, key_version_id, scorer_version, score, fingerprint,
                           result
-                   FROM submissions WHERE benchmark_id = ? AND id > ? AND id <= ?
-                   ORDER BY id""",
-                (bench_id, after, upto),
+                   FROM submissions WHERE benchmark_id = ? AND id > ? ORDER BY id LIMIT ?""",
+                (bench_id, after, batch_size),
             )
-        return rows, int(upto)
+        if not rows:
+            return None
+        budget = 0
+        for i, row in enumerate(rows):
+            budget += len(row[1])
+            if budget >= _BATCH_BYTES:
+                del rows[i + 1 :]
+                break
+        return rows, int(rows[-1][0])
 
     # --- moderation: bans, the audit log, equal answer sets ------------------------------
 
@@ -1796,6 +1792,8 @@ def _backup(source: Path, target: Path) -> None:
 _RESCORE_WORKERS = max(1, min(2, os.cpu_count() or 1))
 #: Fewer texts than this to score in a batch stay in a thread (no process round trip).
 _POOL_MIN_TEXTS = 64
+#: A batch that worker processes have not scored by then is scored in a thread instead.
+_POOL_TIMEOUT_S = 600.0
 #: Results a re-score remembers (equal raw text and options give equal results).
 _MEMO_MAX = 200_000
 
@@ -1927,12 +1925,19 @@ class _Rescorer:
         step = -(-len(texts) // (self._workers * 2))
         parts = [texts[i : i + step] for i in range(0, len(texts), step)]
         try:
-            done = await asyncio.gather(
-                *(loop.run_in_executor(self._pool, _worker_score, part) for part in parts)
+            done = await asyncio.wait_for(
+                asyncio.gather(
+                    *(loop.run_in_executor(self._pool, _worker_score, part) for part in parts)
+                ),
+                _POOL_TIMEOUT_S,
             )
-        except BrokenProcessPool:
-            # no processes here (e.g. a main module that cannot be re-imported): go on in a
-            # thread; the batch is scored whole again, nothing is half-done
+        except (BrokenProcessPool, TimeoutError):
+            # no working processes here (e.g. a main module without an ``if __name__ ==
+            # "__main__"`` guard, which each spawned process runs again): go on in a thread;
+            # the batch is scored whole again, nothing is half-done
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
+                with suppress(Exception):
+                    process.kill()
             self.close()
             self._workers = 1
             return await asyncio.to_thread(_score_texts, self._bench, self._key, texts)

@@ -187,5 +187,14 @@ async def test_worker_processes_and_equal_inputs_give_the_same_results(
             again = await store.rescore("primebench", workers=workers)
             assert (again.rescored, again.changed) == (0, 0)
     assert results[0] == results[1]
+    # worker processes that never answer: the batch is scored in a thread instead
+    monkeypatch.setattr(store_module, "_POOL_TIMEOUT_S", 0.0)
+    async with await Store.open(db_path.with_name("w0.sqlite3"), clock=clock) as store:
+        _, ids = await fill(store, 12)
+        await store.save_key("primebench", all_ones_key(), source="corrected")
+        report = await store.rescore("primebench", batch_size=5, workers=2)
+        assert report.rescored == 12
+        want = await expected_scores(store, ids, all_ones_key())
+        assert {i: (await store.get_submission(i)).score for i in ids} == want  # type: ignore[union-attr]
     with pytest.raises(InvalidData):
         await Store.rescore(None, "primebench", workers=0)  # type: ignore[arg-type]
