@@ -240,10 +240,13 @@ WHERE t.rn = 1;
 #: answer sets of a group) and ``board_days`` (runs by the day of their last row) give a
 #: group's runs and mean in a window without sorting answer sets;
 #: ``submissions_board_window`` finds a group's first row in a window and
-#: ``submissions_board_chat`` a chat's slice. Only the rank index holds ``score``: a
-#: re-score moves one index entry per changed row. ``submissions_board_time`` (a window
-#: scanned whole, then sorted) is dropped. ``board_totals`` is rebuilt (step 3's
-#: statement): the walk counts a window's groups by its ``last_at``.
+#: ``submissions_board_chat`` a chat's slice. A narrow window (a day, a quiet week: few
+#: rows, and the walk would read past most of the benchmark) is aggregated from its own
+#: rows, read in time order from ``submissions_board_recent`` (which replaces
+#: ``submissions_board_time``, adding ``user_id``). The rank and recent indexes hold
+#: ``score``; a re-score (in id, so time, order) moves the recent entries page by page.
+#: ``board_totals`` is rebuilt (step 3's statement): the walk counts a window's groups by
+#: its ``last_at``.
 _V4_BOARD_WALK = """
 CREATE INDEX submissions_board_rank
     ON submissions (benchmark_id, mode, score DESC, created_at, id, model_norm, user_id,
@@ -251,6 +254,9 @@ CREATE INDEX submissions_board_rank
     WHERE visibility = 'published';
 CREATE INDEX submissions_board_window
     ON submissions (benchmark_id, model_norm, mode, created_at, user_id)
+    WHERE visibility = 'published';
+CREATE INDEX submissions_board_recent
+    ON submissions (benchmark_id, created_at, model_norm, mode, score, fingerprint, user_id)
     WHERE visibility = 'published';
 CREATE INDEX submissions_board_chat
     ON submissions (chat_id, benchmark_id, model_norm, mode, created_at, fingerprint, user_id)

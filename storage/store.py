@@ -66,6 +66,8 @@ Row = Sequence[Any]
 
 _MS_PER_DAY = 86_400_000
 _MODES = tuple(m.value for m in Mode)
+#: A global window with fewer board rows than this is aggregated, not walked.
+_NARROW_ROWS = 1500
 #: A re-score batch stops adding rows once their compressed raw text reaches this size.
 _BATCH_BYTES = 32 << 20
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -166,12 +168,18 @@ groups AS (
 
 #: Recompute ``board_runs`` (one row per run) from ``board_source`` rows matching a WHERE.
 _RUNS_SQL = """
+WITH src AS MATERIALIZED (
+    SELECT benchmark_id, model_norm, mode, run_key, score, created_at
+    FROM board_source WHERE {where})
 INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best,
                                    low, first_at)
 SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN(score),
        MIN(created_at)
-FROM board_source WHERE {where} GROUP BY benchmark_id, model_norm, mode, run_key
+FROM src GROUP BY benchmark_id, model_norm, mode, run_key
 """
+#: A whole benchmark's board rows, read from a covering index (the time range is always
+#: true: it leads the planner to ``submissions_board_recent``).
+_WHOLE_BENCHMARK = "benchmark_id = ? AND created_at >= -9223372036854775808"
 
 #: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
 _DAYS_SQL = """
@@ -451,8 +459,16 @@ class Store:
 
     @staticmethod
     async def _all(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with db.execute(sql, params) as cur:
-            return [tuple(r) for r in await cur.fetchall()]
+        # one trip to the connection's thread (execute, fetch and close there)
+        return [tuple(r) for r in await db.execute_fetchall(sql, params)]
+
+    @staticmethod
+    async def _first(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a small result, in one trip to the connection's thread."""
+        rows = await db.execute_fetchall(sql, params)
+        for row in rows:
+            return tuple(row)
+        return None
 
     async def _bench_id(self, db: aiosqlite.Connection, name: str) -> int | None:
         """The id of a benchmark, or None (read path: only committed ids are cached)."""
@@ -1017,7 +1033,7 @@ class Store:
         mode_value = _clean_mode(mode)
         now = self._now_ms()
         async with self._read() as db:
-            head = await self._one(
+            head = await self._first(
                 db,
                 """SELECT b.id, k.version, b.boards_stale FROM benchmarks AS b
                    LEFT JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
@@ -1027,28 +1043,31 @@ class Store:
                 return Board(rows=(), total=0, key_version=None)
             bench_id, key_version, stale = head
             is_global = chat_id is None and user_id is None and days is None
+            cutoff = None if days is None else now - days * _MS_PER_DAY
+            scoped = chat_id is not None or user_id is not None
             params: list[Any] = [bench_id]
             rows: list[Row]
             if is_global and not stale:
                 rows, total = await self._summary_page(db, bench_id, mode_value, limit, offset)
-            elif chat_id is None and user_id is None:
-                cutoff = None if days is None else now - days * _MS_PER_DAY
+            elif not scoped and not await self._narrow(db, bench_id, cutoff):
                 rows, total = await self._walk_page(
                     db, bench_id, mode_value, cutoff, limit, offset, summary=not stale
                 )
             else:
-                # a chat's slice is read from its covering index (chat_id, benchmark_id,
-                # ...); a user's rows are found by user_id (+benchmark_id: not by benchmark)
-                where = "benchmark_id = ?" if chat_id is not None else "+benchmark_id = ?"
+                # the rows are read from the chat's covering index (chat_id, benchmark_id,
+                # ...), the user's (user_id, +benchmark_id: not by benchmark), or a narrow
+                # window's, in time order (+mode: not from the rank index)
+                where = "+benchmark_id = ?" if user_id is not None else "benchmark_id = ?"
                 for column, value in (("chat_id", chat_id), ("user_id", user_id)):
                     if value is not None:
                         where += f" AND {column} = ?"
                         params.append(value)
                 if mode_value is not None:
-                    where += " AND mode = ?"
+                    where += " AND mode = ?" if scoped else " AND +mode = ?"
                     params.append(mode_value)
                 if days is not None:
-                    where += " AND created_at >= ?"
+                    # a narrow window is read from the recent index; a slice by its scope's
+                    where += " AND +created_at >= ?" if scoped else " AND created_at >= ?"
                     params.append(now - days * _MS_PER_DAY)
                 sql = "WITH " + _groups_cte(where) + _PAGE_SQL
                 rows = await self._all(db, sql, [*params, limit, offset])
@@ -1056,7 +1075,7 @@ class Store:
                     total = int(rows[0][11])
                 elif offset:
                     count_sql = "WITH " + _groups_cte(where) + " SELECT COUNT(*) FROM groups"
-                    found = await self._one(db, count_sql, params)
+                    found = await self._first(db, count_sql, params)
                     total = int(found[0]) if found else 0
                 else:
                     total = 0
@@ -1078,7 +1097,9 @@ class Store:
         if mode is not None:
             where += " AND t.mode = ?"
             params.append(mode)
-        found = await self._one(db, f"SELECT COUNT(*) FROM board_totals AS t WHERE {where}", params)
+        found = await self._first(
+            db, f"SELECT COUNT(*) FROM board_totals AS t WHERE {where}", params
+        )
         total = int(found[0]) if found else 0
         page = await self._all(
             db,
@@ -1090,7 +1111,7 @@ class Store:
         )
         if not page:
             return [], total
-        above = await self._one(
+        above = await self._first(
             db,
             f"SELECT COUNT(*) FROM board_totals AS t WHERE {where} AND t.best > ?",
             [*params, page[0][3]],
@@ -1102,6 +1123,20 @@ class Store:
                 rank = offset + i + 1
             rows.append((rank, *row[1:]))
         return rows, total
+
+    async def _narrow(self, db: aiosqlite.Connection, bench_id: int, cutoff: int | None) -> bool:
+        """Whether a global window holds so few board rows that aggregating them (read in
+        time order) beats walking the benchmark in rank order (which, to fill a page, may
+        read past most rows outside a narrow window)."""
+        if cutoff is None:
+            return False
+        found = await self._first(
+            db,
+            "SELECT COUNT(*) FROM (SELECT 1 FROM board_source WHERE benchmark_id = ? "
+            "AND created_at >= ? LIMIT ?)",
+            (bench_id, cutoff, _NARROW_ROWS),
+        )
+        return found is not None and int(found[0]) < _NARROW_ROWS
 
     async def _walk_page(
         self,
@@ -1131,7 +1166,7 @@ class Store:
             where += " AND mode = ?"
             params.append(mode)
         if cutoff is not None:
-            where += " AND created_at >= ?"
+            where += " AND +created_at >= ?"  # the rank index, not the recent one
             params.append(cutoff)
         found: dict[tuple[str, str], Row] = {}
         arm = f"SELECT model_norm, mode, score, created_at, id FROM board_source WHERE {where}"
@@ -1140,21 +1175,23 @@ class Store:
         else:  # the rank index is by mode: merge the four modes' walks (no sorting)
             walk = " UNION ALL ".join([arm + " AND mode = ?"] * len(_MODES))
             walk_params = [p for m in _MODES for p in (*params, m)]
-        async with db.execute(walk + " ORDER BY 3 DESC, 4, 5", walk_params) as cur:
-            # fetching steps the walk: start near the page size, then ask for about as
-            # many rows as the groups still missing took so far
-            size, walked = max(32, 2 * need), 0
-            while len(found) < need:
-                chunk = list(await cur.fetchmany(size))
-                for hit in chunk:
-                    found.setdefault((hit[0], hit[1]), tuple(hit))
-                    if len(found) >= need:
-                        break
-                if len(chunk) < size:
+        # each try reads the walk's first ``size`` rows in one trip to the database thread;
+        # too few groups: read again, further by what the groups found so far took per
+        # group times the groups missing (half as much again, for luck)
+        size = max(64, 2 * need)
+        while True:
+            hits = await self._all(
+                db, walk + " ORDER BY 3 DESC, 4, 5 LIMIT ?", [*walk_params, size]
+            )
+            found = {}
+            for hit in hits:
+                found.setdefault((hit[0], hit[1]), hit)
+                if len(found) >= need:
                     break
-                walked += size
-                per_group = walked / max(1, len(found))
-                size = min(8192, max(16, int(per_group * (need - len(found)) * 1.5)))
+            if len(found) >= need or len(hits) < size:
+                break
+            per_group = size / max(1, len(found))
+            size = int(size + per_group * (need - len(found)) * 1.5) + 16
         if len(found) < need:
             total = len(found)
         elif summary:
@@ -1165,12 +1202,12 @@ class Store:
             if cutoff is not None:
                 count_where += " AND last_at >= ?"
                 count_params.append(cutoff)
-            counted = await self._one(
+            counted = await self._first(
                 db, f"SELECT COUNT(*) FROM board_totals WHERE {count_where}", count_params
             )
             total = int(counted[0]) if counted else 0
         else:
-            counted = await self._one(
+            counted = await self._first(
                 db,
                 f"SELECT COUNT(*) FROM (SELECT DISTINCT model_norm, mode FROM board_source "
                 f"WHERE {where})",
@@ -1332,18 +1369,29 @@ class Store:
 
     async def _rebuild(self, db: aiosqlite.Connection, bench_id: int) -> None:
         await db.execute("DELETE FROM board_runs WHERE benchmark_id = ?", (bench_id,))
-        await db.execute(_RUNS_SQL.format(where="benchmark_id = ?"), (bench_id,))
+        await db.execute(_RUNS_SQL.format(where=_WHOLE_BENCHMARK), (bench_id,))
         await db.execute("DELETE FROM board_days WHERE benchmark_id = ?", (bench_id,))
         await db.execute(_DAYS_SQL.format(where="benchmark_id = ?"), (bench_id,))
         await db.execute("DELETE FROM board_totals WHERE benchmark_id = ?", (bench_id,))
+        # the groups from their runs; each group's best row (earliest of its best score)
+        # found in the rank index
         await db.execute(
-            "WITH "
-            + _groups_cte("benchmark_id = ?")
-            + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
-                                          best, best_id, best_at, first_at, last_at)
-                 SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
-                        first_at, last_at FROM groups""",
-            (bench_id, bench_id),
+            """WITH g AS MATERIALIZED (
+                   SELECT model_norm, mode, COUNT(*) AS runs, TOTAL(best) AS score_sum,
+                          MAX(best) AS best, MIN(first_at) AS first_at, MAX(last_at) AS last_at
+                   FROM board_runs WHERE benchmark_id = ? GROUP BY model_norm, mode),
+               b AS (
+                   SELECT g.*, (SELECT s.id FROM board_source AS s
+                                WHERE s.benchmark_id = ? AND s.mode = g.mode
+                                  AND s.score = g.best AND s.model_norm = g.model_norm
+                                ORDER BY s.created_at, s.id LIMIT 1) AS best_id
+                   FROM g)
+               INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
+                                         best_id, best_at, first_at, last_at)
+               SELECT ?, b.model_norm, b.mode, b.runs, b.score_sum, b.best, b.best_id,
+                      s.created_at, b.first_at, b.last_at
+               FROM b JOIN submissions AS s ON s.id = b.best_id""",
+            (bench_id, bench_id, bench_id),
         )
         await db.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
 
