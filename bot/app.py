@@ -32,6 +32,7 @@ from . import admin_handlers as ah
 from . import bench_features, ops, service
 from . import handlers as h
 from .context import SERVICES, BotApp, BotContext, Services
+from .http import AiohttpRequest
 from .settings import Settings
 from .web import serve_webhook
 
@@ -119,6 +120,8 @@ def build_application(settings: Settings) -> BotApp:
         .token(token)
         .base_url(settings.api_base_url)
         .base_file_url(settings.api_file_url)
+        .request(AiohttpRequest(connection_pool_size=256))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1))
         .context_types(ContextTypes(context=BotContext))
         .rate_limiter(
             AIORateLimiter(

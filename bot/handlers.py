@@ -12,7 +12,7 @@ from telegram import ForceReply, Message, Update, User
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest
 
-from scoring import Mode, ScoringError, UnknownBenchmark, UnknownMode, parse_mode, registry
+from scoring import Mode, Result, ScoringError, UnknownBenchmark, UnknownMode, parse_mode, registry
 from scoring import primebench as pb
 from storage import (
     MissingModeOrModel,
@@ -119,12 +119,19 @@ async def _left_today(context: BotContext, user_id: int) -> tuple[int, int]:
 
 
 async def render_submission(
-    context: BotContext, sub: Submission, lang: str, *, owner: bool = True
+    context: BotContext,
+    sub: Submission,
+    lang: str,
+    *,
+    owner: bool = True,
+    result: Result | None = None,
 ) -> tuple[str, Any]:
     """The score reply and its buttons; for someone else (a shared link) neither buttons
-    nor the owner's publication allowance."""
+    nor the owner's publication allowance. ``result`` saves rebuilding it from the record
+    when the caller has just scored it."""
     benchmark = registry.get(sub.benchmark)
-    result = benchmark.result_from_record(sub.record)
+    if result is None:
+        result = benchmark.result_from_record(sub.record)
     published = sub.visibility is Visibility.PUBLISHED
     text = render_score_reply(
         result,
@@ -194,7 +201,8 @@ async def submit(
             extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
         )
     )
-    body, keyboard = await render_submission(context, sub, lang)
+    fresh = scored.result if sub.created else None  # a repeated delivery shows what is stored
+    body, keyboard = await render_submission(context, sub, lang, result=fresh)
     await reply(source, body, reply_markup=keyboard)
 
 

@@ -1,12 +1,18 @@
 """Reply latency and throughput of the real bot through a local Bot API server.
 
-    .venv/bin/python tests/benchmarks/bench_bot.py [--users 50] [--total 2000]
+    .venv/bin/python tests/benchmarks/bench_bot.py [--users 50] [--total 2000] [--rate 30]
 
 Starts the fake Bot API server of the end-to-end tests, then, in the same run, a bare
 echo bot and the real Benchboard process (`benchboard run`, PrimeBench key generated),
-each as a subprocess. 50 simulated users submit 2,000 PrimeBench outputs in all (each
-user waits for the reply before sending the next); prints reply latency p50/p99 and
-submissions per second for both, and their ratio.
+each as a subprocess, and drives each twice:
+
+- throughput: 50 simulated users submit 2,000 PrimeBench outputs in all as fast as they
+  can (each user sends its next output when the reply to the last one arrives); prints
+  submissions per second and the latency this queueing gives;
+- latency: the same users submit at an offered rate (default 30 a second, Telegram's own
+  limit for a bot's messages), arrivals spread at random; prints reply latency p50/p99.
+
+The ratio compares the two bots' throughput.
 """
 
 from __future__ import annotations
@@ -54,19 +60,46 @@ async def drive(api: FakeBotAPI, users: int, total: int, expect: str) -> tuple[l
     return latencies, time.perf_counter() - start
 
 
-def report(name: str, latencies: list[float], elapsed: float) -> float:
+async def offered(api: FakeBotAPI, users: int, total: int, rate: float, expect: str) -> list[float]:
+    """Open loop: ``total`` submissions arriving at ``rate`` a second (Poisson)."""
+    rng = random.Random(9)
+    texts = [submission(rng) for _ in range(20)]
+    people = [api.user(60_000 + n, f"R{n}") for n in range(users)]
+    latencies: list[float] = []
+
+    async def one(i: int) -> None:
+        person = people[i % users]
+        start = time.perf_counter()
+        message = await api.send_text(api.private_chat(person), person, texts[i % len(texts)])
+        call = await api.reply_to(message, timeout=60)
+        latencies.append(time.perf_counter() - start)
+        assert expect in call["params"]["text"], call["params"]["text"][:200]
+
+    tasks = []
+    for i in range(total):
+        tasks.append(asyncio.create_task(one(i)))
+        await asyncio.sleep(rng.expovariate(rate))
+    await asyncio.gather(*tasks)
+    return latencies
+
+
+def percentiles(latencies: list[float]) -> str:
     ordered = sorted(latencies)
     p50 = statistics.median(ordered) * 1000
-    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
+    p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)] * 1000
+    return f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+
+
+def report(name: str, latencies: list[float], elapsed: float) -> float:
     rate = len(latencies) / elapsed
     print(
         f"{name:10s} {len(latencies)} replies in {elapsed:.2f} s: {rate:7.1f}/s  "
-        f"latency p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
+        f"latency {percentiles(latencies)}"
     )
     return rate
 
 
-async def main(users: int, total: int) -> None:
+async def main(users: int, total: int, rate: float) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         api = FakeBotAPI()
@@ -84,6 +117,7 @@ async def main(users: int, total: int) -> None:
             try:
                 await api.wait_polling(timeout=30)
                 echo_lat, echo_time = await drive(api, users, total, "model: bench-model")
+                echo_open = await offered(api, users, total // 4, rate, "model: bench-model")
             finally:
                 echo.terminate()
                 await echo.wait()
@@ -92,16 +126,22 @@ async def main(users: int, total: int) -> None:
             (tmp / "bot").mkdir()
             async with running_bot(api, tmp / "bot", key=make_key()):
                 bot_lat, bot_time = await drive(api, users, total, "Final Score:")
+                bot_open = await offered(api, users, total // 4, rate, "Final Score:")
         finally:
             await api.stop()
+    print(f"throughput, {users} users sending back to back:")
     echo_rate = report("echo bot", echo_lat, echo_time)
     bot_rate = report("benchboard", bot_lat, bot_time)
     print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
+    print(f"latency at an offered {rate:g} submissions/s ({total // 4} each):")
+    print(f"echo bot   {percentiles(echo_open)}")
+    print(f"benchboard {percentiles(bot_open)}")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--total", type=int, default=2000)
+    parser.add_argument("--rate", type=float, default=30.0)
     args = parser.parse_args()
-    asyncio.run(main(args.users, args.total))
+    asyncio.run(main(args.users, args.total, args.rate))

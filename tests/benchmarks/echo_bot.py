@@ -1,4 +1,5 @@
-"""A bare bot that only echoes, configured like Benchboard (for bench_bot.py)."""
+"""A bare bot that only echoes, configured like Benchboard (for bench_bot.py): the same
+transport, rate limiter and concurrent updates, no scoring and no database."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import os
 
 from telegram import Update
 from telegram.ext import AIORateLimiter, ApplicationBuilder, ContextTypes, MessageHandler, filters
+
+from bot.http import AiohttpRequest
 
 
 async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -19,6 +22,8 @@ def main() -> None:
         .token(os.environ["BENCHBOARD_TOKEN"])
         .base_url(os.environ["BENCHBOARD_API_BASE_URL"])
         .base_file_url(os.environ["BENCHBOARD_API_FILE_URL"])
+        .request(AiohttpRequest(connection_pool_size=256))
+        .get_updates_request(AiohttpRequest(connection_pool_size=1))
         .rate_limiter(AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3))
         .concurrent_updates(True)
         .build()
