@@ -57,7 +57,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
 
     # maintenance
     await store.pending_rescore(benchmark) -> int
-    await store.rescore(benchmark, *, batch_size=1000) -> RescoreReport
+    await store.rescore(benchmark, *, batch_size=1000, workers=None) -> RescoreReport
     await store.backup(path) -> None
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the

@@ -1155,9 +1155,10 @@ class Store:
         DESC, earliest first) and keeps the first row of each (model, mode) group: that
         row is the group's best in the window, and groups appear in page order. The walk
         stops once ``offset + limit`` groups are found, so its length depends on the page,
-        not on the size of the window. Then the page's groups get their runs, mean, first
-        and last inside the window (one range scan each on ``submissions_board_window``),
-        and ``total`` comes from the summary (a group is in the window when its last board
+        not on the size of the window (a narrow window is not walked: see ``_narrow``).
+        Then the page's groups get their runs, mean, first and last inside the window from
+        the run summaries (``_run_stats``; from the rows while the summary is stale), and
+        ``total`` comes from ``board_totals`` (a group is in the window when its last board
         row is) — or, while the summary is stale, from the rows.
         """
         need = offset + limit
