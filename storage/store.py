@@ -310,6 +310,11 @@ INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id, key_version
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (chat_id, message_id) DO NOTHING
 """
+#: The inserted row in ``_SUBMISSION_COLUMNS`` order (the benchmark's name, which needs
+#: a join, is NULL: the caller knows it).
+_RETURNING = """RETURNING id, user_id, chat_id, message_id, NULL, key_version_id, model,
+model_norm, mode, score, fingerprint, result, scorer_version, extra, raw_chars, created_at,
+published_at, visibility, verified"""
 
 
 class Store:
@@ -689,10 +694,14 @@ class Store:
             # Everything it refers to exists: the INSERT is one statement, atomic on its
             # own (autocommit), so no BEGIN/COMMIT trips while other handlers wait.
             async with self._read() as db:
-                before = self._db.total_changes
-                await db.execute(_INSERT_SUBMISSION, _insert_values(prepared, bench_id))
-                inserted = self._db.total_changes - before
-                row = await self._one(db, select, (sub.chat_id, sub.message_id))
+                returned = await self._one(
+                    db, _INSERT_SUBMISSION + _RETURNING, _insert_values(prepared, bench_id)
+                )
+                inserted = 0 if returned is None else 1
+                if returned is None:  # delivered before: the stored one
+                    row = await self._one(db, select, (sub.chat_id, sub.message_id))
+                else:
+                    row = (*returned[:4], name, *returned[5:])
         else:
             async with self._write() as db:
                 inserted = await self._insert(db, [prepared], name, now)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -212,3 +213,22 @@ async def test_today_counts_follow_the_clock(store: Store, make: Maker, clock: F
 def test_normalise_model_folds_case_and_whitespace() -> None:
     assert normalise_model("  Claude\tSonnet  5.5 ") == "claude sonnet 5.5"
     assert normalise_model("GPT-6") == normalise_model("gpt-6")
+
+
+async def test_known_user_and_chat_take_the_one_statement_path(store: Store, make: Maker) -> None:
+    """Once the user, chat and benchmark rows exist, a submission is one INSERT ...
+    RETURNING; what it returns equals what a read gives, and a repeat finds the first."""
+    await store.upsert_user(77, first_name="Ann", last_name=None, username=None, language_code="en")
+    await store.upsert_chat(-77, type="private", title=None)
+    first = await store.record_submission(make(answers(1, 2), user_id=77, chat_id=-77))
+    second = await store.record_submission(make(answers(3, 4), user_id=77, chat_id=-77))
+    again = await store.record_submission(
+        make(answers(4, 4), user_id=77, chat_id=-77, message_id=second.message_id)
+    )
+    assert first.created and second.created and not again.created
+    assert again.id == second.id and again.score == second.score
+    for sub in (first, second):
+        stored = await store.get_submission(sub.id)
+        assert stored is not None
+        assert replace(sub, created=False) == stored
+        assert stored.benchmark == "primebench"
