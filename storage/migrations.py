@@ -125,7 +125,32 @@ CREATE INDEX rescore_jobs_open ON rescore_jobs (benchmark_id) WHERE finished_at 
 
 #: What the boards count: published submissions (a moderation step will add bans).
 #: ``run_key`` groups equal answer sets: the same fingerprint published twice is one run.
-_V2_BOARDS = """
+#: Fill ``board_totals`` from ``board_source`` (after step 2 created it, and after step 3
+#: redefined ``board_source``): one line per (benchmark, model, mode).
+_REBUILD_BOARD_TOTALS = """
+WITH src AS (SELECT * FROM board_source),
+runs AS (
+    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
+                 MIN(created_at) AS fa, MAX(created_at) AS la
+          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
+    GROUP BY benchmark_id, model_norm, mode),
+tops AS (
+    SELECT benchmark_id, model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src)
+INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
+                          best_at, first_at, last_at)
+SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
+       t.created_at, r.first_at, r.last_at
+FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
+WHERE t.rn = 1;
+"""
+
+_V2_BOARDS = (
+    """
 ALTER TABLE benchmarks ADD COLUMN boards_stale INTEGER NOT NULL DEFAULT 0;
 
 CREATE VIEW board_source AS
@@ -160,31 +185,15 @@ CREATE TABLE board_totals (
 ) WITHOUT ROWID;
 CREATE INDEX board_totals_rank ON board_totals (benchmark_id, best DESC, best_at, best_id);
 
-WITH src AS (SELECT * FROM board_source),
-runs AS (
-    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
-           MIN(fa) AS first_at, MAX(la) AS last_at
-    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
-                 MIN(created_at) AS fa, MAX(created_at) AS la
-          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
-    GROUP BY benchmark_id, model_norm, mode),
-tops AS (
-    SELECT benchmark_id, model_norm, mode, id, score, created_at,
-           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
-                              ORDER BY score DESC, created_at, id) AS rn
-    FROM src)
-INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
-                          best_at, first_at, last_at)
-SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
-       t.created_at, r.first_at, r.last_at
-FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
-WHERE t.rn = 1;
 """
+    + _REBUILD_BOARD_TOTALS
+)
 
 #: Moderation: bans (a banned user's submissions leave every board) and the audit log.
 #: The boards read ``board_source``: the step redefines it and rebuilds ``board_totals``
 #: from it with step 2's statement (``Store.ban`` refreshes the lines a ban touches).
-_V3_MODERATION = """
+_V3_MODERATION = (
+    """
 CREATE TABLE bans (
     user_id   INTEGER PRIMARY KEY,              -- Telegram user id (seen or not)
     reason    TEXT,
@@ -211,26 +220,9 @@ FROM submissions
 WHERE visibility = 'published' AND user_id NOT IN (SELECT user_id FROM bans);
 
 DELETE FROM board_totals;
-WITH src AS (SELECT * FROM board_source),
-runs AS (
-    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
-           MIN(fa) AS first_at, MAX(la) AS last_at
-    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
-                 MIN(created_at) AS fa, MAX(created_at) AS la
-          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
-    GROUP BY benchmark_id, model_norm, mode),
-tops AS (
-    SELECT benchmark_id, model_norm, mode, id, score, created_at,
-           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
-                              ORDER BY score DESC, created_at, id) AS rn
-    FROM src)
-INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
-                          best_at, first_at, last_at)
-SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
-       t.created_at, r.first_at, r.last_at
-FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
-WHERE t.rn = 1;
 """
+    + _REBUILD_BOARD_TOTALS
+)
 
 #: Boards by rank walk (issue: windowed, mode and chat boards in a few milliseconds).
 #: ``submissions_board_rank`` lists a benchmark's published rows by mode in rank order
@@ -247,7 +239,8 @@ WHERE t.rn = 1;
 #: ``score``; a re-score (in id, so time, order) moves the recent entries page by page.
 #: ``board_totals`` is rebuilt (step 3's statement): the walk counts a window's groups by
 #: its ``last_at``.
-_V4_BOARD_WALK = """
+_V4_BOARD_WALK = (
+    """
 CREATE INDEX submissions_board_rank
     ON submissions (benchmark_id, mode, score DESC, created_at, id, model_norm, user_id,
                     fingerprint)
@@ -299,26 +292,9 @@ SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best)
 FROM board_runs GROUP BY benchmark_id, model_norm, mode, last_at / 86400000;
 
 DELETE FROM board_totals;
-WITH src AS (SELECT * FROM board_source),
-runs AS (
-    SELECT benchmark_id, model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
-           MIN(fa) AS first_at, MAX(la) AS last_at
-    FROM (SELECT benchmark_id, model_norm, mode, MAX(score) AS s,
-                 MIN(created_at) AS fa, MAX(created_at) AS la
-          FROM src GROUP BY benchmark_id, model_norm, mode, run_key)
-    GROUP BY benchmark_id, model_norm, mode),
-tops AS (
-    SELECT benchmark_id, model_norm, mode, id, score, created_at,
-           ROW_NUMBER() OVER (PARTITION BY benchmark_id, model_norm, mode
-                              ORDER BY score DESC, created_at, id) AS rn
-    FROM src)
-INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best, best_id,
-                          best_at, first_at, last_at)
-SELECT t.benchmark_id, t.model_norm, t.mode, r.runs, r.score_sum, t.score, t.id,
-       t.created_at, r.first_at, r.last_at
-FROM tops AS t JOIN runs AS r USING (benchmark_id, model_norm, mode)
-WHERE t.rn = 1;
 """
+    + _REBUILD_BOARD_TOTALS
+)
 
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (

@@ -1519,7 +1519,10 @@ class Store:
         if sub.model_norm is None or sub.mode is None:
             return
         bench_id = await self._bench_id(db, sub.benchmark)
-        key = (bench_id, sub.model_norm, sub.mode)
+        await self._refresh_line(db, (bench_id, sub.model_norm, sub.mode))
+
+    async def _refresh_line(self, db: aiosqlite.Connection, key: tuple[Any, ...]) -> None:
+        """Recompute a (benchmark id, model, mode) group's runs, days and totals line."""
         await self._refresh_runs(db, key)
         await db.execute(
             "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
@@ -1532,7 +1535,7 @@ class Store:
                                           best, best_id, best_at, first_at, last_at)
                  SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
                         first_at, last_at FROM groups""",
-            (*key, bench_id),
+            (*key, key[0]),
         )
 
     @staticmethod
@@ -1822,22 +1825,8 @@ class Store:
                WHERE user_id = ? AND visibility = 'published'""",
             (user_id,),
         )
-        for bench_id, model_norm, mode in groups:
-            key = (bench_id, model_norm, mode)
-            await self._refresh_runs(db, key)
-            await db.execute(
-                "DELETE FROM board_totals WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
-                key,
-            )
-            await db.execute(
-                "WITH "
-                + _groups_cte("benchmark_id = ? AND model_norm = ? AND mode = ?")
-                + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
-                                              best, best_id, best_at, first_at, last_at)
-                     SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
-                            first_at, last_at FROM groups""",
-                (*key, bench_id),
-            )
+        for group in groups:
+            await self._refresh_line(db, tuple(group))
 
     # --- backup --------------------------------------------------------------------------
 
