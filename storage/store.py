@@ -1379,7 +1379,7 @@ class Store:
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(
             [
-                "rank", "model", "mode", "best", "runs", "mean", "verified", "reported",
+                "rank", "model", "mode", "score", "runs", "mean", "verified", "reported",
                 "submission_id", "user_id", "first_at", "last_at", "key_version", "source",
             ]
         )  # fmt: skip

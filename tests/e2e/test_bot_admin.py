@@ -187,9 +187,9 @@ async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
     mine = [r for r in rows if r["model"] == "'=Exported"]  # no formula in a spreadsheet
     assert len(mine) == 1
     row = mine[0]
-    for column in ("rank", "mode", "best", "runs", "mean", "first_at", "last_at", "verified"):
+    for column in ("rank", "mode", "score", "runs", "mean", "first_at", "last_at", "verified"):
         assert row[column], column
-    assert row["mode"] == "think_tools" and row["best"] == "3" and row["reported"] == "0"
+    assert row["mode"] == "think_tools" and row["score"] == "3" and row["reported"] == "0"
     assert "user_id" not in row  # who submitted: bot admins only
     assert any(r["reported"] == "1" and r["model"] == "Jibay 5 High" for r in rows)
     admin, admin_chat = _user(bot, ADMIN)
