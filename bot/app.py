@@ -13,7 +13,8 @@ from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, time
 from typing import Any
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram import Bot, BotCommand, BotCommandScopeDefault, Update
+from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -215,8 +216,31 @@ async def on_error(update: object, context: BotContext) -> None:
     await h.on_error(update, context)
 
 
+class StartupError(Exception):
+    """The bot cannot start (Telegram unreachable, token refused); the message says why."""
+
+
+async def _preflight(settings: Settings) -> str:
+    """Say who the token belongs to, or why the Bot API does not answer, before starting."""
+    bot = Bot(
+        settings.require_token(),
+        base_url=settings.api_base_url,
+        base_file_url=settings.api_file_url,
+        request=AiohttpRequest(connection_pool_size=1),
+    )
+    try:
+        async with bot:
+            return bot.username
+    except InvalidToken:
+        raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
+    except (NetworkError, TimedOut) as exc:
+        raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
+
+
 def run(settings: Settings) -> None:
     ops.configure_logging(settings)
+    username = asyncio.run(_preflight(settings))
+    log.info("the token belongs to @%s", username)
     app = build_application(settings)
     if settings.webhook_url:
         asyncio.run(serve_webhook(app, settings, post_init, post_shutdown))

@@ -190,10 +190,13 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from .app import run  # imported here: scoring offline needs no Telegram stack
+    from .app import StartupError, run  # imported here: scoring offline needs no Telegram
 
     settings.require_token()
-    run(settings)
+    try:
+        run(settings)
+    except StartupError as exc:
+        _fail(str(exc))
     return 0
 
 

@@ -116,3 +116,15 @@ async def test_webhook_mode_stops_cleanly_on_sigterm(botapi: FakeBotAPI, tmp_pat
     assert code == 0, bot.log()[-2000:]
     assert "database closed" in bot.log()
     assert "Traceback" not in bot.log()
+
+
+async def test_a_refused_token_stops_start_up_with_one_line(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    env = {"BENCHBOARD_TOKEN": "999:not-this-bots-token"}
+    async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
+        code = await asyncio.wait_for(bot.proc.wait(), 30)
+    assert code == 2
+    assert "benchboard: Telegram refused the token: check BENCHBOARD_TOKEN" in bot.log()
+    assert "Traceback" not in bot.log()
+    assert "not-this-bots-token" not in bot.log()
