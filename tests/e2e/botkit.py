@@ -132,6 +132,12 @@ class Bot:
         assert errors == [], f"Telegram rejected bot calls: {errors}"
 
 
+def private_user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
+    """A user (named U<uid>) and their private chat with the bot."""
+    user = bot.api.user(uid, f"U{uid}", language_code=lang)
+    return user, bot.api.private_chat(user)
+
+
 def check_log(proc: BotProcess) -> None:
     """No traceback and no ERROR line (plain or JSON log lines) in the bot's output."""
     log = proc.log()

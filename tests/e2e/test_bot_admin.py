@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -25,11 +25,6 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
-
-
 async def _publish(
     bot: Bot, user: dict, chat: dict, model: str, mode: str, lines: list[str]
 ) -> tuple[int, dict[str, Any]]:
@@ -41,7 +36,7 @@ async def _publish(
 
 
 async def _board(bot: Bot, mode: str = "") -> str:
-    user, chat = _user(bot, 8999)
+    user, chat = private_user(bot, 8999)
     return text_of(await bot.say(chat, user, f"/leaderboard primebench {mode}".strip()))
 
 
@@ -61,16 +56,16 @@ REFUSED = [
 
 @pytest.mark.parametrize("command", REFUSED, ids=lambda c: c.split()[0][1:])
 async def test_every_admin_command_refuses_everyone_else(bot: Bot, command: str) -> None:
-    user, chat = _user(bot, 7001)
+    user, chat = private_user(bot, 7001)
     mark = bot.api.mark()
     assert text_of(await bot.say(chat, user, command)) == "This command is for admins only."
-    fa, fa_chat = _user(bot, 7002, "fa")
+    fa, fa_chat = private_user(bot, 7002, "fa")
     assert text_of(await bot.say(fa_chat, fa, command)) == "این دستور فقط برای مدیران است."
     bot.check_clean(mark)
 
 
 async def test_a_setkey_document_from_a_non_admin_is_refused_not_scored(bot: Bot) -> None:
-    user, chat = _user(bot, 7003)
+    user, chat = private_user(bot, 7003)
     msg = await bot.api.send_document(
         chat, user, b"1:1\n2:2\n", "A.txt", caption="/setkey primebench"
     )
@@ -81,8 +76,8 @@ async def test_a_setkey_document_from_a_non_admin_is_refused_not_scored(bot: Bot
 
 
 async def test_hide_unhide_verify_with_reasons_in_the_audit_log(bot: Bot) -> None:
-    owner, owner_chat = _user(bot, 7010)
-    admin, admin_chat = _user(bot, ADMIN)
+    owner, owner_chat = private_user(bot, 7010)
+    admin, admin_chat = private_user(bot, ADMIN)
     mark = bot.api.mark()
     lines = answers(KEY, correct=30)
     sid, _ = await _publish(bot, owner, owner_chat, "Moderated-1", "tools", lines)
@@ -115,8 +110,8 @@ async def test_hide_unhide_verify_with_reasons_in_the_audit_log(bot: Bot) -> Non
 
 
 async def test_ban_takes_results_off_every_board_and_refuses_publishing(bot: Bot) -> None:
-    cheat, cheat_chat = _user(bot, 7020)
-    admin, admin_chat = _user(bot, ADMIN)
+    cheat, cheat_chat = private_user(bot, 7020)
+    admin, admin_chat = private_user(bot, ADMIN)
     mark = bot.api.mark()
     await _publish(bot, cheat, cheat_chat, "Cheater-X", "think", answers(KEY, correct=90))
     assert "Cheater-X" in await _board(bot, "think")
@@ -149,8 +144,8 @@ async def test_ban_takes_results_off_every_board_and_refuses_publishing(bot: Bot
 
 
 async def test_publishing_the_same_answers_again_is_one_run_and_says_so(bot: Bot) -> None:
-    user, chat = _user(bot, 7030)
-    other, other_chat = _user(bot, 7031)
+    user, chat = private_user(bot, 7030)
+    other, other_chat = private_user(bot, 7031)
     mark = bot.api.mark()
     lines = answers(KEY, correct=12, wrong=2)
     first, answer = await _publish(bot, user, chat, "Twin Model", "default", lines)
@@ -162,7 +157,7 @@ async def test_publishing_the_same_answers_again_is_one_run_and_says_so(bot: Bot
     assert answer.get("show_alert") is True
     assert "Twin Model · default · +6 (1 runs, mean +6)" in await _board(bot, "default")
     # Persian
-    fa, fa_chat = _user(bot, 7032, "fa")
+    fa, fa_chat = private_user(bot, 7032, "fa")
     _, answer = await _publish(bot, fa, fa_chat, "Twin Model", "default", lines)
     assert f"همان پاسخ‌های #{first}" in answer["text"]
     bot.check_clean(mark)
@@ -176,7 +171,7 @@ def _csv(bot: Bot, call: dict[str, Any]) -> list[dict[str, str]]:
 
 
 async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
-    user, chat = _user(bot, 7040)
+    user, chat = private_user(bot, 7040)
     mark = bot.api.mark()
     await _publish(bot, user, chat, "=Exported", "think_tools", answers(KEY, correct=3))
     call = await bot.say(chat, user, "/export")
@@ -192,7 +187,7 @@ async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
     assert row["mode"] == "think_tools" and row["score"] == "3" and row["reported"] == "0"
     assert "user_id" not in row  # who submitted: bot admins only
     assert any(r["reported"] == "1" and r["model"] == "Jibay 5 High" for r in rows)
-    admin, admin_chat = _user(bot, ADMIN)
+    admin, admin_chat = private_user(bot, ADMIN)
     rows = _csv(bot, await bot.say(admin_chat, admin, "/export primebench"))
     assert any(r.get("user_id") == "7040" for r in rows)
     assert "Use /export [benchmark]" in text_of(await bot.say(chat, user, "/export nope"))
@@ -200,7 +195,7 @@ async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
 
 
 async def test_backup_sends_a_sqlite_snapshot_to_bot_admins_in_private(bot: Bot) -> None:
-    admin, admin_chat = _user(bot, ADMIN)
+    admin, admin_chat = private_user(bot, ADMIN)
     mark = bot.api.mark()
     call = await bot.say(admin_chat, admin, "/backup")
     assert call["method"] == "sendDocument"
@@ -216,7 +211,7 @@ async def test_backup_sends_a_sqlite_snapshot_to_bot_admins_in_private(bot: Bot)
 
 
 async def test_keyinfo_shows_version_sha_time_and_source(bot: Bot) -> None:
-    admin, admin_chat = _user(bot, ADMIN)
+    admin, admin_chat = private_user(bot, ADMIN)
     plain = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
     assert "PrimeBench: version 1 of 1" in plain
     assert "SHA-256 " in plain and "primebench/A.txt" in plain
@@ -291,11 +286,11 @@ async def test_group_admin_status_is_cached_briefly(bot: Bot) -> None:
 
 
 async def test_an_admin_chooses_the_natory_target_of_the_day(bot: Bot) -> None:
-    admin, admin_chat = _user(bot, ADMIN)
+    admin, admin_chat = private_user(bot, ADMIN)
     mark = bot.api.mark()
     answer = text_of(await bot.say(admin_chat, admin, "/natory set 6256"))
     assert "set to 6256" in answer
-    user, chat = _user(bot, 7101)
+    user, chat = private_user(bot, 7101)
     today = text_of(await bot.say(chat, user, "/natory"))
     assert "6256" in today
     assert "Use /natory set N" in text_of(await bot.say(admin_chat, admin, "/natory set x"))

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
 from .harness import key_text
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -26,13 +26,8 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int) -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}")
-    return user, bot.api.private_chat(user)
-
-
 async def _upload(bot: Bot, data: bytes, caption: str, name: str = "A.txt") -> str:
-    admin, chat = _user(bot, ADMIN)
+    admin, chat = private_user(bot, ADMIN)
     msg = await bot.api.send_document(chat, admin, data, name, caption=caption)
     return text_of(await bot.api.reply_to(msg, timeout=20))
 
@@ -51,7 +46,7 @@ async def test_a_bad_key_is_refused_with_its_first_bad_line(bot: Bot) -> None:
 
 
 async def test_setkey_usage(bot: Bot) -> None:
-    admin, chat = _user(bot, ADMIN)
+    admin, chat = private_user(bot, ADMIN)
     plain = text_of(await bot.say(chat, admin, "/setkey primebench"))
     assert "Attach the key file" in plain and "/setkey primebench" in plain
     for words in ("/setkey", "/setkey natory", "/setkey banana"):
@@ -60,7 +55,7 @@ async def test_setkey_usage(bot: Bot) -> None:
 
 async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> None:
     mark = bot.api.mark()
-    user, chat = _user(bot, 9150)
+    user, chat = private_user(bot, 9150)
     for model, correct in (("Alpha", 40), ("Beta", 20)):
         text = "\n".join([f"model: {model}", "#default", *answers(KEY, correct=correct)])
         reply = await bot.say(chat, user, text)
@@ -92,7 +87,7 @@ async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> Non
     scored = await bot.say(chat, user, f"1:{new_key[1]}")
     assert "Correct: 1" in text_of(scored)
     assert (bot.proc.data_dir / "primebench" / "A.txt").read_bytes() == data
-    admin, admin_chat = _user(bot, ADMIN)
+    admin, admin_chat = private_user(bot, ADMIN)
     info = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
     assert "PrimeBench: version 2 of 2" in info and sha in info
     assert f"from Telegram upload A.txt by user {ADMIN}" in info
@@ -102,7 +97,7 @@ async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> Non
 
 
 async def test_the_same_key_again_is_not_a_new_version(bot: Bot) -> None:
-    admin, chat = _user(bot, ADMIN)
+    admin, chat = private_user(bot, ADMIN)
     data = (bot.proc.data_dir / "primebench" / "A.txt").read_bytes()
     # As a reply to the file this time.
     file_msg = await bot.api.send_document(chat, admin, data, "again.txt")
@@ -120,6 +115,6 @@ async def test_a_zerobench_key_is_written_in_canonical_form(bot: Bot) -> None:
     assert "2 main questions" in plain
     stored = json.loads((bot.proc.data_dir / "zerobench" / "key.json").read_text())
     assert stored["zerobench"] == {"q1": "42", "q2": "7"}
-    admin, chat = _user(bot, ADMIN)
+    admin, chat = private_user(bot, ADMIN)
     assert "ZeroBench: version 1 of 1" in text_of(await bot.say(chat, admin, "/keyinfo"))
     bot.check_clean(mark)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -19,19 +19,14 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
-
-
 async def _doc_reply(bot: Bot, uid: int, content: bytes, name: str, **kw: object) -> str:
-    user, chat = _user(bot, uid)
+    user, chat = private_user(bot, uid)
     msg = await bot.api.send_document(chat, user, content, name, **kw)
     return text_of(await bot.api.reply_to(msg, timeout=20))
 
 
 async def _nothing_stored(bot: Bot, uid: int) -> None:
-    user, chat = _user(bot, uid)
+    user, chat = private_user(bot, uid)
     assert "no submissions yet" in text_of(await bot.say(chat, user, "/me"))
 
 
@@ -71,7 +66,7 @@ async def test_empty_document(bot: Bot, content: bytes) -> None:
 
 
 async def test_empty_text_submission(bot: Bot) -> None:
-    user, chat = _user(bot, 6006)
+    user, chat = private_user(bot, 6006)
     assert "nothing to score" in text_of(await bot.say(chat, user, "#think\nmodel: x"))
     assert "Send /score with the model's output" in text_of(
         await bot.say(chat, user, "/score #think")
@@ -92,7 +87,7 @@ async def test_empty_text_submission(bot: Bot) -> None:
 async def test_unknown_benchmark_or_mode_lists_the_valid_ones(
     bot: Bot, text: str, expected: list[str]
 ) -> None:
-    user, chat = _user(bot, 6007)
+    user, chat = private_user(bot, 6007)
     plain = text_of(await bot.say(chat, user, text))
     for word in expected:
         assert word in plain, f"{word!r} missing from {plain!r}"
@@ -100,7 +95,7 @@ async def test_unknown_benchmark_or_mode_lists_the_valid_ones(
 
 
 async def test_user_text_in_error_messages_is_escaped(bot: Bot) -> None:
-    user, chat = _user(bot, 6008)
+    user, chat = private_user(bot, 6008)
     mark = bot.api.mark()
     plain = text_of(await bot.say(chat, user, "#<script>&amp;\n1:1"))
     assert "#<script>&amp;" in plain
@@ -110,7 +105,7 @@ async def test_user_text_in_error_messages_is_escaped(bot: Bot) -> None:
 
 
 async def test_benchmark_without_a_key(bot: Bot) -> None:
-    user, chat = _user(bot, 6009)
+    user, chat = private_user(bot, 6009)
     plain = text_of(await bot.say(chat, user, "#zerobench\n{1}"))
     assert "ZeroBench answer key is not loaded" in plain
     await _nothing_stored(bot, 6009)
@@ -118,7 +113,7 @@ async def test_benchmark_without_a_key(bot: Bot) -> None:
 
 async def test_daily_publish_limit(tmp_path: Path) -> None:
     async with bot_session(tmp_path, env={"BENCHBOARD_DAILY_LIMIT": "1"}) as bot:
-        user, chat = _user(bot, 6100)
+        user, chat = private_user(bot, 6100)
         first = await bot.say(chat, user, "#think\nmodel: a\n" + "\n".join(answers(KEY, correct=2)))
         assert "1 of 1 publications left today." in text_of(first)
         sid = submission_id(text_of(first))
@@ -140,7 +135,7 @@ async def test_daily_publish_limit(tmp_path: Path) -> None:
 
 async def test_without_the_key(tmp_path: Path) -> None:
     async with bot_session(tmp_path, key=None) as bot:
-        user, chat = _user(bot, 6200)
+        user, chat = private_user(bot, 6200)
         plain = text_of(await bot.say(chat, user, "1:1\n2:2"))
         assert "PrimeBench answer key is not loaded" in plain
         assert "not loaded" in text_of(await bot.say(chat, user, "/questions"))

@@ -14,7 +14,7 @@ import pytest_asyncio
 
 from scoring.natory import daily_target
 
-from .botkit import Bot, bot_session, submission_id, text_of
+from .botkit import Bot, bot_session, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -51,11 +51,6 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
-
-
 async def _publish(bot: Bot, chat: dict, user: dict, reply: dict[str, Any]) -> int:
     sid = submission_id(text_of(reply))
     answer = await bot.press(chat, user, reply, f"pub:{sid}")
@@ -67,7 +62,7 @@ async def _publish(bot: Bot, chat: dict, user: dict, reply: dict[str, Any]) -> i
 
 
 async def test_zerobench_upload_scores_both_splits_and_ranks_by_pass_at_1(bot: Bot) -> None:
-    user, chat = _user(bot, 8101)
+    user, chat = private_user(bot, 8101)
     mark = bot.api.mark()
     msg = await bot.api.send_document(
         chat, user, zerobench_run(), "run.jsonl", caption="#zerobench #think\nmodel: Zed"
@@ -101,7 +96,7 @@ def today() -> int:
 
 
 async def test_natory_shows_todays_target_and_a_reply_is_scored_against_it(bot: Bot) -> None:
-    user, chat = _user(bot, 8201)
+    user, chat = private_user(bot, 8201)
     mark = bot.api.mark()
     natory = await bot.say(chat, user, "/natory")
     plain = text_of(natory)
@@ -126,7 +121,7 @@ async def test_natory_shows_todays_target_and_a_reply_is_scored_against_it(bot: 
 
 
 async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot) -> None:
-    user, chat = _user(bot, 8202)
+    user, chat = private_user(bot, 8202)
     mark = bot.api.mark()
     text = "#natory #default\ntarget: 6256\nmodel: Alpha\ncost: $0.02\nlatency: 4s\n2*sopfr(6)^5+6"
     reply = await bot.say(chat, user, text)
@@ -135,7 +130,7 @@ async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot
     assert "finalScore: 138" in plain
     await _publish(bot, chat, user, reply)
     # the same simplified expression again: no unique bonus the second time
-    other, other_chat = _user(bot, 8203)
+    other, other_chat = private_user(bot, 8203)
     again = await bot.say(
         other_chat,
         other,
@@ -158,14 +153,14 @@ async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot
 
 
 async def test_bad_cost_or_latency_is_a_clear_message_and_nothing_is_saved(bot: Bot) -> None:
-    user, chat = _user(bot, 8204)
+    user, chat = private_user(bot, 8204)
     mark = bot.api.mark()
     bad = text_of(await bot.say(chat, user, "#natory\ntarget: 6256\ncost: -1\n2*5^5+6"))
     assert "cost must be a non-negative number" in bad and "-1" in bad
     assert "Submission #" not in bad and "Nothing was saved" in bad
     slow = text_of(await bot.say(chat, user, "#natory\ntarget: 6256\nlatency: soon\n2*5^5+6"))
     assert "latency must be a non-negative time" in slow and "3200ms" in slow
-    fa, fa_chat = _user(bot, 8205, "fa")
+    fa, fa_chat = private_user(bot, 8205, "fa")
     persian = text_of(await bot.say(fa_chat, fa, "#natory\ntarget: 6256\ncost: <b>\n2*5^5+6"))
     assert "هزینه" in persian and "<b>" in persian  # escaped, shown as typed
     me = text_of(await bot.say(chat, user, "/me"))
@@ -175,7 +170,7 @@ async def test_bad_cost_or_latency_is_a_clear_message_and_nothing_is_saved(bot: 
 
 async def test_models_board_and_compare_photo(bot: Bot) -> None:
     # runs after the tests above (module order): Alpha, Beta and Replier are published
-    user, chat = _user(bot, 8206)
+    user, chat = private_user(bot, 8206)
     mark = bot.api.mark()
     models = text_of(await bot.say(chat, user, "/natory models"))
     lines = models.splitlines()

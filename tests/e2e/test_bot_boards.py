@@ -8,7 +8,17 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, button, buttons, submission_id, text_of
+from .botkit import (
+    KEY,
+    Bot,
+    answers,
+    bot_session,
+    button,
+    buttons,
+    private_user,
+    submission_id,
+    text_of,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -17,11 +27,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
     async with bot_session(tmp_path_factory.mktemp("boards")) as b:
         yield b
-
-
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
 
 
 async def _publish(bot: Bot, user: dict, chat: dict, model: str, mode: str, correct: int) -> int:
@@ -38,16 +43,16 @@ async def board(bot: Bot) -> dict[str, int]:
     """Thirteen published rows: twelve models in default, one in think (two runs)."""
     ids = {}
     for n in range(12):
-        user, chat = _user(bot, 5100 + n)
+        user, chat = private_user(bot, 5100 + n)
         ids[f"m{n:02d}"] = await _publish(bot, user, chat, f"model-{n:02d}", "default", 20 + n)
-    user, chat = _user(bot, 5150)
+    user, chat = private_user(bot, 5150)
     ids["t1"] = await _publish(bot, user, chat, "thinker", "think", 40)
     ids["t2"] = await _publish(bot, user, chat, "thinker", "think", 50)
     return ids
 
 
 async def test_rows_rank_model_mode_best_runs(bot: Bot, board: dict[str, int]) -> None:
-    user, chat = _user(bot, 5001)
+    user, chat = private_user(bot, 5001)
     mark = bot.api.mark()
     reply = await bot.say(chat, user, "/leaderboard")
     lines = text_of(reply).splitlines()
@@ -71,7 +76,7 @@ async def test_rows_rank_model_mode_best_runs(bot: Bot, board: dict[str, int]) -
 
 
 async def test_mode_and_window_filters(bot: Bot, board: dict[str, int]) -> None:
-    user, chat = _user(bot, 5002)
+    user, chat = private_user(bot, 5002)
     reply = await bot.say(chat, user, "/leaderboard primebench think")
     plain = text_of(reply)
     assert "mode: think" in plain
@@ -92,12 +97,12 @@ async def test_mode_and_window_filters(bot: Bot, board: dict[str, int]) -> None:
 
 
 async def test_leaderboard_bad_arguments_list_valid_ones(bot: Bot) -> None:
-    user, chat = _user(bot, 5003)
+    user, chat = private_user(bot, 5003)
     plain = text_of(await bot.say(chat, user, "/leaderboard banana"))
     assert "banana" in plain
     assert "primebench" in plain and "zerobench" in plain
     assert "think_tools" in plain and "default" in plain
-    fa, fa_chat = _user(bot, 5011, "fa")
+    fa, fa_chat = private_user(bot, 5011, "fa")
     mark = bot.api.mark()
     plain = text_of(await bot.say(fa_chat, fa, "/leaderboard <b>"))
     assert "<b>" in plain and "بنچمارک‌ها: primebench" in plain
@@ -105,14 +110,14 @@ async def test_leaderboard_bad_arguments_list_valid_ones(bot: Bot) -> None:
 
 
 async def test_stale_board_button(bot: Bot) -> None:
-    user, chat = _user(bot, 5004)
+    user, chat = private_user(bot, 5004)
     reply = await bot.say(chat, user, "/leaderboard")
     answer = await bot.press(chat, user, reply, "lb:nosuch:g:-:0:0", check_button=False)
     assert "no longer available" in answer["text"]
 
 
 async def test_me_lists_bests_and_withdraw_leaves_the_board(bot: Bot) -> None:
-    user, chat = _user(bot, 5005)
+    user, chat = private_user(bot, 5005)
     mark = bot.api.mark()
     sid = await _publish(bot, user, chat, "withdrawn-model", "tools", 60)
     private = submission_id(text_of(await bot.say(chat, user, f"model: other\n1:{KEY[1]}")))
@@ -131,7 +136,7 @@ async def test_me_lists_bests_and_withdraw_leaves_the_board(bot: Bot) -> None:
         await bot.say(chat, user, "/me")
     )
     # Someone else cannot withdraw a result.
-    other, other_chat = _user(bot, 5006)
+    other, other_chat = private_user(bot, 5006)
     sid2 = await _publish(bot, other, other_chat, "kept-model", "tools", 1)
     answer = await bot.press(chat, user, me, f"wd:{sid2}", check_button=False)
     assert answer.get("show_alert") is True and "Only the person" in answer["text"]
@@ -140,19 +145,19 @@ async def test_me_lists_bests_and_withdraw_leaves_the_board(bot: Bot) -> None:
 
 
 async def test_me_when_empty(bot: Bot) -> None:
-    user, chat = _user(bot, 5007)
+    user, chat = private_user(bot, 5007)
     assert "no submissions yet" in text_of(await bot.say(chat, user, "/me"))
 
 
 async def test_start_deep_link_opens_a_result(bot: Bot, board: dict[str, int]) -> None:
-    owner, owner_chat = _user(bot, 5008)
+    owner, owner_chat = private_user(bot, 5008)
     reply = await bot.say(owner_chat, owner, "#think\nmodel: secret-model\n1:1")
     private_id = submission_id(text_of(reply))
     # The owner sees their own private result with its buttons.
     mine = await bot.say(owner_chat, owner, f"/start s{private_id}")
     assert "secret-model" in text_of(mine) and buttons(mine)
     # Someone else: a published result opens without buttons, a private one does not.
-    user, chat = _user(bot, 5009)
+    user, chat = private_user(bot, 5009)
     shared = await bot.say(chat, user, f"/start s{board['t2']}")
     assert "Model: thinker" in text_of(shared) and "Final Score: 50" in text_of(shared)
     assert buttons(shared) == {}
@@ -165,7 +170,7 @@ async def test_start_deep_link_opens_a_result(bot: Bot, board: dict[str, int]) -
 
 
 async def test_reference_table_is_shown_marked_as_reported(bot: Bot) -> None:
-    user, chat = _user(bot, 5010)
+    user, chat = private_user(bot, 5010)
     plain = text_of(await bot.say(chat, user, "/leaderboard"))
     assert "Jibay 5 High · think & tools · +18 (reported)" in plain
     assert "Gemini 3.5 flash-lite · default · -45 (reported)" in plain
@@ -179,7 +184,7 @@ async def test_reference_table_is_shown_marked_as_reported(bot: Bot) -> None:
 async def test_long_escaped_model_names_keep_board_and_me_valid(bot: Bot) -> None:
     """Ten top rows whose names escape to 4x their length: the replies stay valid HTML."""
     name = "<&>" * 33
-    user, chat = _user(bot, 5200)
+    user, chat = private_user(bot, 5200)
     mark = bot.api.mark()
     for n in range(10):
         await _publish(bot, user, chat, f"{n}{name}", "tools", 90 + n)

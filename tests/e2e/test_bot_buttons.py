@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, buttons, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, buttons, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -18,13 +18,8 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
-
-
 async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
-    user, chat = _user(bot, 3001)
+    user, chat = private_user(bot, 3001)
     mark = bot.api.mark()
     reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=7, wrong=1)))
     sid = submission_id(text_of(reply))
@@ -73,7 +68,7 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
 
 
 async def test_publish_needs_mode_and_model(bot: Bot) -> None:
-    user, chat = _user(bot, 3002)
+    user, chat = private_user(bot, 3002)
     reply = await bot.say(chat, user, "#think\n1:1")
     sid = submission_id(text_of(reply))
     assert f"pub:{sid}" not in buttons(reply)
@@ -85,7 +80,7 @@ async def test_publish_needs_mode_and_model(bot: Bot) -> None:
 
 
 async def test_a_multiline_paste_is_not_taken_as_the_model_name(bot: Bot) -> None:
-    user, chat = _user(bot, 3003)
+    user, chat = private_user(bot, 3003)
     reply = await bot.say(chat, user, "#think\n1:1")
     sid = submission_id(text_of(reply))
     since = bot.api.mark()
@@ -99,7 +94,7 @@ async def test_a_multiline_paste_is_not_taken_as_the_model_name(bot: Bot) -> Non
 
 @pytest.mark.parametrize("action", ["mode:{sid}:think", "model:{sid}", "pub:{sid}", "det:{sid}"])
 async def test_only_the_submitter_may_press(bot: Bot, action: str) -> None:
-    ann, chat = _user(bot, 3010)
+    ann, chat = private_user(bot, 3010)
     bob = bot.api.user(3011, "Bob")
     reply = await bot.say(chat, ann, "model: m\nbad line\n1:1")
     sid = submission_id(text_of(reply))
@@ -115,7 +110,7 @@ async def test_only_the_submitter_may_press(bot: Bot, action: str) -> None:
 
 
 async def test_stale_or_unknown_button_data(bot: Bot) -> None:
-    user, chat = _user(bot, 3020)
+    user, chat = private_user(bot, 3020)
     reply = await bot.say(chat, user, "1:1")
     answer = await bot.press(chat, user, reply, "mode:999999:think", check_button=False)
     assert "#999999 was not found" in answer["text"]

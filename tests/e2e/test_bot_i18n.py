@@ -12,7 +12,17 @@ import pytest_asyncio
 
 from scoring import primebench as pb
 
-from .botkit import KEY, Bot, answers, bot_session, button, questions_json, submission_id, text_of
+from .botkit import (
+    KEY,
+    Bot,
+    answers,
+    bot_session,
+    button,
+    private_user,
+    questions_json,
+    submission_id,
+    text_of,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 QUESTIONS = questions_json()
@@ -22,11 +32,6 @@ QUESTIONS = questions_json()
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
     async with bot_session(tmp_path_factory.mktemp("i18n"), questions=QUESTIONS) as b:
         yield b
-
-
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
 
 
 FA_LABELS = [
@@ -50,7 +55,7 @@ async def test_commands_registered_in_english_and_persian(bot: Bot) -> None:
 
 
 async def test_start_and_help(bot: Bot) -> None:
-    user, chat = _user(bot, 7001)
+    user, chat = private_user(bot, 7001)
     assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(chat, user, "/start"))
     plain = text_of(await bot.say(chat, user, "/help"))
     for word in ("/score", "/leaderboard", "/me", "/prompt", "/questions", "/lang", "#think"):
@@ -58,7 +63,7 @@ async def test_start_and_help(bot: Bot) -> None:
 
 
 async def test_prompt_is_byte_exact_in_a_pre_block(bot: Bot) -> None:
-    user, chat = _user(bot, 7002)
+    user, chat = private_user(bot, 7002)
     reply = await bot.say(chat, user, "/prompt")
     raw = reply["params"]["text"]
     match = re.search(r"<pre>(.*?)</pre>", raw, re.S)
@@ -70,7 +75,7 @@ async def test_prompt_is_byte_exact_in_a_pre_block(bot: Bot) -> None:
 
 
 async def test_questions_sends_q_json(bot: Bot) -> None:
-    user, chat = _user(bot, 7003)
+    user, chat = private_user(bot, 7003)
     msg = await bot.api.send_text(chat, user, "/questions")
     call = await bot.api.reply_to(msg, timeout=20)
     assert call["method"] == "sendDocument"
@@ -81,7 +86,7 @@ async def test_questions_sends_q_json(bot: Bot) -> None:
 
 
 async def test_benchmarks_lists_each_with_its_key(bot: Bot) -> None:
-    user, chat = _user(bot, 7004)
+    user, chat = private_user(bot, 7004)
     plain = text_of(await bot.say(chat, user, "/benchmarks"))
     assert "PrimeBench (#primebench) — key loaded" in plain
     assert "ZeroBench (#zerobench) — key not loaded" in plain
@@ -89,7 +94,7 @@ async def test_benchmarks_lists_each_with_its_key(bot: Bot) -> None:
 
 
 async def test_persian_user_gets_persian_labels(bot: Bot) -> None:
-    user, chat = _user(bot, 7005, "fa")
+    user, chat = private_user(bot, 7005, "fa")
     mark = bot.api.mark()
     text = "\n".join(["#think", "مدل: مدل آزمایشی", *answers(KEY, correct=3, wrong=1), "۵:۲"])
     reply = await bot.say(chat, user, text)
@@ -109,7 +114,7 @@ async def test_persian_user_gets_persian_labels(bot: Bot) -> None:
 
 
 async def test_lang_switches_and_sticks(bot: Bot) -> None:
-    user, chat = _user(bot, 7006, "en")
+    user, chat = private_user(bot, 7006, "en")
     assert "فارسی" in text_of(await bot.say(chat, user, "/lang fa"))
     reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=3, wrong=1)))
     lines = text_of(reply).splitlines()
@@ -126,7 +131,7 @@ async def test_lang_switches_and_sticks(bot: Bot) -> None:
 
 
 async def test_persian_long_output_stays_under_the_limit(bot: Bot) -> None:
-    user, chat = _user(bot, 7007, "fa")
+    user, chat = private_user(bot, 7007, "fa")
     lines = [f"{i} " + "استدلال مدل " * 30 for i in range(3000)]
     msg = await bot.api.send_document(chat, user, "\n".join(lines).encode(), "long.txt")
     reply = await bot.api.reply_to(msg, timeout=30)

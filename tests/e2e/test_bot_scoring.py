@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, buttons, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, buttons, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -18,13 +18,8 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}", language_code=lang)
-    return user, bot.api.private_chat(user)
-
-
 async def test_text_submission_breakdown(bot: Bot) -> None:
-    user, chat = _user(bot, 2001)
+    user, chat = private_user(bot, 2001)
     mark = bot.api.mark()
     body = answers(KEY, correct=5, wrong=2, none=3)
     text = "\n".join(["model: gpt-6 luna", "#think", *body, "Q11:2", "#think"])
@@ -55,7 +50,7 @@ async def test_text_submission_breakdown(bot: Bot) -> None:
 
 
 async def test_no_invalid_lines_and_no_tags(bot: Bot) -> None:
-    user, chat = _user(bot, 2002)
+    user, chat = private_user(bot, 2002)
     reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=3)))
     plain = text_of(reply)
     assert "Correct: 3" in plain
@@ -81,7 +76,7 @@ async def test_no_invalid_lines_and_no_tags(bot: Bot) -> None:
     ],
 )
 async def test_mode_hashtags(bot: Bot, tag: str, mode: str) -> None:
-    user, chat = _user(bot, 2010)
+    user, chat = private_user(bot, 2010)
     reply = await bot.say(chat, user, "\n".join([*answers(KEY, correct=2), tag]))
     plain = text_of(reply)
     assert f"Mode: {mode}" in plain.splitlines()
@@ -89,7 +84,7 @@ async def test_mode_hashtags(bot: Bot, tag: str, mode: str) -> None:
 
 
 async def test_persian_model_tag_and_primebench_tag(bot: Bot) -> None:
-    user, chat = _user(bot, 2011)
+    user, chat = private_user(bot, 2011)
     text = "\n".join(["#primebench #tools", "مدل: Qwen3.8 max", *answers(KEY, correct=4)])
     plain = text_of(await bot.say(chat, user, text))
     assert "Model: Qwen3.8 max" in plain.splitlines()
@@ -99,7 +94,7 @@ async def test_persian_model_tag_and_primebench_tag(bot: Bot) -> None:
 
 
 async def test_tag_lines_in_the_middle_are_scored(bot: Bot) -> None:
-    user, chat = _user(bot, 2012)
+    user, chat = private_user(bot, 2012)
     body = answers(KEY, correct=2)
     plain = text_of(await bot.say(chat, user, "\n".join([body[0], "#think", body[1]])))
     assert "line 2: #think" in plain
@@ -107,7 +102,7 @@ async def test_tag_lines_in_the_middle_are_scored(bot: Bot) -> None:
 
 
 async def test_hint_for_persian_digits(bot: Bot) -> None:
-    user, chat = _user(bot, 2013)
+    user, chat = private_user(bot, 2013)
     plain = text_of(await bot.say(chat, user, "1:2\n۲:۳\n3:1."))
     assert "line 2: ۲:۳" in plain and "line 3: 3:1." in plain
     assert "Persian/Arabic-Indic digits on line 2" in plain
@@ -116,7 +111,7 @@ async def test_hint_for_persian_digits(bot: Bot) -> None:
 
 @pytest.mark.parametrize("name", ["run.txt", "run.md", "run.csv", "run.json", "run.jsonl", "run"])
 async def test_document_submission(bot: Bot, name: str) -> None:
-    user, chat = _user(bot, 2020)
+    user, chat = private_user(bot, 2020)
     body = "\r\n".join(answers(KEY, correct=6, wrong=1)).encode()
     msg = await bot.api.send_document(chat, user, b"\xef\xbb\xbf" + body, name)
     plain = text_of(await bot.api.reply_to(msg, timeout=20))
@@ -125,7 +120,7 @@ async def test_document_submission(bot: Bot, name: str) -> None:
 
 
 async def test_document_caption_carries_tags(bot: Bot) -> None:
-    user, chat = _user(bot, 2021)
+    user, chat = private_user(bot, 2021)
     body = "\n".join(answers(KEY, correct=2)).encode()
     msg = await bot.api.send_document(
         chat, user, body, "out.txt", caption="#think_tools\nmodel: Jibay 5 High"
@@ -136,7 +131,7 @@ async def test_document_caption_carries_tags(bot: Bot) -> None:
 
 
 async def test_document_tags_inside_the_file(bot: Bot) -> None:
-    user, chat = _user(bot, 2022)
+    user, chat = private_user(bot, 2022)
     body = "\n".join(["#tools", *answers(KEY, correct=2), "model: Grok 4.6"]).encode()
     msg = await bot.api.send_document(chat, user, body, "out.md")
     plain = text_of(await bot.api.reply_to(msg, timeout=20))
@@ -146,7 +141,7 @@ async def test_document_tags_inside_the_file(bot: Bot) -> None:
 
 
 async def test_user_text_is_escaped(bot: Bot) -> None:
-    user, chat = _user(bot, 2030)
+    user, chat = private_user(bot, 2030)
     mark = bot.api.mark()
     text = "\n".join(
         ["model: <i>evil</i> & co", "#think", "1:1", "<b>x</b> & <script>", "a < b > c &amp;"]
@@ -164,7 +159,7 @@ async def test_user_text_is_escaped(bot: Bot) -> None:
 
 
 async def test_details_button_lists_every_invalid_line(bot: Bot) -> None:
-    user, chat = _user(bot, 2031)
+    user, chat = private_user(bot, 2031)
     lines = [f"bad line {i}" for i in range(1, 26)]
     reply = await bot.say(chat, user, "\n".join(["1:1", *lines]))
     plain = text_of(reply)
@@ -189,7 +184,7 @@ async def test_details_button_lists_every_invalid_line(bot: Bot) -> None:
 
 
 async def test_long_output_stays_under_the_limit_and_details_come_as_a_file(bot: Bot) -> None:
-    user, chat = _user(bot, 2032)
+    user, chat = private_user(bot, 2032)
     mark = bot.api.mark()
     lines = [f"{i} " + "reasoning words " * 20 for i in range(5000)]
     msg = await bot.api.send_document(chat, user, "\n".join(lines).encode(), "long.txt")
@@ -209,14 +204,14 @@ async def test_long_output_stays_under_the_limit_and_details_come_as_a_file(bot:
 
 async def test_same_text_twice_gives_two_submissions(bot: Bot) -> None:
     """Two messages are two submissions (idempotency is per Telegram message)."""
-    user, chat = _user(bot, 2033)
+    user, chat = private_user(bot, 2033)
     first = submission_id(text_of(await bot.say(chat, user, "1:1")))
     second = submission_id(text_of(await bot.say(chat, user, "1:1")))
     assert first != second
 
 
 async def test_score_command_and_score_caption_in_private(bot: Bot) -> None:
-    user, chat = _user(bot, 2034)
+    user, chat = private_user(bot, 2034)
     plain = text_of(await bot.say(chat, user, f"/score #tools\nmodel: m1\n1:{KEY[1]}\nzz"))
     assert "Mode: tools" in plain.splitlines() and "Model: m1" in plain.splitlines()
     assert "Correct: 1" in plain and "line 4: zz" in plain

@@ -10,7 +10,7 @@ import pytest
 import pytest_asyncio
 
 from .botapi import _free_port
-from .botkit import KEY, Bot, answers, bot_session, submission_id, text_of
+from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "s3cret"
@@ -29,11 +29,6 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _user(bot: Bot, uid: int) -> tuple[dict, dict]:
-    user = bot.api.user(uid, f"U{uid}")
-    return user, bot.api.private_chat(user)
-
-
 async def test_webhook_is_set_with_the_secret(bot: Bot) -> None:
     assert bot.api.webhook_url is not None and bot.api.webhook_url.endswith("/telegram")
     assert bot.api.webhook_secret == SECRET
@@ -41,7 +36,7 @@ async def test_webhook_is_set_with_the_secret(bot: Bot) -> None:
 
 
 async def test_submission_round_trip(bot: Bot) -> None:
-    user, chat = _user(bot, 8001)
+    user, chat = private_user(bot, 8001)
     mark = bot.api.mark()
     text = "\n".join(["#think", "model: hook-model", *answers(KEY, correct=3)])
     reply = await bot.say(chat, user, text)
@@ -57,7 +52,7 @@ async def test_submission_round_trip(bot: Bot) -> None:
 
 @pytest.mark.parametrize("secret", ["wrong", "", None], ids=["wrong", "empty", "missing"])
 async def test_wrong_or_missing_secret_is_rejected(bot: Bot, secret: str | None) -> None:
-    user, chat = _user(bot, 8002)
+    user, chat = private_user(bot, 8002)
     update = bot.api.make_text_update(chat, user, f"1:{KEY[1]}")
     mark = bot.api.mark()
     assert await bot.api.post_raw_update(update, secret) == 403
@@ -69,7 +64,7 @@ async def test_wrong_or_missing_secret_is_rejected(bot: Bot, secret: str | None)
 
 @pytest.mark.parametrize("together", [False, True], ids=["one-after-another", "concurrently"])
 async def test_same_update_twice_stores_one_submission(bot: Bot, together: bool) -> None:
-    user, chat = _user(bot, 8003 + int(together))
+    user, chat = private_user(bot, 8003 + int(together))
     update = bot.api.make_text_update(chat, user, "\n".join(answers(KEY, correct=2)))
     mark = bot.api.mark()
     if together:
