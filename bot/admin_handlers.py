@@ -13,12 +13,12 @@ from telegram import Bot, Message, Update
 
 from storage import StorageError
 
-from . import admin
+from . import admin, service
 from .admin_format import render_audit, render_keyinfo, render_rescore_done
 from .context import BotContext, Services
 from .handlers import MODE_LABELS, reply, reply_error, user_lang
 from .i18n import t
-from .service import MAX_DOWNLOAD, UserError
+from .service import UserError
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +127,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         document = message.document or (replied.document if replied is not None else None)
         if document is None:
             raise UserError("setkey_need_file", benchmark=benchmark.name)
-        if document.file_size is not None and document.file_size > MAX_DOWNLOAD:
-            raise UserError("too_big", size=f"{document.file_size / 1_048_576:.1f}", limit=20)
+        service.check_size(document.file_size)
         file = await document.get_file()
         data = bytes(await file.download_as_bytearray())
         source = f"Telegram upload {document.file_name or 'key'} by user {actor.user_id}"

@@ -179,8 +179,7 @@ async def submit(
         if document is not None:
             service.check_document(document.file_name, document.file_size)
             file = await document.get_file()
-            if file.file_size is not None and file.file_size > service.MAX_DOWNLOAD:
-                raise UserError("too_big", size=f"{file.file_size / 1_048_576:.1f}", limit=20)
+            service.check_size(file.file_size)
             text = service.decode_upload(bytes(await file.download_as_bytearray()))
         scored = await service.score_submission(services, text or "", command_args=command_args)
     except UserError as exc:

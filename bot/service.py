@@ -60,10 +60,15 @@ class Scored:
     options: Mapping[str, Any]
 
 
-def check_document(file_name: str | None, file_size: int | None) -> None:
-    """Refuse a document before downloading it (size and kind)."""
+def check_size(file_size: int | None) -> None:
+    """Refuse a file larger than a bot may download (named with the limit)."""
     if file_size is not None and file_size > MAX_DOWNLOAD:
         raise UserError("too_big", size=f"{file_size / 1_048_576:.1f}", limit=20)
+
+
+def check_document(file_name: str | None, file_size: int | None) -> None:
+    """Refuse a document before downloading it (size and kind)."""
+    check_size(file_size)
     name = (file_name or "").lower()
     extension = name[name.rfind(".") :] if "." in name else ""
     if extension not in TEXT_EXTENSIONS:
