@@ -7,6 +7,11 @@ connection, and a reader never sees another caller's uncommitted rows. Writes us
 ``BEGIN IMMEDIATE`` (the write lock is taken up front, so another process on the same
 file waits for ``busy_timeout`` instead of failing) and are short. CPU work (scoring
 during a re-score, JSON and zlib) happens outside the lock.
+
+Recording submissions is group-committed: the submissions that arrive while one insert
+is on the database thread go together in the next statement, so under load many
+handlers share one trip and one commit, and each still gets its answer only once its
+row is durable.
 """
 
 from __future__ import annotations
@@ -71,6 +76,9 @@ _NARROW_ROWS = 1500
 #: A re-score batch stops adding rows once their compressed raw text reaches this size.
 _BATCH_BYTES = 32 << 20
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+#: At most this many submissions go into one group-committed INSERT (19 values each,
+#: well under SQLite's limit on bound values).
+_GROUP_ROWS = 256
 
 
 def _utc_now() -> datetime:
@@ -303,18 +311,41 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
     return _Prepared(values, sub.user_id, sub.chat_id, sub.message_id, sub.benchmark)
 
 
-_INSERT_SUBMISSION = """
+_INSERT_INTO = """
 INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id, key_version_id, model,
                          model_norm, mode, raw, raw_chars, result, score, fingerprint,
                          scorer_version, extra, created_at, visibility, published_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (chat_id, message_id) DO NOTHING
-"""
-#: The inserted row in ``_SUBMISSION_COLUMNS`` order (the benchmark's name, which needs
-#: a join, is NULL: the caller knows it).
-_RETURNING = """RETURNING id, user_id, chat_id, message_id, NULL, key_version_id, model,
-model_norm, mode, score, fingerprint, result, scorer_version, extra, raw_chars, created_at,
-published_at, visibility, verified"""
+VALUES """
+_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ON_CONFLICT = " ON CONFLICT (chat_id, message_id) DO NOTHING"
+_INSERT_SUBMISSION = _INSERT_INTO + _INSERT_ROW + _ON_CONFLICT
+
+
+def _insert_rows_sql(count: int) -> str:
+    """One INSERT of ``count`` submissions, returning the new rows' ids and keys."""
+    rows = ", ".join([_INSERT_ROW] * count)
+    return f"{_INSERT_INTO}{rows}{_ON_CONFLICT} RETURNING id, chat_id, message_id"
+
+
+def _recorded(p: _Prepared, submission_id: int, benchmark: str) -> Submission:
+    """The Submission a fresh insert stored, built from its own values (no read back)."""
+    (user, chat, message, key_version, model, model_norm, mode, _raw, chars, record, score,
+     fingerprint, scorer, extra, created_at) = p.values  # fmt: skip
+    row = (
+        submission_id, user, chat, message, benchmark, key_version, model, model_norm, mode,
+        score, fingerprint, record, scorer, extra, chars, created_at, None, "private", 0,
+    )  # fmt: skip
+    return _submission(row, created=True)
+
+
+def _settle(future: asyncio.Future[int | None], outcome: int | Exception | None) -> None:
+    """Give a waiting recorder its row id (``None``: stored before) or its error."""
+    if future.done():  # the caller was cancelled
+        return
+    if isinstance(outcome, Exception):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
 
 
 class Store:
@@ -342,6 +373,12 @@ class Store:
         # needs no placeholder inserts: one statement, one trip to the database thread
         self._known_users: set[int] = set()
         self._known_chats: set[int] = set()
+        # submissions waiting for the next group-committed INSERT, and the task running it
+        self._waiting: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
+        self._committer: asyncio.Task[None] | None = None
+        # user -> (UTC day start in ms, results published that day); only this store
+        # publishes (one bot process per database), and every publication updates it
+        self._published: dict[int, tuple[int, int]] = {}
         self._closed = False
 
     # --- life cycle ----------------------------------------------------------------------
@@ -394,6 +431,8 @@ class Store:
         """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
         if self._closed:
             return
+        if self._committer is not None:
+            await asyncio.wait([self._committer])  # submissions being recorded land first
         async with self._lock:
             self._closed = True
             with suppress(sqlite3.Error):
@@ -681,37 +720,80 @@ class Store:
         else:
             prepared = _prepare(sub, now)
         name = _benchmark_name(sub.benchmark)
-        select = (
-            f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} "
-            "WHERE s.chat_id = ? AND s.message_id = ?"
-        )
         bench_id = self._bench_ids.get(name)
         if (
             bench_id is not None
             and sub.user_id in self._known_users
             and sub.chat_id in self._known_chats
         ):
-            # Everything it refers to exists: the INSERT is one statement, atomic on its
-            # own (autocommit), so no BEGIN/COMMIT trips while other handlers wait.
-            async with self._read() as db:
-                returned = await self._one(
-                    db, _INSERT_SUBMISSION + _RETURNING, _insert_values(prepared, bench_id)
-                )
-                inserted = 0 if returned is None else 1
-                if returned is None:  # delivered before: the stored one
-                    row = await self._one(db, select, (sub.chat_id, sub.message_id))
-                else:
-                    row = (*returned[:4], name, *returned[5:])
-        else:
-            async with self._write() as db:
-                inserted = await self._insert(db, [prepared], name, now)
-                row = await self._one(db, select, (sub.chat_id, sub.message_id))
-                bench_id = await self._ensure_bench(db, name)
-            self._bench_ids[name] = bench_id  # committed now
-            self._known_users.add(sub.user_id)
-            self._known_chats.add(sub.chat_id)
+            # Everything it refers to exists: one INSERT, shared with whatever else is
+            # being recorded at the same moment (see _commit_waiting).
+            if self._closed:
+                raise StoreUnavailable("the store is closed")
+            future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+            self._waiting.append((prepared, bench_id, future))
+            if self._committer is None or self._committer.done():
+                self._committer = asyncio.create_task(self._commit_waiting())
+            submission_id = await future
+            if submission_id is not None:
+                return _recorded(prepared, submission_id, name)
+            stored = await self.find_submission(sub.chat_id, sub.message_id)
+            assert stored is not None  # delivered before: the stored one
+            return stored
+        async with self._write() as db:
+            inserted = await self._insert(db, [prepared], name, now)
+            row = await self._one(
+                db,
+                f"SELECT {_SUBMISSION_COLUMNS} {_SUBMISSION_FROM} "
+                "WHERE s.chat_id = ? AND s.message_id = ?",
+                (sub.chat_id, sub.message_id),
+            )
+            bench_id = await self._ensure_bench(db, name)
+        self._bench_ids[name] = bench_id  # committed now
+        self._known_users.add(sub.user_id)
+        self._known_chats.add(sub.chat_id)
         assert row is not None
         return _submission(row, created=inserted == 1)
+
+    async def _commit_waiting(self) -> None:
+        """Insert the waiting submissions, up to ``_GROUP_ROWS`` per statement, until none
+        wait. Each statement commits on its own (autocommit): all its rows or none."""
+        group: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
+        try:
+            while self._waiting:
+                group = self._waiting[:_GROUP_ROWS]
+                del self._waiting[:_GROUP_ROWS]
+                try:
+                    ids = await self._insert_rows([(p, bench_id) for p, bench_id, _ in group])
+                except Exception as exc:
+                    if len(group) == 1:
+                        _settle(group[0][2], exc)
+                        continue
+                    # one bad row must not fail the others: each again on its own
+                    for prepared, bench_id, future in group:
+                        try:
+                            one = await self._insert_rows([(prepared, bench_id)])
+                        except Exception as error:
+                            _settle(future, error)
+                        else:
+                            _settle(future, one.get((prepared.chat_id, prepared.message_id)))
+                    continue
+                for prepared, _, future in group:
+                    # of two deliveries of one message in a group, the first is the new one
+                    _settle(future, ids.pop((prepared.chat_id, prepared.message_id), None))
+        except BaseException:
+            # cancelled (the loop is shutting down): nobody may wait forever
+            for _, _, future in group + self._waiting:
+                _settle(future, StoreUnavailable("the store is shutting down"))
+            self._waiting.clear()
+            raise
+
+    async def _insert_rows(self, rows: list[tuple[_Prepared, int]]) -> dict[tuple[int, int], int]:
+        """One multi-row INSERT; the new rows' ids by (chat_id, message_id)."""
+        params = [value for p, bench_id in rows for value in _insert_values(p, bench_id)]
+        async with self._read() as db:
+            returned = await self._all(db, _insert_rows_sql(len(rows)), params)
+        return {(chat_id, message_id): sub_id for sub_id, chat_id, message_id in returned}
 
     async def record_many(
         self, subs: Iterable[NewSubmission], *, publish: bool = False, batch_size: int = 1000
@@ -754,6 +836,7 @@ class Store:
         if batch:
             await flush()
         if publish:
+            self._published.clear()
             for name in sorted(touched):
                 await self.rebuild_boards(name)
         return new
@@ -886,6 +969,7 @@ class Store:
                 (to.value, to.value, now, submission_id),
             )
             if to is Visibility.PUBLISHED:
+                self._published.pop(sub.user_id, None)  # counted afresh when next asked
                 await self._add_to_group(db, sub)
             elif sub.visibility is Visibility.PUBLISHED:
                 await self._refresh_group(db, sub)
@@ -963,15 +1047,24 @@ class Store:
         return int(start.timestamp() * 1000)
 
     async def published_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
-        """How many submissions the user published since midnight (in ``tz``)."""
+        """How many submissions the user published since midnight (in ``tz``).
+
+        Asked with every score reply, so the UTC count is kept in memory once read, and
+        every publication through this store updates it."""
         since = self._day_start_ms(tz)
+        cached = self._published.get(user_id) if tz is UTC else None
+        if cached is not None and cached[0] == since:
+            return cached[1]
         async with self._read() as db:
             row = await self._one(
                 db,
                 "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND published_at >= ?",
                 (user_id, since),
             )
-        return int(row[0]) if row else 0
+        count = int(row[0]) if row else 0
+        if tz is UTC:
+            self._published[user_id] = (since, count)
+        return count
 
     async def submitted_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
         """How many submissions the user sent since midnight (in ``tz``)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from dataclasses import replace
 from datetime import timedelta
@@ -216,8 +217,8 @@ def test_normalise_model_folds_case_and_whitespace() -> None:
 
 
 async def test_known_user_and_chat_take_the_one_statement_path(store: Store, make: Maker) -> None:
-    """Once the user, chat and benchmark rows exist, a submission is one INSERT ...
-    RETURNING; what it returns equals what a read gives, and a repeat finds the first."""
+    """Once the user, chat and benchmark rows exist, a submission is one INSERT; what it
+    returns (built from its own values) equals what a read gives; a repeat finds the first."""
     await store.upsert_user(77, first_name="Ann", last_name=None, username=None, language_code="en")
     await store.upsert_chat(-77, type="private", title=None)
     first = await store.record_submission(make(answers(1, 2), user_id=77, chat_id=-77))
@@ -232,3 +233,63 @@ async def test_known_user_and_chat_take_the_one_statement_path(store: Store, mak
         assert stored is not None
         assert replace(sub, created=False) == stored
         assert stored.benchmark == "primebench"
+
+
+async def test_submissions_recorded_at_once_share_one_insert_and_each_is_exact(
+    store: Store, make: Maker
+) -> None:
+    """Group commit: concurrent recordings go in multi-row INSERTs; each caller gets its
+    own row, and two deliveries of one message in the same group store it once."""
+    await store.record_submission(make(answers(1)))  # the user, chat and benchmark rows
+    subs = [make(answers(q % 4 + 1, (q * 7) % 4 + 1), model=f"M{q}") for q in range(300)]
+    repeat = replace(subs[10], result=subs[11].result)  # Telegram delivering #10 again
+    inserts = 0
+    original = store._insert_rows
+
+    async def counting(rows):  # type: ignore[no-untyped-def]
+        nonlocal inserts
+        inserts += 1
+        return await original(rows)
+
+    store._insert_rows = counting  # type: ignore[method-assign]
+    recorded = await asyncio.gather(*(store.record_submission(s) for s in [*subs, repeat]))
+    assert inserts <= 3  # 301 submissions: groups of at most 256, not one trip each
+    assert [r.created for r in recorded] == [True] * 300 + [False]
+    assert recorded[-1].id == recorded[10].id and recorded[-1].score == recorded[10].score
+    assert len({r.id for r in recorded[:300]}) == 300
+    for sub, rec in zip(subs, recorded, strict=False):
+        stored = await store.get_submission(rec.id)
+        assert stored is not None and replace(rec, created=False) == stored
+        assert (stored.message_id, stored.model) == (sub.message_id, sub.model)
+
+
+async def test_one_bad_submission_does_not_fail_the_others_in_its_group(
+    store: Store, make: Maker
+) -> None:
+    await store.record_submission(make(answers(1)))
+    good = [make(answers(2)) for _ in range(5)]
+    bad = make(answers(3))
+    object.__setattr__(bad, "key_version_id", 999)  # no such key: the row is refused
+    outcomes = await asyncio.gather(
+        *(store.record_submission(s) for s in [*good[:2], bad, *good[2:]]),
+        return_exceptions=True,
+    )
+    assert isinstance(outcomes[2], InvalidData)
+    stored = [o for i, o in enumerate(outcomes) if i != 2]
+    assert all(not isinstance(o, BaseException) and o.created for o in stored)
+    assert len(await store.history(1, limit=50)) == 6
+
+
+async def test_published_today_follows_every_publication_and_the_day(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    subs = [await store.record_submission(make(answers(q))) for q in (1, 2, 3)]
+    assert await store.published_today(1) == 0
+    for n, sub in enumerate(subs, start=1):
+        await store.publish(sub.id)
+        assert await store.published_today(1) == n
+    await store.withdraw(subs[0].id, 1)
+    await store.publish(subs[0].id)  # published again the same day: counted once
+    assert await store.published_today(1) == 3
+    clock.advance(days=1)
+    assert await store.published_today(1) == 0
