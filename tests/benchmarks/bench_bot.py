@@ -12,7 +12,9 @@ each as a subprocess, and drives each twice:
 - latency: the same users submit at an offered rate (default 30 a second, Telegram's own
   limit for a bot's messages), arrivals spread at random; prints reply latency p50/p99.
 
-The ratio compares the two bots' throughput.
+The ratio compares the two bots' throughput. Each throughput line also gives the CPU time
+the bot process spent per submission (from /proc), which varies far less than wall-clock
+rates on a shared machine.
 """
 
 from __future__ import annotations
@@ -83,6 +85,21 @@ async def offered(api: FakeBotAPI, users: int, total: int, rate: float, expect: 
     return latencies
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def measured(
+    pid: int, api: FakeBotAPI, users: int, total: int, expect: str
+) -> tuple[list[float], float, float]:
+    """``drive`` plus the bot process's CPU time per submission."""
+    before = cpu_seconds(pid)
+    latencies, elapsed = await drive(api, users, total, expect)
+    return latencies, elapsed, (cpu_seconds(pid) - before) / len(latencies)
+
+
 def percentiles(latencies: list[float]) -> str:
     ordered = sorted(latencies)
     p50 = statistics.median(ordered) * 1000
@@ -90,11 +107,11 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {p50:6.1f} ms  p99 {p99:6.1f} ms"
 
 
-def report(name: str, latencies: list[float], elapsed: float) -> float:
+def report(name: str, latencies: list[float], elapsed: float, cpu: float) -> float:
     rate = len(latencies) / elapsed
     print(
         f"{name:10s} {len(latencies)} replies in {elapsed:.2f} s: {rate:7.1f}/s  "
-        f"latency {percentiles(latencies)}"
+        f"CPU {cpu * 1000:.2f} ms each  latency {percentiles(latencies)}"
     )
     return rate
 
@@ -116,22 +133,24 @@ async def main(users: int, total: int, rate: float) -> None:
             )
             try:
                 await api.wait_polling(timeout=30)
-                echo_lat, echo_time = await drive(api, users, total, "model: bench-model")
+                echo_lat, echo_time, echo_cpu = await measured(
+                    echo.pid, api, users, total, "model: bench-model"
+                )
                 echo_open = await offered(api, users, total // 4, rate, "model: bench-model")
             finally:
                 echo.terminate()
                 await echo.wait()
             await api.wait_until(lambda: not api.polling, timeout=10, what="echo bot gone")
-            (tmp / "echo").mkdir()
-            (tmp / "bot").mkdir()
-            async with running_bot(api, tmp / "bot", key=make_key()):
-                bot_lat, bot_time = await drive(api, users, total, "Final Score:")
+            async with running_bot(api, tmp / "bot", key=make_key()) as bot:
+                bot_lat, bot_time, bot_cpu = await measured(
+                    bot.proc.pid, api, users, total, "Final Score:"
+                )
                 bot_open = await offered(api, users, total // 4, rate, "Final Score:")
         finally:
             await api.stop()
     print(f"throughput, {users} users sending back to back:")
-    echo_rate = report("echo bot", echo_lat, echo_time)
-    bot_rate = report("benchboard", bot_lat, bot_time)
+    echo_rate = report("echo bot", echo_lat, echo_time, echo_cpu)
+    bot_rate = report("benchboard", bot_lat, bot_time, bot_cpu)
     print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
     print(f"latency at an offered {rate:g} submissions/s ({total // 4} each):")
     print(f"echo bot   {percentiles(echo_open)}")
