@@ -33,7 +33,7 @@ from . import admin_handlers as ah
 from . import bench_features, ops, service
 from . import handlers as h
 from .context import SERVICES, BotApp, BotContext, Services
-from .http import AiohttpRequest
+from .http import AiohttpRequest, ReplyBot
 from .settings import Settings
 from .web import serve_webhook
 
@@ -114,23 +114,23 @@ async def post_shutdown(app: BotApp) -> None:
 
 
 def build_application(settings: Settings) -> BotApp:
-    token = settings.require_token()
+    bot = ReplyBot(
+        settings.require_token(),
+        base_url=settings.api_base_url,
+        base_file_url=settings.api_file_url,
+        request=AiohttpRequest(connection_pool_size=256),
+        get_updates_request=AiohttpRequest(connection_pool_size=1),
+        rate_limiter=AIORateLimiter(
+            overall_max_rate=settings.rate_overall,
+            group_max_rate=settings.rate_group,
+            max_retries=3,
+        ),
+    )
     app: BotApp = (
         ApplicationBuilder()
         .application_class(ops.LoggingApplication)
-        .token(token)
-        .base_url(settings.api_base_url)
-        .base_file_url(settings.api_file_url)
-        .request(AiohttpRequest(connection_pool_size=256))
-        .get_updates_request(AiohttpRequest(connection_pool_size=1))
+        .bot(bot)
         .context_types(ContextTypes(context=BotContext))
-        .rate_limiter(
-            AIORateLimiter(
-                overall_max_rate=settings.rate_overall,
-                group_max_rate=settings.rate_group,
-                max_retries=3,
-            )
-        )
         .concurrent_updates(True)
         .post_init(post_init)
         .post_shutdown(post_shutdown)

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from telegram.ext import Application, CallbackContext, ExtBot
+from telegram.ext import Application, CallbackContext
 
 from storage import KeyVersion, Store
 
+from .http import ReplyBot
 from .settings import Settings
 
 SERVICES = "services"
@@ -49,7 +50,7 @@ class Services:
         return task
 
 
-class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+class BotContext(CallbackContext[ReplyBot, dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
     """CallbackContext with a typed accessor for the services."""
 
     @property
@@ -60,4 +61,4 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
         return services
 
 
-BotApp = Application[ExtBot[None], BotContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]
+BotApp = Application[ReplyBot, BotContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]

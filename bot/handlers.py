@@ -202,7 +202,7 @@ async def submit(
     )
     fresh = scored.result if sub.created else None  # a repeated delivery shows what is stored
     body, keyboard = await render_submission(context, sub, lang, result=fresh)
-    await reply(source, body, reply_markup=keyboard)
+    await context.bot.send_reply(source, body, keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:
