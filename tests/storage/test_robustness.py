@@ -139,6 +139,19 @@ async def test_a_closed_store_says_so(db_path: Path) -> None:
         await store.leaderboard("primebench")
 
 
+async def test_closing_lets_the_submissions_being_recorded_land_first(
+    store: Store, make: Maker, db_path: Path
+) -> None:
+    await store.record_submission(make(answers(1)))
+    tasks = [asyncio.create_task(store.record_submission(make(answers(2)))) for _ in range(40)]
+    await asyncio.sleep(0)  # they wait for the next group insert
+    await store.close()
+    assert all(task.result().created for task in tasks)
+    assert count(db_path) == 41
+    with pytest.raises(StoreUnavailable, match="closed"):
+        await store.record_submission(make(answers(3)))
+
+
 async def test_backup_is_consistent_while_the_bot_keeps_writing(
     store: Store, make: Maker, tmp_path: Path
 ) -> None:
