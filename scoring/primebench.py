@@ -454,8 +454,9 @@ def score(text: str, key: PrimeKey) -> PrimeBenchResult:
 def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
     """The fast path for a short text, or None to leave it to the full parser.
 
-    A line the key recognises as one plain answer (``PrimeKey.plain``) needs no parsing;
-    every other line is checked with the regular expressions, all of them together. This
+    A line the key recognises as one plain answer (``PrimeKey.plain``), maybe with
+    whitespace around it, needs no parsing; every other distinct line is checked with the
+    regular expressions, all of them together. This
     path only takes texts whose other lines hold no answer: then the plain lines alone,
     in order, decide which answer stands, and the other lines can only be invalid or
     blank. Anything else (an answer in prose, two answers on a line, ``01:3``, a
@@ -471,6 +472,11 @@ def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
     if None in looked_up:  # some lines are not plain answers: the distinct ones
         others = set(compress(lines, map(is_, looked_up, repeat(None))))
         others.discard("")
+        # a plain answer with whitespace around it (12:3 and two spaces) is one too
+        padded = {line: answer for line in others if (answer := plain.get(line.strip()))}
+        if padded:
+            looked_up = list(map(padded.get, lines, looked_up))
+            others.difference_update(padded)
         if others:
             joined = "\n".join(others)
             if _ANSWER.search(joined) is not None:
