@@ -68,6 +68,10 @@ Provide the final answer.
 # lines backwards keeps them in order of their last occurrence, which is all "the last
 # answer stands" needs. A chunk of mostly different lines is scanned with the regular
 # expressions instead, and a line longer than a chunk is read a piece at a time.
+#
+# A short text (the usual submission: about a hundred lines such as 12:3) is first tried
+# on a fast path that looks each line up in a table of the key's plain answer lines
+# (PrimeKey.plain) and parses none of them; see _score_small for when it steps aside.
 
 _DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?(?![0-9])"  # group: significant digits
 _OPTION = rf"(?:{_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
@@ -109,27 +113,18 @@ def _pieces(text: str) -> Iterator[str]:
         start = end
 
 
-def _may_have_space_by_colon(text: str) -> bool:
-    """A cheap test that lets the common case skip the whitespace-around-colon pass."""
-    if " :" in text or ": " in text or not text.isascii():
-        return True
-    return any(space in text for space in _RARE_ASCII_SPACE)
-
-
 def _tighten_colons(text: str) -> str:
     """Remove the whitespace around every ":" (but newlines), as _WS_AROUND_COLON does.
 
     Both remove exactly the runs of whitespace next to a colon. When the only such
-    whitespace is the ASCII space (the usual ``12: 3``), str.replace does it several
+    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it several
     times faster than the regular expression; a run of many spaces is left to it.
     """
-    if not _may_have_space_by_colon(text):
-        return text
     if text.isascii() and not any(space in text for space in _RARE_ASCII_SPACE):
         for _ in range(4):
-            text = text.replace(" :", ":").replace(": ", ":")
             if " :" not in text and ": " not in text:
                 return text
+            text = text.replace(" :", ":").replace(": ", ":")
     return _WS_AROUND_COLON.sub(":", text)
 
 
@@ -455,12 +450,12 @@ def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
     """The fast path for a short text, or None to leave it to the full parser.
 
     A line the key recognises as one plain answer (``PrimeKey.plain``), maybe with
-    whitespace around it, needs no parsing; every other distinct line is checked with the
-    regular expressions, all of them together. This
-    path only takes texts whose other lines hold no answer: then the plain lines alone,
-    in order, decide which answer stands, and the other lines can only be invalid or
-    blank. Anything else (an answer in prose, two answers on a line, ``01:3``, a
-    question the key lacks) goes to the full parser.
+    whitespace around it, needs no parsing; every other distinct line is checked with
+    the regular expressions, all of them together. This path only takes texts whose
+    other lines hold no answer: then the plain lines alone, in order, decide which
+    answer stands, and the other lines can only be invalid or blank. Anything else (an
+    answer in prose, two answers on a line, ``01:3``, a question the key lacks) goes to
+    the full parser.
     """
     chunk = _tighten_colons(text)
     lines = chunk.split("\n")
