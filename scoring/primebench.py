@@ -11,11 +11,11 @@ import hashlib
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import itemgetter
-from typing import Any
+from itertools import compress, repeat
+from operator import is_, itemgetter
+from typing import Any, cast
 
 from .base import MAX_REPORTED_INVALID_LINES, Hint, InvalidLine
 from .errors import KeyFormatError
@@ -68,6 +68,10 @@ Provide the final answer.
 # lines backwards keeps them in order of their last occurrence, which is all "the last
 # answer stands" needs. A chunk of mostly different lines is scanned with the regular
 # expressions instead, and a line longer than a chunk is read a piece at a time.
+#
+# A short text (the usual submission: about a hundred lines such as 12:3) is first tried
+# on a fast path that looks each line up in a table of the key's plain answer lines
+# (PrimeKey.plain) and parses none of them; see _score_small for when it steps aside.
 
 _DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?(?![0-9])"  # group: significant digits
 _OPTION = rf"(?:{_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
@@ -88,6 +92,11 @@ _RARE_ASCII_SPACE = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 _SEPARATOR = re.compile(r"[\s,;]")
 _CHUNK = 1 << 20
 NONE = "none"
+#: Texts up to this many characters are first tried on the fast path (_score_small);
+#: well under a chunk, so to the full parser such a text is one chunk too.
+_SMALL_TEXT = 1 << 16
+#: The options of the answer lines PrimeKey.plain recognises without parsing.
+_PLAIN_OPTIONS = (*"0123456789", NONE, "None", "NONE")
 
 #: question digits -> (option digits, "none" text); see _TOKEN's groups.
 _Answers = dict[str, tuple[str, str]]
@@ -104,11 +113,19 @@ def _pieces(text: str) -> Iterator[str]:
         start = end
 
 
-def _may_have_space_by_colon(text: str) -> bool:
-    """A cheap test that lets the common case skip the whitespace-around-colon pass."""
-    if " :" in text or ": " in text or not text.isascii():
-        return True
-    return any(space in text for space in _RARE_ASCII_SPACE)
+def _tighten_colons(text: str) -> str:
+    """Remove the whitespace around every ":" (but newlines), as _WS_AROUND_COLON does.
+
+    Both remove exactly the runs of whitespace next to a colon. When the only such
+    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it several
+    times faster than the regular expression; a run of many spaces is left to it.
+    """
+    if text.isascii() and not any(space in text for space in _RARE_ASCII_SPACE):
+        for _ in range(4):
+            if " :" not in text and ": " not in text:
+                return text
+            text = text.replace(" :", ":").replace(": ", ":")
+    return _WS_AROUND_COLON.sub(":", text)
 
 
 def parse_line(line: str) -> _Parsed:
@@ -159,10 +176,42 @@ class PrimeKey:
     sha256: str = ""
     #: the same answers as digit strings, the form the parser produces
     by_text: Mapping[str, str] = field(init=False, repr=False, compare=False)
+    #: the key's question numbers (digit strings) in numeric order
+    order: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    #: the correct answers, and the "none" answers, as a result lists them (``12:3``)
+    correct_lines: frozenset[str] = field(init=False, repr=False, compare=False)
+    none_lines: frozenset[str] = field(init=False, repr=False, compare=False)
+    _plain: dict[str, tuple[str, str]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         by_text = {str(q): str(o) for q, o in self.answers.items()}
         object.__setattr__(self, "by_text", by_text)
+        object.__setattr__(self, "order", tuple(sorted(by_text, key=int)))
+        correct = frozenset(f"{q}:{o}" for q, o in by_text.items())
+        object.__setattr__(self, "correct_lines", correct)
+        object.__setattr__(self, "none_lines", frozenset(f"{q}:{NONE}" for q in by_text))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as what it is made from: a key travels to the worker process with every
+        # large submission, and the tables built from it are larger than the key.
+        return (PrimeKey, (self.answers, self.sha256))
+
+    @property
+    def plain(self) -> Mapping[str, tuple[str, str]]:
+        """A line that is exactly one answer to a key question, in the forms models
+        usually write (``12:3``, ``12:none``) → (question, the answer as a result lists
+        it). Built on first use: only short texts need it (see _score_small)."""
+        plain = self._plain
+        if plain is None:
+            plain = {}
+            for question in self.by_text:
+                for option in _PLAIN_OPTIONS:
+                    canonical = NONE if option.lower() == NONE else option
+                    plain[f"{question}:{option}"] = (question, f"{question}:{canonical}")
+            object.__setattr__(self, "_plain", plain)
+        return plain
 
     def __len__(self) -> int:
         return len(self.answers)
@@ -372,11 +421,16 @@ class _Tally:
 
 def score(text: str, key: PrimeKey) -> PrimeBenchResult:
     """Score decoded text against a key. Never raises on any text."""
+    text = normalise_newlines(text)
+    if len(text) <= _SMALL_TEXT:
+        result = _score_small(text, key)
+        if result is not None:
+            return result
     tally = _Tally()
     parsed: dict[str, _Parsed] = {}
     first_line = 1
-    for raw in _chunks(normalise_newlines(text)):
-        chunk = _WS_AROUND_COLON.sub(":", raw) if _may_have_space_by_colon(raw) else raw
+    for raw in _chunks(text):
+        chunk = _tighten_colons(raw)
         lines = chunk.split("\n")
         if chunk.endswith("\n"):
             lines.pop()  # the empty piece after the final newline is not a line
@@ -390,6 +444,56 @@ def score(text: str, key: PrimeKey) -> PrimeBenchResult:
                 _score_distinct(tally, lines, counts, raw, first_line, parsed)
         first_line += len(lines)
     return _result(key, tally)
+
+
+def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
+    """The fast path for a short text, or None to leave it to the full parser.
+
+    A line the key recognises as one plain answer (``PrimeKey.plain``), maybe with
+    whitespace around it, needs no parsing; every other distinct line is checked with
+    the regular expressions, all of them together. This path only takes texts whose
+    other lines hold no answer: then the plain lines alone, in order, decide which
+    answer stands, and the other lines can only be invalid or blank. Anything else (an
+    answer in prose, two answers on a line, ``01:3``, a question the key lacks) goes to
+    the full parser.
+    """
+    chunk = _tighten_colons(text)
+    lines = chunk.split("\n")
+    if chunk.endswith("\n"):
+        lines.pop()  # the empty piece after the final newline is not a line
+    plain = key.plain
+    looked_up = list(map(plain.get, lines))
+    bad: set[str] = set()
+    if None in looked_up:  # some lines are not plain answers: the distinct ones
+        others = set(compress(lines, map(is_, looked_up, repeat(None))))
+        others.discard("")
+        # a plain answer with whitespace around it (12:3 and two spaces) is one too
+        padded = {line: answer for line in others if (answer := plain.get(line.strip()))}
+        if padded:
+            looked_up = list(map(padded.get, lines, looked_up))
+            others.difference_update(padded)
+        if others:
+            joined = "\n".join(others)
+            if _ANSWER.search(joined) is not None:
+                return None
+            bad.update(map(itemgetter(0), _INVALID_LINE.finditer(joined)))
+        found = list(filter(None, looked_up))
+    else:
+        found = cast(list[tuple[str, str]], looked_up)
+    final = dict(found)
+    duplicates: tuple[int, ...] = ()
+    if len(final) != len(found):
+        seen = Counter(map(itemgetter(0), found))
+        duplicates = tuple(sorted(int(q) for q, n in seen.items() if n > 1))
+    invalid: list[InvalidLine] = []
+    invalid_count = 0
+    if bad:
+        raw_lines = text.split("\n")
+        numbers = list(compress(range(1, len(lines) + 1), map(bad.__contains__, lines)))
+        invalid_count = len(numbers)
+        del numbers[MAX_REPORTED_INVALID_LINES:]
+        invalid = [InvalidLine(n, raw_lines[n - 1]) for n in numbers]
+    return _build_result(key, final, duplicates, invalid, invalid_count, all_known=True)
 
 
 def _score_distinct(
@@ -456,49 +560,70 @@ def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
         tally.invalid_at(number, raw.rstrip("\n"))
 
 
-def _numeric(digits: str) -> tuple[int, str]:
-    """Sort key: canonical digit strings (no leading zeros) in numeric order."""
-    return len(digits), digits
-
-
 def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
-    expected = key.by_text
-    correct = wrong = 0
-    unknown: list[int] = []
-    standing: list[str] = []
-    final = tally.final
-    for digits in sorted(final, key=_numeric):
-        option_digits, none = final[digits]
-        question = digits or "0"
-        option = NONE if none else option_digits or "0"
-        standing.append(f"{question}:{option}")
-        want = expected.get(question)
-        if want is None:
-            unknown.append(int(question))
-        elif none:
-            continue
-        elif option == want:
-            correct += 1
+    final: dict[str, Any] = tally.final
+    zero = final.pop("", None)  # question 0 (its significant digits are empty)
+    for digits, (option_digits, none) in final.items():  # in place: no second big dict
+        final[digits] = f"{digits}:{NONE if none else option_digits or '0'}"
+    if zero is not None:
+        final["0"] = f"0:{NONE if zero[1] else zero[0] or '0'}"
+    duplicates = tuple(sorted(int(q or "0") for q, n in tally.seen.items() if n > 1))
+    return _build_result(key, final, duplicates, tally.invalid, tally.invalid_count)
+
+
+def _build_result(
+    key: PrimeKey,
+    final: Mapping[str, str],
+    duplicates: tuple[int, ...],
+    invalid: list[InvalidLine],
+    invalid_count: int,
+    *,
+    all_known: bool = False,
+) -> PrimeBenchResult:
+    """The result from the answers standing: question digits → ``question:option``,
+    both in canonical form (no leading zeros, ``none`` in lower case). ``all_known``
+    says the caller knows every question is in the key."""
+    standing = final.values()
+    if all_known or final.keys() <= key.by_text.keys():
+        unknown: tuple[int, ...] = ()
+        answered = len(final)
+        in_order: Iterable[str]
+        if len(final) == len(key.order) and tuple(final) == key.order:
+            in_order = standing  # every question, answered in order (the usual case)
         else:
-            wrong += 1  # includes options outside 1-4 ("malformed but parseable")
-    fingerprint = hashlib.sha256(";".join(standing).encode()).hexdigest()
+            in_order = filter(None, map(final.get, key.order))
+    else:
+        unknown_digits = final.keys() - key.by_text.keys()
+        unknown = tuple(sorted(map(int, unknown_digits)))
+        answered = len(final) - len(unknown_digits)
+        in_order = map(final.__getitem__, sorted(final, key=int))
+    fingerprint = hashlib.sha256(";".join(in_order).encode()).hexdigest()
+    correct = len(key.correct_lines.intersection(standing))
+    # options outside 1-4 ("malformed but parseable") are wrong like any other
+    wrong = answered - correct - len(key.none_lines.intersection(standing))
+    total = len(key.answers)
     return PrimeBenchResult(
-        total_questions=len(key.answers),
+        total_questions=total,
         correct=correct,
         wrong=wrong,
-        unanswered=len(key.answers) - correct - wrong,
-        invalid_lines=tuple(tally.invalid),
-        invalid_line_count=tally.invalid_count,
-        duplicates=tuple(sorted(int(q or "0") for q, n in tally.seen.items() if n > 1)),
-        unknown_questions=tuple(sorted(unknown)),
-        hints=_hints(tally.invalid),
+        unanswered=total - correct - wrong,
+        invalid_lines=tuple(invalid),
+        invalid_line_count=invalid_count,
+        duplicates=duplicates,
+        unknown_questions=unknown,
+        hints=_hints(invalid) if invalid else (),
         fingerprint=fingerprint,
     )
 
 
 def _hints(invalid: list[InvalidLine]) -> tuple[Hint, ...]:
     hints = []
+    # a pattern that matches no line does not match them all joined (a line's ends
+    # border on whitespace there too), so one search rules it out for every line
+    joined = "\n".join(il.text for il in invalid)
     for code, pattern, message in _HINT_PATTERNS:
+        if pattern.search(joined) is None:
+            continue
         lines = tuple(il.line for il in invalid if pattern.search(il.text))
         if lines:
             hints.append(Hint(code, message.format(lines=_lines_phrase(lines)), lines))
