@@ -71,8 +71,6 @@ Row = Sequence[Any]
 
 _MS_PER_DAY = 86_400_000
 _MODES = tuple(m.value for m in Mode)
-#: A global window with fewer board rows than this is aggregated, not walked.
-_NARROW_ROWS = 1500
 #: A re-score batch stops adding rows once their compressed raw text reaches this size.
 _BATCH_BYTES = 32 << 20
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -185,9 +183,9 @@ SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN
        MIN(created_at)
 FROM src GROUP BY benchmark_id, model_norm, mode, run_key
 """
-#: A whole benchmark's board rows, read from a covering index (the time range is always
-#: true: it leads the planner to ``submissions_board_recent``).
-_WHOLE_BENCHMARK = "benchmark_id = ? AND created_at >= -9223372036854775808"
+#: A whole benchmark's board rows, read from a covering index (every published row has a
+#: mode: the list leads the planner to ``submissions_board_rank``).
+_WHOLE_BENCHMARK = "benchmark_id = ? AND mode IN ('default', 'think', 'tools', 'think_tools')"
 
 #: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
 _DAYS_SQL = """
@@ -197,16 +195,83 @@ SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best)
 FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
 """
 
-_PAGE_SQL = """,
-ranked AS (
-    SELECT g.*, RANK() OVER (ORDER BY best DESC) AS rnk, COUNT(*) OVER () AS total
-    FROM groups AS g),
-page AS (SELECT * FROM ranked ORDER BY best DESC, best_at, best_id LIMIT ? OFFSET ?)
-SELECT p.rnk, s.model, p.mode, p.best, p.runs, p.score_sum, p.best_id, s.user_id,
-       p.first_at, p.last_at, s.verified, p.total
-FROM page AS p JOIN submissions AS s ON s.id = p.best_id
-ORDER BY p.best DESC, p.best_at, p.best_id
-"""
+#: Board rows are grouped by UTC week (``created_at / 604800000``) in
+#: ``submissions_board_week``; a window touching more weeks than this walks the rank index.
+_WEEK_MS = 7 * _MS_PER_DAY
+_MAX_WEEKS = 8
+#: The newest week with board rows of the benchmark ``b`` (one probe of the week index).
+_NEWEST_WEEK = """(SELECT created_at / 604800000 FROM board_source WHERE benchmark_id = b.id
+                   ORDER BY created_at / 604800000 DESC LIMIT 1)"""
+#: The groups of the benchmark ``b`` with a board row at or after a time (params: the
+#: time, the mode or NULL twice): counted from the summary by their last row.
+_WINDOW_GROUPS = """(SELECT COUNT(*) FROM board_totals AS t WHERE t.benchmark_id = b.id
+                     AND t.last_at >= ? AND (? IS NULL OR t.mode = ?))"""
+
+
+#: A board group's runs, score sum, first and last time in a window, and its best row's
+#: model name (as typed), owner and verified mark.
+_GroupStats = tuple[int, float, int, int, str, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Walk:
+    """A global board page read by rank walk: which rows, and the statement that reads
+    them in rank order (its last parameter: how many)."""
+
+    bench_id: int
+    mode: str | None
+    days: int | None
+    cutoff: int | None
+    newest_week: int | None
+    limit: int
+    offset: int
+
+    @property
+    def weeks(self) -> range | None:
+        """The weeks the window touches, or None: walk the rank index."""
+        if self.cutoff is None:
+            return None
+        if self.newest_week is None:  # no board rows
+            return range(0)
+        # empty when the window starts after the newest week
+        weeks = range(self.cutoff // _WEEK_MS, self.newest_week + 1)
+        return weeks if len(weeks) <= _MAX_WEEKS else None
+
+    @property
+    def shape(self) -> tuple[Any, ...]:
+        """What decides how far the walk goes (for the size of the next one's first try)."""
+        return (self.bench_id, self.mode, self.days, self.offset + self.limit)
+
+    def where(self) -> tuple[str, list[Any]]:
+        """The board rows of the page's board (by the rank index's columns)."""
+        where, params = "benchmark_id = ?", list[Any]([self.bench_id])
+        if self.mode is not None:
+            where += " AND mode = ?"
+            params.append(self.mode)
+        if self.cutoff is not None:
+            where += " AND +created_at >= ?"  # the rank index, not a time index
+            params.append(self.cutoff)
+        return where, params
+
+    def sql(self) -> tuple[str, list[Any]]:
+        columns = "SELECT model_norm, mode, score, created_at, id FROM board_source"
+        weeks = self.weeks
+        if weeks is not None:
+            # one arm per week (week index: rank order inside a week), merged
+            arm = f"{columns} WHERE benchmark_id = ? AND created_at / 604800000 = ?"
+            arm += " AND +created_at >= ?" + (" AND +mode = ?" if self.mode else "")
+            arms = [arm] * len(weeks)
+            extra = [self.mode] if self.mode else []
+            params = [p for w in weeks for p in (self.bench_id, w, self.cutoff, *extra)]
+        else:
+            where, where_params = self.where()
+            if self.mode is not None:
+                arms, params = [f"{columns} WHERE {where}"], where_params
+            else:  # the rank index is by mode: merge the four modes' walks (no sorting)
+                arms = [f"{columns} WHERE {where} AND mode = ?"] * len(_MODES)
+                params = [p for m in _MODES for p in (*where_params, m)]
+        return " UNION ALL ".join(arms) + " ORDER BY 3 DESC, 4, 5 LIMIT ?", params
+
 
 _SUBMISSION_COLUMNS = """
 s.id, s.user_id, s.chat_id, s.message_id, b.name, s.key_version_id, s.model, s.model_norm,
@@ -379,6 +444,8 @@ class Store:
         # user -> (UTC day start in ms, results published that day); only this store
         # publishes (one bot process per database), and every publication updates it
         self._published: dict[int, tuple[int, int]] = {}
+        # rows the last walk of a board shape read (see ``_walk_page``)
+        self._walk_sizes: dict[tuple[Any, ...], int] = {}
         self._closed = False
 
     # --- life cycle ----------------------------------------------------------------------
@@ -1156,8 +1223,9 @@ class Store:
 
         ``chat_id``/``user_id`` narrow to a chat's or a user's board; ``mode`` to one
         mode; ``days`` to submissions made in the last ``days`` days (7, 30; None: all
-        time). The global all-time board reads a summary table; the others aggregate
-        their (smaller) slice on the fly.
+        time). The global all-time board reads a summary table; the other global boards
+        walk the rows in rank order until the page is full (``_walk_page``); a chat's or
+        a user's board groups its (smaller) slice on the fly (``_slice_page``).
         """
         _check_page(limit, offset)
         if days is not None and days <= 0:
@@ -1165,53 +1233,37 @@ class Store:
         name = _benchmark_name(benchmark)
         mode_value = _clean_mode(mode)
         now = self._now_ms()
+        scoped = chat_id is not None or user_id is not None
+        cutoff = None if days is None else now - days * _MS_PER_DAY
+        windowed = not scoped and cutoff is not None
         async with self._read() as db:
+            # the newest week with board rows (the walk's last arm; one index probe) and the
+            # groups in the window (by their last time; read only for a windowed walk)
             head = await self._first(
                 db,
-                """SELECT b.id, k.version, b.boards_stale FROM benchmarks AS b
+                f"""SELECT b.id, k.version, b.boards_stale,
+                          {_NEWEST_WEEK if windowed else "NULL"},
+                          {_WINDOW_GROUPS if windowed else "NULL"}
+                   FROM benchmarks AS b
                    LEFT JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
-                (name,),
+                [*((cutoff, mode_value, mode_value) if windowed else ()), name],
             )
             if head is None:
                 return Board(rows=(), total=0, key_version=None)
-            bench_id, key_version, stale = head
-            is_global = chat_id is None and user_id is None and days is None
-            cutoff = None if days is None else now - days * _MS_PER_DAY
-            scoped = chat_id is not None or user_id is not None
-            params: list[Any] = [bench_id]
+            bench_id, key_version, stale, newest_week, in_window = head
+            is_global = not scoped and days is None
             rows: list[Row]
             if is_global and not stale:
                 rows, total = await self._summary_page(db, bench_id, mode_value, limit, offset)
-            elif not scoped and not await self._narrow(db, bench_id, cutoff):
+            elif not scoped:
+                walk = _Walk(bench_id, mode_value, days, cutoff, newest_week, limit, offset)
                 rows, total = await self._walk_page(
-                    db, bench_id, mode_value, cutoff, limit, offset, summary=not stale
+                    db, walk, None if stale or in_window is None else int(in_window)
                 )
             else:
-                # the rows are read from the chat's covering index (chat_id, benchmark_id,
-                # ...), the user's (user_id, +benchmark_id: not by benchmark), or a narrow
-                # window's, in time order (+mode: not from the rank index)
-                where = "+benchmark_id = ?" if user_id is not None else "benchmark_id = ?"
-                for column, value in (("chat_id", chat_id), ("user_id", user_id)):
-                    if value is not None:
-                        where += f" AND {column} = ?"
-                        params.append(value)
-                if mode_value is not None:
-                    where += " AND mode = ?" if scoped else " AND +mode = ?"
-                    params.append(mode_value)
-                if days is not None:
-                    # a narrow window is read from the recent index; a slice by its scope's
-                    where += " AND +created_at >= ?" if scoped else " AND created_at >= ?"
-                    params.append(now - days * _MS_PER_DAY)
-                sql = "WITH " + _groups_cte(where) + _PAGE_SQL
-                rows = await self._all(db, sql, [*params, limit, offset])
-                if rows:
-                    total = int(rows[0][11])
-                elif offset:
-                    count_sql = "WITH " + _groups_cte(where) + " SELECT COUNT(*) FROM groups"
-                    found = await self._first(db, count_sql, params)
-                    total = int(found[0]) if found else 0
-                else:
-                    total = 0
+                rows, total = await self._slice_page(
+                    db, bench_id, chat_id, user_id, mode_value, cutoff, limit, offset
+                )
             refs = await self._references(db, name, mode_value) if is_global else ()
         return Board(
             rows=tuple(_board_row(r) for r in rows),
@@ -1220,6 +1272,80 @@ class Store:
             references=refs,
             rescoring=bool(stale),
         )
+
+    async def _slice_page(
+        self,
+        db: aiosqlite.Connection,
+        bench_id: int,
+        chat_id: int | None,
+        user_id: int | None,
+        mode: str | None,
+        cutoff: int | None,
+        limit: int,
+        offset: int,
+    ) -> tuple[list[Row], int]:
+        """A page of a chat's or a user's board: the slice's board rows (a chat's from its
+        covering index, in group order; a user's from the user index) are grouped here, in
+        one pass — a few hundred rows, where SQL's grouping and ranking sorts cost more
+        than reading them — then the page's best rows are looked up."""
+        where = "+benchmark_id = ?" if user_id is not None else "benchmark_id = ?"
+        params: list[Any] = [bench_id]
+        for column, value in (("chat_id", chat_id), ("user_id", user_id)):
+            if value is not None:
+                where += f" AND {column} = ?"
+                params.append(value)
+        if mode is not None:
+            where += " AND mode = ?"
+            params.append(mode)
+        if cutoff is not None:
+            where += " AND +created_at >= ?"
+            params.append(cutoff)
+        found = await self._all(
+            db,
+            f"SELECT model_norm, mode, score, created_at, id, run_key FROM board_source "
+            f"WHERE {where}",
+            params,
+        )
+        # per group: [best row, {run_key: best score}, first time, last time]
+        groups: dict[tuple[str, str], list[Any]] = {}
+        for row in found:
+            norm, group_mode, score, created_at, _, run_key = row
+            line = groups.get((norm, group_mode))
+            if line is None:
+                groups[(norm, group_mode)] = [row, {run_key: score}, created_at, created_at]
+                continue
+            best = line[0]
+            if score > best[2] or (score == best[2] and (created_at, row[4]) < (best[3], best[4])):
+                line[0] = row
+            runs = line[1]
+            if runs.get(run_key, score) <= score:
+                runs[run_key] = score
+            line[2] = min(line[2], created_at)
+            line[3] = max(line[3], created_at)
+        lines = sorted(groups.values(), key=lambda g: (-g[0][2], g[0][3], g[0][4]))
+        page = lines[offset : offset + limit]
+        if not page:
+            return [], len(lines)
+        shown = {
+            int(r[0]): r
+            for r in await self._all(
+                db,
+                "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
+                f"({', '.join('?' * len(page))})",
+                [g[0][4] for g in page],
+            )
+        }
+        rank = 1 + sum(1 for g in lines[:offset] if g[0][2] > page[0][0][2])
+        rows: list[Row] = []
+        for i, (best, runs, first_at, last_at) in enumerate(page):
+            if i and best[2] != page[i - 1][0][2]:
+                rank = offset + i + 1
+            _, model, owner, verified = shown[best[4]]
+            rows.append(
+                (rank, model, best[1], best[2], len(runs), sum(runs.values()), best[4], owner,
+                 first_at, last_at, verified)
+            )  # fmt: skip
+        return rows, len(lines)
 
     async def _summary_page(
         self, db: aiosqlite.Connection, bench_id: int, mode: str | None, limit: int, offset: int
@@ -1257,122 +1383,78 @@ class Store:
             rows.append((rank, *row[1:]))
         return rows, total
 
-    async def _narrow(self, db: aiosqlite.Connection, bench_id: int, cutoff: int | None) -> bool:
-        """Whether a global window holds so few board rows that aggregating them (read in
-        time order) beats walking the benchmark in rank order (which, to fill a page, may
-        read past most rows outside a narrow window)."""
-        if cutoff is None:
-            return False
-        found = await self._first(
-            db,
-            "SELECT COUNT(*) FROM (SELECT 1 FROM board_source WHERE benchmark_id = ? "
-            "AND created_at >= ? LIMIT ?)",
-            (bench_id, cutoff, _NARROW_ROWS),
-        )
-        return found is not None and int(found[0]) < _NARROW_ROWS
-
     async def _walk_page(
-        self,
-        db: aiosqlite.Connection,
-        bench_id: int,
-        mode: str | None,
-        cutoff: int | None,
-        limit: int,
-        offset: int,
-        *,
-        summary: bool,
+        self, db: aiosqlite.Connection, walk: _Walk, in_window: int | None
     ) -> tuple[list[Row], int]:
         """A page of a global board narrowed by mode and/or time window.
 
-        Walks the benchmark's board rows in rank order (``submissions_board_rank``: score
-        DESC, earliest first) and keeps the first row of each (model, mode) group: that
-        row is the group's best in the window, and groups appear in page order. The walk
-        stops once ``offset + limit`` groups are found, so its length depends on the page,
-        not on the size of the window (a narrow window is not walked: see ``_narrow``).
-        Then the page's groups get their runs, mean, first and last inside the window from
-        the run summaries (``_run_stats``; from the rows while the summary is stale), and
-        ``total`` comes from ``board_totals`` (a group is in the window when its last board
-        row is) — or, while the summary is stale, from the rows.
+        Walks the benchmark's board rows in rank order (score DESC, earliest first) and
+        keeps the first row of each (model, mode) group: that row is the group's best in
+        the window, and groups appear in page order. A 7- or 30-day window walks the weeks
+        it touches (``submissions_board_week``: by week, then rank), merged, so nearly
+        every row read is in the window; a wider one (or none: a board while its summary
+        is stale) walks ``submissions_board_rank``. The walk stops once ``offset + limit``
+        groups are found, so its length depends on the page, not on the size of the
+        window. Then the page's groups get their runs, mean, first and last inside the
+        window from the run summaries (``_run_stats``; from the rows while the summary is
+        stale), and ``total`` is ``in_window`` (the groups whose last board row is in the
+        window, counted in ``board_totals``) — or, while the summary is stale, counted
+        from the rows.
         """
-        need = offset + limit
-        where, params = "benchmark_id = ?", list[Any]([bench_id])
-        if mode is not None:
-            where += " AND mode = ?"
-            params.append(mode)
-        if cutoff is not None:
-            where += " AND +created_at >= ?"  # the rank index, not the recent one
-            params.append(cutoff)
-        found: dict[tuple[str, str], Row] = {}
-        arm = f"SELECT model_norm, mode, score, created_at, id FROM board_source WHERE {where}"
-        if mode is not None:
-            walk, walk_params = arm, params
-        else:  # the rank index is by mode: merge the four modes' walks (no sorting)
-            walk = " UNION ALL ".join([arm + " AND mode = ?"] * len(_MODES))
-            walk_params = [p for m in _MODES for p in (*params, m)]
-        # each try reads the walk's first ``size`` rows in one trip to the database thread;
-        # too few groups: read again, further by what the groups found so far took per
-        # group times the groups missing (half as much again, for luck)
-        size = max(64, 2 * need)
+        need = walk.offset + walk.limit
+        if walk.weeks == range(0):
+            return [], 0  # no board rows in the window
+        sql, params = walk.sql()
+        # each try reads the walk's first ``size`` rows in one trip to the database thread:
+        # as many as the same board needed last time (usually one try), else a guess; too
+        # few groups: read again, further by what the groups found so far took per group
+        # times the groups missing (half as much again, for luck)
+        size = self._walk_sizes.get(walk.shape, max(64, 2 * need))
         while True:
-            hits = await self._all(
-                db, walk + " ORDER BY 3 DESC, 4, 5 LIMIT ?", [*walk_params, size]
-            )
-            found = {}
-            for hit in hits:
+            hits = await self._all(db, sql, [*params, size])
+            found: dict[tuple[str, str], Row] = {}
+            used = len(hits)
+            for i, hit in enumerate(hits):
                 found.setdefault((hit[0], hit[1]), hit)
                 if len(found) >= need:
+                    used = i + 1
                     break
             if len(found) >= need or len(hits) < size:
                 break
             per_group = size / max(1, len(found))
             size = int(size + per_group * (need - len(found)) * 1.5) + 16
+        if len(self._walk_sizes) > 1000:
+            self._walk_sizes.clear()
+        self._walk_sizes[walk.shape] = max(64, used + used // 4 + 16)
         if len(found) < need:
             total = len(found)
-        elif summary:
-            count_where, count_params = "benchmark_id = ?", list[Any]([bench_id])
-            if mode is not None:
-                count_where += " AND mode = ?"
-                count_params.append(mode)
-            if cutoff is not None:
-                count_where += " AND last_at >= ?"
-                count_params.append(cutoff)
-            counted = await self._first(
-                db, f"SELECT COUNT(*) FROM board_totals WHERE {count_where}", count_params
-            )
-            total = int(counted[0]) if counted else 0
+        elif in_window is not None:
+            total = in_window
         else:
+            where, where_params = walk.where()
             counted = await self._first(
                 db,
                 f"SELECT COUNT(*) FROM (SELECT DISTINCT model_norm, mode FROM board_source "
                 f"WHERE {where})",
-                params,
+                where_params,
             )
             total = int(counted[0]) if counted else 0
         bests = list(found.values())
         ranks: list[int] = []
         for i, best in enumerate(bests):
             ranks.append(ranks[-1] if i and best[2] == bests[i - 1][2] else i + 1)
-        page = bests[offset:need]
+        page = bests[walk.offset : need]
         if not page:
             return [], total
-        groups = [(r[0], r[1]) for r in page]
-        if summary and cutoff is not None:
-            stats = await self._run_stats(db, bench_id, groups, cutoff)
+        groups = [(r[0], r[1], r[4]) for r in page]
+        if in_window is not None and walk.cutoff is not None:
+            stats = await self._run_stats(db, walk.bench_id, groups, walk.cutoff)
         else:
-            stats = await self._window_stats(db, bench_id, groups, cutoff)
-        shown = {
-            int(r[0]): r
-            for r in await self._all(
-                db,
-                "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
-                f"({', '.join('?' * len(page))})",
-                [r[4] for r in page],
-            )
-        }
+            stats = await self._window_stats(db, walk.bench_id, groups, walk.cutoff)
         rows: list[Row] = []
-        for rank, (norm, group_mode, best, _, best_id) in zip(ranks[offset:], page, strict=True):
-            runs, score_sum, first_at, last_at = stats[(norm, group_mode)]
-            _, model, owner, verified = shown[best_id]
+        for rank, hit in zip(ranks[walk.offset :], page, strict=True):
+            norm, group_mode, best, _, best_id = hit
+            runs, score_sum, first_at, last_at, model, owner, verified = stats[(norm, group_mode)]
             rows.append(
                 (rank, model, group_mode, best, runs, score_sum, best_id, owner, first_at,
                  last_at, verified)
@@ -1383,9 +1465,9 @@ class Store:
         self,
         db: aiosqlite.Connection,
         bench_id: int,
-        groups: list[tuple[str, str]],
+        groups: list[tuple[str, str, int]],
         cutoff: int,
-    ) -> dict[tuple[str, str], tuple[int, float, int, int]]:
+    ) -> dict[tuple[str, str], _GroupStats]:
         """What :meth:`_window_stats` computes, from the run summaries (which must be
         fresh). A run is in the window when its last row is: the window's runs are those
         of its whole days (``board_days``) plus those of its first day after ``cutoff``
@@ -1398,24 +1480,29 @@ class Store:
                           (SELECT last_at FROM board_runs WHERE {group}
                            ORDER BY last_at DESC LIMIT 1),
                           (SELECT created_at FROM board_source WHERE {group}
-                           AND created_at >= ? ORDER BY created_at LIMIT 1)
+                           AND created_at >= ? ORDER BY created_at LIMIT 1),
+                          s.model, s.user_id, s.verified
                    FROM (SELECT TOTAL(runs) AS runs, TOTAL(score_sum) AS total,
                                 TOTAL(mixed) AS mixed
                          FROM board_days WHERE {group} AND day > ?) AS d,
                         (SELECT COUNT(*) AS runs, TOTAL(best) AS total,
                                 TOTAL(low < best) AS mixed
-                         FROM board_runs WHERE {group} AND last_at >= ? AND last_at < ?) AS b"""
-        out: dict[tuple[str, str], tuple[int, float, int, int]] = {}
+                         FROM board_runs WHERE {group} AND last_at >= ? AND last_at < ?) AS b,
+                        submissions AS s
+                   WHERE s.id = ?"""
+        out: dict[tuple[str, str], _GroupStats] = {}
         mixed: list[tuple[str, str]] = []
         for start in range(0, len(groups), 100):
             chunk = groups[start : start + 100]
             params: list[Any] = []
-            for norm, mode in chunk:
+            for norm, mode, best_id in chunk:
                 key = (bench_id, norm, mode)
                 params += [norm, mode, *key, *key, cutoff, *key, day]
-                params += [*key, cutoff, (day + 1) * _MS_PER_DAY]
+                params += [*key, cutoff, (day + 1) * _MS_PER_DAY, best_id]
             for row in await self._all(db, " UNION ALL ".join([part] * len(chunk)), params):
-                out[(row[0], row[1])] = (int(row[2]), float(row[3]), int(row[6]), int(row[5]))
+                out[(row[0], row[1])] = (
+                    int(row[2]), float(row[3]), int(row[6]), int(row[5]), *row[7:10]
+                )  # fmt: skip
                 if row[4]:
                     mixed.append((row[0], row[1]))
         for norm, mode in mixed:  # runs with unequal scores that straddle the window's start
@@ -1428,23 +1515,27 @@ class Store:
                     AND r.mode = ? AND r.last_at >= ? AND r.first_at < ? AND r.low < r.best""",
                 [*key, cutoff, *key, cutoff, cutoff],
             )
-            runs, total, first_at, last_at = out[(norm, mode)]
-            out[(norm, mode)] = (runs, total + sum(f[1] - f[0] for f in fixes), first_at, last_at)
+            runs, total, *rest = out[(norm, mode)]
+            out[(norm, mode)] = (runs, total + sum(f[1] - f[0] for f in fixes), *rest)
         return out
 
     async def _window_stats(
         self,
         db: aiosqlite.Connection,
         bench_id: int,
-        groups: list[tuple[str, str]],
+        groups: list[tuple[str, str, int]],
         cutoff: int | None,
-    ) -> dict[tuple[str, str], tuple[int, float, int, int]]:
+    ) -> dict[tuple[str, str], _GroupStats]:
         """Runs, score sum, first and last time of (model, mode) groups among the board
-        rows made at ``cutoff`` or later (None: all time): one range scan of
+        rows made at ``cutoff`` or later (None: all time), and the model name, owner and
+        verified mark of each group's best row: one range scan of
         ``submissions_board_window`` per group, up to 100 groups per statement."""
-        out: dict[tuple[str, str], tuple[int, float, int, int]] = {}
+        out: dict[tuple[str, str], _GroupStats] = {}
         since = "" if cutoff is None else " AND created_at >= ?"
-        part = f"""SELECT ?, ?, COUNT(*), SUM(s), MIN(fa), MAX(la)
+        part = f"""SELECT ?, ?, COUNT(*), SUM(s), MIN(fa), MAX(la),
+                          (SELECT model FROM submissions WHERE id = ?),
+                          (SELECT user_id FROM submissions WHERE id = ?),
+                          (SELECT verified FROM submissions WHERE id = ?)
             FROM (SELECT MAX(score) AS s, MIN(created_at) AS fa, MAX(created_at) AS la
                   FROM board_source
                   WHERE benchmark_id = ? AND model_norm = ? AND mode = ?{since}
@@ -1452,12 +1543,14 @@ class Store:
         for start in range(0, len(groups), 100):
             chunk = groups[start : start + 100]
             params: list[Any] = []
-            for norm, mode in chunk:
-                params += [norm, mode, bench_id, norm, mode]
+            for norm, mode, best_id in chunk:
+                params += [norm, mode, best_id, best_id, best_id, bench_id, norm, mode]
                 if cutoff is not None:
                     params.append(cutoff)
             for row in await self._all(db, " UNION ALL ".join([part] * len(chunk)), params):
-                out[(row[0], row[1])] = (int(row[2]), float(row[3]), int(row[4]), int(row[5]))
+                out[(row[0], row[1])] = (
+                    int(row[2]), float(row[3]), int(row[4]), int(row[5]), *row[6:9]
+                )  # fmt: skip
         return out
 
     async def export_csv(self, benchmark: str, **board_filters: Any) -> str:

@@ -359,3 +359,70 @@ async def test_windowed_and_mode_boards_equal_a_recomputation(
                         ).rows
                     ]
                     assert paged == list(board.rows)
+
+
+async def test_chat_and_user_boards_equal_a_recomputation(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    """A chat's and a user's board (grouped from their slice of rows) agree with the
+    definition: runs, means, ties (1, 2, 2, 4: earlier first), windows, modes, paging."""
+    rng = random.Random(5)
+    sheets = [options_scoring(make, rng.randint(0, 6), rng.randint(0, 2)) for _ in range(5)]
+    subs: list[Submission] = []
+    for i in range(150):
+        clock.advance(hours=rng.randint(0, 30))
+        sub = await store.record_submission(
+            make(
+                rng.choice(sheets),
+                model=rng.choice(["A", "a ", "B", "C", "D", "E"]),
+                mode=rng.choice(["default", "think"]),
+                user_id=rng.randint(1, 3),
+                chat_id=-rng.randint(1, 2),
+                message_id=20_000 + i,
+            )
+        )
+        if rng.random() < 0.8:
+            sub = await store.publish(sub.id)
+        subs.append(sub)
+    await store.hide(subs[-1].id)
+    await store.ban(3, by=99)
+    subs = [s for s in [await store.get_submission(s.id) for s in subs] if s]
+    for scope in ({"chat_id": -1}, {"chat_id": -2}, {"user_id": 1}, {"user_id": 2}):
+        column, value = next(iter(scope.items()))
+        mine = [s for s in subs if getattr(s, column) == value]
+        for days in (3, 30, None):
+            for mode in (None, "think"):
+                want = expected_board(mine, {3}, clock.now, days, mode)
+                board = await store.leaderboard(
+                    "primebench", days=days, mode=mode, limit=1000, **scope
+                )
+                got = [
+                    (r.rank, r.model, r.mode, r.best, r.runs, pytest.approx(r.mean),
+                     r.submission_id, r.user_id, r.first_at, r.last_at)
+                    for r in board.rows
+                ]  # fmt: skip
+                assert got == want, (scope, days, mode)
+                assert board.total == len(want)
+                paged = [
+                    row
+                    for offset in range(0, len(want) + 3, 3)
+                    for row in (
+                        await store.leaderboard(
+                            "primebench", days=days, mode=mode, limit=3, offset=offset, **scope
+                        )
+                    ).rows
+                ]
+                assert paged == list(board.rows)
+    assert (await store.leaderboard("primebench", user_id=3)).total == 0
+
+
+async def test_a_window_after_the_newest_rows_is_empty(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    await put(store, make, 5, model="old")
+    clock.advance(days=40)
+    for days, mode in ((7, None), (30, "default"), (1, None)):
+        board = await store.leaderboard("primebench", days=days, mode=mode)
+        assert board.rows == () and board.total == 0
+    assert (await store.leaderboard("primebench", days=41)).total == 1
+    assert (await store.leaderboard("primebench", days=400, mode="default")).total == 1
