@@ -1818,13 +1818,17 @@ class Store:
         scoring: asyncio.Future[_ScoredBatch] | None = None
         try:
             batch = await self._rescore_read(bench_id, last_id, batch_size)
-            while batch is not None:
+            if batch is not None:
+                scoring = asyncio.ensure_future(scorer.score(batch[0]))
+            while batch is not None and scoring is not None:
                 rows, upto = batch
-                scoring = asyncio.ensure_future(scorer.score(rows))
-                # the next batch is read while this one is scored
+                # the next batch is read while this one is scored, and scored while this
+                # one is written: the scorers never wait for the database
                 batch = await self._rescore_read(bench_id, upto, batch_size)
                 done = await scoring
                 scoring = None
+                if batch is not None:
+                    scoring = asyncio.ensure_future(scorer.score(batch[0]))
                 async with self._write() as db:
                     for sql, params in done.writes():
                         if params:
@@ -1843,7 +1847,7 @@ class Store:
                 skipped_now += done.skipped
                 skipped_all += done.skipped
         finally:
-            if scoring is not None:  # interrupted: the batch being scored is dropped
+            if scoring is not None:  # interrupted or failed: the batch being scored is dropped
                 scoring.cancel()
                 scoring.add_done_callback(_retrieve)
             scorer.close()
