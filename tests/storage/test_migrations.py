@@ -163,3 +163,21 @@ async def test_step_4_builds_the_run_summaries_of_an_existing_board(tmp_path: Pa
         ]
         assert board.total == 2
         assert (await store.leaderboard("primebench", days=7, mode="think")).total == 1
+
+
+async def test_step_5_windowed_and_chat_boards_on_a_version_4_file(tmp_path: Path) -> None:
+    """Step 5 (weekly rank index, covering chat index) on a version-4 file: windowed,
+    mode and chat boards read the new indexes and agree with the rows."""
+    old = tmp_path / "v4.sqlite3"
+    await make_fixture(4, old)
+    clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
+    async with await Store.open(old, clock=clock) as store:
+        want = [("GPT 6", "default", 4.0, 2, 3.0), ("Grok", "think", -3.0, 1, -3.0)]
+        for kw in ({"days": 7}, {"days": 30}, {"chat_id": -100}, {"user_id": 1}):
+            board = await store.leaderboard("primebench", **kw)  # type: ignore[arg-type]
+            got = [(r.model, r.mode, r.best, r.runs, r.mean) for r in board.rows]
+            assert got == (want[:1] if "user_id" in kw else want), kw
+        think = await store.leaderboard("primebench", days=7, mode="think", chat_id=-100)
+        assert [(r.rank, r.model, r.submission_id) for r in think.rows] == [(1, "Grok", 3)]
+        clock.advance(days=40)
+        assert (await store.leaderboard("primebench", days=30)).total == 0
