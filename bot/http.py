@@ -130,7 +130,9 @@ class ReplyBot(ExtBot[None]):
         PTB takes about as long to parse the answer to a score reply (its entities and
         buttons) as the bot takes to score the submission.
 
-        Errors are PTB's own (``BadRequest``, ``Forbidden``, ...), as for ``reply_text``.
+        It posts through ``ExtBot._post``, as PTB's own ``send_message`` does, so the
+        rate limiter applies and errors are PTB's own (``BadRequest``, ``Forbidden``, ...);
+        ``_post`` is internal to PTB, which pyproject.toml pins below 23.
         """
         data: dict[str, Any] = {
             "chat_id": to.chat_id,
