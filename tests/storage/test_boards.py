@@ -220,6 +220,31 @@ async def test_csv_export_has_every_row(store: Store, make: Maker) -> None:
     assert only_think.count("\n") == 1  # the header only
 
 
+async def change_visibility(
+    store: Store,
+    rng: random.Random,
+    ids: list[tuple[int, int]],
+    chances: tuple[float, float, float, float],
+) -> float:
+    """Publish, hide, unhide or withdraw a random one of ``ids`` (id, owner) when a roll
+    falls under the cumulative chance of an action its visibility allows; returns the
+    roll (a roll over the last chance changed nothing)."""
+    action = rng.random()
+    target, owner = rng.choice(ids)
+    current = await store.get_submission(target)
+    assert current is not None
+    publish, hide, unhide, withdraw = chances
+    if action < publish and current.visibility in ("private", "withdrawn"):
+        await store.publish(target)
+    elif action < hide and current.visibility == "published":
+        await store.hide(target)
+    elif action < unhide and current.visibility == "hidden":
+        await store.unhide(target)
+    elif action < withdraw and current.visibility in ("private", "published"):
+        await store.withdraw(target, owner)
+    return action
+
+
 async def test_summary_equals_a_rebuild_after_random_changes(
     store: Store, make: Maker, clock: FakeClock
 ) -> None:
@@ -237,18 +262,7 @@ async def test_summary_equals_a_rebuild_after_random_changes(
             )
         )
         ids.append((sub.id, sub.user_id))
-        action = rng.random()
-        target, owner = rng.choice(ids)
-        current = await store.get_submission(target)
-        assert current is not None
-        if action < 0.6 and current.visibility in ("private", "withdrawn"):
-            await store.publish(target)
-        elif action < 0.7 and current.visibility == "published":
-            await store.hide(target)
-        elif action < 0.8 and current.visibility == "hidden":
-            await store.unhide(target)
-        elif action < 0.9 and current.visibility in ("private", "published"):
-            await store.withdraw(target, owner)
+        await change_visibility(store, rng, ids, (0.6, 0.7, 0.8, 0.9))
         if i % 20 == 19:
             from_summary = await store.leaderboard("primebench", limit=100)
             await store.rebuild_boards("primebench")
@@ -319,21 +333,10 @@ async def test_windowed_and_mode_boards_equal_a_recomputation(
             )
         )
         ids.append((sub.id, sub.user_id))
-        target, owner = rng.choice(ids)
-        current = await store.get_submission(target)
-        assert current is not None
-        action = rng.random()
-        if action < 0.7 and current.visibility in ("private", "withdrawn"):
-            await store.publish(target)
-        elif action < 0.75 and current.visibility == "published":
-            await store.hide(target)
-        elif action < 0.8 and current.visibility == "hidden":
-            await store.unhide(target)
-        elif action < 0.85 and current.visibility in ("private", "published"):
-            await store.withdraw(target, owner)
-        elif action < 0.87:
+        action = await change_visibility(store, rng, ids, (0.7, 0.75, 0.8, 0.85))
+        if 0.85 <= action < 0.87:
             await store.ban(rng.randint(1, 5), by=99)
-        elif action < 0.9 and await store.bans():
+        elif 0.87 <= action < 0.9 and await store.bans():
             await store.unban((await store.bans())[0].user_id, by=99)
         if i % 40 == 39:
             subs = [s for s in [await store.get_submission(j) for j, _ in ids] if s]
