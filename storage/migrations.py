@@ -319,6 +319,19 @@ CREATE INDEX submissions_board_chat
 CREATE INDEX board_totals_recent ON board_totals (benchmark_id, last_at, mode);
 """
 
+#: A re-score rewrites the score of most rows of a benchmark, in id (so time) order. The
+#: rank and week indexes take each batch's new entries close together (by score, then
+#: time), but ``submissions_board_chat`` starts with the chat: every changed row dirtied a
+#: page of its own there, and those page writes made most of a re-score's database time.
+#: Its entries drop ``score`` (a chat board reads a row's score from the table, one lookup
+#: per row of the chat's slice); a re-score no longer touches the index.
+_V6_CHAT_WITHOUT_SCORE = """
+DROP INDEX submissions_board_chat;
+CREATE INDEX submissions_board_chat
+    ON submissions (chat_id, benchmark_id, model_norm, mode, created_at, fingerprint, user_id)
+    WHERE visibility = 'published';
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -326,6 +339,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "moderation: bans, audit_log, board_source without banned users", _V3_MODERATION),
     Migration(4, "boards: rank walk, window and chat indexes, board_runs", _V4_BOARD_WALK),
     Migration(5, "boards: weekly rank index, covering chat index", _V5_BOARD_WEEKS),
+    Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -459,6 +459,7 @@ class Store:
         benchmarks: BenchmarkLookup | None = None,
         busy_timeout_ms: int = 5000,
         synchronous: Literal["NORMAL", "FULL"] = "FULL",
+        mmap_mb: int = 2048,
     ) -> Self:
         """Create the parent folder, connect, set the pragmas and migrate.
 
@@ -466,8 +467,14 @@ class Store:
         ``benchmarks`` looks a benchmark up by name for re-scoring (default:
         ``scoring.registry.get``). ``synchronous="FULL"`` makes every commit durable
         across power loss; ``"NORMAL"`` is faster and still safe against crashes of the
-        process.
+        process. ``mmap_mb`` maps up to that much of the file into memory (SQLite caps it
+        at 2 GiB; 0: off): reads then take pages from the operating system's file cache
+        without a system call each, which is what a board's scattered row lookups and a
+        re-score's reads spend most on. The pages are the OS's, shared and reclaimable,
+        not the process's own.
         """
+        if mmap_mb < 0:
+            raise InvalidData("mmap_mb must be 0 or more")
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -484,6 +491,7 @@ class Store:
             await db.execute("PRAGMA foreign_keys = ON")
             await db.execute("PRAGMA temp_store = MEMORY")
             await db.execute("PRAGMA cache_size = -32000")
+            await db.execute(f"PRAGMA mmap_size = {int(mmap_mb) << 20}")
             await migrations.migrate(db)
         except BaseException as exc:
             await db.close()
@@ -1284,10 +1292,10 @@ class Store:
         limit: int,
         offset: int,
     ) -> tuple[list[Row], int]:
-        """A page of a chat's or a user's board: the slice's board rows (a chat's from its
-        covering index, in group order; a user's from the user index) are grouped here, in
-        one pass — a few hundred rows, where SQL's grouping and ranking sorts cost more
-        than reading them — then the page's best rows are looked up."""
+        """A page of a chat's or a user's board: the slice's board rows (a chat's from the
+        chat index, a user's from the user index, each row's score from the table) are
+        grouped here, in one pass — a few hundred rows, where SQL's grouping and ranking
+        sorts cost more than reading them — then the page's best rows are looked up."""
         where = "+benchmark_id = ?" if user_id is not None else "benchmark_id = ?"
         params: list[Any] = [bench_id]
         for column, value in (("chat_id", chat_id), ("user_id", user_id)):
@@ -1351,36 +1359,37 @@ class Store:
         self, db: aiosqlite.Connection, bench_id: int, mode: str | None, limit: int, offset: int
     ) -> tuple[list[Row], int]:
         """A page of the global all-time board from ``board_totals``, walking its rank
-        index (no sort); ranks are counted, not computed over the whole board."""
+        index (no sort); ranks are counted, not computed over the whole board. The page,
+        the board's size and the lines above the page's first best come in one statement
+        (one trip to the database thread)."""
         where, params = "t.benchmark_id = ?", list[Any]([bench_id])
         if mode is not None:
             where += " AND t.mode = ?"
             params.append(mode)
-        found = await self._first(
-            db, f"SELECT COUNT(*) FROM board_totals AS t WHERE {where}", params
-        )
-        total = int(found[0]) if found else 0
         page = await self._all(
             db,
-            f"""SELECT 0, s.model, t.mode, t.best, t.runs, t.score_sum, t.best_id, s.user_id,
-                       t.first_at, t.last_at, s.verified, {total}
-                FROM board_totals AS t JOIN submissions AS s ON s.id = t.best_id
-                WHERE {where} ORDER BY t.best DESC, t.best_at, t.best_id LIMIT ? OFFSET ?""",
-            [*params, limit, offset],
+            f"""WITH page AS MATERIALIZED (
+                    SELECT s.model, t.mode, t.best, t.runs, t.score_sum, t.best_id, s.user_id,
+                           t.first_at, t.last_at, s.verified, t.best_at
+                    FROM board_totals AS t JOIN submissions AS s ON s.id = t.best_id
+                    WHERE {where} ORDER BY t.best DESC, t.best_at, t.best_id LIMIT ? OFFSET ?)
+                SELECT p.*, (SELECT COUNT(*) FROM board_totals AS t WHERE {where}),
+                       (SELECT COUNT(*) FROM board_totals AS t
+                        WHERE {where} AND t.best > (SELECT MAX(best) FROM page))
+                FROM page AS p ORDER BY p.best DESC, p.best_at, p.best_id""",
+            [*params, limit, offset, *params, *params],
         )
         if not page:
-            return [], total
-        above = await self._first(
-            db,
-            f"SELECT COUNT(*) FROM board_totals AS t WHERE {where} AND t.best > ?",
-            [*params, page[0][3]],
-        )
-        rank = 1 + (int(above[0]) if above else 0)
+            found = await self._first(
+                db, f"SELECT COUNT(*) FROM board_totals AS t WHERE {where}", params
+            )
+            return [], int(found[0]) if found else 0
+        total, rank = int(page[0][11]), 1 + int(page[0][12])
         rows: list[Row] = []
         for i, row in enumerate(page):
-            if i and row[3] != page[i - 1][3]:
+            if i and row[2] != page[i - 1][2]:
                 rank = offset + i + 1
-            rows.append((rank, *row[1:]))
+            rows.append((rank, *row[:10]))
         return rows, total
 
     async def _walk_page(

@@ -10,7 +10,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
-from storage import SCHEMA_VERSION, SchemaError, Store, migrations
+from storage import SCHEMA_VERSION, InvalidData, SchemaError, Store, migrations
 from tests.storage.fixtures.make_fixtures import make as make_fixture
 from tests.storage.helpers import FakeClock
 
@@ -40,7 +40,20 @@ async def test_open_sets_the_pragmas_and_creates_the_folder(tmp_path: Path) -> N
             async with db.execute(f"PRAGMA {pragma}") as cur:
                 row = await cur.fetchone()
             assert row is not None and row[0] == want, pragma
+        async with db.execute("PRAGMA mmap_size") as cur:
+            mapped = await cur.fetchone()
+        assert mapped is not None and mapped[0] >= 1 << 30  # 2 GiB asked; SQLite may cap it
     assert path.exists()
+
+
+async def test_memory_mapping_can_be_turned_off_and_is_never_negative(tmp_path: Path) -> None:
+    async with (
+        await Store.open(tmp_path / "db.sqlite3", mmap_mb=0) as store,
+        store._db.execute("PRAGMA mmap_size") as cur,
+    ):
+        assert await cur.fetchone() == (0,)
+    with pytest.raises(InvalidData):
+        await Store.open(tmp_path / "other.sqlite3", mmap_mb=-1)
 
 
 async def test_reopening_runs_nothing_twice(tmp_path: Path) -> None:
@@ -181,3 +194,23 @@ async def test_step_5_windowed_and_chat_boards_on_a_version_4_file(tmp_path: Pat
         assert [(r.rank, r.model, r.submission_id) for r in think.rows] == [(1, "Grok", 3)]
         clock.advance(days=40)
         assert (await store.leaderboard("primebench", days=30)).total == 0
+
+
+async def test_step_6_chat_boards_read_scores_from_the_rows(tmp_path: Path) -> None:
+    """Step 6 on a version-5 file: the chat index no longer holds the score (a re-score
+    leaves it alone), and chat boards still read each row's current score."""
+    old = tmp_path / "v5.sqlite3"
+    await make_fixture(5, old)
+    clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
+    async with await Store.open(old, clock=clock) as store:
+        async with store._db.execute("PRAGMA index_info(submissions_board_chat)") as cur:
+            columns = [r[2] for r in await cur.fetchall()]
+        assert columns[:2] == ["chat_id", "benchmark_id"] and "score" not in columns
+        want = [("GPT 6", "default", 4.0, 2, 3.0), ("Grok", "think", -3.0, 1, -3.0)]
+        for kw in ({"chat_id": -100}, {"chat_id": -100, "days": 7}):
+            board = await store.leaderboard("primebench", **kw)  # type: ignore[arg-type]
+            assert [(r.model, r.mode, r.best, r.runs, r.mean) for r in board.rows] == want
+        await store._db.execute("UPDATE submissions SET score = 9 WHERE id = 3")
+        think = await store.leaderboard("primebench", chat_id=-100, mode="think")
+        assert [(r.rank, r.model, r.best) for r in think.rows] == [(1, "Grok", 9.0)]
+        assert (await store.leaderboard("primebench", chat_id=-101)).total == 0
