@@ -69,7 +69,9 @@ COMMANDS = {
 
 async def post_init(app: BotApp) -> None:
     settings: Settings = app.bot_data["settings"]
-    store = await Store.open(settings.db_path, synchronous=settings.db_synchronous)
+    store = await Store.open(
+        settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
+    )
     context = multiprocessing.get_context("spawn")
     services = Services(
         settings=settings,

@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     #: cut. NORMAL (WAL): commits survive a crash of the bot, the last few may be lost
     #: in a power cut; several times the write throughput.
     db_synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    #: How much of the database file SQLite reads through memory mapping (MiB, capped at
+    #: 2048 by SQLite; 0: plain reads). Page reads then cost no system call.
+    db_mmap_mb: int = Field(default=2048, ge=0)
     admins: Annotated[frozenset[int], NoDecode] = frozenset()
     api_base_url: str = TELEGRAM_API
     api_file_url: str = TELEGRAM_FILES
