@@ -469,9 +469,8 @@ class Store:
         across power loss; ``"NORMAL"`` is faster and still safe against crashes of the
         process. ``mmap_mb`` maps up to that much of the file into memory (SQLite caps it
         at 2 GiB; 0: off): reads then take pages from the operating system's file cache
-        without a system call each, which is what a board's scattered row lookups and a
-        re-score's reads spend most on. The pages are the OS's, shared and reclaimable,
-        not the process's own.
+        without a system call each (a chat board's row lookups took half the time). The
+        pages are the OS's, shared and reclaimable, not the process's own.
         """
         if mmap_mb < 0:
             raise InvalidData("mmap_mb must be 0 or more")
