@@ -6,6 +6,7 @@ import csv
 import io
 import random
 from datetime import datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -309,6 +310,29 @@ def expected_board(
     return out
 
 
+async def assert_board(
+    store: Store, want: list[tuple[object, ...]], page: int, **filters: Any
+) -> None:
+    """The PrimeBench board with ``filters`` is ``want`` (``expected_board``), its total is
+    its length, and reading it ``page`` rows at a time gives the same rows."""
+    board = await store.leaderboard("primebench", limit=1000, **filters)
+    got = [
+        (r.rank, r.model, r.mode, r.best, r.runs, pytest.approx(r.mean),
+         r.submission_id, r.user_id, r.first_at, r.last_at)
+        for r in board.rows
+    ]  # fmt: skip
+    assert got == want, filters
+    assert board.total == len(want)
+    paged = [
+        row
+        for offset in range(0, len(want) + page, page)
+        for row in (
+            await store.leaderboard("primebench", limit=page, offset=offset, **filters)
+        ).rows
+    ]
+    assert paged == list(board.rows)
+
+
 async def test_windowed_and_mode_boards_equal_a_recomputation(
     store: Store, make: Maker, clock: FakeClock
 ) -> None:
@@ -344,24 +368,7 @@ async def test_windowed_and_mode_boards_equal_a_recomputation(
             for days in (1, 7, 30, None):
                 for mode in (None, "think"):
                     want = expected_board(subs, banned, clock.now, days, mode)
-                    board = await store.leaderboard("primebench", days=days, mode=mode, limit=1000)
-                    got = [
-                        (r.rank, r.model, r.mode, r.best, r.runs, pytest.approx(r.mean),
-                         r.submission_id, r.user_id, r.first_at, r.last_at)
-                        for r in board.rows
-                    ]  # fmt: skip
-                    assert got == want, (days, mode)
-                    assert board.total == len(want)
-                    paged = [
-                        row
-                        for offset in range(0, len(want) + 2, 2)
-                        for row in (
-                            await store.leaderboard(
-                                "primebench", days=days, mode=mode, limit=2, offset=offset
-                            )
-                        ).rows
-                    ]
-                    assert paged == list(board.rows)
+                    await assert_board(store, want, 2, days=days, mode=mode)
 
 
 async def test_chat_and_user_boards_equal_a_recomputation(
@@ -396,26 +403,7 @@ async def test_chat_and_user_boards_equal_a_recomputation(
         for days in (3, 30, None):
             for mode in (None, "think"):
                 want = expected_board(mine, {3}, clock.now, days, mode)
-                board = await store.leaderboard(
-                    "primebench", days=days, mode=mode, limit=1000, **scope
-                )
-                got = [
-                    (r.rank, r.model, r.mode, r.best, r.runs, pytest.approx(r.mean),
-                     r.submission_id, r.user_id, r.first_at, r.last_at)
-                    for r in board.rows
-                ]  # fmt: skip
-                assert got == want, (scope, days, mode)
-                assert board.total == len(want)
-                paged = [
-                    row
-                    for offset in range(0, len(want) + 3, 3)
-                    for row in (
-                        await store.leaderboard(
-                            "primebench", days=days, mode=mode, limit=3, offset=offset, **scope
-                        )
-                    ).rows
-                ]
-                assert paged == list(board.rows)
+                await assert_board(store, want, 3, days=days, mode=mode, **scope)
     assert (await store.leaderboard("primebench", user_id=3)).total == 0
 
 
