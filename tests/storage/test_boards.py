@@ -417,3 +417,41 @@ async def test_a_window_after_the_newest_rows_is_empty(
         assert board.rows == () and board.total == 0
     assert (await store.leaderboard("primebench", days=41)).total == 1
     assert (await store.leaderboard("primebench", days=400, mode="default")).total == 1
+
+
+async def test_every_board_is_one_trip_to_the_database_thread(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    """A board's statements run together on the connection's thread: a hand-off to it and
+    back costs more than a board's SQL, so a board (any scope, window, mode or page) and
+    the reference list take one trip each, however many statements they run there."""
+    for i in range(30):
+        await put(store, make, i % 13, model=f"m{i % 7}", mode=("default", "think")[i % 2],
+                  user_id=i % 3, chat_id=-(i % 2))  # fmt: skip
+        clock.advance(days=1)
+    trips = 0
+    original = store._db._execute
+
+    async def counting(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal trips
+        trips += 1
+        return await original(fn, *args, **kwargs)
+
+    store._db._execute = counting  # type: ignore[method-assign]
+    boards: list[dict[str, Any]] = [
+        {},
+        {"mode": "think"},
+        {"days": 7},
+        {"days": 30, "mode": "default", "limit": 2, "offset": 2},
+        {"chat_id": -1, "days": 7},
+        {"user_id": 2, "mode": "think"},
+        {"offset": 50},  # past the end
+    ]
+    for filters in boards:
+        trips = 0
+        board = await store.leaderboard("primebench", **filters)
+        assert trips == 1, filters
+        assert board.rows or filters.get("offset") == 50
+    trips = 0
+    await store.references("primebench")
+    assert trips == 1
