@@ -160,13 +160,22 @@ def stats(samples: list[float]) -> str:
     return f"median {statistics.median(ordered) * 1000:6.2f} ms   p99 {p99 * 1000:6.2f} ms"
 
 
-async def timed(fn: Callable[[], Awaitable[Any]], runs: int) -> list[float]:
-    out = []
+async def interleaved(fns: list[Callable[[], Awaitable[Any]]], runs: int) -> list[list[float]]:
+    """Each function's times over ``runs`` runs, the functions taking turns (one run of
+    each, then again): a burst of load on a shared machine then falls on every query a
+    little, not on one query's consecutive runs."""
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(runs):
-        t = time.perf_counter()
-        await fn()
-        out.append(time.perf_counter() - t)
-    return out
+        for fn, out in zip(fns, samples, strict=True):
+            t = time.perf_counter()
+            await fn()
+            out.append(time.perf_counter() - t)
+    return samples
+
+
+async def fixed_work() -> None:
+    """About a millisecond of pure Python (no database): the machine's own spread."""
+    sum(i * i for i in range(11_000))
 
 
 def load() -> str:
@@ -290,9 +299,11 @@ async def main(
     # of the garbage collector's full passes, which took 18 ms with them (1 in ~3,000 boards)
     gc.freeze()
     print(f"load average before the queries: {load()} (1 / 5 / 15 min; {os.cpu_count()} CPUs)")
-    for label, fn in cases:
-        await timed(fn, 5)  # warm
-        print(f"{label:<36} {stats(await timed(fn, runs))}   ({runs} runs)")
+    cases.append(("fixed CPU work, no database (reference)", fixed_work))
+    fns = [fn for _, fn in cases]
+    await interleaved(fns, 5)  # warm
+    for (label, _), samples in zip(cases, await interleaved(fns, runs), strict=True):
+        print(f"{label:<40} {stats(samples)}   ({runs} runs, interleaved)")
     print(f"load average after the queries: {load()}")
 
     # --- re-score everything after a key change -----------------------------------------
