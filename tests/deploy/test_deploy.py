@@ -28,13 +28,23 @@ def test_dockerfile_runs_commands_that_exist(tmp_path: Path) -> None:
     assert 'CMD ["benchboard", "health"]' in dockerfile
     assert re.search(r"^USER benchboard$", dockerfile, re.MULTILINE)
     env = {"BENCHBOARD_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    health = subprocess.run([sys.executable, "-m", "bot", "health"], capture_output=True,
-                            env=env, cwd=Path(__file__).resolve().parents[2], timeout=60)
+    health = subprocess.run(
+        [sys.executable, "-m", "bot", "health"],
+        capture_output=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
     # a fresh volume: the database opens, the key is not there yet -> unhealthy (1)
     assert health.returncode == 1
     assert b"database ok" in health.stdout and b"key missing" in health.stdout
-    run = subprocess.run([sys.executable, "-m", "bot", "run"], capture_output=True, env=env,
-                         cwd=Path(__file__).resolve().parents[2], timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "bot", "run"],
+        capture_output=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
     assert run.returncode == 2
     assert b"BENCHBOARD_TOKEN is not set" in run.stderr
 
@@ -50,15 +60,26 @@ def test_compose_files_use_the_dockerfile_and_a_volume() -> None:
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_systemd_unit_verifies(tmp_path: Path) -> None:
     unit = (DEPLOY / "benchboard.service").read_text()
-    for option in ("NoNewPrivileges=yes", "ProtectSystem=strict", "Restart=on-failure",
-                   "User=benchboard"):
+    for option in (
+        "NoNewPrivileges=yes",
+        "ProtectSystem=strict",
+        "Restart=on-failure",
+        "User=benchboard",
+    ):
         assert option in unit
     # verify with ExecStart pointing at a binary that exists on this machine
     (tmp_path / "benchboard.service").write_text(
         unit.replace("/opt/benchboard/bin/benchboard run", f"{sys.executable} -m bot run")
     )
-    result = subprocess.run(["systemd-analyze", "verify", str(tmp_path / "benchboard.service")],
-                            capture_output=True, text=True, timeout=60)
-    problems = [line for line in (result.stdout + result.stderr).splitlines()
-                if "benchboard.service" in line]
+    result = subprocess.run(
+        ["systemd-analyze", "verify", str(tmp_path / "benchboard.service")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    problems = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if "benchboard.service" in line
+    ]
     assert problems == []
