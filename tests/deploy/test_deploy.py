@@ -28,23 +28,21 @@ def test_dockerfile_runs_commands_that_exist(tmp_path: Path) -> None:
     assert 'CMD ["benchboard", "health"]' in dockerfile
     assert re.search(r"^USER benchboard$", dockerfile, re.MULTILINE)
     env = {"BENCHBOARD_DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    health = subprocess.run(
-        [sys.executable, "-m", "bot", "health"],
-        capture_output=True,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=60,
-    )
+
+    def benchboard(command: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [sys.executable, "-m", "bot", command],
+            capture_output=True,
+            env=env,
+            cwd=Path(__file__).resolve().parents[2],
+            timeout=60,
+        )
+
+    health = benchboard("health")
     # a fresh volume: the database opens, the key is not there yet -> unhealthy (1)
     assert health.returncode == 1
     assert b"database ok" in health.stdout and b"key missing" in health.stdout
-    run = subprocess.run(
-        [sys.executable, "-m", "bot", "run"],
-        capture_output=True,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=60,
-    )
+    run = benchboard("run")
     assert run.returncode == 2
     assert b"BENCHBOARD_TOKEN is not set" in run.stderr
 
