@@ -157,6 +157,19 @@ def _fetch_one(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -
         cursor.close()
 
 
+def _shown(conn: sqlite3.Connection, ids: Sequence[int]) -> dict[int, Row]:
+    """The model name (as typed), owner and verified mark of board rows, by id."""
+    return {
+        int(r[0]): r[1:]
+        for r in _fetch(
+            conn,
+            "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
+            f"({', '.join('?' * len(ids))})",
+            ids,
+        )
+    }
+
+
 # --- SQL shared by the boards ------------------------------------------------------------
 
 
@@ -223,9 +236,8 @@ _WINDOW_GROUPS = """(SELECT COUNT(*) FROM board_totals AS t WHERE t.benchmark_id
                      AND t.last_at >= ? AND (? IS NULL OR t.mode = ?))"""
 
 
-#: A board group's runs, score sum, first and last time in a window, and its best row's
-#: model name (as typed), owner and verified mark.
-_GroupStats = tuple[int, float, int, int, str, int, int]
+#: A board group's runs, score sum, first and last time in a window.
+_GroupStats = tuple[int, float, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -1373,21 +1385,13 @@ class Store:
         page = lines[offset : offset + limit]
         if not page:
             return [], len(lines)
-        shown = {
-            int(r[0]): r
-            for r in _fetch(
-                conn,
-                "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
-                f"({', '.join('?' * len(page))})",
-                [g[0][4] for g in page],
-            )
-        }
+        shown = _shown(conn, [g[0][4] for g in page])
         rank = 1 + sum(1 for g in lines[:offset] if g[0][2] > page[0][0][2])
         rows: list[Row] = []
         for i, (best, runs, first_at, last_at) in enumerate(page):
             if i and best[2] != page[i - 1][0][2]:
                 rank = offset + i + 1
-            _, model, owner, verified = shown[best[4]]
+            model, owner, verified = shown[best[4]]
             rows.append(
                 (rank, model, best[1], best[2], len(runs), sum(runs.values()), best[4], owner,
                  first_at, last_at, verified)
@@ -1494,15 +1498,17 @@ class Store:
         page = bests[walk.offset : need]
         if not page:
             return [], total
-        groups = [(r[0], r[1], r[4]) for r in page]
+        groups = [(r[0], r[1]) for r in page]
         if in_window is not None and walk.cutoff is not None:
             stats = self._run_stats(conn, walk.bench_id, groups, walk.cutoff)
         else:
             stats = self._window_stats(conn, walk.bench_id, groups, walk.cutoff)
+        shown = _shown(conn, [r[4] for r in page])
         rows: list[Row] = []
         for rank, hit in zip(ranks[walk.offset :], page, strict=True):
             norm, group_mode, best, _, best_id = hit
-            runs, score_sum, first_at, last_at, model, owner, verified = stats[(norm, group_mode)]
+            runs, score_sum, first_at, last_at = stats[(norm, group_mode)]
+            model, owner, verified = shown[best_id]
             rows.append(
                 (rank, model, group_mode, best, runs, score_sum, best_id, owner, first_at,
                  last_at, verified)
@@ -1513,7 +1519,7 @@ class Store:
         self,
         conn: sqlite3.Connection,
         bench_id: int,
-        groups: list[tuple[str, str, int]],
+        groups: list[tuple[str, str]],
         cutoff: int,
     ) -> dict[tuple[str, str], _GroupStats]:
         """What :meth:`_window_stats` computes, from the run summaries (which must be
@@ -1530,10 +1536,7 @@ class Store:
                          (SELECT last_at FROM board_runs WHERE {group}
                           ORDER BY last_at DESC LIMIT 1),
                          (SELECT created_at FROM board_source WHERE {group}
-                          AND created_at >= ? ORDER BY created_at LIMIT 1),
-                         (SELECT model FROM submissions WHERE id = ?),
-                         (SELECT user_id FROM submissions WHERE id = ?),
-                         (SELECT verified FROM submissions WHERE id = ?)
+                          AND created_at >= ? ORDER BY created_at LIMIT 1)
                   FROM (SELECT runs, score_sum AS total, mixed FROM board_days
                         WHERE {group} AND day > ?
                         UNION ALL
@@ -1544,49 +1547,42 @@ class Store:
                       FROM board_runs AS r WHERE r.benchmark_id = ? AND r.model_norm = ?
                       AND r.mode = ? AND r.last_at >= ? AND r.first_at < ? AND r.low < r.best"""
         out: dict[tuple[str, str], _GroupStats] = {}
-        for norm, mode, best_id in groups:
+        for norm, mode in groups:
             key = (bench_id, norm, mode)
-            [(runs, total, mixed, last_at, first_at, model, owner, verified)] = _fetch(
+            [(runs, total, mixed, last_at, first_at)] = _fetch(
                 conn,
                 sql,
-                [*key, *key, cutoff, best_id, best_id, best_id, *key, day,
-                 *key, cutoff, (day + 1) * _MS_PER_DAY],
-            )  # fmt: skip
+                [*key, *key, cutoff, *key, day, *key, cutoff, (day + 1) * _MS_PER_DAY],
+            )
             if mixed:  # runs with unequal scores that straddle the window's start
                 fixes = _fetch(conn, fix_sql, [*key, cutoff, *key, cutoff, cutoff])
                 total += sum(f[1] - f[0] for f in fixes)
-            out[(norm, mode)] = (
-                int(runs), float(total), int(first_at), int(last_at), model, owner, verified
-            )  # fmt: skip
+            out[(norm, mode)] = (int(runs), float(total), int(first_at), int(last_at))
         return out
 
     def _window_stats(
         self,
         conn: sqlite3.Connection,
         bench_id: int,
-        groups: list[tuple[str, str, int]],
+        groups: list[tuple[str, str]],
         cutoff: int | None,
     ) -> dict[tuple[str, str], _GroupStats]:
         """Runs, score sum, first and last time of (model, mode) groups among the board
-        rows made at ``cutoff`` or later (None: all time), and the model name, owner and
-        verified mark of each group's best row: one range scan of
+        rows made at ``cutoff`` or later (None: all time): one range scan of
         ``submissions_board_window`` per group, one statement each."""
         since = "" if cutoff is None else " AND created_at >= ?"
-        sql = f"""SELECT COUNT(*), SUM(s), MIN(fa), MAX(la),
-                         (SELECT model FROM submissions WHERE id = ?),
-                         (SELECT user_id FROM submissions WHERE id = ?),
-                         (SELECT verified FROM submissions WHERE id = ?)
+        sql = f"""SELECT COUNT(*), SUM(s), MIN(fa), MAX(la)
                   FROM (SELECT MAX(score) AS s, MIN(created_at) AS fa, MAX(created_at) AS la
                         FROM board_source
                         WHERE benchmark_id = ? AND model_norm = ? AND mode = ?{since}
                         GROUP BY run_key)"""
         out: dict[tuple[str, str], _GroupStats] = {}
-        for norm, mode, best_id in groups:
-            params = [best_id, best_id, best_id, bench_id, norm, mode]
-            [row] = _fetch(conn, sql, params if cutoff is None else [*params, cutoff])
-            out[(norm, mode)] = (
-                int(row[0]), float(row[1]), int(row[2]), int(row[3]), *row[4:7]
-            )  # fmt: skip
+        for norm, mode in groups:
+            params = [bench_id, norm, mode]
+            [(runs, total, first_at, last_at)] = _fetch(
+                conn, sql, params if cutoff is None else [*params, cutoff]
+            )
+            out[(norm, mode)] = (int(runs), float(total), int(first_at), int(last_at))
         return out
 
     async def export_csv(self, benchmark: str, **board_filters: Any) -> str:
