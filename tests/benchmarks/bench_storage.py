@@ -366,16 +366,6 @@ if __name__ == "__main__":
         "--repeat", action="store_true", help="store the pool's 20,000 texts repeated"
     )
     args = parser.parse_args()
-    if args.path is None:
-        with tempfile.TemporaryDirectory() as tmp:
-            asyncio.run(
-                main(
-                    args.n,
-                    Path(tmp) / "bench.sqlite3",
-                    args.runs,
-                    args.workers,
-                    distinct=not args.repeat,
-                )
-            )
-    else:
-        asyncio.run(main(args.n, args.path, args.runs, args.workers, distinct=not args.repeat))
+    with tempfile.TemporaryDirectory() as tmp:  # the database's folder unless --path
+        path = args.path or Path(tmp) / "bench.sqlite3"
+        asyncio.run(main(args.n, path, args.runs, args.workers, distinct=not args.repeat))
