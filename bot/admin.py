@@ -129,8 +129,10 @@ def require_admin(actor: Actor) -> None:
 
 
 def require_bot_admin(actor: Actor) -> None:
+    if not actor.bot_admin and actor.group_admin:
+        raise UserError("bot_admin_only")
     if not actor.bot_admin:
-        raise UserError("not_admin" if not actor.group_admin else "bot_admin_only")
+        raise UserError("not_admin")
 
 
 def _reason(words: list[str]) -> str | None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from storage import AuditEntry, BoardRow, RescoreReport
 
 from .format import fits
-from .i18n import t
+from .i18n import t, tn
 
 if TYPE_CHECKING:
     from .admin import KeyInfo
@@ -73,13 +73,13 @@ def render_rescore_done(
 ) -> str:
     """The report sent when a background re-score ends: changes, top before and after."""
     out = [
-        t(
+        tn(
             lang,
             "rescore_done",
+            report.total,
             benchmark=html.escape(title),
             version=report.key_version,
             changed=report.changed,
-            total=report.total,
             seconds=f"{report.seconds:.1f}",
         ),
         "",

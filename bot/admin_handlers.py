@@ -17,7 +17,7 @@ from . import admin, service
 from .admin_format import render_audit, render_keyinfo, render_rescore_done
 from .context import BotContext, Services
 from .handlers import MODE_LABELS, reply, reply_error, user_lang
-from .i18n import t
+from .i18n import N_, t, tn
 from .service import UserError
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,9 @@ async def on_ban(update: Update, context: BotContext) -> None:
 async def on_unban(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         user_id, lifted = await admin.unban(context.services, actor, _words(message))
-        await reply(message, t(lang, "done_unban" if lifted else "not_banned", user=user_id))
+        await reply(
+            message, t(lang, N_("done_unban") if lifted else N_("not_banned"), user=user_id)
+        )
 
     await _run(update, context, work)
 
@@ -134,7 +136,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         services = context.services
         change = await admin.install_key(services, actor, benchmark, data, source=source)
         version = change.loaded.version
-        key = "key_stored" if version.created else "key_same"
+        key = N_("key_stored") if version.created else N_("key_same")
         lines = [
             t(
                 lang,
@@ -147,7 +149,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         if change.note:
             lines.append(html.escape(change.note))
         if change.pending:
-            lines.append(t(lang, "key_rescoring", count=change.pending))
+            lines.append(tn(lang, "key_rescoring", change.pending))
         else:
             lines.append(t(lang, "key_nothing_to_rescore"))
         sent = await reply(message, "\n".join(lines))
@@ -202,7 +204,7 @@ async def on_export(update: Update, context: BotContext) -> None:
         benchmark, filename, data = await admin.export_board(
             context.services, actor, _words(message)
         )
-        scope = t(lang, "scope_chat" if actor.in_group else "scope_global")
+        scope = t(lang, N_("scope_chat") if actor.in_group else N_("scope_global"))
         await message.reply_document(
             io.BytesIO(data),
             filename=filename,

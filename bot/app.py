@@ -34,37 +34,13 @@ from . import bench_features, ops, service
 from . import handlers as h
 from .context import SERVICES, BotApp, BotContext, Services
 from .http import AiohttpRequest, ReplyBot
+from .i18n import LANGUAGES, command_menu
 from .settings import Settings
 from .web import serve_webhook
 
 log = logging.getLogger("benchboard")
 
-COMMANDS = {
-    "en": [
-        ("score", "score a model's output"),
-        ("leaderboard", "the leaderboard"),
-        ("me", "your submissions and bests"),
-        ("natory", "Natory: today's target and boards"),
-        ("compare", "Natory: score vs cost and latency chart"),
-        ("prompt", "the official PrimeBench prompt"),
-        ("questions", "PrimeBench's questions (Q.json)"),
-        ("benchmarks", "the benchmarks I score"),
-        ("lang", "language: en or fa"),
-        ("help", "how to use the bot"),
-    ],
-    "fa": [
-        ("score", "امتیازدهی خروجی یک مدل"),
-        ("leaderboard", "جدول امتیازات"),
-        ("me", "ارسال‌ها و بهترین‌های شما"),
-        ("natory", "Natory: هدف امروز و جدول‌ها"),
-        ("compare", "Natory: نمودار امتیاز، هزینه و تأخیر"),
-        ("prompt", "پرامپت رسمی PrimeBench"),
-        ("questions", "سؤال‌های PrimeBench"),
-        ("benchmarks", "بنچمارک‌ها"),
-        ("lang", "زبان: en یا fa"),
-        ("help", "راهنما"),
-    ],
-}
+COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
 
 
 async def post_init(app: BotApp) -> None:

@@ -27,7 +27,7 @@ from . import service
 from .charts import natory_comparison_chart
 from .context import BotContext
 from .format import render_natory_board, render_natory_challenge
-from .i18n import t
+from .i18n import t, tn
 
 #: The last line of the /natory message; a reply to that message is scored against it.
 TARGET_LINE = re.compile(r"#natory\s+target:\s*(\d{1,12})\s*$", re.IGNORECASE)
@@ -159,7 +159,7 @@ async def on_compare(update: Update, context: BotContext) -> None:
         return
     png = await asyncio.to_thread(natory_comparison_chart, board.rows, _MODE_LABELS)
     await message.reply_photo(
-        png, caption=t(lang, "compare_caption", models=len(board.rows)), filename="natory.png"
+        png, caption=tn(lang, "compare_caption", len(board.rows)), filename="natory.png"
     )
 
 

@@ -14,7 +14,7 @@ from scoring import Benchmark, Hint, Result
 from storage import Board, BoardRow, Submission, normalise_model
 from storage.analytics import NatoryBoard
 
-from .i18n import field_label, t, translated
+from .i18n import N_, field_label, t, tn, translated
 
 #: Telegram's limit for one message, counted in UTF-16 code units.
 MESSAGE_LIMIT = 4096
@@ -71,23 +71,26 @@ def render_result(
     title = benchmark.title
     out.append(f"<b>{esc(title)}</b>" if html_mode else title)
     if model:
-        out.append(f"{t(lang, 'model')}: {esc(model)}")
+        out.append(t(lang, "model") + f": {esc(model)}")
     if mode_label:
-        out.append(f"{t(lang, 'mode')}: {esc(mode_label)}")
+        out.append(t(lang, "mode") + f": {esc(mode_label)}")
     out.append("")
     for key, value in result.summary_fields():
         out.append(f"{field_label(lang, key)}: {esc(value)}")
     out.append("")
     count = result.invalid_line_count
     if count:
-        out.append(t(lang, "invalid_lines", count=count))
+        out.append(tn(lang, "invalid_lines", count))
         lines = result.invalid_lines if max_invalid is None else result.invalid_lines[:max_invalid]
         for invalid in lines:
             text = esc(_shorten(invalid.text)) if max_invalid is not None else esc(invalid.text)
             out.append("  " + t(lang, "invalid_line", line=invalid.line, text=text))
         if count > len(lines):
-            more = "more_invalid" if html_mode else "more_invalid_plain"
-            out.append("  " + t(lang, more, count=count - len(lines)))
+            more = count - len(lines)
+            if html_mode:
+                out.append("  " + tn(lang, "more_invalid", more))
+            else:
+                out.append("  " + tn(lang, "more_invalid_plain", more))
     else:
         out.append(t(lang, "no_invalid"))
     duplicates = getattr(result, "duplicates", ())
@@ -129,7 +132,7 @@ def render_score_reply(
     if published:
         extra.append(t(lang, "published_mark"))
     if left_today is not None:
-        extra.append(t(lang, "left_today", left=left_today[0], limit=left_today[1]))
+        extra.append(tn(lang, "left_today", left_today[1], left=left_today[0]))
     shown = SHOWN_INVALID
     while True:
         text = render_result(
@@ -153,7 +156,7 @@ def render_invalid_lines(result: Result, lang: str, submission_id: int) -> str:
     lines += [t(lang, "invalid_line", line=il.line, text=il.text) for il in result.invalid_lines]
     if result.invalid_line_count > len(result.invalid_lines):
         more = result.invalid_line_count - len(result.invalid_lines)
-        lines.append(t(lang, "more_invalid_plain", count=more))
+        lines.append(tn(lang, "more_invalid_plain", more))
     return "\n".join(lines)
 
 
@@ -211,7 +214,7 @@ def render_board(
 
     def build(width: int) -> list[str]:
         out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
-        window = t(lang, "window_days", days=days) if days else t(lang, "window_all")
+        window = tn(lang, "window_days", days) if days else t(lang, "window_all")
         out.append(
             t(lang, "board_filters", mode=mode_label or t(lang, "btn_all_modes"), window=window)
         )
@@ -220,14 +223,14 @@ def render_board(
             out.append(t(lang, "board_empty"))
         for row in board.rows:
             out.append(
-                t(
+                tn(
                     lang,
                     "board_row",
+                    row.runs,
                     rank=row.rank,
                     model=_name(row.model, width),
                     mode=mode_labels.get(row.mode, row.mode),
                     best=format_score(benchmark.name, row.best),
-                    runs=row.runs,
                     mean=format_score(benchmark.name, row.mean, mean=True),
                     verified=" ✅" if row.verified else "",
                 )
@@ -396,12 +399,12 @@ def render_natory_board(
                 "mode": mode_labels.get(row.mode, row.mode),
                 "best": format_score("natory", row.best),
                 "mean": format_score("natory", row.mean, mean=True),
-                "attempts": row.attempts,
-                "targets": row.targets,
+                "attempts": tn(lang, "natory_attempts", row.attempts),
+                "targets": tn(lang, "natory_targets", row.targets),
                 "cost": format_cost(row.mean_cost),
                 "latency": format_latency(row.mean_latency),
             }
-            key = "natory_board_row" if board.target is not None else "natory_models_row"
+            key = N_("natory_board_row") if board.target is not None else N_("natory_models_row")
             out.append(t(lang, key, **values))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(_shorten(row.best_expression, 80))}</code>")

@@ -34,7 +34,7 @@ from .format import (
     render_invalid_lines,
     render_score_reply,
 )
-from .i18n import LANGUAGES, pick_language, t
+from .i18n import LANGUAGES, N_, pick_language, t, tn
 from .keyboards import (
     BoardQuery,
     board_keyboard,
@@ -353,7 +353,7 @@ async def on_submission_button(update: Update, context: BotContext) -> None:
         # selective ForceReply reaches the users @mentioned in the text: name the submitter.
         prompt = await context.bot.send_message(
             chat_id,
-            f"{query.from_user.mention_html()} {t(lang, 'ask_model', id=sub_id)}",
+            query.from_user.mention_html() + " " + t(lang, "ask_model", id=sub_id),
             parse_mode=ParseMode.HTML,
             reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
             reply_to_message_id=message_id,
@@ -392,7 +392,7 @@ async def _publish(
     limit = services.settings.daily_limit
     if left <= 0:
         await query.answer(
-            t(lang, "limit_reached", limit=limit, reset=reset.strftime("%H:%M")), show_alert=True
+            tn(lang, "limit_reached", limit, reset=reset.strftime("%H:%M")), show_alert=True
         )
         return
     try:
@@ -400,7 +400,7 @@ async def _publish(
     except MissingModeOrModel:
         await query.answer(t(lang, "need_mode_model"), show_alert=True)
         return
-    text = t(lang, "published", id=sub.id, left=left - 1, limit=limit)
+    text = tn(lang, "published", limit, id=sub.id, left=left - 1)
     # Equal answer sets for the same model and mode are one run on the boards: say so.
     twin = await services.store.same_answers_as(sub.id)
     if twin is not None:
@@ -421,7 +421,7 @@ async def _send_details(
         chat_id,
         io.BytesIO(text.encode()),
         filename=f"invalid-lines-{sub.id}.txt",
-        caption=t(lang, "details_file", count=result.invalid_line_count, id=sub.id),
+        caption=tn(lang, "details_file", result.invalid_line_count, id=sub.id),
         reply_to_message_id=message_id,
     )
 
@@ -452,7 +452,7 @@ async def _board_page(
         limit=BOARD_PAGE,
         offset=query.page * BOARD_PAGE,
     )
-    scope = {"g": "scope_global", "c": "scope_chat", "u": "scope_user"}[query.scope]
+    scope = {"g": N_("scope_global"), "c": N_("scope_chat"), "u": N_("scope_user")}[query.scope]
     # ZeroBench rows show pass@k and k/k beside pass@1: the best submissions' records.
     ids = [r.submission_id for r in board.rows if r.submission_id is not None]
     records = (
@@ -577,7 +577,8 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     lang = await user_lang(context, update.effective_user)
     await reply(
         message,
-        f"{t(lang, 'prompt_intro')}\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}",
+        t(lang, "prompt_intro")
+        + f"\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}",
     )
 
 
@@ -643,9 +644,9 @@ async def on_error(update: object, context: BotContext) -> None:
     lang = pick_language(
         None, update.effective_user.language_code if update.effective_user else None
     )
-    key = "store_busy" if isinstance(error, StoreUnavailable) else "internal_error"
+    key = N_("store_busy") if isinstance(error, StoreUnavailable) else N_("internal_error")
     if isinstance(error, NotFound):
-        key = "gone"
+        key = N_("gone")
     try:
         text = t(lang, key)
         if isinstance(error, ScoringError):

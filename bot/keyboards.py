@@ -18,7 +18,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from scoring import Mode
 
-from .i18n import t
+from .i18n import t, tn
 
 WINDOWS = (0, 7, 30)
 
@@ -134,7 +134,7 @@ def board_keyboard(
     rows.append(modes[3:])
     windows = []
     for days in WINDOWS:
-        label = t(lang, "window_days", days=days) if days else t(lang, "window_all")
+        label = tn(lang, "window_days", days) if days else t(lang, "window_all")
         mark = "• " if query.days == days else ""
         windows.append(
             InlineKeyboardButton(mark + label, callback_data=query.data(days=days, page=0))

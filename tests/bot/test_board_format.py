@@ -40,14 +40,14 @@ def test_a_reported_result_sits_beside_its_submitted_row_never_ranked() -> None:
         ),
     )
     lines = _render(board)
-    assert "1. Small · default · +12 (1 runs, mean +12)" in lines
+    assert "1. Small · default · +12 (1 run, mean +12)" in lines
     # The reported +18 is above the submitted +9 but does not outrank anything: beside.
-    assert "2. Jibay 5 High · think & tools · +9 (1 runs, mean +9) · reported +18" in lines
+    assert "2. Jibay 5 High · think & tools · +9 (1 run, mean +9) · reported +18" in lines
     # Unmatched reported results are listed apart, after the ranked rows.
     assert "• Other · think · +17 (reported)" in lines
     assert not any(line.startswith("• jibay") for line in lines)
     assert lines.index("• Other · think · +17 (reported)") > lines.index(
-        "2. Jibay 5 High · think & tools · +9 (1 runs, mean +9) · reported +18"
+        "2. Jibay 5 High · think & tools · +9 (1 run, mean +9) · reported +18"
     )
     assert "Scored against key version 3." in lines
     assert not any("Re-scoring" in line for line in lines)

@@ -98,7 +98,7 @@ async def test_hide_unhide_verify_with_reasons_in_the_audit_log(bot: Bot) -> Non
     assert f"#{sid} is back on the boards" in text_of(reply)
     reply = await bot.say(admin_chat, admin, f"/verify {sid} reproduced on our GPUs")
     assert "marked as reproduced by an admin" in text_of(reply)
-    assert "1. Moderated-1 · tools · +30 (1 runs, mean +30) ✅" in await _board(bot, "tools")
+    assert "1. Moderated-1 · tools · +30 (1 run, mean +30) ✅" in await _board(bot, "tools")
 
     audit = text_of(await bot.say(admin_chat, admin, "/audit"))
     lines = audit.splitlines()
@@ -155,7 +155,7 @@ async def test_publishing_the_same_answers_again_is_one_run_and_says_so(bot: Bot
     same = f"Same answers as #{first} for this model and mode: counted as one run."
     assert same in answer["text"]
     assert answer.get("show_alert") is True
-    assert "Twin Model · default · +6 (1 runs, mean +6)" in await _board(bot, "default")
+    assert "Twin Model · default · +6 (1 run, mean +6)" in await _board(bot, "default")
     # Persian
     fa, fa_chat = private_user(bot, 7032, "fa")
     _, answer = await _publish(bot, fa, fa_chat, "Twin Model", "default", lines)

@@ -115,18 +115,18 @@ async def test_daily_publish_limit(tmp_path: Path) -> None:
     async with bot_session(tmp_path, env={"BENCHBOARD_DAILY_LIMIT": "1"}) as bot:
         user, chat = private_user(bot, 6100)
         first = await bot.say(chat, user, "#think\nmodel: a\n" + "\n".join(answers(KEY, correct=2)))
-        assert "1 of 1 publications left today." in text_of(first)
+        assert "1 of 1 publication left today." in text_of(first)
         sid = submission_id(text_of(first))
         answer = await bot.press(chat, user, first, f"pub:{sid}")
-        assert "0 of 1 publications left today" in answer["text"]
+        assert "0 of 1 publication left today" in answer["text"]
         second = await bot.say(
             chat, user, "#think\nmodel: b\n" + "\n".join(answers(KEY, correct=3))
         )
-        assert "0 of 1 publications left today." in text_of(second)
+        assert "0 of 1 publication left today." in text_of(second)
         sid2 = submission_id(text_of(second))
         answer = await bot.press(chat, user, second, f"pub:{sid2}")
         assert answer.get("show_alert") is True
-        assert "0 of 1 publications left today" in answer["text"]
+        assert "0 of 1 publication left today" in answer["text"]
         assert "resets at 00:00 UTC" in answer["text"]
         board = text_of(await bot.say(chat, user, "/leaderboard"))
         assert "1. a · think" in board and "b · think" not in board

@@ -82,7 +82,7 @@ async def test_zerobench_upload_scores_both_splits_and_ranks_by_pass_at_1(bot: B
         assert line in plain, plain
     sid = await _publish(bot, chat, user, reply)
     board = text_of(await bot.say(chat, user, "/leaderboard zerobench"))
-    assert "1. Zed · think · 16.0% (1 runs, mean 16.0%) · pass@5 20.0% · 5/5 10.0%" in board
+    assert "1. Zed · think · 16.0% (1 run, mean 16.0%) · pass@5 20.0% · 5/5 10.0%" in board
     me = text_of(await bot.say(chat, user, "/me"))
     assert f"#{sid} · ZeroBench · Zed · think · 16.0% · published" in me
     bot.check_clean(mark)
@@ -116,7 +116,7 @@ async def test_natory_shows_todays_target_and_a_reply_is_scored_against_it(bot: 
     await _publish(bot, chat, user, reply)
     board = text_of(await bot.say(chat, user, "/leaderboard natory"))
     assert f"target {target}" in board.splitlines()[0]
-    assert "1. Replier · think · best 0 · mean 0 · 1 attempts · $0.01 · 2.5s" in board
+    assert "1. Replier · think · best 0 · mean 0 · 1 attempt · $0.01 · 2.5s" in board
     bot.check_clean(mark)
 
 
@@ -146,7 +146,7 @@ async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot
     board = text_of(await bot.say(chat, user, "/leaderboard natory 6256"))
     lines = board.splitlines()
     assert "target 6256" in lines[0]
-    assert "1. Alpha · default · best 138 · mean 138 · 1 attempts · $0.02 · 4s" in lines
+    assert "1. Alpha · default · best 138 · mean 138 · 1 attempt · $0.02 · 4s" in lines
     assert "2. Beta · think · best 133 · mean 89.5 · 2 attempts · $0.001 · 3.2s" in lines
     assert "   2 * sopfr(6)^5 + 6" in lines
     bot.check_clean(mark)
@@ -175,9 +175,7 @@ async def test_models_board_and_compare_photo(bot: Bot) -> None:
     models = text_of(await bot.say(chat, user, "/natory models"))
     lines = models.splitlines()
     assert "all targets" in lines[0]
-    assert (
-        "1. Alpha · default · mean 138 · best 138 · 1 attempts on 1 targets · $0.02 · 4s" in lines
-    )
+    assert "1. Alpha · default · mean 138 · best 138 · 1 attempt on 1 target · $0.02 · 4s" in lines
     assert any(line.startswith("2. Beta · think · mean 89.5") for line in lines)
     assert any("Replier · think · mean 0" in line for line in lines)
     assert text_of(await bot.say(chat, user, "/leaderboard natory models")) == models

@@ -58,15 +58,15 @@ async def test_rows_rank_model_mode_best_runs(bot: Bot, board: dict[str, int]) -
     lines = text_of(reply).splitlines()
     assert "PrimeBench leaderboard — global" in lines[0]
     assert "1. thinker · think · +50 (2 runs, mean +45)" in lines
-    assert "2. model-11 · default · +31 (1 runs, mean +31)" in lines
+    assert "2. model-11 · default · +31 (1 run, mean +31)" in lines
     assert "page 1 of 2" in lines
     assert "model-02" not in text_of(reply)  # rank 11+, on page 2
     nxt = button(reply, "Next")
     since = bot.api.mark()
     await bot.press(chat, user, reply, nxt)
     page2 = text_of(await bot.edited(reply, since)).splitlines()
-    assert "11. model-02 · default · +22 (1 runs, mean +22)" in page2
-    assert "13. model-00 · default · +20 (1 runs, mean +20)" in page2
+    assert "11. model-02 · default · +22 (1 run, mean +22)" in page2
+    assert "13. model-00 · default · +20 (1 run, mean +20)" in page2
     assert "page 2 of 2" in page2
     prev = button(bot.current(reply), "Prev")
     since = bot.api.mark()
@@ -191,7 +191,7 @@ async def test_long_escaped_model_names_keep_board_and_me_valid(bot: Bot) -> Non
     board = await bot.say(chat, user, "/leaderboard")
     assert len(board["params"]["text"]) <= 4096
     plain = text_of(board)
-    assert re.search(r"^1\. 9<&><&>.* · tools · \+99 \(1 runs", plain, re.M), plain
+    assert re.search(r"^1\. 9<&><&>.* · tools · \+99 \(1 run", plain, re.M), plain
     assert "10. 0<&>" in plain
     # Nothing after the rows is lost: references, key version, credit.
     assert "Jibay 5 High · think & tools · +18 (reported)" in plain

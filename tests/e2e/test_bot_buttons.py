@@ -63,7 +63,7 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
     assert "already published" in answer["text"]
 
     board = text_of(await bot.say(chat, user, "/leaderboard"))
-    assert "claude sonnet 5.5 medium · think & tools · +4 (1 runs" in board
+    assert "claude sonnet 5.5 medium · think & tools · +4 (1 run" in board
     bot.check_clean(mark)
 
 

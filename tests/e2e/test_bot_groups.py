@@ -151,7 +151,7 @@ async def test_group_and_global_boards(bot: Bot) -> None:
     board = await _in_group(bot, lab, ann, "/leaderboard")
     plain = text_of(board)
     assert "this group" in plain
-    assert "1. group-model-x · think · +9 (1 runs" in plain
+    assert "1. group-model-x · think · +9 (1 run" in plain
     glob = button(board, "Global")
     since = bot.api.mark()
     await bot.press(lab, ann, board, glob)

@@ -1,0 +1,1 @@
+"""Pure rendering: text, images and the message catalogues; no Telegram, no I/O."""

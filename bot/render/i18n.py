@@ -1,0 +1,168 @@
+"""Every user-visible string, from gettext catalogues in English and Persian.
+
+Message ids are symbolic (``"board_row"``); the English catalogue holds the English
+text. ``t(lang, key, **values)`` looks a message up; ``tn(lang, key, n, **values)`` looks
+up a message about ``n`` things with ``ngettext`` (the count is ``{n}`` in its text).
+Values are substituted with ``str.format`` and inserted as given: callers escape user
+text for HTML before passing it (see ``bot.format``). A text missing in Persian falls
+back to English.
+
+The catalogues are ``locale/<lang>/LC_MESSAGES/benchboard.po``, each compiled to the
+``.mo`` beside it; both are committed and shipped as package data, so an install needs
+no build step. Ids the code builds at run time are marked with ``N_`` below, so that
+extraction finds every id. After changing messages (Babel is in the ``dev`` extra):
+
+    pybabel extract -F pyproject.toml --no-location --sort-output --project Benchboard \\
+        -o bot/render/locale/benchboard.pot bot
+    pybabel update -i bot/render/locale/benchboard.pot -d bot/render/locale -D benchboard
+    (edit both .po files)
+    pybabel compile -d bot/render/locale -D benchboard
+
+``tests/bot/test_i18n.py`` fails while a catalogue lags behind the code or a ``.mo``
+behind its ``.po``.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+from pathlib import Path
+
+DOMAIN = "benchboard"
+LOCALE_DIR = Path(__file__).with_name("locale")
+LANGUAGES = ("en", "fa")
+DEFAULT_LANGUAGE = "en"
+
+
+def N_(key: str) -> str:
+    """Mark a message id that is used later or built at run time, for extraction."""
+    return key
+
+
+#: The command menu (setMyCommands): command name and the id of its description.
+MENU = (
+    ("score", N_("cmd_score")),
+    ("leaderboard", N_("cmd_leaderboard")),
+    ("me", N_("cmd_me")),
+    ("natory", N_("cmd_natory")),
+    ("compare", N_("cmd_compare")),
+    ("prompt", N_("cmd_prompt")),
+    ("questions", N_("cmd_questions")),
+    ("benchmarks", N_("cmd_benchmarks")),
+    ("lang", N_("cmd_lang")),
+    ("help", N_("cmd_help")),
+)
+
+#: Ids the code builds from a value (``f"state_{visibility}"``, ``f"hint_{code}"``, ...):
+#: listed here only so that extraction keeps them in the catalogues.
+RUNTIME_IDS = (
+    # result breakdown fields: "field_" + a key of Result.summary_fields(); a field
+    # without an entry is shown under its own key (Natory's keep the game's names)
+    N_("field_total_questions"),
+    N_("field_correct"),
+    N_("field_wrong"),
+    N_("field_unanswered"),
+    N_("field_positive_points"),
+    N_("field_negative_points"),
+    N_("field_final_score"),
+    N_("field_accuracy"),
+    N_("field_coverage"),
+    N_("field_k_attempts"),
+    N_("field_main_questions"),
+    N_("field_main_unattempted"),
+    N_("field_main_fewer_than_k"),
+    N_("field_main_pass_at_1"),
+    N_("field_main_pass_at_k"),
+    N_("field_main_reliability"),
+    N_("field_main_lenient_pass_at_1"),
+    N_("field_main_lenient_pass_at_k"),
+    N_("field_sub_questions"),
+    N_("field_sub_unattempted"),
+    N_("field_sub_fewer_than_k"),
+    N_("field_sub_pass_at_1"),
+    N_("field_sub_pass_at_k"),
+    N_("field_sub_reliability"),
+    N_("field_sub_lenient_pass_at_1"),
+    N_("field_sub_lenient_pass_at_k"),
+    # hints by the scorer's hint code (Persian only: English shows the scorer's text)
+    N_("hint_persian_digits"),
+    N_("hint_fullwidth_colon"),
+    N_("hint_q_prefix"),
+    N_("hint_trailing_period"),
+    # submission states, by Visibility
+    N_("state_private"),
+    N_("state_published"),
+    N_("state_hidden"),
+    N_("state_withdrawn"),
+    # moderation, by action (the usage ids reach UserError through _int_arg)
+    N_("usage_hide"),
+    N_("usage_unhide"),
+    N_("usage_verify"),
+    N_("usage_ban"),
+    N_("usage_unban"),
+    N_("cannot_hide"),
+    N_("cannot_unhide"),
+    N_("cannot_verify"),
+    N_("done_hide"),
+    N_("done_unhide"),
+    N_("done_verify"),
+    # submission fields, by tag name
+    N_("bad_cost"),
+    N_("bad_latency"),
+)
+
+
+def pick_language(chosen: str | None, telegram_code: str | None) -> str:
+    """The /lang choice wins; otherwise follow Telegram's language; English by default."""
+    if chosen in LANGUAGES:
+        return chosen
+    if telegram_code and telegram_code.split("-")[0].lower() == "fa":
+        return "fa"
+    return DEFAULT_LANGUAGE
+
+
+@functools.cache
+def catalogue(lang: str) -> gettext.NullTranslations:
+    """The compiled catalogue of ``lang`` (English for an unknown one), loaded once."""
+    if lang not in LANGUAGES:
+        lang = DEFAULT_LANGUAGE
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+
+
+def translated(lang: str, key: str) -> bool:
+    """True when ``key`` has its own text in ``lang`` (not the English fallback)."""
+    return catalogue(lang).gettext(key) != key
+
+
+def _template(lang: str, key: str, n: int | None = None) -> str | None:
+    for code in (lang, DEFAULT_LANGUAGE):
+        found = catalogue(code)
+        text = found.gettext(key) if n is None else found.ngettext(key, key, n)
+        if text != key:
+            return text
+    return None
+
+
+def t(lang: str, key: str, **values: object) -> str:
+    template = _template(lang, key)
+    if template is None:
+        raise KeyError(key)
+    return template.format(**values) if values else template
+
+
+def tn(lang: str, key: str, n: int, **values: object) -> str:
+    """The message ``key`` about ``n`` things: its plural form for ``n`` in ``lang``."""
+    template = _template(lang, key, n)
+    if template is None:
+        raise KeyError(key)
+    return template.format(n=n, **values)
+
+
+def field_label(lang: str, key: str) -> str:
+    """The label of a result breakdown field; the field's own key when it has none."""
+    return _template(lang, f"field_{key}") or key
+
+
+def command_menu(lang: str) -> list[tuple[str, str]]:
+    """The bot's command menu in ``lang``: (command, description) pairs, in order."""
+    return [(name, t(lang, key)) for name, key in MENU]
