@@ -42,6 +42,9 @@ Telegram rules enforced, so that tests catch real bugs
   ``getUpdates`` (two bot instances), -> 409 ``Conflict``;
 * optional flood control: :meth:`FakeBotAPI.flood` makes the next N calls for a chat answer
   429 with ``parameters.retry_after``.
+* optional faults: :meth:`FakeBotAPI.faults` makes calls fail at random (seeded) with 429,
+  500/502, a time-out that has no effect, or a time-out after the call took effect
+  ("delivered, then timed out"); :attr:`FakeBotAPI.fault_log` lists what was injected.
 Not simulated: MarkdownV2 validation (only HTML is checked), inline mode, payments.
 
 Test-facing API
@@ -115,6 +118,7 @@ import functools
 import html
 import itertools
 import json
+import random
 import re
 import socket
 import time
@@ -287,6 +291,22 @@ class _FloodRule:
     retry_after: int
     remaining: int
     methods: frozenset[str] | None
+
+
+#: What :meth:`FakeBotAPI.faults` can make a call do instead of answering normally.
+FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout"]
+FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "502", "timeout", "delivered_timeout")
+
+
+@dataclass
+class _FaultRule:
+    methods: frozenset[str]
+    kinds: tuple[FaultKind, ...]
+    probability: float
+    remaining: int | None
+    rng: random.Random
+    delay: float
+    retry_after: int
 
 
 @dataclass
@@ -577,6 +597,9 @@ class FakeBotAPI:
         self._members: dict[tuple[int, int], MemberStatus] = {}
         self._blocked: set[int] = set()
         self._flood_rules: list[_FloodRule] = []
+        self._fault_rules: list[_FaultRule] = []
+        #: every injected fault: {"method", "kind", "chat_id", "index"} (index: of the call)
+        self.fault_log: list[JSONDict] = []
         self._user_message_marks: dict[tuple[int, int], int] = {}
 
         self._pending: list[JSONDict] = []  # updates not yet confirmed (offset / webhook 2xx)
@@ -701,6 +724,68 @@ class FakeBotAPI:
         self._flood_rules.append(
             _FloodRule(chat_id, retry_after, times, frozenset(methods) if methods else None)
         )
+
+    def faults(
+        self,
+        *,
+        methods: Iterable[str] = ("sendMessage",),
+        kinds: Iterable[FaultKind] = FAULT_KINDS,
+        probability: float = 1.0,
+        times: int | None = None,
+        seed: int = 0,
+        delay: float = 7.0,
+        retry_after: int = 1,
+    ) -> None:
+        """Make calls of ``methods`` fail, each with ``probability`` (at most ``times``).
+
+        The kind is drawn from ``kinds`` with a generator seeded by ``seed``:
+
+        * ``"429"``: Too Many Requests with ``parameters.retry_after``;
+        * ``"500"`` / ``"502"``: a server error; the call has no effect;
+        * ``"timeout"``: the answer comes after ``delay`` seconds (longer than the
+          client waits) and the call has no effect;
+        * ``"delivered_timeout"``: the call takes effect (the user sees the message),
+          then the answer comes after ``delay`` seconds, as when Telegram delivered a
+          message but the connection dropped before the answer.
+
+        Injected faults are listed in :attr:`fault_log`. :meth:`clear_faults` ends them.
+        """
+        self._fault_rules.append(
+            _FaultRule(
+                frozenset(methods),
+                tuple(kinds),
+                probability,
+                times,
+                random.Random(seed),
+                delay,
+                retry_after,
+            )
+        )
+
+    def clear_faults(self) -> None:
+        self._fault_rules.clear()
+
+    def _draw_fault(self, method: str, params: JSONDict) -> FaultKind | None:
+        for rule in self._fault_rules:
+            if method not in rule.methods or rule.remaining == 0:
+                continue
+            if rule.rng.random() >= rule.probability:
+                continue
+            if rule.remaining is not None:
+                rule.remaining -= 1
+            kind = rule.rng.choice(rule.kinds)
+            self.fault_log.append(
+                {
+                    "method": method,
+                    "kind": kind,
+                    "chat_id": params.get("chat_id"),
+                    "index": len(self.calls),
+                    "retry_after": rule.retry_after,
+                    "delay": rule.delay,
+                }
+            )
+            return kind
+        return None
 
     def abort(self, reason: str) -> None:
         """Make every current and future wait fail now (e.g. the bot process died)."""
@@ -1235,14 +1320,32 @@ class FakeBotAPI:
             return self._finish(canonical, {}, _bad_request(f"can't parse request: {exc}"))
         if request.match_info["token"] != self.token:
             return self._finish(canonical, params, ApiError(401, "Unauthorized"))
+        fault = self._draw_fault(canonical, params)
         try:
             self._check_flood(canonical, params)
+            if fault is not None and fault != "delivered_timeout":
+                await self._inject(fault)
             result = handler(params) if handler is not None else True
             if asyncio.iscoroutine(result):
                 result = await result
         except ApiError as exc:
             return self._finish(canonical, params, exc, request=request)
+        if fault == "delivered_timeout":
+            await asyncio.sleep(self.fault_log[-1]["delay"])
         return self._finish(canonical, params, None, result, request=request)
+
+    async def _inject(self, fault: FaultKind) -> None:
+        """Raise the error of an injected fault (after its delay, for a time-out)."""
+        entry = self.fault_log[-1]
+        if fault == "429":
+            retry_after = entry["retry_after"]
+            raise ApiError(
+                429, f"Too Many Requests: retry after {retry_after}", {"retry_after": retry_after}
+            )
+        if fault == "timeout":
+            await asyncio.sleep(entry["delay"])
+            raise ApiError(500, "Internal Server Error: timed out")
+        raise ApiError(int(fault), "Internal Server Error" if fault == "500" else "Bad Gateway")
 
     def _finish(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -23,8 +24,17 @@ from telegram import (
     Update,
 )
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Conflict, Forbidden, InvalidToken, RetryAfter
+from telegram.error import (
+    BadRequest,
+    Conflict,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TimedOut,
+)
 from telegram.ext import Application, CallbackQueryHandler, CommandHandler, ContextTypes
+from telegram.request import HTTPXRequest
 
 from .botapi import (
     SECRET_HEADER,
@@ -263,6 +273,37 @@ async def test_flood_control_retry_after(
     assert err.value.retry_after.total_seconds() == 3  # type: ignore[union-attr]
     assert botapi.calls[-1]["error"]["parameters"] == {"retry_after": 3}
     await bot.send_message(chat["id"], "hi")  # the rule was used up
+
+
+async def test_injected_faults(botapi: FakeBotAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTB_TIMEDELTA", "1")
+    ann = botapi.user(1001, "Ann")
+    chat = botapi.private_chat(ann)
+    request = HTTPXRequest(read_timeout=0.5)
+    async with Bot(
+        botapi.token, base_url=botapi.base_url, base_file_url=botapi.file_url, request=request
+    ) as bot:
+        botapi.faults(kinds=["500"], times=1)
+        with pytest.raises(NetworkError):
+            await bot.send_message(chat["id"], "a")
+        botapi.faults(kinds=["429"], times=1, retry_after=2)
+        with pytest.raises(RetryAfter) as info:
+            await bot.send_message(chat["id"], "b")
+        assert info.value.retry_after == dt.timedelta(seconds=2)
+        botapi.faults(kinds=["timeout"], times=1, delay=1.0)
+        with pytest.raises(TimedOut):
+            await bot.send_message(chat["id"], "c")
+        botapi.faults(kinds=["delivered_timeout"], times=1, delay=1.0)
+        with pytest.raises(TimedOut):
+            await bot.send_message(chat["id"], "d")
+        await bot.send_message(chat["id"], "e")  # the rules are used up
+    await asyncio.sleep(1.2)  # the delayed answers are recorded
+    # only the delivered time-out and the last call reached the user
+    assert [m["text"] for m in botapi.messages_in(chat["id"])] == ["d", "e"]
+    assert [f["kind"] for f in botapi.fault_log] == ["500", "429", "timeout", "delivered_timeout"]
+    botapi.faults(probability=0.5, seed=3)
+    botapi.clear_faults()
+    assert botapi._draw_fault("sendMessage", {}) is None
 
 
 async def test_reply_to_and_wait_for(botapi: FakeBotAPI, bot: Bot) -> None:
