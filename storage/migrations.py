@@ -5,10 +5,8 @@ failed step leaves the file at the previous version. A step's SQL is frozen once
 released: a change to the schema is a new step appended to :data:`MIGRATIONS`, never
 an edit of an old one (tests migrate fixture files of every earlier version).
 
-Plan for the moderation issue: boards read published submissions only through the
-``board_source`` view and the ``board_totals`` summary. A new step can redefine the
-view (e.g. ``... AND user_id NOT IN (SELECT user_id FROM bans)``), add its tables
-(``bans``, ``audit_log``) and rebuild ``board_totals`` with the statement in step 2.
+Boards read published submissions only through the ``board_source`` view (which leaves
+out banned users) and the summaries (``board_totals``, ``board_runs``, ``board_days``).
 """
 
 from __future__ import annotations
@@ -224,7 +222,7 @@ DELETE FROM board_totals;
     + _REBUILD_BOARD_TOTALS
 )
 
-#: Boards by rank walk (issue: windowed, mode and chat boards in a few milliseconds).
+#: Boards by rank walk (windowed, mode and chat boards without grouping every row).
 #: ``submissions_board_rank`` lists a benchmark's published rows by mode in rank order
 #: (score DESC, earliest first): a windowed or mode board walks it (the four modes merged)
 #: until its page holds enough distinct (model, mode) groups; it covers ``board_source``
@@ -296,7 +294,7 @@ DELETE FROM board_totals;
     + _REBUILD_BOARD_TOTALS
 )
 
-#: Windowed boards by week (issue 3: every board variant's p99 under 5 ms at 1M rows).
+#: Windowed boards by week.
 #: ``submissions_board_week`` lists a benchmark's published rows by the week of their time
 #: (``created_at / 604800000``: UTC weeks since the epoch) and, inside a week, in rank
 #: order (score DESC, earliest first): a 7- or 30-day board walks the two to six weeks its
