@@ -42,6 +42,7 @@ from storage import (
 
 from . import datafiles, service
 from .context import LoadedKey, Services
+from .core.rescore import rescore as rescore_all
 from .service import UserError
 
 log = logging.getLogger(__name__)
@@ -278,7 +279,7 @@ async def rescore(
 ) -> tuple[RescoreReport, tuple[BoardRow, ...]]:
     """Re-score every stored submission of the benchmark; the report and the new top."""
     name = change.benchmark.name
-    report = await services.store.rescore(name)
+    report = await rescore_all(services.store, name)
     after = (await services.store.leaderboard(name, limit=TOP)).rows
     return report, after
 

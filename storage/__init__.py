@@ -2,10 +2,12 @@
 
 Public surface (all coroutines unless noted; every result is a frozen dataclass)::
 
-    store = await Store.open(path, *, clock=None, benchmarks=None,
-                             busy_timeout_ms=5000, synchronous="FULL")
+    store = await Store.open(path, *, clock=None, busy_timeout_ms=5000,
+                             synchronous="FULL", mmap_mb=2048, per_statement=None)
     await store.close()                      # also: async with store: ...
     await store.schema_version() -> int
+    store.db                                 # the connection seam (not a coroutine):
+                                             # db.run(work), db.read(), db.write(), db.trips
 
     # users and chats, as Telegram reports them (updated on sight)
     await store.upsert_user(user_id, *, first_name, last_name, username, language_code) -> None
@@ -55,10 +57,22 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.audit_log(*, chat_id=None, limit=20) -> list[AuditEntry]
     await store.same_answers_as(submission_id) -> int | None  # one run on the boards
 
-    # maintenance
+    # re-score bookkeeping (the scoring itself: bot.core.rescore)
     await store.pending_rescore(benchmark) -> int
-    await store.rescore(benchmark, *, batch_size=1000, workers=None) -> RescoreReport
+    await store.start_rescore(benchmark, *, key_version_id, scorer_version) -> RescoreJob
+    await store.rescore_rows(job, after, limit) -> list[RescoreRow]     # empty: done
+    await store.save_rescored(job, RescoreWrites(...), *, upto, rows) -> None
+    await store.finish_rescore(job) -> None                             # boards rebuilt
+
+    # backup
     await store.backup(path) -> None
+
+    # Natory and record queries: storage.analytics; restoring a backup: storage.backup
+
+Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
+``users``, ``keys``, ``submissions``, ``boards`` with ``board_pages`` and
+``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
+(pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC
@@ -91,6 +105,7 @@ from .models import (
     User,
     Visibility,
 )
+from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
 
 __all__ = [
@@ -108,7 +123,10 @@ __all__ = [
     "NewSubmission",
     "NotAllowed",
     "NotFound",
+    "RescoreJob",
     "RescoreReport",
+    "RescoreRow",
+    "RescoreWrites",
     "SchemaError",
     "ScoredResult",
     "StorageError",

@@ -1,8 +1,9 @@
 """Benchmark-specific board queries: Natory targets and models, ZeroBench board records.
 
-Functions over a :class:`Store` (its connection helpers), kept apart from ``store.py``.
-No migration: everything is read from existing columns — the result record (JSON,
-``json_extract``) and ``submissions.extra`` (Natory's ``target``, ``cost``, ``latency``).
+Functions over a :class:`Store`, through its connection seam (``store.db``: each query
+one trip to the database thread). No migration: everything is read from existing
+columns — the result record (JSON, ``json_extract``) and ``submissions.extra``
+(Natory's ``target``, ``cost``, ``latency``).
 
 What counts on a board is ``board_source`` (published, and whatever moderation adds),
 joined back to ``submissions`` for the JSON columns. ``natory_previous`` counts every
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from .db import Conn
 from .errors import InvalidData
 from .store import Store
 
@@ -63,6 +65,15 @@ class NatoryBoard:
     total: int
 
 
+def _natory_rows(conn: Conn, sql: str, params: list[Any]) -> list[Any] | None:
+    """The rows of a Natory query whose first parameter is the benchmark's id (None: no
+    Natory benchmark yet), on the database thread."""
+    found = conn.execute("SELECT id FROM benchmarks WHERE name = ?", (NATORY,)).fetchone()
+    if found is None:
+        return None
+    return conn.execute(sql, [found[0], *params]).fetchall()
+
+
 def _check_target(target: int) -> int:
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         raise InvalidData(f"the target must be a positive whole number, not {target!r}")
@@ -85,8 +96,8 @@ async def natory_previous(
         sql += " AND s.id < ?"
         params.append(before_id)
     sql += " GROUP BY simplified ORDER BY first_id"
-    async with store._read() as db:
-        rows = await store._all(db, sql, params)
+    async with store.db.read() as s:
+        rows = await s.all(sql, params)
     return tuple(str(r[0]) for r in rows if r[0])
 
 
@@ -148,11 +159,9 @@ async def natory_board(
         params.append(chat_id)
     rank_by = "best DESC, mean DESC" if target is not None else "mean DESC, best DESC"
     sql = _NATORY_BOARD.format(where=where, rank_by=rank_by)
-    async with store._read() as db:
-        bench_id = await store._bench_id(db, NATORY)
-        if bench_id is None:
-            return NatoryBoard(target, (), 0)
-        rows = await store._all(db, sql, [bench_id, *params, limit, offset])
+    rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [*params, limit, offset]))
+    if rows is None:
+        return NatoryBoard(target, (), 0)
     board_rows = tuple(
         NatoryRow(
             rank=int(r[0]),
@@ -180,11 +189,9 @@ async def natory_targets(store: Store, *, limit: int = 10) -> tuple[tuple[int, i
         SELECT json_extract(s.result, '$.target') AS target, COUNT(*), MAX(s.created_at) AS last
         FROM board_source AS v JOIN submissions AS s ON s.id = v.id
         WHERE v.benchmark_id = ? GROUP BY target ORDER BY last DESC LIMIT ?"""
-    async with store._read() as db:
-        bench_id = await store._bench_id(db, NATORY)
-        if bench_id is None:
-            return ()
-        rows = await store._all(db, sql, [bench_id, limit])
+    rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [limit]))
+    if rows is None:
+        return ()
     return tuple((int(r[0]), int(r[1])) for r in rows if r[0] is not None)
 
 
@@ -197,8 +204,6 @@ async def records(store: Store, submission_ids: Iterable[int]) -> Mapping[int, M
     if len(ids) > _MAX_IDS:
         raise InvalidData(f"at most {_MAX_IDS} submissions at once")
     marks = ",".join("?" * len(ids))
-    async with store._read() as db:
-        rows = await store._all(
-            db, f"SELECT id, result FROM submissions WHERE id IN ({marks})", list(ids)
-        )
+    async with store.db.read() as s:
+        rows = await s.all(f"SELECT id, result FROM submissions WHERE id IN ({marks})", ids)
     return {int(r[0]): MappingProxyType(json.loads(r[1])) for r in rows}

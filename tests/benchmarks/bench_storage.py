@@ -12,7 +12,7 @@ compare figures at similar loads).
 
 The registry now holds PrimeBench, ZeroBench and Natory, but this script stores
 PrimeBench-format answers (104 questions) under all three names and re-scores them all
-with the PrimeBench scorer (``Store.open(benchmarks=...)``), so the three benchmarks'
+with the PrimeBench scorer (``bot.core.rescore.rescore(benchmarks=...)``), so the three benchmarks'
 rows are alike: the figures measure storage, not a given scorer's speed.
 
 The raw texts come from a pool of 20,000 answer sheets scored up front (scoring 1M would
@@ -39,9 +39,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.core.rescore import rescore
 from scoring import registry
 from storage import NewSubmission, Store
-from storage.store import _compress, _decompress, _dumps
+from storage.values import compress, decompress, dumps
 
 PRIME = registry.get("primebench")
 BENCHMARKS = ("primebench", "zerobench", "natory")
@@ -197,7 +198,7 @@ async def main(
 ) -> None:
     remove(path, "", "-wal", "-shm", ".normal", ".normal-wal", ".normal-shm")
     clock = Clock()
-    store = await Store.open(path, clock=clock, benchmarks=lambda name: PRIME)
+    store = await Store.open(path, clock=clock)
     key_ids = {}
     for b in BENCHMARKS:
         key_ids[b] = (await store.save_key(b, key_bytes(1), source="bench")).id
@@ -255,8 +256,8 @@ async def main(
             await other.close()
     await store.rebuild_boards()
 
-    async with store._lock:
-        await store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    async with store.db.read() as s:
+        await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
     size = disk_size(path)
     total = inserted + 300
     print(
@@ -309,24 +310,26 @@ async def main(
     # --- re-score everything after a key change -----------------------------------------
     # per-row costs outside the database: what a worker does for one input (decompress,
     # score, the record as JSON) and what the scorer alone takes
-    sample = [_compress(raw) for raw, _ in sheets[:3000]]
+    sample = [compress(raw) for raw, _ in sheets[:3000]]
     new_key = PRIME.load_key(key_bytes(2))
     t = time.perf_counter()
-    texts = [_decompress(blob) for blob in sample]
+    texts = [decompress(blob) for blob in sample]
     per_unzip = (time.perf_counter() - t) / len(sample)
     t = time.perf_counter()
     results = [PRIME.score(raw, new_key) for raw in texts]
     per_score = (time.perf_counter() - t) / len(sample)
     t = time.perf_counter()
     for result in results:
-        _dumps(result.to_record())
+        dumps(result.to_record())
     per_record = (time.perf_counter() - t) / len(sample)
     for b in BENCHMARKS:
         await store.save_key(b, key_bytes(2), source="bench v2")
     t = time.perf_counter()
     rescored = changed = 0
     for b in BENCHMARKS:
-        report = await store.rescore(b, batch_size=2000, workers=workers)
+        report = await rescore(
+            store, b, batch_size=2000, workers=workers, benchmarks=lambda name: PRIME
+        )
         rescored += report.rescored
         changed += report.changed
         print(f"  rescore {b}: {report.rescored:,} in {report.seconds:.1f} s "

@@ -1,4 +1,4 @@
-"""Re-scoring after a key changes: correctness, batching, resumability."""
+"""Re-scoring after a key changes: correctness, batching, resumability, worker processes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-import storage.store as store_module
+import bot.core.rescore as rescore_module
+from bot.core.rescore import rescore
 from storage import InvalidData, NotFound, Store
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 
@@ -40,12 +41,16 @@ class Interrupting:
 
 @pytest.fixture
 async def fake_store(db_path: Path, clock: FakeClock) -> AsyncIterator[tuple[Store, Interrupting]]:
-    bench = Interrupting()
-    s = await Store.open(db_path, clock=clock, benchmarks=lambda name: bench)  # type: ignore[arg-type, return-value]
+    s = await Store.open(db_path, clock=clock)
     try:
-        yield s, bench
+        yield s, Interrupting()
     finally:
         await s.close()
+
+
+async def rescore_with(bench: Interrupting, store: Store, name: str, **kw: Any) -> Any:
+    """A re-score with the given scorer (not the registry's)."""
+    return await rescore(store, name, benchmarks=lambda _: bench, **kw)
 
 
 async def fill(store: Store, n: int) -> tuple[Maker, list[int]]:
@@ -76,7 +81,7 @@ async def test_rescore_applies_the_new_key_everywhere(store: Store) -> None:
     before = await store.leaderboard("primebench")
     new = await store.save_key("primebench", all_ones_key(), source="corrected")
     assert await store.pending_rescore("primebench") == 30
-    report = await store.rescore("primebench", batch_size=7)
+    report = await rescore(store, "primebench", batch_size=7)
     assert (report.total, report.rescored, report.batches, report.resumed) == (30, 30, 5, False)
     assert report.key_version == 2 and report.changed > 0
     assert await store.pending_rescore("primebench") == 0
@@ -92,7 +97,7 @@ async def test_rescore_applies_the_new_key_everywhere(store: Store) -> None:
     await store.rebuild_boards("primebench")
     assert await store.leaderboard("primebench") == after
     # nothing left to do: a second run scores nothing
-    again = await store.rescore("primebench")
+    again = await rescore(store, "primebench")
     assert (again.rescored, again.skipped, again.changed) == (0, 30, 0)
 
 
@@ -104,13 +109,13 @@ async def test_rescore_resumes_after_an_interruption(
     await store.save_key("primebench", all_ones_key(), source="corrected")
     bench.calls, bench.fail_after = 0, 12  # dies in the third batch of 5
     with pytest.raises(RuntimeError, match="crashed"):
-        await store.rescore("primebench", batch_size=5)
+        await rescore_with(bench, store, "primebench", batch_size=5)
     # the first two batches are committed, the third is not half-written
     assert await store.pending_rescore("primebench") == 15
     board = await store.leaderboard("primebench")
     assert board.rescoring  # summary is known to be behind; computed from rows meanwhile
     bench.calls, bench.fail_after = 0, None
-    report = await store.rescore("primebench", batch_size=5)
+    report = await rescore_with(bench, store, "primebench", batch_size=5)
     assert report.resumed and report.rescored == 15 and bench.calls == 15
     assert report.total == 25
     want = await expected_scores(store, ids, all_ones_key())
@@ -121,7 +126,7 @@ async def test_rescore_resumes_after_an_interruption(
 async def test_rescore_survives_cancellation(store: Store) -> None:
     await fill(store, 40)
     await store.save_key("primebench", all_ones_key(), source="corrected")
-    task = asyncio.create_task(store.rescore("primebench", batch_size=4))
+    task = asyncio.create_task(rescore(store, "primebench", batch_size=4))
     for _ in range(200):
         await asyncio.sleep(0.005)
         if await store.pending_rescore("primebench") < 40:
@@ -131,7 +136,7 @@ async def test_rescore_survives_cancellation(store: Store) -> None:
         await task
     left = await store.pending_rescore("primebench")
     assert left % 4 == 0  # whole batches only
-    report = await store.rescore("primebench", batch_size=4)
+    report = await rescore(store, "primebench", batch_size=4)
     assert report.resumed == (left > 0) and report.rescored == left
     assert await store.pending_rescore("primebench") == 0
 
@@ -144,10 +149,10 @@ async def test_a_new_key_during_a_rescore_starts_a_new_job(
     await store.save_key("primebench", all_ones_key(), source="v2")
     bench.calls, bench.fail_after = 0, 5
     with pytest.raises(RuntimeError):
-        await store.rescore("primebench", batch_size=5)
+        await rescore_with(bench, store, "primebench", batch_size=5)
     await store.save_key("primebench", key_bytes(3), source="v3")
     bench.calls, bench.fail_after = 0, None
-    report = await store.rescore("primebench", batch_size=5)
+    report = await rescore_with(bench, store, "primebench", batch_size=5)
     assert not report.resumed and report.rescored == 10 and report.key_version == 3
     want = await expected_scores(store, ids, key_bytes(3))
     assert {i: (await store.get_submission(i)).score for i in ids} == want  # type: ignore[union-attr]
@@ -155,10 +160,10 @@ async def test_a_new_key_during_a_rescore_starts_a_new_job(
 
 async def test_rescore_needs_a_key_and_a_scorer(store: Store, make: Maker) -> None:
     with pytest.raises(NotFound):
-        await store.rescore("natory-unknown")
+        await rescore(store, "natory-unknown")
     await store.record_submission(make(answers(1), benchmark="zerobench"))
     with pytest.raises(NotFound):
-        await store.rescore("zerobench")  # no scorer in the registry (yet)
+        await rescore(store, "zerobench")  # no scorer in the registry (yet)
 
 
 # Killing worker processes that never answer can leave the executor's own feeder thread
@@ -170,14 +175,14 @@ async def test_worker_processes_and_equal_inputs_give_the_same_results(
 ) -> None:
     """The registered scorer in worker processes (equal texts scored once) writes what
     scoring every row in the event loop's thread writes; unchanged rows only change key."""
-    monkeypatch.setattr(store_module, "_POOL_MIN_TEXTS", 1)
+    monkeypatch.setattr(rescore_module, "_POOL_MIN_TEXTS", 1)
     results = []
     for workers in (2, 1):
         path = db_path.with_name(f"w{workers}.sqlite3")
         async with await Store.open(path, clock=clock) as store:
             _, ids = await fill(store, 30)
             await store.save_key("primebench", all_ones_key(), source="corrected")
-            report = await store.rescore("primebench", batch_size=8, workers=workers)
+            report = await rescore(store, "primebench", batch_size=8, workers=workers)
             assert (report.rescored, report.batches) == (30, 4)
             assert await store.pending_rescore("primebench") == 0
             want = await expected_scores(store, ids, all_ones_key())
@@ -188,17 +193,17 @@ async def test_worker_processes_and_equal_inputs_give_the_same_results(
                  await store.leaderboard("primebench", days=7))
             )  # fmt: skip
             # the same key again: nothing is scored, every row is skipped
-            again = await store.rescore("primebench", workers=workers)
+            again = await rescore(store, "primebench", workers=workers)
             assert (again.rescored, again.changed) == (0, 0)
     assert results[0] == results[1]
     # worker processes that never answer: the batch is scored in a thread instead
-    monkeypatch.setattr(store_module, "_POOL_TIMEOUT_S", 0.0)
+    monkeypatch.setattr(rescore_module, "_POOL_TIMEOUT_S", 0.0)
     async with await Store.open(db_path.with_name("w0.sqlite3"), clock=clock) as store:
         _, ids = await fill(store, 12)
         await store.save_key("primebench", all_ones_key(), source="corrected")
-        report = await store.rescore("primebench", batch_size=5, workers=2)
+        report = await rescore(store, "primebench", batch_size=5, workers=2)
         assert report.rescored == 12
         want = await expected_scores(store, ids, all_ones_key())
         assert {i: (await store.get_submission(i)).score for i in ids} == want  # type: ignore[union-attr]
     with pytest.raises(InvalidData):
-        await Store.rescore(None, "primebench", workers=0)  # type: ignore[arg-type]
+        await rescore(None, "primebench", workers=0)  # type: ignore[arg-type]

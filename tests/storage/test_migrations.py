@@ -30,18 +30,17 @@ async def test_open_sets_the_pragmas_and_creates_the_folder(tmp_path: Path) -> N
     path = tmp_path / "a" / "b" / "db.sqlite3"
     async with await Store.open(path) as store:
         assert await store.schema_version() == SCHEMA_VERSION
-        db = store._db  # the pragmas are per connection: look at the store's own
-        for pragma, want in (
-            ("journal_mode", "wal"),
-            ("foreign_keys", 1),
-            ("busy_timeout", 5000),
-            ("synchronous", 2),
-        ):
-            async with db.execute(f"PRAGMA {pragma}") as cur:
-                row = await cur.fetchone()
-            assert row is not None and row[0] == want, pragma
-        async with db.execute("PRAGMA mmap_size") as cur:
-            mapped = await cur.fetchone()
+        # the pragmas are per connection: look at the store's own
+        async with store.db.read() as s:
+            for pragma, want in (
+                ("journal_mode", "wal"),
+                ("foreign_keys", 1),
+                ("busy_timeout", 5000),
+                ("synchronous", 2),
+            ):
+                row = await s.one(f"PRAGMA {pragma}")
+                assert row is not None and row[0] == want, pragma
+            mapped = await s.one("PRAGMA mmap_size")
         assert mapped is not None and mapped[0] >= 1 << 30  # 2 GiB asked; SQLite may cap it
     assert path.exists()
 
@@ -49,9 +48,9 @@ async def test_open_sets_the_pragmas_and_creates_the_folder(tmp_path: Path) -> N
 async def test_memory_mapping_can_be_turned_off_and_is_never_negative(tmp_path: Path) -> None:
     async with (
         await Store.open(tmp_path / "db.sqlite3", mmap_mb=0) as store,
-        store._db.execute("PRAGMA mmap_size") as cur,
+        store.db.read() as s,
     ):
-        assert await cur.fetchone() == (0,)
+        assert await s.one("PRAGMA mmap_size") == (0,)
     with pytest.raises(InvalidData):
         await Store.open(tmp_path / "other.sqlite3", mmap_mb=-1)
 
@@ -158,17 +157,17 @@ async def test_step_4_builds_the_run_summaries_of_an_existing_board(tmp_path: Pa
     await make_fixture(3, old)
     clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
     async with await Store.open(old, clock=clock) as store:
-        async with store._db.execute(
-            "SELECT model_norm, mode, run_key, best, low FROM board_runs ORDER BY run_key"
-        ) as cur:
-            runs = [tuple(r) for r in await cur.fetchall()]
+        async with store.db.read() as s:
+            runs = await s.all(
+                "SELECT model_norm, mode, run_key, best, low FROM board_runs ORDER BY run_key"
+            )
         assert runs == [
             ("gpt 6", "default", "fp-a", 4.0, 4.0),
             ("gpt 6", "default", "fp-b", 2.0, 2.0),
             ("grok", "think", "fp-c", -3.0, -3.0),
         ]
-        async with store._db.execute("SELECT SUM(runs), SUM(score_sum) FROM board_days") as cur:
-            assert tuple(await cur.fetchone() or ()) == (3, 3.0)
+        async with store.db.read() as s:
+            assert await s.one("SELECT SUM(runs), SUM(score_sum) FROM board_days") == (3, 3.0)
         board = await store.leaderboard("primebench", days=7)
         assert [(r.model, r.best, r.runs, r.mean) for r in board.rows] == [
             ("GPT 6", 4.0, 2, 3.0),
@@ -203,14 +202,15 @@ async def test_step_6_chat_boards_read_scores_from_the_rows(tmp_path: Path) -> N
     await make_fixture(5, old)
     clock = FakeClock(datetime(2026, 1, 2, tzinfo=UTC))
     async with await Store.open(old, clock=clock) as store:
-        async with store._db.execute("PRAGMA index_info(submissions_board_chat)") as cur:
-            columns = [r[2] for r in await cur.fetchall()]
+        async with store.db.read() as s:
+            columns = [r[2] for r in await s.all("PRAGMA index_info(submissions_board_chat)")]
         assert columns[:2] == ["chat_id", "benchmark_id"] and "score" not in columns
         want = [("GPT 6", "default", 4.0, 2, 3.0), ("Grok", "think", -3.0, 1, -3.0)]
         for kw in ({"chat_id": -100}, {"chat_id": -100, "days": 7}):
             board = await store.leaderboard("primebench", **kw)  # type: ignore[arg-type]
             assert [(r.model, r.mode, r.best, r.runs, r.mean) for r in board.rows] == want
-        await store._db.execute("UPDATE submissions SET score = 9 WHERE id = 3")
+        async with store.db.write() as s:
+            await s.execute("UPDATE submissions SET score = 9 WHERE id = 3")
         think = await store.leaderboard("primebench", chat_id=-100, mode="think")
         assert [(r.rank, r.model, r.best) for r in think.rows] == [(1, "Grok", 9.0)]
         assert (await store.leaderboard("primebench", chat_id=-101)).total == 0

@@ -101,11 +101,10 @@ async def test_disk_full_is_a_clear_error_and_no_half_row(
     store: Store, make: Maker, db_path: Path
 ) -> None:
     await store.record_submission(make(answers(1)))
-    async with store._lock:  # cap the file near its current size
-        async with store._db.execute("PRAGMA page_count") as cur:
-            row = await cur.fetchone()
+    async with store.db.read() as s:  # cap the file near its current size
+        row = await s.one("PRAGMA page_count")
         assert row is not None
-        await store._db.execute(f"PRAGMA max_page_count = {row[0] + 2}")
+        await s.execute(f"PRAGMA max_page_count = {row[0] + 2}")
     noise = "".join(chr(0x4E00 + (i * 7919) % 20000) for i in range(300_000))  # incompressible
     with pytest.raises(DiskFull) as caught:
         await store.record_submission(make(noise))

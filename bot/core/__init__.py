@@ -1,0 +1,1 @@
+"""The bot's use cases, between its handlers and storage and scoring."""

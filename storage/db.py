@@ -1,0 +1,285 @@
+"""The one connection seam: an aiosqlite connection, its lock, transactions, ``run``.
+
+The application owns one connection. Every operation (read or write) holds the lock
+while it talks to the database, so a transaction opened by one caller is never
+interleaved with another caller's statements on the shared connection, and a reader
+never sees another caller's uncommitted rows. Writes use ``BEGIN IMMEDIATE`` (the write
+lock is taken up front, so another process on the same file waits for ``busy_timeout``
+instead of failing) and are short.
+
+``run(work)`` executes a synchronous function of the connection on the database thread
+in one trip: a hand-off to that thread and back costs more than a board's SQL, so a read
+of several statements is one function, not one trip per statement. aiosqlite has no
+public call for it; this module is the only one that uses what its own methods use
+(``Connection._execute`` and ``Connection._conn``, present in the versions pyproject
+allows). On an aiosqlite without them — or when opened with ``per_statement=True`` —
+``work`` runs in a worker thread instead, and each of its statements goes to the
+database thread through aiosqlite's public API (one trip each).
+
+Every trip is counted in :attr:`Database.trips`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol, TypeVar, cast
+
+import aiosqlite
+
+from . import migrations
+from .errors import InvalidData, StoreUnavailable, translate
+
+Row = Sequence[Any]
+T = TypeVar("T")
+
+
+class Rows(Protocol):
+    """What ``work`` gets back from a statement (a ``sqlite3.Cursor`` is one)."""
+
+    def fetchall(self) -> list[Any]: ...
+
+    def fetchone(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class Conn(Protocol):
+    """What ``work`` may call on its connection (a ``sqlite3.Connection`` is one)."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Rows: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Executed:
+    """What a statement changed: rows, and the id of the row it inserted (if any)."""
+
+    rowcount: int
+    lastrowid: int | None
+
+
+def _private_api(conn: aiosqlite.Connection) -> bool:
+    """Whether aiosqlite has the calls that run a function on its thread."""
+    kind = type(conn)
+    return callable(getattr(kind, "_execute", None)) and isinstance(
+        getattr(kind, "_conn", None), property
+    )
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise translate(exc) from exc
+    except UnicodeEncodeError as exc:
+        raise InvalidData(f"text that is not valid Unicode: {exc}") from exc
+    except ValueError as exc:
+        # aiosqlite raises ValueError("no active connection"/"Connection closed") once closed
+        if "connection" in str(exc).lower():
+            raise StoreUnavailable("the store is closed") from exc
+        raise
+
+
+class _Relayed:
+    """The rows of one relayed statement."""
+
+    def __init__(self, rows: list[Any]) -> None:
+        self._rows = rows
+
+    def fetchall(self) -> list[Any]:
+        rows, self._rows = self._rows, []
+        return rows
+
+    def fetchone(self) -> Any:
+        return self._rows.pop(0) if self._rows else None
+
+    def close(self) -> None:
+        self._rows = []
+
+
+class _Relay:
+    """A connection for ``work`` running in a worker thread: each statement is sent to
+    the database thread through aiosqlite's public API, and waited for."""
+
+    def __init__(self, db: Database, loop: asyncio.AbstractEventLoop) -> None:
+        self._db, self._loop = db, loop
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> Rows:
+        rows = asyncio.run_coroutine_threadsafe(self._db._fetchall(sql, parameters), self._loop)
+        return _Relayed(list(rows.result()))
+
+
+class Session:
+    """Statements on the connection while its lock is held (see :meth:`Database.read`
+    and :meth:`Database.write`). Each method is one trip to the database thread."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        """The first row of a statement, or None."""
+        for row in await self._db._fetchall(sql, params):
+            return row
+        return None
+
+    async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Every row of a statement."""
+        return await self._db._fetchall(sql, params)
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> Executed:
+        self._db.trips += 1
+        cursor = await self._db._conn.execute(sql, params)
+        return Executed(cursor.rowcount, cursor.lastrowid)
+
+    async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+        self._db.trips += 1
+        await self._db._conn.executemany(sql, params)
+
+    async def run(self, work: Callable[[Conn], T]) -> T:
+        """``work(connection)`` on the database thread, in this session."""
+        return await self._db._run(work)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._db._conn.in_transaction
+
+    @property
+    def total_changes(self) -> int:
+        """Rows changed since the connection opened (differences count a batch's rows)."""
+        return self._db._conn.total_changes
+
+
+class Database:
+    """One SQLite file: open with :meth:`open`, close with :meth:`close`."""
+
+    def __init__(self, conn: aiosqlite.Connection, *, per_statement: bool | None = None) -> None:
+        """``per_statement``: run ``work`` one statement per trip through aiosqlite's public
+        API (None: only when aiosqlite lacks the calls that run a function on its thread)."""
+        self._conn = conn
+        self._lock = asyncio.Lock()
+        self._closed = False
+        self.per_statement = not _private_api(conn) if per_statement is None else per_statement
+        #: Trips to the database thread so far (a hand-off there and back).
+        self.trips = 0
+
+    @classmethod
+    async def open(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout_ms: int = 5000,
+        synchronous: Literal["NORMAL", "FULL"] = "FULL",
+        mmap_mb: int = 2048,
+        per_statement: bool | None = None,
+    ) -> Database:
+        """Create the parent folder, connect, set the pragmas and migrate.
+
+        ``synchronous="FULL"`` makes every commit durable across power loss; ``"NORMAL"``
+        is faster and still safe against crashes of the process. ``mmap_mb`` maps up to
+        that much of the file into memory (SQLite caps it at 2 GiB; 0: off): reads then
+        take pages from the operating system's file cache without a system call each.
+        The pages are the OS's, shared and reclaimable, not the process's own.
+        """
+        if mmap_mb < 0:
+            raise InvalidData("mmap_mb must be 0 or more")
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            conn = await aiosqlite.connect(target, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise translate(exc) from exc
+        try:
+            async with conn.execute("PRAGMA journal_mode = WAL") as cur:
+                row = await cur.fetchone()
+            if row is None or str(row[0]).lower() != "wal":
+                raise StoreUnavailable(f"could not switch {target} to WAL journal mode")
+            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            await conn.execute(f"PRAGMA synchronous = {synchronous}")
+            await conn.execute("PRAGMA foreign_keys = ON")
+            await conn.execute("PRAGMA temp_store = MEMORY")
+            await conn.execute("PRAGMA cache_size = -32000")
+            await conn.execute(f"PRAGMA mmap_size = {int(mmap_mb) << 20}")
+            await migrations.migrate(conn)
+        except BaseException as exc:
+            await conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise translate(exc) from exc
+            raise
+        return cls(conn, per_statement=per_statement)
+
+    async def close(self) -> None:
+        """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
+        if self._closed:
+            return
+        async with self._lock:
+            self._closed = True
+            with suppress(sqlite3.Error):
+                await self._conn.execute("PRAGMA optimize")
+            await self._conn.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def schema_version(self) -> int:
+        async with self.read():
+            return await migrations.current_version(self._conn)
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Session]:
+        """The connection under the lock, no transaction: each statement commits on its
+        own (autocommit), and a read sees only committed rows."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        async with self._lock:
+            with _translated():
+                yield Session(self)
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[Session]:
+        """One short transaction: committed on success, rolled back on any exception
+        (including cancellation). aiosqlite runs statements in order on its thread, so
+        the ROLLBACK queued here always lands after the statements it undoes."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        async with self._lock:
+            with _translated():
+                self.trips += 1
+                await self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield Session(self)
+                    self.trips += 1
+                    await asyncio.shield(self._conn.execute("COMMIT"))
+                except BaseException:
+                    with suppress(sqlite3.Error, ValueError):
+                        await asyncio.shield(self._conn.execute("ROLLBACK"))
+                    raise
+
+    async def run(self, work: Callable[[Conn], T]) -> T:
+        """``work(connection)`` on the database thread in one trip, under the lock and
+        outside any transaction (each statement sees what is committed). Not from inside
+        :meth:`read` or :meth:`write` (the lock is not re-entrant): there, use
+        :meth:`Session.run`."""
+        async with self.read():
+            return await self._run(work)
+
+    async def _run(self, work: Callable[[Conn], T]) -> T:
+        if self.per_statement:
+            relay = _Relay(self, asyncio.get_running_loop())
+            return await asyncio.to_thread(work, relay)
+        self.trips += 1
+        conn = self._conn
+        # the one use of aiosqlite's private calls (see the module docstring)
+        job = conn._execute(lambda: work(conn._conn))  # type: ignore[no-untyped-call]
+        return cast(T, await job)
+
+    async def _fetchall(self, sql: str, params: Sequence[Any]) -> list[Row]:
+        """Every row of one statement, in one trip (aiosqlite's public API)."""
+        self.trips += 1
+        return cast(list[Row], await self._conn.execute_fetchall(sql, params))

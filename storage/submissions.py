@@ -1,0 +1,502 @@
+"""Submissions: recording (group-committed), reading, and their visibility.
+
+Recording is group-committed: the submissions that arrive while one insert is on the
+database thread go together in the next statement, so under load many callers share
+one trip and one commit, and each still gets its answer only once its row is durable.
+
+Visibility is a small state machine: private -> published -> withdrawn (by the owner)
+or hidden (by an admin), each change keeping the board summaries current.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, tzinfo
+from pathlib import Path
+from typing import Any
+
+from . import summaries
+from .base import Clock, StoreBase
+from .db import Database, Session
+from .errors import InvalidData, MissingModeOrModel, NotAllowed, NotFound, StoreUnavailable
+from .models import NewSubmission, Submission, Visibility
+from .values import (
+    SUBMISSION_COLUMNS,
+    SUBMISSION_FROM,
+    benchmark_name,
+    check_page,
+    clean_mode,
+    clean_model,
+    compress,
+    decompress,
+    dumps,
+    submission,
+)
+
+#: At most this many submissions go into one group-committed INSERT (19 values each,
+#: well under SQLite's limit on bound values).
+_GROUP_ROWS = 256
+
+_INSERT_INTO = """
+INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id, key_version_id, model,
+                         model_norm, mode, raw, raw_chars, result, score, fingerprint,
+                         scorer_version, extra, created_at, visibility, published_at)
+VALUES """
+_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_ON_CONFLICT = " ON CONFLICT (chat_id, message_id) DO NOTHING"
+_INSERT_SUBMISSION = _INSERT_INTO + _INSERT_ROW + _ON_CONFLICT
+_BY_ID = f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.id = ?"
+_BY_MESSAGE = (
+    f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.chat_id = ? AND s.message_id = ?"
+)
+
+
+def _insert_rows_sql(count: int) -> str:
+    """One INSERT of ``count`` submissions, returning the new rows' ids and keys."""
+    rows = ", ".join([_INSERT_ROW] * count)
+    return f"{_INSERT_INTO}{rows}{_ON_CONFLICT} RETURNING id, chat_id, message_id"
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A NewSubmission turned into column values (done outside the lock)."""
+
+    values: tuple[Any, ...]
+    user_id: int
+    chat_id: int
+    message_id: int
+    benchmark: str
+
+
+def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
+    model, model_norm = clean_model(sub.model)
+    mode = clean_mode(sub.mode)
+    score = float(sub.result.primary)
+    if not math.isfinite(score):
+        raise InvalidData(f"the score must be a finite number, not {score}")
+    if not sub.scorer_version:
+        raise InvalidData("the scorer version is empty")
+    try:
+        record = dumps(sub.result.to_record())
+        extra = dumps(sub.extra) if sub.extra else None
+    except (TypeError, ValueError) as exc:
+        raise InvalidData(f"the result or extra data is not JSON-able: {exc}") from exc
+    fingerprint = sub.result.fingerprint or None
+    values = (
+        sub.user_id,
+        sub.chat_id,
+        sub.message_id,
+        sub.key_version_id,
+        model,
+        model_norm,
+        mode,
+        compress(sub.raw),
+        len(sub.raw),
+        record,
+        score,
+        fingerprint,
+        sub.scorer_version,
+        extra,
+        now_ms,
+    )
+    return _Prepared(values, sub.user_id, sub.chat_id, sub.message_id, sub.benchmark)
+
+
+def _insert_values(
+    p: _Prepared, bench_id: int, visibility: str = "private", published_at: int | None = None
+) -> tuple[Any, ...]:
+    """The parameters of ``_INSERT_SUBMISSION`` for one prepared submission."""
+    return (*p.values[:3], bench_id, *p.values[3:], visibility, published_at)
+
+
+def _recorded(p: _Prepared, submission_id: int, benchmark: str) -> Submission:
+    """The Submission a fresh insert stored, built from its own values (no read back)."""
+    (user, chat, message, key_version, model, model_norm, mode, _raw, chars, record, score,
+     fingerprint, scorer, extra, created_at) = p.values  # fmt: skip
+    row = (
+        submission_id, user, chat, message, benchmark, key_version, model, model_norm, mode,
+        score, fingerprint, record, scorer, extra, chars, created_at, None, "private", 0,
+    )  # fmt: skip
+    return submission(row, created=True)
+
+
+def _settle(future: asyncio.Future[int | None], outcome: int | Exception | None) -> None:
+    """Give a waiting recorder its row id (``None``: stored before) or its error."""
+    if future.done():  # the caller was cancelled
+        return
+    if isinstance(outcome, Exception):
+        future.set_exception(outcome)
+    else:
+        future.set_result(outcome)
+
+
+def _require_editable(sub: Submission) -> None:
+    if sub.visibility in (Visibility.PUBLISHED, Visibility.HIDDEN):
+        raise NotAllowed(f"submission {sub.id} is {sub.visibility}: its model and mode are fixed")
+
+
+async def _locked_submission(s: Session, submission_id: int) -> Submission:
+    row = await s.one(_BY_ID, (submission_id,))
+    if row is None:
+        raise NotFound(f"no submission {submission_id}")
+    return submission(row)
+
+
+class SubmissionStore(StoreBase):
+    def __init__(self, db: Database, path: Path, *, clock: Clock) -> None:
+        super().__init__(db, path, clock=clock)
+        # submissions waiting for the next group-committed INSERT, and the task running it
+        self._waiting: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
+        self._committer: asyncio.Task[None] | None = None
+        # user -> (UTC day start in ms, results published that day); only this store
+        # publishes (one bot process per database), and every publication updates it
+        self._published: dict[int, tuple[int, int]] = {}
+
+    async def _recorded_all(self) -> None:
+        """Wait until the submissions being recorded have landed (before closing)."""
+        if self._committer is not None:
+            await asyncio.wait([self._committer])
+
+    # --- recording -----------------------------------------------------------------------
+
+    async def record_submission(self, sub: NewSubmission) -> Submission:
+        """Store a scored submission (private). Idempotent on (chat_id, message_id): a
+        second delivery of the same Telegram update returns the stored one with
+        ``created=False``. Unknown users and chats get a placeholder row, filled in by
+        the next ``upsert_user``/``upsert_chat``."""
+        now = self._now_ms()
+        if len(sub.raw) > 1 << 20:  # compressing megabytes: keep the event loop free
+            prepared = await asyncio.to_thread(_prepare, sub, now)
+        else:
+            prepared = _prepare(sub, now)
+        name = benchmark_name(sub.benchmark)
+        bench_id = self._bench_ids.get(name)
+        if (
+            bench_id is not None
+            and sub.user_id in self._known_users
+            and sub.chat_id in self._known_chats
+        ):
+            # Everything it refers to exists: one INSERT, shared with whatever else is
+            # being recorded at the same moment (see _commit_waiting).
+            if self._db.closed:
+                raise StoreUnavailable("the store is closed")
+            future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+            self._waiting.append((prepared, bench_id, future))
+            if self._committer is None or self._committer.done():
+                self._committer = asyncio.create_task(self._commit_waiting())
+            submission_id = await future
+            if submission_id is not None:
+                return _recorded(prepared, submission_id, name)
+            stored = await self.find_submission(sub.chat_id, sub.message_id)
+            assert stored is not None  # delivered before: the stored one
+            return stored
+        async with self._db.write() as s:
+            inserted = await self._insert(s, [prepared], name, now)
+            row = await s.one(_BY_MESSAGE, (sub.chat_id, sub.message_id))
+            bench_id = await self._ensure_bench(s, name)
+        self._bench_ids[name] = bench_id  # committed now
+        self._known_users.add(sub.user_id)
+        self._known_chats.add(sub.chat_id)
+        assert row is not None
+        return submission(row, created=inserted == 1)
+
+    async def _commit_waiting(self) -> None:
+        """Insert the waiting submissions, up to ``_GROUP_ROWS`` per statement, until none
+        wait. Each statement commits on its own (autocommit): all its rows or none."""
+        group: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
+        try:
+            while self._waiting:
+                group = self._waiting[:_GROUP_ROWS]
+                del self._waiting[:_GROUP_ROWS]
+                try:
+                    ids = await self._insert_rows([(p, bench_id) for p, bench_id, _ in group])
+                except Exception as exc:
+                    if len(group) == 1:
+                        _settle(group[0][2], exc)
+                        continue
+                    # one bad row must not fail the others: each again on its own
+                    for prepared, bench_id, future in group:
+                        try:
+                            one = await self._insert_rows([(prepared, bench_id)])
+                        except Exception as error:
+                            _settle(future, error)
+                        else:
+                            _settle(future, one.get((prepared.chat_id, prepared.message_id)))
+                    continue
+                for prepared, _, future in group:
+                    # of two deliveries of one message in a group, the first is the new one
+                    _settle(future, ids.pop((prepared.chat_id, prepared.message_id), None))
+        except BaseException:
+            # cancelled (the loop is shutting down): nobody may wait forever
+            for _, _, future in group + self._waiting:
+                _settle(future, StoreUnavailable("the store is shutting down"))
+            self._waiting.clear()
+            raise
+
+    async def _insert_rows(self, rows: list[tuple[_Prepared, int]]) -> dict[tuple[int, int], int]:
+        """One multi-row INSERT; the new rows' ids by (chat_id, message_id)."""
+        params = [value for p, bench_id in rows for value in _insert_values(p, bench_id)]
+        async with self._db.read() as s:
+            returned = await s.all(_insert_rows_sql(len(rows)), params)
+        return {(chat_id, message_id): sub_id for sub_id, chat_id, message_id in returned}
+
+    async def record_many(
+        self, subs: Iterable[NewSubmission], *, publish: bool = False, batch_size: int = 1000
+    ) -> int:
+        """Bulk import (back-fills, the benchmark script): one transaction per batch.
+
+        Idempotent like :meth:`record_submission`; returns how many were new. With
+        ``publish=True`` every new submission is published (each must have a mode and a
+        model) and the boards of the touched benchmarks are rebuilt once at the end.
+        """
+        new = 0
+        touched: set[str] = set()
+        batch: list[NewSubmission] = []
+
+        async def flush() -> None:
+            nonlocal new
+            now = self._now_ms()
+            by_bench: dict[str, list[_Prepared]] = {}
+            for item in batch:
+                if publish and (item.mode is None or item.model is None):
+                    raise InvalidData(
+                        f"message {item.message_id}: publishing needs a mode and a model"
+                    )
+                by_bench.setdefault(benchmark_name(item.benchmark), []).append(_prepare(item, now))
+            async with self._db.write() as s:
+                for name, items in by_bench.items():
+                    new += await self._insert(s, items, name, now, publish=publish)
+                    touched.add(name)
+                if publish:
+                    await s.executemany(
+                        "UPDATE benchmarks SET boards_stale = 1 WHERE name = ?",
+                        [(n,) for n in by_bench],
+                    )
+            batch.clear()
+
+        for sub in subs:
+            batch.append(sub)
+            if len(batch) >= batch_size:
+                await flush()
+        if batch:
+            await flush()
+        if publish:
+            self._published.clear()
+            for name in sorted(touched):
+                await summaries.rebuild_boards(self._db, name)
+        return new
+
+    async def _insert(
+        self, s: Session, items: list[_Prepared], benchmark: str, now: int, *, publish: bool = False
+    ) -> int:
+        bench_id = await self._ensure_bench(s, benchmark)
+        users = {(p.user_id, now, now) for p in items}
+        chats = {(p.chat_id, now, now) for p in items}
+        await s.executemany(
+            "INSERT INTO users (id, first_seen, last_seen) VALUES (?, ?, ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            users,
+        )
+        await s.executemany(
+            "INSERT INTO chats (id, first_seen, last_seen) VALUES (?, ?, ?) "
+            "ON CONFLICT (id) DO NOTHING",
+            chats,
+        )
+        visibility, published_at = ("published", now) if publish else ("private", None)
+        before = s.total_changes
+        await s.executemany(
+            _INSERT_SUBMISSION,
+            [_insert_values(p, bench_id, visibility, published_at) for p in items],
+        )
+        return s.total_changes - before
+
+    # --- reading -------------------------------------------------------------------------
+
+    async def get_submission(self, submission_id: int) -> Submission | None:
+        async with self._db.read() as s:
+            row = await s.one(_BY_ID, (submission_id,))
+        return None if row is None else submission(row)
+
+    async def find_submission(self, chat_id: int, message_id: int) -> Submission | None:
+        """The submission recorded for a Telegram message, if any."""
+        async with self._db.read() as s:
+            row = await s.one(_BY_MESSAGE, (chat_id, message_id))
+        return None if row is None else submission(row)
+
+    async def raw_text(self, submission_id: int) -> str:
+        """The raw input of a submission, exactly as it was scored."""
+        async with self._db.read() as s:
+            row = await s.one("SELECT raw FROM submissions WHERE id = ?", (submission_id,))
+        if row is None:
+            raise NotFound(f"no submission {submission_id}")
+        return await asyncio.to_thread(decompress, row[0])
+
+    async def history(
+        self, user_id: int, *, benchmark: str | None = None, limit: int = 10, offset: int = 0
+    ) -> list[Submission]:
+        """A user's submissions (every visibility), newest first."""
+        check_page(limit, offset)
+        sql = f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.user_id = ?"
+        params: list[Any] = [user_id]
+        if benchmark is not None:
+            sql += " AND b.name = ?"
+            params.append(benchmark_name(benchmark))
+        sql += " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"
+        params += [limit, offset]
+        async with self._db.read() as s:
+            rows = await s.all(sql, params)
+        return [submission(r) for r in rows]
+
+    def _day_start_ms(self, tz: tzinfo) -> int:
+        now = self._clock().astimezone(tz)
+        start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+        return int(start.timestamp() * 1000)
+
+    async def published_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
+        """How many submissions the user published since midnight (in ``tz``).
+
+        Asked with every score reply, so the UTC count is kept in memory once read, and
+        every publication through this store updates it."""
+        since = self._day_start_ms(tz)
+        cached = self._published.get(user_id) if tz is UTC else None
+        if cached is not None and cached[0] == since:
+            return cached[1]
+        async with self._db.read() as s:
+            row = await s.one(
+                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND published_at >= ?",
+                (user_id, since),
+            )
+        count = int(row[0]) if row else 0
+        if tz is UTC:
+            self._published[user_id] = (since, count)
+        return count
+
+    async def submitted_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
+        """How many submissions the user sent since midnight (in ``tz``)."""
+        since = self._day_start_ms(tz)
+        async with self._db.read() as s:
+            row = await s.one(
+                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND created_at >= ?",
+                (user_id, since),
+            )
+        return int(row[0]) if row else 0
+
+    # --- model, mode and visibility ------------------------------------------------------
+
+    async def set_mode(self, submission_id: int, mode: str) -> Submission:
+        """Set the mode of a private or withdrawn submission."""
+        value = clean_mode(mode)
+        async with self._db.write() as s:
+            sub = await _locked_submission(s, submission_id)
+            _require_editable(sub)
+            await s.execute("UPDATE submissions SET mode = ? WHERE id = ?", (value, sub.id))
+            return await _locked_submission(s, submission_id)
+
+    async def set_model(self, submission_id: int, model: str) -> Submission:
+        """Set the model name (as typed) of a private or withdrawn submission."""
+        shown, norm = clean_model(model)
+        async with self._db.write() as s:
+            sub = await _locked_submission(s, submission_id)
+            _require_editable(sub)
+            await s.execute(
+                "UPDATE submissions SET model = ?, model_norm = ? WHERE id = ?",
+                (shown, norm, sub.id),
+            )
+            return await _locked_submission(s, submission_id)
+
+    async def _transition(
+        self,
+        submission_id: int,
+        *,
+        allowed_from: tuple[Visibility, ...],
+        to: Visibility,
+        user_id: int | None = None,
+        verb: str,
+    ) -> Submission:
+        now = self._now_ms()
+        async with self._db.write() as s:
+            sub = await _locked_submission(s, submission_id)
+            if user_id is not None and sub.user_id != user_id:
+                raise NotAllowed(f"submission {submission_id} belongs to another user")
+            if sub.visibility == to:
+                return sub  # idempotent
+            if sub.visibility not in allowed_from:
+                raise NotAllowed(f"a {sub.visibility} submission cannot be {verb}")
+            if to is Visibility.PUBLISHED:
+                missing = tuple(
+                    what
+                    for what, value in (("mode", sub.mode), ("model name", sub.model))
+                    if value is None
+                )
+                if missing:
+                    raise MissingModeOrModel(submission_id, missing)
+            await s.execute(
+                "UPDATE submissions SET visibility = ?, "
+                "published_at = CASE WHEN ? = 'published' THEN COALESCE(published_at, ?) "
+                "ELSE published_at END WHERE id = ?",
+                (to.value, to.value, now, submission_id),
+            )
+            if to is Visibility.PUBLISHED:
+                self._published.pop(sub.user_id, None)  # counted afresh when next asked
+                await summaries.add_to_group(s, await self._bench_id(s, sub.benchmark), sub)
+            elif (
+                sub.visibility is Visibility.PUBLISHED
+                and sub.model_norm is not None
+                and sub.mode is not None
+            ):
+                bench_id = await self._bench_id(s, sub.benchmark)
+                await summaries.refresh_line(s, (bench_id, sub.model_norm, sub.mode))
+            return await _locked_submission(s, submission_id)
+
+    async def publish(self, submission_id: int) -> Submission:
+        """Put a private (or withdrawn) submission on the boards.
+
+        Raises :class:`MissingModeOrModel` without a mode or model name, and
+        :class:`NotAllowed` for a hidden one. Publishing twice is harmless.
+        """
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
+            to=Visibility.PUBLISHED,
+            verb="published",
+        )
+
+    async def withdraw(self, submission_id: int, user_id: int) -> Submission:
+        """The owner takes a private or published submission off the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.PUBLISHED),
+            to=Visibility.WITHDRAWN,
+            user_id=user_id,
+            verb="withdrawn",
+        )
+
+    async def hide(self, submission_id: int) -> Submission:
+        """An admin takes a published submission off the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PUBLISHED,),
+            to=Visibility.HIDDEN,
+            verb="hidden",
+        )
+
+    async def unhide(self, submission_id: int) -> Submission:
+        """An admin puts a hidden submission back on the boards."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.HIDDEN,),
+            to=Visibility.PUBLISHED,
+            verb="unhidden",
+        )
+
+    async def verify(self, submission_id: int, verified: bool = True) -> Submission:
+        """An admin marks (or unmarks) a submission as verified."""
+        async with self._db.write() as s:
+            sub = await _locked_submission(s, submission_id)
+            await s.execute(
+                "UPDATE submissions SET verified = ? WHERE id = ?", (int(verified), sub.id)
+            )
+            return await _locked_submission(s, submission_id)

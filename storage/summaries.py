@@ -1,0 +1,213 @@
+"""The board summaries: ``board_runs`` (one row per run), ``board_days`` (runs by day)
+and ``board_totals`` (one line per model and mode), kept from ``board_source`` rows.
+
+Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
+unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
+summaries whole. Functions over a write :class:`~storage.db.Session`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .db import Database, Session
+from .models import Submission
+from .values import MS_PER_DAY, benchmark_name
+
+
+def _groups_cte(where: str) -> str:
+    """CTEs ending in ``groups``: one row per (model_norm, mode) of ``board_source``
+    rows matching ``where`` – runs (distinct answer sets), their score sum, the best
+    submission (earliest among equal bests) and the first and last run times."""
+    return f"""
+src AS MATERIALIZED (
+    SELECT id, model_norm, mode, score, run_key, created_at FROM board_source WHERE {where}),
+runs AS (
+    SELECT model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+           MIN(fa) AS first_at, MAX(la) AS last_at
+    FROM (SELECT model_norm, mode, MAX(score) AS s, MIN(created_at) AS fa,
+                 MAX(created_at) AS la
+          FROM src GROUP BY model_norm, mode, run_key)
+    GROUP BY model_norm, mode),
+tops AS (
+    SELECT model_norm, mode, id, score, created_at,
+           ROW_NUMBER() OVER (PARTITION BY model_norm, mode
+                              ORDER BY score DESC, created_at, id) AS rn
+    FROM src),
+groups AS (
+    SELECT t.model_norm, t.mode, r.runs, r.score_sum, t.score AS best, t.id AS best_id,
+           t.created_at AS best_at, r.first_at, r.last_at
+    FROM tops AS t JOIN runs AS r USING (model_norm, mode)
+    WHERE t.rn = 1)
+"""
+
+
+#: Recompute ``board_runs`` (one row per run) from ``board_source`` rows matching a WHERE.
+_RUNS_SQL = """
+WITH src AS MATERIALIZED (
+    SELECT benchmark_id, model_norm, mode, run_key, score, created_at
+    FROM board_source WHERE {where})
+INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best,
+                                   low, first_at)
+SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN(score),
+       MIN(created_at)
+FROM src GROUP BY benchmark_id, model_norm, mode, run_key
+"""
+#: A whole benchmark's board rows, read from a covering index (every published row has a
+#: mode: the list leads the planner to ``submissions_board_rank``).
+_WHOLE_BENCHMARK = "benchmark_id = ? AND mode IN ('default', 'think', 'tools', 'think_tools')"
+
+#: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
+_DAYS_SQL = """
+INSERT OR REPLACE INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best),
+       SUM(low < best)
+FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
+"""
+
+_GROUP = "benchmark_id = ? AND model_norm = ? AND mode = ?"
+
+
+async def rebuild_boards(db: Database, benchmark: str | None = None) -> None:
+    """Recompute the summaries of one benchmark (or all), one transaction each."""
+    async with db.read() as s:
+        rows = await s.all("SELECT id, name FROM benchmarks ORDER BY id")
+    for bench_id, name in rows:
+        if benchmark is not None and name != benchmark_name(benchmark):
+            continue
+        async with db.write() as s:
+            await rebuild(s, bench_id)
+
+
+async def rebuild(s: Session, bench_id: int) -> None:
+    """Recompute a benchmark's summaries from its rows and mark them fresh."""
+    await s.execute("DELETE FROM board_runs WHERE benchmark_id = ?", (bench_id,))
+    await s.execute(_RUNS_SQL.format(where=_WHOLE_BENCHMARK), (bench_id,))
+    await s.execute("DELETE FROM board_days WHERE benchmark_id = ?", (bench_id,))
+    await s.execute(_DAYS_SQL.format(where="benchmark_id = ?"), (bench_id,))
+    await s.execute("DELETE FROM board_totals WHERE benchmark_id = ?", (bench_id,))
+    # the groups from their runs; each group's best row (earliest of its best score)
+    # found in the rank index
+    await s.execute(
+        """WITH g AS MATERIALIZED (
+               SELECT model_norm, mode, COUNT(*) AS runs, TOTAL(best) AS score_sum,
+                      MAX(best) AS best, MIN(first_at) AS first_at, MAX(last_at) AS last_at
+               FROM board_runs WHERE benchmark_id = ? GROUP BY model_norm, mode),
+           b AS (
+               SELECT g.*, (SELECT s.id FROM board_source AS s
+                            WHERE s.benchmark_id = ? AND s.mode = g.mode
+                              AND s.score = g.best AND s.model_norm = g.model_norm
+                            ORDER BY s.created_at, s.id LIMIT 1) AS best_id
+               FROM g)
+           INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
+                                     best_id, best_at, first_at, last_at)
+           SELECT ?, b.model_norm, b.mode, b.runs, b.score_sum, b.best, b.best_id,
+                  s.created_at, b.first_at, b.last_at
+           FROM b JOIN submissions AS s ON s.id = b.best_id""",
+        (bench_id, bench_id, bench_id),
+    )
+    await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
+
+
+async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> None:
+    """Count a just-published submission in its summary line, in constant time.
+
+    A run's contribution is the best score among its rows (equal answer sets are one
+    run), so adding a row either opens a run or can only raise its run's score.
+    """
+    mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
+    if mine is None:  # the board does not count it (e.g. a future ban)
+        return
+    score, created_at = mine
+    group = (bench_id, sub.model_norm, sub.mode)
+    previous = None
+    run_key = f"id:{sub.id}" if sub.fingerprint is None else sub.fingerprint
+    run: tuple[float, float, int, int] = (score, score, created_at, created_at)
+    if sub.fingerprint is not None:
+        found = await s.one(
+            """SELECT MAX(score), MIN(score), MIN(created_at), MAX(created_at)
+               FROM board_source WHERE benchmark_id = ? AND model_norm = ?
+               AND mode = ? AND fingerprint = ? AND id <> ?""",
+            (*group, sub.fingerprint, sub.id),
+        )
+        if found is not None and found[0] is not None:
+            previous = found[0]
+            await s.execute(
+                """DELETE FROM board_runs WHERE benchmark_id = ? AND model_norm = ?
+                   AND mode = ? AND last_at = ? AND run_key = ?""",
+                (*group, found[3], run_key),
+            )
+            await s.execute(
+                """UPDATE board_days SET runs = runs - 1, score_sum = score_sum - ?,
+                       mixed = mixed - ? WHERE benchmark_id = ? AND model_norm = ?
+                   AND mode = ? AND day = ?""",
+                (found[0], int(found[1] < found[0]), *group, found[3] // MS_PER_DAY),
+            )
+            run = (
+                max(score, found[0]),
+                min(score, found[1]),
+                min(created_at, found[2]),
+                max(created_at, found[3]),
+            )
+    await s.execute(
+        """INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at,
+                                              run_key, best, low, first_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        (*group, run[3], run_key, run[0], run[1], run[2]),
+    )
+    await s.execute(
+        """INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum,
+                                   mixed)
+           VALUES (?, ?, ?, ?, 1, ?, ?)
+           ON CONFLICT (benchmark_id, model_norm, mode, day) DO UPDATE SET
+               runs = runs + 1, score_sum = score_sum + excluded.score_sum,
+               mixed = mixed + excluded.mixed""",
+        (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0])),
+    )
+    new_run = 1 if previous is None else 0
+    delta = score if previous is None else max(0.0, score - previous)
+    better = """(excluded.best > best OR (excluded.best = best AND
+                 (excluded.best_at < best_at OR
+                  (excluded.best_at = best_at AND excluded.best_id < best_id))))"""
+    await s.execute(
+        f"""INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
+                                      best_id, best_at, first_at, last_at)
+            VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (benchmark_id, model_norm, mode) DO UPDATE SET
+                runs = runs + ?, score_sum = score_sum + ?,
+                best = CASE WHEN {better} THEN excluded.best ELSE best END,
+                best_id = CASE WHEN {better} THEN excluded.best_id ELSE best_id END,
+                best_at = CASE WHEN {better} THEN excluded.best_at ELSE best_at END,
+                first_at = MIN(first_at, excluded.first_at),
+                last_at = MAX(last_at, excluded.last_at)""",
+        (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
+    )
+
+
+async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
+    """Recompute a (benchmark id, model, mode) group's runs, days and totals line."""
+    await s.execute(f"DELETE FROM board_runs WHERE {_GROUP}", key)
+    await s.execute(_RUNS_SQL.format(where=_GROUP), key)
+    await s.execute(f"DELETE FROM board_days WHERE {_GROUP}", key)
+    await s.execute(_DAYS_SQL.format(where=_GROUP), key)
+    await s.execute(f"DELETE FROM board_totals WHERE {_GROUP}", key)
+    await s.execute(
+        "WITH "
+        + _groups_cte(_GROUP)
+        + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
+                                      best, best_id, best_at, first_at, last_at)
+             SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
+                    first_at, last_at FROM groups""",
+        (*key, key[0]),
+    )
+
+
+async def refresh_user_lines(s: Session, user_id: int) -> None:
+    """Recompute the summary lines that hold a user's published results."""
+    groups = await s.all(
+        """SELECT DISTINCT benchmark_id, model_norm, mode FROM submissions
+           WHERE user_id = ? AND visibility = 'published'""",
+        (user_id,),
+    )
+    for group in groups:
+        await refresh_line(s, tuple(group))

@@ -1,0 +1,138 @@
+"""Pure helpers the store modules share: cleaning input, encoding stored text and JSON,
+turning rows into the dataclasses of :mod:`storage.models`. No I/O.
+
+``compress``/``decompress`` (the raw input as stored) and ``dumps`` (a result record as
+stored) are public: a re-score reads raw text and writes records in these forms.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+from scoring import Mode
+
+from .errors import InvalidData
+from .models import Submission, Visibility
+
+Row = Sequence[Any]
+
+MS_PER_DAY = 86_400_000
+MODES = tuple(m.value for m in Mode)
+EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def normalise_model(model: str) -> str:
+    """The grouping form of a model name: whitespace collapsed, case folded."""
+    return " ".join(model.split()).casefold()
+
+
+def clean_model(model: str | None) -> tuple[str | None, str | None]:
+    """A model name as shown (whitespace collapsed) and its grouping form."""
+    if model is None:
+        return None, None
+    shown = " ".join(model.split())
+    if not shown:
+        raise InvalidData("the model name is empty")
+    if len(shown) > 200:
+        raise InvalidData("the model name is longer than 200 characters")
+    return shown, normalise_model(shown)
+
+
+def clean_mode(mode: str | None) -> str | None:
+    if mode is None:
+        return None
+    try:
+        return Mode(mode).value
+    except ValueError:
+        valid = ", ".join(m.value for m in Mode)
+        raise InvalidData(f"unknown mode {mode!r}; one of: {valid}") from None
+
+
+def benchmark_name(name: str) -> str:
+    cleaned = name.strip().casefold()
+    if not cleaned:
+        raise InvalidData("the benchmark name is empty")
+    return cleaned
+
+
+def clean_reason(reason: str | None) -> str | None:
+    """A moderation reason as stored: trimmed, at most 500 characters, None when empty."""
+    if reason is None or not reason.strip():
+        return None
+    return reason.strip()[:500]
+
+
+def check_page(limit: int, offset: int) -> None:
+    if not 1 <= limit <= 1000:
+        raise InvalidData("limit must be between 1 and 1000")
+    if offset < 0:
+        raise InvalidData("offset must not be negative")
+
+
+def compress(text: str) -> bytes:
+    """A raw input as stored. surrogatepass keeps even lone surrogates: what was scored
+    is what is stored."""
+    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+
+
+def decompress(blob: bytes) -> str:
+    """A stored raw input as it was scored."""
+    return zlib.decompress(blob).decode("utf-8", "surrogatepass")
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """JSON as stored (result records, extra data): compact, UTF-8 where it can be."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates (from undecodable input): escape them
+        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    return text
+
+
+def dt(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, UTC)
+
+
+def opt_dt(ms: int | None) -> datetime | None:
+    return None if ms is None else dt(ms)
+
+
+SUBMISSION_COLUMNS = """
+s.id, s.user_id, s.chat_id, s.message_id, b.name, s.key_version_id, s.model, s.model_norm,
+s.mode, s.score, s.fingerprint, s.result, s.scorer_version, s.extra, s.raw_chars,
+s.created_at, s.published_at, s.visibility, s.verified
+"""
+SUBMISSION_FROM = "FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id"
+
+
+def submission(row: Row, *, created: bool = False) -> Submission:
+    """A row of ``SUBMISSION_COLUMNS`` as a Submission."""
+    extra = MappingProxyType(json.loads(row[13])) if row[13] is not None else EMPTY
+    return Submission(
+        id=row[0],
+        user_id=row[1],
+        chat_id=row[2],
+        message_id=row[3],
+        benchmark=row[4],
+        key_version_id=row[5],
+        model=row[6],
+        model_norm=row[7],
+        mode=row[8],
+        score=row[9],
+        fingerprint=row[10],
+        record=MappingProxyType(json.loads(row[11])),
+        scorer_version=row[12],
+        extra=extra,
+        raw_chars=row[14],
+        created_at=dt(row[15]),
+        published_at=opt_dt(row[16]),
+        visibility=Visibility(row[17]),
+        verified=bool(row[18]),
+        created=created,
+    )
