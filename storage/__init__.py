@@ -45,7 +45,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
                             days=None, limit=10, offset=0) -> Board
     await store.add_reference(benchmark, *, model, mode, score, source) -> None
     await store.references(benchmark, *, mode=None) -> tuple[BoardRow, ...]
-    await store.export_csv(benchmark, **board_filters) -> str
+    await store.export_csv(benchmark, *, columns=None, **board_filters) -> str
     await store.rebuild_boards(benchmark=None) -> None
 
     # moderation (bans and the audit log; hide/unhide/verify above)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -195,17 +196,25 @@ class BoardStore(StoreBase):
             rescoring=bool(stale),
         )
 
-    async def export_csv(self, benchmark: str, **board_filters: Any) -> str:
+    async def export_csv(
+        self, benchmark: str, *, columns: Sequence[str] | None = None, **board_filters: Any
+    ) -> str:
         """The whole board (every page) as CSV text, reference entries last.
 
-        ``board_filters`` are :meth:`leaderboard`'s (chat_id, user_id, mode, days).
+        ``columns`` picks and orders the columns (names from :data:`CSV_COLUMNS`; None:
+        all). ``board_filters`` are :meth:`leaderboard`'s (chat_id, user_id, mode, days).
         Text cells that a spreadsheet would run as a formula are prefixed with ``'``.
         """
+        names = CSV_COLUMNS if columns is None else tuple(columns)
+        unknown = [name for name in names if name not in CSV_COLUMNS]
+        if unknown:
+            raise InvalidData(f"unknown CSV columns {unknown}; known: {', '.join(CSV_COLUMNS)}")
+        picked = [CSV_COLUMNS.index(name) for name in names]
         for banned in ("limit", "offset"):
             board_filters.pop(banned, None)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
+        writer.writerow(names)
         offset, page = 0, 1000
         refs: tuple[BoardRow, ...] = ()
         key_version: int | None = None
@@ -213,12 +222,14 @@ class BoardStore(StoreBase):
             board = await self.leaderboard(benchmark, limit=page, offset=offset, **board_filters)
             refs, key_version = board.references, board.key_version
             for row in board.rows:
-                writer.writerow(_csv_cells(row, key_version))
+                cells = _csv_cells(row, key_version)
+                writer.writerow([cells[i] for i in picked])
             offset += page
             if offset >= board.total or not board.rows:
                 break
         for row in refs:
-            writer.writerow(_csv_cells(row, key_version))
+            cells = _csv_cells(row, key_version)
+            writer.writerow([cells[i] for i in picked])
         return out.getvalue()
 
     async def rebuild_boards(self, benchmark: str | None = None) -> None:

@@ -236,6 +236,18 @@ async def test_csv_export_has_every_row(store: Store, make: Maker) -> None:
     assert only_think.count("\n") == 1  # the header only
 
 
+async def test_csv_export_picks_and_orders_columns(store: Store, make: Maker) -> None:
+    for i in range(3):
+        await put(store, make, 5 + i, model=f"model {i}")
+    whole = list(csv.DictReader(io.StringIO(await store.export_csv("primebench"))))
+    picked = await store.export_csv("primebench", columns=("model", "rank", "score"))
+    rows = list(csv.reader(io.StringIO(picked)))
+    assert rows[0] == ["model", "rank", "score"]
+    assert rows[1:] == [[r["model"], r["rank"], r["score"]] for r in whole]
+    with pytest.raises(InvalidData, match="user"):
+        await store.export_csv("primebench", columns=("model", "user"))
+
+
 async def change_visibility(
     store: Store,
     rng: random.Random,
