@@ -12,8 +12,8 @@ compare figures at similar loads).
 
 The registry now holds PrimeBench, ZeroBench and Natory, but this script stores
 PrimeBench-format answers (104 questions) under all three names and re-scores them all
-with the PrimeBench scorer (``bot.core.rescore.rescore(benchmarks=...)``), so the three benchmarks'
-rows are alike: the figures measure storage, not a given scorer's speed.
+with the PrimeBench scorer (``bot.core.rescore.rescore(benchmarks=...)``), so the three
+benchmarks' rows are alike: the figures measure storage, not a given scorer's speed.
 
 The raw texts come from a pool of 20,000 answer sheets scored up front (scoring 1M would
 take minutes). By default every row's text is distinct: each use of a sheet swaps a
