@@ -35,6 +35,7 @@ from .dataset import (
     CREDIT,
     DATASET,
     DEFAULT_K,
+    KEY_FILE,
     MAIN_SPLIT,
     NAME,
     OFFICIAL_QUESTIONS,
@@ -44,8 +45,15 @@ from .dataset import (
     SUB_SPLIT,
     TITLE,
 )
-from .key import ZeroKey, dump_key, load_key
-from .result import Figures, SplitResult, ZeroBenchResult, result_from_record
+from .key import ZeroKey, check_key, dump_key, load_key
+from .result import (
+    Figures,
+    SplitResult,
+    ZeroBenchResult,
+    board_cells,
+    format_score,
+    result_from_record,
+)
 from .scorer import score
 from .submission import FORMATS
 
@@ -55,6 +63,7 @@ __all__ = [
     "DATASET",
     "DEFAULT_K",
     "FORMATS",
+    "KEY_FILE",
     "LENIENT_NOTE",
     "MAIN_SPLIT",
     "NAME",
@@ -70,7 +79,10 @@ __all__ = [
     "ZeroBench",
     "ZeroBenchResult",
     "ZeroKey",
+    "board_cells",
+    "check_key",
     "dump_key",
+    "format_score",
     "lenient_check",
     "load_key",
     "official_check",

@@ -15,6 +15,8 @@ SUB_SPLIT = "zerobench_subquestions"
 SPLITS = (MAIN_SPLIT, SUB_SPLIT)
 OFFICIAL_QUESTIONS = {MAIN_SPLIT: 100, SUB_SPLIT: 334}
 DEFAULT_K = 5
+#: Where the key lives in the data folder (the canonical two-split JSON of dump_key).
+KEY_FILE = "zerobench/key.json"
 
 #: Appended to every question's text by the official evaluation, verbatim.
 PROMPT_SUFFIX = (

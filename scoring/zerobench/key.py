@@ -9,9 +9,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..base import KeyCheck
 from ..errors import KeyFormatError
 from ..text import decode
-from .dataset import MAIN_SPLIT, SPLITS, SUB_SPLIT
+from .dataset import MAIN_SPLIT, OFFICIAL_QUESTIONS, SPLITS, SUB_SPLIT, TITLE
 from .reading import LineFinder, csv_reader, json_pairs, key_text
 
 
@@ -34,6 +35,22 @@ def dump_key(key: ZeroKey) -> bytes:
     """The canonical two-split JSON form of a key (what the data folder stores)."""
     data = {MAIN_SPLIT: dict(key.main), SUB_SPLIT: dict(key.sub)}
     return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def check_key(data: bytes, *, filename: str = "", questions: bytes | None = None) -> KeyCheck:
+    """Validate a key (JSON or CSV) before it is stored; what is stored is its canonical
+    two-split JSON (:func:`dump_key`), and the note counts both splits."""
+    if questions is not None:
+        raise KeyFormatError(f"{TITLE} takes no question file, only the key")
+    key = load_key(data, filename=filename)
+    main, sub = len(key.main), len(key.sub)
+    note = f"{main} main questions, {sub} subquestions"
+    if (main, sub) != (OFFICIAL_QUESTIONS[MAIN_SPLIT], OFFICIAL_QUESTIONS[SUB_SPLIT]):
+        note += (
+            f" (the official {TITLE} has {OFFICIAL_QUESTIONS[MAIN_SPLIT]} and "
+            f"{OFFICIAL_QUESTIONS[SUB_SPLIT]})"
+        )
+    return KeyCheck(data=dump_key(key), questions=len(key), note=note)
 
 
 def load_key(data: bytes, *, filename: str = "") -> ZeroKey:

@@ -231,3 +231,28 @@ def result_from_record(data: Mapping[str, Any]) -> ZeroBenchResult:
         hints=tuple(Hint(h["code"], h["message"], tuple(h["lines"])) for h in data["hints"]),
         fingerprint=data.get("fingerprint", ""),
     )
+
+
+def format_score(value: float, *, mean: bool = False) -> str:
+    """pass@1 (a fraction) as a percentage with one decimal (``11.9%``), mean or not."""
+    return f"{value:.1%}"
+
+
+#: What a board row shows beside pass@1 (see :func:`board_cells`).
+BOARD_COLUMNS = ("pass_at_k", "reliability_k_of_k")
+
+
+def board_cells(record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """pass@k and k/k of the ranking split, from a result's ``to_record()``, as
+    (label, percentage); () when the record lacks them."""
+    split = record.get("main") if record.get("primary_split") != SUB_SPLIT else None
+    split = split or record.get("subquestions")
+    k = record.get("k")
+    if not isinstance(split, Mapping) or not isinstance(k, int):
+        return ()
+    cells = []
+    for label, column in zip((f"pass@{k}", f"{k}/{k}"), BOARD_COLUMNS, strict=True):
+        value = split.get(column)
+        if isinstance(value, int | float):
+            cells.append((label, f"{value:.1%}"))
+    return tuple(cells)
