@@ -1,8 +1,8 @@
 """PrimeBench (JibayAI, jibay.ir; CC BY-ND 4.0): answer lines ``Q:O``, +1 / −3 / 0.
 
 The rules are ``shared/specs/primebench.md``. Parsing works on the whole text with a few
-compiled regular expressions, a megabyte at a time, so a 20 MB submission scores in well
-under a second and in bounded memory; only the lines that fail are visited one by one.
+compiled regular expressions, a megabyte at a time, in bounded memory; only the lines
+that fail are visited one by one.
 """
 
 from __future__ import annotations
@@ -120,8 +120,8 @@ def _tighten_colons(text: str) -> str:
     """Remove the whitespace around every ":" (but newlines), as _WS_AROUND_COLON does.
 
     Both remove exactly the runs of whitespace next to a colon. When the only such
-    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it several
-    times faster than the regular expression; a run of many spaces is left to it.
+    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it without
+    the regular expression; a run of many spaces is left to it.
     """
     if text.isascii() and not any(space in text for space in _RARE_ASCII_SPACE):
         for _ in range(4):

@@ -153,7 +153,7 @@ class ZeroBenchResult:
 
     @property
     def unknown_questions(self) -> tuple[str, ...]:
-        """The ids not in the key (what ``bot.format`` lists as ignored)."""
+        """The ids not in the key (what the bot lists as ignored)."""
         return self.unknown_ids
 
     def splits(self) -> tuple[tuple[str, SplitResult], ...]:
