@@ -1,10 +1,11 @@
 """Pure scoring: parse and score benchmark outputs. No I/O, no Telegram, no database."""
 
-from .base import MAX_REPORTED_INVALID_LINES, Benchmark, Hint, InvalidLine, Result
+from .base import MAX_REPORTED_INVALID_LINES, Benchmark, Hint, InvalidLine, KeyCheck, Result
 from .errors import (
     DecodeError,
     ExpressionError,
     KeyFormatError,
+    OptionError,
     ScoringError,
     UnknownBenchmark,
     UnknownMode,
@@ -20,8 +21,10 @@ __all__ = [
     "ExpressionError",
     "Hint",
     "InvalidLine",
+    "KeyCheck",
     "KeyFormatError",
     "Mode",
+    "OptionError",
     "Result",
     "ScoringError",
     "UnknownBenchmark",

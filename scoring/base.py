@@ -87,8 +87,25 @@ class Result(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class KeyCheck:
+    """An answer key that passed :meth:`Benchmark.check_key`.
+
+    ``data`` is what the data folder keeps (the canonical form where the benchmark has
+    one), ``questions`` how many questions the key answers, ``note`` a line for the
+    person who loaded it ("" when there is nothing to say).
+    """
+
+    data: bytes
+    questions: int
+    note: str = ""
+
+
 class Benchmark(Protocol):
-    """One benchmark: its name, its key format and its scorer."""
+    """One benchmark: its name, its key, its scorer, and what the bot asks of it.
+
+    The bot never compares a benchmark's name: it asks these members instead.
+    """
 
     #: registry name, lower case (``primebench``)
     name: str
@@ -98,6 +115,60 @@ class Benchmark(Protocol):
     scorer_version: str
     #: a line crediting the benchmark's authors, or ""
     credit: str
+    #: the official prompt, verbatim, or "" when the benchmark has none to hand out
+    prompt: str
+    #: the words that select it as a hashtag or a command argument, without ``#``
+    #: (matched ignoring case, ``-`` and ``_``); the name first
+    tags: tuple[str, ...]
+    #: where its answer key lives, relative to the data folder (``primebench/A.txt``),
+    #: or None when it takes no stored key
+    key_file: str | None
+    #: its question file beside the key (relative to the data folder), or None
+    questions_file: str | None
+    #: True when the bot cannot serve without its key: health requires it, and the bot
+    #: fetches it at start when it is missing
+    essential: bool
+    #: True when its key is a challenge (the day's, or one a submission names) rather
+    #: than a stored file; see :meth:`key_for`
+    daily: bool
+    #: the tag fields (``target``, ``cost``, ``k``) a submission of it may carry; what
+    #: :meth:`options_from_tags` reads
+    tag_fields: tuple[str, ...]
+    #: the columns a board row shows beside best, runs and mean, read from the best
+    #: submission's record (:meth:`board_cells`); () when there are none
+    board_columns: tuple[str, ...]
+
+    def check_key(
+        self, data: bytes, *, filename: str = "", questions: bytes | None = None
+    ) -> KeyCheck:
+        """Validate a key upload (and its question file, when given) before it is stored;
+        raise :class:`scoring.errors.KeyFormatError`."""
+        ...
+
+    def format_score(self, value: float, *, mean: bool = False) -> str:
+        """A board or history score (``Result.primary``) as the benchmark writes it;
+        ``mean``: the value is an average over runs."""
+        ...
+
+    def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        """The :attr:`board_columns` of one board row as (label, value text), from the
+        best submission's ``to_record()``; () when the record lacks them."""
+        ...
+
+    def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
+        """Scorer options from a submission's tag fields as typed (those in
+        :attr:`tag_fields`; others are ignored); raise
+        :class:`scoring.errors.OptionError` for a refused value."""
+        ...
+
+    def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
+        """The key to score against, and the options completed with what it implies.
+
+        A :attr:`daily` benchmark scores against the challenge its options name, else
+        ``default`` (the day's), and puts the challenge into the options (kept with the
+        submission). The others score against ``default`` (the stored key) as is.
+        """
+        ...
 
     def load_key(self, data: bytes, *, filename: str = "") -> Any:
         """Parse an answer key from bytes; raise :class:`scoring.errors.KeyFormatError`."""

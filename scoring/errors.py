@@ -48,3 +48,13 @@ class ExpressionError(ScoringError):
         if position is not None:
             message = f"{message} (at position {position + 1})"
         super().__init__(message)
+
+
+class OptionError(ScoringError):
+    """A submission option (a tag field such as ``target:`` or ``cost:``) whose value is
+    refused; ``name`` is the field, ``value`` the text as typed."""
+
+    def __init__(self, name: str, value: str, message: str):
+        self.name = name
+        self.value = value
+        super().__init__(message)

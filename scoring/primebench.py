@@ -1,8 +1,8 @@
 """PrimeBench (JibayAI, jibay.ir; CC BY-ND 4.0): answer lines ``Q:O``, +1 / −3 / 0.
 
 The rules are ``shared/specs/primebench.md``. Parsing works on the whole text with a few
-compiled regular expressions, a megabyte at a time, so a 20 MB submission scores in well
-under a second and in bounded memory; only the lines that fail are visited one by one.
+compiled regular expressions, a megabyte at a time, in bounded memory; only the lines
+that fail are visited one by one.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import is_, itemgetter
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from .base import MAX_REPORTED_INVALID_LINES, Hint, InvalidLine
+from .base import MAX_REPORTED_INVALID_LINES, Benchmark, Hint, InvalidLine, KeyCheck
 from .errors import KeyFormatError
 from .text import decode, normalise_newlines
 
@@ -26,6 +26,9 @@ TITLE = "PrimeBench"
 SCORER_VERSION = "primebench-1"
 CREDIT = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
 OFFICIAL_QUESTIONS = 104
+#: Where the key and the question file live in the data folder.
+KEY_FILE = "primebench/A.txt"
+QUESTIONS_FILE = "primebench/Q.json"
 OPTIONS = (1, 2, 3, 4)
 POINTS_CORRECT = 1
 POINTS_WRONG = -3
@@ -117,8 +120,8 @@ def _tighten_colons(text: str) -> str:
     """Remove the whitespace around every ":" (but newlines), as _WS_AROUND_COLON does.
 
     Both remove exactly the runs of whitespace next to a colon. When the only such
-    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it several
-    times faster than the regular expression; a run of many spaces is left to it.
+    whitespace can be the ASCII space (the usual ``12: 3``), str.replace does it without
+    the regular expression; a run of many spaces is left to it.
     """
     if text.isascii() and not any(space in text for space in _RARE_ASCII_SPACE):
         for _ in range(4):
@@ -656,6 +659,32 @@ def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
     )
 
 
+def check_key(data: bytes, *, filename: str = "A.txt", questions: bytes | None = None) -> KeyCheck:
+    """Validate ``A.txt`` (and ``Q.json`` when given, against it) before it is stored.
+
+    The key is kept as uploaded; the note says when it does not have the official
+    number of questions.
+    """
+    key = load_key(data, filename=filename or "A.txt")
+    if questions is not None:
+        check_pair(key, load_questions(questions))
+    note = ""
+    if len(key) != OFFICIAL_QUESTIONS:
+        note = (
+            f"note: this key has {len(key)} questions; the official PrimeBench has "
+            f"{OFFICIAL_QUESTIONS}"
+        )
+    return KeyCheck(data=data, questions=len(key), note=note)
+
+
+def format_score(value: float, *, mean: bool = False) -> str:
+    """A signed count (``+18``, ``-71``); a mean is rounded to two places first and a
+    fraction keeps three significant digits (``12.3``)."""
+    if mean:
+        value = round(value, 2)
+    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
 class PrimeBench:
     """The registry's PrimeBench object (see :class:`scoring.base.Benchmark`)."""
 
@@ -664,9 +693,21 @@ class PrimeBench:
     scorer_version = SCORER_VERSION
     credit = CREDIT
     prompt = PROMPT
+    tags: tuple[str, ...] = (NAME,)
+    key_file: str | None = KEY_FILE
+    questions_file: str | None = QUESTIONS_FILE
+    essential = True
+    daily = False
+    tag_fields: tuple[str, ...] = ()
+    board_columns: tuple[str, ...] = ()
 
     def load_key(self, data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         return load_key(data, filename=filename)
+
+    def check_key(
+        self, data: bytes, *, filename: str = "", questions: bytes | None = None
+    ) -> KeyCheck:
+        return check_key(data, filename=filename, questions=questions)
 
     def score(
         self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
@@ -676,5 +717,20 @@ class PrimeBench:
     def result_from_record(self, data: Mapping[str, Any]) -> PrimeBenchResult:
         return result_from_record(data)
 
+    def format_score(self, value: float, *, mean: bool = False) -> str:
+        return format_score(value, mean=mean)
+
+    def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
+        return {}
+
+    def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
+        return default, dict(options)
+
 
 BENCHMARK = PrimeBench()
+
+if TYPE_CHECKING:  # the registry object satisfies the interface
+    _CHECKED: Benchmark = BENCHMARK

@@ -1,17 +1,36 @@
-"""Benchmarks by name. Adding a benchmark is one module plus one line here."""
+"""Benchmarks by name. Adding a benchmark is one module (or package) plus one line here."""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import cast
+
 from .base import Benchmark
 from .errors import UnknownBenchmark
-from .natory import BENCHMARK as NATORY
-from .primebench import BENCHMARK as PRIMEBENCH
-from .zerobench import BENCHMARK as ZEROBENCH
 
-_BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (PRIMEBENCH, ZEROBENCH, NATORY)}
+#: The benchmark modules, in the order the bot lists them; the first is the default.
+#: Each exposes ``BENCHMARK``, an object satisfying :class:`Benchmark`.
+_MODULES = ("primebench", "zerobench", "natory")
+
+_BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b
+    for b in (cast(Benchmark, import_module(f".{m}", __package__).BENCHMARK) for m in _MODULES)
+}
 
 #: The benchmark used when none is named.
-DEFAULT = PRIMEBENCH.name
+DEFAULT = next(iter(_BENCHMARKS))
+
+
+def _folded(word: str) -> str:
+    return word.strip().lstrip("#").casefold().replace("-", "").replace("_", "")
+
+
+#: Every tag (folded) → its benchmark; two benchmarks never share a tag.
+_BY_TAG: dict[str, Benchmark] = {}
+for _benchmark in _BENCHMARKS.values():
+    for _tag in _benchmark.tags:
+        if _BY_TAG.setdefault(_folded(_tag), _benchmark) is not _benchmark:
+            raise RuntimeError(f"tag {_tag!r} names two benchmarks")
 
 
 def names() -> tuple[str, ...]:
@@ -23,9 +42,8 @@ def all_benchmarks() -> tuple[Benchmark, ...]:
 
 
 def get(name: str) -> Benchmark:
-    """Look a benchmark up by name (case-insensitive, a leading ``#`` allowed)."""
-    wanted = name.strip().lstrip("#").casefold().replace("-", "").replace("_", "")
+    """Look a benchmark up by name or tag (case-insensitive; ``#``, ``-``, ``_`` ignored)."""
     try:
-        return _BENCHMARKS[wanted]
+        return _BY_TAG[_folded(name)]
     except KeyError:
         raise UnknownBenchmark(name, names()) from None

@@ -14,10 +14,10 @@ Public surface (what the bot and the CLI call):
 
 from __future__ import annotations
 
+from .benchmark import BENCHMARK, Natory
 from .parser import Node, Num, Op, to_text
 from .rules import DEFAULT_VERSION, Rules, load_rules
 from .scorer import (
-    BENCHMARK,
     CREDIT,
     FIELDS,
     NAME,
@@ -46,6 +46,7 @@ __all__ = [
     "TITLE",
     "Breakdown",
     "Challenge",
+    "Natory",
     "NatoryResult",
     "Node",
     "Num",

@@ -74,7 +74,7 @@ _BLOCK = 1 << 12
 
 
 def _ones(view: memoryview) -> int:
-    """How many bytes of a 0/1 flag array are 1 (a popcount: faster than bytes.count)."""
+    """How many bytes of a 0/1 flag array are 1 (a popcount)."""
     return int.from_bytes(view).bit_count()
 
 
@@ -130,8 +130,8 @@ _FIRST_PRIMES = small_primes(1 << 16)
 
 #: pi(j * 2^17) for j = 0..121: how many primes lie below each segment start (checked
 #: against a full sieve by tests/scoring/test_natory_numbers.py). With it, the k-th prime
-#: is found by sieving one 131,072-number segment (about a millisecond), not everything
-#: below it; it covers k up to 1,022,661 (the rules allow 1,000,000).
+#: is found by sieving one 131,072-number segment, not everything below it; it covers
+#: k up to 1,022,661 (the rules allow 1,000,000).
 _SEGMENT = 1 << 17
 _PI_AT_SEGMENT = (
     0,

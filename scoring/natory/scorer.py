@@ -18,7 +18,6 @@ from typing import Any
 
 from ..base import Hint, InvalidLine
 from ..errors import ExpressionError, KeyFormatError
-from ..text import decode
 from . import numbers
 from .evaluator import Evaluation, evaluate_tree, short
 from .extract import Extracted, NotFound, extract
@@ -677,31 +676,3 @@ def _valid(
 
 
 # --- the registry object -------------------------------------------------------------------
-
-
-class Natory:
-    """The registry's Natory object (see :class:`scoring.base.Benchmark`).
-
-    The "key" is the challenge: ``load_key(b"6256")``. ``options`` may carry
-    ``previous`` (simplified expressions already stored for the target).
-    """
-
-    name = NAME
-    title = TITLE
-    scorer_version = SCORER_VERSION
-    credit = CREDIT
-
-    def load_key(self, data: bytes, *, filename: str = "") -> Challenge:
-        return parse_target(decode(data))
-
-    def score(
-        self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
-    ) -> NatoryResult:
-        previous = (options or {}).get("previous")
-        return score(text, key, previous=previous)
-
-    def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
-        return result_from_record(data)
-
-
-BENCHMARK = Natory()

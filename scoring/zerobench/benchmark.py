@@ -1,0 +1,79 @@
+"""The registry's ZeroBench object."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..base import Benchmark, KeyCheck
+from ..errors import OptionError, ScoringError
+from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, TITLE
+from .key import ZeroKey, check_key, load_key
+from .result import (
+    BOARD_COLUMNS,
+    ZeroBenchResult,
+    board_cells,
+    format_score,
+    result_from_record,
+)
+from .scorer import k_option, score
+
+
+class ZeroBench:
+    """The registry's ZeroBench object (see :class:`scoring.base.Benchmark`)."""
+
+    name = NAME
+    title = TITLE
+    scorer_version = SCORER_VERSION
+    credit = CREDIT
+    #: ZeroBench hands out no prompt of its own: its suffix follows each question's text
+    prompt = ""
+    prompt_suffix = PROMPT_SUFFIX
+    tags: tuple[str, ...] = (NAME,)
+    key_file: str | None = KEY_FILE
+    questions_file: str | None = None
+    essential = False
+    daily = False
+    #: ``k: 3`` scores the first three attempts per question (the default is 5)
+    tag_fields: tuple[str, ...] = ("k",)
+    board_columns: tuple[str, ...] = BOARD_COLUMNS
+
+    def load_key(self, data: bytes, *, filename: str = "") -> ZeroKey:
+        return load_key(data, filename=filename)
+
+    def check_key(
+        self, data: bytes, *, filename: str = "", questions: bytes | None = None
+    ) -> KeyCheck:
+        return check_key(data, filename=filename, questions=questions)
+
+    def score(
+        self, text: str, key: ZeroKey, *, options: Mapping[str, Any] | None = None
+    ) -> ZeroBenchResult:
+        return score(text, key, k=k_option(options))
+
+    def result_from_record(self, data: Mapping[str, Any]) -> ZeroBenchResult:
+        return result_from_record(data)
+
+    def format_score(self, value: float, *, mean: bool = False) -> str:
+        return format_score(value, mean=mean)
+
+    def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return board_cells(record)
+
+    def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
+        if "k" not in fields:
+            return {}
+        typed = fields["k"]
+        try:
+            return {"k": k_option({"k": typed})}
+        except ScoringError as exc:
+            raise OptionError("k", typed, str(exc)) from None
+
+    def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
+        return default, dict(options)
+
+
+BENCHMARK = ZeroBench()
+
+if TYPE_CHECKING:  # the registry object satisfies the interface
+    _CHECKED: Benchmark = BENCHMARK

@@ -1,0 +1,25 @@
+"""ZeroBench's names and constants: the dataset, its splits, the prompt suffix."""
+
+from __future__ import annotations
+
+NAME = "zerobench"
+TITLE = "ZeroBench"
+SCORER_VERSION = "zerobench-1"
+CREDIT = (
+    "ZeroBench by Jonathan Roberts et al. (arXiv:2502.09696); "
+    "data: huggingface.co/datasets/jonathan-roberts1/zerobench"
+)
+DATASET = "jonathan-roberts1/zerobench"
+MAIN_SPLIT = "zerobench"
+SUB_SPLIT = "zerobench_subquestions"
+SPLITS = (MAIN_SPLIT, SUB_SPLIT)
+OFFICIAL_QUESTIONS = {MAIN_SPLIT: 100, SUB_SPLIT: 334}
+DEFAULT_K = 5
+#: Where the key lives in the data folder (the canonical two-split JSON of dump_key).
+KEY_FILE = "zerobench/key.json"
+
+#: Appended to every question's text by the official evaluation, verbatim.
+PROMPT_SUFFIX = (
+    "\n\n\nLet's think step by step and give the final answer in curly braces, "
+    "like this: {final answer}"
+)

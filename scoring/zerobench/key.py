@@ -1,0 +1,178 @@
+"""The answer key: question id → ground-truth answer per split, read from JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..base import KeyCheck
+from ..errors import KeyFormatError
+from ..text import decode
+from .dataset import MAIN_SPLIT, OFFICIAL_QUESTIONS, SPLITS, SUB_SPLIT, TITLE
+from .reading import LineFinder, csv_reader, json_pairs, key_text
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroKey:
+    """The answer key: question id → ground-truth answer (exact text), per split."""
+
+    main: Mapping[str, str]
+    sub: Mapping[str, str]
+    sha256: str = ""
+
+    def __len__(self) -> int:
+        return len(self.main) + len(self.sub)
+
+    def split(self, name: str) -> Mapping[str, str]:
+        return self.main if name == MAIN_SPLIT else self.sub
+
+
+def dump_key(key: ZeroKey) -> bytes:
+    """The canonical two-split JSON form of a key (what the data folder stores)."""
+    data = {MAIN_SPLIT: dict(key.main), SUB_SPLIT: dict(key.sub)}
+    return (json.dumps(data, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def check_key(data: bytes, *, filename: str = "", questions: bytes | None = None) -> KeyCheck:
+    """Validate a key (JSON or CSV) before it is stored; what is stored is its canonical
+    two-split JSON (:func:`dump_key`), and the note counts both splits."""
+    if questions is not None:
+        raise KeyFormatError(f"{TITLE} takes no question file, only the key")
+    key = load_key(data, filename=filename)
+    main, sub = len(key.main), len(key.sub)
+    note = f"{main} main questions, {sub} subquestions"
+    if (main, sub) != (OFFICIAL_QUESTIONS[MAIN_SPLIT], OFFICIAL_QUESTIONS[SUB_SPLIT]):
+        note += (
+            f" (the official {TITLE} has {OFFICIAL_QUESTIONS[MAIN_SPLIT]} and "
+            f"{OFFICIAL_QUESTIONS[SUB_SPLIT]})"
+        )
+    return KeyCheck(data=dump_key(key), questions=len(key), note=note)
+
+
+def load_key(data: bytes, *, filename: str = "") -> ZeroKey:
+    """Parse a key strictly: JSON ``{id: answer}`` (main split only), JSON
+    ``{"zerobench": {...}, "zerobench_subquestions": {...}}``, or CSV
+    ``question_id,question_answer[,split]``. Answers are kept exactly as written."""
+    text = decode(data)
+    start = text.lstrip()[:1]
+    if start in ("{", "[") or (filename.lower().endswith(".json") and start != ""):
+        main, sub = _load_json_key(text)
+    else:
+        main, sub = _load_csv_key(text)
+    if not main and not sub:
+        raise KeyFormatError(f"{filename or 'the key'} holds no answers")
+    return ZeroKey(main=main, sub=sub, sha256=hashlib.sha256(data).hexdigest())
+
+
+def _load_json_key(text: str) -> tuple[dict[str, str], dict[str, str]]:
+    try:
+        parsed = json.loads(text, object_pairs_hook=json_pairs)
+    except json.JSONDecodeError as exc:
+        raise KeyFormatError(f"not valid JSON: {exc.msg}", line=exc.lineno) from None
+    except (ValueError, RecursionError):
+        raise KeyFormatError("not a key: the JSON is nested too deeply or too large") from None
+    if not isinstance(parsed, list) or (parsed and not isinstance(parsed[0], tuple)):
+        raise KeyFormatError('the key must be a JSON object {"question_id": "answer", ...}')
+    finder = LineFinder(text)
+    seen: set[str] = set()
+    main: dict[str, str] = {}
+    sub: dict[str, str] = {}
+    two_split = any(name in SPLITS and isinstance(value, list) for name, value in parsed)
+    splits_seen: set[str] = set()
+    if not two_split:
+        _json_split(parsed, main, seen, finder)
+        return main, sub
+    for name, value in parsed:
+        line = finder.line_of(name)
+        if name not in SPLITS:
+            raise KeyFormatError(
+                f"unexpected entry {name!r}: a two-split key holds only "
+                f"{MAIN_SPLIT!r} and {SUB_SPLIT!r}",
+                line=line,
+            )
+        if not isinstance(value, list) or (value and not isinstance(value[0], tuple)):
+            raise KeyFormatError(f"{name} must be an object {{question_id: answer}}", line=line)
+        if name in splits_seen:
+            raise KeyFormatError(f"{name} appears twice", line=line)
+        splits_seen.add(name)
+        _json_split(value, main if name == MAIN_SPLIT else sub, seen, finder)
+    return main, sub
+
+
+def _json_split(
+    pairs: list[tuple[str, Any]], into: dict[str, str], seen: set[str], finder: LineFinder
+) -> None:
+    for qid, value in pairs:
+        line = finder.line_of(qid)
+        answer = key_text(value)
+        _add_key_entry(into, seen, qid, answer, line, shown=f"{json.dumps(qid)}: ...")
+
+
+def _add_key_entry(
+    into: dict[str, str], seen: set[str], qid: str, answer: str | None, line: int, shown: str
+) -> None:
+    qid = qid.strip()
+    if not qid:
+        raise KeyFormatError("empty question id", line=line, text=shown)
+    if answer is None:
+        raise KeyFormatError(
+            f"the answer to {qid} must be text (write numbers as strings: 11.90, not 11.9)",
+            line=line,
+            text=shown,
+        )
+    if not answer.strip():
+        raise KeyFormatError(f"the answer to {qid} is empty", line=line, text=shown)
+    if qid in seen:
+        raise KeyFormatError(f"question {qid} appears twice", line=line, text=shown)
+    seen.add(qid)
+    into[qid] = answer
+
+
+def _load_csv_key(text: str) -> tuple[dict[str, str], dict[str, str]]:
+    reader = csv_reader(text, skip_space=False)
+    main: dict[str, str] = {}
+    sub: dict[str, str] = {}
+    seen: set[str] = set()
+    header: list[str] | None = None
+    previous_line = 0
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise KeyFormatError(f"unreadable CSV: {exc}", line=previous_line + 1) from None
+        line = previous_line + 1
+        previous_line = reader.line_num  # type: ignore[attr-defined]
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        shown = ",".join(row)
+        if header is None:
+            header = [cell.strip().lower() for cell in row]
+            if "question_id" not in header or "question_answer" not in header:
+                raise KeyFormatError(
+                    "a CSV key needs a header with question_id and question_answer "
+                    "(and optionally split); or give a JSON key",
+                    line=line,
+                    text=shown,
+                )
+            continue
+        if len(row) != len(header):
+            raise KeyFormatError(
+                f"expected {len(header)} fields, found {len(row)}", line=line, text=shown
+            )
+        cells = dict(zip(header, row, strict=True))
+        split = cells.get("split", MAIN_SPLIT).strip() or MAIN_SPLIT
+        if split not in SPLITS:
+            raise KeyFormatError(
+                f"split must be {MAIN_SPLIT} or {SUB_SPLIT}", line=line, text=shown
+            )
+        into = main if split == MAIN_SPLIT else sub
+        _add_key_entry(into, seen, cells["question_id"], cells["question_answer"], line, shown)
+    if header is None:
+        raise KeyFormatError("the key is empty")
+    return main, sub

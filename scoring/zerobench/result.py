@@ -1,0 +1,258 @@
+"""The frozen result: figures per split and rule, and the whole breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..base import Hint, InvalidLine
+from .check import LENIENT_NOTE
+from .dataset import MAIN_SPLIT, NAME, SCORER_VERSION, SUB_SPLIT
+
+
+def _fraction(count: float, total: int) -> float | None:
+    return count / total if total else None
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """pass@1, pass@k and k/k reliability over one split, under one rule."""
+
+    correct_attempts: int
+    pass_at_1_count: float
+    pass_at_k_count: int
+    reliability_count: int
+    questions: int
+    #: pass@1 as the correctly rounded exact ratio (sum of shares / questions)
+    exact_pass_at_1: float | None = None
+
+    @property
+    def pass_at_1(self) -> float | None:
+        if self.exact_pass_at_1 is not None:
+            return self.exact_pass_at_1
+        return _fraction(self.pass_at_1_count, self.questions)
+
+    @property
+    def pass_at_k(self) -> float | None:
+        return _fraction(self.pass_at_k_count, self.questions)
+
+    @property
+    def reliability(self) -> float | None:
+        return _fraction(self.reliability_count, self.questions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "correct_attempts": self.correct_attempts,
+            "pass_at_1": self.pass_at_1,
+            "pass_at_1_count": self.pass_at_1_count,
+            "pass_at_k": self.pass_at_k,
+            "pass_at_k_count": self.pass_at_k_count,
+            "reliability_k_of_k": self.reliability,
+            "reliability_k_of_k_count": self.reliability_count,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], questions: int) -> Figures:
+        return cls(
+            correct_attempts=data["correct_attempts"],
+            pass_at_1_count=data["pass_at_1_count"],
+            pass_at_k_count=data["pass_at_k_count"],
+            reliability_count=data["reliability_k_of_k_count"],
+            questions=questions,
+            exact_pass_at_1=data["pass_at_1"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SplitResult:
+    """One split of the key: how many questions, attempts, and the figures."""
+
+    split: str
+    questions: int
+    attempts: int
+    attempts_scored: int
+    official: Figures
+    lenient: Figures
+    unattempted: tuple[str, ...]
+    fewer_than_k: tuple[str, ...]
+
+    @property
+    def attempted(self) -> int:
+        return self.questions - len(self.unattempted)
+
+    def to_json(self) -> dict[str, Any]:
+        official = self.official.to_json()
+        lenient = self.lenient.to_json()
+        return {
+            "split": self.split,
+            "questions": self.questions,
+            "attempted": self.attempted,
+            "unattempted": len(self.unattempted),
+            "unattempted_ids": list(self.unattempted),
+            "attempts": self.attempts,
+            "attempts_scored": self.attempts_scored,
+            "attempts_beyond_k": self.attempts - self.attempts_scored,
+            **official,
+            "fewer_than_k": list(self.fewer_than_k),
+            "fewer_than_k_count": len(self.fewer_than_k),
+            "lenient": {"note": LENIENT_NOTE, **lenient},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SplitResult:
+        questions = data["questions"]
+        return cls(
+            split=data["split"],
+            questions=questions,
+            attempts=data["attempts"],
+            attempts_scored=data["attempts_scored"],
+            official=Figures.from_json(data, questions),
+            lenient=Figures.from_json(data["lenient"], questions),
+            unattempted=tuple(data["unattempted_ids"]),
+            fewer_than_k=tuple(data["fewer_than_k"]),
+        )
+
+
+def _count_text(count: float) -> str:
+    if float(count).is_integer():
+        return str(int(count))
+    return f"{count:.2f}".rstrip("0").rstrip(".")
+
+
+def _figure(fraction: float | None, count: float, total: int) -> str:
+    if fraction is None:
+        return "—"
+    return f"{fraction:.1%} ({_count_text(count)}/{total})"
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroBenchResult:
+    k: int
+    main: SplitResult
+    sub: SplitResult
+    submission_format: str
+    invalid_lines: tuple[InvalidLine, ...]
+    invalid_line_count: int
+    unknown_ids: tuple[str, ...]
+    unknown_id_count: int
+    hints: tuple[Hint, ...]
+    fingerprint: str
+    benchmark: str = field(default=NAME)
+
+    @property
+    def primary_split(self) -> str:
+        """The split that ranks: main, unless the key has no main questions."""
+        return MAIN_SPLIT if self.main.questions or not self.sub.questions else SUB_SPLIT
+
+    @property
+    def primary(self) -> float:
+        """Official pass@1 (a fraction in [0, 1]) over :attr:`primary_split`."""
+        split = self.main if self.primary_split == MAIN_SPLIT else self.sub
+        return split.official.pass_at_1 or 0.0
+
+    @property
+    def unknown_questions(self) -> tuple[str, ...]:
+        """The ids not in the key (what the bot lists as ignored)."""
+        return self.unknown_ids
+
+    def splits(self) -> tuple[tuple[str, SplitResult], ...]:
+        return (("main", self.main), ("sub", self.sub))
+
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        fields: list[tuple[str, str]] = [("k_attempts", str(self.k))]
+        for prefix, split in self.splits():
+            shown = split.questions and (
+                split.split == self.primary_split or split.attempts or not self.main.questions
+            )
+            if not shown:
+                continue
+            o, n = split.official, split.lenient
+            fields.append((f"{prefix}_questions", str(split.questions)))
+            if split.unattempted:
+                fields.append((f"{prefix}_unattempted", str(len(split.unattempted))))
+            if split.fewer_than_k:
+                fields.append((f"{prefix}_fewer_than_k", str(len(split.fewer_than_k))))
+            fields += [
+                (f"{prefix}_pass_at_1", _figure(o.pass_at_1, o.pass_at_1_count, o.questions)),
+                (f"{prefix}_pass_at_k", _figure(o.pass_at_k, o.pass_at_k_count, o.questions)),
+                (
+                    f"{prefix}_reliability",
+                    _figure(o.reliability, o.reliability_count, o.questions),
+                ),
+                (
+                    f"{prefix}_lenient_pass_at_1",
+                    _figure(n.pass_at_1, n.pass_at_1_count, n.questions),
+                ),
+                (
+                    f"{prefix}_lenient_pass_at_k",
+                    _figure(n.pass_at_k, n.pass_at_k_count, n.questions),
+                ),
+            ]
+        return tuple(fields)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "scorer_version": SCORER_VERSION,
+            "format": self.submission_format,
+            "k": self.k,
+            "primary": self.primary,
+            "primary_metric": "pass_at_1",
+            "primary_split": self.primary_split,
+            "main": self.main.to_json(),
+            "subquestions": self.sub.to_json(),
+            "invalid_line_count": self.invalid_line_count,
+            "invalid_lines": [il.to_json() for il in self.invalid_lines],
+            "unknown_ids": list(self.unknown_ids),
+            "unknown_id_count": self.unknown_id_count,
+            "hints": [
+                {"code": h.code, "message": h.message, "lines": list(h.lines)} for h in self.hints
+            ],
+        }
+
+    def to_record(self) -> dict[str, Any]:
+        data = self.to_json()
+        data["fingerprint"] = self.fingerprint
+        return data
+
+
+def result_from_record(data: Mapping[str, Any]) -> ZeroBenchResult:
+    """Rebuild a result from :meth:`ZeroBenchResult.to_record` output."""
+    return ZeroBenchResult(
+        k=data["k"],
+        main=SplitResult.from_json(data["main"]),
+        sub=SplitResult.from_json(data["subquestions"]),
+        submission_format=data["format"],
+        invalid_lines=tuple(InvalidLine(il["line"], il["text"]) for il in data["invalid_lines"]),
+        invalid_line_count=data["invalid_line_count"],
+        unknown_ids=tuple(data["unknown_ids"]),
+        unknown_id_count=data["unknown_id_count"],
+        hints=tuple(Hint(h["code"], h["message"], tuple(h["lines"])) for h in data["hints"]),
+        fingerprint=data.get("fingerprint", ""),
+    )
+
+
+def format_score(value: float, *, mean: bool = False) -> str:
+    """pass@1 (a fraction) as a percentage with one decimal (``11.9%``), mean or not."""
+    return f"{value:.1%}"
+
+
+#: What a board row shows beside pass@1 (see :func:`board_cells`).
+BOARD_COLUMNS = ("pass_at_k", "reliability_k_of_k")
+
+
+def board_cells(record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """pass@k and k/k of the ranking split, from a result's ``to_record()``, as
+    (label, percentage); () when the record lacks them."""
+    split = record.get("main") if record.get("primary_split") != SUB_SPLIT else None
+    split = split or record.get("subquestions")
+    k = record.get("k")
+    if not isinstance(split, Mapping) or not isinstance(k, int):
+        return ()
+    cells = []
+    for label, column in zip((f"pass@{k}", f"{k}/{k}"), BOARD_COLUMNS, strict=True):
+        value = split.get(column)
+        if isinstance(value, int | float):
+            cells.append((label, f"{value:.1%}"))
+    return tuple(cells)

@@ -1,0 +1,234 @@
+"""Scoring: each attempt through the official check, then pass@1, pass@k and k/k."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from ..errors import ScoringError
+from .check import SCAN, lenient_reasons, nested_group, number
+from .dataset import DEFAULT_K, MAIN_SPLIT, SPLITS, SUB_SPLIT
+from .hints import HINT_ITEMS, Notes, build_hints, short
+from .key import ZeroKey
+from .reading import safe
+from .result import Figures, SplitResult, ZeroBenchResult
+from .submission import read_submission
+
+
+def k_option(options: Mapping[str, Any] | None) -> int:
+    value = (options or {}).get("k", DEFAULT_K)
+    if value is None:
+        return DEFAULT_K
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ScoringError(f"k must be a whole number of at least 1 (got {value!r})")
+    return value
+
+
+def _natural(qid: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"([0-9]+)", qid)
+        if part
+    )
+
+
+def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(ids, key=_natural))
+
+
+@dataclass(slots=True)
+class _Question:
+    split: str
+    attempts: int = 0
+    correct: int = 0
+    lenient: int = 0
+    #: the officially extracted answer of every attempt, in order (for the fingerprint)
+    answers: list[str] = field(default_factory=list)
+
+
+def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
+    """Score decoded submission text against a key. Never raises on any text."""
+    if k < 1:
+        raise ScoringError(f"k must be a whole number of at least 1 (got {k!r})")
+    submission = read_submission(text)
+    notes = submission.notes
+    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()), gt as a number)
+    truth: dict[str, tuple[str, str, int, str, int, Decimal | None]] = {}
+    for split in SPLITS:
+        for qid, gt in key.split(split).items():
+            norm = gt.strip()
+            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm), number(norm.lower()))
+    questions: dict[str, _Question] = {}
+    unknown: dict[str, None] = {}
+    # line -> verdict, kept only to compare with the official CSV's own Correct? column
+    official_of: dict[int, bool] | None = {} if submission.claims else None
+    scan = SCAN.findall
+    for qid, response, line in submission.attempts:
+        entry = truth.get(qid)
+        if entry is None:
+            unknown[qid] = None
+            continue
+        split, gt, gt_len, gt_norm, gt_slen, gt_number = entry
+        question = questions.get(qid)
+        if question is None:
+            question = questions[qid] = _Question(split)
+        question.attempts += 1
+        # The official extraction and check (see official_check), inlined for speed.
+        formatted = response.strip().lower()
+        parsed = ""
+        found = False
+        matches: list[tuple[str, str]] = []
+        if "}" in formatted:
+            matches = scan(formatted)
+            for inner, close in reversed(matches):
+                if close:
+                    parsed, found = inner, True
+                    break
+        question.answers.append(parsed)
+        correct = parsed[:gt_len].lower() == gt_norm and len(parsed) == gt_slen
+        if official_of is not None:
+            official_of[line] = correct
+        if question.attempts > k:
+            continue
+        if correct:
+            question.correct += 1
+            question.lenient += 1
+            continue
+        reasons = lenient_reasons(parsed, gt_norm, gt_number) if found else None
+        if reasons is not None:
+            question.lenient += 1
+            for code in reasons:
+                notes.add(code, line)
+                if code not in notes.examples:
+                    notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), gt)
+            continue
+        _explain_wrong(notes, qid, line, formatted, matches, found, gt_len, gt_norm, gt_slen)
+    for qid, claimed, line in submission.claims:
+        if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
+            notes.add("correct_column_differs", line)
+    splits = {split: _split_result(split, key, questions, k) for split in SPLITS}
+    main, sub = splits[MAIN_SPLIT], splits[SUB_SPLIT]
+    _question_notes(notes, main, sub, questions, k)
+    return ZeroBenchResult(
+        k=k,
+        main=main,
+        sub=sub,
+        submission_format=submission.fmt,
+        invalid_lines=tuple(submission.invalid),
+        invalid_line_count=submission.invalid_count,
+        unknown_ids=_sorted_ids(unknown)[:HINT_ITEMS],
+        unknown_id_count=len(unknown),
+        hints=build_hints(notes, k, main),
+        fingerprint=_fingerprint({qid: q.answers for qid, q in questions.items()}),
+    )
+
+
+def _explain_wrong(
+    notes: Notes,
+    qid: str,
+    line: int,
+    formatted: str,
+    matches: list[tuple[str, str]],
+    has_match: bool,
+    gt_len: int,
+    gt_norm: str,
+    gt_slen: int,
+) -> None:
+    """Hints for an attempt the official check counts wrong (never changes the score)."""
+    if not has_match:
+        opening = formatted.find("{")
+        if opening >= 0 and formatted.find("}", opening) > 0:
+            notes.add("braces_across_lines", line)
+        else:
+            notes.add("no_braces", line)
+        return
+    # Cheap test first: some "{" opens no match of its own (it sits inside one).
+    nested = nested_group(formatted) if formatted.count("{") > len(matches) else None
+    if nested is not None:
+        outer, read = nested
+        notes.add("nested_braces", line, (qid, safe(short(outer, 40)), safe(short(read, 40))))
+        return
+    if len(matches) < 2 or "{" + gt_norm + "}" not in formatted:
+        return  # no earlier {...} can hold the right answer
+    for inner, close in matches:  # the last real match is wrong, so any right one is earlier
+        if close and inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
+            notes.add("earlier_braces", line)
+            return
+
+
+def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: int) -> SplitResult:
+    ids = key.split(split)
+    attempts = scored = 0
+    unattempted: list[str] = []
+    fewer: list[str] = []
+    # Exact sums: sum of correct/n over questions == sum over n of (correct with n) / n.
+    official_by_n: dict[int, int] = {}
+    lenient_by_n: dict[int, int] = {}
+    official = [0, 0, 0]  # correct attempts, pass@k, k/k
+    lenient = [0, 0, 0]
+    for qid in ids:
+        question = questions.get(qid)
+        if question is None:
+            unattempted.append(qid)
+            continue
+        n = min(question.attempts, k)
+        attempts += question.attempts
+        scored += n
+        if n < k:
+            fewer.append(qid)
+        for tally, by_n, correct in (
+            (official, official_by_n, question.correct),
+            (lenient, lenient_by_n, question.lenient),
+        ):
+            by_n[n] = by_n.get(n, 0) + correct
+            tally[0] += correct
+            tally[1] += correct > 0
+            tally[2] += correct == k
+    total = len(ids)
+
+    def figures(tally: list[int], by_n: dict[int, int]) -> Figures:
+        exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
+        share = float(exact / total) if total else None
+        return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
+
+    return SplitResult(
+        split=split,
+        questions=total,
+        attempts=attempts,
+        attempts_scored=scored,
+        official=figures(official, official_by_n),
+        lenient=figures(lenient, lenient_by_n),
+        unattempted=_sorted_ids(unattempted),
+        fewer_than_k=_sorted_ids(fewer),
+    )
+
+
+def _question_notes(
+    notes: Notes,
+    main: SplitResult,
+    sub: SplitResult,
+    questions: dict[str, _Question],
+    k: int,
+) -> None:
+    for split in (main, sub):
+        for qid in split.fewer_than_k:
+            notes.add("fewer_than_k", qid)
+    for qid in _sorted_ids(q for q, question in questions.items() if question.attempts > k):
+        notes.add("more_than_k", qid)
+    if main.questions and not main.attempts and sub.attempts:
+        notes.add("no_main_attempts", main.questions)
+
+
+def _fingerprint(parsed_answers: Mapping[str, list[str]]) -> str:
+    """SHA-256 over the extracted answers, question by question (ids sorted)."""
+    text = "\x1d".join(
+        qid + "\x1f" + "\x1e".join(parsed_answers[qid]) for qid in sorted(parsed_answers)
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

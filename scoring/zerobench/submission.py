@@ -1,0 +1,284 @@
+"""Reading a submission: JSON Lines, a JSON object, or CSV (the official snippet's too).
+
+Every line or row that cannot be read is kept as an invalid line; nothing is scored here.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import json.scanner
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..base import MAX_REPORTED_INVALID_LINES, InvalidLine
+from .hints import Notes
+from .reading import LineFinder, csv_reader, encodable, json_pairs, key_text, lines_of, shown
+
+FORMATS = ("jsonl", "json", "csv", "official_csv", "empty", "unknown")
+
+
+@dataclass(slots=True)
+class Submission:
+    fmt: str = "empty"
+    #: (question id, response, line) in file order
+    attempts: list[tuple[str, str, int]] = field(default_factory=list)
+    invalid: list[InvalidLine] = field(default_factory=list)
+    invalid_count: int = 0
+    notes: Notes = field(default_factory=Notes)
+    #: (question id, the file's own Correct? value, line) from the official CSV
+    claims: list[tuple[str, bool, int]] = field(default_factory=list)
+
+    def bad(self, line: int, text: str) -> None:
+        self.invalid_count += 1
+        if len(self.invalid) < MAX_REPORTED_INVALID_LINES:
+            self.invalid.append(InvalidLine(line, shown(text)))
+
+
+def _question_id(value: Any) -> str | None:
+    text = key_text(value)
+    if text is None:
+        return None
+    text = text.strip()
+    if not text.isascii() and not encodable(text):
+        return None  # a lone surrogate from a JSON escape: not a usable id
+    return text or None
+
+
+def read_submission(text: str) -> Submission:
+    sub = Submission()
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a byte order mark, when the caller did not decode with decode()
+    first = re.match(r"\s*", text)
+    start = first.end() if first else 0
+    if start >= len(text):
+        return sub
+    if text[start] in "{[":
+        _read_json_or_jsonl(text, sub)
+    else:
+        _read_csv(text, sub)
+    return sub
+
+
+def _read_json_or_jsonl(text: str, sub: Submission) -> None:
+    try:
+        whole: Any = json.loads(text, object_pairs_hook=json_pairs)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" or _looks_like_jsonl(text):
+            _read_jsonl(text, sub)
+        else:
+            sub.fmt = "json"
+            line = lines_of(text)[exc.lineno - 1] if exc.lineno >= 1 else ""
+            sub.bad(exc.lineno, line)
+            sub.notes.add("invalid_json", exc.lineno, (f"{exc.msg} at line {exc.lineno}",))
+        return
+    except RecursionError:
+        if _looks_like_jsonl(text):
+            _read_jsonl(text, sub)
+        else:
+            sub.fmt = "json"
+            sub.bad(1, lines_of(text)[0])
+            sub.notes.add("too_deeply_nested", 1)
+        return
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        sub.fmt = "json"
+        sub.bad(1, lines_of(text)[0])
+        sub.notes.add("invalid_json", 1, (str(exc),))
+        return
+    if isinstance(whole, list) and not whole and text.lstrip().startswith("{"):
+        sub.fmt = "json"  # {}: an empty object, nothing to score
+        return
+    if isinstance(whole, list) and whole and isinstance(whole[0], tuple):
+        if any(name in ("question_id", "response", "responses") for name, _ in whole):
+            sub.fmt = "jsonl"  # one JSON Lines record, perhaps spread over lines
+            if not _add_record(sub, dict(whole), 1):
+                sub.bad(1, lines_of(text)[0])
+        else:
+            _read_json_object(text, whole, sub)
+        return
+    sub.fmt = "unknown"
+    sub.bad(1, lines_of(text)[0])
+    sub.notes.add("unknown_format", 1)
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    """Does any of the first lines hold a JSON Lines record on its own?"""
+    for line in lines_of(text)[:50]:
+        stripped = line.strip()
+        if not stripped.startswith("{"):
+            continue
+        try:
+            record = json.loads(stripped)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict) and "question_id" in record:
+            return True
+    return False
+
+
+#: The json module's own (C) scanner: one call per line, without json.loads' wrapping.
+_SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
+    json.JSONDecoder()  # type: ignore[arg-type]  # typeshed's make_scanner signature is odd
+)
+
+
+def _read_jsonl(text: str, sub: Submission) -> None:
+    sub.fmt = "jsonl"
+    scan_json = _SCAN_JSON
+    attempts = sub.attempts
+    for number, line in enumerate(lines_of(text), start=1):
+        start = 0
+        if line[:1] != "{":
+            stripped = line.lstrip()
+            if not stripped:
+                continue
+            start = len(line) - len(stripped)
+        try:
+            record, end = scan_json(line, start)
+        except RecursionError:
+            sub.bad(number, line)
+            sub.notes.add("too_deeply_nested", number)
+            continue
+        except (StopIteration, ValueError):  # StopIteration: no JSON value starts here
+            sub.bad(number, line)
+            continue
+        if end != len(line) and not line[end:].isspace():
+            sub.bad(number, line)
+            continue
+        if type(record) is dict:
+            # the common record, read inline: {"question_id": "...", "response": "..."}
+            qid = record.get("question_id")
+            response = record.get("response")
+            if type(qid) is str and type(response) is str and "responses" not in record:
+                qid = qid.strip()
+                if qid and (qid.isascii() or encodable(qid)):
+                    attempts.append((qid, response, number))
+                    continue
+            if _add_record(sub, record, number):
+                continue
+        sub.bad(number, line)
+
+
+def _add_record(sub: Submission, record: dict[str, Any], line: int) -> bool:
+    """Add one JSON Lines record's attempts; False when it cannot be read."""
+    qid = _question_id(record.get("question_id"))
+    response = record.get("response")
+    responses = record.get("responses")
+    if qid is None or (response is None) == (responses is None):
+        return False
+    if isinstance(response, str):
+        sub.attempts.append((qid, response, line))
+    elif isinstance(responses, list) and all(isinstance(r, str) for r in responses):
+        sub.attempts.extend((qid, r, line) for r in responses)
+    else:
+        sub.notes.add("response_not_text", line)
+        return False
+    return True
+
+
+def _read_json_object(text: str, pairs: list[tuple[str, Any]], sub: Submission) -> None:
+    sub.fmt = "json"
+    finder = LineFinder(text)
+    seen: set[str] = set()
+    for name, value in pairs:
+        line = finder.line_of(name)
+        qid = _question_id(name) or ""
+        if qid and qid in seen:
+            sub.notes.add("duplicate_ids", line)
+        seen.add(qid)
+        if qid and isinstance(value, str):
+            sub.attempts.append((qid, value, line))
+        elif qid and isinstance(value, list) and all(isinstance(r, str) for r in value):
+            sub.attempts.extend((qid, r, line) for r in value)
+        else:
+            shown = f"{json.dumps(name, ensure_ascii=False)}: {_json_preview(value)}"
+            sub.bad(line, shown)
+            if qid:
+                sub.notes.add("response_not_text", line)
+
+
+def _json_preview(value: Any) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], tuple):
+        value = dict(value)  # an object, read as pairs
+    try:
+        return shown(json.dumps(value, ensure_ascii=False))
+    except (ValueError, TypeError, RecursionError):  # pragma: no cover - defensive
+        return type(value).__name__
+
+
+_ID_COLUMNS = ("question_id",)
+_RESPONSE_COLUMNS = ("response", "model_output", "model_response")
+_CORRECT_COLUMNS = ("correct?", "correct")
+
+
+def _read_csv(text: str, sub: Submission) -> None:
+    reader = csv_reader(text, skip_space=True)
+    header: list[str] | None = None
+    id_col = response_col = correct_col = -1
+    previous_line = 0
+    source_lines: list[str] | None = None
+
+    def raw(first: int, last: int) -> str:
+        nonlocal source_lines
+        if source_lines is None:
+            source_lines = lines_of(text)
+        return "\n".join(source_lines[first - 1 : last])
+
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error:
+            line = previous_line + 1
+            now = reader.line_num  # type: ignore[attr-defined]
+            sub.bad(line, raw(line, max(line, now)))
+            if now <= previous_line:
+                break  # pragma: no cover - the reader always moves on
+            previous_line = now
+            continue
+        line = previous_line + 1
+        previous_line = reader.line_num  # type: ignore[attr-defined]
+        if not row or all(not cell.strip() for cell in row):
+            continue
+        if header is None:
+            names = [cell.strip().lower() for cell in row]
+            id_col = _column(names, _ID_COLUMNS)
+            response_col = _column(names, _RESPONSE_COLUMNS)
+            if id_col < 0 or response_col < 0:
+                _read_unknown(text, sub)
+                return
+            header = names
+            correct_col = _column(names, _CORRECT_COLUMNS)
+            official = "model_output" in names and "ground_truth" in names
+            sub.fmt = "official_csv" if official else "csv"
+            continue
+        qid = row[id_col].strip() if len(row) == len(header) else ""
+        if not qid:
+            sub.bad(line, raw(line, previous_line))
+            continue
+        sub.attempts.append((qid, row[response_col], line))
+        if correct_col >= 0:
+            claim = row[correct_col].strip().lower()
+            if claim in ("true", "false"):
+                sub.claims.append((qid, claim == "true", line))
+    if header is None:
+        _read_unknown(text, sub)
+
+
+def _column(names: list[str], wanted: Sequence[str]) -> int:
+    for name in wanted:
+        if name in names:
+            return names.index(name)
+    return -1
+
+
+def _read_unknown(text: str, sub: Submission) -> None:
+    sub.fmt = "unknown"
+    sub.attempts.clear()
+    for number, line in enumerate(lines_of(text), start=1):
+        if line.strip():
+            sub.bad(number, line)
+    sub.notes.add("unknown_format", 1)
