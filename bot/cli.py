@@ -16,8 +16,8 @@ from typing import Any, NoReturn
 
 from scoring import Mode, ScoringError, decode, natory, registry
 
-from . import datafiles
-from .format import render_result
+from .core import datafiles
+from .render.format import render_result
 from .settings import Settings, SettingsError, load_settings
 
 EXIT_BAD_INPUT = 2
@@ -190,7 +190,7 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from .app import StartupError, run  # imported here: scoring offline needs no Telegram
+    from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
 
     settings.require_token()
     try:
@@ -257,7 +257,7 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     """``compare natory --out chart.png``: the /compare chart from the bot's database."""
     from storage import StorageError, Store, analytics
 
-    from .charts import natory_comparison_chart
+    from .render.charts import natory_comparison_chart
 
     if args.benchmark.lower() != natory.NAME:
         _fail(f"only natory has a cost and latency comparison, not {args.benchmark!r}")

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from bot import datafiles
+from bot.core import datafiles
 from scoring import zerobench as zb
 
 ROOT = str(Path(__file__).resolve().parents[2])

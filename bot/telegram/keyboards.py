@@ -18,7 +18,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from scoring import Mode
 
-from .i18n import t
+from ..i18n import t
 
 WINDOWS = (0, 7, 30)
 

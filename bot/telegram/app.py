@@ -29,12 +29,15 @@ from telegram.ext import (
 
 from storage import Store
 
+from ..core import submit as service
+from ..core.services import Services
+from ..settings import Settings
 from . import admin_handlers as ah
-from . import bench_features, ops, service
 from . import handlers as h
-from .context import SERVICES, BotApp, BotContext, Services
+from . import natory_handlers as bench_features
+from . import ops
+from .context import SERVICES, BotApp, BotContext
 from .http import AiohttpRequest, ReplyBot
-from .settings import Settings
 from .web import serve_webhook
 
 log = logging.getLogger("benchboard")

@@ -12,8 +12,9 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application
 
-from .context import SERVICES, BotContext, Services
-from .settings import Settings
+from ..core.services import Services
+from ..settings import Settings
+from .context import SERVICES, BotContext
 
 log = logging.getLogger("benchboard.updates")
 BACKUP_PREFIX = "benchboard-"

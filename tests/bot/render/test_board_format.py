@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.format import render_board
+from bot.render.format import render_board
 from scoring import registry
 from storage import Board, BoardRow
 

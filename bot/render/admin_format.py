@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from storage import AuditEntry, BoardRow, RescoreReport
 
+from ..i18n import t
 from .format import fits
-from .i18n import t
 
 if TYPE_CHECKING:
-    from .admin import KeyInfo
+    from ..core.admin import KeyInfo
 
 _TIME = "%Y-%m-%d %H:%M UTC"
 

@@ -14,7 +14,7 @@ from scoring import Benchmark, Hint, Result
 from storage import Board, BoardRow, Submission, normalise_model
 from storage.analytics import NatoryBoard
 
-from .i18n import field_label, t, translated
+from ..i18n import field_label, t, translated
 
 #: Telegram's limit for one message, counted in UTF-16 code units.
 MESSAGE_LIMIT = 4096

@@ -7,7 +7,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot import ops
+from bot.telegram import ops
 
 
 def test_rotate_keeps_the_newest(tmp_path: Path) -> None:
@@ -42,7 +42,7 @@ def test_token_is_redacted_from_any_log_line() -> None:
 async def test_backup_job_writes_a_snapshot_and_keeps_the_last_n(tmp_path: Path) -> None:
     import sqlite3
 
-    from bot.context import Services
+    from bot.core.services import Services
     from bot.settings import Settings
     from storage import Store
 

@@ -25,16 +25,19 @@ from storage import (
     analytics,
 )
 
-from . import admin, datafiles, service
-from .context import BotContext
-from .format import (
+from ..core import admin, datafiles
+from ..core import submit as service
+from ..core.submit import UserError
+from ..core.tags import clean_model, looks_like_answers
+from ..i18n import LANGUAGES, pick_language, t
+from ..render.format import (
     fits,
     render_board,
     render_history,
     render_invalid_lines,
     render_score_reply,
 )
-from .i18n import LANGUAGES, pick_language, t
+from .context import BotContext
 from .keyboards import (
     BoardQuery,
     board_keyboard,
@@ -43,8 +46,6 @@ from .keyboards import (
     score_keyboard,
     withdraw_keyboard,
 )
-from .service import UserError
-from .tags import clean_model, looks_like_answers
 
 log = logging.getLogger(__name__)
 

@@ -13,12 +13,14 @@ from telegram import Bot, Message, Update
 
 from storage import StorageError
 
-from . import admin, service
-from .admin_format import render_audit, render_keyinfo, render_rescore_done
-from .context import BotContext, Services
+from ..core import admin
+from ..core import submit as service
+from ..core.services import Services
+from ..core.submit import UserError
+from ..i18n import t
+from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
+from .context import BotContext
 from .handlers import MODE_LABELS, reply, reply_error, user_lang
-from .i18n import t
-from .service import UserError
 
 log = logging.getLogger(__name__)
 

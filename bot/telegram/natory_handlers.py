@@ -21,13 +21,13 @@ from telegram.ext import Application, CommandHandler, MessageHandler, filters
 from scoring import KeyFormatError, Mode, natory
 from storage import analytics
 
+from ..core import submit as service
+from ..i18n import t
+from ..render.charts import natory_comparison_chart
+from ..render.format import render_natory_board, render_natory_challenge
 from . import admin_handlers as ah
 from . import handlers as h
-from . import service
-from .charts import natory_comparison_chart
 from .context import BotContext
-from .format import render_natory_board, render_natory_challenge
-from .i18n import t
 
 #: The last line of the /natory message; a reply to that message is scored against it.
 TARGET_LINE = re.compile(r"#natory\s+target:\s*(\d{1,12})\s*$", re.IGNORECASE)

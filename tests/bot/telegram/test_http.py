@@ -9,7 +9,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter  # how PTB builds a call
 
-from bot.http import _body
+from bot.telegram.http import _body
 
 
 def _request(**values: object) -> RequestData:

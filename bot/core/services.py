@@ -1,7 +1,7 @@
-"""The typed context: long-lived services reached from handlers.
+"""The long-lived services the use cases work with: settings, the store, loaded keys.
 
-``post_init`` creates one :class:`Services` and puts it in ``bot_data``; handlers reach it
-as ``context.services`` (a :class:`BotContext`), never through module globals.
+The Telegram layer creates one :class:`Services` in ``post_init`` and hands it to the
+use cases; nothing reaches it through module globals.
 """
 
 from __future__ import annotations
@@ -12,14 +12,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from telegram.ext import Application, CallbackContext
-
 from storage import KeyVersion, Store
 
-from .http import ReplyBot
-from .settings import Settings
-
-SERVICES = "services"
+from ..settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +43,3 @@ class Services:
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task
-
-
-class BotContext(CallbackContext[ReplyBot, dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
-    """CallbackContext with a typed accessor for the services."""
-
-    @property
-    def services(self) -> Services:
-        services = self.bot_data.get(SERVICES)
-        if not isinstance(services, Services):
-            raise RuntimeError("services are not initialised (post_init has not run)")
-        return services
-
-
-BotApp = Application[ReplyBot, BotContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]

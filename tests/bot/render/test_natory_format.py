@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from bot.bench_features import TARGET_LINE
-from bot.charts import natory_points
-from bot.format import (
+from bot.core.tags import FieldError, parse_cost, parse_latency, split_tags
+from bot.render.charts import natory_points
+from bot.render.format import (
     fits,
     format_cost,
     format_latency,
@@ -18,7 +18,7 @@ from bot.format import (
     render_natory_challenge,
     zerobench_board_extra,
 )
-from bot.tags import FieldError, parse_cost, parse_latency, split_tags
+from bot.telegram.natory_handlers import TARGET_LINE
 from storage.analytics import NatoryBoard, NatoryRow
 
 MODES = {"default": "default", "think": "think"}

@@ -28,7 +28,7 @@ from scoring import (
 from storage import analytics
 
 from . import datafiles
-from .context import LoadedKey, Services
+from .services import LoadedKey, Services
 from .tags import FieldError, Tags, parse_cost, parse_latency, split_tags
 
 log = logging.getLogger(__name__)

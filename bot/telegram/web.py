@@ -19,9 +19,10 @@ import tornado.web
 from telegram import Update
 from tornado.httpserver import HTTPServer
 
+from ..core.services import Services
+from ..settings import PREFIX, Settings, SettingsError
 from . import ops
-from .context import SERVICES, BotApp, Services
-from .settings import PREFIX, Settings, SettingsError
+from .context import SERVICES, BotApp
 
 log = logging.getLogger("benchboard")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"

@@ -1,7 +1,8 @@
 """Admins and what they do: who may act where, moderation, answer keys, export, backup.
 
-No Telegram replies here (the handlers in ``bot.admin_handlers`` send what ``bot.format``
-renders); the one Telegram call is the group-administrator check, through the bot.
+No Telegram replies here (the handlers in ``bot.telegram.admin_handlers`` send what
+``bot.render.admin_format`` renders); the one Telegram call is the group-administrator
+check, through the bot.
 
 Who is an admin:
 
@@ -40,9 +41,10 @@ from storage import (
     Visibility,
 )
 
-from . import datafiles, service
-from .context import LoadedKey, Services
-from .service import UserError
+from . import datafiles
+from . import submit as service
+from .services import LoadedKey, Services
+from .submit import UserError
 
 log = logging.getLogger(__name__)
 
