@@ -7,7 +7,10 @@ use cases; nothing reaches it through module globals.
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+from collections.abc import AsyncIterator, Coroutine, Hashable
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -36,10 +39,42 @@ class Services:
     pool: ProcessPoolExecutor | None = None
     bot_username: str = ""
     background: set[asyncio.Task[Any]] = field(default_factory=set)
+    #: What was last recorded of each user and chat (only changes are written).
+    seen: dict[Hashable, object] = field(default_factory=dict)
 
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+    @classmethod
+    async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
+        """Open the database (and, for the bot, the worker process that scores large
+        inputs); :meth:`close` releases them."""
+        store = await Store.open(
+            settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
+        )
+        pool = None
+        if worker:
+            context = multiprocessing.get_context("spawn")
+            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        return cls(settings=settings, store=store, pool=pool)
+
+    async def close(self) -> None:
+        for task in list(self.background):
+            task.cancel()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        await self.store.close()
+
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a background task, keeping a reference until it ends."""
         task: asyncio.Task[Any] = asyncio.get_running_loop().create_task(coro)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task
+
+
+@asynccontextmanager
+async def opened(settings: Settings) -> AsyncIterator[Services]:
+    """Services for one command-line command: the database, no worker."""
+    services = await Services.open(settings)
+    try:
+        yield services
+    finally:
+        await services.close()

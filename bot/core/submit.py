@@ -1,37 +1,23 @@
-"""The submission flow between Telegram handlers, scoring and storage.
+"""Submitting: check an upload, read the tags, pick benchmark and key, score, record.
 
-Handlers stay thin: they read the update, call one function here, and send what the
-formatter renders. Nothing here builds Telegram replies.
+Nothing here builds Telegram replies: the handlers send what ``bot.render`` makes of the
+result.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from importlib import resources
-from typing import Any
+from typing import Any, Protocol
 
-from scoring import (
-    Benchmark,
-    DecodeError,
-    Result,
-    ScoringError,
-    decode,
-    natory,
-    parse_mode,
-    registry,
-)
-from storage import analytics
+from scoring import Benchmark, DecodeError, Result, ScoringError, decode, registry
+from storage import NewSubmission, Submission, analytics
 
 from . import datafiles
-from .services import LoadedKey, Services
+from .errors import UserError
+from .services import Services
 from .tags import FieldError, Tags, parse_cost, parse_latency, split_tags
-
-log = logging.getLogger(__name__)
 
 #: Inputs at least this large are scored in a worker process, off the event loop.
 POOL_THRESHOLD = 256 * 1024
@@ -41,13 +27,16 @@ MAX_DOWNLOAD = 20 * 1024 * 1024
 TEXT_EXTENSIONS = ("", ".txt", ".md", ".csv", ".json", ".jsonl")
 
 
-class UserError(Exception):
-    """Bad input: ``key`` names an i18n message, ``values`` fill it in."""
+class Upload(Protocol):
+    """A file sent for scoring: its name and size as announced, and its bytes."""
 
-    def __init__(self, key: str, **values: object) -> None:
-        super().__init__(key)
-        self.key = key
-        self.values = values
+    @property
+    def file_name(self) -> str | None: ...
+
+    @property
+    def file_size(self) -> int | None: ...
+
+    async def download(self) -> bytes: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,18 +91,10 @@ async def run_scorer(
         raise UserError("too_slow") from None
 
 
-def natory_today(services: Services) -> natory.Challenge:
-    """Today's (UTC) Natory challenge: an admin's choice, else the seeded daily target."""
-    settings = services.settings
-    return datafiles.natory_challenge(
-        settings.data_dir, datetime.now(UTC).date(), settings.natory_seed
-    )
-
-
 def natory_target(services: Services, tags: Tags) -> int:
     typed = tags.fields.get("target")
     if typed is None:
-        return natory_today(services).target
+        return datafiles.natory_today(services.settings).target
     if not typed.isdigit() or not 0 < int(typed) < 10**12:
         raise UserError("bad_target", target=typed)
     return int(typed)
@@ -154,77 +135,46 @@ async def score_submission(
     return Scored(benchmark, result, tags, body, key_version_id, options)
 
 
-# --- keys --------------------------------------------------------------------------
+async def record(
+    services: Services, scored: Scored, *, user_id: int, chat_id: int, message_id: int
+) -> Submission:
+    """Store a scored submission under the message that asked for scoring (a delivery
+    repeated by Telegram is stored once: ``created`` is then False)."""
+    return await services.store.record_submission(
+        NewSubmission(
+            user_id=user_id,
+            chat_id=chat_id,
+            message_id=message_id,
+            benchmark=scored.benchmark.name,
+            raw=scored.body,
+            result=scored.result,
+            scorer_version=scored.benchmark.scorer_version,
+            key_version_id=scored.key_version_id,
+            model=scored.tags.model,
+            mode=scored.tags.mode.value if scored.tags.mode else None,
+            extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
+        )
+    )
 
 
-async def load_key(services: Services, benchmark_name: str, data: bytes, source: str) -> LoadedKey:
-    """Validate a key, store its version (new when the SHA-256 differs) and use it."""
-    benchmark = registry.get(benchmark_name)
-    key = benchmark.load_key(data)
-    version = await services.store.save_key(benchmark.name, data, source=source)
-    loaded = LoadedKey(version, key, source)
-    services.keys[benchmark.name] = loaded
-    return loaded
+async def submit(
+    services: Services,
+    *,
+    text: str | None,
+    upload: Upload | None = None,
+    command_args: str = "",
+    user_id: int,
+    chat_id: int,
+    message_id: int,
+) -> tuple[Submission, Result | None]:
+    """Score a text or an uploaded file and record it under the message that asked.
 
-
-async def load_keys(services: Services) -> None:
-    """Load every benchmark key found in the data folder, or else the last stored one."""
-    data_dir = services.settings.data_dir
-    for name in datafiles.KEY_FILES:
-        data = datafiles.read_key_bytes(data_dir, name)
-        source = str(datafiles.key_path(data_dir, name))
-        if data is None:
-            stored = await services.store.current_key(name)
-            if stored is None:
-                continue
-            data, source = await services.store.key_data(stored.id), stored.source
-        try:
-            await load_key(services, name, data, source)
-        except ScoringError as exc:
-            log.error("the %s key in %s does not load: %s", name, source, exc)
-
-
-async def fetch_missing_primebench(services: Services) -> None:
-    """Fetch PrimeBench's files when none are loaded; failures are logged, not fatal."""
-    settings = services.settings
-    if "primebench" in services.keys or not settings.fetch_on_start:
-        return
-    try:
-        report = await datafiles.fetch_primebench(settings.data_dir, settings.primebench_url)
-    except datafiles.DataError as exc:
-        log.warning("PrimeBench files are not loaded and the fetch failed: %s", exc)
-        return
-    data = datafiles.read_key_bytes(settings.data_dir, "primebench")
-    if data is not None:
-        await load_key(services, "primebench", data, report.source)
-        log.info("PrimeBench key fetched from %s", report.source)
-
-
-async def seed_references(services: Services) -> int:
-    """Store the benchmarks' published results (idempotent); returns how many."""
-    data = json.loads(resources.files("bot").joinpath("references.json").read_text("utf-8"))
-    count = 0
-    for name, table in data.items():
-        if name.startswith("_") or name not in registry.names():
-            continue
-        for entry in table["results"]:
-            await services.store.add_reference(
-                name,
-                model=entry["model"],
-                mode=parse_mode(entry["mode"]).value,
-                score=float(entry["score"]),
-                source=table["source"],
-            )
-            count += 1
-    return count
-
-
-# --- limits ------------------------------------------------------------------------
-
-
-async def publish_allowance(services: Services, user_id: int) -> tuple[int, datetime]:
-    """How many more results the user may publish today, and when the count resets."""
-    used = await services.store.published_today(user_id)
-    now = datetime.now(UTC)
-    reset = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(0, services.settings.daily_limit - used), reset
+    Returns the stored submission and, when it was stored just now, its result (a
+    delivery repeated by Telegram shows what was stored the first time: None).
+    """
+    if upload is not None:
+        check_document(upload.file_name, upload.file_size)
+        text = decode_upload(await upload.download())
+    scored = await score_submission(services, text or "", command_args=command_args)
+    sub = await record(services, scored, user_id=user_id, chat_id=chat_id, message_id=message_id)
+    return sub, scored.result if sub.created else None

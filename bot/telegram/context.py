@@ -11,12 +11,12 @@ from typing import Any
 from telegram.ext import Application, CallbackContext
 
 from ..core.services import Services
-from .http import ReplyBot
+from .http import BenchBot
 
 SERVICES = "services"
 
 
-class BotContext(CallbackContext[ReplyBot, dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+class BotContext(CallbackContext[BenchBot, dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
     """CallbackContext with a typed accessor for the services."""
 
     @property
@@ -27,4 +27,4 @@ class BotContext(CallbackContext[ReplyBot, dict[Any, Any], dict[Any, Any], dict[
         return services
 
 
-BotApp = Application[ReplyBot, BotContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]
+BotApp = Application[BenchBot, BotContext, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]

@@ -1,4 +1,9 @@
-"""Telegram handlers: read the update, call the service, send what the formatter renders."""
+"""Telegram handlers of the users' messages, commands and buttons: read the update, call
+a use case in ``bot.core``, send what ``bot.render`` makes of its answer.
+
+Parse mode (HTML) and link previews (off) come from the Application's ``Defaults``;
+a reply that is plain text says ``parse_mode=None``.
+"""
 
 from __future__ import annotations
 
@@ -6,32 +11,33 @@ import html
 import io
 import logging
 import re
-from typing import Any
+from collections.abc import Awaitable
+from dataclasses import dataclass
 
-from telegram import ForceReply, Message, Update, User
-from telegram.constants import ChatType, ParseMode
+from telegram import (
+    CallbackQuery,
+    Chat,
+    Document,
+    ForceReply,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ChatType
 from telegram.error import BadRequest
 
-from scoring import Mode, Result, ScoringError, UnknownBenchmark, UnknownMode, parse_mode, registry
+from scoring import Mode, Result, ScoringError, UnknownMode, registry
 from scoring import primebench as pb
-from storage import (
-    MissingModeOrModel,
-    NewSubmission,
-    NotAllowed,
-    NotFound,
-    StoreUnavailable,
-    Submission,
-    Visibility,
-    analytics,
-)
 
-from ..core import admin, datafiles
-from ..core import submit as service
-from ..core.submit import UserError
+from ..core import boards, datafiles, people, submissions, submit
+from ..core.errors import NotFound, StoreUnavailable, UserError
+from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..i18n import LANGUAGES, pick_language, t
 from ..render.format import (
     fits,
+    mode_label,
     render_board,
     render_history,
     render_invalid_lines,
@@ -39,7 +45,6 @@ from ..render.format import (
 )
 from .context import BotContext
 from .keyboards import (
-    BoardQuery,
     board_keyboard,
     parse_action,
     parse_board,
@@ -49,11 +54,10 @@ from .keyboards import (
 
 log = logging.getLogger(__name__)
 
-MODE_LABELS = {m.value: m.label for m in Mode}
-BOARD_PAGE = 10
 _LANG = "lang"
 _AWAITING_MODEL = "awaiting_model"
-_SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
+#: ``/score`` at the start of a text or caption (commands are case-insensitive).
+SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
 
 
 # --- small helpers -----------------------------------------------------------------
@@ -65,145 +69,138 @@ async def user_lang(context: BotContext, user: User | None) -> str:
         return "en"
     data = context.user_data if context.user_data is not None else {}
     if _LANG not in data:
-        data[_LANG] = await context.services.store.user_language(user.id)
+        data[_LANG] = await people.chosen_language(context.services, user.id)
     return pick_language(data[_LANG], user.language_code)
-
-
-async def reply(message: Message, text: str, **kwargs: Any) -> Message:
-    return await message.reply_text(
-        text, parse_mode=ParseMode.HTML, disable_web_page_preview=True, **kwargs
-    )
 
 
 def _escaped(values: dict[str, object]) -> dict[str, object]:
     return {k: html.escape(v) if isinstance(v, str) else v for k, v in values.items()}
 
 
+def error_text(lang: str, error: UserError) -> str:
+    return t(lang, error.key, **_escaped(error.values))
+
+
 async def reply_error(message: Message, lang: str, error: UserError) -> None:
-    await reply(message, t(lang, error.key, **_escaped(error.values)))
+    await message.reply_text(error_text(lang, error))
 
 
-def is_group(update: Update) -> bool:
-    chat = update.effective_chat
+def in_group(chat: Chat | None) -> bool:
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
 async def track(update: Update, context: BotContext) -> None:
     """Record users and chats as Telegram reports them (only when something changed)."""
-    store = context.services.store
-    seen = context.bot_data.setdefault("seen", {})
     user, chat = update.effective_user, update.effective_chat
+    person = place = None
     if user is not None:
-        info = (user.first_name, user.last_name, user.username, user.language_code)
-        if seen.get(("u", user.id)) != info:
-            await store.upsert_user(
-                user.id,
-                first_name=user.first_name,
-                last_name=user.last_name,
-                username=user.username,
-                language_code=user.language_code,
-            )
-            seen[("u", user.id)] = info
+        person = people.Person(
+            user.id, user.first_name, user.last_name, user.username, user.language_code
+        )
     if chat is not None:
-        chat_info = (chat.type, chat.title)
-        if seen.get(("c", chat.id)) != chat_info:
-            await store.upsert_chat(chat.id, type=chat.type, title=chat.title)
-            seen[("c", chat.id)] = chat_info
+        place = people.Place(chat.id, chat.type, chat.title)
+    await people.track(context.services, person, place)
+
+
+async def _edited(edit: Awaitable[object]) -> None:
+    """Await an edit; "not modified" (the same text again) is no error."""
+    try:
+        await edit
+    except BadRequest as exc:
+        if "not modified" not in str(exc).lower():
+            raise
 
 
 # --- scoring a submission ------------------------------------------------------------
 
 
-async def _left_today(context: BotContext, user_id: int) -> tuple[int, int]:
-    left, _ = await service.publish_allowance(context.services, user_id)
-    return left, context.services.settings.daily_limit
+@dataclass(frozen=True, slots=True)
+class DocumentUpload:
+    """A Telegram document as ``bot.core.submit.Upload``: its size is checked again
+    when Telegram says where the file is, before it is downloaded."""
+
+    document: Document
+
+    @property
+    def file_name(self) -> str | None:
+        return self.document.file_name
+
+    @property
+    def file_size(self) -> int | None:
+        return self.document.file_size
+
+    async def download(self) -> bytes:
+        submit.check_size(self.document.file_size)
+        file = await self.document.get_file()
+        submit.check_size(file.file_size)
+        return bytes(await file.download_as_bytearray())
 
 
-async def render_submission(
+async def _card(
     context: BotContext,
     sub: Submission,
     lang: str,
     *,
     owner: bool = True,
     result: Result | None = None,
-) -> tuple[str, Any]:
-    """The score reply and its buttons; for someone else (a shared link) neither buttons
-    nor the owner's publication allowance. ``result`` saves rebuilding it from the record
-    when the caller has just scored it."""
-    benchmark = registry.get(sub.benchmark)
-    if result is None:
-        result = benchmark.result_from_record(sub.record)
-    published = sub.visibility is Visibility.PUBLISHED
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The score reply and its buttons (for someone else, no allowance and no buttons)."""
+    card = await submissions.card(context.services, sub, owner=owner, result=result)
     text = render_score_reply(
-        result,
-        benchmark,
+        card.result,
+        card.benchmark,
         lang=lang,
         submission_id=sub.id,
-        mode_label=MODE_LABELS.get(sub.mode or ""),
+        mode_label=mode_label(sub.mode),
         model=sub.model,
-        left_today=await _left_today(context, sub.user_id) if owner else None,
-        published=published,
+        left_today=card.left_today,
+        published=card.published,
     )
     keyboard = score_keyboard(
         lang,
         sub.id,
         has_mode=sub.mode is not None,
         has_model=sub.model is not None,
-        published=published,
-        has_details=result.invalid_line_count > 0,
+        published=card.published,
+        has_details=card.result.invalid_line_count > 0,
         bot_username=context.services.bot_username,
     )
-    return text, keyboard
+    return text, keyboard if owner else None
 
 
-async def submit(
+async def score(
     update: Update,
     context: BotContext,
     source: Message,
     *,
     text: str | None,
-    document: Any = None,
+    document: Document | None = None,
     command_args: str = "",
 ) -> None:
     """Score text or a document from ``source`` and reply to it (the submission).
 
     The submission is recorded under ``update.effective_message`` (the message that asked
-    for scoring), so a delivery repeated by Telegram stores it once.
+    for scoring), so a delivery repeated by Telegram is stored once.
     """
-    message = update.effective_message
-    user = update.effective_user
+    message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
-    services = context.services
     try:
-        if document is not None:
-            service.check_document(document.file_name, document.file_size)
-            file = await document.get_file()
-            service.check_size(file.file_size)
-            text = service.decode_upload(bytes(await file.download_as_bytearray()))
-        scored = await service.score_submission(services, text or "", command_args=command_args)
-    except UserError as exc:
-        await reply_error(source, lang, exc)
-        return
-    sub = await services.store.record_submission(
-        NewSubmission(
+        sub, fresh = await submit.submit(
+            context.services,
+            text=text,
+            upload=DocumentUpload(document) if document is not None else None,
+            command_args=command_args,
             user_id=user.id,
             chat_id=message.chat_id,
             message_id=message.message_id,
-            benchmark=scored.benchmark.name,
-            raw=scored.body,
-            result=scored.result,
-            scorer_version=scored.benchmark.scorer_version,
-            key_version_id=scored.key_version_id,
-            model=scored.tags.model,
-            mode=scored.tags.mode.value if scored.tags.mode else None,
-            extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
         )
-    )
-    fresh = scored.result if sub.created else None  # a repeated delivery shows what is stored
-    body, keyboard = await render_submission(context, sub, lang, result=fresh)
-    await context.bot.send_reply(source, body, keyboard)
+    except UserError as exc:
+        await reply_error(source, lang, exc)
+        return
+    body, keyboard = await _card(context, sub, lang, result=fresh)
+    await source.reply_text(body, reply_markup=keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:
@@ -212,23 +209,22 @@ async def on_private_text(update: Update, context: BotContext) -> None:
         return
     if await _take_model_name(update, context, message.text):
         return
-    await submit(update, context, message, text=message.text)
+    await score(update, context, message, text=message.text)
 
 
 async def on_edited(update: Update, context: BotContext) -> None:
     """Edits are not re-scored: the stored score stands; a new message is a new submission."""
     message = update.effective_message
     if message is not None:
-        await reply(message, t(await user_lang(context, update.effective_user), "edited"))
+        await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
 
 
 async def on_private_document(update: Update, context: BotContext) -> None:
     message = update.effective_message
     if message is None or message.document is None:
         return
-    caption = message.caption or ""
-    args = _SCORE_COMMAND.sub("", caption, count=1).strip()
-    await submit(update, context, message, text=None, document=message.document, command_args=args)
+    args = SCORE_COMMAND.sub("", message.caption or "", count=1).strip()
+    await score(update, context, message, text=None, document=message.document, command_args=args)
 
 
 async def on_score_command(update: Update, context: BotContext) -> None:
@@ -239,31 +235,29 @@ async def on_score_command(update: Update, context: BotContext) -> None:
     full = message.text or message.caption or ""
     if message.document is not None:
         # The whole caption is metadata: ``/score #think`` and lines like ``model: NAME``.
-        args = _SCORE_COMMAND.sub("", full, count=1).strip()
-        await submit(
+        args = SCORE_COMMAND.sub("", full, count=1).strip()
+        await score(
             update, context, message, text=None, document=message.document, command_args=args
         )
         return
     first, _, rest = full.partition("\n")
-    args = _SCORE_COMMAND.sub("", first, count=1).strip()
+    args = SCORE_COMMAND.sub("", first, count=1).strip()
     if looks_like_answers(args):
         # ``/score 1:3 2:4``: the command's own line is part of the submission.
-        await submit(update, context, message, text=f"{args}\n{rest}")
+        await score(update, context, message, text=f"{args}\n{rest}")
         return
     if rest.strip():
         # The command's line stays line 1, so invalid lines keep the numbers the user sees.
-        await submit(update, context, message, text=f"\n{rest}", command_args=args)
+        await score(update, context, message, text=f"\n{rest}", command_args=args)
         return
     target = message.reply_to_message
     if target is not None and target.document is not None:
-        await submit(
-            update, context, target, text=None, document=target.document, command_args=args
-        )
+        await score(update, context, target, text=None, document=target.document, command_args=args)
     elif target is not None and (target.text or target.caption):
-        await submit(update, context, target, text=target.text or target.caption, command_args=args)
+        await score(update, context, target, text=target.text or target.caption, command_args=args)
     else:
         lang = await user_lang(context, update.effective_user)
-        await reply(message, t(lang, "score_usage"))
+        await message.reply_text(t(lang, "score_usage"))
 
 
 async def on_reply_in_group(update: Update, context: BotContext) -> None:
@@ -273,7 +267,7 @@ async def on_reply_in_group(update: Update, context: BotContext) -> None:
         await _take_model_name(update, context, message.text)
 
 
-# --- model, mode, publish, details, withdraw ------------------------------------------
+# --- the score reply's buttons: mode, model, publish, details, withdraw ---------------
 
 
 async def _take_model_name(update: Update, context: BotContext, text: str) -> bool:
@@ -283,13 +277,14 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
         return False
     sub_id, chat_id, reply_id, prompt_id = data[_AWAITING_MODEL]
     replied = message.reply_to_message
+    answered = replied is not None and replied.message_id == prompt_id
     if (
         chat_id != message.chat_id
         or text.startswith("/")
         # a pasted output (several lines) is a new submission, not a model name
         or "\n" in text.strip()
         # in a group, only the answer to the bot's prompt is the model name
-        or (is_group(update) and (replied is None or replied.message_id != prompt_id))
+        or (in_group(update.effective_chat) and not answered)
     ):
         return False
     model = clean_model(text)
@@ -297,8 +292,8 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
         return False
     del data[_AWAITING_MODEL]
     lang = await user_lang(context, update.effective_user)
-    sub = await context.services.store.set_model(sub_id, model)
-    await reply(message, t(lang, "model_set", model=html.escape(model)))
+    sub = await submissions.set_model(context.services, sub_id, model)
+    await message.reply_text(t(lang, "model_set", model=html.escape(model)))
     await _refresh(context, sub, chat_id, reply_id, lang)
     return True
 
@@ -306,175 +301,157 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
 async def _refresh(
     context: BotContext, sub: Submission, chat_id: int, message_id: int, lang: str
 ) -> None:
-    body, keyboard = await render_submission(context, sub, lang)
-    try:
-        await context.bot.edit_message_text(
-            body,
-            chat_id=chat_id,
-            message_id=message_id,
-            parse_mode=ParseMode.HTML,
-            reply_markup=keyboard,
-            disable_web_page_preview=True,
+    body, keyboard = await _card(context, sub, lang)
+    await _edited(
+        context.bot.edit_message_text(
+            body, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
         )
-    except BadRequest as exc:
-        if "not modified" not in str(exc).lower():
-            raise
+    )
 
 
-async def on_submission_button(update: Update, context: BotContext) -> None:
+@dataclass(frozen=True, slots=True)
+class _Pressed:
+    """A submission button pressed by the submission's owner."""
+
+    query: CallbackQuery
+    sub: Submission
+    argument: str
+    lang: str
+    chat_id: int
+    message_id: int
+
+
+async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
+    """The pressed button, when its submission exists and belongs to the presser (else
+    the press is answered here and None returned)."""
     query = update.callback_query
     if query is None or query.data is None or query.message is None:
-        return
-    parsed = parse_action(query.data)
+        return None
     lang = await user_lang(context, query.from_user)
+    parsed = parse_action(query.data)
     if parsed is None:
         await query.answer(t(lang, "gone"))
-        return
-    action, sub_id, argument = parsed
-    store = context.services.store
-    sub = await store.get_submission(sub_id)
-    if sub is None:
-        await query.answer(t(lang, "not_found", id=sub_id), show_alert=True)
-        return
-    if sub.user_id != query.from_user.id:
-        await query.answer(t(lang, "not_yours"), show_alert=True)
-        return
-    chat_id, message_id = query.message.chat.id, query.message.message_id
-    if action == "mode":
-        try:
-            mode = Mode(argument)
-        except ValueError:
-            await query.answer(t(lang, "gone"))
-            return
-        sub = await store.set_mode(sub_id, mode.value)
-        await query.answer(t(lang, "mode_set", mode=mode.label))
-        await _refresh(context, sub, chat_id, message_id, lang)
-    elif action == "model":
-        await query.answer()
-        # selective ForceReply reaches the users @mentioned in the text: name the submitter.
-        prompt = await context.bot.send_message(
-            chat_id,
-            f"{query.from_user.mention_html()} {t(lang, 'ask_model', id=sub_id)}",
-            parse_mode=ParseMode.HTML,
-            reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
-            reply_to_message_id=message_id,
-        )
-        if context.user_data is not None:
-            context.user_data[_AWAITING_MODEL] = (sub_id, chat_id, message_id, prompt.message_id)
-    elif action == "pub":
-        await _publish(update, context, sub, lang, chat_id, message_id)
-    elif action == "det":
-        await query.answer()
-        await _send_details(context, sub, lang, chat_id, message_id)
-    elif action == "wd":
-        try:
-            await store.withdraw(sub_id, query.from_user.id)
-        except NotAllowed:
-            await query.answer(t(lang, "not_yours"), show_alert=True)
-            return
-        await query.answer(t(lang, "withdrawn", id=sub_id), show_alert=True)
-
-
-async def _publish(
-    update: Update, context: BotContext, sub: Submission, lang: str, chat_id: int, message_id: int
-) -> None:
-    query = update.callback_query
-    assert query is not None
-    services = context.services
-    if sub.visibility is Visibility.PUBLISHED:
-        await query.answer(t(lang, "already_published", id=sub.id))
-        return
+        return None
+    _, sub_id, argument = parsed
     try:
-        await admin.check_can_publish(services, sub.user_id)  # banned: private scoring only
+        sub = await submissions.owned(context.services, sub_id, query.from_user.id)
     except UserError as exc:
-        await query.answer(t(lang, exc.key), show_alert=True)
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return None
+    message = query.message
+    return _Pressed(query, sub, argument, lang, message.chat.id, message.message_id)
+
+
+async def on_mode_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
         return
-    left, reset = await service.publish_allowance(services, sub.user_id)
-    limit = services.settings.daily_limit
-    if left <= 0:
-        await query.answer(
-            t(lang, "limit_reached", limit=limit, reset=reset.strftime("%H:%M")), show_alert=True
-        )
-        return
+    lang = pressed.lang
     try:
-        sub = await services.store.publish(sub.id)
-    except MissingModeOrModel:
-        await query.answer(t(lang, "need_mode_model"), show_alert=True)
+        sub, mode = await submissions.set_mode(context.services, pressed.sub, pressed.argument)
+    except UserError as exc:
+        await pressed.query.answer(error_text(lang, exc))
         return
-    text = t(lang, "published", id=sub.id, left=left - 1, limit=limit)
-    # Equal answer sets for the same model and mode are one run on the boards: say so.
-    twin = await services.store.same_answers_as(sub.id)
-    if twin is not None:
-        text += " " + t(lang, "same_run", id=twin)
-    await query.answer(text, show_alert=twin is not None)
-    await _refresh(context, sub, chat_id, message_id, lang)
+    await pressed.query.answer(t(lang, "mode_set", mode=mode.label))
+    await _refresh(context, sub, pressed.chat_id, pressed.message_id, lang)
 
 
-async def _send_details(
-    context: BotContext, sub: Submission, lang: str, chat_id: int, message_id: int
-) -> None:
-    result = registry.get(sub.benchmark).result_from_record(sub.record)
+async def on_model_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    await pressed.query.answer()
+    sub_id, chat_id = pressed.sub.id, pressed.chat_id
+    # selective ForceReply reaches the users @mentioned in the text: name the submitter.
+    prompt = await context.bot.send_message(
+        chat_id,
+        f"{pressed.query.from_user.mention_html()} {t(pressed.lang, 'ask_model', id=sub_id)}",
+        reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
+        reply_to_message_id=pressed.message_id,
+    )
+    if context.user_data is not None:
+        context.user_data[_AWAITING_MODEL] = (
+            sub_id,
+            chat_id,
+            pressed.message_id,
+            prompt.message_id,
+        )
+
+
+async def on_publish_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    query, lang = pressed.query, pressed.lang
+    try:
+        done = await submissions.publish(context.services, pressed.sub)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return
+    if done.already:
+        await query.answer(t(lang, "already_published", id=done.submission.id))
+        return
+    text = t(lang, "published", id=done.submission.id, left=done.left, limit=done.limit)
+    if done.twin is not None:  # equal answer sets for the same model and mode: one run
+        text += " " + t(lang, "same_run", id=done.twin)
+    await query.answer(text, show_alert=done.twin is not None)
+    await _refresh(context, done.submission, pressed.chat_id, pressed.message_id, lang)
+
+
+async def on_details_button(update: Update, context: BotContext) -> None:
+    """Every invalid line: as a message when it fits, else as a file."""
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    await pressed.query.answer()
+    sub, lang = pressed.sub, pressed.lang
+    result = submissions.result_of(sub)
     text = render_invalid_lines(result, lang, sub.id)
     if fits(text):
-        await context.bot.send_message(chat_id, text, reply_to_message_id=message_id)
+        await context.bot.send_message(
+            pressed.chat_id, text, parse_mode=None, reply_to_message_id=pressed.message_id
+        )
         return
     await context.bot.send_document(
-        chat_id,
+        pressed.chat_id,
         io.BytesIO(text.encode()),
         filename=f"invalid-lines-{sub.id}.txt",
         caption=t(lang, "details_file", count=result.invalid_line_count, id=sub.id),
-        reply_to_message_id=message_id,
+        parse_mode=None,
+        reply_to_message_id=pressed.message_id,
     )
+
+
+async def on_withdraw_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    query, lang = pressed.query, pressed.lang
+    try:
+        await submissions.withdraw(context.services, pressed.sub.id, query.from_user.id)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return
+    await query.answer(t(lang, "withdrawn", id=pressed.sub.id), show_alert=True)
+
+
+async def on_unknown_button(update: Update, context: BotContext) -> None:
+    """A button of an older version of the bot, or data nobody sends."""
+    query = update.callback_query
+    if query is not None:
+        await query.answer(t(await user_lang(context, query.from_user), "gone"))
 
 
 # --- leaderboards and history --------------------------------------------------------
 
 
-def _board_args(args: list[str]) -> tuple[str, str | None]:
-    benchmark, mode = registry.DEFAULT, None
-    for word in args:
-        try:
-            benchmark = registry.get(word).name
-        except UnknownBenchmark:
-            mode = parse_mode(word).value
-    return benchmark, mode
-
-
-async def _board_page(
-    context: BotContext, query: BoardQuery, chat_id: int, user_id: int, lang: str, in_group: bool
-) -> tuple[str, Any]:
-    benchmark = registry.get(query.benchmark)
-    board = await context.services.store.leaderboard(
-        benchmark.name,
-        chat_id=chat_id if query.scope == "c" else None,
-        user_id=user_id if query.scope == "u" else None,
-        mode=query.mode,
-        days=query.days or None,
-        limit=BOARD_PAGE,
-        offset=query.page * BOARD_PAGE,
+async def _board(
+    context: BotContext, query: boards.BoardQuery, chat: Chat, user_id: int, lang: str
+) -> tuple[str, InlineKeyboardMarkup]:
+    page = await boards.page(context.services, query, chat_id=chat.id, user_id=user_id)
+    return render_board(page, lang=lang), board_keyboard(
+        lang, query, page.pages, in_group=in_group(chat)
     )
-    scope = {"g": "scope_global", "c": "scope_chat", "u": "scope_user"}[query.scope]
-    # ZeroBench rows show pass@k and k/k beside pass@1: the best submissions' records.
-    ids = [r.submission_id for r in board.rows if r.submission_id is not None]
-    records = (
-        await analytics.records(context.services.store, ids)
-        if benchmark.name == "zerobench"
-        else None
-    )
-    text = render_board(
-        board,
-        benchmark,
-        lang=lang,
-        scope=scope,
-        mode_label=MODE_LABELS.get(query.mode or ""),
-        days=query.days or None,
-        page=query.page,
-        page_size=BOARD_PAGE,
-        mode_labels=MODE_LABELS,
-        records=records,
-    )
-    pages = max(1, -(-board.total // BOARD_PAGE))
-    return text, board_keyboard(lang, query, pages, in_group=in_group)
 
 
 async def on_leaderboard(update: Update, context: BotContext) -> None:
@@ -483,23 +460,20 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     try:
-        benchmark, mode = _board_args(context.args or [])
+        benchmark, mode = boards.board_args(context.args or [])
     except UnknownMode as exc:
-        await reply(
-            message,
-            t(
-                lang,
-                "board_bad_args",
-                word=html.escape(exc.text),
-                benchmarks=", ".join(registry.names()),
-                modes=", ".join(m.value for m in Mode),
-            ),
+        text = t(
+            lang,
+            "board_bad_args",
+            word=html.escape(exc.text),
+            benchmarks=", ".join(registry.names()),
+            modes=", ".join(m.value for m in Mode),
         )
+        await message.reply_text(text)
         return
-    group = is_group(update)
-    query = BoardQuery(benchmark, "c" if group else "g", mode, 0, 0)
-    text, keyboard = await _board_page(context, query, message.chat_id, user.id, lang, group)
-    await reply(message, text, reply_markup=keyboard)
+    query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)
+    text, keyboard = await _board(context, query, message.chat, user.id, lang)
+    await message.reply_text(text, reply_markup=keyboard)
 
 
 async def on_board_button(update: Update, context: BotContext) -> None:
@@ -508,22 +482,18 @@ async def on_board_button(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, query.from_user)
     board_query = parse_board(query.data)
-    if board_query is None or board_query.benchmark not in registry.names():
+    if board_query is None:
         await query.answer(t(lang, "gone"))
         return
-    await query.answer()
-    chat = query.message.chat
-    in_group = chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
-    text, keyboard = await _board_page(
-        context, board_query, chat.id, query.from_user.id, lang, in_group
-    )
     try:
-        await query.edit_message_text(
-            text, parse_mode=ParseMode.HTML, reply_markup=keyboard, disable_web_page_preview=True
+        text, keyboard = await _board(
+            context, board_query, query.message.chat, query.from_user.id, lang
         )
-    except BadRequest as exc:
-        if "not modified" not in str(exc).lower():
-            raise
+    except UserError as exc:
+        await query.answer(error_text(lang, exc))
+        return
+    await query.answer()
+    await _edited(query.edit_message_text(text, reply_markup=keyboard))
 
 
 async def on_me(update: Update, context: BotContext) -> None:
@@ -531,44 +501,39 @@ async def on_me(update: Update, context: BotContext) -> None:
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
-    store = context.services.store
-    subs = await store.history(user.id, limit=10)
+    subs, bests = await boards.history(context.services, user.id)
     titles = {b.name: b.title for b in registry.all_benchmarks()}
-    bests = await store.leaderboard(registry.DEFAULT, user_id=user.id, limit=5)
-    text = render_history(subs, lang=lang, titles=titles, mode_labels=MODE_LABELS, bests=bests.rows)
-    published = [s.id for s in subs if s.visibility is Visibility.PUBLISHED]
-    await reply(message, text, reply_markup=withdraw_keyboard(lang, published))
+    text = render_history(subs, lang=lang, titles=titles, bests=bests)
+    published = [s.id for s in subs if submissions.is_published(s)]
+    await message.reply_text(text, reply_markup=withdraw_keyboard(lang, published))
 
 
 # --- simple commands -----------------------------------------------------------------
 
 
 async def on_start(update: Update, context: BotContext) -> None:
+    """``/start``: the welcome, or (``/start s<id>``, a shared link) a submission."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
     payload = (context.args or [""])[0]
-    if payload.startswith("s") and payload[1:].isdigit():
-        sub = await context.services.store.get_submission(int(payload[1:]))
-        visible = sub is not None and (
-            sub.visibility is Visibility.PUBLISHED or sub.user_id == user.id
-        )
-        if sub is None or not visible:
-            await reply(message, t(lang, "not_found", id=html.escape(payload[1:])))
-            return
-        owner = sub.user_id == user.id
-        text, keyboard = await render_submission(context, sub, lang, owner=owner)
-        await reply(message, text, reply_markup=keyboard if owner else None)
+    if not (payload.startswith("s") and payload[1:].isdigit()):
+        await message.reply_text(t(lang, "welcome"))
         return
-    await reply(message, t(lang, "welcome"))
+    try:
+        sub = await submissions.shared(context.services, int(payload[1:]), user.id)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+        return
+    text, keyboard = await _card(context, sub, lang, owner=sub.user_id == user.id)
+    await message.reply_text(text, reply_markup=keyboard)
 
 
 async def on_help(update: Update, context: BotContext) -> None:
     if update.effective_message is not None:
-        await reply(
-            update.effective_message, t(await user_lang(context, update.effective_user), "help")
-        )
+        lang = await user_lang(context, update.effective_user)
+        await update.effective_message.reply_text(t(lang, "help"))
 
 
 async def on_prompt(update: Update, context: BotContext) -> None:
@@ -576,9 +541,8 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
-    await reply(
-        message,
-        f"{t(lang, 'prompt_intro')}\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}",
+    await message.reply_text(
+        f"{t(lang, 'prompt_intro')}\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}"
     )
 
 
@@ -589,10 +553,10 @@ async def on_questions(update: Update, context: BotContext) -> None:
     lang = await user_lang(context, update.effective_user)
     path = datafiles.questions_path(context.services.settings.data_dir)
     if path is None:
-        await reply(message, t(lang, "no_questions"))
+        await message.reply_text(t(lang, "no_questions"))
         return
     await message.reply_document(
-        path.read_bytes(), filename="Q.json", caption=t(lang, "questions_caption")
+        path.read_bytes(), filename="Q.json", caption=t(lang, "questions_caption"), parse_mode=None
     )
 
 
@@ -611,7 +575,7 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
         else:
             status = t(lang, "key_missing")
         lines.append(f"• <b>{html.escape(benchmark.title)}</b> (#{benchmark.name}) — {status}")
-    await reply(message, t(lang, "benchmarks", lines="\n".join(lines)))
+    await message.reply_text(t(lang, "benchmarks", lines="\n".join(lines)))
 
 
 async def on_lang(update: Update, context: BotContext) -> None:
@@ -620,12 +584,12 @@ async def on_lang(update: Update, context: BotContext) -> None:
         return
     choice = (context.args or [""])[0].lower()
     if choice not in LANGUAGES:
-        await reply(message, t(await user_lang(context, user), "lang_usage"))
+        await message.reply_text(t(await user_lang(context, user), "lang_usage"))
         return
-    await context.services.store.set_user_language(user.id, choice)
+    await people.choose_language(context.services, user.id, choice)
     if context.user_data is not None:
         context.user_data[_LANG] = choice
-    await reply(message, t(choice, "lang_set"))
+    await message.reply_text(t(choice, "lang_set"))
 
 
 # --- errors ----------------------------------------------------------------------------
@@ -651,6 +615,6 @@ async def on_error(update: object, context: BotContext) -> None:
         text = t(lang, key)
         if isinstance(error, ScoringError):
             text = html.escape(str(error))
-        await reply(update.effective_message, text)
+        await update.effective_message.reply_text(text)
     except Exception:  # the chat may be gone; the error is already logged
         log.debug("could not tell the user about update %s", update_id)
