@@ -30,6 +30,7 @@ from ..core import keys
 from ..core.services import Services
 from ..settings import Settings
 from . import admin_handlers as ah
+from . import buttons as b
 from . import handlers as h
 from . import keyboards as kb
 from . import natory_handlers as nh
@@ -213,16 +214,16 @@ def register(app: BotApp) -> None:
     # Buttons: one handler per action (the callback data's first word), then whatever
     # else arrives (a button of an older version: "gone").
     buttons = [
-        (kb.BOARD, h.on_board_button),
-        (kb.MODE, h.on_mode_button),
-        (kb.MODEL, h.on_model_button),
-        (kb.PUBLISH, h.on_publish_button),
-        (kb.DETAILS, h.on_details_button),
-        (kb.WITHDRAW, h.on_withdraw_button),
+        (kb.BOARD, b.on_board_button),
+        (kb.MODE, b.on_mode_button),
+        (kb.MODEL, b.on_model_button),
+        (kb.PUBLISH, b.on_publish_button),
+        (kb.DETAILS, b.on_details_button),
+        (kb.WITHDRAW, b.on_withdraw_button),
     ]
     for action, callback in buttons:
         app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))
-    app.add_handler(CallbackQueryHandler(h.on_unknown_button))
+    app.add_handler(CallbackQueryHandler(b.on_unknown_button))
 
     # Private chats: any text or document is a submission (or the awaited model name).
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))

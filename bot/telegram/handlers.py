@@ -8,17 +8,14 @@ a reply that is plain text says ``parse_mode=None``.
 from __future__ import annotations
 
 import html
-import io
 import logging
 import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from telegram import (
-    CallbackQuery,
     Chat,
     Document,
-    ForceReply,
     InlineKeyboardMarkup,
     Message,
     Update,
@@ -36,18 +33,14 @@ from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..i18n import LANGUAGES, pick_language, t
 from ..render.format import (
-    fits,
     mode_label,
     render_board,
     render_history,
-    render_invalid_lines,
     render_score_reply,
 )
 from .context import BotContext
 from .keyboards import (
     board_keyboard,
-    parse_action,
-    parse_board,
     score_keyboard,
     withdraw_keyboard,
 )
@@ -55,7 +48,7 @@ from .keyboards import (
 log = logging.getLogger(__name__)
 
 _LANG = "lang"
-_AWAITING_MODEL = "awaiting_model"
+AWAITING_MODEL = "awaiting_model"
 #: ``/score`` at the start of a text or caption (commands are case-insensitive).
 SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
 
@@ -102,7 +95,7 @@ async def track(update: Update, context: BotContext) -> None:
     await people.track(context.services, person, place)
 
 
-async def _edited(edit: Awaitable[object]) -> None:
+async def edited(edit: Awaitable[object]) -> None:
     """Await an edit; "not modified" (the same text again) is no error."""
     try:
         await edit
@@ -136,7 +129,7 @@ class DocumentUpload:
         return bytes(await file.download_as_bytearray())
 
 
-async def _card(
+async def card(
     context: BotContext,
     sub: Submission,
     lang: str,
@@ -199,7 +192,7 @@ async def score(
     except UserError as exc:
         await reply_error(source, lang, exc)
         return
-    body, keyboard = await _card(context, sub, lang, result=fresh)
+    body, keyboard = await card(context, sub, lang, result=fresh)
     await source.reply_text(body, reply_markup=keyboard)
 
 
@@ -267,15 +260,15 @@ async def on_reply_in_group(update: Update, context: BotContext) -> None:
         await _take_model_name(update, context, message.text)
 
 
-# --- the score reply's buttons: mode, model, publish, details, withdraw ---------------
+# --- the model name asked for by the Model button -------------------------------------
 
 
 async def _take_model_name(update: Update, context: BotContext, text: str) -> bool:
     data = context.user_data
     message = update.effective_message
-    if data is None or message is None or _AWAITING_MODEL not in data:
+    if data is None or message is None or AWAITING_MODEL not in data:
         return False
-    sub_id, chat_id, reply_id, prompt_id = data[_AWAITING_MODEL]
+    sub_id, chat_id, reply_id, prompt_id = data[AWAITING_MODEL]
     replied = message.reply_to_message
     answered = replied is not None and replied.message_id == prompt_id
     if (
@@ -290,162 +283,29 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     model = clean_model(text)
     if not model:
         return False
-    del data[_AWAITING_MODEL]
+    del data[AWAITING_MODEL]
     lang = await user_lang(context, update.effective_user)
     sub = await submissions.set_model(context.services, sub_id, model)
     await message.reply_text(t(lang, "model_set", model=html.escape(model)))
-    await _refresh(context, sub, chat_id, reply_id, lang)
+    await refresh(context, sub, chat_id, reply_id, lang)
     return True
 
 
-async def _refresh(
+async def refresh(
     context: BotContext, sub: Submission, chat_id: int, message_id: int, lang: str
 ) -> None:
-    body, keyboard = await _card(context, sub, lang)
-    await _edited(
+    body, keyboard = await card(context, sub, lang)
+    await edited(
         context.bot.edit_message_text(
             body, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
         )
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Pressed:
-    """A submission button pressed by the submission's owner."""
-
-    query: CallbackQuery
-    sub: Submission
-    argument: str
-    lang: str
-    chat_id: int
-    message_id: int
-
-
-async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
-    """The pressed button, when its submission exists and belongs to the presser (else
-    the press is answered here and None returned)."""
-    query = update.callback_query
-    if query is None or query.data is None or query.message is None:
-        return None
-    lang = await user_lang(context, query.from_user)
-    parsed = parse_action(query.data)
-    if parsed is None:
-        await query.answer(t(lang, "gone"))
-        return None
-    _, sub_id, argument = parsed
-    try:
-        sub = await submissions.owned(context.services, sub_id, query.from_user.id)
-    except UserError as exc:
-        await query.answer(error_text(lang, exc), show_alert=True)
-        return None
-    message = query.message
-    return _Pressed(query, sub, argument, lang, message.chat.id, message.message_id)
-
-
-async def on_mode_button(update: Update, context: BotContext) -> None:
-    pressed = await _pressed(update, context)
-    if pressed is None:
-        return
-    lang = pressed.lang
-    try:
-        sub, mode = await submissions.set_mode(context.services, pressed.sub, pressed.argument)
-    except UserError as exc:
-        await pressed.query.answer(error_text(lang, exc))
-        return
-    await pressed.query.answer(t(lang, "mode_set", mode=mode.label))
-    await _refresh(context, sub, pressed.chat_id, pressed.message_id, lang)
-
-
-async def on_model_button(update: Update, context: BotContext) -> None:
-    pressed = await _pressed(update, context)
-    if pressed is None:
-        return
-    await pressed.query.answer()
-    sub_id, chat_id = pressed.sub.id, pressed.chat_id
-    # selective ForceReply reaches the users @mentioned in the text: name the submitter.
-    prompt = await context.bot.send_message(
-        chat_id,
-        f"{pressed.query.from_user.mention_html()} {t(pressed.lang, 'ask_model', id=sub_id)}",
-        reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
-        reply_to_message_id=pressed.message_id,
-    )
-    if context.user_data is not None:
-        context.user_data[_AWAITING_MODEL] = (
-            sub_id,
-            chat_id,
-            pressed.message_id,
-            prompt.message_id,
-        )
-
-
-async def on_publish_button(update: Update, context: BotContext) -> None:
-    pressed = await _pressed(update, context)
-    if pressed is None:
-        return
-    query, lang = pressed.query, pressed.lang
-    try:
-        done = await submissions.publish(context.services, pressed.sub)
-    except UserError as exc:
-        await query.answer(error_text(lang, exc), show_alert=True)
-        return
-    if done.already:
-        await query.answer(t(lang, "already_published", id=done.submission.id))
-        return
-    text = t(lang, "published", id=done.submission.id, left=done.left, limit=done.limit)
-    if done.twin is not None:  # equal answer sets for the same model and mode: one run
-        text += " " + t(lang, "same_run", id=done.twin)
-    await query.answer(text, show_alert=done.twin is not None)
-    await _refresh(context, done.submission, pressed.chat_id, pressed.message_id, lang)
-
-
-async def on_details_button(update: Update, context: BotContext) -> None:
-    """Every invalid line: as a message when it fits, else as a file."""
-    pressed = await _pressed(update, context)
-    if pressed is None:
-        return
-    await pressed.query.answer()
-    sub, lang = pressed.sub, pressed.lang
-    result = submissions.result_of(sub)
-    text = render_invalid_lines(result, lang, sub.id)
-    if fits(text):
-        await context.bot.send_message(
-            pressed.chat_id, text, parse_mode=None, reply_to_message_id=pressed.message_id
-        )
-        return
-    await context.bot.send_document(
-        pressed.chat_id,
-        io.BytesIO(text.encode()),
-        filename=f"invalid-lines-{sub.id}.txt",
-        caption=t(lang, "details_file", count=result.invalid_line_count, id=sub.id),
-        parse_mode=None,
-        reply_to_message_id=pressed.message_id,
-    )
-
-
-async def on_withdraw_button(update: Update, context: BotContext) -> None:
-    pressed = await _pressed(update, context)
-    if pressed is None:
-        return
-    query, lang = pressed.query, pressed.lang
-    try:
-        await submissions.withdraw(context.services, pressed.sub.id, query.from_user.id)
-    except UserError as exc:
-        await query.answer(error_text(lang, exc), show_alert=True)
-        return
-    await query.answer(t(lang, "withdrawn", id=pressed.sub.id), show_alert=True)
-
-
-async def on_unknown_button(update: Update, context: BotContext) -> None:
-    """A button of an older version of the bot, or data nobody sends."""
-    query = update.callback_query
-    if query is not None:
-        await query.answer(t(await user_lang(context, query.from_user), "gone"))
-
-
 # --- leaderboards and history --------------------------------------------------------
 
 
-async def _board(
+async def board_page(
     context: BotContext, query: boards.BoardQuery, chat: Chat, user_id: int, lang: str
 ) -> tuple[str, InlineKeyboardMarkup]:
     page = await boards.page(context.services, query, chat_id=chat.id, user_id=user_id)
@@ -472,28 +332,8 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
         await message.reply_text(text)
         return
     query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)
-    text, keyboard = await _board(context, query, message.chat, user.id, lang)
+    text, keyboard = await board_page(context, query, message.chat, user.id, lang)
     await message.reply_text(text, reply_markup=keyboard)
-
-
-async def on_board_button(update: Update, context: BotContext) -> None:
-    query = update.callback_query
-    if query is None or query.data is None or query.message is None:
-        return
-    lang = await user_lang(context, query.from_user)
-    board_query = parse_board(query.data)
-    if board_query is None:
-        await query.answer(t(lang, "gone"))
-        return
-    try:
-        text, keyboard = await _board(
-            context, board_query, query.message.chat, query.from_user.id, lang
-        )
-    except UserError as exc:
-        await query.answer(error_text(lang, exc))
-        return
-    await query.answer()
-    await _edited(query.edit_message_text(text, reply_markup=keyboard))
 
 
 async def on_me(update: Update, context: BotContext) -> None:
@@ -526,7 +366,7 @@ async def on_start(update: Update, context: BotContext) -> None:
     except UserError as exc:
         await reply_error(message, lang, exc)
         return
-    text, keyboard = await _card(context, sub, lang, owner=sub.user_id == user.id)
+    text, keyboard = await card(context, sub, lang, owner=sub.user_id == user.id)
     await message.reply_text(text, reply_markup=keyboard)
 
 
