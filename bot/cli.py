@@ -14,10 +14,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scoring import Mode, ScoringError, decode, natory, registry
+from scoring import ScoringError, decode, natory, registry
 
-from . import datafiles
-from .format import render_result
+from .core import datafiles
+from .render.format import mode_label, render_result
 from .settings import Settings, SettingsError, load_settings
 
 EXIT_BAD_INPUT = 2
@@ -67,9 +67,7 @@ def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> A
 
 def _natory_challenge(target: str | None, settings: Settings) -> natory.Challenge:
     if target is None:
-        today = datafiles.natory_challenge(
-            settings.data_dir, datetime.now(UTC).date(), settings.natory_seed
-        ).target
+        today = datafiles.natory_today(settings).target
         _fail(f"natory needs --target N (today's target is {today}; see 'benchboard natory today')")
     try:
         return natory.parse_target(target)
@@ -100,7 +98,7 @@ def _is_file(source: str) -> bool:
 
 def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
     day = datetime.now(UTC).date() if args.date is None else _parse_date(args.date)
-    challenge = datafiles.natory_challenge(settings.data_dir, day, settings.natory_seed)
+    challenge = datafiles.natory_today(settings, day)
     if args.json:
         data = {
             "date": day.isoformat(),
@@ -190,7 +188,7 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
-    from .app import StartupError, run  # imported here: scoring offline needs no Telegram
+    from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
 
     settings.require_token()
     try:
@@ -201,37 +199,35 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
-    """Exit 0 when the database answers and the PrimeBench key is loaded (a health check)."""
-    from storage import StorageError, Store
+    """Exit 0 when the database answers and the PrimeBench key is there (a health check)."""
+    from .core import health
+    from .core.errors import StorageError
+    from .core.services import opened
 
-    async def check() -> tuple[int, bool]:
-        store = await Store.open(settings.db_path)
-        try:
-            version = await store.schema_version()
-            key = await store.current_key("primebench")
-        finally:
-            await store.close()
-        has_key = key is not None or datafiles.read_key_bytes(settings.data_dir, "primebench")
-        return version, bool(has_key)
+    async def check() -> health.Health:
+        async with opened(settings) as services:
+            return await health.check(services, stored=True)
 
     try:
-        version, has_key = asyncio.run(check())
+        state = asyncio.run(check())
     except StorageError as exc:
         print(f"unhealthy: database: {exc}")
         return 1
-    print(f"database ok (schema {version}); PrimeBench key {'loaded' if has_key else 'missing'}")
-    return 0 if has_key else 1
+    if state.database != "ok":
+        print(f"unhealthy: database: {state.database}")
+        return 1
+    key = "loaded" if state.primebench_key else "missing"
+    print(f"database ok (schema {state.schema}); PrimeBench key {key}")
+    return 0 if state.ok else 1
 
 
 def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
-    from storage import StorageError, Store
+    from .core.errors import StorageError
+    from .core.services import opened
 
     async def backup() -> None:
-        store = await Store.open(settings.db_path)
-        try:
-            await store.backup(args.path)
-        finally:
-            await store.close()
+        async with opened(settings) as services:
+            await services.store.backup(args.path)
 
     try:
         asyncio.run(backup())
@@ -242,11 +238,11 @@ def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
-    from storage import StorageError
-    from storage.backup import restore
+    from .core import backups
+    from .core.errors import StorageError
 
     try:
-        version = restore(args.path, settings.db_path)
+        version = backups.restore(args.path, settings.db_path)
     except StorageError as exc:
         _fail(f"not restored, nothing was changed: {exc}")
     print(f"restored {args.path} (schema {version}) to {settings.db_path}")
@@ -255,9 +251,10 @@ def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     """``compare natory --out chart.png``: the /compare chart from the bot's database."""
-    from storage import StorageError, Store, analytics
-
-    from .charts import natory_comparison_chart
+    from .core import boards
+    from .core.errors import StorageError
+    from .core.services import opened
+    from .render.charts import natory_comparison_chart
 
     if args.benchmark.lower() != natory.NAME:
         _fail(f"only natory has a cost and latency comparison, not {args.benchmark!r}")
@@ -265,12 +262,9 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     if not path.is_file():
         _fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
 
-    async def read() -> analytics.NatoryBoard:
-        store = await Store.open(path)
-        try:
-            return await analytics.natory_board(store, limit=args.models)
-        finally:
-            await store.close()
+    async def read() -> boards.NatoryBoard:
+        async with opened(settings) as services:
+            return await boards.natory_comparison(services, limit=args.models)
 
     try:
         board = asyncio.run(read())
@@ -278,18 +272,17 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
         _fail(f"cannot read {path}: {exc}")
     if not board.rows:
         _fail(f"no published Natory attempts in {path}: nothing to compare")
-    modes = {m.value: m.label for m in Mode}
     for row in board.rows:
         cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
         latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
         print(
-            f"{row.rank}. {row.model} · {modes.get(row.mode, row.mode)}: mean {row.mean:.1f}, "
+            f"{row.rank}. {row.model} · {mode_label(row.mode)}: mean {row.mean:.1f}, "
             f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
             f"cost {cost}, latency {latency}"
         )
     out = Path(args.out)
     try:
-        out.write_bytes(natory_comparison_chart(board.rows, modes))
+        out.write_bytes(natory_comparison_chart(board.rows))
     except OSError as exc:
         _fail(f"cannot write {out}: {exc.strerror}")
     print(f"chart of {len(board.rows)} models written to {out}")

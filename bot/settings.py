@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     db: Path | None = None
     #: FULL: every commit is on disk before the user is answered, even across a power
     #: cut. NORMAL (WAL): commits survive a crash of the bot, the last few may be lost
-    #: in a power cut; several times the write throughput.
+    #: in a power cut; writes are faster (bench_storage.py measures by how much).
     db_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     #: How much of the database file SQLite reads through memory mapping (MiB, capped at
     #: 2048 by SQLite; 0: plain reads). Page reads then cost no system call.

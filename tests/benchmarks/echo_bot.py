@@ -8,7 +8,7 @@ import os
 from telegram import Update
 from telegram.ext import AIORateLimiter, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
-from bot.http import AiohttpRequest
+from bot.telegram.http import AiohttpRequest
 
 
 async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -184,7 +184,7 @@ async def mirror(workdir: Path) -> AsyncIterator[dict[str, bytes]]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     files["__url__"] = f"http://127.0.0.1:{port}/datasets/x/resolve/main".encode()
     yield files
     await runner.cleanup()

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from bot import datafiles
+from bot.core import datafiles
 from scoring import zerobench as zb
 
 ROOT = str(Path(__file__).resolve().parents[2])
@@ -248,7 +248,7 @@ async def serve(app: web.Application) -> AsyncIterator[str]:
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    port = runner.addresses[0][1]
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from scoring import Benchmark, Hint, Result
-from storage import Board, BoardRow, Submission, normalise_model
-from storage.analytics import NatoryBoard
+from scoring import Benchmark, Hint, Mode, Result
 
 from .i18n import N_, field_label, t, tn, translated
+
+if TYPE_CHECKING:
+    from storage import BoardRow, Submission
+    from storage.analytics import NatoryBoard
+
+    from ..core.boards import BoardPage
+
+_LABELS = {m.value: m.label for m in Mode}
+
+
+def mode_label(value: str | None) -> str | None:
+    """A stored mode as people read it (``think & tools``); an unknown one as stored."""
+    return None if value is None else _LABELS.get(value, value)
+
 
 #: Telegram's limit for one message, counted in UTF-16 code units.
 MESSAGE_LIMIT = 4096
@@ -185,43 +198,27 @@ def _name(model: str, width: int) -> str:
     return html.escape(_shorten(model, width))
 
 
-def render_board(
-    board: Board,
-    benchmark: Benchmark,
-    *,
-    lang: str,
-    scope: str,
-    mode_label: str | None,
-    days: int | None,
-    page: int,
-    page_size: int,
-    mode_labels: Mapping[str, str],
-    records: Mapping[int, Mapping[str, object]] | None = None,
-) -> str:
-    """A board page. ``records``: the best submissions' result records by id, for the
-    columns a benchmark adds after its score (ZeroBench: pass@k and k/k)."""
-    records = records or {}
+#: A board's scope (``bot.core.boards.BoardQuery.scope``) in words.
+_SCOPES = {"g": N_("scope_global"), "c": N_("scope_chat"), "u": N_("scope_user")}
 
-    # A reported result whose model and mode have a submitted row is shown beside that
-    # row, never ranked; the other reported results are listed apart, after the ranks.
-    shown = {(normalise_model(r.model), r.mode) for r in board.rows}
-    beside = {
-        (normalise_model(r.model), r.mode): r
-        for r in board.references
-        if (normalise_model(r.model), r.mode) in shown
-    }
-    apart = [r for r in board.references if (normalise_model(r.model), r.mode) not in beside]
+
+def render_board(page: BoardPage, *, lang: str) -> str:
+    """A board page: the ranked rows (each with the result its authors reported for the
+    same model and mode, if any, and the columns its benchmark adds after the score),
+    then the reported results no row has, the key version and the credit."""
+    board, benchmark, query = page.board, page.benchmark, page.query
+    scope = t(lang, _SCOPES[query.scope])
+    days = query.days or None
 
     def build(width: int) -> list[str]:
-        out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=t(lang, scope))]
+        out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=scope)]
         window = tn(lang, "window_days", days) if days else t(lang, "window_all")
-        out.append(
-            t(lang, "board_filters", mode=mode_label or t(lang, "btn_all_modes"), window=window)
-        )
+        mode = mode_label(query.mode) or t(lang, "btn_all_modes")
+        out.append(t(lang, "board_filters", mode=mode, window=window))
         out.append("")
         if not board.rows:
             out.append(t(lang, "board_empty"))
-        for row in board.rows:
+        for position, row in enumerate(board.rows):
             out.append(
                 tn(
                     lang,
@@ -229,31 +226,30 @@ def render_board(
                     row.runs,
                     rank=row.rank,
                     model=_name(row.model, width),
-                    mode=mode_labels.get(row.mode, row.mode),
+                    mode=mode_label(row.mode),
                     best=format_score(benchmark.name, row.best),
                     mean=format_score(benchmark.name, row.mean, mean=True),
                     verified=" ✅" if row.verified else "",
                 )
             )
-            reported = beside.get((normalise_model(row.model), row.mode))
+            reported = page.reported.get(position)
             if reported is not None:
                 out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
-            record = records.get(row.submission_id) if row.submission_id is not None else None
+            record = page.records.get(row.submission_id) if row.submission_id is not None else None
             if record is not None and benchmark.name == "zerobench":
                 out[-1] += zerobench_board_extra(record)
-        pages = max(1, -(-board.total // page_size))
-        if pages > 1:
-            out.append(t(lang, "board_page", page=page + 1, pages=pages))
-        if apart:
+        if page.pages > 1:
+            out.append(t(lang, "board_page", page=query.page + 1, pages=page.pages))
+        if page.apart:
             out.append("")
             out.append(t(lang, "board_references"))
-            for ref in apart:
+            for ref in page.apart:
                 out.append(
                     t(
                         lang,
                         "board_reference_row",
                         model=_name(ref.model, width),
-                        mode=mode_labels.get(ref.mode, ref.mode),
+                        mode=mode_label(ref.mode),
                         best=format_score(benchmark.name, ref.best),
                     )
                 )
@@ -274,7 +270,6 @@ def render_history(
     *,
     lang: str,
     titles: Mapping[str, str],
-    mode_labels: Mapping[str, str],
     bests: Sequence[BoardRow] = (),
     bests_benchmark: str = "primebench",
 ) -> str:
@@ -293,7 +288,7 @@ def render_history(
                     id=sub.id,
                     benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
                     model=_name(sub.model or "—", width),
-                    mode=mode_labels.get(sub.mode or "", "—"),
+                    mode=mode_label(sub.mode) or "—",
                     score=format_score(sub.benchmark, sub.score),
                     state=t(lang, f"state_{sub.visibility.value}"),
                     date=sub.created_at.strftime("%Y-%m-%d"),
@@ -303,7 +298,7 @@ def render_history(
             out += ["", t(lang, "me_bests")]
             out += [
                 f"{row.rank}. {_name(row.model, width)} · "
-                f"{mode_labels.get(row.mode, row.mode)} · {format_score(bests_benchmark, row.best)}"
+                f"{mode_label(row.mode)} · {format_score(bests_benchmark, row.best)}"
                 for row in bests
             ]
         return out
@@ -378,7 +373,6 @@ def render_natory_board(
     board: NatoryBoard,
     *,
     lang: str,
-    mode_labels: Mapping[str, str],
     targets: Sequence[tuple[int, int]] = (),
 ) -> str:
     """A Natory board: one target's, ranked by best score, or every target's per model,
@@ -396,7 +390,7 @@ def render_natory_board(
             values = {
                 "rank": row.rank,
                 "model": _name(row.model, width),
-                "mode": mode_labels.get(row.mode, row.mode),
+                "mode": mode_label(row.mode),
                 "best": format_score("natory", row.best),
                 "mean": format_score("natory", row.mean, mean=True),
                 "attempts": tn(lang, "natory_attempts", row.attempts),

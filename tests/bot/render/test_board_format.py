@@ -1,16 +1,16 @@
-"""render_board (pure): reported results beside their submitted row, never ranked; the
-re-scoring notice; the key version."""
+"""render_board (pure) over a page as bot.core.boards places it: reported results beside
+their submitted row, never ranked; the re-scoring notice; the key version."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.format import render_board
+from bot.core.boards import BoardPage, BoardQuery, place_references
+from bot.render.format import render_board
 from scoring import registry
 from storage import Board, BoardRow
 
 AT = datetime(2026, 3, 1, tzinfo=UTC)
-LABELS = {"default": "default", "think": "think", "think_tools": "think & tools"}
 
 
 def _row(rank: int, model: str, mode: str, best: float, *, reported: bool = False) -> BoardRow:
@@ -22,11 +22,14 @@ def _row(rank: int, model: str, mode: str, best: float, *, reported: bool = Fals
     )  # fmt: skip
 
 
+def _page(board: Board) -> BoardPage:
+    reported, apart = place_references(board)
+    query = BoardQuery("primebench", "g", None, 0, 0)
+    return BoardPage(query, registry.get("primebench"), board, 1, reported, apart)
+
+
 def _render(board: Board) -> list[str]:
-    return render_board(
-        board, registry.get("primebench"), lang="en", scope="scope_global", mode_label=None,
-        days=None, page=0, page_size=10, mode_labels=LABELS,
-    ).splitlines()  # fmt: skip
+    return render_board(_page(board), lang="en").splitlines()
 
 
 def test_a_reported_result_sits_beside_its_submitted_row_never_ranked() -> None:
@@ -58,8 +61,5 @@ def test_the_board_says_when_a_rescore_is_running() -> None:
     lines = _render(board)
     assert "Scored against key version 4." in lines
     assert "Re-scoring against key version 4 is in progress: scores may still change." in lines
-    fa = render_board(
-        board, registry.get("primebench"), lang="fa", scope="scope_global", mode_label=None,
-        days=None, page=0, page_size=10, mode_labels=LABELS,
-    )  # fmt: skip
+    fa = render_board(_page(board), lang="fa")
     assert "امتیازدهی دوباره با نسخه‌ی 4 کلید در جریان است" in fa

@@ -1,41 +1,43 @@
 """The Application: one builder that registers every handler in a deliberate order.
 
 Long-lived resources (the store, loaded keys, the scoring worker) are opened in
-``post_init`` and closed in ``post_shutdown``.
+``post_init`` and closed in ``post_shutdown``; handlers reach them through the typed
+context. ``Defaults`` give every message HTML parse mode and no link previews.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, time
-from typing import Any
 
-from telegram import Bot, BotCommand, BotCommandScopeDefault, Update
+from telegram import Bot, BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
+from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
     AIORateLimiter,
-    Application,
     ApplicationBuilder,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    Defaults,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
-from storage import Store
-
+from ..core import keys
+from ..core.services import Services
+from ..render.i18n import LANGUAGES, command_menu
+from ..settings import Settings
 from . import admin_handlers as ah
-from . import bench_features, ops, service
+from . import buttons as b
 from . import handlers as h
-from .context import SERVICES, BotApp, BotContext, Services
-from .http import AiohttpRequest, ReplyBot
-from .i18n import LANGUAGES, command_menu
-from .settings import Settings
+from . import keyboards as kb
+from . import natory_handlers as nh
+from . import ops
+from .context import SERVICES, BotApp, BotContext
+from .http import AiohttpRequest, BenchBot
 from .web import serve_webhook
 
 log = logging.getLogger("benchboard")
@@ -45,21 +47,13 @@ COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
 
 async def post_init(app: BotApp) -> None:
     settings: Settings = app.bot_data["settings"]
-    store = await Store.open(
-        settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
-    )
-    context = multiprocessing.get_context("spawn")
-    services = Services(
-        settings=settings,
-        store=store,
-        pool=ProcessPoolExecutor(max_workers=1, mp_context=context),
-        bot_username=app.bot.username or "",
-    )
+    services = await Services.open(settings, worker=True)
+    services.bot_username = app.bot.username or ""
     app.bot_data[SERVICES] = services
-    await service.load_keys(services)
-    await service.seed_references(services)
+    await keys.load_keys(services)
+    await keys.seed_references(services)
     if "primebench" not in services.keys:
-        services.spawn(service.fetch_missing_primebench(services))
+        services.spawn(keys.fetch_missing_primebench(services))
     if app.job_queue is not None:
         app.job_queue.run_daily(
             ops.nightly_backup,
@@ -83,21 +77,25 @@ async def post_shutdown(app: BotApp) -> None:
     services = app.bot_data.get(SERVICES)
     if not isinstance(services, Services):
         return
-    for task in list(services.background):
-        task.cancel()
-    if services.pool is not None:
-        services.pool.shutdown(wait=False, cancel_futures=True)
-    await services.store.close()
+    await services.close()
     log.info("benchboard stopped; database closed")
 
 
+#: Every message the bot sends is HTML (anything from a user or a model is escaped)
+#: without link previews, unless a call says otherwise.
+DEFAULTS = Defaults(
+    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+)
+
+
 def build_application(settings: Settings) -> BotApp:
-    bot = ReplyBot(
+    bot = BenchBot(
         settings.require_token(),
         base_url=settings.api_base_url,
         base_file_url=settings.api_file_url,
         request=AiohttpRequest(connection_pool_size=256),
         get_updates_request=AiohttpRequest(connection_pool_size=1),
+        defaults=DEFAULTS,
         rate_limiter=AIORateLimiter(
             overall_max_rate=settings.rate_overall,
             group_max_rate=settings.rate_group,
@@ -119,24 +117,42 @@ def build_application(settings: Settings) -> BotApp:
     return app
 
 
-def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+def register(app: BotApp) -> None:
+    """Every handler of the bot, in the order they are tried (the first match in a
+    group handles the update)."""
     # New messages only: an edited message is answered apart (its old score stands).
     new = filters.UpdateType.MESSAGE
     private = filters.ChatType.PRIVATE & new
     groups = filters.ChatType.GROUPS & new
+    document = new & filters.Document.ALL
     # -1: every update first records who and where (users and chats, updated on sight).
     app.add_handler(TypeHandler(Update, h.track), group=-1)
-    # 0: Natory and /compare first (bot/bench_features.py): /natory, /compare,
-    # "/leaderboard natory …" (ahead of the generic /leaderboard below, which it would
-    # otherwise reach), and a reply to the /natory message (ahead of the private-text
-    # handler, which would score it as PrimeBench).
-    bench_features.register(app)
-    # 0: commands, before anything that reads plain text.
+
+    # 0: Natory first: "/natory set" (an admin's) before the other /natory words;
+    # "/leaderboard natory …" before the generic /leaderboard below, which it would
+    # otherwise reach.
+    app.add_handler(CommandHandler("natory", ah.on_natory_set, filters=new & nh.NATORY_SET))
+    app.add_handler(CommandHandler("natory", nh.on_natory, filters=new))
+    app.add_handler(CommandHandler("compare", nh.on_compare, filters=new))
+    board_names = ["leaderboard", "board", "top"]
+    app.add_handler(
+        CommandHandler(board_names, nh.on_natory_leaderboard, filters=new & nh.NATORY_BOARD)
+    )
+    # A reply to the /natory message is a Natory attempt at its target, not a PrimeBench
+    # submission: before the private-text handler.
+    app.add_handler(
+        MessageHandler(
+            new & filters.REPLY & filters.TEXT & ~filters.COMMAND & nh.REPLIES_TO_NATORY,
+            nh.on_natory_reply,
+        )
+    )
+
+    # Users' commands, before anything that reads plain text.
     commands = [
         ("start", h.on_start),
         ("help", h.on_help),
         ("score", h.on_score_command),
-        (["leaderboard", "board", "top"], h.on_leaderboard),
+        (board_names, h.on_leaderboard),
         ("me", h.on_me),
         ("prompt", h.on_prompt),
         ("questions", h.on_questions),
@@ -146,11 +162,13 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))
     # A document whose caption starts with /score (any chat).
-    score_caption = filters.CaptionRegex(r"^/score(@\w+)?(\s|$)")
-    app.add_handler(MessageHandler(new & filters.Document.ALL & score_caption, h.on_score_command))
-    # 0: admins' commands (bot/admin_handlers.py), before the private-chat catch-alls below
-    # (which would score a /setkey document). Each checks who asks and refuses everyone
-    # else; /export is for everyone. Not in setMyCommands: the menu is for users.
+    app.add_handler(
+        MessageHandler(document & filters.CaptionRegex(h.SCORE_COMMAND), h.on_score_command)
+    )
+
+    # Admins' commands, before the private-chat catch-alls below (which would score a
+    # /setkey document). Each checks who asks and refuses everyone else; /export is for
+    # everyone. Not in setMyCommands: the menu is for users.
     admin_commands = [
         ("setkey", ah.on_setkey),  # as text: usage, or a reply to the key file
         ("keyinfo", ah.on_keyinfo),
@@ -165,11 +183,24 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     ]
     for name, callback in admin_commands:
         app.add_handler(CommandHandler(name, callback, filters=new))
-    setkey_caption = filters.CaptionRegex(r"^/setkey(@\w+)?(\s|$)")
-    app.add_handler(MessageHandler(new & filters.Document.ALL & setkey_caption, ah.on_setkey))
-    # Buttons.
-    app.add_handler(CallbackQueryHandler(h.on_board_button, pattern=r"^lb:"))
-    app.add_handler(CallbackQueryHandler(h.on_submission_button))
+    app.add_handler(
+        MessageHandler(document & filters.CaptionRegex(ah.SETKEY_COMMAND), ah.on_setkey)
+    )
+
+    # Buttons: one handler per action (the callback data's first word), then whatever
+    # else arrives (a button of an older version: "gone").
+    buttons = [
+        (kb.BOARD, b.on_board_button),
+        (kb.MODE, b.on_mode_button),
+        (kb.MODEL, b.on_model_button),
+        (kb.PUBLISH, b.on_publish_button),
+        (kb.DETAILS, b.on_details_button),
+        (kb.WITHDRAW, b.on_withdraw_button),
+    ]
+    for action, callback in buttons:
+        app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))
+    app.add_handler(CallbackQueryHandler(b.on_unknown_button))
+
     # Private chats: any text or document is a submission (or the awaited model name).
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
     app.add_handler(MessageHandler(private & filters.Document.ALL, h.on_private_document))
@@ -186,6 +217,7 @@ def register(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             h.on_edited,
         )
     )
+    # One error handler for everything above.
     app.add_error_handler(on_error)
 
 

@@ -12,16 +12,17 @@ import hmac
 import json
 import logging
 import signal
-from typing import Any
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import tornado.web
 from telegram import Update
 from tornado.httpserver import HTTPServer
 
-from . import ops
-from .context import SERVICES, BotApp, Services
-from .settings import PREFIX, Settings, SettingsError
+from ..core import health
+from ..core.services import Services
+from ..settings import PREFIX, Settings, SettingsError
+from .context import SERVICES, BotApp
 
 log = logging.getLogger("benchboard")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -57,10 +58,10 @@ class _HealthHandler(tornado.web.RequestHandler):
 
     async def get(self) -> None:
         services = self.app.bot_data.get(SERVICES)
-        healthy, report = await ops.health(services if isinstance(services, Services) else None)
-        self.set_status(200 if healthy else 503)
+        state = await health.check(services if isinstance(services, Services) else None)
+        self.set_status(200 if state.ok else 503)
         self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps({"ok": healthy, **report}))
+        self.finish(json.dumps({"ok": state.ok, **state.report()}))
 
 
 def webhook_path(url: str) -> str:
@@ -69,7 +70,10 @@ def webhook_path(url: str) -> str:
 
 
 async def serve_webhook(
-    app: BotApp, settings: Settings, post_init: Any, post_shutdown: Any
+    app: BotApp,
+    settings: Settings,
+    post_init: Callable[[BotApp], Awaitable[None]],
+    post_shutdown: Callable[[BotApp], Awaitable[None]],
 ) -> None:
     """Run the application behind our webhook server until SIGTERM or SIGINT."""
     if settings.webhook_secret is None:

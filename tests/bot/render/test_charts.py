@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from bot.charts import ModelPoint, pareto_front, score_cost_latency_chart
+from bot.render.charts import ModelPoint, pareto_front, score_cost_latency_chart
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

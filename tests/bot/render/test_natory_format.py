@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from bot.bench_features import TARGET_LINE
-from bot.charts import natory_points
-from bot.format import (
+from bot.core.tags import FieldError, parse_cost, parse_latency, split_tags
+from bot.render.charts import natory_points
+from bot.render.format import (
     fits,
     format_cost,
     format_latency,
@@ -18,10 +18,8 @@ from bot.format import (
     render_natory_challenge,
     zerobench_board_extra,
 )
-from bot.tags import FieldError, parse_cost, parse_latency, split_tags
+from bot.telegram.natory_handlers import TARGET_LINE
 from storage.analytics import NatoryBoard, NatoryRow
-
-MODES = {"default": "default", "think": "think"}
 
 
 @pytest.mark.parametrize(
@@ -115,7 +113,7 @@ def _row(rank: int, model: str, **kw: object) -> NatoryRow:
 
 def test_target_board_rendering_escapes_and_shows_cost_latency() -> None:
     board = NatoryBoard(6256, (_row(1, "<GPT & co>"), _row(2, "b", mean_cost=None)), 2)
-    text = render_natory_board(board, lang="en", mode_labels=MODES)
+    text = render_natory_board(board, lang="en")
     lines = text.splitlines()
     assert "target 6256" in lines[0]
     assert (
@@ -124,22 +122,22 @@ def test_target_board_rendering_escapes_and_shows_cost_latency() -> None:
     )
     assert "   <code>2 * sopfr(6)^5 + 6</code>" in lines
     assert "2. b · default · best 133 · mean 66.5 · 2 attempts · — · 3.2s" in lines
-    persian = render_natory_board(board, lang="fa", mode_labels=MODES)
+    persian = render_natory_board(board, lang="fa")
     assert "بهترین 133" in persian and "&lt;GPT" in persian
 
 
 def test_model_board_rendering_and_empty_board() -> None:
     board = NatoryBoard(None, (_row(1, "m", targets=3, attempts=7),), 1)
-    text = render_natory_board(board, lang="en", mode_labels=MODES, targets=[(6256, 5), (13, 2)])
+    text = render_natory_board(board, lang="en", targets=[(6256, 5), (13, 2)])
     assert "1. m · default · mean 66.5 · best 133 · 7 attempts on 3 targets" in text
     assert "6256 (5), 13 (2)" in text
-    empty = render_natory_board(NatoryBoard(5, (), 0), lang="en", mode_labels=MODES)
+    empty = render_natory_board(NatoryBoard(5, (), 0), lang="en")
     assert "No published results yet" in empty
 
 
 def test_long_boards_fit_one_message() -> None:
     rows = tuple(_row(i, "x" * 300, best_expression="y" * 900) for i in range(1, 21))
-    assert fits(render_natory_board(NatoryBoard(6256, rows, 20), lang="fa", mode_labels=MODES))
+    assert fits(render_natory_board(NatoryBoard(6256, rows, 20), lang="fa"))
 
 
 def test_challenge_message_ends_with_the_target_line() -> None:
@@ -154,6 +152,6 @@ def test_challenge_message_ends_with_the_target_line() -> None:
 
 
 def test_natory_points_label_model_and_mode() -> None:
-    points = natory_points([_row(1, "m", mode="think")], {"think": "think"})
+    points = natory_points([_row(1, "m", mode="think")])
     assert points[0].model == "m · think" and points[0].mean_score == 66.5
     assert points[0].mean_cost == 0.012 and points[0].attempts == 2

@@ -4,17 +4,17 @@ the audit log. Everything that came from a user, a file or a model is escaped.""
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from storage import AuditEntry, BoardRow, RescoreReport
-
-from .format import fits
+from .format import fits, mode_label
 from .i18n import t, tn
 
 if TYPE_CHECKING:
-    from .admin import KeyInfo
+    from storage import AuditEntry, BoardRow, RescoreReport
+
+    from ..core.admin import KeyInfo
 
 _TIME = "%Y-%m-%d %H:%M UTC"
 
@@ -53,11 +53,11 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
     return "\n".join(out)
 
 
-def _top(rows: Sequence[BoardRow], lang: str, mode_labels: Mapping[str, str]) -> list[str]:
+def _top(rows: Sequence[BoardRow], lang: str) -> list[str]:
     if not rows:
         return [t(lang, "rescore_empty")]
     return [
-        f"  {row.rank}. {html.escape(row.model[:48])} · {mode_labels.get(row.mode, row.mode)} · "
+        f"  {row.rank}. {html.escape(row.model[:48])} · {mode_label(row.mode)} · "
         f"{_figure(row.best)}"
         for row in rows
     ]
@@ -69,7 +69,6 @@ def render_rescore_done(
     report: RescoreReport,
     before: Sequence[BoardRow],
     after: Sequence[BoardRow],
-    mode_labels: Mapping[str, str],
 ) -> str:
     """The report sent when a background re-score ends: changes, top before and after."""
     out = [
@@ -84,9 +83,9 @@ def render_rescore_done(
         ),
         "",
         t(lang, "rescore_before"),
-        *_top(before, lang, mode_labels),
+        *_top(before, lang),
         t(lang, "rescore_after"),
-        *_top(after, lang, mode_labels),
+        *_top(after, lang),
     ]
     return "\n".join(out)
 

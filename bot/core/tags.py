@@ -39,7 +39,8 @@ _FIELD_NAMES = {
     "حالت": "mode",
     "benchmark": "benchmark",
 }
-MAX_MODEL_NAME = 100
+#: The longest model name kept (the store refuses longer ones).
+MAX_MODEL_NAME = 200
 
 
 class TagError(ValueError):

@@ -1,30 +1,29 @@
-"""Talking to the Bot API: the transport on aiohttp, and the bot class.
+"""Talking to the Bot API: PTB's ``BaseRequest`` on an aiohttp session.
 
-PTB's default transport (httpx) costs several milliseconds of CPU per request on a small
-machine, and it is the largest part of handling one submission. This class implements
-PTB's ``BaseRequest`` on an aiohttp session instead; the bot's behaviour is unchanged
-(timeouts, errors and uploads map onto PTB's own types).
+It stands in for PTB's default transport (httpx), which costs more CPU per request
+(``tests/benchmarks/bench_bot.py`` measures the bot on it); timeouts, errors and uploads
+map onto PTB's own types, so the bot behaves the same.
 
-Calls without files are sent as one JSON body (the Bot API accepts ``application/json``):
-``json.dumps`` runs in C, where URL-encoding a score reply took several times longer.
-
-:class:`ReplyBot` is PTB's ``ExtBot`` with one more call, :meth:`ReplyBot.send_reply`, for
-the reply to every submission.
+Calls without files are sent as one JSON body (the Bot API accepts ``application/json``),
+which ``json.dumps`` writes faster than a URL-encoded form.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeAlias
 
 import aiohttp
-from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
-from telegram._utils.defaultvalue import DefaultValue
-from telegram._utils.types import ODVInput
-from telegram.constants import ChatType, ParseMode
 from telegram.error import NetworkError, TimedOut
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest, RequestData
+
+#: A timeout as PTB passes one: seconds, None (no limit), or ``BaseRequest.DEFAULT_NONE``
+#: (this transport's own). PTB's alias for it is private, hence ``object``.
+ODVInput: TypeAlias = float | object | None
+
+#: The bot: PTB's ``ExtBot`` with ``AIORateLimiter`` (whose per-call argument is an int).
+BenchBot: TypeAlias = ExtBot[int]
 
 
 class AiohttpRequest(BaseRequest):
@@ -67,18 +66,16 @@ class AiohttpRequest(BaseRequest):
         url: str,
         method: str,
         request_data: RequestData | None = None,
-        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
-        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        read_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         if self._session is None or self._session.closed:
             raise RuntimeError("This AiohttpRequest is not initialized!")
-        read = self._read_timeout if isinstance(read_timeout, DefaultValue) else read_timeout
-        write = self._write_timeout if isinstance(write_timeout, DefaultValue) else write_timeout
-        connect = (
-            self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
-        )
+        read = _seconds(read_timeout, self._read_timeout)
+        write = _seconds(write_timeout, self._write_timeout)
+        connect = _seconds(connect_timeout, self._connect_timeout)
         timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=connect, sock_read=_longest(read, write)
         )
@@ -91,6 +88,12 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+
+
+def _seconds(value: ODVInput, default: float | None) -> float | None:
+    if value is BaseRequest.DEFAULT_NONE:
+        return default
+    return float(value) if isinstance(value, int | float) else None
 
 
 def _longest(*values: float | None) -> float | None:
@@ -114,35 +117,3 @@ def _body(request_data: RequestData | None) -> dict[str, Any]:
     for name, (filename, content, mime_type) in request_data.multipart_data.items():
         form.add_field(name, content, filename=filename, content_type=mime_type)
     return {"data": form}
-
-
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-
-
-class ReplyBot(ExtBot[None]):
-    """PTB's ``ExtBot`` (rate limiter included), plus :meth:`send_reply`."""
-
-    async def send_reply(
-        self, to: Message, text: str, reply_markup: InlineKeyboardMarkup | None = None
-    ) -> None:
-        """What ``to.reply_text(text, parse_mode=HTML, no link preview)`` sends, without
-        building a ``Message`` from Telegram's answer, which the caller does not use:
-        PTB takes about as long to parse the answer to a score reply (its entities and
-        buttons) as the bot takes to score the submission.
-
-        It posts through ``ExtBot._post``, as PTB's own ``send_message`` does, so the
-        rate limiter applies and errors are PTB's own (``BadRequest``, ``Forbidden``, ...);
-        ``_post`` is internal to PTB, which pyproject.toml pins below 23.
-        """
-        data: dict[str, Any] = {
-            "chat_id": to.chat_id,
-            "text": text,
-            "parse_mode": ParseMode.HTML,
-            "link_preview_options": _NO_PREVIEW,
-            "reply_markup": reply_markup,
-        }
-        if to.chat.type != ChatType.PRIVATE:  # reply_text quotes outside private chats
-            data["reply_parameters"] = ReplyParameters(to.message_id)
-        if to.is_topic_message:  # and stays in the forum topic
-            data["message_thread_id"] = to.message_thread_id
-        await self._post("sendMessage", data)

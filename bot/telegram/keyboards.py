@@ -1,6 +1,7 @@
 """Inline keyboards and their callback data. Pure: builds markup, parses data.
 
-Callback data (at most 64 bytes):
+Callback data (at most 64 bytes) starts with the action; each action has its own
+handler, registered with :func:`pattern`:
     mode:<submission>:<mode>   choose the mode
     model:<submission>         ask for the model name
     pub:<submission>           publish to the leaderboards
@@ -11,35 +12,38 @@ Callback data (at most 64 bytes):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import Any
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from scoring import Mode
 
-from .i18n import t, tn
+from ..core.boards import SCOPES, BoardQuery
+from ..render.i18n import t, tn
 
 WINDOWS = (0, 7, 30)
 
+# The actions, as the callback data starts.
+MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, BOARD = "mode", "model", "pub", "det", "wd", "lb"
+SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW)
 
-@dataclass(frozen=True, slots=True)
-class BoardQuery:
-    benchmark: str
-    scope: str  # g (global), c (this chat), u (the user's own)
-    mode: str | None
-    days: int
-    page: int
 
-    def data(self, **changes: object) -> str:
-        """Callback data for this query, with some fields changed."""
-        q = replace(self, **changes)  # type: ignore[arg-type]
-        return f"lb:{q.benchmark}:{q.scope}:{q.mode or '-'}:{q.days}:{q.page}"
+def pattern(action: str) -> str:
+    """The ``CallbackQueryHandler`` pattern of an action's buttons."""
+    return rf"^{action}:"
+
+
+def board_data(query: BoardQuery, **changes: Any) -> str:
+    """Callback data for a board page, with some fields of ``query`` changed."""
+    q = replace(query, **changes)
+    return f"{BOARD}:{q.benchmark}:{q.scope}:{q.mode or '-'}:{q.days}:{q.page}"
 
 
 def parse_board(data: str) -> BoardQuery | None:
     parts = data.split(":")
-    if len(parts) != 6 or parts[0] != "lb" or parts[2] not in {"g", "c", "u"}:
+    if len(parts) != 6 or parts[0] != BOARD or parts[2] not in SCOPES:
         return None
     try:
         mode = None if parts[3] == "-" else Mode(parts[3]).value
@@ -51,7 +55,7 @@ def parse_board(data: str) -> BoardQuery | None:
 def parse_action(data: str) -> tuple[str, int, str] | None:
     """``(action, submission id, argument)`` for submission buttons, else None."""
     parts = data.split(":")
-    if len(parts) < 2 or parts[0] not in {"mode", "model", "pub", "det", "wd"}:
+    if len(parts) < 2 or parts[0] not in SUBMISSION_ACTIONS:
         return None
     try:
         return parts[0], int(parts[1]), ":".join(parts[2:])
@@ -73,22 +77,22 @@ def score_keyboard(
     if not has_mode:
         rows.append(
             [
-                InlineKeyboardButton(m.label, callback_data=f"mode:{submission_id}:{m.value}")
+                InlineKeyboardButton(m.label, callback_data=f"{MODE}:{submission_id}:{m.value}")
                 for m in Mode
             ]
         )
     if not has_model:
         rows.append(
-            [InlineKeyboardButton(t(lang, "btn_model"), callback_data=f"model:{submission_id}")]
+            [InlineKeyboardButton(t(lang, "btn_model"), callback_data=f"{MODEL}:{submission_id}")]
         )
     last: list[InlineKeyboardButton] = []
     if has_mode and has_model and not published:
         last.append(
-            InlineKeyboardButton(t(lang, "btn_publish"), callback_data=f"pub:{submission_id}")
+            InlineKeyboardButton(t(lang, "btn_publish"), callback_data=f"{PUBLISH}:{submission_id}")
         )
     if has_details:
         last.append(
-            InlineKeyboardButton(t(lang, "btn_details"), callback_data=f"det:{submission_id}")
+            InlineKeyboardButton(t(lang, "btn_details"), callback_data=f"{DETAILS}:{submission_id}")
         )
     if bot_username:
         link = f"https://t.me/{bot_username}?start=s{submission_id}"
@@ -109,24 +113,28 @@ def board_keyboard(
     nav = []
     if query.page > 0:
         nav.append(
-            InlineKeyboardButton(t(lang, "btn_prev"), callback_data=query.data(page=query.page - 1))
+            InlineKeyboardButton(
+                t(lang, "btn_prev"), callback_data=board_data(query, page=query.page - 1)
+            )
         )
     if query.page + 1 < pages:
         nav.append(
-            InlineKeyboardButton(t(lang, "btn_next"), callback_data=query.data(page=query.page + 1))
+            InlineKeyboardButton(
+                t(lang, "btn_next"), callback_data=board_data(query, page=query.page + 1)
+            )
         )
     if nav:
         rows.append(nav)
     modes = [
         InlineKeyboardButton(
             ("• " if query.mode is None else "") + t(lang, "btn_all_modes"),
-            callback_data=query.data(mode=None, page=0),
+            callback_data=board_data(query, mode=None, page=0),
         )
     ]
     modes += [
         InlineKeyboardButton(
             ("• " if query.mode == m.value else "") + m.label,
-            callback_data=query.data(mode=m.value, page=0),
+            callback_data=board_data(query, mode=m.value, page=0),
         )
         for m in Mode
     ]
@@ -137,14 +145,14 @@ def board_keyboard(
         label = tn(lang, "window_days", days) if days else t(lang, "window_all")
         mark = "• " if query.days == days else ""
         windows.append(
-            InlineKeyboardButton(mark + label, callback_data=query.data(days=days, page=0))
+            InlineKeyboardButton(mark + label, callback_data=board_data(query, days=days, page=0))
         )
     rows.append(windows)
     if in_group and query.scope == "c":
         rows.append(
             [
                 InlineKeyboardButton(
-                    t(lang, "btn_global"), callback_data=query.data(scope="g", page=0)
+                    t(lang, "btn_global"), callback_data=board_data(query, scope="g", page=0)
                 )
             ]
         )
@@ -155,7 +163,7 @@ def withdraw_keyboard(lang: str, submission_ids: list[int]) -> InlineKeyboardMar
     if not submission_ids:
         return None
     buttons = [
-        InlineKeyboardButton(t(lang, "btn_withdraw", id=sid), callback_data=f"wd:{sid}")
+        InlineKeyboardButton(t(lang, "btn_withdraw", id=sid), callback_data=f"{WITHDRAW}:{sid}")
         for sid in submission_ids
     ]
     return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])

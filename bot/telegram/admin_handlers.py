@@ -1,5 +1,6 @@
-"""Telegram handlers of the admins' commands: read the update, call ``bot.admin``, send
-what ``bot.admin_format`` renders. Every command answers a non-admin with a short refusal.
+"""Telegram handlers of the admins' commands: read the update, call ``bot.core.admin``,
+send what ``bot.render.admin_format`` renders. Every command answers a non-admin with a
+short refusal.
 """
 
 from __future__ import annotations
@@ -7,22 +8,26 @@ from __future__ import annotations
 import html
 import io
 import logging
-from typing import Any
+import re
+from collections.abc import Awaitable, Callable
 
 from telegram import Bot, Message, Update
+from telegram.constants import ChatMemberStatus
+from telegram.error import TelegramError
 
-from storage import StorageError
-
-from . import admin, service
-from .admin_format import render_audit, render_keyinfo, render_rescore_done
-from .context import BotContext, Services
-from .handlers import MODE_LABELS, reply, reply_error, user_lang
-from .i18n import N_, t, tn
-from .service import UserError
+from ..core import admin
+from ..core.errors import StorageError, UserError
+from ..core.services import Services
+from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
+from ..render.i18n import N_, t, tn
+from .context import BotContext
+from .handlers import DocumentUpload, in_group, reply_error, user_lang
 
 log = logging.getLogger(__name__)
 
 _CACHE = "admin_cache"
+#: ``/setkey`` at the start of a caption (commands are case-insensitive).
+SETKEY_COMMAND = re.compile(r"^/setkey(?:@\w+)?(?=\s|$)", re.IGNORECASE)
 
 
 def _cache(context: BotContext) -> admin.AdminCache:
@@ -36,13 +41,22 @@ async def _actor(update: Update, context: BotContext) -> admin.Actor | None:
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return None
+
+    async def is_group_admin(chat_id: int, user_id: int) -> bool:
+        try:
+            member = await context.bot.get_chat_member(chat_id, user_id)
+        except TelegramError as exc:
+            log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+            return False
+        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
     return await admin.identify(
-        context.bot,
         context.services,
         _cache(context),
+        is_group_admin,
         user_id=user.id,
         chat_id=chat.id,
-        chat_type=chat.type,
+        in_group=in_group(chat),
     )
 
 
@@ -52,7 +66,10 @@ def _words(message: Message) -> list[str]:
     return text.split()[1:]
 
 
-async def _run(update: Update, context: BotContext, work: Any) -> None:
+Work = Callable[[Message, str, admin.Actor], Awaitable[None]]
+
+
+async def _run(update: Update, context: BotContext, work: Work) -> None:
     """Identify the asker, run ``work(message, lang, actor)``; a UserError is the answer."""
     message = update.effective_message
     if message is None:
@@ -73,7 +90,7 @@ async def _run(update: Update, context: BotContext, work: Any) -> None:
 async def _moderate(update: Update, context: BotContext, action: str) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         sub = await admin.moderate(context.services, actor, action, _words(message))
-        await reply(message, t(lang, f"done_{action}", id=sub.id))
+        await message.reply_text(t(lang, f"done_{action}", id=sub.id))
 
     await _run(update, context, work)
 
@@ -93,7 +110,7 @@ async def on_verify(update: Update, context: BotContext) -> None:
 async def on_ban(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         ban = await admin.ban(context.services, actor, _words(message))
-        await reply(message, t(lang, "done_ban", user=ban.user_id))
+        await message.reply_text(t(lang, "done_ban", user=ban.user_id))
 
     await _run(update, context, work)
 
@@ -101,8 +118,8 @@ async def on_ban(update: Update, context: BotContext) -> None:
 async def on_unban(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         user_id, lifted = await admin.unban(context.services, actor, _words(message))
-        await reply(
-            message, t(lang, N_("done_unban") if lifted else N_("not_banned"), user=user_id)
+        await message.reply_text(
+            t(lang, N_("done_unban") if lifted else N_("not_banned"), user=user_id)
         )
 
     await _run(update, context, work)
@@ -111,7 +128,7 @@ async def on_unban(update: Update, context: BotContext) -> None:
 async def on_audit(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         entries = await admin.audit(context.services, actor)
-        await reply(message, render_audit(lang, entries))
+        await message.reply_text(render_audit(lang, entries))
 
     await _run(update, context, work)
 
@@ -129,9 +146,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         document = message.document or (replied.document if replied is not None else None)
         if document is None:
             raise UserError("setkey_need_file", benchmark=benchmark.name)
-        service.check_size(document.file_size)
-        file = await document.get_file()
-        data = bytes(await file.download_as_bytearray())
+        data = await DocumentUpload(document).download()
         source = f"Telegram upload {document.file_name or 'key'} by user {actor.user_id}"
         services = context.services
         change = await admin.install_key(services, actor, benchmark, data, source=source)
@@ -152,7 +167,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
             lines.append(tn(lang, "key_rescoring", change.pending))
         else:
             lines.append(t(lang, "key_nothing_to_rescore"))
-        sent = await reply(message, "\n".join(lines))
+        sent = await message.reply_text("\n".join(lines))
         if change.pending:
             services.spawn(_rescore_then_report(context.bot, services, change, sent.chat_id, lang))
 
@@ -166,20 +181,20 @@ async def _rescore_then_report(
     title = change.benchmark.title
     try:
         report, after = await admin.rescore(services, change)
-        text = render_rescore_done(lang, title, report, change.before, after, MODE_LABELS)
+        text = render_rescore_done(lang, title, report, change.before, after)
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
         text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=html.escape(str(exc)))
     except Exception as exc:  # a background task: nobody else would see it
         log.exception("re-score of %s failed", change.benchmark.name)
         text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=type(exc).__name__)
-    await bot.send_message(chat_id, text, parse_mode="HTML")
+    await bot.send_message(chat_id, text)
 
 
 async def on_keyinfo(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         infos = await admin.key_info(context.services, actor)
-        await reply(message, render_keyinfo(lang, infos))
+        await message.reply_text(render_keyinfo(lang, infos))
 
     await _run(update, context, work)
 
@@ -189,7 +204,7 @@ async def on_natory_set(update: Update, context: BotContext) -> None:
 
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         challenge, day = await admin.set_natory_target(context.services, actor, _words(message)[1:])
-        await reply(message, t(lang, "natory_target_set", target=challenge.target, day=day))
+        await message.reply_text(t(lang, "natory_target_set", target=challenge.target, day=day))
 
     await _run(update, context, work)
 
@@ -209,6 +224,7 @@ async def on_export(update: Update, context: BotContext) -> None:
             io.BytesIO(data),
             filename=filename,
             caption=t(lang, "export_caption", benchmark=benchmark.title, scope=scope),
+            parse_mode=None,
         )
 
     await _run(update, context, work)
@@ -222,32 +238,17 @@ async def on_backup(update: Update, context: BotContext) -> None:
         try:
             size = f"{snap.size / 1_048_576:.1f}"
             if snap.size > admin.UPLOAD_LIMIT:
-                await reply(
-                    message,
-                    t(lang, "backup_too_big", size=size, limit=admin.UPLOAD_LIMIT // 1_048_576),
-                )
+                limit = admin.UPLOAD_LIMIT // 1_048_576
+                await message.reply_text(t(lang, "backup_too_big", size=size, limit=limit))
                 return
             with snap.path.open("rb") as handle:
                 await message.reply_document(
                     handle,
                     filename="benchboard.sqlite3",
                     caption=t(lang, "backup_caption", size=size),
+                    parse_mode=None,
                 )
         finally:
             snap.close()
 
     await _run(update, context, work)
-
-
-__all__ = [
-    "on_audit",
-    "on_backup",
-    "on_ban",
-    "on_export",
-    "on_hide",
-    "on_keyinfo",
-    "on_setkey",
-    "on_unban",
-    "on_unhide",
-    "on_verify",
-]

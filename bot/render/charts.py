@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from storage.analytics import NatoryRow
+from .format import mode_label
+
+if TYPE_CHECKING:
+    from storage.analytics import NatoryRow
 
 #: Phone-friendly: 1080 px wide, two panels stacked.
 WIDTH_PX = 1080
@@ -150,15 +153,12 @@ def score_cost_latency_chart(points: Sequence[ModelPoint], *, title: str = "") -
     return buffer.getvalue()
 
 
-def natory_points(
-    rows: Sequence[NatoryRow], mode_labels: Mapping[str, str] | None = None
-) -> list[ModelPoint]:
+def natory_points(rows: Sequence[NatoryRow]) -> list[ModelPoint]:
     """Natory model-board rows (``storage.analytics.natory_board`` over all targets) as
     chart points; a model in two modes is two points (``model · mode``)."""
-    labels = mode_labels or {}
     return [
         ModelPoint(
-            model=f"{row.model} · {labels.get(row.mode, row.mode)}",
+            model=f"{row.model} · {mode_label(row.mode)}",
             mean_score=row.mean,
             mean_cost=row.mean_cost,
             mean_latency=row.mean_latency,
@@ -168,10 +168,8 @@ def natory_points(
     ]
 
 
-def natory_comparison_chart(
-    rows: Sequence[NatoryRow], mode_labels: Mapping[str, str] | None = None
-) -> bytes:
+def natory_comparison_chart(rows: Sequence[NatoryRow]) -> bytes:
     """The ``/compare natory`` PNG (also ``benchboard compare natory``)."""
     return score_cost_latency_chart(
-        natory_points(rows, mode_labels), title="Natory: mean score against cost and latency"
+        natory_points(rows), title="Natory: mean score against cost and latency"
     )

@@ -1,13 +1,14 @@
 """Admins and what they do: who may act where, moderation, answer keys, export, backup.
 
-No Telegram replies here (the handlers in ``bot.admin_handlers`` send what ``bot.format``
-renders); the one Telegram call is the group-administrator check, through the bot.
+No Telegram here: the handlers in ``bot.telegram.admin_handlers`` send what
+``bot.render.admin_format`` renders, and pass in how to ask Telegram whether someone
+administers a group.
 
 Who is an admin:
 
 - the user ids in ``BENCHBOARD_ADMINS`` — bot-wide, everywhere;
-- in a group, its Telegram administrators (creator or administrator, asked with
-  getChatMember and cached for :data:`ADMIN_TTL` seconds) — for that group's board
+- in a group, its Telegram administrators (creator or administrator, asked of
+  Telegram and cached for :data:`ADMIN_TTL` seconds) — for that group's board
   only: they hide, unhide and verify results published from that group, and read
   that group's audit log. Bans, keys, key info and backups are for bot admins only.
 """
@@ -20,14 +21,10 @@ import io
 import logging
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Protocol
-
-from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
 
 from scoring import Benchmark, UnknownBenchmark, natory, registry, zerobench
 from storage import (
@@ -40,10 +37,10 @@ from storage import (
     Visibility,
 )
 
-from . import datafiles, service
-from .context import LoadedKey, Services
-from .core.rescore import rescore as rescore_all
-from .service import UserError
+from . import datafiles, keys
+from .errors import UserError
+from .rescore import rescore as rescore_all
+from .services import LoadedKey, Services
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +54,8 @@ TOP = 5
 KEYED = tuple(datafiles.KEY_FILES)
 
 
-class MemberLookup(Protocol):
-    async def get_chat_member(self, chat_id: int, user_id: int) -> Any: ...
+#: Asks Telegram whether a user administers a group: ``(chat_id, user_id) -> bool``.
+AdminLookup = Callable[[int, int], Awaitable[bool]]
 
 
 class AdminCache:
@@ -98,27 +95,21 @@ class Actor:
 
 
 async def identify(
-    bot: MemberLookup,
     services: Services,
     cache: AdminCache,
+    is_group_admin: AdminLookup,
     *,
     user_id: int,
     chat_id: int,
-    chat_type: str,
+    in_group: bool,
 ) -> Actor:
     """The asker's powers; asks Telegram (through the cache) only in groups."""
     bot_admin = user_id in services.settings.admins
-    in_group = chat_type in (ChatType.GROUP, ChatType.SUPERGROUP)
     group_admin = False
     if in_group and not bot_admin:
         cached = cache.get(chat_id, user_id)
         if cached is None:
-            try:
-                member = await bot.get_chat_member(chat_id, user_id)
-                cached = member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
-            except TelegramError as exc:
-                log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
-                cached = False
+            cached = await is_group_admin(chat_id, user_id)
             cache.put(chat_id, user_id, cached)
         group_admin = cached
     return Actor(user_id, chat_id, in_group, bot_admin, group_admin)
@@ -196,12 +187,6 @@ async def unban(services: Services, actor: Actor, args: list[str]) -> tuple[int,
     return user_id, lifted
 
 
-async def check_can_publish(services: Services, user_id: int) -> None:
-    """Banned users score privately but publish nothing."""
-    if await services.store.is_banned(user_id) is not None:
-        raise UserError("banned_publish")
-
-
 # --- the audit log ---------------------------------------------------------------------
 
 
@@ -266,7 +251,7 @@ async def install_key(
     stored, note = await asyncio.to_thread(
         _write_key_file, services.settings.data_dir, name, data, source
     )
-    loaded = await service.load_key(services, name, stored, source)
+    loaded = await keys.load_key(services, name, stored, source)
     await store.log_action(
         actor.user_id, "setkey", f"{name} v{loaded.version.version}", reason=loaded.version.sha256
     )

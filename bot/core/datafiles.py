@@ -15,12 +15,15 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import httpx
 
 from scoring import KeyFormatError, ScoringError, natory, primebench, zerobench
+
+if TYPE_CHECKING:
+    from ..settings import Settings
 
 #: Largest file a fetch accepts (the official ones are a few hundred kilobytes).
 MAX_DOWNLOAD = 50 * 1024 * 1024
@@ -299,6 +302,15 @@ def natory_challenge(data_dir: Path, day: date, seed: str) -> natory.Challenge:
     if chosen is not None:
         return natory.Challenge.for_target(chosen)
     return natory.daily_challenge(day, seed)
+
+
+def natory_today(settings: Settings, day: date | None = None) -> natory.Challenge:
+    """The Natory challenge of ``day`` (default: today, UTC) for this bot's data folder
+    and seed: what /natory shows, what a submission without a target is scored against,
+    and what ``benchboard natory today`` prints."""
+    return natory_challenge(
+        settings.data_dir, day or datetime.now(UTC).date(), settings.natory_seed
+    )
 
 
 def set_natory_target(data_dir: Path, day: date, target: str) -> natory.Challenge:

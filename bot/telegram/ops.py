@@ -1,4 +1,4 @@
-"""Operations: structured logs, one line per update, health, nightly backups."""
+"""Operations: structured logs, one line per update, the nightly backup job."""
 
 from __future__ import annotations
 
@@ -6,17 +6,17 @@ import json
 import logging
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from telegram import Update
 from telegram.ext import Application
 
-from .context import SERVICES, BotContext, Services
-from .settings import Settings
+from ..core import backups
+from ..core.services import Services
+from ..settings import Settings
+from .context import SERVICES, BotContext
 
 log = logging.getLogger("benchboard.updates")
-BACKUP_PREFIX = "benchboard-"
 _FAILED = "failed_updates"
 
 
@@ -113,54 +113,11 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
                 )
 
 
-# --- health --------------------------------------------------------------------------
-
-
-async def health(services: Services | None) -> tuple[bool, dict[str, Any]]:
-    """Whether the bot can serve: the database answers and the PrimeBench key is loaded."""
-    if services is None:
-        return False, {"database": "not open", "primebench_key": False}
-    try:
-        await services.store.schema_version()
-        database = "ok"
-    except Exception as exc:  # any failure to answer is "not healthy", with the reason
-        database = f"error: {type(exc).__name__}"
-    key = services.keys.get("primebench")
-    report = {
-        "database": database,
-        "primebench_key": key is not None,
-        "key_version": key.version.version if key else None,
-    }
-    return database == "ok" and key is not None, report
-
-
 # --- backups -------------------------------------------------------------------------
-
-
-def backup_name(now: datetime) -> str:
-    return f"{BACKUP_PREFIX}{now.strftime('%Y%m%d-%H%M%S')}.sqlite3"
-
-
-def rotate(folder: Path, keep: int) -> list[Path]:
-    """Delete all but the newest ``keep`` snapshots; returns what was deleted."""
-    snapshots = sorted(folder.glob(f"{BACKUP_PREFIX}*.sqlite3"))
-    doomed = snapshots[:-keep] if keep > 0 else snapshots
-    for path in doomed:
-        path.unlink(missing_ok=True)
-    return doomed
-
-
-async def backup_now(services: Services, now: datetime | None = None) -> Path:
-    folder = services.settings.backups_path
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / backup_name(now or datetime.now(UTC))
-    await services.store.backup(path)
-    rotate(folder, services.settings.backup_keep)
-    return path
 
 
 async def nightly_backup(context: BotContext) -> None:
     services = context.bot_data.get(SERVICES)
     if isinstance(services, Services):
-        path = await backup_now(services)
+        path = await backups.backup_now(services)
         logging.getLogger("benchboard").info("backup written", extra={"path": str(path)})

@@ -1,0 +1,138 @@
+"""Leaderboards: which page a user asks for, the page itself, a user's history, the
+Natory boards and the comparison chart's rows."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring import Benchmark, KeyFormatError, UnknownBenchmark, natory, parse_mode, registry
+from storage import Board, BoardRow, Submission, analytics, normalise_model
+from storage.analytics import NatoryBoard as NatoryBoard
+
+from .errors import UserError
+from .services import Services
+
+#: Rows on one page of a board.
+BOARD_PAGE = 10
+#: Rows of a Natory board.
+NATORY_ROWS = 15
+#: How many models a comparison chart shows at most (the best by mean score).
+CHART_MODELS = 40
+#: A board's scope: the global board (g), the chat's (c), or the user's own (u).
+SCOPES = ("g", "c", "u")
+
+
+@dataclass(frozen=True, slots=True)
+class BoardQuery:
+    """One page of a board: benchmark, scope (one of :data:`SCOPES`),
+    mode (None: all), the last ``days`` (0: all time) and the page number."""
+
+    benchmark: str
+    scope: str
+    mode: str | None
+    days: int
+    page: int
+
+
+def board_args(args: Sequence[str]) -> tuple[str, str | None]:
+    """``/leaderboard [benchmark] [mode]``: the benchmark and mode the words name; raises
+    :class:`scoring.UnknownMode` for a word that is neither."""
+    benchmark, mode = registry.DEFAULT, None
+    for word in args:
+        try:
+            benchmark = registry.get(word).name
+        except UnknownBenchmark:
+            mode = parse_mode(word).value
+    return benchmark, mode
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPage:
+    """A page of a board as shown: ``reported`` gives, by position in ``board.rows``, the
+    result its authors reported for that row's model and mode (shown beside it, never
+    ranked); ``apart`` the reported results no row has. ``records``: the best
+    submissions' result records, for the columns a benchmark adds after its score."""
+
+    query: BoardQuery
+    benchmark: Benchmark
+    board: Board
+    pages: int
+    reported: Mapping[int, BoardRow] = field(default_factory=dict)
+    apart: tuple[BoardRow, ...] = ()
+    records: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def place_references(board: Board) -> tuple[dict[int, BoardRow], tuple[BoardRow, ...]]:
+    """Reported results beside the submitted row of the same model and mode (by the row's
+    position), and the others apart. Model names match as the boards group them."""
+    positions = {(normalise_model(r.model), r.mode): i for i, r in enumerate(board.rows)}
+    reported: dict[int, BoardRow] = {}
+    apart: list[BoardRow] = []
+    for ref in board.references:
+        position = positions.get((normalise_model(ref.model), ref.mode))
+        if position is None:
+            apart.append(ref)
+        else:
+            reported[position] = ref
+    return reported, tuple(apart)
+
+
+async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: int) -> BoardPage:
+    if query.benchmark not in registry.names() or query.scope not in SCOPES:
+        raise UserError("gone")
+    benchmark = registry.get(query.benchmark)
+    store = services.store
+    board = await store.leaderboard(
+        benchmark.name,
+        chat_id=chat_id if query.scope == "c" else None,
+        user_id=user_id if query.scope == "u" else None,
+        mode=query.mode,
+        days=query.days or None,
+        limit=BOARD_PAGE,
+        offset=query.page * BOARD_PAGE,
+    )
+    records: Mapping[int, Mapping[str, Any]] = {}
+    if benchmark.name == "zerobench":  # pass@k and k/k beside pass@1
+        ids = [r.submission_id for r in board.rows if r.submission_id is not None]
+        records = await analytics.records(store, ids)
+    reported, apart = place_references(board)
+    pages = max(1, -(-board.total // BOARD_PAGE))
+    return BoardPage(query, benchmark, board, pages, reported, apart, records)
+
+
+async def history(
+    services: Services, user_id: int
+) -> tuple[list[Submission], tuple[BoardRow, ...]]:
+    """``/me``: the user's latest submissions and their best rows on the default board."""
+    subs = await services.store.history(user_id, limit=10)
+    bests = await services.store.leaderboard(registry.DEFAULT, user_id=user_id, limit=5)
+    return subs, bests.rows
+
+
+# --- Natory ----------------------------------------------------------------------------
+
+
+def natory_target(word: str) -> int:
+    """A target typed by a user (``/natory N``, ``/leaderboard natory N``)."""
+    try:
+        return natory.parse_target(word).target
+    except KeyFormatError:
+        raise UserError("natory_bad_target", word=word[:40]) from None
+
+
+async def natory_board(
+    services: Services, target: int | None
+) -> tuple[NatoryBoard, tuple[tuple[int, int], ...]]:
+    """One target's board (``target``), or every target's per model (None) with the
+    recent targets and their attempt counts."""
+    store = services.store
+    board = await analytics.natory_board(store, target=target, limit=NATORY_ROWS)
+    targets = await analytics.natory_targets(store) if target is None else ()
+    return board, targets
+
+
+async def natory_comparison(services: Services, limit: int = CHART_MODELS) -> NatoryBoard:
+    """The comparison chart's rows: the best models' mean score, cost and latency."""
+    return await analytics.natory_board(services.store, limit=limit)

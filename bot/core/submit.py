@@ -1,0 +1,180 @@
+"""Submitting: check an upload, read the tags, pick benchmark and key, score, record.
+
+Nothing here builds Telegram replies: the handlers send what ``bot.render`` makes of the
+result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from scoring import Benchmark, DecodeError, Result, ScoringError, decode, registry
+from storage import NewSubmission, Submission, analytics
+
+from . import datafiles
+from .errors import UserError
+from .services import Services
+from .tags import FieldError, Tags, parse_cost, parse_latency, split_tags
+
+#: Inputs at least this large are scored in a worker process, off the event loop.
+POOL_THRESHOLD = 256 * 1024
+#: The longest a scoring job may take before the user is told it is too heavy.
+SCORE_TIMEOUT = 60.0
+MAX_DOWNLOAD = 20 * 1024 * 1024
+TEXT_EXTENSIONS = ("", ".txt", ".md", ".csv", ".json", ".jsonl")
+
+
+class Upload(Protocol):
+    """A file sent for scoring: its name and size as announced, and its bytes."""
+
+    @property
+    def file_name(self) -> str | None: ...
+
+    @property
+    def file_size(self) -> int | None: ...
+
+    async def download(self) -> bytes: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    benchmark: Benchmark
+    result: Result
+    tags: Tags
+    body: str
+    key_version_id: int | None
+    options: Mapping[str, Any]
+
+
+def check_size(file_size: int | None) -> None:
+    """Refuse a file larger than a bot may download (named with the limit)."""
+    if file_size is not None and file_size > MAX_DOWNLOAD:
+        raise UserError("too_big", size=f"{file_size / 1_048_576:.1f}", limit=20)
+
+
+def check_document(file_name: str | None, file_size: int | None) -> None:
+    """Refuse a document before downloading it (size and kind)."""
+    check_size(file_size)
+    name = (file_name or "").lower()
+    extension = name[name.rfind(".") :] if "." in name else ""
+    if extension not in TEXT_EXTENSIONS:
+        raise UserError("bad_extension", extensions=".txt .md .csv .json .jsonl")
+
+
+def decode_upload(data: bytes) -> str:
+    try:
+        return decode(data)
+    except DecodeError as exc:
+        raise UserError("bad_encoding", reason=str(exc)) from None
+
+
+def _score_job(name: str, text: str, key: Any, options: Mapping[str, Any]) -> Result:
+    return registry.get(name).score(text, key, options=options)
+
+
+async def run_scorer(
+    services: Services, benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
+) -> Result:
+    """Score small inputs inline and large ones in the worker process, with a time limit."""
+    if len(text) < POOL_THRESHOLD or services.pool is None:
+        return benchmark.score(text, key, options=options)
+    loop = asyncio.get_running_loop()
+    future = loop.run_in_executor(
+        services.pool, _score_job, benchmark.name, text, key, dict(options)
+    )
+    try:
+        return await asyncio.wait_for(future, SCORE_TIMEOUT)
+    except TimeoutError:
+        raise UserError("too_slow") from None
+
+
+def natory_target(services: Services, tags: Tags) -> int:
+    typed = tags.fields.get("target")
+    if typed is None:
+        return datafiles.natory_today(services.settings).target
+    if not typed.isdigit() or not 0 < int(typed) < 10**12:
+        raise UserError("bad_target", target=typed)
+    return int(typed)
+
+
+async def score_submission(
+    services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
+) -> Scored:
+    """Split tags from the text, pick the benchmark and key, and score."""
+    try:
+        body, tags = split_tags(text, command_args)
+    except (ScoringError, ValueError) as exc:
+        raise UserError("bad_tag", reason=str(exc)) from None
+    benchmark = registry.get(tags.benchmark or benchmark_hint or registry.DEFAULT)
+    if not body.strip():
+        raise UserError("empty")
+    options: dict[str, Any] = {}
+    key_version_id: int | None = None
+    if benchmark.name == "natory":
+        target = natory_target(services, tags)
+        key = benchmark.load_key(str(target).encode())
+        options = {"target": target}
+        # cost (USD) and latency (s) are validated numbers; the store keeps them in extra.
+        for name, parse in (("cost", parse_cost), ("latency", parse_latency)):
+            if name in tags.fields:
+                try:
+                    options[name] = parse(tags.fields[name])
+                except FieldError:
+                    raise UserError(f"bad_{name}", value=tags.fields[name]) from None
+        # uniqueResultBonus: the simplified expressions already stored for this target.
+        options["previous"] = await analytics.natory_previous(services.store, target)
+    else:
+        loaded = services.keys.get(benchmark.name)
+        if loaded is None:
+            raise UserError("no_key", benchmark=benchmark.title)
+        key, key_version_id = loaded.key, loaded.version.id
+    result = await run_scorer(services, benchmark, body, key, options)
+    return Scored(benchmark, result, tags, body, key_version_id, options)
+
+
+async def record(
+    services: Services, scored: Scored, *, user_id: int, chat_id: int, message_id: int
+) -> Submission:
+    """Store a scored submission under the message that asked for scoring (a delivery
+    repeated by Telegram is stored once: ``created`` is then False)."""
+    return await services.store.record_submission(
+        NewSubmission(
+            user_id=user_id,
+            chat_id=chat_id,
+            message_id=message_id,
+            benchmark=scored.benchmark.name,
+            raw=scored.body,
+            result=scored.result,
+            scorer_version=scored.benchmark.scorer_version,
+            key_version_id=scored.key_version_id,
+            model=scored.tags.model,
+            mode=scored.tags.mode.value if scored.tags.mode else None,
+            extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
+        )
+    )
+
+
+async def submit(
+    services: Services,
+    *,
+    text: str | None,
+    upload: Upload | None = None,
+    command_args: str = "",
+    user_id: int,
+    chat_id: int,
+    message_id: int,
+) -> tuple[Submission, Result | None]:
+    """Score a text or an uploaded file and record it under the message that asked.
+
+    Returns the stored submission and, when it was stored just now, its result (a
+    delivery repeated by Telegram shows what was stored the first time: None).
+    """
+    if upload is not None:
+        check_document(upload.file_name, upload.file_size)
+        text = decode_upload(await upload.download())
+    scored = await score_submission(services, text or "", command_args=command_args)
+    sub = await record(services, scored, user_id=user_id, chat_id=chat_id, message_id=message_id)
+    return sub, scored.result if sub.created else None

@@ -1,0 +1,172 @@
+"""Telegram handlers of the inline buttons, one per action (the callback data's first
+word, ``bot.telegram.keyboards``): a score reply's mode, model, publish, details and
+withdraw buttons, and a board's page buttons."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from telegram import CallbackQuery, ForceReply, Update
+
+from ..core import submissions
+from ..core.errors import UserError
+from ..core.submissions import Submission
+from ..render.format import fits, render_invalid_lines
+from ..render.i18n import t, tn
+from .context import BotContext
+from .handlers import AWAITING_MODEL, board_page, edited, error_text, refresh, user_lang
+from .keyboards import parse_action, parse_board
+
+
+@dataclass(frozen=True, slots=True)
+class _Pressed:
+    """A submission button pressed by the submission's owner."""
+
+    query: CallbackQuery
+    sub: Submission
+    argument: str
+    lang: str
+    chat_id: int
+    message_id: int
+
+
+async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
+    """The pressed button, when its submission exists and belongs to the presser (else
+    the press is answered here and None returned)."""
+    query = update.callback_query
+    if query is None or query.data is None or query.message is None:
+        return None
+    lang = await user_lang(context, query.from_user)
+    parsed = parse_action(query.data)
+    if parsed is None:
+        await query.answer(t(lang, "gone"))
+        return None
+    _, sub_id, argument = parsed
+    try:
+        sub = await submissions.owned(context.services, sub_id, query.from_user.id)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return None
+    message = query.message
+    return _Pressed(query, sub, argument, lang, message.chat.id, message.message_id)
+
+
+async def on_mode_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    lang = pressed.lang
+    try:
+        sub, mode = await submissions.set_mode(context.services, pressed.sub, pressed.argument)
+    except UserError as exc:
+        await pressed.query.answer(error_text(lang, exc))
+        return
+    await pressed.query.answer(t(lang, "mode_set", mode=mode.label))
+    await refresh(context, sub, pressed.chat_id, pressed.message_id, lang)
+
+
+async def on_model_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    await pressed.query.answer()
+    sub_id, chat_id = pressed.sub.id, pressed.chat_id
+    # selective ForceReply reaches the users @mentioned in the text: name the submitter.
+    prompt = await context.bot.send_message(
+        chat_id,
+        pressed.query.from_user.mention_html() + " " + t(pressed.lang, "ask_model", id=sub_id),
+        reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
+        reply_to_message_id=pressed.message_id,
+    )
+    if context.user_data is not None:
+        context.user_data[AWAITING_MODEL] = (
+            sub_id,
+            chat_id,
+            pressed.message_id,
+            prompt.message_id,
+        )
+
+
+async def on_publish_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    query, lang = pressed.query, pressed.lang
+    try:
+        done = await submissions.publish(context.services, pressed.sub)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return
+    if done.already:
+        await query.answer(t(lang, "already_published", id=done.submission.id))
+        return
+    text = tn(lang, "published", done.limit, id=done.submission.id, left=done.left)
+    if done.twin is not None:  # equal answer sets for the same model and mode: one run
+        text += " " + t(lang, "same_run", id=done.twin)
+    await query.answer(text, show_alert=done.twin is not None)
+    await refresh(context, done.submission, pressed.chat_id, pressed.message_id, lang)
+
+
+async def on_details_button(update: Update, context: BotContext) -> None:
+    """Every invalid line: as a message when it fits, else as a file."""
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    await pressed.query.answer()
+    sub, lang = pressed.sub, pressed.lang
+    result = submissions.result_of(sub)
+    text = render_invalid_lines(result, lang, sub.id)
+    if fits(text):
+        await context.bot.send_message(
+            pressed.chat_id, text, parse_mode=None, reply_to_message_id=pressed.message_id
+        )
+        return
+    await context.bot.send_document(
+        pressed.chat_id,
+        io.BytesIO(text.encode()),
+        filename=f"invalid-lines-{sub.id}.txt",
+        caption=tn(lang, "details_file", result.invalid_line_count, id=sub.id),
+        parse_mode=None,
+        reply_to_message_id=pressed.message_id,
+    )
+
+
+async def on_withdraw_button(update: Update, context: BotContext) -> None:
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    query, lang = pressed.query, pressed.lang
+    try:
+        await submissions.withdraw(context.services, pressed.sub.id, query.from_user.id)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
+        return
+    await query.answer(t(lang, "withdrawn", id=pressed.sub.id), show_alert=True)
+
+
+async def on_unknown_button(update: Update, context: BotContext) -> None:
+    """A button of an older version of the bot, or data nobody sends."""
+    query = update.callback_query
+    if query is not None:
+        await query.answer(t(await user_lang(context, query.from_user), "gone"))
+
+
+async def on_board_button(update: Update, context: BotContext) -> None:
+    query = update.callback_query
+    if query is None or query.data is None or query.message is None:
+        return
+    lang = await user_lang(context, query.from_user)
+    board_query = parse_board(query.data)
+    if board_query is None:
+        await query.answer(t(lang, "gone"))
+        return
+    try:
+        text, keyboard = await board_page(
+            context, board_query, query.message.chat, query.from_user.id, lang
+        )
+    except UserError as exc:
+        await query.answer(error_text(lang, exc))
+        return
+    await query.answer()
+    await edited(query.edit_message_text(text, reply_markup=keyboard))

@@ -1,0 +1,462 @@
+"""Telegram handlers of the users' messages, commands and buttons: read the update, call
+a use case in ``bot.core``, send what ``bot.render`` makes of its answer.
+
+Parse mode (HTML) and link previews (off) come from the Application's ``Defaults``;
+a reply that is plain text says ``parse_mode=None``.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Awaitable
+from dataclasses import dataclass
+
+from telegram import (
+    Chat,
+    Document,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
+from telegram.constants import ChatType
+from telegram.error import BadRequest
+
+from scoring import Mode, Result, ScoringError, UnknownMode, registry
+from scoring import primebench as pb
+
+from ..core import boards, datafiles, people, submissions, submit
+from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
+from ..core.submissions import Submission
+from ..core.tags import clean_model, looks_like_answers
+from ..render.format import (
+    mode_label,
+    render_board,
+    render_history,
+    render_score_reply,
+)
+from ..render.i18n import LANGUAGES, N_, pick_language, t, tn
+from .context import BotContext
+from .keyboards import (
+    board_keyboard,
+    score_keyboard,
+    withdraw_keyboard,
+)
+
+log = logging.getLogger(__name__)
+
+_LANG = "lang"
+AWAITING_MODEL = "awaiting_model"
+#: ``/score`` at the start of a text or caption (commands are case-insensitive).
+SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
+
+
+# --- small helpers -----------------------------------------------------------------
+
+
+async def user_lang(context: BotContext, user: User | None) -> str:
+    """The /lang choice (cached per user), else Telegram's language, else English."""
+    if user is None:
+        return "en"
+    data = context.user_data if context.user_data is not None else {}
+    if _LANG not in data:
+        data[_LANG] = await people.chosen_language(context.services, user.id)
+    return pick_language(data[_LANG], user.language_code)
+
+
+def _escaped(values: dict[str, object]) -> dict[str, object]:
+    return {k: html.escape(v) if isinstance(v, str) else v for k, v in values.items()}
+
+
+def error_text(lang: str, error: UserError) -> str:
+    if isinstance(error, DailyLimit):
+        return tn(lang, "limit_reached", error.limit, **_escaped(error.values))
+    return t(lang, error.key, **_escaped(error.values))
+
+
+async def reply_error(message: Message, lang: str, error: UserError) -> None:
+    await message.reply_text(error_text(lang, error))
+
+
+def in_group(chat: Chat | None) -> bool:
+    return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+
+
+async def track(update: Update, context: BotContext) -> None:
+    """Record users and chats as Telegram reports them (only when something changed)."""
+    user, chat = update.effective_user, update.effective_chat
+    person = place = None
+    if user is not None:
+        person = people.Person(
+            user.id, user.first_name, user.last_name, user.username, user.language_code
+        )
+    if chat is not None:
+        place = people.Place(chat.id, chat.type, chat.title)
+    await people.track(context.services, person, place)
+
+
+async def edited(edit: Awaitable[object]) -> None:
+    """Await an edit; "not modified" (the same text again) is no error."""
+    try:
+        await edit
+    except BadRequest as exc:
+        if "not modified" not in str(exc).lower():
+            raise
+
+
+# --- scoring a submission ------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentUpload:
+    """A Telegram document as ``bot.core.submit.Upload``: its size is checked again
+    when Telegram says where the file is, before it is downloaded."""
+
+    document: Document
+
+    @property
+    def file_name(self) -> str | None:
+        return self.document.file_name
+
+    @property
+    def file_size(self) -> int | None:
+        return self.document.file_size
+
+    async def download(self) -> bytes:
+        submit.check_size(self.document.file_size)
+        file = await self.document.get_file()
+        submit.check_size(file.file_size)
+        return bytes(await file.download_as_bytearray())
+
+
+async def card(
+    context: BotContext,
+    sub: Submission,
+    lang: str,
+    *,
+    owner: bool = True,
+    result: Result | None = None,
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The score reply and its buttons (for someone else, no allowance and no buttons)."""
+    card = await submissions.card(context.services, sub, owner=owner, result=result)
+    text = render_score_reply(
+        card.result,
+        card.benchmark,
+        lang=lang,
+        submission_id=sub.id,
+        mode_label=mode_label(sub.mode),
+        model=sub.model,
+        left_today=card.left_today,
+        published=card.published,
+    )
+    keyboard = score_keyboard(
+        lang,
+        sub.id,
+        has_mode=sub.mode is not None,
+        has_model=sub.model is not None,
+        published=card.published,
+        has_details=card.result.invalid_line_count > 0,
+        bot_username=context.services.bot_username,
+    )
+    return text, keyboard if owner else None
+
+
+async def score(
+    update: Update,
+    context: BotContext,
+    source: Message,
+    *,
+    text: str | None,
+    document: Document | None = None,
+    command_args: str = "",
+) -> None:
+    """Score text or a document from ``source`` and reply to it (the submission).
+
+    The submission is recorded under ``update.effective_message`` (the message that asked
+    for scoring), so a delivery repeated by Telegram is stored once.
+    """
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    try:
+        sub, fresh = await submit.submit(
+            context.services,
+            text=text,
+            upload=DocumentUpload(document) if document is not None else None,
+            command_args=command_args,
+            user_id=user.id,
+            chat_id=message.chat_id,
+            message_id=message.message_id,
+        )
+    except UserError as exc:
+        await reply_error(source, lang, exc)
+        return
+    body, keyboard = await card(context, sub, lang, result=fresh)
+    await source.reply_text(body, reply_markup=keyboard)
+
+
+async def on_private_text(update: Update, context: BotContext) -> None:
+    message = update.effective_message
+    if message is None or message.text is None:
+        return
+    if await _take_model_name(update, context, message.text):
+        return
+    await score(update, context, message, text=message.text)
+
+
+async def on_edited(update: Update, context: BotContext) -> None:
+    """Edits are not re-scored: the stored score stands; a new message is a new submission."""
+    message = update.effective_message
+    if message is not None:
+        await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
+
+
+async def on_private_document(update: Update, context: BotContext) -> None:
+    message = update.effective_message
+    if message is None or message.document is None:
+        return
+    args = SCORE_COMMAND.sub("", message.caption or "", count=1).strip()
+    await score(update, context, message, text=None, document=message.document, command_args=args)
+
+
+async def on_score_command(update: Update, context: BotContext) -> None:
+    """``/score`` with text after it, as a reply to a message or a document, or as a caption."""
+    message = update.effective_message
+    if message is None:
+        return
+    full = message.text or message.caption or ""
+    if message.document is not None:
+        # The whole caption is metadata: ``/score #think`` and lines like ``model: NAME``.
+        args = SCORE_COMMAND.sub("", full, count=1).strip()
+        await score(
+            update, context, message, text=None, document=message.document, command_args=args
+        )
+        return
+    first, _, rest = full.partition("\n")
+    args = SCORE_COMMAND.sub("", first, count=1).strip()
+    if looks_like_answers(args):
+        # ``/score 1:3 2:4``: the command's own line is part of the submission.
+        await score(update, context, message, text=f"{args}\n{rest}")
+        return
+    if rest.strip():
+        # The command's line stays line 1, so invalid lines keep the numbers the user sees.
+        await score(update, context, message, text=f"\n{rest}", command_args=args)
+        return
+    target = message.reply_to_message
+    if target is not None and target.document is not None:
+        await score(update, context, target, text=None, document=target.document, command_args=args)
+    elif target is not None and (target.text or target.caption):
+        await score(update, context, target, text=target.text or target.caption, command_args=args)
+    else:
+        lang = await user_lang(context, update.effective_user)
+        await message.reply_text(t(lang, "score_usage"))
+
+
+async def on_reply_in_group(update: Update, context: BotContext) -> None:
+    """A reply to the bot's "send the model name" prompt."""
+    message = update.effective_message
+    if message is not None and message.text:
+        await _take_model_name(update, context, message.text)
+
+
+# --- the model name asked for by the Model button -------------------------------------
+
+
+async def _take_model_name(update: Update, context: BotContext, text: str) -> bool:
+    data = context.user_data
+    message = update.effective_message
+    if data is None or message is None or AWAITING_MODEL not in data:
+        return False
+    sub_id, chat_id, reply_id, prompt_id = data[AWAITING_MODEL]
+    replied = message.reply_to_message
+    answered = replied is not None and replied.message_id == prompt_id
+    if (
+        chat_id != message.chat_id
+        or text.startswith("/")
+        # a pasted output (several lines) is a new submission, not a model name
+        or "\n" in text.strip()
+        # in a group, only the answer to the bot's prompt is the model name
+        or (in_group(update.effective_chat) and not answered)
+    ):
+        return False
+    model = clean_model(text)
+    if not model:
+        return False
+    del data[AWAITING_MODEL]
+    lang = await user_lang(context, update.effective_user)
+    sub = await submissions.set_model(context.services, sub_id, model)
+    await message.reply_text(t(lang, "model_set", model=html.escape(model)))
+    await refresh(context, sub, chat_id, reply_id, lang)
+    return True
+
+
+async def refresh(
+    context: BotContext, sub: Submission, chat_id: int, message_id: int, lang: str
+) -> None:
+    body, keyboard = await card(context, sub, lang)
+    await edited(
+        context.bot.edit_message_text(
+            body, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
+        )
+    )
+
+
+# --- leaderboards and history --------------------------------------------------------
+
+
+async def board_page(
+    context: BotContext, query: boards.BoardQuery, chat: Chat, user_id: int, lang: str
+) -> tuple[str, InlineKeyboardMarkup]:
+    page = await boards.page(context.services, query, chat_id=chat.id, user_id=user_id)
+    return render_board(page, lang=lang), board_keyboard(
+        lang, query, page.pages, in_group=in_group(chat)
+    )
+
+
+async def on_leaderboard(update: Update, context: BotContext) -> None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    try:
+        benchmark, mode = boards.board_args(context.args or [])
+    except UnknownMode as exc:
+        text = t(
+            lang,
+            "board_bad_args",
+            word=html.escape(exc.text),
+            benchmarks=", ".join(registry.names()),
+            modes=", ".join(m.value for m in Mode),
+        )
+        await message.reply_text(text)
+        return
+    query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)
+    text, keyboard = await board_page(context, query, message.chat, user.id, lang)
+    await message.reply_text(text, reply_markup=keyboard)
+
+
+async def on_me(update: Update, context: BotContext) -> None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    subs, bests = await boards.history(context.services, user.id)
+    titles = {b.name: b.title for b in registry.all_benchmarks()}
+    text = render_history(subs, lang=lang, titles=titles, bests=bests)
+    published = [s.id for s in subs if submissions.is_published(s)]
+    await message.reply_text(text, reply_markup=withdraw_keyboard(lang, published))
+
+
+# --- simple commands -----------------------------------------------------------------
+
+
+async def on_start(update: Update, context: BotContext) -> None:
+    """``/start``: the welcome, or (``/start s<id>``, a shared link) a submission."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    payload = (context.args or [""])[0]
+    if not (payload.startswith("s") and payload[1:].isdigit()):
+        await message.reply_text(t(lang, "welcome"))
+        return
+    try:
+        sub = await submissions.shared(context.services, int(payload[1:]), user.id)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+        return
+    text, keyboard = await card(context, sub, lang, owner=sub.user_id == user.id)
+    await message.reply_text(text, reply_markup=keyboard)
+
+
+async def on_help(update: Update, context: BotContext) -> None:
+    if update.effective_message is not None:
+        lang = await user_lang(context, update.effective_user)
+        await update.effective_message.reply_text(t(lang, "help"))
+
+
+async def on_prompt(update: Update, context: BotContext) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    lang = await user_lang(context, update.effective_user)
+    await message.reply_text(
+        t(lang, "prompt_intro") + f"\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}"
+    )
+
+
+async def on_questions(update: Update, context: BotContext) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    lang = await user_lang(context, update.effective_user)
+    path = datafiles.questions_path(context.services.settings.data_dir)
+    if path is None:
+        await message.reply_text(t(lang, "no_questions"))
+        return
+    await message.reply_document(
+        path.read_bytes(), filename="Q.json", caption=t(lang, "questions_caption"), parse_mode=None
+    )
+
+
+async def on_benchmarks(update: Update, context: BotContext) -> None:
+    message = update.effective_message
+    if message is None:
+        return
+    lang = await user_lang(context, update.effective_user)
+    lines = []
+    for benchmark in registry.all_benchmarks():
+        loaded = context.services.keys.get(benchmark.name)
+        if benchmark.name == "natory":
+            status = "target of the day: /natory"
+        elif loaded is not None:
+            status = t(lang, "key_loaded", version=loaded.version.version)
+        else:
+            status = t(lang, "key_missing")
+        lines.append(f"• <b>{html.escape(benchmark.title)}</b> (#{benchmark.name}) — {status}")
+    await message.reply_text(t(lang, "benchmarks", lines="\n".join(lines)))
+
+
+async def on_lang(update: Update, context: BotContext) -> None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    choice = (context.args or [""])[0].lower()
+    if choice not in LANGUAGES:
+        await message.reply_text(t(await user_lang(context, user), "lang_usage"))
+        return
+    await people.choose_language(context.services, user.id, choice)
+    if context.user_data is not None:
+        context.user_data[_LANG] = choice
+    await message.reply_text(t(choice, "lang_set"))
+
+
+# --- errors ----------------------------------------------------------------------------
+
+
+async def on_error(update: object, context: BotContext) -> None:
+    """Log with the update id; tell the user something short and true."""
+    error = context.error
+    update_id = update.update_id if isinstance(update, Update) else None
+    if isinstance(error, ScoringError):
+        log.warning("update %s: %s", update_id, error)
+    else:
+        log.error("update %s failed", update_id, exc_info=error)
+    if not isinstance(update, Update) or update.effective_message is None:
+        return
+    lang = pick_language(
+        None, update.effective_user.language_code if update.effective_user else None
+    )
+    key = N_("store_busy") if isinstance(error, StoreUnavailable) else N_("internal_error")
+    if isinstance(error, NotFound):
+        key = N_("gone")
+    try:
+        text = t(lang, key)
+        if isinstance(error, ScoringError):
+            text = html.escape(str(error))
+        await update.effective_message.reply_text(text)
+    except Exception:  # the chat may be gone; the error is already logged
+        log.debug("could not tell the user about update %s", update_id)

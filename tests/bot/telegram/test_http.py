@@ -1,0 +1,76 @@
+"""The aiohttp transport (bot/telegram/http.py), as a Bot API server sees its requests."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from aiohttp import web
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
+
+from bot.telegram.http import AiohttpRequest
+
+_ME = {"id": 1, "is_bot": True, "first_name": "B", "username": "b_bot"}
+_MESSAGE = {"message_id": 5, "date": 0, "chat": {"id": 42, "type": "private"}}
+
+
+@asynccontextmanager
+async def _bot(seen: list[tuple[str, str, bytes]]) -> AsyncIterator[Bot]:
+    """A Bot on the transport, talking to a server that records each request."""
+
+    async def answer(request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        seen.append((method, request.content_type, await request.read()))
+        return web.json_response({"ok": True, "result": _ME if method == "getMe" else _MESSAGE})
+
+    app = web.Application()
+    app.router.add_post("/bot{token}/{method}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    bot = Bot("1:x", base_url=f"http://{host}:{port}/bot", request=AiohttpRequest())
+    try:
+        async with bot:
+            yield bot
+    finally:
+        await runner.cleanup()
+
+
+def _last(seen: list[tuple[str, str, bytes]], method: str) -> tuple[str, bytes]:
+    found = [(kind, body) for name, kind, body in seen if name == method]
+    return found[-1]
+
+
+async def test_calls_without_files_send_one_json_body_with_native_values() -> None:
+    seen: list[tuple[str, str, bytes]] = []
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("Publish", callback_data="pub:7")]])
+    async with _bot(seen) as bot:
+        await bot.send_message(42, "<b>Final Score:</b> 9 مدل", reply_markup=markup)
+    kind, body = _last(seen, "sendMessage")
+    assert kind == "application/json"
+    sent: dict[str, Any] = json.loads(body)
+    assert sent == {
+        "chat_id": 42,
+        "text": "<b>Final Score:</b> 9 مدل",
+        "reply_markup": {"inline_keyboard": [[{"text": "Publish", "callback_data": "pub:7"}]]},
+    }
+
+
+async def test_calls_without_parameters_send_no_body() -> None:
+    seen: list[tuple[str, str, bytes]] = []
+    async with _bot(seen) as bot:
+        await bot.get_me()
+    assert _last(seen, "getMe")[1] == b""
+
+
+async def test_uploads_are_multipart_with_the_other_fields_beside_the_file() -> None:
+    seen: list[tuple[str, str, bytes]] = []
+    async with _bot(seen) as bot:
+        await bot.send_document(42, InputFile(b"1:3\n", filename="answers.txt"), caption="d")
+    kind, body = _last(seen, "sendDocument")
+    assert kind == "multipart/form-data"
+    assert b'filename="answers.txt"' in body and b"1:3\n" in body and b"details" not in body
+    assert b'name="caption"' in body and b'name="chat_id"' in body
