@@ -32,6 +32,8 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.set_mode(submission_id, mode) -> Submission
     await store.set_model(submission_id, model) -> Submission
     await store.publish(submission_id) -> Submission          # MissingModeOrModel
+    await store.publish_within(submission_id, *, daily_limit, tz=UTC)
+        -> (Submission, published today)        # LimitReached: allowance checked and used at once
     await store.withdraw(submission_id, user_id) -> Submission
     await store.hide(submission_id) -> Submission
     await store.unhide(submission_id) -> Submission
@@ -67,10 +69,16 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     # backup
     await store.backup(path) -> None
 
+    # the durable intake (updates kept from arrival until handled)
+    await store.admit([(update_id, json_body), ...]) -> list[int]   # the new ids
+    await store.unfinished() -> list[IntakeEntry]                   # oldest first
+    await store.finish(update_id) -> None                           # group-committed
+    await store.prune_intake(*, older_than_ms) -> int
+
     # Natory and record queries: storage.analytics; restoring a backup: storage.backup
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``submissions``, ``boards`` with ``board_pages`` and
+``users``, ``keys``, ``intake``, ``submissions``, ``boards`` with ``board_pages`` and
 ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
 (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
 
@@ -83,6 +91,7 @@ from .errors import (
     DatabaseLocked,
     DiskFull,
     InvalidData,
+    LimitReached,
     MissingModeOrModel,
     NotAllowed,
     NotFound,
@@ -90,6 +99,7 @@ from .errors import (
     StorageError,
     StoreUnavailable,
 )
+from .intake import IntakeEntry
 from .migrations import LATEST as SCHEMA_VERSION
 from .models import (
     AuditEntry,
@@ -117,8 +127,10 @@ __all__ = [
     "Chat",
     "DatabaseLocked",
     "DiskFull",
+    "IntakeEntry",
     "InvalidData",
     "KeyVersion",
+    "LimitReached",
     "MissingModeOrModel",
     "NewSubmission",
     "NotAllowed",

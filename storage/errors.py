@@ -44,6 +44,15 @@ class MissingModeOrModel(NotAllowed):
         )
 
 
+class LimitReached(NotAllowed):
+    """The user has published as many results today as the daily limit allows."""
+
+    def __init__(self, limit: int, used: int) -> None:
+        super().__init__(f"{used} of {limit} publications used today")
+        self.limit = limit
+        self.used = used
+
+
 class InvalidData(StorageError, ValueError):
     """Input the store refuses to keep; nothing was written."""
 

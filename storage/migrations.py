@@ -330,6 +330,25 @@ CREATE INDEX submissions_board_chat
     WHERE visibility = 'published';
 """
 
+#: The durable intake: every update Telegram delivers is written here before Telegram is
+#: told it arrived (the next ``getUpdates`` offset, or the webhook's 200), and marked done
+#: once handled. On start the bot handles what is not done, in order. ``update_id`` is
+#: Telegram's: a second delivery of the same update is a no-op. A publication checks the
+#: day's allowance in its own transaction: ``submissions_user_published`` counts a user's
+#: publications of the day without reading their rows.
+_V7_INTAKE = """
+CREATE TABLE intake (
+    update_id   INTEGER PRIMARY KEY,
+    body        TEXT NOT NULL,                  -- the update's JSON, as Telegram sent it
+    received_at INTEGER NOT NULL,               -- UTC, milliseconds since the epoch
+    done_at     INTEGER                         -- NULL while not handled
+);
+CREATE INDEX intake_open ON intake (update_id) WHERE done_at IS NULL;
+CREATE INDEX intake_done ON intake (done_at) WHERE done_at IS NOT NULL;
+CREATE INDEX submissions_user_published ON submissions (user_id, published_at)
+    WHERE published_at IS NOT NULL;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -338,6 +357,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "boards: rank walk, window and chat indexes, board_runs", _V4_BOARD_WALK),
     Migration(5, "boards: weekly rank index, covering chat index", _V5_BOARD_WEEKS),
     Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
+    Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
 )
 
 LATEST = MIGRATIONS[-1].version

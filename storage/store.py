@@ -15,6 +15,7 @@ from .backup import BackupStore
 from .base import Clock, utc_now
 from .boards import BoardStore
 from .db import Database
+from .intake import IntakeStore
 from .keys import KeyStore
 from .moderation import ModerationStore
 from .rescore import RescoreStore
@@ -31,6 +32,7 @@ class Store(
     ModerationStore,
     RescoreStore,
     BackupStore,
+    IntakeStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 
@@ -69,6 +71,7 @@ class Store(
         if self._db.closed:
             return
         await self._recorded_all()
+        await self._intake_settled()
         await self._db.close()
 
     async def __aenter__(self) -> Self:

@@ -21,7 +21,14 @@ from typing import Any
 from . import summaries
 from .base import Clock, StoreBase
 from .db import Database, Session
-from .errors import InvalidData, MissingModeOrModel, NotAllowed, NotFound, StoreUnavailable
+from .errors import (
+    InvalidData,
+    LimitReached,
+    MissingModeOrModel,
+    NotAllowed,
+    NotFound,
+    StoreUnavailable,
+)
 from .models import NewSubmission, Submission, Visibility
 from .values import (
     SUBMISSION_COLUMNS,
@@ -138,6 +145,14 @@ def _require_editable(sub: Submission) -> None:
         raise NotAllowed(f"submission {sub.id} is {sub.visibility}: its model and mode are fixed")
 
 
+async def _published_since(s: Session, user_id: int, since_ms: int) -> int:
+    row = await s.one(
+        "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND published_at >= ?",
+        (user_id, since_ms),
+    )
+    return int(row[0]) if row else 0
+
+
 async def _locked_submission(s: Session, submission_id: int) -> Submission:
     row = await s.one(_BY_ID, (submission_id,))
     if row is None:
@@ -151,9 +166,6 @@ class SubmissionStore(StoreBase):
         # submissions waiting for the next group-committed INSERT, and the task running it
         self._waiting: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
         self._committer: asyncio.Task[None] | None = None
-        # user -> (UTC day start in ms, results published that day); only this store
-        # publishes (one bot process per database), and every publication updates it
-        self._published: dict[int, tuple[int, int]] = {}
 
     async def _recorded_all(self) -> None:
         """Wait until the submissions being recorded have landed (before closing)."""
@@ -284,7 +296,6 @@ class SubmissionStore(StoreBase):
         if batch:
             await flush()
         if publish:
-            self._published.clear()
             for name in sorted(touched):
                 await summaries.rebuild_boards(self._db, name)
         return new
@@ -356,23 +367,10 @@ class SubmissionStore(StoreBase):
         return int(start.timestamp() * 1000)
 
     async def published_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
-        """How many submissions the user published since midnight (in ``tz``).
-
-        Asked with every score reply, so the UTC count is kept in memory once read, and
-        every publication through this store updates it."""
-        since = self._day_start_ms(tz)
-        cached = self._published.get(user_id) if tz is UTC else None
-        if cached is not None and cached[0] == since:
-            return cached[1]
+        """How many submissions the user published since midnight (in ``tz``); a result
+        withdrawn and published again counts on the day of its last publication."""
         async with self._db.read() as s:
-            row = await s.one(
-                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND published_at >= ?",
-                (user_id, since),
-            )
-        count = int(row[0]) if row else 0
-        if tz is UTC:
-            self._published[user_id] = (since, count)
-        return count
+            return await _published_since(s, user_id, self._day_start_ms(tz))
 
     async def submitted_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
         """How many submissions the user sent since midnight (in ``tz``)."""
@@ -415,14 +413,26 @@ class SubmissionStore(StoreBase):
         to: Visibility,
         user_id: int | None = None,
         verb: str,
-    ) -> Submission:
+        daily_limit: tuple[int, tzinfo] | None = None,
+    ) -> tuple[Submission, int]:
+        """Change a submission's visibility; with ``daily_limit`` (a publication), also
+        check and use the owner's allowance of the day, in the same transaction. Returns
+        the submission and, for a publication, the owner's publications of the day."""
         now = self._now_ms()
         async with self._db.write() as s:
             sub = await _locked_submission(s, submission_id)
             if user_id is not None and sub.user_id != user_id:
                 raise NotAllowed(f"submission {submission_id} belongs to another user")
+            used, counted = 0, False
+            if daily_limit is not None:
+                since = self._day_start_ms(daily_limit[1])
+                used = await _published_since(s, sub.user_id, since)
+                # published earlier today (then withdrawn): already counted
+                counted = (
+                    sub.published_at is not None and sub.published_at.timestamp() * 1000 >= since
+                )
             if sub.visibility == to:
-                return sub  # idempotent
+                return sub, used  # idempotent
             if sub.visibility not in allowed_from:
                 raise NotAllowed(f"a {sub.visibility} submission cannot be {verb}")
             if to is Visibility.PUBLISHED:
@@ -433,14 +443,18 @@ class SubmissionStore(StoreBase):
                 )
                 if missing:
                     raise MissingModeOrModel(submission_id, missing)
+                if daily_limit is not None and not counted and used >= daily_limit[0]:
+                    raise LimitReached(daily_limit[0], used)
+            # a publication is stamped (and counted) on the day it is made; an admin's
+            # unhide keeps the original date
+            stamped = to is Visibility.PUBLISHED and sub.visibility is not Visibility.HIDDEN
             await s.execute(
                 "UPDATE submissions SET visibility = ?, "
-                "published_at = CASE WHEN ? = 'published' THEN COALESCE(published_at, ?) "
-                "ELSE published_at END WHERE id = ?",
-                (to.value, to.value, now, submission_id),
+                "published_at = CASE WHEN ? THEN ? ELSE published_at END WHERE id = ?",
+                (to.value, stamped, now, submission_id),
             )
             if to is Visibility.PUBLISHED:
-                self._published.pop(sub.user_id, None)  # counted afresh when next asked
+                used += daily_limit is not None and not counted
                 await summaries.add_to_group(s, await self._bench_id(s, sub.benchmark), sub)
             elif (
                 sub.visibility is Visibility.PUBLISHED
@@ -449,7 +463,7 @@ class SubmissionStore(StoreBase):
             ):
                 bench_id = await self._bench_id(s, sub.benchmark)
                 await summaries.refresh_line(s, (bench_id, sub.model_norm, sub.mode))
-            return await _locked_submission(s, submission_id)
+            return await _locked_submission(s, submission_id), used
 
     async def publish(self, submission_id: int) -> Submission:
         """Put a private (or withdrawn) submission on the boards.
@@ -457,40 +471,60 @@ class SubmissionStore(StoreBase):
         Raises :class:`MissingModeOrModel` without a mode or model name, and
         :class:`NotAllowed` for a hidden one. Publishing twice is harmless.
         """
-        return await self._transition(
+        sub, _ = await self._transition(
             submission_id,
             allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
             to=Visibility.PUBLISHED,
             verb="published",
         )
+        return sub
+
+    async def publish_within(
+        self, submission_id: int, *, daily_limit: int, tz: tzinfo = UTC
+    ) -> tuple[Submission, int]:
+        """:meth:`publish`, within the owner's daily allowance: the day's publications are
+        counted and the new one made in one transaction, so concurrent presses publish
+        exactly the allowance. Raises :class:`LimitReached` when it is used up. Returns
+        the submission and the owner's publications of the day, this one included
+        (already published: unchanged, and the count as it is)."""
+        return await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
+            to=Visibility.PUBLISHED,
+            verb="published",
+            daily_limit=(daily_limit, tz),
+        )
 
     async def withdraw(self, submission_id: int, user_id: int) -> Submission:
         """The owner takes a private or published submission off the boards."""
-        return await self._transition(
+        sub, _ = await self._transition(
             submission_id,
             allowed_from=(Visibility.PRIVATE, Visibility.PUBLISHED),
             to=Visibility.WITHDRAWN,
             user_id=user_id,
             verb="withdrawn",
         )
+        return sub
 
     async def hide(self, submission_id: int) -> Submission:
         """An admin takes a published submission off the boards."""
-        return await self._transition(
+        sub, _ = await self._transition(
             submission_id,
             allowed_from=(Visibility.PUBLISHED,),
             to=Visibility.HIDDEN,
             verb="hidden",
         )
+        return sub
 
     async def unhide(self, submission_id: int) -> Submission:
         """An admin puts a hidden submission back on the boards."""
-        return await self._transition(
+        sub, _ = await self._transition(
             submission_id,
             allowed_from=(Visibility.HIDDEN,),
             to=Visibility.PUBLISHED,
             verb="unhidden",
         )
+        return sub
 
     async def verify(self, submission_id: int, verified: bool = True) -> Submission:
         """An admin marks (or unmarks) a submission as verified."""

@@ -11,11 +11,13 @@ import pytest
 
 from storage import (
     InvalidData,
+    LimitReached,
     MissingModeOrModel,
     NewSubmission,
     NotAllowed,
     NotFound,
     Store,
+    Submission,
     Visibility,
     normalise_model,
 )
@@ -285,4 +287,45 @@ async def test_published_today_follows_every_publication_and_the_day(
     await store.publish(subs[0].id)  # published again the same day: counted once
     assert await store.published_today(1) == 3
     clock.advance(days=1)
+    assert await store.published_today(1) == 0
+
+
+async def test_publish_within_uses_the_allowance_atomically(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    subs = [await store.record_submission(make(answers(q))) for q in range(1, 11)]
+    # ten presses at once, limit three: exactly three are published, each with its count
+    outcomes = await asyncio.gather(
+        *(store.publish_within(sub.id, daily_limit=3) for sub in subs), return_exceptions=True
+    )
+    done = [o for o in outcomes if not isinstance(o, BaseException)]
+    refused = [o for o in outcomes if isinstance(o, BaseException)]
+    assert sorted(used for _, used in done) == [1, 2, 3]
+    assert all(isinstance(o, LimitReached) and o.used == 3 and o.limit == 3 for o in refused)
+    assert await store.published_today(1) == 3
+    # publishing one of them again changes nothing and uses nothing
+    again, used = await store.publish_within(done[0][0].id, daily_limit=3)
+    assert again.visibility is Visibility.PUBLISHED and used == 3
+    # a withdrawn result published again the same day counts once; the next day, anew
+    await store.withdraw(done[0][0].id, 1)
+    _, used = await store.publish_within(done[0][0].id, daily_limit=3)
+    assert used == 3
+    clock.advance(days=1)
+    _, used = await store.publish_within(refused_sub(subs, done).id, daily_limit=3)
+    assert used == 1
+
+
+def refused_sub(subs: list[Submission], done: list[tuple[Submission, int]]) -> Submission:
+    published = {sub.id for sub, _ in done}
+    return next(sub for sub in subs if sub.id not in published)
+
+
+async def test_unhide_keeps_the_publication_day(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    sub = await store.record_submission(make(answers(1)))
+    await store.publish(sub.id)
+    clock.advance(days=1)
+    await store.hide(sub.id)
+    await store.unhide(sub.id)
     assert await store.published_today(1) == 0

@@ -1,0 +1,112 @@
+"""The durable intake: updates kept from their arrival until they are handled.
+
+The bot writes every update here before Telegram is told it arrived, so an update
+fetched but not handled when the process dies is handled after the restart. Handling
+is idempotent where it has an effect (a submission is unique on its chat and message, a
+publication is a state), so an update handled but not yet marked done is at worst
+answered twice.
+
+Marking done is group-committed: the ids finished while one ``UPDATE`` is on the
+database thread go together in the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .base import Clock, StoreBase
+from .db import Database
+
+#: Ids per statement (well under SQLite's limit on bound values).
+_CHUNK = 500
+
+
+@dataclass(frozen=True, slots=True)
+class IntakeEntry:
+    """An update not yet handled: Telegram's id and its JSON body."""
+
+    update_id: int
+    body: str
+
+
+class IntakeStore(StoreBase):
+    def __init__(self, db: Database, path: Path, *, clock: Clock) -> None:
+        super().__init__(db, path, clock=clock)
+        # ids handled, waiting for the next group-committed UPDATE, and the task running it
+        self._finished: list[int] = []
+        self._finisher: asyncio.Task[None] | None = None
+
+    async def admit(self, updates: Sequence[tuple[int, str]]) -> list[int]:
+        """Keep updates (id, JSON body) in one transaction; return the ids that were not
+        kept before, in the order given (a redelivered update is not handled twice)."""
+        updates = list(dict(updates).items())  # one entry per id
+        if not updates:
+            return []
+        now = self._now_ms()
+        new: list[int] = []
+        async with self._db.write() as s:
+            for start in range(0, len(updates), _CHUNK):
+                chunk = updates[start : start + _CHUNK]
+                ids = [u for u, _ in chunk]
+                marks = ", ".join("?" * len(ids))
+                known = {
+                    int(r[0])
+                    for r in await s.all(
+                        f"SELECT update_id FROM intake WHERE update_id IN ({marks})", ids
+                    )
+                }
+                fresh = [(u, body, now) for u, body in chunk if u not in known]
+                if fresh:
+                    await s.executemany(
+                        "INSERT OR IGNORE INTO intake (update_id, body, received_at) "
+                        "VALUES (?, ?, ?)",
+                        fresh,
+                    )
+                new.extend(u for u, _, _ in fresh)
+        return new
+
+    async def unfinished(self) -> list[IntakeEntry]:
+        """Updates kept but not handled, oldest first."""
+        async with self._db.read() as s:
+            rows = await s.all(
+                "SELECT update_id, body FROM intake WHERE done_at IS NULL ORDER BY update_id"
+            )
+        return [IntakeEntry(int(r[0]), str(r[1])) for r in rows]
+
+    async def finish(self, update_id: int) -> None:
+        """Mark an update handled; returns once that is committed."""
+        self._finished.append(update_id)
+        if self._finisher is None or self._finisher.done():
+            self._finisher = asyncio.get_running_loop().create_task(self._commit_finished())
+        await asyncio.shield(self._finisher)
+
+    async def _commit_finished(self) -> None:
+        while self._finished:
+            batch, self._finished = self._finished, []
+            now = self._now_ms()
+            async with self._db.write() as s:
+                for start in range(0, len(batch), _CHUNK):
+                    chunk = batch[start : start + _CHUNK]
+                    await s.execute(
+                        f"UPDATE intake SET done_at = ? WHERE update_id IN "
+                        f"({', '.join('?' * len(chunk))}) AND done_at IS NULL",
+                        (now, *chunk),
+                    )
+
+    async def prune_intake(self, *, older_than_ms: int) -> int:
+        """Forget handled updates received more than ``older_than_ms`` ago (Telegram keeps
+        undelivered updates 24 hours, so a day is enough); return how many."""
+        cutoff = self._now_ms() - older_than_ms
+        async with self._db.write() as s:
+            done = await s.execute(
+                "DELETE FROM intake WHERE done_at IS NOT NULL AND received_at < ?", (cutoff,)
+            )
+        return done.rowcount
+
+    async def _intake_settled(self) -> None:
+        """Wait until the finished ids being committed have landed (before closing)."""
+        if self._finisher is not None:
+            await asyncio.wait([self._finisher])

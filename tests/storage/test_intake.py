@@ -1,0 +1,55 @@
+"""The durable intake: updates kept from arrival until handled, each once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from storage import Store
+from tests.storage.helpers import FakeClock
+
+
+def body(update_id: int) -> str:
+    return json.dumps({"update_id": update_id, "message": {"text": str(update_id)}})
+
+
+async def test_admit_keeps_each_update_once(store: Store) -> None:
+    assert await store.admit([(1, body(1)), (2, body(2))]) == [1, 2]
+    # a redelivery (and a repeat inside one batch) is not new
+    assert await store.admit([(2, body(2)), (3, body(3)), (3, body(3))]) == [3]
+    assert [(e.update_id, json.loads(e.body)["update_id"]) for e in await store.unfinished()] == [
+        (1, 1),
+        (2, 2),
+        (3, 3),
+    ]
+    assert await store.admit([]) == []
+
+
+async def test_finished_updates_are_not_unfinished_after_a_restart(
+    db_path: Path, clock: FakeClock
+) -> None:
+    store = await Store.open(db_path, clock=clock)
+    await store.admit([(u, body(u)) for u in range(1, 1201)])
+    # finishing many at once is group-committed, and every caller waits for its own
+    await asyncio.gather(*(store.finish(u) for u in range(1, 1201) if u % 3))
+    await store.close()
+    store = await Store.open(db_path, clock=clock)
+    try:
+        assert [e.update_id for e in await store.unfinished()] == list(range(3, 1201, 3))
+        # finishing twice is harmless; a finished update admitted again is not new
+        await store.finish(1)
+        assert await store.admit([(1, body(1))]) == []
+    finally:
+        await store.close()
+
+
+async def test_prune_forgets_only_old_finished_updates(store: Store, clock: FakeClock) -> None:
+    await store.admit([(1, body(1)), (2, body(2))])
+    await store.finish(1)
+    clock.advance(days=2)
+    await store.admit([(3, body(3))])
+    await store.finish(3)
+    assert await store.prune_intake(older_than_ms=86_400_000) == 1  # 1: old and done
+    assert [e.update_id for e in await store.unfinished()] == [2]
+    assert await store.admit([(1, body(1))]) == [1]  # forgotten: new again
