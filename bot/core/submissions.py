@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from scoring import Benchmark, Mode, Result, registry
-from storage import MissingModeOrModel, NotAllowed, Visibility
+from storage import LimitReached, MissingModeOrModel, NotAllowed, Visibility
 from storage import Submission as Submission
 
 from .errors import DailyLimit, UserError
@@ -94,12 +94,16 @@ async def allowance(services: Services, user_id: int) -> tuple[int, int]:
     return left, services.settings.daily_limit
 
 
+def _next_reset() -> datetime:
+    """When the day's count starts again (midnight UTC)."""
+    now = datetime.now(UTC)
+    return (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 async def publish_allowance(services: Services, user_id: int) -> tuple[int, datetime]:
     """How many more results the user may publish today, and when the count resets."""
     used = await services.store.published_today(user_id)
-    now = datetime.now(UTC)
-    reset = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(0, services.settings.daily_limit - used), reset
+    return max(0, services.settings.daily_limit - used), _next_reset()
 
 
 async def check_can_publish(services: Services, user_id: int) -> None:
@@ -122,19 +126,18 @@ class Published:
 
 
 async def publish(services: Services, sub: Submission) -> Published:
-    """Put a result on the boards: not for banned users, within the daily limit, with
-    its mode and model set."""
+    """Put a result on the boards: not for banned users, within the daily limit (checked
+    and used in the publication's own transaction), with its mode and model set."""
     limit = services.settings.daily_limit
     if sub.visibility is Visibility.PUBLISHED:
         return Published(sub, 0, limit, already=True)
     await check_can_publish(services, sub.user_id)
-    left, reset = await publish_allowance(services, sub.user_id)
-    if left <= 0:
-        raise DailyLimit(limit, reset.strftime("%H:%M"))
     try:
-        sub = await services.store.publish(sub.id)
+        sub, used = await services.store.publish_within(sub.id, daily_limit=limit)
+    except LimitReached:
+        raise DailyLimit(limit, _next_reset().strftime("%H:%M")) from None
     except MissingModeOrModel:
         raise UserError("need_mode_model") from None
     # Equal answer sets for the same model and mode are one run on the boards.
     twin = await services.store.same_answers_as(sub.id)
-    return Published(sub, left - 1, limit, twin)
+    return Published(sub, max(0, limit - used), limit, twin)

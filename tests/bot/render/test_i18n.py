@@ -14,11 +14,11 @@ from babel.messages.frontend import parse_keywords
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from bot import app
+from bot.telegram import app
 from bot.render import i18n
 from bot.render.i18n import LANGUAGES, LOCALE_DIR, command_menu, t, tn
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _po(lang: str) -> Catalog:
