@@ -117,8 +117,10 @@ from .models import (
 )
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
+from .values import MAX_MODEL_NAME
 
 __all__ = [
+    "MAX_MODEL_NAME",
     "SCHEMA_VERSION",
     "AuditEntry",
     "Ban",

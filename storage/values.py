@@ -24,6 +24,8 @@ Row = Sequence[Any]
 MS_PER_DAY = 86_400_000
 MODES = tuple(m.value for m in Mode)
 EMPTY: Mapping[str, Any] = MappingProxyType({})
+#: The longest model name the store takes (characters, after whitespace is folded).
+MAX_MODEL_NAME = 200
 
 
 def normalise_model(model: str) -> str:
@@ -38,8 +40,8 @@ def clean_model(model: str | None) -> tuple[str | None, str | None]:
     shown = " ".join(model.split())
     if not shown:
         raise InvalidData("the model name is empty")
-    if len(shown) > 200:
-        raise InvalidData("the model name is longer than 200 characters")
+    if len(shown) > MAX_MODEL_NAME:
+        raise InvalidData(f"the model name is longer than {MAX_MODEL_NAME} characters")
     return shown, normalise_model(shown)
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
+from storage import MAX_MODEL_NAME
 
 _HASHTAG = re.compile(r"#[^\s#]+")
 _TAG_ONLY_LINE = re.compile(r"\s*(?:#[^\s#]+\s*)+")
@@ -39,8 +40,6 @@ _FIELD_NAMES = {
     "حالت": "mode",
     "benchmark": "benchmark",
 }
-#: The longest model name kept (the store refuses longer ones).
-MAX_MODEL_NAME = 200
 
 
 class TagError(ValueError):
