@@ -23,6 +23,10 @@ from hypothesis import strategies as st
 from scoring import MAX_REPORTED_INVALID_LINES
 from scoring import primebench as pb
 from scoring.base import Hint, InvalidLine
+from scoring.primebench import hints as pb_hints
+from scoring.primebench import parse as pb_parse
+from scoring.primebench import scorer as pb_scorer
+from scoring.text import normalise_newlines
 
 _rng = random.Random(11)
 KEY = pb.load_key("\n".join(f"{q}:{_rng.randint(1, 4)}" for q in range(1, 105)).encode())
@@ -30,7 +34,7 @@ KEY = pb.load_key("\n".join(f"{q}:{_rng.randint(1, 4)}" for q in range(1, 105)).
 KEY_ODD = pb.load_key(b"7:1\n2:4\n10:2\n3:3\n")
 
 _ANSWER_TOKEN = re.compile(r"([0-9]+):([0-9]+|[nN][oO][nN][eE])")
-_MAX_DIGITS = 1000  # significant digits a number may have (scoring/primebench.py)
+_MAX_DIGITS = 1000  # significant digits a number may have (scoring/primebench/parse.py)
 
 
 def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
@@ -64,10 +68,10 @@ def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
     wrong = sum(1 for q, o in known.items() if o not in (expected[str(q)], pb.NONE))
     shown = invalid[:MAX_REPORTED_INVALID_LINES]
     hints = []
-    for code, pattern, message in pb._HINT_PATTERNS:
+    for code, pattern, message in pb_hints._HINT_PATTERNS:
         hinted = tuple(n for n, t in shown if pattern.search(t))
         if hinted:
-            hints.append(Hint(code, message.format(lines=pb._lines_phrase(hinted)), hinted))
+            hints.append(Hint(code, message.format(lines=pb_hints._lines_phrase(hinted)), hinted))
     standing = ";".join(f"{q}:{final[q]}" for q in sorted(final))
     return pb.PrimeBenchResult(
         total_questions=len(key.answers),
@@ -84,7 +88,7 @@ def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
 
 
 def full_parser(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
-    with mock.patch.object(pb, "_SMALL_TEXT", -1):
+    with mock.patch.object(pb_scorer, "_SMALL_TEXT", -1):
         return pb.score(text, key)
 
 
@@ -97,7 +101,7 @@ def assert_all_routes_agree(text: str, key: pb.PrimeKey) -> None:
     want = reference(text, key)
     assert_same(pb.score(text, key), want)
     assert_same(full_parser(text, key), want)
-    fast = pb._score_small(pb.normalise_newlines(text), key)
+    fast = pb_scorer._score_small(normalise_newlines(text), key)
     if fast is not None:
         assert_same(fast, want)
 
@@ -208,7 +212,7 @@ def texts(*odd: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 def test_fast_path_takes_answers_with_prose_and_agrees(text: str) -> None:
     """Plain answers (any spacing, case, order, repeats) among answer-free lines are the
     fast path's to score, and it scores them exactly as the rules say."""
-    result = pb._score_small(pb.normalise_newlines(text), KEY)
+    result = pb_scorer._score_small(normalise_newlines(text), KEY)
     assert result is not None
     assert_same(result, reference(text, KEY))
     assert_all_routes_agree(text, KEY)
@@ -230,7 +234,7 @@ def test_every_route_agrees_on_arbitrary_lines(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(alphabet=" \t\u00a0\u3000\n:1a", max_size=40))
 def test_tightening_colons_is_the_regular_expression(text: str) -> None:
-    assert pb._tighten_colons(text) == pb._WS_AROUND_COLON.sub(":", text)
+    assert pb_parse.tighten_colons(text) == pb_parse._WS_AROUND_COLON.sub(":", text)
 
 
 # --- cases worth naming --------------------------------------------------------------------
@@ -264,7 +268,7 @@ def test_named_cases(text: str) -> None:
 
 def test_the_fast_path_counts_invalid_lines_beyond_the_cap() -> None:
     text = "x\n" * (MAX_REPORTED_INVALID_LINES + 7) + "1:2"
-    result = pb._score_small(text, KEY)
+    result = pb_scorer._score_small(text, KEY)
     assert result is not None
     assert result.invalid_line_count == MAX_REPORTED_INVALID_LINES + 7
     assert len(result.invalid_lines) == MAX_REPORTED_INVALID_LINES
@@ -272,7 +276,7 @@ def test_the_fast_path_counts_invalid_lines_beyond_the_cap() -> None:
 
 def test_the_fast_path_leaves_answers_in_prose_to_the_full_parser() -> None:
     for line in ("1:2 3:4", "the answer is 1:2", "01:2", "105:1", "0:1"):
-        assert pb._score_small(f"2:3\n{line}\n", KEY) is None
+        assert pb_scorer._score_small(f"2:3\n{line}\n", KEY) is None
 
 
 def test_a_pickled_key_scores_the_same() -> None:

@@ -1,0 +1,63 @@
+"""The registry's PrimeBench object."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..base import Benchmark, KeyCheck
+from .dataset import CREDIT, KEY_FILE, NAME, PROMPT, QUESTIONS_FILE, SCORER_VERSION, TITLE
+from .key import PrimeKey, check_key, load_key
+from .result import PrimeBenchResult, format_score, result_from_record
+from .scorer import score
+
+
+class PrimeBench:
+    """The registry's PrimeBench object (see :class:`scoring.base.Benchmark`)."""
+
+    name = NAME
+    title = TITLE
+    scorer_version = SCORER_VERSION
+    credit = CREDIT
+    prompt = PROMPT
+    tags: tuple[str, ...] = (NAME,)
+    key_file: str | None = KEY_FILE
+    questions_file: str | None = QUESTIONS_FILE
+    essential = True
+    daily = False
+    tag_fields: tuple[str, ...] = ()
+    board_columns: tuple[str, ...] = ()
+
+    def load_key(self, data: bytes, *, filename: str = "A.txt") -> PrimeKey:
+        return load_key(data, filename=filename)
+
+    def check_key(
+        self, data: bytes, *, filename: str = "", questions: bytes | None = None
+    ) -> KeyCheck:
+        return check_key(data, filename=filename, questions=questions)
+
+    def score(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> PrimeBenchResult:
+        return score(text, key)
+
+    def result_from_record(self, data: Mapping[str, Any]) -> PrimeBenchResult:
+        return result_from_record(data)
+
+    def format_score(self, value: float, *, mean: bool = False) -> str:
+        return format_score(value, mean=mean)
+
+    def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
+        return {}
+
+    def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
+        return default, dict(options)
+
+
+BENCHMARK = PrimeBench()
+
+if TYPE_CHECKING:  # the registry object satisfies the interface
+    _CHECKED: Benchmark = BENCHMARK

@@ -1,0 +1,61 @@
+"""Near misses the rule counts invalid, recognised only to explain them (never scored)."""
+
+from __future__ import annotations
+
+import re
+
+from ..base import Hint, InvalidLine
+
+_PERSIAN_DIGIT = "[\u06f0-\u06f9\u0660-\u0669]"
+_NONE_RE = "[nN][oO][nN][eE]"
+_HINT_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    (
+        "persian_digits",
+        re.compile(rf"{_PERSIAN_DIGIT}+\s*[:：]\s*(?:{_PERSIAN_DIGIT}|[0-9])+"),
+        "Persian/Arabic-Indic digits on {lines}: the official rules count such lines "
+        "invalid (answers must use ASCII digits 0-9)",
+    ),
+    (
+        "fullwidth_colon",
+        re.compile(r"[0-9\u06f0-\u06f9\u0660-\u0669]+\s*："),
+        "a full-width colon (：) on {lines}: the official rules count such lines invalid "
+        "(use the ASCII colon :)",
+    ),
+    (
+        "q_prefix",
+        re.compile(r"(?<![^\s,;])[Qq]\s*[0-9]+\s*[:：.)]"),
+        "a Q before the question number on {lines}: the official rules count such lines "
+        "invalid (write 1:3, not Q1:3)",
+    ),
+    (
+        "trailing_period",
+        re.compile(rf"(?<![^\s,;])[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\.(?!\S)"),
+        "an answer ending in a period on {lines}: the official rules count such lines "
+        "invalid (write 1:3, not 1:3.)",
+    ),
+)
+
+
+def hints_for(invalid: list[InvalidLine]) -> tuple[Hint, ...]:
+    hints = []
+    # a pattern that matches no line does not match them all joined (a line's ends
+    # border on whitespace there too), so one search rules it out for every line
+    joined = "\n".join(il.text for il in invalid)
+    for code, pattern, message in _HINT_PATTERNS:
+        if pattern.search(joined) is None:
+            continue
+        lines = tuple(il.line for il in invalid if pattern.search(il.text))
+        if lines:
+            hints.append(Hint(code, message.format(lines=_lines_phrase(lines)), lines))
+    return tuple(hints)
+
+
+def _lines_phrase(lines: tuple[int, ...]) -> str:
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    return "lines " + short_list(list(lines), limit=8)
+
+
+def short_list(numbers: list[int], limit: int = 10) -> str:
+    shown = ", ".join(map(str, numbers[:limit]))
+    return shown + (f" and {len(numbers) - limit} more" if len(numbers) > limit else "")

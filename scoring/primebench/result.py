@@ -1,0 +1,130 @@
+"""PrimeBench's result: the breakdown, its record, and how a score is written."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..base import Hint, InvalidLine
+from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
+
+
+@dataclass(frozen=True, slots=True)
+class PrimeBenchResult:
+    total_questions: int
+    correct: int
+    wrong: int
+    unanswered: int
+    invalid_lines: tuple[InvalidLine, ...]
+    invalid_line_count: int
+    duplicates: tuple[int, ...]
+    unknown_questions: tuple[int, ...]
+    hints: tuple[Hint, ...]
+    fingerprint: str
+    benchmark: str = field(default=NAME)
+
+    @property
+    def positive_points(self) -> int:
+        return self.correct * POINTS_CORRECT
+
+    @property
+    def negative_points(self) -> int:
+        return -self.wrong * POINTS_WRONG
+
+    @property
+    def final_score(self) -> int:
+        return self.positive_points - self.negative_points
+
+    @property
+    def primary(self) -> float:
+        return float(self.final_score)
+
+    @property
+    def answered(self) -> int:
+        return self.correct + self.wrong
+
+    @property
+    def accuracy(self) -> float | None:
+        """Share of answered questions that are correct (None when nothing was answered)."""
+        return self.correct / self.answered if self.answered else None
+
+    @property
+    def coverage(self) -> float:
+        """Share of the key's questions that were answered."""
+        return self.answered / self.total_questions if self.total_questions else 0.0
+
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        fields = [
+            ("total_questions", str(self.total_questions)),
+            ("correct", str(self.correct)),
+            ("wrong", str(self.wrong)),
+            ("unanswered", str(self.unanswered)),
+            ("positive_points", str(self.positive_points)),
+            ("negative_points", str(self.negative_points)),
+            ("final_score", str(self.final_score)),
+        ]
+        if self.accuracy is not None:
+            fields.append(("accuracy", f"{self.accuracy:.1%} ({self.correct}/{self.answered})"))
+        fields.append(("coverage", f"{self.coverage:.1%} ({self.answered}/{self.total_questions})"))
+        return tuple(fields)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "total_questions": self.total_questions,
+            "correct": self.correct,
+            "wrong": self.wrong,
+            "unanswered": self.unanswered,
+            "positive_points": self.positive_points,
+            "negative_points": self.negative_points,
+            "final_score": self.final_score,
+            "invalid_lines": [il.to_json() for il in self.invalid_lines],
+            "duplicates": list(self.duplicates),
+            "unknown_questions": list(self.unknown_questions),
+            "hints": [h.message for h in self.hints],
+        }
+        return data
+
+    def to_record(self) -> dict[str, Any]:
+        """Everything needed to rebuild this result (``to_json`` plus internals).
+
+        An invalid line's text is kept up to ``RECORD_LINE_TEXT`` characters (the raw
+        input is stored whole beside the record), so one 20 MB line does not make a
+        20 MB record that every button press reads back.
+        """
+        data = self.to_json()
+        for line in data["invalid_lines"]:
+            if len(line["text"]) > RECORD_LINE_TEXT:
+                line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
+        data["invalid_line_count"] = self.invalid_line_count
+        data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
+        data["fingerprint"] = self.fingerprint
+        return data
+
+
+def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
+    """Rebuild a result from :meth:`PrimeBenchResult.to_record` output."""
+    hints = tuple(
+        Hint(code, message, tuple(lines))
+        for (code, lines), message in zip(data.get("hint_codes", []), data["hints"], strict=True)
+    )
+    return PrimeBenchResult(
+        total_questions=data["total_questions"],
+        correct=data["correct"],
+        wrong=data["wrong"],
+        unanswered=data["unanswered"],
+        invalid_lines=tuple(InvalidLine(il["line"], il["text"]) for il in data["invalid_lines"]),
+        invalid_line_count=data.get("invalid_line_count", len(data["invalid_lines"])),
+        duplicates=tuple(data["duplicates"]),
+        unknown_questions=tuple(data["unknown_questions"]),
+        hints=hints,
+        fingerprint=data.get("fingerprint", ""),
+    )
+
+
+def format_score(value: float, *, mean: bool = False) -> str:
+    """A signed count (``+18``, ``-71``); a mean is rounded to two places first and a
+    fraction keeps three significant digits (``12.3``)."""
+    if mean:
+        value = round(value, 2)
+    return f"{value:+g}" if value == int(value) else f"{value:.3g}"

@@ -1,0 +1,275 @@
+"""Scoring answer lines against a key, a megabyte at a time in bounded memory.
+
+A model's output repeats itself (a file of answer lines has few distinct lines), so
+each chunk of about a megabyte is split into lines, the distinct lines are counted,
+and only distinct lines are parsed. Counting the lines backwards keeps them in order
+of their last occurrence, which is all "the last answer stands" needs. A chunk of
+mostly different lines is scanned with the regular expressions instead, and a line
+longer than a chunk is read a piece at a time.
+
+A short text (the usual submission: about a hundred lines such as 12:3) is first tried
+on a fast path that looks each line up in a table of the key's plain answer lines
+(:attr:`PrimeKey.plain`) and parses none of them; see :func:`_score_small` for when it
+steps aside.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import compress, repeat
+from operator import is_, itemgetter
+from typing import Any, cast
+
+from ..base import MAX_REPORTED_INVALID_LINES, InvalidLine
+from ..text import normalise_newlines
+from .dataset import NONE
+from .hints import hints_for
+from .key import PrimeKey
+from .parse import (
+    ANSWER,
+    CHUNK,
+    INVALID_LINE,
+    TOKEN,
+    Answers,
+    Parsed,
+    parse_line,
+    pieces,
+    tighten_colons,
+)
+from .result import PrimeBenchResult
+
+#: Texts up to this many characters are first tried on the fast path (_score_small);
+#: well under a chunk, so to the full parser such a text is one chunk too.
+_SMALL_TEXT = 1 << 16
+
+
+def _chunks(text: str) -> Iterator[str]:
+    """Yield pieces of about a chunk, each ending just after a newline (but the last)."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start + CHUNK)
+        end = size if end < 0 else end + 1
+        yield text[start:end]
+        start = end
+
+
+class _Tally:
+    """What scoring accumulates while it reads the text in order."""
+
+    def __init__(self) -> None:
+        self.final: Answers = {}  # the last answer standing per question
+        self.seen: Counter[str] = Counter()  # how many times each question was answered
+        self.invalid: list[InvalidLine] = []
+        self.invalid_count = 0
+
+    def answers(self, found: Sequence[tuple[str, str, str]], times: int = 1) -> None:
+        self.final.update(zip(map(itemgetter(0), found), map(itemgetter(1, 2), found), strict=True))
+        if times == 1:
+            self.seen.update(map(itemgetter(0), found))
+        else:
+            for question, _, _ in found:
+                self.seen[question] += times
+
+    def invalid_at(self, line: int, text: str) -> None:
+        self.invalid_count += 1
+        if len(self.invalid) < MAX_REPORTED_INVALID_LINES:
+            self.invalid.append(InvalidLine(line, text))
+
+
+def score(text: str, key: PrimeKey) -> PrimeBenchResult:
+    """Score decoded text against a key. Never raises on any text."""
+    text = normalise_newlines(text)
+    if len(text) <= _SMALL_TEXT:
+        result = _score_small(text, key)
+        if result is not None:
+            return result
+    tally = _Tally()
+    parsed: dict[str, Parsed] = {}
+    first_line = 1
+    for raw in _chunks(text):
+        chunk = tighten_colons(raw)
+        lines = chunk.split("\n")
+        if chunk.endswith("\n"):
+            lines.pop()  # the empty piece after the final newline is not a line
+        if len(lines) == 1 and len(chunk) > CHUNK:
+            _score_long_line(tally, chunk, raw, first_line)
+        else:
+            counts = Counter(reversed(lines))
+            if len(counts) * 4 > len(lines) > 64:
+                _score_scan(tally, chunk, raw, first_line)
+            else:
+                _score_distinct(tally, lines, counts, raw, first_line, parsed)
+        first_line += len(lines)
+    return _result(key, tally)
+
+
+def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
+    """The fast path for a short text, or None to leave it to the full parser.
+
+    A line the key recognises as one plain answer (``PrimeKey.plain``), maybe with
+    whitespace around it, needs no parsing; every other distinct line is checked with
+    the regular expressions, all of them together. This path only takes texts whose
+    other lines hold no answer: then the plain lines alone, in order, decide which
+    answer stands, and the other lines can only be invalid or blank. Anything else (an
+    answer in prose, two answers on a line, ``01:3``, a question the key lacks) goes to
+    the full parser.
+    """
+    chunk = tighten_colons(text)
+    lines = chunk.split("\n")
+    if chunk.endswith("\n"):
+        lines.pop()  # the empty piece after the final newline is not a line
+    plain = key.plain
+    looked_up = list(map(plain.get, lines))
+    bad: set[str] = set()
+    if None in looked_up:  # some lines are not plain answers: the distinct ones
+        others = set(compress(lines, map(is_, looked_up, repeat(None))))
+        others.discard("")
+        # a plain answer with whitespace around it (12:3 and two spaces) is one too
+        padded = {line: answer for line in others if (answer := plain.get(line.strip()))}
+        if padded:
+            looked_up = list(map(padded.get, lines, looked_up))
+            others.difference_update(padded)
+        if others:
+            joined = "\n".join(others)
+            if ANSWER.search(joined) is not None:
+                return None
+            bad.update(map(itemgetter(0), INVALID_LINE.finditer(joined)))
+        found = list(filter(None, looked_up))
+    else:
+        found = cast(list[tuple[str, str]], looked_up)
+    final = dict(found)
+    duplicates: tuple[int, ...] = ()
+    if len(final) != len(found):
+        seen = Counter(map(itemgetter(0), found))
+        duplicates = tuple(sorted(int(q) for q, n in seen.items() if n > 1))
+    invalid: list[InvalidLine] = []
+    invalid_count = 0
+    if bad:
+        raw_lines = text.split("\n")
+        numbers = list(compress(range(1, len(lines) + 1), map(bad.__contains__, lines)))
+        invalid_count = len(numbers)
+        del numbers[MAX_REPORTED_INVALID_LINES:]
+        invalid = [InvalidLine(n, raw_lines[n - 1]) for n in numbers]
+    return _build_result(key, final, duplicates, invalid, invalid_count, all_known=True)
+
+
+def _score_distinct(
+    tally: _Tally,
+    lines: list[str],
+    counts: Counter[str],
+    raw: str,
+    first_line: int,
+    parsed: dict[str, Parsed],
+) -> None:
+    """A chunk of repeated lines: parse each distinct line once."""
+    if len(parsed) > 100_000:
+        parsed.clear()  # bounded memory on files of all-different lines
+    bad: set[str] = set()
+    for line in reversed(counts):
+        entry = parsed.get(line)
+        if entry is None:
+            entry = parsed[line] = parse_line(line)
+        found, is_invalid = entry
+        times = counts[line]
+        if found:
+            tally.answers(found, times)
+        if is_invalid:
+            bad.add(line)
+    if not bad:
+        return
+    raw_lines = raw.split("\n")
+    for index in compress(range(len(lines)), map(bad.__contains__, lines)):
+        tally.invalid_at(first_line + index, raw_lines[index])
+
+
+def _score_scan(tally: _Tally, chunk: str, raw: str, first_line: int) -> None:
+    """A chunk of mostly different lines: regular expressions over the whole chunk."""
+    tally.answers(ANSWER.findall(chunk))
+    raw_lines: list[str] | None = None
+    position, line = 0, first_line
+    for match in INVALID_LINE.finditer(chunk):
+        line += chunk.count("\n", position, match.start())
+        position = match.start()
+        if len(tally.invalid) >= MAX_REPORTED_INVALID_LINES:
+            tally.invalid_count += 1
+            continue
+        if raw_lines is None:
+            raw_lines = raw.split("\n")
+        tally.invalid_at(line, raw_lines[line - first_line])
+
+
+def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
+    """One line longer than a chunk: its tokens, a piece at a time, each distinct token
+    parsed once (counted backwards, like lines, to keep the order of last occurrence)."""
+    is_invalid = False
+    for piece in pieces(line.rstrip("\n")):
+        # str.split() splits at exactly the characters \s matches; "," and ";" join them
+        tokens = piece.replace(",", " ").replace(";", " ").split()
+        counts = Counter(reversed(tokens))
+        for token in reversed(counts):
+            match = TOKEN.fullmatch(token)
+            if match is None:
+                is_invalid = True
+            else:
+                question, option, none = match.groups("")
+                tally.answers(((question, option, none),), counts[token])
+    if is_invalid:
+        tally.invalid_at(number, raw.rstrip("\n"))
+
+
+def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
+    final: dict[str, Any] = tally.final
+    zero = final.pop("", None)  # question 0 (its significant digits are empty)
+    for digits, (option_digits, none) in final.items():  # in place: no second big dict
+        final[digits] = f"{digits}:{NONE if none else option_digits or '0'}"
+    if zero is not None:
+        final["0"] = f"0:{NONE if zero[1] else zero[0] or '0'}"
+    duplicates = tuple(sorted(int(q or "0") for q, n in tally.seen.items() if n > 1))
+    return _build_result(key, final, duplicates, tally.invalid, tally.invalid_count)
+
+
+def _build_result(
+    key: PrimeKey,
+    final: Mapping[str, str],
+    duplicates: tuple[int, ...],
+    invalid: list[InvalidLine],
+    invalid_count: int,
+    *,
+    all_known: bool = False,
+) -> PrimeBenchResult:
+    """The result from the answers standing: question digits → ``question:option``,
+    both in canonical form (no leading zeros, ``none`` in lower case). ``all_known``
+    says the caller knows every question is in the key."""
+    standing = final.values()
+    if all_known or final.keys() <= key.by_text.keys():
+        unknown: tuple[int, ...] = ()
+        answered = len(final)
+        in_order: Iterable[str]
+        if len(final) == len(key.order) and tuple(final) == key.order:
+            in_order = standing  # every question, answered in order (the usual case)
+        else:
+            in_order = filter(None, map(final.get, key.order))
+    else:
+        unknown_digits = final.keys() - key.by_text.keys()
+        unknown = tuple(sorted(map(int, unknown_digits)))
+        answered = len(final) - len(unknown_digits)
+        in_order = map(final.__getitem__, sorted(final, key=int))
+    fingerprint = hashlib.sha256(";".join(in_order).encode()).hexdigest()
+    correct = len(key.correct_lines.intersection(standing))
+    # options outside 1-4 ("malformed but parseable") are wrong like any other
+    wrong = answered - correct - len(key.none_lines.intersection(standing))
+    total = len(key.answers)
+    return PrimeBenchResult(
+        total_questions=total,
+        correct=correct,
+        wrong=wrong,
+        unanswered=total - correct - wrong,
+        invalid_lines=tuple(invalid),
+        invalid_line_count=invalid_count,
+        duplicates=duplicates,
+        unknown_questions=unknown,
+        hints=hints_for(invalid) if invalid else (),
+        fingerprint=fingerprint,
+    )
