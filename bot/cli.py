@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
-from scoring import ScoringError, decode, natory, registry
+from scoring import Benchmark, Result, ScoringError, decode, natory, registry
 
 from .core import datafiles
 from .render.format import mode_label, render_result
@@ -65,28 +65,36 @@ def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> A
         _fail(f"bad key {source}: {exc}")
 
 
-def _natory_challenge(target: str | None, settings: Settings) -> natory.Challenge:
+def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
+    """The challenge ``--target`` names (a daily benchmark scores against one)."""
     if target is None:
         today = datafiles.natory_today(settings).target
-        _fail(f"natory needs --target N (today's target is {today}; see 'benchboard natory today')")
+        _fail(
+            f"{benchmark.name} needs --target N (today's target is {today}; "
+            f"see 'benchboard {benchmark.name} today')"
+        )
     try:
-        return natory.parse_target(target)
+        key, _ = benchmark.key_for(benchmark.options_from_tags({"target": target}), None)
     except ScoringError as exc:
         _fail(f"bad --target: {exc}")
+    return key
 
 
-def _score_natory(args: argparse.Namespace, settings: Settings) -> int:
+def _score_daily(benchmark: Benchmark, args: argparse.Namespace, settings: Settings) -> int:
     """``score --benchmark natory``: the argument is a file if one exists, ``-`` is stdin,
     anything else is the expression itself."""
-    challenge = _natory_challenge(args.target, settings)
+    challenge = _daily_challenge(benchmark, args.target, settings)
     source: str = args.file
     text = decode(_read_input(source)) if source == "-" or _is_file(source) else source
-    result = natory.BENCHMARK.score(text, challenge)
-    if args.json:
+    _print_result(benchmark.score(text, challenge), benchmark, as_json=args.json)
+    return 0
+
+
+def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
+    if as_json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
-        print(render_result(result, natory.BENCHMARK))
-    return 0
+        print(render_result(result, benchmark))
 
 
 def _is_file(source: str) -> bool:
@@ -124,25 +132,22 @@ def _parse_date(text: str) -> date:
 
 def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
     benchmark = registry.get(args.benchmark)
-    if benchmark.name == natory.NAME:
-        return _score_natory(args, settings)
-    if args.target is not None:
-        _fail("--target is only for natory")
+    if benchmark.daily:
+        return _score_daily(benchmark, args, settings)
+    if args.target is not None and "target" not in benchmark.tag_fields:
+        targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
+        _fail(f"--target is only for {', '.join(targeted)}")
     raw = _read_input(args.file)
     text = decode(raw)
     key = _load_key(benchmark.name, args.key, settings)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
-    result = benchmark.score(text, key, options=options)
-    if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
-    else:
-        print(render_result(result, benchmark))
+    _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0
 
 
 def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
     benchmark = registry.get(args.benchmark)
-    prompt = getattr(benchmark, "prompt", None)
+    prompt = benchmark.prompt
     if not prompt:
         _fail(f"{benchmark.title} has no official prompt")
     sys.stdout.write(prompt)
@@ -256,8 +261,9 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     from .core.services import opened
     from .render.charts import natory_comparison_chart
 
-    if args.benchmark.lower() != natory.NAME:
-        _fail(f"only natory has a cost and latency comparison, not {args.benchmark!r}")
+    if not boards.comparable([args.benchmark]):
+        costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
+        _fail(f"only {', '.join(costed)} has a cost and latency comparison, not {args.benchmark!r}")
     path = settings.db_path
     if not path.is_file():
         _fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")

@@ -94,7 +94,7 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
         offset=query.page * BOARD_PAGE,
     )
     records: Mapping[int, Mapping[str, Any]] = {}
-    if benchmark.name == "zerobench":  # pass@k and k/k beside pass@1
+    if benchmark.board_columns:  # ZeroBench: pass@k and k/k beside pass@1
         ids = [r.submission_id for r in board.rows if r.submission_id is not None]
         records = await analytics.records(store, ids)
     reported, apart = place_references(board)
@@ -131,6 +131,19 @@ async def natory_board(
     board = await analytics.natory_board(store, target=target, limit=NATORY_ROWS)
     targets = await analytics.natory_targets(store) if target is None else ()
     return board, targets
+
+
+def comparable(args: Sequence[str]) -> bool:
+    """``/compare [benchmark]``: True when the words name nothing or one benchmark whose
+    submissions carry a cost (the one comparison chart there is)."""
+    if not args:
+        return True
+    if len(args) > 1:
+        return False
+    try:
+        return "cost" in registry.get(args[0]).tag_fields
+    except UnknownBenchmark:
+        return False
 
 
 async def natory_comparison(services: Services, limit: int = CHART_MODELS) -> NatoryBoard:

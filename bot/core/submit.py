@@ -11,13 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from scoring import Benchmark, DecodeError, Result, ScoringError, decode, registry
+from scoring import Benchmark, DecodeError, OptionError, Result, ScoringError, decode, registry
 from storage import NewSubmission, Submission, analytics
 
 from . import datafiles
 from .errors import UserError
 from .services import Services
-from .tags import FieldError, Tags, parse_cost, parse_latency, split_tags
+from .tags import Tags, split_tags
 
 #: Inputs at least this large are scored in a worker process, off the event loop.
 POOL_THRESHOLD = 256 * 1024
@@ -91,15 +91,6 @@ async def run_scorer(
         raise UserError("too_slow") from None
 
 
-def natory_target(services: Services, tags: Tags) -> int:
-    typed = tags.fields.get("target")
-    if typed is None:
-        return datafiles.natory_today(services.settings).target
-    if not typed.isdigit() or not 0 < int(typed) < 10**12:
-        raise UserError("bad_target", target=typed)
-    return int(typed)
-
-
 async def score_submission(
     services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
 ) -> Scored:
@@ -111,26 +102,24 @@ async def score_submission(
     benchmark = registry.get(tags.benchmark or benchmark_hint or registry.DEFAULT)
     if not body.strip():
         raise UserError("empty")
-    options: dict[str, Any] = {}
+    # Tag fields (Natory's target, cost in USD, latency in s) as validated options; the
+    # store keeps them with the submission.
+    try:
+        options = benchmark.options_from_tags(tags.fields)
+    except OptionError as exc:
+        raise UserError(f"bad_{exc.name}", value=exc.value) from None
     key_version_id: int | None = None
-    if benchmark.name == "natory":
-        target = natory_target(services, tags)
-        key = benchmark.load_key(str(target).encode())
-        options = {"target": target}
-        # cost (USD) and latency (s) are validated numbers; the store keeps them in extra.
-        for name, parse in (("cost", parse_cost), ("latency", parse_latency)):
-            if name in tags.fields:
-                try:
-                    options[name] = parse(tags.fields[name])
-                except FieldError:
-                    raise UserError(f"bad_{name}", value=tags.fields[name]) from None
+    if benchmark.daily:
+        # The challenge the options name, else the day's (Natory is the daily one).
+        key, options = benchmark.key_for(options, datafiles.natory_today(services.settings))
         # uniqueResultBonus: the simplified expressions already stored for this target.
-        options["previous"] = await analytics.natory_previous(services.store, target)
+        options["previous"] = await analytics.natory_previous(services.store, options["target"])
     else:
         loaded = services.keys.get(benchmark.name)
         if loaded is None:
             raise UserError("no_key", benchmark=benchmark.title)
-        key, key_version_id = loaded.key, loaded.version.id
+        key, options = benchmark.key_for(options, loaded.key)
+        key_version_id = loaded.version.id
     result = await run_scorer(services, benchmark, body, key, options)
     return Scored(benchmark, result, tags, body, key_version_id, options)
 

@@ -11,7 +11,7 @@ import html
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from scoring import Benchmark, Hint, Mode, Result
+from scoring import Benchmark, Hint, Mode, Result, natory
 
 from .i18n import N_, field_label, t, tn, translated
 
@@ -227,8 +227,8 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     rank=row.rank,
                     model=_name(row.model, width),
                     mode=mode_label(row.mode),
-                    best=format_score(benchmark.name, row.best),
-                    mean=format_score(benchmark.name, row.mean, mean=True),
+                    best=benchmark.format_score(row.best),
+                    mean=benchmark.format_score(row.mean, mean=True),
                     verified=" ✅" if row.verified else "",
                 )
             )
@@ -236,8 +236,8 @@ def render_board(page: BoardPage, *, lang: str) -> str:
             if reported is not None:
                 out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
             record = page.records.get(row.submission_id) if row.submission_id is not None else None
-            if record is not None and benchmark.name == "zerobench":
-                out[-1] += zerobench_board_extra(record)
+            if record is not None:
+                out[-1] += board_cells_text(benchmark, record)
         if page.pages > 1:
             out.append(t(lang, "board_page", page=query.page + 1, pages=page.pages))
         if page.apart:
@@ -250,7 +250,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                         "board_reference_row",
                         model=_name(ref.model, width),
                         mode=mode_label(ref.mode),
-                        best=format_score(benchmark.name, ref.best),
+                        best=benchmark.format_score(ref.best),
                     )
                 )
         if board.key_version is not None:
@@ -269,12 +269,14 @@ def render_history(
     submissions: Sequence[Submission],
     *,
     lang: str,
-    titles: Mapping[str, str],
+    benchmarks: Mapping[str, Benchmark],
     bests: Sequence[BoardRow] = (),
-    bests_benchmark: str = "primebench",
+    bests_benchmark: Benchmark | None = None,
 ) -> str:
     """``/me``: the latest submissions, then the user's bests (board rows of
-    ``bests_benchmark``); scores as each benchmark writes them (``format_score``)."""
+    ``bests_benchmark``); scores as each benchmark writes them (``format_score``).
+    ``benchmarks``: the benchmarks by name (a stored name not among them is shown as
+    stored)."""
     if not submissions:
         return t(lang, "me_empty")
 
@@ -286,10 +288,10 @@ def render_history(
                     lang,
                     "me_row",
                     id=sub.id,
-                    benchmark=html.escape(titles.get(sub.benchmark, sub.benchmark)),
+                    benchmark=html.escape(_title(benchmarks, sub.benchmark)),
                     model=_name(sub.model or "—", width),
                     mode=mode_label(sub.mode) or "—",
-                    score=format_score(sub.benchmark, sub.score),
+                    score=_score(benchmarks.get(sub.benchmark), sub.score),
                     state=t(lang, f"state_{sub.visibility.value}"),
                     date=sub.created_at.strftime("%Y-%m-%d"),
                 )
@@ -298,7 +300,7 @@ def render_history(
             out += ["", t(lang, "me_bests")]
             out += [
                 f"{row.rank}. {_name(row.model, width)} · "
-                f"{mode_label(row.mode)} · {format_score(bests_benchmark, row.best)}"
+                f"{mode_label(row.mode)} · {_score(bests_benchmark, row.best)}"
                 for row in bests
             ]
         return out
@@ -306,20 +308,23 @@ def render_history(
     return _fitted(build)
 
 
-# --- scores per benchmark, Natory boards, ZeroBench board columns ----------------------
+def _title(benchmarks: Mapping[str, Benchmark], name: str) -> str:
+    found = benchmarks.get(name)
+    return name if found is None else found.title
 
 
-def format_score(benchmark: str, value: float, *, mean: bool = False) -> str:
-    """A board or history score as its benchmark writes it: PrimeBench a signed count
-    (``+18``), ZeroBench a percentage of the fraction (``11.9%``), Natory a whole number
-    (a mean keeps one decimal). ``mean``: the value is an average (rounded first)."""
-    if benchmark == "zerobench":
-        return f"{value:.1%}"
-    if benchmark == "natory":
-        if value == int(value):
-            return str(int(value))
-        return f"{value:.1f}" if mean else str(round(value))
-    return _figure(round(value, 2) if mean else value)
+def _score(benchmark: Benchmark | None, value: float) -> str:
+    """A score as its benchmark writes it; as a plain figure when it is unknown."""
+    return _figure(value) if benchmark is None else benchmark.format_score(value)
+
+
+# --- board columns, Natory boards ---------------------------------------------------------
+
+
+def board_cells_text(benchmark: Benchmark, record: Mapping[str, object]) -> str:
+    """What a board row adds after its score: the benchmark's board columns (ZeroBench:
+    pass@k and k/k), from the best submission's record; empty when there are none."""
+    return "".join(f" · {label} {value}" for label, value in benchmark.board_cells(record))
 
 
 def format_cost(usd: float | None) -> str:
@@ -334,22 +339,6 @@ def format_latency(seconds: float | None) -> str:
     if seconds < 1:
         return f"{seconds * 1000:.0f}ms"
     return f"{seconds:.3g}s"
-
-
-def zerobench_board_extra(record: Mapping[str, object]) -> str:
-    """What a ZeroBench board row adds after pass@1: pass@k and k/k of the ranking split,
-    from the best submission's record (empty when the record lacks them)."""
-    split = record.get("main") if record.get("primary_split") != "zerobench_subquestions" else None
-    split = split or record.get("subquestions")
-    k = record.get("k")
-    if not isinstance(split, Mapping) or not isinstance(k, int):
-        return ""
-    parts = []
-    for label, name in ((f"pass@{k}", "pass_at_k"), (f"{k}/{k}", "reliability_k_of_k")):
-        value = split.get(name)
-        if isinstance(value, int | float):
-            parts.append(f"{label} {value:.1%}")
-    return "".join(f" · {p}" for p in parts)
 
 
 def render_natory_challenge(lang: str, *, target: int, allowed: str, digits: str, day: str) -> str:
@@ -391,8 +380,8 @@ def render_natory_board(
                 "rank": row.rank,
                 "model": _name(row.model, width),
                 "mode": mode_label(row.mode),
-                "best": format_score("natory", row.best),
-                "mean": format_score("natory", row.mean, mean=True),
+                "best": natory.BENCHMARK.format_score(row.best),
+                "mean": natory.BENCHMARK.format_score(row.mean, mean=True),
                 "attempts": tn(lang, "natory_attempts", row.attempts),
                 "targets": tn(lang, "natory_targets", row.targets),
                 "cost": format_cost(row.mean_cost),

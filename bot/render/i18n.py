@@ -109,6 +109,7 @@ RUNTIME_IDS = (
     # submission fields, by tag name
     N_("bad_cost"),
     N_("bad_latency"),
+    N_("bad_target"),
 )
 
 

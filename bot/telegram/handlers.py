@@ -25,7 +25,6 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest
 
 from scoring import Mode, Result, ScoringError, UnknownMode, registry
-from scoring import primebench as pb
 
 from ..core import boards, datafiles, people, submissions, submit
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
@@ -344,8 +343,11 @@ async def on_me(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     subs, bests = await boards.history(context.services, user.id)
-    titles = {b.name: b.title for b in registry.all_benchmarks()}
-    text = render_history(subs, lang=lang, titles=titles, bests=bests)
+    benchmarks = {b.name: b for b in registry.all_benchmarks()}
+    default = registry.get(registry.DEFAULT)
+    text = render_history(
+        subs, lang=lang, benchmarks=benchmarks, bests=bests, bests_benchmark=default
+    )
     published = [s.id for s in subs if submissions.is_published(s)]
     await message.reply_text(text, reply_markup=withdraw_keyboard(lang, published))
 
@@ -383,8 +385,10 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
+    default = registry.get(registry.DEFAULT)
     await message.reply_text(
-        t(lang, "prompt_intro") + f"\n<pre>{html.escape(pb.PROMPT)}</pre>\n{html.escape(pb.CREDIT)}"
+        t(lang, "prompt_intro")
+        + f"\n<pre>{html.escape(default.prompt)}</pre>\n{html.escape(default.credit)}"
     )
 
 
@@ -410,8 +414,8 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
     lines = []
     for benchmark in registry.all_benchmarks():
         loaded = context.services.keys.get(benchmark.name)
-        if benchmark.name == "natory":
-            status = "target of the day: /natory"
+        if benchmark.daily:
+            status = t(lang, "key_daily", command=benchmark.name)
         elif loaded is not None:
             status = t(lang, "key_loaded", version=loaded.version.version)
         else:

@@ -134,8 +134,7 @@ async def on_compare(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await h.user_lang(context, update.effective_user)
-    args = [a.lower() for a in context.args or []]
-    if args not in ([], ["natory"]):
+    if not boards.comparable(context.args or []):
         await message.reply_text(t(lang, "compare_usage"))
         return
     board = await boards.natory_comparison(context.services)

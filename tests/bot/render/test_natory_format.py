@@ -7,18 +7,19 @@ import re
 
 import pytest
 
-from bot.core.tags import FieldError, parse_cost, parse_latency, split_tags
+from bot.core.tags import split_tags
 from bot.render.charts import natory_points
 from bot.render.format import (
+    board_cells_text,
     fits,
     format_cost,
     format_latency,
-    format_score,
     render_natory_board,
     render_natory_challenge,
-    zerobench_board_extra,
 )
 from bot.telegram.natory_handlers import TARGET_LINE
+from scoring import OptionError, registry
+from scoring.options import parse_cost, parse_latency
 from storage.analytics import NatoryBoard, NatoryRow
 
 
@@ -41,7 +42,7 @@ from storage.analytics import NatoryBoard, NatoryRow
     ],
 )
 def test_format_score_per_benchmark(benchmark: str, value: float, mean: bool, shown: str) -> None:
-    assert format_score(benchmark, value, mean=mean) == shown
+    assert registry.get(benchmark).format_score(value, mean=mean) == shown
 
 
 def test_cost_and_latency_shown() -> None:
@@ -72,13 +73,13 @@ def test_parse_latency(text: str, seconds: float) -> None:
 
 @pytest.mark.parametrize("text", ["-1", "abc", "1e3", "nan", "inf", "", "1.2.3", "$-3", "10^9"])
 def test_bad_cost_is_refused(text: str) -> None:
-    with pytest.raises(FieldError):
+    with pytest.raises(OptionError):
         parse_cost(text)
 
 
 @pytest.mark.parametrize("text", ["-3s", "fast", "3h", "3.2 s s", "", "1e3ms", "99999999"])
 def test_bad_latency_is_refused(text: str) -> None:
-    with pytest.raises(FieldError):
+    with pytest.raises(OptionError):
         parse_latency(text)
 
 
@@ -88,17 +89,18 @@ def test_tag_lines_carry_cost_and_latency_as_typed() -> None:
     assert body.strip() == "2*5^5+6"
 
 
-def test_zerobench_board_extra_from_the_record() -> None:
+def test_zerobench_board_cells_from_the_record() -> None:
+    zerobench = registry.get("zerobench")
     record = {
         "k": 5,
         "primary_split": "zerobench",
         "main": {"pass_at_k": 0.2, "reliability_k_of_k": 0.05},
         "subquestions": {"pass_at_k": 0.5, "reliability_k_of_k": 0.25},
     }
-    assert zerobench_board_extra(record) == " · pass@5 20.0% · 5/5 5.0%"
+    assert board_cells_text(zerobench, record) == " · pass@5 20.0% · 5/5 5.0%"
     sub_only = {**record, "primary_split": "zerobench_subquestions"}
-    assert zerobench_board_extra(sub_only) == " · pass@5 50.0% · 5/5 25.0%"
-    assert zerobench_board_extra({}) == ""
+    assert board_cells_text(zerobench, sub_only) == " · pass@5 50.0% · 5/5 25.0%"
+    assert board_cells_text(zerobench, {}) == ""
 
 
 def _row(rank: int, model: str, **kw: object) -> NatoryRow:
