@@ -45,22 +45,44 @@ def _read_input(source: str) -> bytes:
         _fail(f"cannot read {source}: {exc.strerror}")
 
 
-def _load_key(benchmark_name: str, key_arg: str | None, settings: Settings) -> Any:
-    benchmark = registry.get(benchmark_name)
+def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] | None:
+    """The benchmark's current key from the database (after importing a key file newly
+    placed in the data folder), and a name for it; None when there is none. A missing
+    database is not created for nothing."""
+    from .core import keys
+    from .core.services import opened
+
+    placed = datafiles.read_key_file(settings.data_dir, benchmark)
+    if placed is None and not settings.db_path.is_file():
+        return None
+
+    async def read() -> tuple[bytes, str] | None:
+        async with opened(settings) as services:
+            await keys.import_placed(services, benchmark)
+            found = await keys.current(services, benchmark)
+        if found is None:
+            return None
+        data, version = found
+        return data, f"{benchmark.name} key version {version.version}"
+
+    return asyncio.run(read())
+
+
+def _load_key(benchmark: Benchmark, key_arg: str | None, settings: Settings) -> Any:
     if key_arg is not None:
         data = _read_input(key_arg)
-        source = key_arg
+        source, filename = key_arg, Path(key_arg).name
     else:
-        loaded = datafiles.read_key_bytes(settings.data_dir, benchmark.name)
-        if loaded is None:
+        stored = _stored_key(benchmark, settings)
+        if stored is None:
             _fail(
-                f"no {benchmark.title} key loaded in {settings.data_dir}: pass --key FILE, or run "
+                f"no {benchmark.title} key loaded in {settings.db_path}: pass --key FILE, or run "
                 f"'benchboard data fetch {benchmark.name}' or "
                 f"'benchboard data load {benchmark.name} --key FILE'"
             )
-        data, source = loaded, str(datafiles.key_path(settings.data_dir, benchmark.name))
+        (data, source), filename = stored, ""
     try:
-        return benchmark.load_key(data, filename=Path(source).name)
+        return benchmark.load_key(data, filename=filename)
     except ScoringError as exc:
         _fail(f"bad key {source}: {exc}")
 
@@ -139,7 +161,7 @@ def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
         _fail(f"--target is only for {', '.join(targeted)}")
     raw = _read_input(args.file)
     text = decode(raw)
-    key = _load_key(benchmark.name, args.key, settings)
+    key = _load_key(benchmark, args.key, settings)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0
@@ -155,40 +177,47 @@ def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _print_report(report: datafiles.LoadReport) -> None:
+def _import(report: datafiles.LoadReport, settings: Settings) -> None:
+    """Store the key a fetch or load wrote as the benchmark's current key, and say so."""
+    from .core import keys
+    from .core.errors import StorageError
+    from .core.services import opened
+
+    async def store() -> int:
+        async with opened(settings) as services:
+            loaded = await keys.load_key(services, report.benchmark, report.key, report.source)
+        return loaded.version.version
+
     print(f"{report.benchmark}: {report.questions} questions from {report.source}")
     for stored in report.files:
         print(f"  {stored.name}  sha256 {stored.sha256}  ({stored.size} bytes) -> {stored.path}")
     if report.note:
         print(report.note)
+    try:
+        version = asyncio.run(store())
+    except StorageError as exc:
+        _fail(f"the key is in the data folder but not in the database: {exc}")
+    print(f"in use as key version {version} (database {settings.db_path})")
 
 
 def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
     benchmark = registry.get(args.benchmark)
-    fetchers: dict[str, Callable[[], Any]] = {
-        "primebench": lambda: datafiles.fetch_primebench(
-            settings.data_dir, settings.primebench_url
-        ),
-        "zerobench": lambda: datafiles.fetch_zerobench(settings.data_dir, settings.zerobench_url),
-    }
-    fetch = fetchers.get(benchmark.name)
-    if fetch is None:
+    if not datafiles.can_fetch(benchmark):
         _fail(f"{benchmark.title} has no files to fetch")
-    _print_report(asyncio.run(fetch()))
+    url = settings.source_url(benchmark.name)
+    _import(asyncio.run(datafiles.fetch(settings.data_dir, benchmark, url)), settings)
     return 0
 
 
 def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
     benchmark = registry.get(args.benchmark)
-    key = _read_input(args.key)
-    if benchmark.name == "primebench":
-        questions = _read_input(args.questions) if args.questions else None
-        report = datafiles.load_primebench(settings.data_dir, key, questions, source=args.key)
-    elif benchmark.name == "zerobench":
-        report = datafiles.load_zerobench(settings.data_dir, key, source=args.key)
-    else:
+    if benchmark.key_file is None:
         _fail(f"{benchmark.title} has no key files to load")
-    _print_report(report)
+    if args.questions and benchmark.questions_file is None:
+        _fail(f"{benchmark.title} has no question file")
+    key = _read_input(args.key)
+    questions = _read_input(args.questions) if args.questions else None
+    _import(datafiles.load(settings.data_dir, benchmark, key, questions, source=args.key), settings)
     return 0
 
 
@@ -204,7 +233,8 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
-    """Exit 0 when the database answers and the PrimeBench key is there (a health check)."""
+    """Exit 0 when the database answers and every essential key (PrimeBench's) is there
+    (a health check)."""
     from .core import health
     from .core.errors import StorageError
     from .core.services import opened
@@ -221,8 +251,11 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     if state.database != "ok":
         print(f"unhealthy: database: {state.database}")
         return 1
-    key = "loaded" if state.primebench_key else "missing"
-    print(f"database ok (schema {state.schema}); PrimeBench key {key}")
+    found = "; ".join(
+        f"{registry.get(name).title} key {'loaded' if has else 'missing'}"
+        for name, (has, _) in state.keys.items()
+    )
+    print(f"database ok (schema {state.schema}); {found}")
     return 0 if state.ok else 1
 
 

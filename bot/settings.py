@@ -56,6 +56,7 @@ class Settings(BaseSettings):
     backup_dir: Path | None = None
     backup_keep: int = Field(default=7, ge=1)
     backup_hour: int = Field(default=3, ge=0, le=23)
+    #: Download addresses that replace a benchmark's own (see :meth:`source_url`).
     primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
     zerobench_url: str = "https://datasets-server.huggingface.co"
     natory_seed: str = "benchboard"
@@ -88,6 +89,12 @@ class Settings(BaseSettings):
     @property
     def db_path(self) -> Path:
         return self.db if self.db is not None else self.data_dir / "benchboard.sqlite3"
+
+    def source_url(self, benchmark: str) -> str | None:
+        """Where ``data fetch`` downloads a benchmark's files from when set
+        (``BENCHBOARD_<NAME>_URL``, a mirror for instance); None: its source's own."""
+        value = getattr(self, f"{benchmark}_url", None)
+        return value if isinstance(value, str) and value.strip() else None
 
     @property
     def backups_path(self) -> Path:

@@ -1,6 +1,14 @@
 """Pure scoring: parse and score benchmark outputs. No I/O, no Telegram, no database."""
 
-from .base import MAX_REPORTED_INVALID_LINES, Benchmark, Hint, InvalidLine, KeyCheck, Result
+from .base import (
+    MAX_REPORTED_INVALID_LINES,
+    Benchmark,
+    Hint,
+    InvalidLine,
+    KeyCheck,
+    Result,
+    Source,
+)
 from .errors import (
     DecodeError,
     ExpressionError,
@@ -27,6 +35,7 @@ __all__ = [
     "OptionError",
     "Result",
     "ScoringError",
+    "Source",
     "UnknownBenchmark",
     "UnknownMode",
     "decode",

@@ -101,6 +101,29 @@ class KeyCheck:
     note: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a benchmark's official files are published: pure data, read by whoever
+    downloads them (the bot's ``data fetch``), never fetched here.
+
+    ``kind`` says how they are read:
+
+    - ``"files"``: each of ``files`` is ``url`` + ``/`` + its name; the one named like
+      :attr:`Benchmark.key_file` is the key, the one named like
+      :attr:`Benchmark.questions_file` the question file;
+    - ``"dataset_rows"``: a Hugging Face dataset viewer at ``url`` pages through the
+      rows of ``dataset``, each of ``splits``, keeping the two ``columns`` (question id,
+      answer); the key is ``{split: {id: answer}}`` as JSON.
+    """
+
+    kind: str
+    url: str
+    files: tuple[str, ...] = ()
+    dataset: str = ""
+    splits: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()
+
+
 class Benchmark(Protocol):
     """One benchmark: its name, its key, its scorer, and what the bot asks of it.
 
@@ -125,6 +148,8 @@ class Benchmark(Protocol):
     key_file: str | None
     #: its question file beside the key (relative to the data folder), or None
     questions_file: str | None
+    #: where its official files are published (what ``data fetch`` downloads), or None
+    source: Source | None
     #: True when the bot cannot serve without its key: health requires it, and the bot
     #: fetches it at start when it is missing
     essential: bool

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from scoring import Benchmark, UnknownBenchmark, natory, registry, zerobench
+from scoring import Benchmark, KeyCheck, UnknownBenchmark, natory, registry
 from storage import (
     AuditEntry,
     Ban,
@@ -50,8 +50,6 @@ ADMIN_TTL = 60.0
 UPLOAD_LIMIT = 50 * 1024 * 1024
 #: Board rows shown before and after a re-score.
 TOP = 5
-#: Benchmarks with an uploadable answer key.
-KEYED = tuple(datafiles.KEY_FILES)
 
 
 #: Asks Telegram whether a user administers a group: ``(chat_id, user_id) -> bool``.
@@ -212,28 +210,22 @@ class KeyChange:
 
 def keyed_benchmark(args: list[str]) -> Benchmark:
     """The benchmark named by ``/setkey NAME`` (one with an answer key)."""
+    keyed = keys.keyed()
+    usage = UserError("usage_setkey", benchmarks=", ".join(b.name for b in keyed))
     if not args:
-        raise UserError("usage_setkey", benchmarks=", ".join(KEYED))
+        raise usage
     try:
         benchmark = registry.get(args[0])
     except UnknownBenchmark:
-        raise UserError("usage_setkey", benchmarks=", ".join(KEYED)) from None
-    if benchmark.name not in KEYED:
-        raise UserError("usage_setkey", benchmarks=", ".join(KEYED))
+        raise usage from None
+    if benchmark.key_file is None:
+        raise usage
     return benchmark
 
 
-def _write_key_file(data_dir: Path, name: str, data: bytes, source: str) -> tuple[bytes, str]:
-    """Validate and write the key into the data folder (a restart loads it from there);
-    return the bytes as stored and a note for the admin."""
+def _checked(benchmark: Benchmark, data: bytes) -> KeyCheck:
     try:
-        if name == "primebench":
-            report = datafiles.load_primebench(data_dir, data, None, source=source)
-            return data, report.note
-        key, _ = datafiles.validate_zerobench(data)
-        canonical = zerobench.dump_key(key)
-        report = datafiles.load_zerobench(data_dir, canonical, source=source)
-        return canonical, report.note
+        return datafiles.check_key(benchmark, data)
     except datafiles.DataError as exc:
         raise UserError("bad_key", reason=str(exc)) from None
 
@@ -241,17 +233,16 @@ def _write_key_file(data_dir: Path, name: str, data: bytes, source: str) -> tupl
 async def install_key(
     services: Services, actor: Actor, benchmark: Benchmark, data: bytes, *, source: str
 ) -> KeyChange:
-    """Validate an uploaded key, write it to the data folder, store its version (a new
-    one when the SHA-256 differs) and use it at once. Re-scoring is the caller's next
-    step (:func:`rescore`), in the background."""
+    """Validate an uploaded key, store its version (a new one when the SHA-256 differs;
+    in the benchmark's canonical form) and use it at once. Re-scoring is the caller's
+    next step (:func:`rescore`), in the background."""
     require_bot_admin(actor)
     name = benchmark.name
     store = services.store
     before = (await store.leaderboard(name, limit=TOP)).rows
-    stored, note = await asyncio.to_thread(
-        _write_key_file, services.settings.data_dir, name, data, source
-    )
-    loaded = await keys.load_key(services, name, stored, source)
+    checked = await asyncio.to_thread(_checked, benchmark, data)
+    note = checked.note
+    loaded = await keys.load_key(services, name, checked.data, source)
     await store.log_action(
         actor.user_id, "setkey", f"{name} v{loaded.version.version}", reason=loaded.version.sha256
     )
@@ -279,9 +270,10 @@ class KeyInfo:
 async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
     require_bot_admin(actor)
     out = []
-    for name in KEYED:
-        versions = await services.store.key_versions(name)
-        out.append(KeyInfo(registry.get(name), services.keys.get(name), len(versions)))
+    for benchmark in keys.keyed():
+        versions = await services.store.key_versions(benchmark.name)
+        loaded = services.keys.get(benchmark.name)
+        out.append(KeyInfo(benchmark, loaded, len(versions)))
     return out
 
 

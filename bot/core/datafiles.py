@@ -1,9 +1,15 @@
-"""The data folder: official benchmark files fetched or loaded at run time.
+"""The data folder as an import path: official files fetched or placed there, checked.
 
-PrimeBench's files are CC BY-ND 4.0 (JibayAI, jibay.ir): the project never ships them,
-it downloads them (or an operator loads them) into ``<data>/primebench/``. A file is
-validated before anything on disk changes, and written atomically, so a failed fetch
-leaves the earlier good copy untouched.
+Answer keys live in the database (``storage`` keeps every version; :mod:`.keys` loads
+the current one). The data folder is where official files arrive: ``data fetch``
+downloads them, ``data load`` copies them in, an operator may place a key file there
+by hand; each is validated (:meth:`scoring.Benchmark.check_key`) before anything on
+disk changes, written atomically (a failed fetch leaves the earlier good copy), and
+then imported into the database by :mod:`.keys`. PrimeBench's files are CC BY-ND 4.0
+(JibayAI, jibay.ir): the project never ships them.
+
+Which files a benchmark has, and where they are published, is the benchmark's to say
+(``key_file``, ``questions_file``, ``source``); nothing here asks for a name.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -20,7 +27,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from scoring import KeyFormatError, ScoringError, natory, primebench, zerobench
+from scoring import Benchmark, KeyCheck, KeyFormatError, Source, natory
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -28,10 +35,6 @@ if TYPE_CHECKING:
 #: Largest file a fetch accepts (the official ones are a few hundred kilobytes).
 MAX_DOWNLOAD = 50 * 1024 * 1024
 FETCH_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
-
-#: Where each benchmark's loaded key lives inside the data folder.
-KEY_FILES: dict[str, str] = {"primebench": "primebench/A.txt", "zerobench": "zerobench/key.json"}
-PRIMEBENCH_QUESTIONS = "primebench/Q.json"
 #: Natory targets chosen by an admin, by day: {"2026-11-29": 6256}.
 NATORY_TARGETS = "natory/targets.json"
 
@@ -50,33 +53,43 @@ class StoredFile:
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
+    """Files written into the data folder; ``key`` is the key as the database takes it
+    (the benchmark's canonical form)."""
+
     benchmark: str
     source: str
     files: tuple[StoredFile, ...]
     questions: int
+    key: bytes
     note: str = ""
 
 
-def key_path(data_dir: Path, benchmark: str) -> Path | None:
-    relative = KEY_FILES.get(benchmark)
-    return data_dir / relative if relative else None
+def key_path(data_dir: Path, benchmark: Benchmark) -> Path | None:
+    """Where a key file for ``benchmark`` is imported from (None: it takes none)."""
+    return None if benchmark.key_file is None else data_dir / benchmark.key_file
 
 
-def read_key_bytes(data_dir: Path, benchmark: str) -> bytes | None:
-    """The loaded key file's bytes, or None when no key is loaded."""
+def read_key_file(data_dir: Path, benchmark: Benchmark) -> bytes | None:
+    """The bytes of the key file placed in the data folder, or None when there is none."""
     path = key_path(data_dir, benchmark)
     if path is None or not path.is_file():
         return None
     return path.read_bytes()
 
 
-def questions_path(data_dir: Path) -> Path | None:
-    path = data_dir / PRIMEBENCH_QUESTIONS
+def questions_path(data_dir: Path, benchmark: Benchmark) -> Path | None:
+    """The benchmark's question file in the data folder, when it has one and it is there."""
+    if benchmark.questions_file is None:
+        return None
+    path = data_dir / benchmark.questions_file
     return path if path.is_file() else None
 
 
-def read_meta(data_dir: Path, benchmark: str) -> dict[str, Any]:
-    path = data_dir / benchmark / "meta.json"
+def read_meta(data_dir: Path, benchmark: Benchmark) -> dict[str, Any]:
+    """What the last fetch or load wrote beside the files (``meta.json``)."""
+    if benchmark.key_file is None:
+        return {}
+    path = data_dir / Path(benchmark.key_file).parent / "meta.json"
     try:
         data = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError):
@@ -98,58 +111,55 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def store_files(
+def check_key(
+    benchmark: Benchmark, key: bytes, *, filename: str = "", questions: bytes | None = None
+) -> KeyCheck:
+    """Validate a key (and its question file) for ``benchmark``; every refusal is a
+    :class:`DataError` worded the same way for every benchmark."""
+    if benchmark.key_file is None:
+        raise DataError(f"{benchmark.title} takes no key file")
+    try:
+        return benchmark.check_key(key, filename=filename, questions=questions)
+    except KeyFormatError as exc:
+        raise DataError(f"bad {benchmark.title} key: {exc}") from None
+
+
+def load(
     data_dir: Path,
-    benchmark: str,
-    files: dict[str, bytes],
+    benchmark: Benchmark,
+    key: bytes,
+    questions: bytes | None = None,
     *,
     source: str,
-    questions: int,
-    note: str = "",
+    filename: str = "",
 ) -> LoadReport:
-    """Write already-validated files and their ``meta.json`` into ``<data>/<benchmark>/``."""
-    folder = data_dir / benchmark
+    """Validate the files, then write them (the key in its canonical form) and their
+    ``meta.json`` into the data folder. Nothing changes on disk when they are refused."""
+    checked = check_key(benchmark, key, filename=filename, questions=questions)
+    assert benchmark.key_file is not None  # check_key refuses a benchmark without one
+    files = {benchmark.key_file: checked.data}
+    if questions is not None and benchmark.questions_file is not None:
+        files[benchmark.questions_file] = questions
     stored = []
-    for name, data in files.items():
-        path = folder / name
+    for relative, data in files.items():
+        path = data_dir / relative
         _write_atomic(path, data)
-        stored.append(StoredFile(name, path, hashlib.sha256(data).hexdigest(), len(data)))
+        stored.append(StoredFile(path.name, path, hashlib.sha256(data).hexdigest(), len(data)))
     meta = {
-        "benchmark": benchmark,
+        "benchmark": benchmark.name,
         "source": source,
         "loaded_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "files": {f.name: {"sha256": f.sha256, "size": f.size} for f in stored},
-        "questions": questions,
+        "questions": checked.questions,
     }
+    folder = data_dir / Path(benchmark.key_file).parent
     _write_atomic(folder / "meta.json", json.dumps(meta, indent=2).encode())
-    return LoadReport(benchmark, source, tuple(stored), questions, note)
+    return LoadReport(
+        benchmark.name, source, tuple(stored), checked.questions, checked.data, checked.note
+    )
 
 
-def validate_primebench(key_data: bytes, questions_data: bytes | None) -> tuple[int, str]:
-    """Check A.txt (and Q.json when given) and return (questions, a note for the user)."""
-    try:
-        key = primebench.load_key(key_data)
-        if questions_data is not None:
-            primebench.check_pair(key, primebench.load_questions(questions_data))
-    except KeyFormatError as exc:
-        raise DataError(str(exc)) from None
-    note = ""
-    if len(key) != primebench.OFFICIAL_QUESTIONS:
-        note = (
-            f"note: this key has {len(key)} questions; the official PrimeBench has "
-            f"{primebench.OFFICIAL_QUESTIONS}"
-        )
-    return len(key), note
-
-
-def load_primebench(
-    data_dir: Path, key_data: bytes, questions_data: bytes | None, *, source: str
-) -> LoadReport:
-    count, note = validate_primebench(key_data, questions_data)
-    files = {"A.txt": key_data}
-    if questions_data is not None:
-        files["Q.json"] = questions_data
-    return store_files(data_dir, "primebench", files, source=source, questions=count, note=note)
+# --- downloading a benchmark's official files --------------------------------------
 
 
 async def download(client: httpx.AsyncClient, url: str) -> bytes:
@@ -181,70 +191,49 @@ def http_client() -> httpx.AsyncClient:
     )
 
 
-async def fetch_primebench(data_dir: Path, base_url: str) -> LoadReport:
-    """Download ``Q.json`` and ``A.txt`` from ``base_url``, validate, then store them."""
-    base = base_url.rstrip("/")
+#: What a fetcher returns: the key, the question file (or None), and where they came from.
+Fetched = tuple[bytes, bytes | None, str]
+
+
+async def _fetch_files(benchmark: Benchmark, source: Source, base: str) -> Fetched:
+    """Each of the source's files from ``base``; the key and the question file by name."""
     async with http_client() as client:
-        questions = await download(client, f"{base}/Q.json")
-        key = await download(client, f"{base}/A.txt")
-    return load_primebench(data_dir, key, questions, source=base)
+        files = {name: await download(client, f"{base}/{name}") for name in source.files}
+    key_name = Path(benchmark.key_file or "").name
+    questions_name = Path(benchmark.questions_file or "").name
+    if key_name not in files:
+        raise DataError(f"{benchmark.title}: its source lists no {key_name}")
+    return files[key_name], files.get(questions_name), base
 
-
-# --- ZeroBench: the key from the dataset viewer's rows -------------------------------
 
 #: Rows per page (the dataset viewer's maximum) and a bound on pages per split.
-ZEROBENCH_PAGE = 100
-ZEROBENCH_MAX_PAGES = 1000
+ROWS_PAGE = 100
+ROWS_MAX_PAGES = 1000
 
 
-def validate_zerobench(key_data: bytes) -> tuple[zerobench.ZeroKey, str]:
-    """Parse a ZeroBench key (JSON or CSV) and return it with a note for the user."""
-    try:
-        key = zerobench.load_key(key_data)
-    except ScoringError as exc:
-        raise DataError(f"bad ZeroBench key: {exc}") from None
-    counts = {zerobench.MAIN_SPLIT: len(key.main), zerobench.SUB_SPLIT: len(key.sub)}
-    note = (
-        f"{counts[zerobench.MAIN_SPLIT]} main questions, {counts[zerobench.SUB_SPLIT]} subquestions"
-    )
-    if counts != zerobench.OFFICIAL_QUESTIONS:
-        official = zerobench.OFFICIAL_QUESTIONS
-        note += (
-            f" (the official ZeroBench has {official[zerobench.MAIN_SPLIT]} and "
-            f"{official[zerobench.SUB_SPLIT]})"
-        )
-    return key, note
-
-
-def load_zerobench(data_dir: Path, key_data: bytes, *, source: str) -> LoadReport:
-    """Validate a key (JSON or CSV) and store it as ``zerobench/key.json`` (two-split form)."""
-    key, note = validate_zerobench(key_data)
-    canonical = zerobench.dump_key(key)
-    return store_files(
-        data_dir, "zerobench", {"key.json": canonical}, source=source, questions=len(key), note=note
-    )
-
-
-def _rows_url(base: str, split: str, offset: int) -> str:
+def _rows_url(base: str, source: Source, split: str, offset: int) -> str:
     query = urlencode(
         {
-            "dataset": zerobench.DATASET,
+            "dataset": source.dataset,
             "config": "default",
             "split": split,
             "offset": offset,
-            "length": ZEROBENCH_PAGE,
+            "length": ROWS_PAGE,
         },
         safe="/",
     )
     return f"{base}/rows?{query}"
 
 
-async def _fetch_split(client: httpx.AsyncClient, base: str, split: str) -> dict[str, str]:
-    """Page through one split's rows, keeping only question_id and question_answer."""
+async def _fetch_split(
+    client: httpx.AsyncClient, base: str, source: Source, split: str
+) -> dict[str, str]:
+    """Page through one split's rows, keeping only the id and answer columns."""
+    id_column, answer_column = source.columns
     answers: dict[str, str] = {}
     offset = 0
-    for _ in range(ZEROBENCH_MAX_PAGES):
-        url = _rows_url(base, split, offset)
+    for _ in range(ROWS_MAX_PAGES):
+        url = _rows_url(base, source, split, offset)
         try:
             page = json.loads(await download(client, url))
         except ValueError:
@@ -256,11 +245,11 @@ async def _fetch_split(client: httpx.AsyncClient, base: str, split: str) -> dict
         for item in rows:
             row = item.get("row") if isinstance(item, dict) else None
             truncated = item.get("truncated_cells", []) if isinstance(item, dict) else []
-            qid = row.get("question_id") if isinstance(row, dict) else None
-            answer = row.get("question_answer") if isinstance(row, dict) else None
+            qid = row.get(id_column) if isinstance(row, dict) else None
+            answer = row.get(answer_column) if isinstance(row, dict) else None
             if not isinstance(qid, str | int) or not isinstance(answer, str | int):
-                raise DataError(f"{split}: a row without question_id and question_answer ({url})")
-            if "question_answer" in truncated or "question_id" in truncated:
+                raise DataError(f"{split}: a row without {id_column} and {answer_column} ({url})")
+            if answer_column in truncated or id_column in truncated:
                 raise DataError(f"{split}: question {qid} arrived truncated ({url})")
             if str(qid) in answers:
                 raise DataError(f"{split}: question {qid} appears twice ({url})")
@@ -270,16 +259,38 @@ async def _fetch_split(client: httpx.AsyncClient, base: str, split: str) -> dict
             return answers
         if not rows:
             raise DataError(f"{split}: the rows stopped at {offset} of {total} ({url})")
-    raise DataError(f"{split}: more than {ZEROBENCH_MAX_PAGES} pages of rows; giving up")
+    raise DataError(f"{split}: more than {ROWS_MAX_PAGES} pages of rows; giving up")
 
 
-async def fetch_zerobench(data_dir: Path, base_url: str) -> LoadReport:
-    """Download both splits' ids and answers (never the images), validate, then store."""
-    base = base_url.rstrip("/")
+async def _fetch_rows(benchmark: Benchmark, source: Source, base: str) -> Fetched:
+    """Every split's ids and answers (never the images) as one JSON key."""
     async with http_client() as client:
-        splits = {split: await _fetch_split(client, base, split) for split in zerobench.SPLITS}
-    key_data = json.dumps(splits, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
-    return load_zerobench(data_dir, key_data, source=f"{base} ({zerobench.DATASET})")
+        splits = {split: await _fetch_split(client, base, source, split) for split in source.splits}
+    key = json.dumps(splits, ensure_ascii=False, indent=2).encode("utf-8") + b"\n"
+    return key, None, f"{base} ({source.dataset})"
+
+
+#: How each kind of :class:`scoring.Source` is downloaded.
+_FETCHERS: dict[str, Callable[[Benchmark, Source, str], Awaitable[Fetched]]] = {
+    "files": _fetch_files,
+    "dataset_rows": _fetch_rows,
+}
+
+
+def can_fetch(benchmark: Benchmark) -> bool:
+    return benchmark.source is not None and benchmark.source.kind in _FETCHERS
+
+
+async def fetch(data_dir: Path, benchmark: Benchmark, url: str | None = None) -> LoadReport:
+    """Download a benchmark's official files (from ``url``, else its source's own
+    address), validate them, then write them into the data folder (:func:`load`)."""
+    source = benchmark.source
+    if source is None or source.kind not in _FETCHERS:
+        raise DataError(f"{benchmark.title} has no files to fetch")
+    base = (url or source.url).rstrip("/")
+    key, questions, origin = await _FETCHERS[source.kind](benchmark, source, base)
+    filename = Path(benchmark.key_file or "").name
+    return load(data_dir, benchmark, key, questions, source=origin, filename=filename)
 
 
 # --- Natory's daily target ---------------------------------------------------------

@@ -1,10 +1,14 @@
-"""Whether the bot can serve: the database answers and the PrimeBench key is there.
-One check for the webhook's ``/healthz`` and for ``benchboard health``."""
+"""Whether the bot can serve: the database answers and every essential benchmark's key
+(PrimeBench's) is there. One check for the webhook's ``/healthz`` and for
+``benchboard health``."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
+
+from scoring import registry
 
 from . import datafiles
 from .services import Services
@@ -14,27 +18,32 @@ from .services import Services
 class Health:
     database: str  # "ok", or what went wrong
     schema: int | None
-    primebench_key: bool
-    key_version: int | None = None
+    #: each essential benchmark's name -> (its key is there, its current version)
+    keys: Mapping[str, tuple[bool, int | None]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
-        return self.database == "ok" and self.primebench_key
+        return self.database == "ok" and all(has for has, _ in self.keys.values())
 
     def report(self) -> dict[str, Any]:
-        return {
-            "database": self.database,
-            "primebench_key": self.primebench_key,
-            "key_version": self.key_version,
-        }
+        data: dict[str, Any] = {"database": self.database}
+        for name, (has, version) in self.keys.items():
+            data[f"{name}_key"] = has
+            data[f"{name}_key_version"] = version
+        return data
 
 
-NOT_OPEN = Health("not open", None, False)
+def _essential() -> dict[str, tuple[bool, int | None]]:
+    return {b.name: (False, None) for b in registry.all_benchmarks() if b.essential}
+
+
+NOT_OPEN = Health("not open", None, _essential())
 
 
 async def check(services: Services | None, *, stored: bool = False) -> Health:
-    """The running bot asks about the key it loaded; a command (``stored``) about the
-    key a start would load: the data folder's file, else the last stored version."""
+    """The running bot asks about the keys it loaded; a command (``stored``) about the
+    keys a start would load: the current stored version, else a key file waiting in the
+    data folder to be imported."""
     if services is None:
         return NOT_OPEN
     try:
@@ -42,12 +51,17 @@ async def check(services: Services | None, *, stored: bool = False) -> Health:
         database = "ok"
     except Exception as exc:  # any failure to answer is "not healthy", with the reason
         schema, database = None, f"error: {type(exc).__name__}"
-    loaded = services.keys.get("primebench")
-    version = loaded.version.version if loaded is not None else None
-    has_key = loaded is not None
-    if stored and not has_key and database == "ok":
-        current = await services.store.current_key("primebench")
-        in_folder = datafiles.read_key_bytes(services.settings.data_dir, "primebench")
-        has_key = current is not None or in_folder is not None
-        version = current.version if current is not None else None
-    return Health(database, schema, has_key, version)
+    keys: dict[str, tuple[bool, int | None]] = {}
+    for benchmark in registry.all_benchmarks():
+        if not benchmark.essential:
+            continue
+        loaded = services.keys.get(benchmark.name)
+        has_key = loaded is not None
+        version = loaded.version.version if loaded is not None else None
+        if stored and not has_key and database == "ok":
+            current = await services.store.current_key(benchmark.name)
+            placed = datafiles.read_key_file(services.settings.data_dir, benchmark)
+            has_key = current is not None or placed is not None
+            version = current.version if current is not None else None
+        keys[benchmark.name] = (has_key, version)
+    return Health(database, schema, keys)

@@ -1,12 +1,23 @@
-"""Answer keys and reference results: load them at start, and when an admin uploads one."""
+"""Answer keys: the database holds them (every version, one current per benchmark);
+the data folder is only where new ones arrive from.
+
+At start (and before the command line scores against a stored key) a key file placed in
+the data folder is imported when the database has never seen it (its SHA-256 is not
+among the stored versions): validated, stored as the next version, made current. A file
+already imported is left alone, so a key an admin set later with /setkey stays current
+across restarts. ``data fetch``/``data load`` and /setkey import explicitly: the key
+they bring becomes current even when it is an older version again.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from importlib import resources
 
-from scoring import ScoringError, parse_mode, registry
+from scoring import Benchmark, ScoringError, parse_mode, registry
+from storage import KeyVersion
 
 from . import datafiles
 from .services import LoadedKey, Services
@@ -14,8 +25,14 @@ from .services import LoadedKey, Services
 log = logging.getLogger(__name__)
 
 
+def keyed() -> tuple[Benchmark, ...]:
+    """The benchmarks that keep an answer key (in the registry's order)."""
+    return tuple(b for b in registry.all_benchmarks() if b.key_file is not None)
+
+
 async def load_key(services: Services, benchmark_name: str, data: bytes, source: str) -> LoadedKey:
-    """Validate a key, store its version (new when the SHA-256 differs) and use it."""
+    """Parse a key, store its version (new when the SHA-256 differs), make it current
+    and use it."""
     benchmark = registry.get(benchmark_name)
     key = benchmark.load_key(data)
     version = await services.store.save_key(benchmark.name, data, source=source)
@@ -24,37 +41,74 @@ async def load_key(services: Services, benchmark_name: str, data: bytes, source:
     return loaded
 
 
-async def load_keys(services: Services) -> None:
-    """Load every benchmark key found in the data folder, or else the last stored one."""
+async def import_placed(services: Services, benchmark: Benchmark) -> KeyVersion | None:
+    """Import the key file placed in the data folder when the database has never seen
+    it; None when there is none, it is known, or it is refused (logged)."""
     data_dir = services.settings.data_dir
-    for name in datafiles.KEY_FILES:
-        data = datafiles.read_key_bytes(data_dir, name)
-        source = str(datafiles.key_path(data_dir, name))
-        if data is None:
-            stored = await services.store.current_key(name)
-            if stored is None:
-                continue
-            data, source = await services.store.key_data(stored.id), stored.source
-        try:
-            await load_key(services, name, data, source)
-        except ScoringError as exc:
-            log.error("the %s key in %s does not load: %s", name, source, exc)
-
-
-async def fetch_missing_primebench(services: Services) -> None:
-    """Fetch PrimeBench's files when none are loaded; failures are logged, not fatal."""
-    settings = services.settings
-    if "primebench" in services.keys or not settings.fetch_on_start:
-        return
+    data = datafiles.read_key_file(data_dir, benchmark)
+    if data is None:
+        return None
+    source = str(datafiles.key_path(data_dir, benchmark))
     try:
-        report = await datafiles.fetch_primebench(settings.data_dir, settings.primebench_url)
+        checked = datafiles.check_key(benchmark, data)
     except datafiles.DataError as exc:
-        log.warning("PrimeBench files are not loaded and the fetch failed: %s", exc)
+        log.error("the key file %s is not imported: %s", source, exc)
+        return None
+    known = {v.sha256 for v in await services.store.key_versions(benchmark.name)}
+    if hashlib.sha256(checked.data).hexdigest() in known:
+        return None
+    version = await services.store.save_key(benchmark.name, checked.data, source=source)
+    log.info("imported %s as %s key version %d", source, benchmark.title, version.version)
+    return version
+
+
+async def current(services: Services, benchmark: Benchmark) -> tuple[bytes, KeyVersion] | None:
+    """The benchmark's current key as stored (its bytes and version), or None."""
+    stored = await services.store.current_key(benchmark.name)
+    if stored is None:
+        return None
+    return await services.store.key_data(stored.id), stored
+
+
+async def load_keys(services: Services) -> None:
+    """Import new key files from the data folder, then use every benchmark's current key."""
+    for benchmark in keyed():
+        await import_placed(services, benchmark)
+        found = await current(services, benchmark)
+        if found is None:
+            continue
+        data, version = found
+        try:
+            key = benchmark.load_key(data)
+        except ScoringError as exc:
+            log.error("the stored %s key version %d does not load: %s", benchmark.title,
+                      version.version, exc)  # fmt: skip
+            continue
+        services.keys[benchmark.name] = LoadedKey(version, key, version.source)
+
+
+async def fetch_missing(services: Services) -> None:
+    """Fetch the official files of every essential benchmark without a key, and import
+    them; failures are logged, not fatal."""
+    settings = services.settings
+    if not settings.fetch_on_start:
         return
-    data = datafiles.read_key_bytes(settings.data_dir, "primebench")
-    if data is not None:
-        await load_key(services, "primebench", data, report.source)
-        log.info("PrimeBench key fetched from %s", report.source)
+    for benchmark in registry.all_benchmarks():
+        if not benchmark.essential or benchmark.name in services.keys:
+            continue
+        url = settings.source_url(benchmark.name)
+        try:
+            report = await datafiles.fetch(settings.data_dir, benchmark, url)
+        except datafiles.DataError as exc:
+            log.warning("%s files are not loaded and the fetch failed: %s", benchmark.title, exc)
+            continue
+        await load_key(services, benchmark.name, report.key, report.source)
+        log.info("%s key fetched from %s", benchmark.title, report.source)
+
+
+def missing_essential(services: Services) -> bool:
+    """Whether an essential benchmark has no key loaded (the start fetches it)."""
+    return any(b.essential and b.name not in services.keys for b in registry.all_benchmarks())
 
 
 async def seed_references(services: Services) -> int:

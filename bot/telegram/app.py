@@ -52,8 +52,8 @@ async def post_init(app: BotApp) -> None:
     app.bot_data[SERVICES] = services
     await keys.load_keys(services)
     await keys.seed_references(services)
-    if "primebench" not in services.keys:
-        services.spawn(keys.fetch_missing_primebench(services))
+    if keys.missing_essential(services):
+        services.spawn(keys.fetch_missing(services))
     if app.job_queue is not None:
         app.job_queue.run_daily(
             ops.nightly_backup,

@@ -397,12 +397,13 @@ async def on_questions(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
-    path = datafiles.questions_path(context.services.settings.data_dir)
+    default = registry.get(registry.DEFAULT)
+    path = datafiles.questions_path(context.services.settings.data_dir, default)
     if path is None:
         await message.reply_text(t(lang, "no_questions"))
         return
     await message.reply_document(
-        path.read_bytes(), filename="Q.json", caption=t(lang, "questions_caption"), parse_mode=None
+        path.read_bytes(), filename=path.name, caption=t(lang, "questions_caption"), parse_mode=None
     )
 
 

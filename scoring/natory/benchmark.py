@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck
+from ..base import Benchmark, KeyCheck, Source
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
 from ..text import decode
@@ -61,6 +61,7 @@ class Natory:
     tags: tuple[str, ...] = (NAME,)
     key_file: str | None = None
     questions_file: str | None = None
+    source: Source | None = None
     essential = False
     daily = True
     tag_fields: tuple[str, ...] = ("target", "cost", "latency")

@@ -25,6 +25,7 @@ from .dataset import (
     QUESTIONS_FILE,
     RECORD_LINE_TEXT,
     SCORER_VERSION,
+    SOURCE,
     TITLE,
 )
 from .key import PrimeKey, check_key, check_pair, load_key, load_questions
@@ -46,6 +47,7 @@ __all__ = [
     "QUESTIONS_FILE",
     "RECORD_LINE_TEXT",
     "SCORER_VERSION",
+    "SOURCE",
     "TITLE",
     "PrimeBench",
     "PrimeBenchResult",

@@ -5,8 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck
-from .dataset import CREDIT, KEY_FILE, NAME, PROMPT, QUESTIONS_FILE, SCORER_VERSION, TITLE
+from ..base import Benchmark, KeyCheck, Source
+from .dataset import (
+    CREDIT,
+    KEY_FILE,
+    NAME,
+    PROMPT,
+    QUESTIONS_FILE,
+    SCORER_VERSION,
+    SOURCE,
+    TITLE,
+)
 from .key import PrimeKey, check_key, load_key
 from .result import PrimeBenchResult, format_score, result_from_record
 from .scorer import score
@@ -23,6 +32,7 @@ class PrimeBench:
     tags: tuple[str, ...] = (NAME,)
     key_file: str | None = KEY_FILE
     questions_file: str | None = QUESTIONS_FILE
+    source: Source | None = SOURCE
     essential = True
     daily = False
     tag_fields: tuple[str, ...] = ()

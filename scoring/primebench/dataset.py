@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..base import Source
+
 NAME = "primebench"
 TITLE = "PrimeBench"
 SCORER_VERSION = "primebench-1"
@@ -10,6 +12,12 @@ OFFICIAL_QUESTIONS = 104
 #: Where the key and the question file live in the data folder.
 KEY_FILE = "primebench/A.txt"
 QUESTIONS_FILE = "primebench/Q.json"
+#: The official files (never shipped: CC BY-ND 4.0), the question file first.
+SOURCE = Source(
+    "files",
+    url="https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main",
+    files=("Q.json", "A.txt"),
+)
 OPTIONS = (1, 2, 3, 4)
 POINTS_CORRECT = 1
 POINTS_WRONG = -3

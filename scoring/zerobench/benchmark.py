@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck
+from ..base import Benchmark, KeyCheck, Source
 from ..errors import OptionError, ScoringError
-from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, TITLE
+from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, SOURCE, TITLE
 from .key import ZeroKey, check_key, load_key
 from .result import (
     BOARD_COLUMNS,
@@ -32,6 +32,7 @@ class ZeroBench:
     tags: tuple[str, ...] = (NAME,)
     key_file: str | None = KEY_FILE
     questions_file: str | None = None
+    source: Source | None = SOURCE
     essential = False
     daily = False
     #: ``k: 3`` scores the first three attempts per question (the default is 5)

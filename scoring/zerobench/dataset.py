@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..base import Source
+
 NAME = "zerobench"
 TITLE = "ZeroBench"
 SCORER_VERSION = "zerobench-1"
@@ -17,6 +19,14 @@ OFFICIAL_QUESTIONS = {MAIN_SPLIT: 100, SUB_SPLIT: 334}
 DEFAULT_K = 5
 #: Where the key lives in the data folder (the canonical two-split JSON of dump_key).
 KEY_FILE = "zerobench/key.json"
+#: The answers come from the dataset viewer's rows (ids and answers only, no images).
+SOURCE = Source(
+    "dataset_rows",
+    url="https://datasets-server.huggingface.co",
+    dataset=DATASET,
+    splits=SPLITS,
+    columns=("question_id", "question_answer"),
+)
 
 #: Appended to every question's text by the official evaluation, verbatim.
 PROMPT_SUFFIX = (

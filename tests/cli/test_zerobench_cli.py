@@ -258,7 +258,7 @@ async def serve(app: web.Application) -> AsyncIterator[str]:
 async def test_fetch_pages_through_both_splits(tmp_path: Path) -> None:
     app = viewer_app()
     async for base in serve(app):
-        report = await datafiles.fetch_zerobench(tmp_path, base + "/")
+        report = await datafiles.fetch(tmp_path, zb.BENCHMARK, base + "/")
     assert report.questions == 255
     stored = json.loads((tmp_path / "zerobench" / "key.json").read_text())
     assert stored == {split: dict(rows) for split, rows in ROWS.items()}
@@ -269,20 +269,20 @@ async def test_fetch_pages_through_both_splits(tmp_path: Path) -> None:
         (zb.MAIN_SPLIT, "200"),
         (zb.SUB_SPLIT, "0"),
     ]
-    meta = datafiles.read_meta(tmp_path, "zerobench")
+    meta = datafiles.read_meta(tmp_path, zb.BENCHMARK)
     assert meta["files"]["key.json"]["sha256"] == report.files[0].sha256
     assert "official ZeroBench has 100 and 334" in report.note
 
 
 async def test_failed_fetch_leaves_the_earlier_copy(tmp_path: Path) -> None:
     async for base in serve(viewer_app()):
-        await datafiles.fetch_zerobench(tmp_path, base)
+        await datafiles.fetch(tmp_path, zb.BENCHMARK, base)
     path = tmp_path / "zerobench" / "key.json"
     before = path.read_bytes()
     failing = viewer_app(lambda r: r.query["split"] == zb.SUB_SPLIT)
     async for base in serve(failing):
         with pytest.raises(datafiles.DataError, match="HTTP 500"):
-            await datafiles.fetch_zerobench(tmp_path, base)
+            await datafiles.fetch(tmp_path, zb.BENCHMARK, base)
     assert path.read_bytes() == before
 
 
@@ -296,7 +296,7 @@ async def test_fetch_refuses_rows_without_answers(tmp_path: Path) -> None:
     app.router.add_get("/rows", rows)
     async for base in serve(app):
         with pytest.raises(datafiles.DataError, match="without question_id and question_answer"):
-            await datafiles.fetch_zerobench(tmp_path, base)
+            await datafiles.fetch(tmp_path, zb.BENCHMARK, base)
     assert not (tmp_path / "zerobench").exists()
 
 

@@ -1,11 +1,13 @@
 """Answer keys uploaded by an admin (issue 7): /setkey validates, stores a version, uses
-it at once, re-scores in the background and reports; /keyinfo; the data folder."""
+it at once, re-scores in the background and reports; /keyinfo. Keys live in the
+database; the data folder is only where key files are imported from."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import re
+import sqlite3
 from collections.abc import AsyncIterator
 
 import pytest
@@ -26,6 +28,21 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
+def current_key(bot: Bot, benchmark: str) -> bytes:
+    """The benchmark's current key as the bot's database holds it."""
+    db = sqlite3.connect(bot.proc.data_dir / "benchboard.sqlite3")
+    try:
+        row = db.execute(
+            """SELECT k.data FROM benchmarks AS b
+               JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
+            (benchmark,),
+        ).fetchone()
+    finally:
+        db.close()
+    assert row is not None, f"no {benchmark} key stored"
+    return bytes(row[0])
+
+
 async def _upload(bot: Bot, data: bytes, caption: str, name: str = "A.txt") -> str:
     admin, chat = private_user(bot, ADMIN)
     msg = await bot.api.send_document(chat, admin, data, name, caption=caption)
@@ -36,11 +53,12 @@ async def test_a_bad_key_is_refused_with_its_first_bad_line(bot: Bot) -> None:
     mark = bot.api.mark()
     plain = await _upload(bot, b"1:1\n2:x\n3:7\n", "/setkey primebench")
     assert plain == (
-        "Key refused, nothing changed: line 2: expected question:option such as 12:3: '2:x'"
+        "Key refused, nothing changed: bad PrimeBench key: "
+        "line 2: expected question:option such as 12:3: '2:x'"
     )
     plain = await _upload(bot, b"<not a key>", "/setkey zerobench", "key.json")
     assert plain.startswith("Key refused, nothing changed: bad ZeroBench key")
-    assert (bot.proc.data_dir / "primebench" / "A.txt").read_text() == key_text(KEY)
+    assert current_key(bot, "primebench").decode() == key_text(KEY)
     assert not (bot.proc.data_dir / "zerobench" / "key.json").exists()
     bot.check_clean(mark)
 
@@ -83,10 +101,12 @@ async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> Non
     board = text_of(await bot.say(chat, user, "/leaderboard primebench default"))
     assert "1. Beta · default · -60" in board
     assert "Scored against key version 2." in board
-    # The key is used at once, and a restart keeps it: it is in the data folder.
+    # The key is used at once, and a restart keeps it: it is the database's current key
+    # (the data folder's file, imported before, is not imported again).
     scored = await bot.say(chat, user, f"1:{new_key[1]}")
     assert "Correct: 1" in text_of(scored)
-    assert (bot.proc.data_dir / "primebench" / "A.txt").read_bytes() == data
+    assert current_key(bot, "primebench") == data
+    assert (bot.proc.data_dir / "primebench" / "A.txt").read_text() == key_text(KEY)
     admin, admin_chat = private_user(bot, ADMIN)
     info = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
     assert "PrimeBench: version 2 of 2" in info and sha in info
@@ -98,7 +118,7 @@ async def test_a_new_key_rescores_in_the_background_and_reports(bot: Bot) -> Non
 
 async def test_the_same_key_again_is_not_a_new_version(bot: Bot) -> None:
     admin, chat = private_user(bot, ADMIN)
-    data = (bot.proc.data_dir / "primebench" / "A.txt").read_bytes()
+    data = current_key(bot, "primebench")
     # As a reply to the file this time.
     file_msg = await bot.api.send_document(chat, admin, data, "again.txt")
     await bot.api.reply_to(file_msg, timeout=20)  # scored as a submission: it is text
@@ -113,7 +133,7 @@ async def test_a_zerobench_key_is_written_in_canonical_form(bot: Bot) -> None:
     plain = await _upload(bot, b"question_id,question_answer\nq1,42\nq2,7\n", "/setkey zerobench")
     assert "ZeroBench key version 1 is in use now" in plain
     assert "2 main questions" in plain
-    stored = json.loads((bot.proc.data_dir / "zerobench" / "key.json").read_text())
+    stored = json.loads(current_key(bot, "zerobench"))
     assert stored["zerobench"] == {"q1": "42", "q2": "7"}
     admin, chat = private_user(bot, ADMIN)
     assert "ZeroBench: version 1 of 1" in text_of(await bot.say(chat, admin, "/keyinfo"))

@@ -57,6 +57,15 @@ def test_key_files_say_which_benchmarks_keep_a_key() -> None:
     assert [b.name for b in registry.all_benchmarks() if b.daily] == ["natory"]
 
 
+def test_sources_say_where_the_official_files_are() -> None:
+    assert PB.source is not None and PB.source.kind == "files"
+    assert set(PB.source.files) == {"A.txt", "Q.json"}  # the key file's and questions' names
+    assert ZB.source is not None and ZB.source.kind == "dataset_rows"
+    assert ZB.source.dataset == "jonathan-roberts1/zerobench"
+    assert ZB.source.splits == ("zerobench", "zerobench_subquestions")
+    assert NA.source is None
+
+
 def _pb_key(questions: int) -> bytes:
     return "".join(f"{q}:{q % 4 + 1}\n" for q in range(1, questions + 1)).encode()
 
