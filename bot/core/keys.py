@@ -14,12 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from importlib import resources
 
 from scoring import Benchmark, ScoringError, parse_mode, registry
 from storage import KeyVersion
 
-from . import datafiles
+from . import datafiles, shipped
 from .services import LoadedKey, Services
 
 log = logging.getLogger(__name__)
@@ -112,8 +111,9 @@ def missing_essential(services: Services) -> bool:
 
 
 async def seed_references(services: Services) -> int:
-    """Store the benchmarks' published results (idempotent); returns how many."""
-    data = json.loads(resources.files("bot").joinpath("references.json").read_text("utf-8"))
+    """Store the benchmarks' published results, shipped in ``data/references.json``
+    (idempotent); returns how many."""
+    data = json.loads(shipped.path("references.json").read_text("utf-8"))
     count = 0
     for name, table in data.items():
         if name.startswith("_") or name not in registry.names():
