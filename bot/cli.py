@@ -342,8 +342,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="the model's output; - reads stdin (natory: an existing file, or the expression "
         "itself; put -- before one that starts with -)",
     )
-    score.add_argument("--benchmark", "-b", default=registry.DEFAULT, help="default: primebench")
-    score.add_argument("--key", help="answer key file (default: the one loaded in the data folder)")
+    score.add_argument(
+        "--benchmark", "-b", default=registry.DEFAULT, help=f"default: {registry.DEFAULT}"
+    )
+    score.add_argument("--key", help="answer key file (default: the current one in the database)")
     score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")
     score.add_argument("--target", help="natory: the target number N")
     score.add_argument("--json", action="store_true", help="print one JSON object")
@@ -362,10 +364,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     data = sub.add_parser("data", help="fetch or load official benchmark files")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
-    fetch = data_sub.add_parser("fetch", help="download a benchmark's files into the data folder")
+    fetch = data_sub.add_parser("fetch", help="download, check and import a benchmark's key")
     fetch.add_argument("benchmark")
     fetch.set_defaults(handler=cmd_data_fetch)
-    load = data_sub.add_parser("load", help="load a benchmark's files from local paths")
+    load = data_sub.add_parser("load", help="check and import a benchmark's key from local files")
     load.add_argument("benchmark")
     load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
     load.add_argument("--questions", help="PrimeBench's Q.json")
