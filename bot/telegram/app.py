@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 from datetime import UTC, time
 
 from telegram import Bot, BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
-    AIORateLimiter,
     ApplicationBuilder,
     CallbackQueryHandler,
     CommandHandler,
@@ -33,11 +33,12 @@ from ..settings import Settings
 from . import admin_handlers as ah
 from . import buttons as b
 from . import handlers as h
+from . import intake as intake_
 from . import keyboards as kb
 from . import natory_handlers as nh
 from . import ops
 from .context import SERVICES, BotApp, BotContext
-from .http import AiohttpRequest, BenchBot
+from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 from .web import serve_webhook
 
 log = logging.getLogger("benchboard")
@@ -96,7 +97,8 @@ def build_application(settings: Settings) -> BotApp:
         request=AiohttpRequest(connection_pool_size=256),
         get_updates_request=AiohttpRequest(connection_pool_size=1),
         defaults=DEFAULTS,
-        rate_limiter=AIORateLimiter(
+        # flood limits, and retries of transient faults (time-outs, 5xx, lost connections)
+        rate_limiter=RetryingRateLimiter(
             overall_max_rate=settings.rate_overall,
             group_max_rate=settings.rate_group,
             max_retries=3,
@@ -107,7 +109,11 @@ def build_application(settings: Settings) -> BotApp:
         .application_class(ops.LoggingApplication)
         .bot(bot)
         .context_types(ContextTypes(context=BotContext))
-        .concurrent_updates(True)
+        # updates handled at once: enough to overlap the replies' round trips; more only
+        # lengthens the queue at the database (and what a crash leaves half-done)
+        .concurrent_updates(64)
+        # updates are fetched by our own loop (intake.poll), which keeps them first
+        .updater(None)
         .post_init(post_init)
         .post_shutdown(post_shutdown)
         .build()
@@ -222,6 +228,16 @@ def register(app: BotApp) -> None:
 
 
 async def on_error(update: object, context: BotContext) -> None:
+    if is_transient(context.error):
+        # The sender's retries ran out (Telegram unreachable for a minute): no "something
+        # went wrong" (that would fail too); the update is handled again later.
+        ops.mark_transient(context, update)
+        log.warning(
+            "update %s: transient fault outlasted the retries: %s",
+            update.update_id if isinstance(update, Update) else None,
+            context.error,
+        )
+        return
     ops.mark_failed(context, update)  # the update's log line says "error"
     await h.on_error(update, context)
 
@@ -247,14 +263,43 @@ async def _preflight(settings: Settings) -> str:
         raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
 
 
+async def start_intake(app: BotApp) -> intake_.Intake:
+    """The durable intake, once ``post_init`` opened the services: what a previous
+    process left unfinished is queued before anything new is taken."""
+    services = app.bot_data[SERVICES]
+    assert isinstance(services, Services)
+    return await intake_.start(app, services)
+
+
+async def serve_polling(app: BotApp) -> None:
+    """Long polling through the durable intake until SIGTERM or SIGINT; then no new
+    updates are fetched, the ones being handled finish and are marked, the database
+    closes."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await app.initialize()
+    try:
+        await post_init(app)
+        await app.start()
+        intake = await start_intake(app)
+        await app.bot.delete_webhook(drop_pending_updates=False)
+        await intake_.poll(app, intake, stop)
+        log.info("stopping: finishing the updates already received")
+    finally:
+        if app.running:
+            await app.stop()
+        await app.shutdown()
+        await post_shutdown(app)
+
+
 def run(settings: Settings) -> None:
     ops.configure_logging(settings)
     username = asyncio.run(_preflight(settings))
     log.info("the token belongs to @%s", username)
     app = build_application(settings)
     if settings.webhook_url:
-        asyncio.run(serve_webhook(app, settings, post_init, post_shutdown))
+        asyncio.run(serve_webhook(app, settings, post_init, post_shutdown, start_intake))
     else:
-        # run_polling stops on SIGTERM/SIGINT: the updates already fetched are handled,
-        # then post_shutdown closes the database.
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        asyncio.run(serve_polling(app))

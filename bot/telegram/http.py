@@ -1,4 +1,5 @@
-"""Talking to the Bot API: PTB's ``BaseRequest`` on an aiohttp session.
+"""Talking to the Bot API: PTB's ``BaseRequest`` on an aiohttp session, and the
+rate limiter that retries transient faults.
 
 It stands in for PTB's default transport (httpx), which costs more CPU per request
 (``tests/benchmarks/bench_bot.py`` measures the bot on it); timeouts, errors and uploads
@@ -10,12 +11,16 @@ which ``json.dumps`` writes faster than a URL-encoded form.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import random
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeAlias
 
 import aiohttp
-from telegram.error import NetworkError, TimedOut
-from telegram.ext import ExtBot
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import BaseRequest, RequestData
 
 #: A timeout as PTB passes one: seconds, None (no limit), or ``BaseRequest.DEFAULT_NONE``
@@ -117,3 +122,124 @@ def _body(request_data: RequestData | None) -> dict[str, Any]:
     for name, (filename, content, mime_type) in request_data.multipart_data.items():
         form.add_field(name, content, filename=filename, content_type=mime_type)
     return {"data": form}
+
+
+# --- retries ---------------------------------------------------------------------------
+
+log = logging.getLogger("benchboard.send")
+
+JSONResult: TypeAlias = bool | dict[str, Any] | list[dict[str, Any]]
+
+
+def is_transient(error: BaseException | None) -> bool:
+    """A fault that passes by itself: flood limit, time-out, lost connection, 5xx.
+
+    PTB raises ``NetworkError`` for 5xx answers and lost connections, ``TimedOut`` (a
+    ``NetworkError``) for time-outs; ``BadRequest`` is a ``NetworkError`` too but means
+    the call itself is wrong.
+    """
+    if isinstance(error, RetryAfter):
+        return True
+    return isinstance(error, NetworkError) and not isinstance(error, BadRequest)
+
+
+#: What a repeated call answers when an earlier attempt, whose answer was lost to a
+#: time-out, already took effect: the edit is there, the query was answered.
+_ALREADY_DONE = ("message is not modified", "query is too old", "query id is invalid")
+
+
+class RetryingRateLimiter(AIORateLimiter):
+    """``AIORateLimiter`` (flood limits, 429 ``retry_after``) plus retries of transient
+    faults: connection errors, time-outs and 5xx answers are tried again with exponential
+    backoff and jitter, for about ``budget`` seconds in all; a 429 waits what Telegram
+    says.
+
+    A call that timed out may have reached Telegram. It is tried again with a longer read
+    timeout (``patient_timeout``), so a slow answer is read rather than sent a third time:
+    a message sent twice is at most one duplicate per timed-out send, counted in
+    :attr:`possible_duplicates` and logged. An edit or a callback answer repeated after a
+    time-out cannot duplicate anything; "not modified" or "query is too old" on the repeat
+    means the first attempt got through, and counts as success. A callback answer that
+    is too old (a press handled again after a restart) is no error either: the press's
+    effect is stored and shown on its message.
+    """
+
+    def __init__(
+        self,
+        *,
+        budget: float = 60.0,
+        first_delay: float = 0.5,
+        max_delay: float = 8.0,
+        patient_timeout: float = 20.0,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.budget = budget
+        self.first_delay = first_delay
+        self.max_delay = max_delay
+        self.patient_timeout = patient_timeout
+        self.retries = 0
+        self.possible_duplicates = 0
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, JSONResult]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> JSONResult:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.budget
+        delay = self.first_delay
+        timed_out = False
+        while True:
+            try:
+                result = await super().process_request(
+                    callback, args, kwargs, endpoint, data, rate_limit_args
+                )
+            except BadRequest as exc:
+                text = str(exc).lower()
+                if timed_out and any(s in text for s in _ALREADY_DONE):
+                    return True
+                if endpoint == "answerCallbackQuery" and "query is too old" in text:
+                    # answered already (before a restart), or too late: the press's effect
+                    # is stored and the message shows it; there is nothing left to say
+                    log.info("callback query already answered or expired")
+                    return True
+                raise
+            except RetryAfter as exc:
+                wait = exc.retry_after
+                seconds = wait if isinstance(wait, int) else wait.total_seconds()
+                pause = float(seconds) + random.uniform(0.05, 0.25)
+                error: NetworkError | RetryAfter = exc
+            except NetworkError as exc:
+                if not is_transient(exc):
+                    raise
+                if isinstance(exc, TimedOut):
+                    timed_out = True
+                    kwargs = {**kwargs, "read_timeout": self.patient_timeout}
+                pause = delay / 2 + random.uniform(0, delay / 2)
+                delay = min(delay * 2, self.max_delay)
+                error = exc
+            else:
+                if timed_out and endpoint.startswith(("send", "copy", "forward")):
+                    self.possible_duplicates += 1
+                    log.warning(
+                        "a send that timed out was repeated: at most one duplicate",
+                        extra={"method": endpoint, "possible_duplicates": self.possible_duplicates},
+                    )
+                return result
+            if loop.time() + pause > deadline:
+                raise error
+            self.retries += 1
+            log.info(
+                "retrying after a transient fault",
+                extra={
+                    "method": endpoint,
+                    "error": type(error).__name__,
+                    "pause_s": round(pause, 2),
+                },
+            )
+            await asyncio.sleep(pause)

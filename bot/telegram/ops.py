@@ -1,4 +1,5 @@
-"""Operations: structured logs, one line per update, the nightly backup job."""
+"""Operations: structured logs, one line per update (and its completion in the durable
+intake), the nightly backup job."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from ..core import backups
 from ..core.services import Services
 from ..settings import Settings
 from .context import SERVICES, BotContext
+from .intake import INTAKE, Intake
 
 log = logging.getLogger("benchboard.updates")
 _FAILED = "failed_updates"
+_TRANSIENT = "transient_updates"
 
 
 class JsonFormatter(logging.Formatter):
@@ -88,17 +91,36 @@ def mark_failed(context: BotContext, update: object) -> None:
         context.bot_data.setdefault(_FAILED, set()).add(update.update_id)
 
 
+def mark_transient(context: BotContext, update: object) -> None:
+    """The update's handling failed for a transient fault: handle it again later."""
+    if isinstance(update, Update):
+        context.bot_data.setdefault(_TRANSIENT, set()).add(update.update_id)
+
+
 class LoggingApplication(Application):  # type: ignore[type-arg]
-    """Logs one structured line per update: id, chat type, command, duration, outcome."""
+    """Logs one structured line per update: id, chat type, command, duration, outcome;
+    then marks the update done in the durable intake (or keeps it for another try when
+    a reply failed for a transient fault). An update whose handling was cancelled (the
+    process stopping) stays unfinished and is handled after the restart."""
 
     async def process_update(self, update: object) -> None:
+        await self._logged(update)
+        intake = self.bot_data.get(INTAKE)
+        if isinstance(update, Update) and isinstance(intake, Intake):
+            transient = self.bot_data.get(_TRANSIENT, set())
+            later = update.update_id in transient
+            transient.discard(update.update_id)
+            await intake.handled(update, transient=later)
+
+    async def _logged(self, update: object) -> None:
         start = time.perf_counter()
         try:
             await super().process_update(update)
         finally:
             if isinstance(update, Update):
                 failed = self.bot_data.get(_FAILED, set())
-                outcome = "error" if update.update_id in failed else "ok"
+                later = update.update_id in self.bot_data.get(_TRANSIENT, ())
+                outcome = "retry" if later else "error" if update.update_id in failed else "ok"
                 failed.discard(update.update_id)
                 chat_type, command = describe(update)
                 log.info(

@@ -1,8 +1,9 @@
 """Webhook mode: our own small HTTP server (tornado, which PTB's webhooks extra brings).
 
-It checks Telegram's secret header on every request, serves ``/healthz`` on the same
-port, and stops gracefully on SIGTERM: no new updates are taken, the ones already
-received are handled, then the database closes.
+It checks Telegram's secret header on every request, keeps each update in the durable
+intake before answering 200 (a body that is not an update gets 400), serves
+``/healthz`` on the same port, and stops gracefully on SIGTERM: no new updates are
+taken, the ones already received are handled, then the database closes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..core import health
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
 from .context import SERVICES, BotApp
+from .intake import Intake, intake_of
 
 log = logging.getLogger("benchboard")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -40,13 +42,16 @@ class _UpdateHandler(tornado.web.RequestHandler):
             log.warning("webhook request refused: wrong or missing secret token")
             self.set_status(403)
             return
-        try:
-            update = Update.de_json(json.loads(self.request.body), self.app.bot)
-        except (ValueError, TypeError, KeyError):
-            self.set_status(400)
+        intake = intake_of(self.app)
+        if intake is None:  # not started yet: Telegram will deliver it again
+            self.set_status(503)
             return
-        await self.app.update_queue.put(update)
-        self.set_status(200)
+        try:
+            data = json.loads(self.request.body)
+        except ValueError:
+            data = None
+        # kept (committed) before the 200 that tells Telegram it arrived
+        self.set_status(200 if await intake.receive_one(data) else 400)
 
     def check_xsrf_cookie(self) -> None:  # Telegram does not send cookies
         return
@@ -74,6 +79,7 @@ async def serve_webhook(
     settings: Settings,
     post_init: Callable[[BotApp], Awaitable[None]],
     post_shutdown: Callable[[BotApp], Awaitable[None]],
+    start_intake: Callable[[BotApp], Awaitable[Intake]],
 ) -> None:
     """Run the application behind our webhook server until SIGTERM or SIGINT."""
     if settings.webhook_secret is None:
@@ -95,8 +101,9 @@ async def serve_webhook(
     await app.initialize()
     try:
         await post_init(app)
-        server.listen(settings.webhook_port, address=settings.webhook_listen)
         await app.start()
+        await start_intake(app)
+        server.listen(settings.webhook_port, address=settings.webhook_listen)
         await app.bot.set_webhook(
             url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
         )

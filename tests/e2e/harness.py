@@ -30,9 +30,17 @@ class BotProcess:
     proc: asyncio.subprocess.Process
     data_dir: Path
     log_path: Path
+    #: set by :meth:`kill`: the process's end is expected, not a failure
+    killed: bool = False
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    async def kill(self) -> None:
+        """SIGKILL the process (no shutdown of any kind) and wait for it to end."""
+        self.killed = True
+        self.proc.kill()
+        await self.proc.wait()
 
 
 @contextlib.asynccontextmanager
@@ -62,7 +70,8 @@ async def running_bot(
     )
     full_env.update(env or {})
     log_path = tmp / "bot.log"
-    with log_path.open("wb") as log_file:
+    # appended to: a bot restarted on the same folder keeps the earlier process's log
+    with log_path.open("ab") as log_file:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
@@ -77,7 +86,8 @@ async def running_bot(
 
     async def watch() -> None:
         await proc.wait()
-        api.abort(f"the bot process exited with {proc.returncode}:\n{bot.log()[-3000:]}")
+        if not bot.killed:
+            api.abort(f"the bot process exited with {proc.returncode}:\n{bot.log()[-3000:]}")
 
     watcher = asyncio.create_task(watch())
     try:

@@ -1,0 +1,247 @@
+"""Durable intake: every update is kept in the database before Telegram is told it
+arrived, and marked done once handled, so a process that dies loses nothing.
+
+- Polling (:func:`poll`): our own ``getUpdates`` loop feeds the Application. A batch is
+  admitted in one transaction before the next ``getUpdates`` moves the offset past it
+  (which is what confirms it to Telegram).
+- Webhook (``web.py``): :meth:`Intake.receive_one` admits the update before the request
+  answers 200; admits arriving together are committed together.
+- On start, :meth:`Intake.replay` queues the updates a previous process left unfinished,
+  oldest first, before anything new is taken.
+- An update is marked done after its handlers ran and their replies went out
+  (``LoggingApplication.process_update``). The effects are idempotent (a submission is
+  unique on its chat and message, a publication is a state change that checks the day's
+  allowance in its own transaction), so handling an update again after a crash repeats
+  the answer, never the effect.
+- A reply that still fails with a transient fault after the sender's retries
+  (``http.RetryingRateLimiter``) leaves its update unfinished: it is handled again later
+  in this process (:meth:`Intake.later`) and, if the process stops, after the restart.
+- Handled entries are pruned after a day (Telegram keeps updates 24 hours).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from telegram import Update
+from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter
+from telegram.warnings import PTBUserWarning
+
+from ..core import intake as core
+from ..core.services import Services
+from .context import BotApp
+
+log = logging.getLogger("benchboard.intake")
+
+INTAKE = "intake"
+#: Seconds a getUpdates long poll waits for updates.
+POLL_TIMEOUT = 10
+#: Updates per getUpdates (Telegram's maximum).
+POLL_LIMIT = 100
+
+
+class Intake:
+    """Updates from their arrival to their completion, for one Application."""
+
+    def __init__(
+        self,
+        app: BotApp,
+        services: Services,
+        *,
+        retry_every: float = 20.0,
+        max_retries: int = 30,
+        prune_every: float = 3600.0,
+    ) -> None:
+        self.app = app
+        self.services = services
+        self.retry_every = retry_every
+        self.max_retries = max_retries
+        self.prune_every = prune_every
+        #: updates whose replies failed for a transient fault: handled again later
+        self._later: dict[int, Update] = {}
+        self._tries: dict[int, int] = {}
+        self._admits: list[tuple[tuple[int, str], asyncio.Future[bool]]] = []
+        self._admitter: asyncio.Task[None] | None = None
+
+    # --- arrival ---------------------------------------------------------------------
+
+    def parse(self, data: Any) -> Update | None:
+        """The update in a JSON value, or None when it is not a well-formed update."""
+        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            return None
+        try:
+            return Update.de_json(data, self.app.bot)
+        except Exception:  # anything PTB cannot read is not an update we can handle
+            log.warning("malformed update ignored", extra={"update_id": data.get("update_id")})
+            return None
+
+    async def receive(self, batch: Sequence[Any]) -> int:
+        """Admit a getUpdates batch in one transaction and queue the new updates; returns
+        how many were new. Malformed entries are logged and skipped."""
+        parsed = [(data, update) for data in batch if (update := self.parse(data)) is not None]
+        rows = [(u.update_id, json.dumps(d, ensure_ascii=False)) for d, u in parsed]
+        new = set(await core.admit(self.services, rows))
+        for _, update in parsed:
+            if update.update_id in new:
+                await self.app.update_queue.put(update)
+        return len(new)
+
+    async def receive_one(self, data: Any) -> bool:
+        """Admit one update (a webhook request) and queue it if it is new; False when it
+        is not a well-formed update. Returns once the update is committed."""
+        update = self.parse(data)
+        if update is None:
+            return False
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._admits.append(((update.update_id, json.dumps(data, ensure_ascii=False)), future))
+        if self._admitter is None or self._admitter.done():
+            self._admitter = asyncio.get_running_loop().create_task(self._admit_pending())
+        if await future:
+            await self.app.update_queue.put(update)
+        return True
+
+    async def _admit_pending(self) -> None:
+        """One transaction for every webhook update that arrived while the last ran."""
+        while self._admits:
+            batch, self._admits = self._admits, []
+            try:
+                new = set(await core.admit(self.services, [row for row, _ in batch]))
+            except Exception as exc:
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(exc)
+                continue
+            for row, future in batch:
+                if not future.done():
+                    future.set_result(row[0] in new)
+
+    async def replay(self) -> int:
+        """Queue the updates a previous process left unfinished, oldest first."""
+        entries = await core.unfinished(self.services)
+        for entry in entries:
+            update = self.parse(json.loads(entry.body))
+            if update is None:
+                await core.finish(self.services, entry.update_id)
+                continue
+            await self.app.update_queue.put(update)
+        if entries:
+            log.info("replaying unfinished updates", extra={"count": len(entries)})
+        return len(entries)
+
+    # --- completion ------------------------------------------------------------------
+
+    async def handled(self, update: Update, *, transient: bool) -> None:
+        """The handlers are done with ``update``: mark it done, or, when a reply failed
+        for a transient fault, keep it to be handled again."""
+        update_id = update.update_id
+        if transient:
+            tries = self._tries.get(update_id, 0) + 1
+            if tries <= self.max_retries:
+                self._tries[update_id] = tries
+                self._later[update_id] = update
+                log.warning(
+                    "reply failed for a transient fault; the update will be handled again",
+                    extra={"update_id": update_id, "tries": tries},
+                )
+                return
+            log.error("update given up after transient faults", extra={"update_id": update_id})
+        self._tries.pop(update_id, None)
+        await core.finish(self.services, update_id)
+
+    async def run_jobs(self) -> None:
+        """Hand the updates kept for later back to the Application; prune old entries."""
+        loop = asyncio.get_running_loop()
+        next_prune = loop.time() + 60.0
+        while True:
+            await asyncio.sleep(self.retry_every)
+            later, self._later = self._later, {}
+            for update in later.values():
+                await self.app.update_queue.put(update)
+            if loop.time() >= next_prune:
+                next_prune = loop.time() + self.prune_every
+                try:
+                    pruned = await core.prune(self.services)
+                except Exception:
+                    log.exception("pruning the intake failed")
+                else:
+                    log.info("intake pruned", extra={"count": pruned})
+
+
+def intake_of(app: BotApp) -> Intake | None:
+    intake = app.bot_data.get(INTAKE)
+    return intake if isinstance(intake, Intake) else None
+
+
+async def start(app: BotApp, services: Services) -> Intake:
+    """Create the intake, queue what a previous process left unfinished, start its jobs."""
+    intake = Intake(app, services)
+    app.bot_data[INTAKE] = intake
+    await intake.replay()
+    services.spawn(intake.run_jobs())
+    return intake
+
+
+# --- polling ---------------------------------------------------------------------------
+
+
+async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
+    """Fetch updates until ``stop`` is set. Each batch is admitted before the next
+    ``getUpdates`` (whose offset confirms it to Telegram) is sent."""
+    # do_api_request is PTB's public way to read the Bot API's raw answer (the body kept
+    # is Telegram's JSON, not a re-serialised object); it warns that get_updates exists.
+    warnings.filterwarnings("ignore", message=".*getUpdates.*", category=PTBUserWarning)
+    offset: int | None = None
+    pause = 0.5
+    while not stop.is_set():
+        fetch = asyncio.ensure_future(
+            app.bot.do_api_request(
+                "getUpdates",
+                api_kwargs={
+                    "offset": offset,
+                    "limit": POLL_LIMIT,
+                    "timeout": POLL_TIMEOUT,
+                    "allowed_updates": Update.ALL_TYPES,
+                },
+                read_timeout=POLL_TIMEOUT + 5,
+            )
+        )
+        stopping = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([fetch, stopping], return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if not fetch.done():
+            # nothing of this batch is admitted, so nothing is confirmed: Telegram keeps it
+            fetch.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await fetch
+            break
+        try:
+            batch = fetch.result()
+        except InvalidToken:
+            raise
+        except (NetworkError, Conflict, RetryAfter) as exc:
+            log.warning("getUpdates failed; trying again", extra={"error": str(exc)})
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), pause)
+            pause = min(pause * 2, 10.0)
+            continue
+        pause = 0.5
+        if not isinstance(batch, list) or not batch:
+            continue
+        try:
+            await intake.receive(batch)
+        except Exception:
+            # not admitted, so not confirmed: the same batch comes again
+            log.exception("admitting updates failed; fetching them again")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1.0)
+            continue
+        ids = [u["update_id"] for u in batch if isinstance(u, dict)]
+        ids = [i for i in ids if isinstance(i, int)]
+        if ids:
+            offset = max(ids) + 1

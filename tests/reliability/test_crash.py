@@ -1,0 +1,74 @@
+"""SIGKILL during a burst, restart on the same database: nothing Telegram delivered is
+lost, nothing is stored twice, and the replies sent again are bounded by what was in
+flight when the process died."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.botapi import FakeBotAPI
+from tests.e2e.botkit import KEY, answers, submission_id, text_of
+from tests.e2e.harness import running_bot
+from tests.reliability.burst import run_burst, unfinished_in, wait
+
+
+@pytest.mark.parametrize(
+    ("kill_at", "rate"), [(0.5, None), (0.2, 60.0)], ids=["unthrottled-50%", "paced-20%"]
+)
+async def test_kill_during_a_burst_loses_nothing(
+    tmp_path: Path, kill_at: float, rate: float | None
+) -> None:
+    async with FakeBotAPI() as api:
+        out = await run_burst(
+            api, tmp_path, users=15, submissions=150, presses=15, kill_at=kill_at, rate=rate
+        )
+    assert out.notes == []
+    assert out.tried == 150
+    assert out.lost == 0, out.line("burst")
+    assert out.stored == 150  # each submission stored once
+    assert out.presses_answered == 15 and out.published == 15
+    assert out.went_wrong == 0
+    assert out.unfinished_at_kill is not None
+    assert out.duplicated <= out.unfinished_at_kill, out.line("burst")
+
+
+def _stored(data_dir: Path) -> int:
+    path = data_dir / "benchboard.sqlite3"
+    if not path.exists():
+        return 0
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        return int(db.execute("SELECT count(*) FROM submissions").fetchone()[0])
+
+
+async def test_a_stored_score_whose_reply_was_being_retried_is_answered_after_restart(
+    tmp_path: Path,
+) -> None:
+    async with FakeBotAPI() as api:
+        user = api.user(91_001, "Crash")
+        chat = api.private_chat(user)
+        # every reply fails with 502: the bot keeps retrying it
+        api.faults(methods=("sendMessage",), kinds=("502",), probability=1.0)
+        async with running_bot(api, tmp_path, key=KEY) as bot:
+            text = "\n".join(["model: crash", *answers(KEY, correct=4)])
+            await api.send_text(chat, user, text)
+            await wait(lambda: _stored(bot.data_dir) == 1, 20, "the submission stored")
+            await wait(lambda: len(api.fault_log) >= 2, 20, "a retried reply")
+            await bot.kill()
+            assert unfinished_in(bot.data_dir) == 1
+        api.clear_faults()
+        mark = api.mark()
+        async with running_bot(api, tmp_path, key=KEY, wait=False):
+            reply = await api.wait_call(
+                "sendMessage", chat_id=chat["id"], since=mark, ok=True, timeout=30
+            )
+            assert "Correct: 4" in text_of(reply)
+            await asyncio.sleep(0.5)
+        cards = [m for m in api.messages_in(chat["id"]) if "Final Score" in str(m.get("text"))]
+        assert len(cards) == 1
+        assert submission_id(text_of(reply)) == 1
+        assert _stored(tmp_path / "data") == 1
+        assert unfinished_in(tmp_path / "data") == 0
