@@ -117,6 +117,7 @@ from .models import (
 )
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
+from .values import compress as compress_raw
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -147,5 +148,6 @@ __all__ = [
     "Submission",
     "User",
     "Visibility",
+    "compress_raw",
     "normalise_model",
 ]
