@@ -14,9 +14,9 @@ from babel.messages.frontend import parse_keywords
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from bot.telegram import app
 from bot.render import i18n
 from bot.render.i18n import LANGUAGES, LOCALE_DIR, command_menu, t, tn
+from bot.telegram import app
 
 ROOT = Path(__file__).resolve().parents[3]
 
