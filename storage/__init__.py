@@ -118,6 +118,7 @@ from .models import (
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
 from .values import MAX_MODEL_NAME
+from .values import compress as compress_raw
 
 __all__ = [
     "MAX_MODEL_NAME",
@@ -149,5 +150,6 @@ __all__ = [
     "Submission",
     "User",
     "Visibility",
+    "compress_raw",
     "normalise_model",
 ]

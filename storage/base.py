@@ -16,6 +16,30 @@ from .errors import InvalidData
 
 Clock = Callable[[], datetime]
 
+#: Users (and, apart, chats) remembered as having a row.
+KNOWN_IDS_MAX = 100_000
+
+
+class KnownIds:
+    """A set of at most ``maxsize`` ids; adding one beyond forgets the oldest added."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._ids: dict[int, None] = {}
+
+    def add(self, value: int) -> None:
+        if value in self._ids:
+            return
+        self._ids[value] = None
+        if len(self._ids) > self.maxsize:
+            del self._ids[next(iter(self._ids))]
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
@@ -29,9 +53,10 @@ class StoreBase:
         # benchmark ids known to be committed
         self._bench_ids: dict[str, int] = {}
         # users and chats known to have a row (committed), so recording a submission
-        # needs no placeholder inserts: one statement, one trip to the database thread
-        self._known_users: set[int] = set()
-        self._known_chats: set[int] = set()
+        # needs no placeholder inserts: one statement, one trip to the database thread;
+        # the most recent ones only (one forgotten costs a placeholder insert)
+        self._known_users = KnownIds(KNOWN_IDS_MAX)
+        self._known_chats = KnownIds(KNOWN_IDS_MAX)
 
     @property
     def db(self) -> Database:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol
@@ -41,6 +41,8 @@ class NewSubmission:
     ``raw`` is the decoded input exactly as scored (kept losslessly, compressed).
     ``extra`` holds benchmark-specific JSON-able data (e.g. Natory's target, cost,
     latency); a re-score passes it to the scorer as ``options``.
+    ``raw_compressed``, when given, is ``compress_raw(raw)`` made beforehand (a worker
+    process compresses a large input while scoring it); else the store compresses.
     """
 
     user_id: int
@@ -54,6 +56,7 @@ class NewSubmission:
     model: str | None = None
     mode: str | None = None
     extra: Mapping[str, Any] | None = None
+    raw_compressed: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,7 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
         model,
         model_norm,
         mode,
-        compress(sub.raw),
+        sub.raw_compressed if sub.raw_compressed is not None else compress(sub.raw),
         len(sub.raw),
         record,
         score,

@@ -38,6 +38,7 @@ from storage import (
 )
 
 from . import datafiles, keys
+from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
 from .services import LoadedKey, Services
@@ -46,6 +47,8 @@ log = logging.getLogger(__name__)
 
 #: How long a group-administrator answer from Telegram is trusted (seconds).
 ADMIN_TTL = 60.0
+#: Group-administrator answers kept at most.
+ADMIN_CACHE_MAX = 10_000
 #: Telegram's limit for a document a bot uploads.
 UPLOAD_LIMIT = 50 * 1024 * 1024
 #: Board rows shown before and after a re-score.
@@ -57,12 +60,21 @@ AdminLookup = Callable[[int, int], Awaitable[bool]]
 
 
 class AdminCache:
-    """Group-administrator answers, each trusted for ``ttl`` seconds."""
+    """Group-administrator answers, each trusted for ``ttl`` seconds; at most
+    ``maxsize`` kept (the least recently used forgotten first)."""
 
-    def __init__(self, ttl: float = ADMIN_TTL, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self,
+        ttl: float = ADMIN_TTL,
+        clock: Callable[[], float] = time.monotonic,
+        maxsize: int = ADMIN_CACHE_MAX,
+    ):
         self.ttl = ttl
         self._clock = clock
-        self._entries: dict[tuple[int, int], tuple[float, bool]] = {}
+        self._entries: Lru[tuple[int, int], tuple[float, bool]] = Lru(maxsize)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(self, chat_id: int, user_id: int) -> bool | None:
         found = self._entries.get((chat_id, user_id))
@@ -71,9 +83,6 @@ class AdminCache:
         return found[1]
 
     def put(self, chat_id: int, user_id: int, is_admin: bool) -> None:
-        if len(self._entries) > 10_000:  # forget the expired ones now and then
-            now = self._clock()
-            self._entries = {k: v for k, v in self._entries.items() if v[0] > now}
         self._entries[(chat_id, user_id)] = (self._clock() + self.ttl, is_admin)
 
 
@@ -130,9 +139,12 @@ def _reason(words: list[str]) -> str | None:
 
 
 def _int_arg(words: list[str], usage: str) -> int:
-    if not words or not words[0].lstrip("#").isdigit():
+    """The id a command names first (``42`` or ``#42``); its usage for anything else,
+    such as a number no submission or user can have."""
+    value = parse_id(words[0].removeprefix("#")) if words else None
+    if value is None:
         raise UserError(usage)
-    return int(words[0].lstrip("#"))
+    return value
 
 
 # --- hide, unhide, verify ------------------------------------------------------------

@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-from collections.abc import AsyncIterator, Coroutine, Hashable
+from collections.abc import AsyncIterator, Callable, Coroutine, Hashable, MutableMapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from storage import KeyVersion, Store
 
 from ..settings import Settings
+from .bounded import Lru
+
+T = TypeVar("T")
+
+#: Users and chats whose last recorded details are remembered.
+SEEN_MAX = 50_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,31 +43,51 @@ class Services:
     settings: Settings
     store: Store
     keys: dict[str, LoadedKey] = field(default_factory=dict)
+    #: Whether heavy work may go to a worker process (the bot: yes; a CLI command: no).
+    worker: bool = False
+    #: The worker process pool, started by :meth:`offload` on first need.
     pool: ProcessPoolExecutor | None = None
     bot_username: str = ""
     background: set[asyncio.Task[Any]] = field(default_factory=set)
-    #: What was last recorded of each user and chat (only changes are written).
-    seen: dict[Hashable, object] = field(default_factory=dict)
+    #: What was last recorded of the most recently seen users and chats (only changes
+    #: are written; a user forgotten here is written once more when next seen).
+    seen: MutableMapping[Hashable, object] = field(default_factory=lambda: Lru(SEEN_MAX))
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
-        """Open the database (and, for the bot, the worker process that scores large
-        inputs); :meth:`close` releases them."""
+        """Open the database; with ``worker`` (the bot), large inputs are worked on in a
+        worker process, started on first need. :meth:`close` releases them."""
         store = await Store.open(
             settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
-        pool = None
-        if worker:
-            context = multiprocessing.get_context("spawn")
-            pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
-        return cls(settings=settings, store=store, pool=pool)
+        return cls(settings=settings, store=store, worker=worker)
 
     async def close(self) -> None:
         for task in list(self.background):
             task.cancel()
+        self.worker = False
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
         await self.store.close()
+
+    async def offload(self, seconds: float, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the worker process (started now if need be), or inline when
+        these services have no worker. Raises :class:`TimeoutError` after ``seconds``
+        seconds; a worker that died is replaced for the next job."""
+        if not self.worker:
+            return fn(*args)
+        if self.pool is None:
+            context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        pool = self.pool
+        future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+        try:
+            return await asyncio.wait_for(future, seconds)
+        except BrokenProcessPool:
+            if self.pool is pool:
+                self.pool = None
+            raise
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a background task, keeping a reference until it ends."""

@@ -6,25 +6,28 @@ result.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from scoring import Benchmark, DecodeError, OptionError, Result, ScoringError, decode, registry
 from storage import NewSubmission, Submission, analytics
 
 from . import datafiles
 from .errors import UserError
+from .offload import OFFLOAD_BYTES, decode_job, score_job
 from .services import Services
 from .tags import Tags, split_tags
 
-#: Inputs at least this large are scored in a worker process, off the event loop.
-POOL_THRESHOLD = 256 * 1024
+#: Inputs at least this large are decoded, scored and compressed in a worker process.
+POOL_THRESHOLD = OFFLOAD_BYTES
 #: The longest a scoring job may take before the user is told it is too heavy.
 SCORE_TIMEOUT = 60.0
 MAX_DOWNLOAD = 20 * 1024 * 1024
 TEXT_EXTENSIONS = ("", ".txt", ".md", ".csv", ".json", ".jsonl")
+
+T = TypeVar("T")
 
 
 class Upload(Protocol):
@@ -36,7 +39,7 @@ class Upload(Protocol):
     @property
     def file_size(self) -> int | None: ...
 
-    async def download(self) -> bytes: ...
+    async def download(self) -> bytes | bytearray: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,8 @@ class Scored:
     body: str
     key_version_id: int | None
     options: Mapping[str, Any]
+    #: ``body`` as the store keeps it, when the worker compressed it while scoring.
+    packed: bytes | None = None
 
 
 def check_size(file_size: int | None) -> None:
@@ -64,31 +69,40 @@ def check_document(file_name: str | None, file_size: int | None) -> None:
         raise UserError("bad_extension", extensions=".txt .md .csv .json .jsonl")
 
 
-def decode_upload(data: bytes) -> str:
+def decode_upload(data: bytes | bytearray) -> str:
     try:
-        return decode(data)
+        return decode(bytes(data))
     except DecodeError as exc:
         raise UserError("bad_encoding", reason=str(exc)) from None
 
 
-def _score_job(name: str, text: str, key: Any, options: Mapping[str, Any]) -> Result:
-    return registry.get(name).score(text, key, options=options)
+async def _offloaded(services: Services, fn: Callable[..., T], *args: Any) -> T:
+    try:
+        return await services.offload(SCORE_TIMEOUT, fn, *args)
+    except TimeoutError:
+        raise UserError("too_slow") from None
+    except BrokenProcessPool:
+        raise UserError("too_heavy") from None
+
+
+async def read_upload(services: Services, data: bytes | bytearray) -> str:
+    """An upload's text: a large one is decoded in the worker process."""
+    if len(data) < OFFLOAD_BYTES:
+        return decode_upload(data)
+    try:
+        return await _offloaded(services, decode_job, data)
+    except DecodeError as exc:
+        raise UserError("bad_encoding", reason=str(exc)) from None
 
 
 async def run_scorer(
     services: Services, benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
-) -> Result:
-    """Score small inputs inline and large ones in the worker process, with a time limit."""
-    if len(text) < POOL_THRESHOLD or services.pool is None:
-        return benchmark.score(text, key, options=options)
-    loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(
-        services.pool, _score_job, benchmark.name, text, key, dict(options)
-    )
-    try:
-        return await asyncio.wait_for(future, SCORE_TIMEOUT)
-    except TimeoutError:
-        raise UserError("too_slow") from None
+) -> tuple[Result, bytes | None]:
+    """Score small inputs inline; large ones in the worker process, with a time limit,
+    where they are also compressed as the store keeps them (returned beside the result)."""
+    if len(text) < POOL_THRESHOLD:
+        return benchmark.score(text, key, options=options), None
+    return await _offloaded(services, score_job, benchmark.name, text, key, dict(options))
 
 
 async def score_submission(
@@ -120,8 +134,8 @@ async def score_submission(
             raise UserError("no_key", benchmark=benchmark.title)
         key, options = benchmark.key_for(options, loaded.key)
         key_version_id = loaded.version.id
-    result = await run_scorer(services, benchmark, body, key, options)
-    return Scored(benchmark, result, tags, body, key_version_id, options)
+    result, packed = await run_scorer(services, benchmark, body, key, options)
+    return Scored(benchmark, result, tags, body, key_version_id, options, packed)
 
 
 async def record(
@@ -142,6 +156,7 @@ async def record(
             model=scored.tags.model,
             mode=scored.tags.mode.value if scored.tags.mode else None,
             extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
+            raw_compressed=scored.packed,
         )
     )
 
@@ -163,7 +178,7 @@ async def submit(
     """
     if upload is not None:
         check_document(upload.file_name, upload.file_size)
-        text = decode_upload(await upload.download())
+        text = await read_upload(services, await upload.download())
     scored = await score_submission(services, text or "", command_args=command_args)
     sub = await record(services, scored, user_id=user_id, chat_id=chat_id, message_id=message_id)
     return sub, scored.result if sub.created else None

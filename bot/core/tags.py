@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
+from scoring.text import normalise_newlines
 from storage import MAX_MODEL_NAME
 
 _HASHTAG = re.compile(r"#[^\s#]+")
@@ -126,15 +127,7 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
             _apply_hashtag(word, found)
         if rest:
             _tag_line(rest, found)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    start = 0
-    while start < len(lines) and (not lines[start].strip() or _tag_line(lines[start], found)):
-        lines[start] = ""
-        start += 1
-    end = len(lines) - 1
-    while end >= start and (not lines[end].strip() or _tag_line(lines[end], found)):
-        lines[end] = ""
-        end -= 1
+    body = _blank_tag_lines(normalise_newlines(text), found)
     fields = found.get("fields", {})
     assert isinstance(fields, dict)
     tags = Tags(
@@ -143,4 +136,33 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
         model=found.get("model"),  # type: ignore[arg-type]
         fields=fields,
     )
-    return "\n".join(lines), tags
+    return body, tags
+
+
+def _blank_tag_lines(text: str, found: dict[str, object]) -> str:
+    """``text`` with its leading and trailing blank and tag lines made empty (the tags
+    applied to ``found``). Only those lines are looked at, so a large text costs one
+    copy at most (none when nothing is blanked)."""
+    start, pos = 0, 0  # lines blanked at the start; where the next line begins
+    while True:
+        newline = text.find("\n", pos)
+        line = text[pos:] if newline < 0 else text[pos:newline]
+        if line.strip() and not _tag_line(line, found):
+            break
+        start += 1
+        if newline < 0:  # every line was blank or a tag line
+            return "\n" * (start - 1)
+        pos = newline + 1
+    end, stop = 0, len(text)  # lines blanked at the end; where the kept text ends
+    while True:
+        newline = text.rfind("\n", pos, stop)
+        if newline < 0:  # back at the first kept line (not a tag line)
+            break
+        line = text[newline + 1 : stop]
+        if line.strip() and not _tag_line(line, found):
+            break
+        end += 1
+        stop = newline
+    if start == 0 and end == 0:
+        return text
+    return "\n" * start + text[pos:stop] + "\n" * end

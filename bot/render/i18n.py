@@ -18,7 +18,7 @@ extraction finds every id. After changing messages (Babel is in the ``dev`` extr
     (edit both .po files)
     pybabel compile -d bot/render/locale -D benchboard
 
-``tests/bot/test_i18n.py`` fails while a catalogue lags behind the code or a ``.mo``
+``tests/bot/render/test_i18n.py`` fails while a catalogue lags behind the code or a ``.mo``
 behind its ``.po``.
 """
 

@@ -146,7 +146,7 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         document = message.document or (replied.document if replied is not None else None)
         if document is None:
             raise UserError("setkey_need_file", benchmark=benchmark.name)
-        data = await DocumentUpload(document).download()
+        data = bytes(await DocumentUpload(document).download())
         source = f"Telegram upload {document.file_name or 'key'} by user {actor.user_id}"
         services = context.services
         change = await admin.install_key(services, actor, benchmark, data, source=source)

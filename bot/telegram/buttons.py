@@ -35,11 +35,11 @@ async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
     """The pressed button, when its submission exists and belongs to the presser (else
     the press is answered here and None returned)."""
     query = update.callback_query
-    if query is None or query.data is None or query.message is None:
+    if query is None:
         return None
     lang = await user_lang(context, query.from_user)
-    parsed = parse_action(query.data)
-    if parsed is None:
+    parsed = parse_action(query.data) if query.data is not None else None
+    if parsed is None or query.message is None:
         await query.answer(t(lang, "gone"))
         return None
     _, sub_id, argument = parsed
@@ -154,11 +154,11 @@ async def on_unknown_button(update: Update, context: BotContext) -> None:
 
 async def on_board_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    if query is None or query.data is None or query.message is None:
+    if query is None:
         return
     lang = await user_lang(context, query.from_user)
-    board_query = parse_board(query.data)
-    if board_query is None:
+    board_query = parse_board(query.data) if query.data is not None else None
+    if board_query is None or query.message is None:
         await query.answer(t(lang, "gone"))
         return
     try:

@@ -7,6 +7,7 @@ a reply that is plain text says ``parse_mode=None``.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import logging
 import re
@@ -22,11 +23,13 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import ApplicationHandlerStop
 
 from scoring import Mode, Result, ScoringError, UnknownMode, registry
 
 from ..core import boards, datafiles, people, submissions, submit
+from ..core.bounded import Lru, parse_id, storable
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
@@ -47,6 +50,10 @@ from .keyboards import (
 log = logging.getLogger(__name__)
 
 _LANG = "lang"
+_RECENT = "recent_users_and_chats"
+#: Users and chats whose PTB ``user_data``/``chat_data`` (language, a pending model
+#: name) is kept; the least recently seen beyond this are dropped.
+RECENT_MAX = 20_000
 AWAITING_MODEL = "awaiting_model"
 #: ``/score`` at the start of a text or caption (commands are case-insensitive).
 SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
@@ -65,8 +72,19 @@ async def user_lang(context: BotContext, user: User | None) -> str:
     return pick_language(data[_LANG], user.language_code)
 
 
+#: The longest value (as typed by a user, or an error's reason) put into a reply.
+MAX_VALUE_CHARS = 300
+
+
 def _escaped(values: dict[str, object]) -> dict[str, object]:
-    return {k: html.escape(v) if isinstance(v, str) else v for k, v in values.items()}
+    """Values for a message: escaped for HTML, and cut short, so that whatever a user
+    typed keeps a reply within Telegram's length limit."""
+    return {
+        k: html.escape(v if len(v) <= MAX_VALUE_CHARS else v[: MAX_VALUE_CHARS - 1] + "…")
+        if isinstance(v, str)
+        else v
+        for k, v in values.items()
+    }
 
 
 def error_text(lang: str, error: UserError) -> str:
@@ -83,9 +101,49 @@ def in_group(chat: Chat | None) -> bool:
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
 
 
+def _forged(update: Update) -> bool:
+    """An update carrying an id no Telegram user, chat or message has (beyond 64 bits):
+    it never reaches the store."""
+    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
+    ids = [update.update_id]
+    ids += [user.id] if user is not None else []
+    ids += [chat.id] if chat is not None else []
+    ids += [message.message_id] if message is not None else []
+    return not all(storable(i) for i in ids)
+
+
+def _remember(context: BotContext, user_id: int | None, chat_id: int | None) -> None:
+    """Keep PTB's per-user and per-chat data for the most recent users and chats only."""
+    recent = context.bot_data.get(_RECENT)
+    if not isinstance(recent, Lru):
+        application = context.application
+
+        def drop(key: tuple[str, int], _: object) -> None:
+            kind, number = key
+            if kind == "u":
+                application.drop_user_data(number)
+            else:
+                application.drop_chat_data(number)
+
+        recent = context.bot_data[_RECENT] = Lru(RECENT_MAX, on_evict=drop)
+    if user_id is not None:
+        recent[("u", user_id)] = True
+    if chat_id is not None:
+        recent[("c", chat_id)] = True
+
+
 async def track(update: Update, context: BotContext) -> None:
-    """Record users and chats as Telegram reports them (only when something changed)."""
+    """Record users and chats as Telegram reports them (only when something changed).
+    An update with ids beyond what Telegram gives goes no further (a button is answered)."""
+    if _forged(update):
+        log.warning("update %s: ids out of range, dropped", update.update_id)
+        query = update.callback_query
+        if query is not None:
+            with contextlib.suppress(TelegramError):
+                await query.answer(t(pick_language(None, query.from_user.language_code), "gone"))
+        raise ApplicationHandlerStop
     user, chat = update.effective_user, update.effective_chat
+    _remember(context, user.id if user else None, chat.id if chat else None)
     person = place = None
     if user is not None:
         person = people.Person(
@@ -123,11 +181,11 @@ class DocumentUpload:
     def file_size(self) -> int | None:
         return self.document.file_size
 
-    async def download(self) -> bytes:
+    async def download(self) -> bytearray:
         submit.check_size(self.document.file_size)
         file = await self.document.get_file()
         submit.check_size(file.file_size)
-        return bytes(await file.download_as_bytearray())
+        return await file.download_as_bytearray()
 
 
 async def card(
@@ -362,11 +420,15 @@ async def on_start(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     payload = (context.args or [""])[0]
-    if not (payload.startswith("s") and payload[1:].isdigit()):
+    if not payload.startswith("s") or not payload[1:].isdigit():
         await message.reply_text(t(lang, "welcome"))
         return
+    shared_id = parse_id(payload[1:])
+    if shared_id is None:  # no submission has such a number
+        await message.reply_text(t(lang, "not_found", id=html.escape(payload[1:21])))
+        return
     try:
-        sub = await submissions.shared(context.services, int(payload[1:]), user.id)
+        sub = await submissions.shared(context.services, shared_id, user.id)
     except UserError as exc:
         await reply_error(message, lang, exc)
         return

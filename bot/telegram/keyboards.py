@@ -21,9 +21,13 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from scoring import Mode
 
 from ..core.boards import SCOPES, BoardQuery
+from ..core.bounded import parse_count, parse_id
 from ..render.i18n import t, tn
 
 WINDOWS = (0, 7, 30)
+#: The largest number of days and page number a board button may carry.
+MAX_DAYS = 3660
+MAX_PAGE = 100_000
 
 # The actions, as the callback data starts.
 MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, BOARD = "mode", "model", "pub", "det", "wd", "lb"
@@ -42,25 +46,31 @@ def board_data(query: BoardQuery, **changes: Any) -> str:
 
 
 def parse_board(data: str) -> BoardQuery | None:
+    """The board page a button names; None for data no board button carries (a page
+    or a number of days out of range among them)."""
     parts = data.split(":")
     if len(parts) != 6 or parts[0] != BOARD or parts[2] not in SCOPES:
         return None
+    days, page = parse_count(parts[4], MAX_DAYS), parse_count(parts[5], MAX_PAGE)
+    if days is None or page is None:
+        return None
     try:
         mode = None if parts[3] == "-" else Mode(parts[3]).value
-        return BoardQuery(parts[1], parts[2], mode, int(parts[4]), max(0, int(parts[5])))
     except ValueError:
         return None
+    return BoardQuery(parts[1], parts[2], mode, days, page)
 
 
 def parse_action(data: str) -> tuple[str, int, str] | None:
-    """``(action, submission id, argument)`` for submission buttons, else None."""
+    """``(action, submission id, argument)`` for submission buttons, else None (an id
+    no submission can have among them)."""
     parts = data.split(":")
     if len(parts) < 2 or parts[0] not in SUBMISSION_ACTIONS:
         return None
-    try:
-        return parts[0], int(parts[1]), ":".join(parts[2:])
-    except ValueError:
+    submission_id = parse_id(parts[1])
+    if submission_id is None:
         return None
+    return parts[0], submission_id, ":".join(parts[2:])
 
 
 def score_keyboard(

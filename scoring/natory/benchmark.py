@@ -28,13 +28,20 @@ _MAX_TAG_TARGET = 10**12
 def target_option(typed: str) -> int:
     """The target a ``target:`` tag names; :class:`OptionError` unless a whole number
     from 1 to 999,999,999,999."""
-    if not typed.isdigit() or not 0 < int(typed) < _MAX_TAG_TARGET:
+    digits = typed.strip()
+    # the length first: int() of thousands of digits is an error (and slow before that)
+    if (
+        not (digits.isascii() and digits.isdigit())
+        or len(digits.lstrip("0")) > len(str(_MAX_TAG_TARGET - 1))
+        or int(digits) == 0
+    ):
+        shown = digits if len(digits) <= 30 else digits[:27] + "..."
         raise OptionError(
             "target",
-            typed,
-            f"the target must be a positive whole number such as 6256, not {typed!r}",
+            shown,
+            f"the target must be a positive whole number such as 6256, not {shown!r}",
         )
-    return int(typed)
+    return int(digits)
 
 
 def format_score(value: float, *, mean: bool = False) -> str:

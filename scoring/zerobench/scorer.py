@@ -19,15 +19,22 @@ from .reading import safe
 from .result import Figures, SplitResult, ZeroBenchResult
 from .submission import read_submission
 
+#: The largest k of pass@k (far more attempts than any run makes).
+MAX_K = 10_000
+
 
 def k_option(options: Mapping[str, Any] | None) -> int:
     value = (options or {}).get("k", DEFAULT_K)
     if value is None:
         return DEFAULT_K
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ScoringError(f"k must be a whole number of at least 1 (got {value!r})")
+    if isinstance(value, str):
+        digits = value.strip()
+        if digits.isascii() and digits.isdigit() and len(digits.lstrip("0")) <= len(str(MAX_K)):
+            value = int(digits)
+        elif len(value) > 30:
+            value = value[:27] + "..."
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_K:
+        raise ScoringError(f"k must be a whole number from 1 to {MAX_K} (got {value!r})")
     return value
 
 

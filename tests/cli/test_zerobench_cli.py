@@ -122,7 +122,7 @@ def test_bad_k_is_a_clear_error(tmp_path: Path, key_file: Path, k: str) -> None:
     sub = write_jsonl(tmp_path / "out.jsonl", SUBMISSION)
     done = run_cli(tmp_path, "score", str(sub), "-b", "zerobench", "--key", str(key_file), "--k", k)
     assert done.returncode == 2
-    assert "k must be a whole number of at least 1" in done.stderr
+    assert "k must be a whole number from 1 to 10000" in done.stderr
 
 
 @pytest.mark.parametrize(

@@ -970,6 +970,32 @@ class FakeBotAPI:
         await self._dispatch(update)
         return query
 
+    async def send_raw_update(self, kind: str, payload: JSONDict) -> JSONDict:
+        """Queue an update of ``kind`` (``message``, ``callback_query``, ...) with
+        ``payload`` exactly as given (no checks: forged ids, odd fields); returns the
+        update. A ``callback_query`` payload's ``id`` is registered for answering."""
+        if kind == "callback_query" and "id" in payload:
+            self._callback_queries[str(payload["id"])] = {"answered": False}
+        message = payload.get("message", payload)
+        chat, user = message.get("chat"), message.get("from")
+        if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+            self._chats.setdefault(chat["id"], chat)  # the chat exists, as in Telegram
+        if isinstance(user, dict) and isinstance(user.get("id"), int):
+            self._users.setdefault(user["id"], user)
+        for known in (message, message.get("reply_to_message")):  # they exist too
+            if isinstance(chat, dict) and isinstance(known, dict):
+                key = (chat.get("id"), known.get("message_id"))
+                if all(isinstance(k, int) for k in key):
+                    self._messages.setdefault(key, _StoredMessage(known, False))  # type: ignore[arg-type]
+        update = self._new_update(kind, payload)
+        await self._dispatch(update)
+        return update
+
+    def callback_answered(self, query_id: str) -> bool:
+        """Whether the bot answered the callback query ``query_id``."""
+        query = self._callback_queries.get(str(query_id))
+        return bool(query and query["answered"])
+
     async def post_raw_update(
         self, update: JSONDict, secret: str | None, *, url: str | None = None
     ) -> int:

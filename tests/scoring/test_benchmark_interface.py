@@ -274,3 +274,12 @@ def test_bad_cost_is_refused(text: str) -> None:
 def test_bad_latency_is_refused(text: str) -> None:
     with pytest.raises(OptionError, match="latency"):
         parse_latency(text)
+
+
+@pytest.mark.parametrize("typed", ["9" * 5000, "1" + "0" * 4400, "\u00b2", "\u0669\u0669"])
+def test_natory_refuses_a_target_beyond_int_or_ascii_briefly(typed: str) -> None:
+    """Thousands of digits (past int()'s limit) or digits int() cannot read: refused
+    with a short message, never an internal error."""
+    with pytest.raises(OptionError) as caught:
+        NA.options_from_tags({"target": typed})
+    assert caught.value.name == "target" and len(str(caught.value)) < 120

@@ -199,11 +199,19 @@ def test_pass_at_1_with_one_attempt_is_accuracy() -> None:
     assert result.main.fewer_than_k == ()
 
 
-@pytest.mark.parametrize("bad", [0, -1, True, 1.5, "x", "0"])
+@pytest.mark.parametrize(
+    "bad", [0, -1, True, 1.5, "x", "0", 10_001, "9" * 5000, "\u00b2", "\u0669"]
+)
 def test_k_is_validated(bad: object) -> None:
     key = make_key({"a": "1"})
-    with pytest.raises(ScoringError, match="k must be a whole number of at least 1"):
+    with pytest.raises(ScoringError, match="k must be a whole number from 1 to 10000"):
         zb.BENCHMARK.score("", key, options={"k": bad})
+
+
+def test_a_k_tag_of_thousands_of_digits_is_refused_briefly() -> None:
+    with pytest.raises(ScoringError) as caught:
+        zb.BENCHMARK.options_from_tags({"k": "9" * 5000})
+    assert len(str(caught.value)) < 120
 
 
 def test_k_default_and_option() -> None:

@@ -329,3 +329,31 @@ async def test_unhide_keeps_the_publication_day(
     await store.hide(sub.id)
     await store.unhide(sub.id)
     assert await store.published_today(1) == 0
+
+
+async def test_precompressed_raw_is_stored_as_given(store: Store, make: Maker) -> None:
+    """A worker compresses a large input while scoring it: the store keeps its bytes."""
+    from dataclasses import replace
+
+    from storage import compress_raw
+
+    raw = answers(1, 2, 3) + "\nprose\n" * 1000
+    sub = await store.record_submission(replace(make(raw), raw_compressed=compress_raw(raw)))
+    assert await store.raw_text(sub.id) == raw and sub.raw_chars == len(raw)
+
+
+async def test_the_known_users_and_chats_are_bounded(store: Store, make: Maker) -> None:
+    from storage.base import KnownIds
+
+    store._known_users = KnownIds(3)
+    store._known_chats = KnownIds(3)
+    for n in range(10):
+        await store.upsert_user(
+            1000 + n, first_name="U", last_name=None, username=None, language_code=None
+        )
+        await store.upsert_chat(1000 + n, type="private", title=None)
+    assert len(store._known_users) == 3 and len(store._known_chats) == 3
+    assert 1009 in store._known_users and 1000 not in store._known_users
+    # a user forgotten there still records (through the slower path)
+    sub = await store.record_submission(make(answers(1), user_id=1000, chat_id=1000))
+    assert sub.created and sub.user_id == 1000
