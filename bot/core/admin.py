@@ -37,6 +37,7 @@ from storage import (
     Visibility,
 )
 
+from ..render.views import KeyInfo
 from . import datafiles, keys
 from .bounded import Lru, parse_id
 from .errors import UserError
@@ -272,20 +273,18 @@ async def rescore(
     return report, after
 
 
-@dataclass(frozen=True, slots=True)
-class KeyInfo:
-    benchmark: Benchmark
-    loaded: LoadedKey | None
-    versions: int
-
-
 async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
     require_bot_admin(actor)
     out = []
     for benchmark in keys.keyed():
         versions = await services.store.key_versions(benchmark.name)
         loaded = services.keys.get(benchmark.name)
-        out.append(KeyInfo(benchmark, loaded, len(versions)))
+        if loaded is None:
+            out.append(KeyInfo(benchmark, None, "", None, len(versions)))
+        else:
+            source = loaded.source or loaded.version.source
+            info = KeyInfo(benchmark, loaded.version, source, loaded.loaded_at, len(versions))
+            out.append(info)
     return out
 
 

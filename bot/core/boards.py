@@ -4,13 +4,14 @@ Natory boards and the comparison chart's rows."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from scoring import Benchmark, KeyFormatError, UnknownBenchmark, natory, parse_mode, registry
+from scoring import KeyFormatError, UnknownBenchmark, natory, parse_mode, registry
 from storage import Board, BoardRow, Submission, analytics, normalise_model
 from storage.analytics import NatoryBoard as NatoryBoard
 
+from ..render.views import BoardPage
+from ..render.views import BoardQuery as BoardQuery
 from .errors import UserError
 from .services import Services
 
@@ -24,18 +25,6 @@ CHART_MODELS = 40
 SCOPES = ("g", "c", "u")
 
 
-@dataclass(frozen=True, slots=True)
-class BoardQuery:
-    """One page of a board: benchmark, scope (one of :data:`SCOPES`),
-    mode (None: all), the last ``days`` (0: all time) and the page number."""
-
-    benchmark: str
-    scope: str
-    mode: str | None
-    days: int
-    page: int
-
-
 def board_args(args: Sequence[str]) -> tuple[str, str | None]:
     """``/leaderboard [benchmark] [mode]``: the benchmark and mode the words name; raises
     :class:`scoring.UnknownMode` for a word that is neither."""
@@ -46,22 +35,6 @@ def board_args(args: Sequence[str]) -> tuple[str, str | None]:
         except UnknownBenchmark:
             mode = parse_mode(word).value
     return benchmark, mode
-
-
-@dataclass(frozen=True, slots=True)
-class BoardPage:
-    """A page of a board as shown: ``reported`` gives, by position in ``board.rows``, the
-    result its authors reported for that row's model and mode (shown beside it, never
-    ranked); ``apart`` the reported results no row has. ``records``: the best
-    submissions' result records, for the columns a benchmark adds after its score."""
-
-    query: BoardQuery
-    benchmark: Benchmark
-    board: Board
-    pages: int
-    reported: Mapping[int, BoardRow] = field(default_factory=dict)
-    apart: tuple[BoardRow, ...] = ()
-    records: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
 
 
 def place_references(board: Board) -> tuple[dict[int, BoardRow], tuple[BoardRow, ...]]:

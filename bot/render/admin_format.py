@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from .format import fits, mode_label
 from .i18n import t, tn
+from .views import KeyInfo
 
 if TYPE_CHECKING:
     from storage import AuditEntry, BoardRow, RescoreReport
 
-    from ..core.admin import KeyInfo
 
 _TIME = "%Y-%m-%d %H:%M UTC"
 
@@ -32,9 +32,9 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
     out = [t(lang, "keyinfo_title")]
     for info in infos:
         title = html.escape(info.benchmark.title)
-        loaded = info.loaded
+        version = info.version
         out.append("")
-        if loaded is None:
+        if version is None:
             out.append(t(lang, "keyinfo_missing", benchmark=title))
             continue
         out.append(
@@ -42,12 +42,12 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
                 lang,
                 "keyinfo_row",
                 benchmark=title,
-                version=loaded.version.version,
+                version=version.version,
                 versions=info.versions,
-                sha=loaded.version.sha256,
-                stored=_when(loaded.version.loaded_at),
-                loaded=_when(loaded.loaded_at),
-                source=html.escape(loaded.source or loaded.version.source),
+                sha=version.sha256,
+                stored=_when(version.loaded_at),
+                loaded=_when(info.loaded_at or version.loaded_at),
+                source=html.escape(info.source),
             )
         )
     return "\n".join(out)

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from scoring import Benchmark, Hint, Mode, Result, natory
 
 from .i18n import N_, field_label, t, tn, translated
+from .views import BoardPage
 
 if TYPE_CHECKING:
     from storage import BoardRow, Submission
     from storage.analytics import NatoryBoard
 
-    from ..core.boards import BoardPage
 
 _LABELS = {m.value: m.label for m in Mode}
 

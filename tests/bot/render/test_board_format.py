@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.core.boards import BoardPage, BoardQuery, place_references
+from bot.core.boards import place_references
 from bot.render.format import render_board
+from bot.render.views import BoardPage, BoardQuery
 from scoring import registry
 from storage import Board, BoardRow
 
