@@ -93,12 +93,12 @@ async def test_persian_model_tag_and_primebench_tag(bot: Bot) -> None:
     assert "Every line was read." in plain
 
 
-async def test_tag_lines_in_the_middle_are_scored(bot: Bot) -> None:
+async def test_tag_lines_in_the_middle_are_metadata(bot: Bot) -> None:
     user, chat = private_user(bot, 2012)
     body = answers(KEY, correct=2)
     plain = text_of(await bot.say(chat, user, "\n".join([body[0], "#think", body[1]])))
-    assert "line 2: #think" in plain
-    assert "Mode: not set" in plain
+    assert "Every line was read." in plain
+    assert "Mode: think" in plain.splitlines()
 
 
 async def test_hint_for_persian_digits(bot: Bot) -> None:
