@@ -162,6 +162,9 @@ class Benchmark(Protocol):
     #: the columns a board row shows beside best, runs and mean, read from the best
     #: submission's record (:meth:`board_cells`); () when there are none
     board_columns: tuple[str, ...]
+    #: when a text without a benchmark tag is recognised by several benchmarks, the one
+    #: with the lowest order takes it (structured formats before loose lines)
+    recognise_order: int
 
     def check_key(
         self, data: bytes, *, filename: str = "", questions: bytes | None = None
@@ -197,6 +200,12 @@ class Benchmark(Protocol):
 
     def load_key(self, data: bytes, *, filename: str = "") -> Any:
         """Parse an answer key from bytes; raise :class:`scoring.errors.KeyFormatError`."""
+        ...
+
+    def recognises(self, text: str) -> bool:
+        """Whether ``text`` (tag lines already blanked) holds at least one line this
+        benchmark can read, or nearly read (a near miss that earns a hint). Cheap and
+        key-free: a bounded part of the text, or one scan with a regular expression."""
         ...
 
     def score(self, text: str, key: Any, *, options: Mapping[str, Any] | None = None) -> Result:

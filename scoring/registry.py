@@ -41,6 +41,16 @@ def all_benchmarks() -> tuple[Benchmark, ...]:
     return tuple(_BENCHMARKS.values())
 
 
+def recognising(text: str) -> Benchmark | None:
+    """The benchmark that reads ``text`` (tag lines blanked) when no tag names one: of
+    those that recognise it, the lowest :attr:`Benchmark.recognise_order`; None when
+    no benchmark can read a line of it."""
+    for benchmark in sorted(_BENCHMARKS.values(), key=lambda b: b.recognise_order):
+        if benchmark.recognises(text):
+            return benchmark
+    return None
+
+
 def get(name: str) -> Benchmark:
     """Look a benchmark up by name or tag (case-insensitive; ``#``, ``-``, ``_`` ignored)."""
     try:

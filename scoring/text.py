@@ -17,8 +17,7 @@ def decode(data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DecodeError(
-            f"the file is not valid UTF-8 text (bad byte at offset {exc.start}); "
-            "save it as UTF-8 and send it again"
+            f"the file is not valid UTF-8 text (bad byte at offset {exc.start})"
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]

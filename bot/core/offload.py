@@ -15,6 +15,8 @@ from scoring import Result, decode, registry
 from scoring.text import normalise_newlines
 from storage import compress_raw
 
+from .classify import Reading, read
+
 #: Inputs of at least this many bytes (or characters) are worked on in the worker.
 OFFLOAD_BYTES = 64 * 1024
 
@@ -22,6 +24,11 @@ OFFLOAD_BYTES = 64 * 1024
 def decode_job(data: bytes | bytearray) -> str:
     """An upload's text, line breaks made ``\\n`` (as the tag reader would)."""
     return normalise_newlines(decode(bytes(data) if isinstance(data, bytearray) else data))
+
+
+def read_job(text: str, command_args: str, benchmark_hint: str | None) -> Reading:
+    """What a large text is (its tag lines and benchmark), without sending it back."""
+    return read(text, command_args, benchmark_hint)
 
 
 def score_job(name: str, text: str, key: Any, options: Mapping[str, Any]) -> tuple[Result, bytes]:

@@ -11,14 +11,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from scoring import Benchmark, DecodeError, OptionError, Result, ScoringError, decode, registry
+from scoring import Benchmark, DecodeError, OptionError, Result, decode, registry
+from scoring.text import normalise_newlines
 from storage import NewSubmission, Submission, analytics
 
 from . import datafiles
+from .classify import Reading, read
 from .errors import UserError
-from .offload import OFFLOAD_BYTES, decode_job, score_job
+from .offload import OFFLOAD_BYTES, decode_job, read_job, score_job
 from .services import Services
-from .tags import Tags, split_tags
+from .tags import Tags, blank
 
 #: Inputs at least this large are decoded, scored and compressed in a worker process.
 POOL_THRESHOLD = OFFLOAD_BYTES
@@ -52,6 +54,8 @@ class Scored:
     options: Mapping[str, Any]
     #: ``body`` as the store keeps it, when the worker compressed it while scoring.
     packed: bytes | None = None
+    #: the benchmark was chosen from the content (no tag named it)
+    detected: bool = False
 
 
 def check_size(file_size: int | None) -> None:
@@ -105,15 +109,35 @@ async def run_scorer(
     return await _offloaded(services, score_job, benchmark.name, text, key, dict(options))
 
 
+async def read_submission(
+    services: Services, text: str, command_args: str = "", benchmark_hint: str | None = None
+) -> tuple[str, Reading]:
+    """The body (tag lines blanked) and what the text is; a large one is read in the
+    worker process. Raises :class:`UserError` for a bad tag and for a text no benchmark
+    can read (``not_submission``: nothing is scored or stored)."""
+    text = normalise_newlines(text)
+    if len(text) < POOL_THRESHOLD:
+        reading = read(text, command_args, benchmark_hint)
+    else:
+        reading = await _offloaded(services, read_job, text, command_args, benchmark_hint)
+    if reading.error is not None:
+        raise UserError("bad_tag", reason=reading.error)
+    body = blank(text, reading.spans)
+    if reading.benchmark is None:
+        if not body.strip():
+            raise UserError("empty")
+        raise UserError("not_submission")
+    return body, reading
+
+
 async def score_submission(
     services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
 ) -> Scored:
     """Split tags from the text, pick the benchmark and key, and score."""
-    try:
-        body, tags = split_tags(text, command_args)
-    except (ScoringError, ValueError) as exc:
-        raise UserError("bad_tag", reason=str(exc)) from None
-    benchmark = registry.get(tags.benchmark or benchmark_hint or registry.DEFAULT)
+    body, reading = await read_submission(services, text, command_args, benchmark_hint)
+    tags = reading.tags
+    assert reading.benchmark is not None
+    benchmark = registry.get(reading.benchmark)
     if not body.strip():
         raise UserError("empty")
     # Tag fields (Natory's target, cost in USD, latency in s) as validated options; the
@@ -135,7 +159,7 @@ async def score_submission(
         key, options = benchmark.key_for(options, loaded.key)
         key_version_id = loaded.version.id
     result, packed = await run_scorer(services, benchmark, body, key, options)
-    return Scored(benchmark, result, tags, body, key_version_id, options, packed)
+    return Scored(benchmark, result, tags, body, key_version_id, options, packed, reading.detected)
 
 
 async def record(

@@ -1,9 +1,13 @@
 """Reading the metadata a person writes around a submission. Pure functions.
 
-Tag lines at the start or the end of the text — hashtags (``#think``, ``#primebench``),
-``model: NAME`` (also ``مدل: NAME``), and for Natory ``target:``, ``cost:``,
-``latency:`` — are metadata: they are blanked out of the scored text (so line numbers
-stay those the user sees) and never reported as invalid lines.
+A *tag line* is a line made only of tags: hashtags (``#think``, ``#primebench``) and
+fields — ``model: NAME`` (also ``مدل: NAME``), ``mode:``, ``benchmark:``, and the tag
+fields a benchmark takes (``target:``, ``cost:``, ``latency:``, ``k:``). Several tags
+may share a line (``model: gpt x #think``, ``#natory target: 8987``). Tag lines are
+metadata wherever they stand, prose before them or not: they are blanked out of the
+scored text (so line numbers stay those the user sees) and never reported as invalid
+lines. A line of hashtags naming something unknown (``#thnk``) is an error when it is
+the first or the last line of the text, and an ordinary line anywhere else.
 """
 
 from __future__ import annotations
@@ -15,17 +19,14 @@ from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
 from scoring.text import normalise_newlines
 from storage import MAX_MODEL_NAME
 
+_NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
 _HASHTAG = re.compile(r"#[^\s#]+")
-_TAG_ONLY_LINE = re.compile(r"\s*(?:#[^\s#]+\s*)+")
-_FIELD_LINE = re.compile(
-    r"\s*(model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark)\s*[:：]\s*(.*?)\s*",
-    re.IGNORECASE,
-)
-_FIELD_START = re.compile(
-    r"(?:^|(?<=\s))(?:model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark)"
-    r"\s*[:：]",
-    re.IGNORECASE,
-)
+#: A field's name and colon, at the start of a line or after whitespace.
+_FIELD_START = re.compile(rf"(?:^|(?<=\s))(?:{_NAMES})\s*[:：]", re.IGNORECASE)
+_FIELD_AT = re.compile(rf"({_NAMES})\s*[:：]", re.IGNORECASE)
+#: Lines that may be tag lines: they start (after blanks) with ``#`` or a field name.
+_CANDIDATE = re.compile(rf"^[^\S\n]*(?:#|(?:{_NAMES})\s*[:：])[^\n]*", re.IGNORECASE | re.MULTILINE)
+_NON_SPACE = re.compile(r"\S")
 _ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*[:：]")
 _FIELD_NAMES = {
     "model": "model",
@@ -40,6 +41,7 @@ _FIELD_NAMES = {
     "mode": "mode",
     "حالت": "mode",
     "benchmark": "benchmark",
+    "k": "k",
 }
 
 
@@ -53,6 +55,24 @@ class Tags:
     mode: Mode | None = None
     model: str | None = None
     fields: dict[str, str] = field(default_factory=dict)  # target, cost, latency as typed
+
+
+#: One tag of a line: ("#", word) or (field name, value as typed).
+_Item = tuple[str, str]
+
+
+def _known_hashtag(word: str) -> bool:
+    word = word.lstrip("#")
+    try:
+        registry.get(word)
+        return True
+    except UnknownBenchmark:
+        pass
+    try:
+        parse_mode(word)
+        return True
+    except UnknownMode:
+        return False
 
 
 def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
@@ -86,17 +106,61 @@ def _apply_field(name: str, value: str, found: dict[str, object]) -> None:
         fields[name] = value
 
 
-def _tag_line(line: str, found: dict[str, object]) -> bool:
-    """Apply a tag line's metadata; False when the line is not a tag line."""
-    if _TAG_ONLY_LINE.fullmatch(line):
-        for tag in _HASHTAG.findall(line):
-            _apply_hashtag(tag, found)
-        return True
-    match = _FIELD_LINE.fullmatch(line)
-    if match:
-        _apply_field(_FIELD_NAMES[match[1].lower()], match[2], found)
-        return True
-    return False
+def _items(line: str) -> tuple[list[_Item], bool] | None:
+    """The tags of a line that holds only tags, and whether a hashtag among them names
+    nothing known; None when the line holds anything else."""
+    items: list[_Item] = []
+    unknown = False
+    pos, size = 0, len(line)
+    while True:
+        while pos < size and line[pos].isspace():
+            pos += 1
+        if pos >= size:
+            break
+        if line[pos] == "#":
+            match = _HASHTAG.match(line, pos)
+            assert match is not None
+            items.append(("#", match[0]))
+            unknown = unknown or not _known_hashtag(match[0])
+            pos = match.end()
+            continue
+        match = _FIELD_AT.match(line, pos)
+        if match is None:
+            return None
+        name = _FIELD_NAMES[match[1].lower()]
+        following = _FIELD_START.search(line, match.end())
+        end = size if following is None else following.start()
+        # known hashtags among the value's words are tags of their own (model: gpt x #think)
+        words: list[str] = []
+        hashtags: list[str] = []
+        for word in line[match.end() : end].split():
+            (hashtags if word.startswith("#") and _known_hashtag(word) else words).append(word)
+        items.append((name, " ".join(words)))
+        items.extend(("#", tag) for tag in hashtags)
+        pos = end
+    return (items, unknown) if items else None
+
+
+def _apply(items: list[_Item], found: dict[str, object]) -> None:
+    for name, value in items:
+        if name == "#":
+            _apply_hashtag(value, found)
+        else:
+            _apply_field(name, value, found)
+
+
+def _tag_line(line: str, found: dict[str, object], *, at_end: bool = True) -> bool:
+    """Apply a tag line's metadata; False when the line is not a tag line. A line of
+    hashtags naming something unknown raises at an end of the text (``at_end``) and is
+    no tag line elsewhere."""
+    parsed = _items(line)
+    if parsed is None:
+        return False
+    items, unknown = parsed
+    if unknown and not at_end:
+        return False
+    _apply(items, found)
+    return True
 
 
 def looks_like_answers(words: str) -> bool:
@@ -109,6 +173,56 @@ def clean_model(name: str) -> str:
     return " ".join(name.split())[:MAX_MODEL_NAME]
 
 
+def read_args(command_args: str, found: dict[str, object]) -> None:
+    """The rest of a ``/score`` command's own line (``primebench #think``) or a
+    document's caption (tag lines, ``model: NAME`` among them): bare words are
+    benchmarks or modes."""
+    for line in command_args.replace("\r", "\n").split("\n"):
+        # A caption may hold several tag lines; a line may end with ``model: NAME``.
+        start = _FIELD_START.search(line)
+        words, rest = (line[: start.start()], line[start.start() :]) if start else (line, "")
+        for word in words.split():
+            _apply_hashtag(word, found)
+        if rest:
+            parsed = _items(rest)
+            if parsed is not None:
+                _apply(parsed[0], found)
+
+
+#: Where tag lines stand in a text: (start, end) character offsets, in order.
+Spans = tuple[tuple[int, int], ...]
+
+
+def find_tags(text: str, command_args: str = "") -> tuple[Spans, Tags]:
+    """The tag lines of ``text`` (its line breaks already ``\n``) and the tags they and
+    ``command_args`` hold; :func:`blank` makes the body. Raises as :func:`split_tags`."""
+    found: dict[str, object] = {}
+    read_args(command_args, found)
+    spans = _tag_spans(text, found)
+    fields = found.get("fields", {})
+    assert isinstance(fields, dict)
+    tags = Tags(
+        benchmark=found.get("benchmark"),  # type: ignore[arg-type]
+        mode=found.get("mode"),  # type: ignore[arg-type]
+        model=found.get("model"),  # type: ignore[arg-type]
+        fields=fields,
+    )
+    return spans, tags
+
+
+def blank(text: str, spans: Spans) -> str:
+    """``text`` with the lines at ``spans`` made empty (the same number of lines); the
+    text itself when there are none."""
+    if not spans:
+        return text
+    kept, pos = [], 0
+    for start, end in spans:
+        kept.append(text[pos:start])
+        pos = end
+    kept.append(text[pos:])
+    return "".join(kept)
+
+
 def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
     """Separate metadata from the body.
 
@@ -118,51 +232,23 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
     Raises :class:`TagError`, :class:`scoring.UnknownMode` or
     :class:`scoring.UnknownBenchmark` for a tag that names nothing known.
     """
-    found: dict[str, object] = {}
-    for line in command_args.replace("\r", "\n").split("\n"):
-        # A caption may hold several tag lines; a line may end with ``model: NAME``.
-        field = _FIELD_START.search(line)
-        words, rest = (line[: field.start()], line[field.start() :]) if field else (line, "")
-        for word in words.split():
-            _apply_hashtag(word, found)
-        if rest:
-            _tag_line(rest, found)
-    body = _blank_tag_lines(normalise_newlines(text), found)
-    fields = found.get("fields", {})
-    assert isinstance(fields, dict)
-    tags = Tags(
-        benchmark=found.get("benchmark"),  # type: ignore[arg-type]
-        mode=found.get("mode"),  # type: ignore[arg-type]
-        model=found.get("model"),  # type: ignore[arg-type]
-        fields=fields,
-    )
-    return body, tags
+    text = normalise_newlines(text)
+    spans, tags = find_tags(text, command_args)
+    return blank(text, spans), tags
 
 
-def _blank_tag_lines(text: str, found: dict[str, object]) -> str:
-    """``text`` with its leading and trailing blank and tag lines made empty (the tags
-    applied to ``found``). Only those lines are looked at, so a large text costs one
-    copy at most (none when nothing is blanked)."""
-    start, pos = 0, 0  # lines blanked at the start; where the next line begins
-    while True:
-        newline = text.find("\n", pos)
-        line = text[pos:] if newline < 0 else text[pos:newline]
-        if line.strip() and not _tag_line(line, found):
-            break
-        start += 1
-        if newline < 0:  # every line was blank or a tag line
-            return "\n" * (start - 1)
-        pos = newline + 1
-    end, stop = 0, len(text)  # lines blanked at the end; where the kept text ends
-    while True:
-        newline = text.rfind("\n", pos, stop)
-        if newline < 0:  # back at the first kept line (not a tag line)
-            break
-        line = text[newline + 1 : stop]
-        if line.strip() and not _tag_line(line, found):
-            break
-        end += 1
-        stop = newline
-    if start == 0 and end == 0:
-        return text
-    return "\n" * start + text[pos:stop] + "\n" * end
+def _tag_spans(text: str, found: dict[str, object]) -> Spans:
+    """Where the tag lines of ``text`` stand (the tags applied to ``found``, in order).
+
+    Only lines that start with ``#`` or a field name are looked at, found by one regular
+    expression."""
+    first = _NON_SPACE.search(text)
+    if first is None:
+        return ()
+    last = len(text.rstrip()) - 1
+    spans = []
+    for match in _CANDIDATE.finditer(text):
+        at_end = match.start() <= first.start() or match.end() > last
+        if _tag_line(match[0], found, at_end=at_end):
+            spans.append(match.span())
+    return tuple(spans)

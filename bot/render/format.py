@@ -138,9 +138,11 @@ def render_score_reply(
     model: str | None,
     left_today: tuple[int, int] | None,
     published: bool = False,
+    notes: Sequence[str] = (),
 ) -> str:
-    """The reply to a submission, always under Telegram's limit."""
-    extra = [""]
+    """The reply to a submission, always under Telegram's limit. ``notes``: rendered
+    lines shown after the hints (which benchmark read it, a split paste)."""
+    extra = ["", *notes, ""] if notes else [""]
     extra.append(t(lang, "submission_id", id=submission_id))
     if published:
         extra.append(t(lang, "published_mark"))

@@ -167,9 +167,15 @@ def register(app: BotApp) -> None:
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))
-    # A document whose caption starts with /score (any chat).
+    # A document whose caption starts with /score (any chat); in a group, a photo too
+    # (in a private chat every caption is read, below).
     app.add_handler(
         MessageHandler(document & filters.CaptionRegex(h.SCORE_COMMAND), h.on_score_command)
+    )
+    app.add_handler(
+        MessageHandler(
+            groups & filters.PHOTO & filters.CaptionRegex(h.SCORE_COMMAND), h.on_score_command
+        )
     )
 
     # Admins' commands, before the private-chat catch-alls below (which would score a
@@ -207,9 +213,12 @@ def register(app: BotApp) -> None:
         app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))
     app.add_handler(CallbackQueryHandler(b.on_unknown_button))
 
-    # Private chats: any text or document is a submission (or the awaited model name).
+    # Private chats: a text or document is a submission if a benchmark can read it (or
+    # the awaited model name; core decides, and answers what it is not); other media:
+    # their caption is read, and without one the bot says what it reads.
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
     app.add_handler(MessageHandler(private & filters.Document.ALL, h.on_private_document))
+    app.add_handler(MessageHandler(private & filters.ATTACHMENT, h.on_private_media))
     # Groups: replies to the bot's "send the model name" prompt.
     app.add_handler(
         MessageHandler(
@@ -223,6 +232,10 @@ def register(app: BotApp) -> None:
             h.on_edited,
         )
     )
+    # Last: a command no handler above took ("unknown command", and the closest one).
+    known = [n for names, _ in commands for n in ([names] if isinstance(names, str) else names)]
+    known += [name for name, _ in admin_commands] + ["natory", "compare"]
+    app.add_handler(MessageHandler(new & filters.COMMAND, h.unknown_command(known)))
     # One error handler for everything above.
     app.add_error_handler(on_error)
 

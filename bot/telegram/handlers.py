@@ -8,11 +8,13 @@ a reply that is plain text says ``parse_mode=None``.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import html
 import logging
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from telegram import (
     Chat,
@@ -31,6 +33,7 @@ from scoring import Mode, Result, ScoringError, UnknownMode, registry
 from ..core import boards, datafiles, people, submissions, submit
 from ..core.bounded import Lru, parse_id, storable
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
+from ..core.pastes import Paste, Pastes
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..render.format import (
@@ -51,6 +54,7 @@ log = logging.getLogger(__name__)
 
 _LANG = "lang"
 _RECENT = "recent_users_and_chats"
+_PASTES = "pastes"
 #: Users and chats whose PTB ``user_data``/``chat_data`` (language, a pending model
 #: name) is kept; the least recently seen beyond this are dropped.
 RECENT_MAX = 20_000
@@ -144,6 +148,7 @@ async def track(update: Update, context: BotContext) -> None:
         raise ApplicationHandlerStop
     user, chat = update.effective_user, update.effective_chat
     _remember(context, user.id if user else None, chat.id if chat else None)
+    _note_paste(update, context)  # before anything awaits: in the order updates arrived
     person = place = None
     if user is not None:
         person = people.Person(
@@ -152,6 +157,30 @@ async def track(update: Update, context: BotContext) -> None:
     if chat is not None:
         place = people.Place(chat.id, chat.type, chat.title)
     await people.track(context.services, person, place)
+
+
+def pastes(context: BotContext) -> Pastes:
+    """The pastes being put together (one per Application)."""
+    found = context.bot_data.get(_PASTES)
+    if not isinstance(found, Pastes):
+        found = context.bot_data[_PASTES] = Pastes()
+    return found
+
+
+def _note_paste(update: Update, context: BotContext) -> None:
+    """Tell the paste buffer about a new private text message (a possible part of a
+    long paste Telegram split); commands and replies are never parts."""
+    message, user = update.message, update.effective_user
+    if (
+        message is None
+        or user is None
+        or message.text is None
+        or message.chat.type != ChatType.PRIVATE
+        or message.text.startswith("/")
+        or message.reply_to_message is not None
+    ):
+        return
+    pastes(context).note(message.chat_id, user.id, message.message_id, message.text)
 
 
 async def edited(edit: Awaitable[object]) -> None:
@@ -195,9 +224,14 @@ async def card(
     *,
     owner: bool = True,
     result: Result | None = None,
+    notes: Sequence[str] = (),
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """The score reply and its buttons (for someone else, no allowance and no buttons)."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
+    others = [f"#{b.name}" for b in registry.all_benchmarks() if b is not card.benchmark]
+    chosen = t(
+        lang, "benchmark_chosen", title=html.escape(card.benchmark.title), tags=" ".join(others)
+    )
     text = render_score_reply(
         card.result,
         card.benchmark,
@@ -207,6 +241,7 @@ async def card(
         model=sub.model,
         left_today=card.left_today,
         published=card.published,
+        notes=[*notes, chosen],
     )
     keyboard = score_keyboard(
         lang,
@@ -228,11 +263,14 @@ async def score(
     text: str | None,
     document: Document | None = None,
     command_args: str = "",
+    paste: Paste | None = None,
 ) -> None:
     """Score text or a document from ``source`` and reply to it (the submission).
 
     The submission is recorded under ``update.effective_message`` (the message that asked
-    for scoring), so a delivery repeated by Telegram is stored once.
+    for scoring), so a delivery repeated by Telegram is stored once. ``paste``: the
+    message is the first part of a split paste (``text`` is the whole paste), whose
+    later parts wait until the submission is stored.
     """
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
@@ -251,17 +289,75 @@ async def score(
     except UserError as exc:
         await reply_error(source, lang, exc)
         return
-    body, keyboard = await card(context, sub, lang, result=fresh)
+    finally:
+        if paste is not None:
+            paste.stored.set()
+    notes = []
+    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
+        notes.append(t(lang, "partial_paste"))
+    body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
     await source.reply_text(body, reply_markup=keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:
-    message = update.effective_message
-    if message is None or message.text is None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or message.text is None or user is None:
         return
+    part = pastes(context).role(message.chat_id, user.id, message.message_id)
+    if part is not None:
+        paste, first = part
+        if first:
+            text = await pastes(context).gather(paste)
+            await score(update, context, message, text=text, paste=paste)
+            return
+        if await Pastes.joined(paste):
+            return  # the first part's card holds this part too
     if await _take_model_name(update, context, message.text):
         return
     await score(update, context, message, text=message.text)
+
+
+async def on_private_media(update: Update, context: BotContext) -> None:
+    """A photo, sticker, voice message or other media: its caption is scored (a photo of
+    a model's answers with the answers typed in the caption); without one, say what the
+    bot reads."""
+    message = update.effective_message
+    if message is None:
+        return
+    caption = SCORE_COMMAND.sub("", message.caption or "", count=1)
+    if caption.strip():
+        await score(update, context, message, text=caption)
+        return
+    await message.reply_text(t(await user_lang(context, update.effective_user), "not_submission"))
+
+
+def unknown_command(
+    known: Sequence[str],
+) -> Callable[[Update, BotContext], Coroutine[Any, Any, None]]:
+    """The handler of a command no other handler took: "unknown command" and the
+    closest of ``known`` (in a group, only for commands addressed to this bot)."""
+    names = sorted({name.lower() for name in known})
+
+    async def on_unknown_command(update: Update, context: BotContext) -> None:
+        message = update.effective_message
+        if message is None or not message.text:
+            return
+        word = message.text.split(maxsplit=1)[0][1:]
+        name, _, addressee = word.partition("@")
+        username = context.services.bot_username or context.bot.username or ""
+        if in_group(message.chat) and addressee.lower() != username.lower():
+            return  # meant for another bot, or for none in particular
+        lang = await user_lang(context, update.effective_user)
+        shown = html.escape("/" + name[:40])
+        close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
+        if close:
+            await message.reply_text(
+                t(lang, "unknown_command", command=shown, suggestion="/" + close[0])
+            )
+        else:
+            await message.reply_text(t(lang, "unknown_command_help", command=shown))
+
+    return on_unknown_command
 
 
 async def on_edited(update: Update, context: BotContext) -> None:

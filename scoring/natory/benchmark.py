@@ -17,6 +17,7 @@ from .scorer import (
     Challenge,
     NatoryResult,
     parse_target,
+    recognises,
     result_from_record,
     score,
 )
@@ -73,6 +74,10 @@ class Natory:
     daily = True
     tag_fields: tuple[str, ...] = ("target", "cost", "latency")
     board_columns: tuple[str, ...] = ()
+    recognise_order = 2
+
+    def recognises(self, text: str) -> bool:
+        return recognises(text)
 
     def load_key(self, data: bytes, *, filename: str = "") -> Challenge:
         return parse_target(decode(data))

@@ -676,3 +676,12 @@ def _valid(
 
 
 # --- the registry object -------------------------------------------------------------------
+
+
+def recognises(text: str, *, rules: Rules | None = None) -> bool:
+    """Whether ``text`` holds an arithmetic expression (plain or LaTeX) with at least
+    one operator: a bare number is not an attempt. Bounded like the extraction (the
+    text's last 64 KiB, 40 candidates)."""
+    rules = rules or load_rules()
+    found = extract(text, rules.limits)
+    return isinstance(found, Extracted) and isinstance(found.tree, Op)

@@ -17,6 +17,7 @@ from .dataset import (
     TITLE,
 )
 from .key import PrimeKey, check_key, load_key
+from .parse import recognises
 from .result import PrimeBenchResult, format_score, result_from_record
 from .scorer import score
 
@@ -37,6 +38,10 @@ class PrimeBench:
     daily = False
     tag_fields: tuple[str, ...] = ()
     board_columns: tuple[str, ...] = ()
+    recognise_order = 1
+
+    def recognises(self, text: str) -> bool:
+        return recognises(text)
 
     def load_key(self, data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         return load_key(data, filename=filename)

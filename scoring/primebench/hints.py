@@ -59,3 +59,8 @@ def _lines_phrase(lines: tuple[int, ...]) -> str:
 def short_list(numbers: list[int], limit: int = 10) -> str:
     shown = ", ".join(map(str, numbers[:limit]))
     return shown + (f" and {len(numbers) - limit} more" if len(numbers) > limit else "")
+
+
+def near_miss(text: str) -> bool:
+    """Whether ``text`` holds an answer written in a way a hint explains."""
+    return any(pattern.search(text) is not None for _, pattern, _ in _HINT_PATTERNS)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .hints import near_miss
+
 _DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?(?![0-9])"  # group: significant digits
 _OPTION = rf"(?:{_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
 _PAIR = f"{_DIGITS}:{_OPTION}"
@@ -74,3 +76,14 @@ def parse_line(line: str) -> Parsed:
         question, option, none = match.groups("")
         return ((question, option, none),), False
     return tuple(ANSWER.findall(line)), INVALID_LINE.match(line) is not None
+
+
+#: An answer as it may be written before whitespace around its colon is removed.
+_LOOSE_ANSWER = re.compile(
+    r"(?<![^\s,;])[0-9]+[^\S\n]*:[^\S\n]*(?:[0-9]+|[nN][oO][nN][eE])(?![^\s,;])"
+)
+
+
+def recognises(text: str) -> bool:
+    """Whether any line of ``text`` holds an answer, or a near miss that earns a hint."""
+    return _LOOSE_ANSWER.search(text) is not None or near_miss(text)

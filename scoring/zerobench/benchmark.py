@@ -17,6 +17,7 @@ from .result import (
     result_from_record,
 )
 from .scorer import k_option, score
+from .submission import recognises
 
 
 class ZeroBench:
@@ -38,6 +39,11 @@ class ZeroBench:
     #: ``k: 3`` scores the first three attempts per question (the default is 5)
     tag_fields: tuple[str, ...] = ("k",)
     board_columns: tuple[str, ...] = BOARD_COLUMNS
+    #: JSON Lines, JSON and CSV are recognised before loose answer lines
+    recognise_order = 0
+
+    def recognises(self, text: str) -> bool:
+        return recognises(text)
 
     def load_key(self, data: bytes, *, filename: str = "") -> ZeroKey:
         return load_key(data, filename=filename)

@@ -282,3 +282,25 @@ def _read_unknown(text: str, sub: Submission) -> None:
         if line.strip():
             sub.bad(number, line)
     sub.notes.add("unknown_format", 1)
+
+
+#: How much of the start of a text :func:`recognises` looks at.
+_HEAD = 64 * 1024
+#: A JSON object whose first member maps a name to text or to a list (``{"q1": "..."``).
+_JSON_OBJECT = re.compile(r'\{\s*"[^"\n]{1,200}"\s*:\s*["\[]')
+
+
+def recognises(text: str) -> bool:
+    """Whether ``text`` starts as a submission this module reads: JSON Lines records
+    with a ``question_id``, a JSON object of responses, or CSV with a ``question_id``
+    and a response column. Only the first 64 KiB are looked at."""
+    head = text[:_HEAD].lstrip("\ufeff \t\r\n")
+    if not head:
+        return False
+    if head[0] == "{":
+        if len(text) <= _HEAD:
+            return bool(read_submission(text).attempts)
+        return _looks_like_jsonl(head) or _JSON_OBJECT.match(head) is not None
+    first = head.split("\n", 1)[0].lower()
+    names = [cell.strip().strip('"') for cell in first.split(",")]
+    return "question_id" in names and any(name in names for name in _RESPONSE_COLUMNS)

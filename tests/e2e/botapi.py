@@ -927,6 +927,33 @@ class FakeBotAPI:
         await self._dispatch(update)
         return dict(message)
 
+    async def send_media(
+        self,
+        chat: JSONDict,
+        user: JSONDict,
+        kind: str,
+        *,
+        caption: str | None = None,
+        reply_to: JSONDict | None = None,
+    ) -> JSONDict:
+        """The user sends a sticker, a voice message, a video or an audio file (a small
+        stored file of that kind)."""
+        message = self._new_user_message(chat, user, reply_to)
+        stored = self._store_file(b"\x00media", f"{kind}s/file", None)
+        media: JSONDict = {"file_id": stored.file_id, "file_unique_id": stored.file_unique_id}
+        if kind == "sticker":
+            media |= {"type": "regular", "width": 512, "height": 512, "is_animated": False,
+                      "is_video": False}  # fmt: skip
+        elif kind in ("voice", "audio", "video"):
+            media["duration"] = 3
+            if kind == "video":
+                media |= {"width": 640, "height": 480}
+        message[kind] = media
+        self._add_caption(message, caption)
+        update = self._new_update("message", message)
+        await self._dispatch(update)
+        return dict(message)
+
     async def press_button(
         self,
         chat: JSONDict,

@@ -133,7 +133,8 @@ async def test_lang_switches_and_sticks(bot: Bot) -> None:
 async def test_persian_long_output_stays_under_the_limit(bot: Bot) -> None:
     user, chat = private_user(bot, 7007, "fa")
     lines = [f"{i} " + "استدلال مدل " * 30 for i in range(3000)]
-    msg = await bot.api.send_document(chat, user, "\n".join(lines).encode(), "long.txt")
+    # one answer line makes it a submission (prose alone is not one)
+    msg = await bot.api.send_document(chat, user, "\n".join([*lines, "1:1"]).encode(), "long.txt")
     reply = await bot.api.reply_to(msg, timeout=30)
     assert len(reply["params"]["text"]) <= 4096
     assert "خط‌های نامعتبر (3000):" in text_of(reply)

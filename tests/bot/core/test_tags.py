@@ -10,19 +10,16 @@ from scoring import ScoringError
 
 
 def reference_split(text: str) -> tuple[str, Tags]:
-    """The straightforward reading: split every line, blank tag lines at both ends."""
+    """The straightforward reading: split every line, blank every tag line (a line of
+    unknown hashtags raises at either end of the text, and is kept elsewhere)."""
     from bot.core import tags as t
 
     found: dict[str, object] = {}
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    start = 0
-    while start < len(lines) and (not lines[start].strip() or t._tag_line(lines[start], found)):
-        lines[start] = ""
-        start += 1
-    end = len(lines) - 1
-    while end >= start and (not lines[end].strip() or t._tag_line(lines[end], found)):
-        lines[end] = ""
-        end -= 1
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for i, line in enumerate(lines):
+        if line.strip() and t._tag_line(line, found, at_end=i in (filled[0], filled[-1])):
+            lines[i] = ""
     fields = found.get("fields", {})
     assert isinstance(fields, dict)
     return "\n".join(lines), Tags(
@@ -35,7 +32,8 @@ def reference_split(text: str) -> tuple[str, Tags]:
 
 LINES = st.sampled_from(
     ["", "  ", "#think", "#zerobench #tools", "model: m1", "model: m2", "target: 12",
-     "1:2", "2:none", "prose here", "\r", "cost: 1", "#natory"]
+     "1:2", "2:none", "prose here", "\r", "cost: 1", "#natory", "#thnk",
+     "model: gpt x #think", "#natory target: 8987", "Here are my answers:"]
 )  # fmt: skip
 
 
@@ -65,3 +63,35 @@ def test_tags_at_both_ends_of_a_large_text_are_read() -> None:
     body, tags = split_tags(text)
     assert tags.model == "big" and tags.mode is not None and tags.benchmark == "primebench"
     assert body.count("\n") == text.count("\n") and body.startswith("\n\n1:2")
+
+
+def test_tag_lines_after_prose_are_metadata() -> None:
+    body, tags = split_tags("Here are my answers:\nmodel: gemini 3\n#think\n1:3")
+    assert body == "Here are my answers:\n\n\n1:3"
+    assert tags.model == "gemini 3" and tags.mode is not None and tags.mode.value == "think"
+
+
+def test_persian_tag_lines_after_prose() -> None:
+    body, tags = split_tags("پاسخ‌ها:\nمدل: gemini 3\n#فکر\n1:3")
+    assert body == "پاسخ‌ها:\n\n\n1:3"
+    assert tags.model == "gemini 3" and tags.mode is not None and tags.mode.value == "think"
+
+
+def test_several_tags_share_a_line() -> None:
+    _, tags = split_tags("model: gpt x #think\n1:3")
+    assert tags.model == "gpt x" and tags.mode is not None and tags.mode.value == "think"
+    _, tags = split_tags("#natory target: 8987\n8*9+87")
+    assert tags.benchmark == "natory" and tags.fields == {"target": "8987"}
+    _, tags = split_tags("#tools model: C# coder cost: 0.1\n1:1")
+    assert tags.model == "C# coder" and tags.fields == {"cost": "0.1"}
+
+
+def test_an_unknown_hashtag_in_the_middle_is_an_ordinary_line() -> None:
+    body, tags = split_tags("1:2\n#thnk\n2:3")
+    assert body == "1:2\n#thnk\n2:3" and tags == Tags()
+    try:
+        split_tags("1:2\n#thnk")
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("an unknown hashtag at the end is an error")

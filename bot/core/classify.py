@@ -1,0 +1,50 @@
+"""What a message is: a submission of which benchmark, or not one. Pure functions.
+
+An explicit benchmark tag wins (``#zerobench``, ``benchmark: natory``, the word after
+``/score``), then what the handler knows (a reply to the /natory message is Natory).
+Without either, each benchmark is asked whether it can read a line of the text
+(:func:`scoring.registry.recognising`): ZeroBench records first, then PrimeBench answer
+lines and their near misses, then a Natory expression for the day's (or the named)
+target. A text none of them can read is not a submission: nothing is scored or stored.
+
+:func:`read` is what the worker process runs for a large input (scanning 20 MB for tag
+lines and answers takes a fraction of a second), so it returns where the tag lines are
+rather than the blanked text: the caller blanks them (:func:`bot.core.tags.blank`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scoring import ScoringError, registry
+
+from .tags import Spans, Tags, blank, find_tags
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What a text is. ``benchmark`` is None when it is not a submission; ``detected``
+    says the benchmark was chosen from the content (no tag named it); ``error`` is a
+    bad tag's message (then nothing else is set)."""
+
+    spans: Spans = ()
+    tags: Tags = field(default_factory=Tags)
+    benchmark: str | None = None
+    detected: bool = False
+    error: str | None = None
+
+
+def read(text: str, command_args: str = "", benchmark_hint: str | None = None) -> Reading:
+    """Read the tags of ``text`` (line breaks already ``\\n``) and decide its benchmark.
+    Never raises for what a user wrote: a bad tag comes back as ``error``."""
+    try:
+        spans, tags = find_tags(text, command_args)
+    except (ScoringError, ValueError) as exc:
+        return Reading(error=str(exc))
+    if tags.benchmark or benchmark_hint:
+        return Reading(spans, tags, tags.benchmark or benchmark_hint)
+    body = text
+    if spans:
+        body = blank(text, spans)
+    found = registry.recognising(body)
+    return Reading(spans, tags, found.name if found else None, detected=True)
