@@ -8,6 +8,7 @@ from .base import (
     KeyCheck,
     Result,
     Source,
+    publishable,
 )
 from .errors import (
     DecodeError,
@@ -42,5 +43,6 @@ __all__ = [
     "get",
     "names",
     "parse_mode",
+    "publishable",
     "valid_modes",
 ]

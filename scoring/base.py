@@ -215,3 +215,9 @@ class Benchmark(Protocol):
     def result_from_record(self, data: Mapping[str, Any]) -> Result:
         """Rebuild a result from ``to_record()`` output (what storage keeps)."""
         ...
+
+
+def publishable(result: Result) -> bool:
+    """Whether a result may go on a board. A result says so with a ``publishable``
+    property (Natory: only an expression equal to the target); without one, it may."""
+    return bool(getattr(result, "publishable", True))

@@ -35,9 +35,14 @@ _MAX_IDS = 500
 class NatoryRow:
     """One (model, mode) on a Natory board.
 
-    ``best`` and ``mean`` are over its published attempts (an invalid attempt scores 0);
-    ``best_expression`` is the simplified expression of the best attempt (earliest among
-    equals) and ``best_id`` its submission. ``targets`` counts distinct targets;
+    Only valid attempts count (an expression not equal to the target is never ranked,
+    even one published before that rule). ``best`` and ``mean`` are over its valid
+    non-trivial attempts; ``trivial`` is True when it has none (only the target written
+    out, zeroed by the triviality rule: shown at 0, ranked below every row with a
+    non-trivial attempt). ``valid`` counts the non-trivial attempts, ``attempts`` all.
+    ``best_expression`` is the simplified expression of the best attempt (non-trivial
+    first, earliest among equals) and ``best_id`` its submission. ``targets`` counts
+    distinct targets;
     ``mean_cost`` (USD) and ``mean_latency`` (seconds) average the attempts that gave
     them (None when none did).
     """
@@ -54,6 +59,7 @@ class NatoryRow:
     mean_latency: float | None
     best_id: int
     best_expression: str
+    trivial: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,22 +111,27 @@ _NATORY_BOARD = """
 WITH src AS MATERIALIZED (
     SELECT s.id, s.model_norm, s.mode, s.score, s.created_at,
            json_extract(s.result, '$.target') AS target,
-           json_extract(s.result, '$.valid') AS valid,
            json_extract(s.result, '$.simplified') AS simplified,
            CAST(json_extract(s.extra, '$.cost') AS REAL) AS cost,
            CAST(json_extract(s.extra, '$.latency') AS REAL) AS latency
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-    WHERE v.benchmark_id = ? {where}),
+    WHERE v.benchmark_id = ? AND json_extract(s.result, '$.valid') = 1 {where}),
+attempts AS (
+    SELECT src.*,
+           COALESCE(simplified GLOB '[0-9]*' AND simplified NOT GLOB '*[^0-9]*', 0) AS trivial
+    FROM src),
 groups AS (
-    SELECT model_norm, mode, MAX(score) AS best, AVG(score) AS mean, COUNT(*) AS attempts,
-           SUM(valid) AS valid, COUNT(DISTINCT target) AS targets, AVG(cost) AS mean_cost,
-           AVG(latency) AS mean_latency
-    FROM src GROUP BY model_norm, mode),
+    SELECT model_norm, mode,
+           MAX(CASE WHEN trivial THEN NULL ELSE score END) AS best,
+           AVG(CASE WHEN trivial THEN NULL ELSE score END) AS mean,
+           COUNT(*) AS attempts, SUM(1 - trivial) AS valid, COUNT(DISTINCT target) AS targets,
+           AVG(cost) AS mean_cost, AVG(latency) AS mean_latency
+    FROM attempts GROUP BY model_norm, mode),
 tops AS (
     SELECT model_norm, mode, id, simplified,
            ROW_NUMBER() OVER (PARTITION BY model_norm, mode
-                              ORDER BY score DESC, created_at, id) AS rn
-    FROM src),
+                              ORDER BY trivial, score DESC, created_at, id) AS rn
+    FROM attempts),
 ranked AS (
     SELECT g.*, t.id AS best_id, t.simplified,
            RANK() OVER (ORDER BY {rank_by}) AS rnk, COUNT(*) OVER () AS total
@@ -144,8 +155,9 @@ async def natory_board(
     """Published Natory attempts per (model, mode).
 
     With ``target``: that target's board, ranked by best score (then mean). Without: every
-    target, ranked by mean score (then best) — the per-model comparison. ``chat_id``
-    narrows to one chat's submissions.
+    target, ranked by mean score (then best) — the per-model comparison. Valid attempts
+    only; trivial ones rank below the rest (:class:`NatoryRow`). ``chat_id`` narrows to
+    one chat's submissions.
     """
     if limit < 1 or offset < 0:
         raise InvalidData("limit must be positive and offset not negative")
@@ -157,7 +169,12 @@ async def natory_board(
     if chat_id is not None:
         where += " AND v.chat_id = ?"
         params.append(chat_id)
-    rank_by = "best DESC, mean DESC" if target is not None else "mean DESC, best DESC"
+    # Trivial attempts (the target written out, zeroed) count for no score: a row with
+    # nothing else ranks below every row with a valid non-trivial attempt.
+    if target is not None:
+        rank_by = "best IS NULL, best DESC, mean DESC"
+    else:
+        rank_by = "mean IS NULL, mean DESC, best DESC"
     sql = _NATORY_BOARD.format(where=where, rank_by=rank_by)
     rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [*params, limit, offset]))
     if rows is None:
@@ -167,8 +184,8 @@ async def natory_board(
             rank=int(r[0]),
             model=str(r[1]),
             mode=str(r[2]),
-            best=float(r[3]),
-            mean=float(r[4]),
+            best=float(r[3] or 0),
+            mean=float(r[4] or 0),
             attempts=int(r[5]),
             valid=int(r[6] or 0),
             targets=int(r[7]),
@@ -176,6 +193,7 @@ async def natory_board(
             mean_latency=None if r[9] is None else float(r[9]),
             best_id=int(r[10]),
             best_expression=str(r[11] or ""),
+            trivial=r[3] is None,
         )
         for r in rows
     )
@@ -188,7 +206,8 @@ async def natory_targets(store: Store, *, limit: int = 10) -> tuple[tuple[int, i
     sql = """
         SELECT json_extract(s.result, '$.target') AS target, COUNT(*), MAX(s.created_at) AS last
         FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-        WHERE v.benchmark_id = ? GROUP BY target ORDER BY last DESC LIMIT ?"""
+        WHERE v.benchmark_id = ? AND json_extract(s.result, '$.valid') = 1
+        GROUP BY target ORDER BY last DESC LIMIT ?"""
     rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [limit]))
     if rows is None:
         return ()

@@ -361,6 +361,12 @@ class SubmissionStore(StoreBase):
             rows = await s.all(sql, params)
         return [submission(r) for r in rows]
 
+    async def count_history(self, user_id: int) -> int:
+        """How many submissions a user has (every visibility): :meth:`history`'s total."""
+        async with self._db.read() as s:
+            row = await s.one("SELECT COUNT(*) FROM submissions WHERE user_id = ?", (user_id,))
+        return int(row[0]) if row else 0
+
     def _day_start_ms(self, tz: tzinfo) -> int:
         now = self._clock().astimezone(tz)
         start = now.replace(hour=0, minute=0, second=0, microsecond=0)

@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scoring import KeyFormatError, UnknownBenchmark, natory, parse_mode, registry
-from storage import Board, BoardRow, Submission, analytics, normalise_model
+from storage import Board, BoardRow, analytics, normalise_model
 from storage.analytics import NatoryBoard as NatoryBoard
 
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
+from ..render.views import History as History
 from .errors import UserError
 from .services import Services
 
@@ -75,13 +76,21 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
     return BoardPage(query, benchmark, board, pages, reported, apart, records)
 
 
-async def history(
-    services: Services, user_id: int
-) -> tuple[list[Submission], tuple[BoardRow, ...]]:
-    """``/me``: the user's latest submissions and their best rows on the default board."""
-    subs = await services.store.history(user_id, limit=10)
-    bests = await services.store.leaderboard(registry.DEFAULT, user_id=user_id, limit=5)
-    return subs, bests.rows
+#: Submissions on one page of ``/me``.
+HISTORY_PAGE = 10
+
+
+async def history(services: Services, user_id: int, page: int = 0) -> History:
+    """``/me``: one page of the user's submissions, and their bests on page 1."""
+    store = services.store
+    total = await store.count_history(user_id)
+    pages = max(1, -(-total // HISTORY_PAGE))
+    page = min(max(page, 0), pages - 1)
+    subs = await store.history(user_id, limit=HISTORY_PAGE, offset=page * HISTORY_PAGE)
+    bests: tuple[BoardRow, ...] = ()
+    if page == 0:
+        bests = (await store.leaderboard(registry.DEFAULT, user_id=user_id, limit=5)).rows
+    return History(tuple(subs), total, page, pages, bests)
 
 
 # --- Natory ----------------------------------------------------------------------------
@@ -120,5 +129,8 @@ def comparable(args: Sequence[str]) -> bool:
 
 
 async def natory_comparison(services: Services, limit: int = CHART_MODELS) -> NatoryBoard:
-    """The comparison chart's rows: the best models' mean score, cost and latency."""
-    return await analytics.natory_board(services.store, limit=limit)
+    """The comparison chart's rows: the best models' mean score, cost and latency, over
+    valid non-trivial attempts (a model with only trivial ones is not on the chart)."""
+    board = await analytics.natory_board(services.store, limit=limit)
+    rows = tuple(row for row in board.rows if not row.trivial)
+    return NatoryBoard(board.target, rows, len(rows))

@@ -47,3 +47,9 @@ async def chosen_language(services: Services, user_id: int) -> str | None:
 
 async def choose_language(services: Services, user_id: int, lang: str) -> None:
     await services.store.set_user_language(user_id, lang)
+
+
+async def has_private_chat(services: Services, user_id: int) -> bool:
+    """Whether the user has talked to the bot in private (a private chat's id is the
+    user's): only then can the bot write to them there."""
+    return await services.store.get_chat(user_id) is not None

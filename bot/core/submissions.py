@@ -6,31 +6,57 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from scoring import Benchmark, Mode, Result, registry
+from scoring import Benchmark, Mode, Result, publishable, registry
 from storage import LimitReached, MissingModeOrModel, NotAllowed, Visibility
 from storage import Submission as Submission
 
 from .errors import DailyLimit, UserError
 from .services import Services
 
+#: ``Submission.extra``'s entry naming who asked for the scoring, when it was someone
+#: other than the author (``/score`` in reply to someone's message in a group).
+ASKED_BY = "asked_by"
+
 
 @dataclass(frozen=True, slots=True)
 class Card:
     """What a score reply shows: the submission, its benchmark and result, and (for its
-    owner) how many more results they may publish today out of how many."""
+    owner) how many more results they may publish today out of how many.
+    ``author`` and ``asked_by`` name the output's author and who asked for the scoring,
+    when someone scored another person's output (else None)."""
 
     submission: Submission
     benchmark: Benchmark
     result: Result
     left_today: tuple[int, int] | None
+    author: str | None = None
+    asked_by: str | None = None
 
     @property
     def published(self) -> bool:
         return is_published(self.submission)
 
+    @property
+    def withdrawn(self) -> bool:
+        return self.submission.visibility is Visibility.WITHDRAWN
+
+    @property
+    def publishable(self) -> bool:
+        """Whether the result itself may go on a board (mode and model aside)."""
+        return publishable(self.result)
+
+    @property
+    def editable(self) -> bool:
+        return editable(self.submission)
+
 
 def is_published(sub: Submission) -> bool:
     return sub.visibility is Visibility.PUBLISHED
+
+
+def editable(sub: Submission) -> bool:
+    """Mode and model can change until the result is published (or hidden)."""
+    return sub.visibility in (Visibility.PRIVATE, Visibility.WITHDRAWN)
 
 
 def result_of(sub: Submission) -> Result:
@@ -45,7 +71,28 @@ async def card(
     allowance. ``result`` saves rebuilding it when the caller has just scored it."""
     left = await allowance(services, sub.user_id) if owner else None
     benchmark = registry.get(sub.benchmark)
-    return Card(sub, benchmark, result or benchmark.result_from_record(sub.record), left)
+    author = asked_by = None
+    asker = asked_by_id(sub)
+    if asker is not None:
+        author = await display_name(services, sub.user_id)
+        asked_by = await display_name(services, asker)
+    result = result or benchmark.result_from_record(sub.record)
+    return Card(sub, benchmark, result, left, author, asked_by)
+
+
+def asked_by_id(sub: Submission) -> int | None:
+    """Who asked for the scoring of someone else's output, or None."""
+    value = sub.extra.get(ASKED_BY)
+    return value if isinstance(value, int) and value != sub.user_id else None
+
+
+async def display_name(services: Services, user_id: int) -> str:
+    """A user as people know them: their name (and @username); the id when unknown."""
+    user = await services.store.get_user(user_id)
+    if user is None:
+        return str(user_id)
+    name = " ".join(p for p in (user.first_name, user.last_name) if p) or str(user_id)
+    return f"{name} (@{user.username})" if user.username else name
 
 
 async def owned(services: Services, submission_id: int, user_id: int) -> Submission:
@@ -67,22 +114,34 @@ async def shared(services: Services, submission_id: int, viewer_id: int) -> Subm
 
 
 async def set_mode(services: Services, sub: Submission, value: str) -> tuple[Submission, Mode]:
+    """Choose or change the mode, until the result is published."""
     try:
         mode = Mode(value)
     except ValueError:
         raise UserError("gone") from None
-    return await services.store.set_mode(sub.id, mode.value), mode
+    try:
+        return await services.store.set_mode(sub.id, mode.value), mode
+    except NotAllowed:
+        raise UserError("fixed_once_published", id=sub.id) from None
 
 
 async def set_model(services: Services, submission_id: int, model: str) -> Submission:
-    return await services.store.set_model(submission_id, model)
-
-
-async def withdraw(services: Services, submission_id: int, user_id: int) -> None:
+    """Set or change the model name, until the result is published."""
     try:
-        await services.store.withdraw(submission_id, user_id)
+        return await services.store.set_model(submission_id, model)
     except NotAllowed:
-        raise UserError("not_yours") from None
+        raise UserError("fixed_once_published", id=submission_id) from None
+
+
+async def withdraw(services: Services, submission_id: int, user_id: int) -> Submission:
+    """The owner takes a result off the boards; once (a second time says so)."""
+    sub = await owned(services, submission_id, user_id)
+    if sub.visibility is Visibility.WITHDRAWN:
+        raise UserError("already_withdrawn", id=submission_id)
+    try:
+        return await services.store.withdraw(submission_id, user_id)
+    except NotAllowed:
+        raise UserError("cannot_withdraw", id=submission_id) from None
 
 
 # --- publishing ------------------------------------------------------------------------
@@ -126,11 +185,16 @@ class Published:
 
 
 async def publish(services: Services, sub: Submission) -> Published:
-    """Put a result on the boards: not for banned users, within the daily limit (checked
-    and used in the publication's own transaction), with its mode and model set."""
+    """Put a result on the boards (again, after a withdrawal): not for banned users, nor
+    a result its benchmark refuses (a Natory expression not equal to the target), within
+    the daily limit (checked and used in the publication's own transaction; one
+    withdrawn and published again the same day counts once), with its mode and model
+    set."""
     limit = services.settings.daily_limit
     if sub.visibility is Visibility.PUBLISHED:
         return Published(sub, 0, limit, already=True)
+    if not publishable(result_of(sub)):
+        raise UserError("not_publishable", id=sub.id)
     await check_can_publish(services, sub.user_id)
     try:
         sub, used = await services.store.publish_within(sub.id, daily_limit=limit)

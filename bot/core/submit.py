@@ -20,6 +20,7 @@ from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES, decode_job, read_job, score_job
 from .services import Services
+from .submissions import ASKED_BY
 from .tags import Tags, blank
 
 #: Inputs at least this large are decoded, scored and compressed in a worker process.
@@ -163,10 +164,20 @@ async def score_submission(
 
 
 async def record(
-    services: Services, scored: Scored, *, user_id: int, chat_id: int, message_id: int
+    services: Services,
+    scored: Scored,
+    *,
+    user_id: int,
+    chat_id: int,
+    message_id: int,
+    asked_by: int | None = None,
 ) -> Submission:
     """Store a scored submission under the message that asked for scoring (a delivery
-    repeated by Telegram is stored once: ``created`` is then False)."""
+    repeated by Telegram is stored once: ``created`` is then False). ``user_id`` is the
+    output's author; ``asked_by`` who asked for the scoring when someone else did."""
+    extra = {k: v for k, v in scored.options.items() if k != "previous"}
+    if asked_by is not None and asked_by != user_id:
+        extra[ASKED_BY] = asked_by
     return await services.store.record_submission(
         NewSubmission(
             user_id=user_id,
@@ -179,7 +190,7 @@ async def record(
             key_version_id=scored.key_version_id,
             model=scored.tags.model,
             mode=scored.tags.mode.value if scored.tags.mode else None,
-            extra={k: v for k, v in scored.options.items() if k != "previous"} or None,
+            extra=extra or None,
             raw_compressed=scored.packed,
         )
     )
@@ -194,6 +205,7 @@ async def submit(
     user_id: int,
     chat_id: int,
     message_id: int,
+    asked_by: int | None = None,
 ) -> tuple[Submission, Result | None]:
     """Score a text or an uploaded file and record it under the message that asked.
 
@@ -204,5 +216,12 @@ async def submit(
         check_document(upload.file_name, upload.file_size)
         text = await read_upload(services, await upload.download())
     scored = await score_submission(services, text or "", command_args=command_args)
-    sub = await record(services, scored, user_id=user_id, chat_id=chat_id, message_id=message_id)
+    sub = await record(
+        services,
+        scored,
+        user_id=user_id,
+        chat_id=chat_id,
+        message_id=message_id,
+        asked_by=asked_by,
+    )
     return sub, scored.result if sub.created else None

@@ -8,25 +8,30 @@ markup, so they read the same in both.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from scoring import Benchmark, Hint, Mode, Result, natory
+from scoring import Benchmark, Hint, InvalidLine, Mode, Result, natory
 
-from .i18n import N_, field_label, t, tn, translated
-from .views import BoardPage
+from .i18n import N_, digits, field_label, join_list, t, tn, translated
+from .views import BoardPage, History
 
 if TYPE_CHECKING:
-    from storage import BoardRow, Submission
     from storage.analytics import NatoryBoard
 
 
 _LABELS = {m.value: m.label for m in Mode}
 
 
-def mode_label(value: str | None) -> str | None:
-    """A stored mode as people read it (``think & tools``); an unknown one as stored."""
-    return None if value is None else _LABELS.get(value, value)
+def mode_label(value: str | None, lang: str = "en") -> str | None:
+    """A stored mode as people read it in ``lang`` (``think & tools``); an unknown one
+    as stored."""
+    if value is None:
+        return None
+    if lang != "en" and value in _LABELS and translated(lang, f"mode_{value}"):
+        return t(lang, f"mode_{value}")
+    return _LABELS.get(value, value)
 
 
 #: Telegram's limit for one message, counted in UTF-16 code units.
@@ -46,21 +51,103 @@ def _shorten(text: str, limit: int = SHOWN_LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def numbers_list(numbers: Sequence[object], limit: int = 30) -> str:
-    shown = ", ".join(str(n) for n in numbers[:limit])
+def numbers_list(numbers: Sequence[object], limit: int = 30, *, lang: str = "en") -> str:
+    shown = join_list(lang, numbers[:limit])
     return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
 
 
-def hint_text(lang: str, hint: Hint) -> str:
-    """A hint in the reader's language; the scorer's own (English) text otherwise."""
+def hint_text(lang: str, hint: Hint, values: Mapping[str, object] | None = None) -> str:
+    """A hint in the reader's language; the scorer's own (English) text otherwise.
+    ``values``: what a hint about no line says (a Natory result's own figures)."""
     key = f"hint_{hint.code}"
-    if lang == "en" or not translated(lang, key) or not hint.lines:
+    if lang == "en" or not translated(lang, key):
         return hint.message
+    if not hint.lines:
+        if values is None:
+            return hint.message
+        try:
+            return t(lang, key, **values)
+        except (KeyError, IndexError):
+            return hint.message
     if len(hint.lines) == 1:
         lines = t(lang, "hint_lines_one", line=hint.lines[0])
     else:
-        lines = t(lang, "hint_lines_many", lines=numbers_list(hint.lines, limit=8))
-    return t(lang, key, lines=lines)
+        lines = t(lang, "hint_lines_many", lines=numbers_list(hint.lines, limit=8, lang=lang))
+    return t(lang, key, lines=lines, **(values or {}))
+
+
+def _near_misses_first(result: Result) -> list[InvalidLine]:
+    """The invalid lines in the order a card lists them: the near misses (lines a hint
+    is about, then lines with answer-like digits) before prose, each group in line
+    order."""
+    hinted = {line for hint in result.hints for line in hint.lines}
+
+    def rank(invalid: InvalidLine) -> int:
+        if invalid.line in hinted:
+            return 0
+        return 1 if _ANSWER_LIKE.search(invalid.text) else 2
+
+    return sorted(result.invalid_lines, key=lambda il: (rank(il), il.line))
+
+
+#: A line with something like an answer in it (``1:3``, ``۱:۳``, ``Q1``…).
+_ANSWER_LIKE = re.compile(r"[0-9\u06f0-\u06f9\u0660-\u0669]\s*[:：.)]|[{}]")
+
+
+def _signed(value: int) -> str:
+    return f"+{value}" if value > 0 else f"−{-value}" if value < 0 else "0"
+
+
+def natory_breakdown(
+    result: natory.NatoryResult, *, lang: str, esc: Callable[[str], str]
+) -> list[str]:
+    """A Natory result as people read it: the target and the expression (as typed);
+    why it is not valid; or the fields that paid or cost, with readable labels, and
+    the sum that makes the final score (saying so when the triviality rule zeroes it)."""
+    out = [f"{field_label(lang, 'target')}: {digits(lang, result.target)}"]
+    out.append(f"{field_label(lang, 'expression')}: {esc(_shorten(result.expression, 200))}")
+    if not result.valid:
+        if result.value is not None:
+            shown = _shorten(str(result.value_json), 40)
+            out.append(t(lang, "natory_not_target", value=esc(shown), target=result.target))
+        else:
+            out.append(t(lang, "natory_invalid", error=esc(result.error or "")))
+        out.append(t(lang, "natory_not_publishable"))
+        return out
+    if result.simplified != "".join(result.expression.split()):
+        out.append(f"{field_label(lang, 'simplified')}: {esc(_shorten(result.simplified, 200))}")
+    breakdown = result.breakdown
+    paid = [
+        (name, int(getattr(breakdown, attr)))
+        for name, attr in natory.FIELDS
+        if name != "finalScore" and getattr(breakdown, attr)
+    ]
+    for name, value in paid:
+        out.append(f"  {field_label(lang, name)}: {digits(lang, _signed(value))}")
+    if breakdown.special_number_key:
+        keys = join_list(lang, breakdown.special_number_key)
+        out.append(f"  {field_label(lang, 'specialNumberKey')}: {esc(keys)}")
+    total = sum(value for _, value in paid)
+    if len(paid) > 1:
+        first, *rest = [value for _, value in paid]
+        terms = [_signed(first).lstrip("+")]
+        terms += [f"{'+' if v > 0 else '−'} {abs(v)}" for v in rest]
+        out.append(digits(lang, f"{' '.join(terms)} = {_signed(total).lstrip('+')}"))
+    if result.trivial:
+        out.append(t(lang, "natory_trivial_zero", total=digits(lang, _signed(total).lstrip("+"))))
+    out.append(f"{field_label(lang, 'finalScore')}: {digits(lang, breakdown.final_score)}")
+    return out
+
+
+def _natory_hint_values(result: natory.NatoryResult, lang: str) -> dict[str, object]:
+    return {
+        "target": result.target,
+        "removed": join_list(lang, dict.fromkeys(result.removed)),
+        "extra": result.extra_digits,
+        "digits": " ".join(str(result.target)),
+        "line": result.line or 1,
+        "expression": _shorten(result.expression, 120),
+    }
 
 
 def render_result(
@@ -73,28 +160,44 @@ def render_result(
     model: str | None = None,
     max_invalid: int | None = None,
     extra_lines: Sequence[str] = (),
+    head_lines: Sequence[str] = (),
 ) -> str:
     """The score reply: breakdown, mode/model, invalid lines, hints, credit.
 
-    ``max_invalid`` caps how many invalid lines are listed (None lists every one kept).
-    ``extra_lines`` are already-rendered lines added before the credit.
+    ``max_invalid`` caps how many invalid lines are listed (None lists every one kept,
+    in line order; a cap lists the near misses first). ``head_lines`` are
+    already-rendered lines after the title, ``extra_lines`` before the credit.
     """
     esc = html.escape if html_mode else (lambda s: s)
     out: list[str] = []
     title = benchmark.title
     out.append(f"<b>{esc(title)}</b>" if html_mode else title)
+    out.extend(head_lines)
     if model:
         out.append(t(lang, "model") + f": {esc(model)}")
     if mode_label:
         out.append(t(lang, "mode") + f": {esc(mode_label)}")
     out.append("")
-    for key, value in result.summary_fields():
-        out.append(f"{field_label(lang, key)}: {esc(value)}")
+    hint_values: Mapping[str, object] | None = None
+    natory_card = html_mode and isinstance(result, natory.NatoryResult)
+    if isinstance(result, natory.NatoryResult) and html_mode:
+        # the card reads as prose; the CLI keeps the game's field names
+        out.extend(natory_breakdown(result, lang=lang, esc=esc))
+        hint_values = _natory_hint_values(result, lang)
+    else:
+        # (the CLI shows a Natory breakdown under the game's own field names)
+        plain_names = isinstance(result, natory.NatoryResult)
+        for key, value in result.summary_fields():
+            label = key if plain_names else field_label(lang, key)
+            out.append(f"{label}: {esc(digits(lang, value))}")
     out.append("")
     count = result.invalid_line_count
     if count:
         out.append(tn(lang, "invalid_lines", count))
-        lines = result.invalid_lines if max_invalid is None else result.invalid_lines[:max_invalid]
+        if max_invalid is None:
+            lines = list(result.invalid_lines)
+        else:
+            lines = _near_misses_first(result)[:max_invalid]
         for invalid in lines:
             text = esc(_shorten(invalid.text)) if max_invalid is not None else esc(invalid.text)
             out.append("  " + t(lang, "invalid_line", line=invalid.line, text=text))
@@ -104,17 +207,17 @@ def render_result(
                 out.append("  " + tn(lang, "more_invalid", more))
             else:
                 out.append("  " + tn(lang, "more_invalid_plain", more))
-    else:
+    elif not natory_card:
         out.append(t(lang, "no_invalid"))
     duplicates = getattr(result, "duplicates", ())
     if duplicates:
-        out.append(t(lang, "duplicates", items=numbers_list(duplicates)))
+        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang)))
     unknown = getattr(result, "unknown_questions", ())
     if unknown:
-        out.append(t(lang, "unknown_questions", items=numbers_list(unknown)))
+        out.append(t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang)))
     if result.hints:
         out.append(t(lang, "hints"))
-        out.extend(f"  • {esc(hint_text(lang, h))}" for h in result.hints)
+        out.extend(f"  • {esc(hint_text(lang, h, hint_values))}" for h in result.hints)
     out.extend(extra_lines)
     if benchmark.credit:
         out.append("")
@@ -128,6 +231,38 @@ def render_result(
 SHOWN_INVALID = 10
 
 
+def card_hides_lines(result: Result) -> bool:
+    """Whether Details has more than the card shows: invalid lines beyond those listed,
+    or listed lines cut short."""
+    if result.invalid_line_count > SHOWN_INVALID:
+        return True
+    return any(len(il.text) > SHOWN_LINE for il in result.invalid_lines)
+
+
+def next_step(
+    lang: str,
+    *,
+    has_mode: bool,
+    has_model: bool,
+    visibility: str,
+    publishable: bool = True,
+) -> str | None:
+    """The one line that says what the card's owner can do next to publish, or None."""
+    if visibility in ("published", "hidden"):
+        return None
+    if not publishable:
+        return t(lang, "next_not_publishable")
+    if not has_mode and not has_model:
+        return t(lang, "next_mode_and_model")
+    if not has_mode:
+        return t(lang, "next_mode")
+    if not has_model:
+        return t(lang, "next_model")
+    if visibility == "withdrawn":
+        return t(lang, "next_publish_again")
+    return t(lang, "next_publish")
+
+
 def render_score_reply(
     result: Result,
     benchmark: Benchmark,
@@ -138,16 +273,29 @@ def render_score_reply(
     model: str | None,
     left_today: tuple[int, int] | None,
     published: bool = False,
+    step: str | None = None,
+    author: str | None = None,
+    asked_by: str | None = None,
+    withdrawn: bool = False,
     notes: Sequence[str] = (),
 ) -> str:
-    """The reply to a submission, always under Telegram's limit. ``notes``: rendered
-    lines shown after the hints (which benchmark read it, a split paste)."""
+    """The reply to a submission, always under Telegram's limit. ``step``: what to do
+    next to publish (:func:`next_step`); ``author`` and ``asked_by``: whose output it is
+    and who asked, when they differ; ``notes``: rendered lines shown after the hints
+    (which benchmark read it, a split paste)."""
+    head = []
+    if author is not None and asked_by is not None:
+        head.append(t(lang, "scored_for", author=html.escape(author), asker=html.escape(asked_by)))
     extra = ["", *notes, ""] if notes else [""]
     extra.append(t(lang, "submission_id", id=submission_id))
     if published:
         extra.append(t(lang, "published_mark"))
-    if left_today is not None:
+    elif withdrawn:
+        extra.append(t(lang, "withdrawn_mark"))
+    if left_today is not None and not published:
         extra.append(tn(lang, "left_today", left_today[1], left=left_today[0]))
+    if step:
+        extra.append(step)
     shown = SHOWN_INVALID
     while True:
         text = render_result(
@@ -159,6 +307,7 @@ def render_score_reply(
             model=model or t(lang, "not_set"),
             max_invalid=shown,
             extra_lines=extra,
+            head_lines=head,
         )
         if fits(text) or shown == 0:
             return text[:MESSAGE_LIMIT]
@@ -215,7 +364,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
     def build(width: int) -> list[str]:
         out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=scope)]
         window = tn(lang, "window_days", days) if days else t(lang, "window_all")
-        mode = mode_label(query.mode) or t(lang, "btn_all_modes")
+        mode = mode_label(query.mode, lang) or t(lang, "btn_all_modes")
         out.append(t(lang, "board_filters", mode=mode, window=window))
         out.append("")
         if not board.rows:
@@ -228,7 +377,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     row.runs,
                     rank=row.rank,
                     model=_name(row.model, width),
-                    mode=mode_label(row.mode),
+                    mode=mode_label(row.mode, lang),
                     best=benchmark.format_score(row.best),
                     mean=benchmark.format_score(row.mean, mean=True),
                     verified=" ✅" if row.verified else "",
@@ -242,7 +391,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                 out[-1] += board_cells_text(benchmark, record)
         if page.pages > 1:
             out.append(t(lang, "board_page", page=query.page + 1, pages=page.pages))
-        if page.apart:
+        if page.apart and query.page == 0:  # once, on the first page
             out.append("")
             out.append(t(lang, "board_references"))
             for ref in page.apart:
@@ -251,7 +400,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                         lang,
                         "board_reference_row",
                         model=_name(ref.model, width),
-                        mode=mode_label(ref.mode),
+                        mode=mode_label(ref.mode, lang),
                         best=benchmark.format_score(ref.best),
                     )
                 )
@@ -268,23 +417,22 @@ def render_board(page: BoardPage, *, lang: str) -> str:
 
 
 def render_history(
-    submissions: Sequence[Submission],
+    history: History,
     *,
     lang: str,
     benchmarks: Mapping[str, Benchmark],
-    bests: Sequence[BoardRow] = (),
     bests_benchmark: Benchmark | None = None,
 ) -> str:
-    """``/me``: the latest submissions, then the user's bests (board rows of
-    ``bests_benchmark``); scores as each benchmark writes them (``format_score``).
-    ``benchmarks``: the benchmarks by name (a stored name not among them is shown as
-    stored)."""
-    if not submissions:
+    """``/me``: a page of the user's submissions with their count, then (page 1) the
+    user's bests (board rows of ``bests_benchmark``); scores as each benchmark writes
+    them (``format_score``). ``benchmarks``: the benchmarks by name (a stored name not
+    among them is shown as stored)."""
+    if not history.submissions:
         return t(lang, "me_empty")
 
     def build(width: int) -> list[str]:
-        out = [t(lang, "me_title")]
-        for sub in submissions:
+        out = [tn(lang, "me_title_count", history.total)]
+        for sub in history.submissions:
             out.append(
                 t(
                     lang,
@@ -292,18 +440,20 @@ def render_history(
                     id=sub.id,
                     benchmark=html.escape(_title(benchmarks, sub.benchmark)),
                     model=_name(sub.model or "—", width),
-                    mode=mode_label(sub.mode) or "—",
+                    mode=mode_label(sub.mode, lang) or "—",
                     score=_score(benchmarks.get(sub.benchmark), sub.score),
                     state=t(lang, f"state_{sub.visibility.value}"),
                     date=sub.created_at.strftime("%Y-%m-%d"),
                 )
             )
-        if bests:
+        if history.pages > 1:
+            out.append(t(lang, "board_page", page=history.page + 1, pages=history.pages))
+        if history.bests:
             out += ["", t(lang, "me_bests")]
             out += [
-                f"{row.rank}. {_name(row.model, width)} · "
-                f"{mode_label(row.mode)} · {_score(bests_benchmark, row.best)}"
-                for row in bests
+                f"{digits(lang, row.rank)}. {_name(row.model, width)} · "
+                f"{mode_label(row.mode, lang)} · {_score(bests_benchmark, row.best)}"
+                for row in history.bests
             ]
         return out
 
@@ -335,12 +485,11 @@ def format_cost(usd: float | None) -> str:
 
 
 def format_latency(seconds: float | None) -> str:
-    """Mean latency per attempt: ``3.2s``, ``450ms`` under a second, ``—`` when unknown."""
+    """Mean latency per attempt, always in seconds (``3.2s``, ``0.4s``, ``0.045s``), so
+    the figures of one board compare at a glance; ``—`` when unknown."""
     if seconds is None:
         return "—"
-    if seconds < 1:
-        return f"{seconds * 1000:.0f}ms"
-    return f"{seconds:.3g}s"
+    return f"{seconds:.2g}s" if seconds < 1 else f"{seconds:.3g}s"
 
 
 def render_natory_challenge(lang: str, *, target: int, allowed: str, digits: str, day: str) -> str:
@@ -381,8 +530,9 @@ def render_natory_board(
             values = {
                 "rank": row.rank,
                 "model": _name(row.model, width),
-                "mode": mode_label(row.mode),
-                "best": natory.BENCHMARK.format_score(row.best),
+                "mode": mode_label(row.mode, lang),
+                "best": natory.BENCHMARK.format_score(row.best)
+                + (t(lang, "natory_trivial_mark") if row.trivial else ""),
                 "mean": natory.BENCHMARK.format_score(row.mean, mean=True),
                 "attempts": tn(lang, "natory_attempts", row.attempts),
                 "targets": tn(lang, "natory_targets", row.targets),
@@ -394,8 +544,8 @@ def render_natory_board(
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(_shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:
-            out += ["", t(lang, "natory_recent_targets", targets=", ".join(
-                f"{target} ({count})" for target, count in targets))]  # fmt: skip
+            out += ["", t(lang, "natory_recent_targets", targets=join_list(lang, (
+                f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
         out += ["", t(lang, "natory_board_footer")]
         return out
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import gettext
+from collections.abc import Iterable
 from pathlib import Path
 
 DOMAIN = "benchboard"
@@ -46,6 +47,7 @@ MENU = (
     ("me", N_("cmd_me")),
     ("natory", N_("cmd_natory")),
     ("compare", N_("cmd_compare")),
+    ("export", N_("cmd_export")),
     ("prompt", N_("cmd_prompt")),
     ("questions", N_("cmd_questions")),
     ("benchmarks", N_("cmd_benchmarks")),
@@ -89,6 +91,33 @@ RUNTIME_IDS = (
     N_("hint_fullwidth_colon"),
     N_("hint_q_prefix"),
     N_("hint_trailing_period"),
+    N_("hint_markdown_bold"),
+    N_("hint_natory_extracted"),
+    N_("hint_natory_trivial"),
+    N_("hint_natory_target_itself"),
+    N_("hint_natory_extra_digits"),
+    # modes, by Mode value (buttons, cards, boards)
+    N_("mode_default"),
+    N_("mode_think"),
+    N_("mode_tools"),
+    N_("mode_think_tools"),
+    # Natory breakdown fields, by the game's field name
+    N_("field_baseScore"),
+    N_("field_eleganceBonus"),
+    N_("field_operatorDiversityBonus"),
+    N_("field_allDigitsBonus"),
+    N_("field_exactUsageBonus"),
+    N_("field_repetitionPenalty"),
+    N_("field_complexityPenalty"),
+    N_("field_trivialExpressionPenalty"),
+    N_("field_specialNumberBonus"),
+    N_("field_uniqueResultBonus"),
+    N_("field_finalScore"),
+    N_("field_target"),
+    N_("field_expression"),
+    N_("field_value"),
+    N_("field_simplified"),
+    N_("field_specialNumberKey"),
     # submission states, by Visibility
     N_("state_private"),
     N_("state_published"),
@@ -144,11 +173,37 @@ def _template(lang: str, key: str, n: int | None = None) -> str | None:
     return None
 
 
+_PERSIAN_DIGITS = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹")
+
+
+def digits(lang: str, value: object) -> str:
+    """A number as prose writes it in ``lang``: Persian digits in Persian."""
+    text = str(value)
+    return text.translate(_PERSIAN_DIGITS) if lang == "fa" else text
+
+
+def _localised(lang: str, values: dict[str, object]) -> dict[str, object]:
+    """Whole numbers in Persian digits for Persian prose. Strings (text a user typed,
+    scores as a benchmark writes them, line numbers already in a list) stay as given."""
+    if lang != "fa":
+        return values
+    return {
+        k: digits(lang, v) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in values.items()
+    }
+
+
+def join_list(lang: str, items: Iterable[object]) -> str:
+    """Items as a list in prose: ``a, b`` in English, ``a، b`` in Persian."""
+    separator = "، " if lang == "fa" else ", "
+    return separator.join(str(item) for item in items)
+
+
 def t(lang: str, key: str, **values: object) -> str:
     template = _template(lang, key)
     if template is None:
         raise KeyError(key)
-    return template.format(**values) if values else template
+    return template.format(**_localised(lang, values)) if values else template
 
 
 def tn(lang: str, key: str, n: int, **values: object) -> str:
@@ -156,7 +211,7 @@ def tn(lang: str, key: str, n: int, **values: object) -> str:
     template = _template(lang, key, n)
     if template is None:
         raise KeyError(key)
-    return template.format(n=n, **values)
+    return template.format(**_localised(lang, {"n": n, **values}))
 
 
 def field_label(lang: str, key: str) -> str:

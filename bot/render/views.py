@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from scoring import Benchmark
-    from storage import Board, BoardRow, KeyVersion
+    from storage import Board, BoardRow, KeyVersion, Submission
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +55,16 @@ class KeyInfo:
     source: str
     loaded_at: datetime | None
     versions: int
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """A page of ``/me``: the user's submissions on it (newest first), how many they
+    have in all, the page and the number of pages, and (page 1) their best rows on the
+    default board."""
+
+    submissions: tuple[Submission, ...]
+    total: int
+    page: int
+    pages: int
+    bests: tuple[BoardRow, ...] = ()

@@ -208,6 +208,7 @@ def register(app: BotApp) -> None:
         (kb.PUBLISH, b.on_publish_button),
         (kb.DETAILS, b.on_details_button),
         (kb.WITHDRAW, b.on_withdraw_button),
+        (kb.HISTORY, b.on_history_button),
     ]
     for action, callback in buttons:
         app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))

@@ -1,6 +1,6 @@
 """Telegram handlers of the inline buttons, one per action (the callback data's first
-word, ``bot.telegram.keyboards``): a score reply's mode, model, publish, details and
-withdraw buttons, and a board's page buttons."""
+word, ``bot.telegram.keyboards``): a score reply's mode, model, publish and details
+buttons, ``/me``'s withdraw and page buttons, and a board's page buttons."""
 
 from __future__ import annotations
 
@@ -10,13 +10,22 @@ from dataclasses import dataclass
 from telegram import CallbackQuery, ForceReply, Update
 
 from ..core import submissions
+from ..core.bounded import parse_count
 from ..core.errors import UserError
 from ..core.submissions import Submission
-from ..render.format import fits, render_invalid_lines
+from ..render.format import fits, mode_label, render_invalid_lines
 from ..render.i18n import t, tn
 from .context import BotContext
-from .handlers import AWAITING_MODEL, board_page, edited, error_text, refresh, user_lang
-from .keyboards import parse_action, parse_board
+from .handlers import (
+    AWAITING_MODEL,
+    board_page,
+    edited,
+    error_text,
+    me_page,
+    refresh,
+    user_lang,
+)
+from .keyboards import MAX_PAGE, parse_action, parse_board, parse_history
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,13 +71,17 @@ async def on_mode_button(update: Update, context: BotContext) -> None:
     except UserError as exc:
         await pressed.query.answer(error_text(lang, exc))
         return
-    await pressed.query.answer(t(lang, "mode_set", mode=mode.label))
+    await pressed.query.answer(t(lang, "mode_set", mode=mode_label(mode.value, lang) or mode.label))
     await refresh(context, sub, pressed.chat_id, pressed.message_id, lang)
 
 
 async def on_model_button(update: Update, context: BotContext) -> None:
     pressed = await _pressed(update, context)
     if pressed is None:
+        return
+    if not submissions.editable(pressed.sub):
+        error = UserError("fixed_once_published", id=pressed.sub.id)
+        await pressed.query.answer(error_text(pressed.lang, error), show_alert=True)
         return
     await pressed.query.answer()
     sub_id, chat_id = pressed.sub.id, pressed.chat_id
@@ -133,6 +146,7 @@ async def on_details_button(update: Update, context: BotContext) -> None:
 
 
 async def on_withdraw_button(update: Update, context: BotContext) -> None:
+    """Withdraw a result from ``/me``; the page is shown again as it now stands."""
     pressed = await _pressed(update, context)
     if pressed is None:
         return
@@ -143,6 +157,24 @@ async def on_withdraw_button(update: Update, context: BotContext) -> None:
         await query.answer(error_text(lang, exc), show_alert=True)
         return
     await query.answer(t(lang, "withdrawn", id=pressed.sub.id), show_alert=True)
+    page = parse_count(pressed.argument, MAX_PAGE) or 0
+    text, keyboard = await me_page(context, query.from_user.id, lang, page)
+    await edited(query.edit_message_text(text, reply_markup=keyboard))
+
+
+async def on_history_button(update: Update, context: BotContext) -> None:
+    """Another page of ``/me`` (only ever the presser's own results)."""
+    query = update.callback_query
+    if query is None:
+        return
+    lang = await user_lang(context, query.from_user)
+    page = parse_history(query.data) if query.data is not None else None
+    if page is None or query.message is None:
+        await query.answer(t(lang, "gone"))
+        return
+    await query.answer()
+    text, keyboard = await me_page(context, query.from_user.id, lang, page)
+    await edited(query.edit_message_text(text, reply_markup=keyboard))
 
 
 async def on_unknown_button(update: Update, context: BotContext) -> None:

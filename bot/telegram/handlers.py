@@ -25,7 +25,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import ApplicationHandlerStop
 
 from scoring import Mode, Result, ScoringError, UnknownMode, registry
@@ -37,17 +37,19 @@ from ..core.pastes import Paste, Pastes
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..render.format import (
+    card_hides_lines,
     mode_label,
+    next_step,
     render_board,
     render_history,
     render_score_reply,
 )
-from ..render.i18n import LANGUAGES, N_, pick_language, t, tn
+from ..render.i18n import LANGUAGES, N_, join_list, pick_language, t, tn
 from .context import BotContext
 from .keyboards import (
     board_keyboard,
+    history_keyboard,
     score_keyboard,
-    withdraw_keyboard,
 )
 
 log = logging.getLogger(__name__)
@@ -226,30 +228,46 @@ async def card(
     result: Result | None = None,
     notes: Sequence[str] = (),
 ) -> tuple[str, InlineKeyboardMarkup | None]:
-    """The score reply and its buttons (for someone else, no allowance and no buttons)."""
+    """The score reply and its buttons (for someone else, no allowance and no buttons):
+    for its owner, one line saying what is missing to publish, and the buttons for it."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
     others = [f"#{b.name}" for b in registry.all_benchmarks() if b is not card.benchmark]
     chosen = t(
         lang, "benchmark_chosen", title=html.escape(card.benchmark.title), tags=" ".join(others)
     )
+    step = None
+    if owner:
+        step = next_step(
+            lang,
+            has_mode=sub.mode is not None,
+            has_model=sub.model is not None,
+            visibility=sub.visibility.value,
+            publishable=card.publishable,
+        )
     text = render_score_reply(
         card.result,
         card.benchmark,
         lang=lang,
         submission_id=sub.id,
-        mode_label=mode_label(sub.mode),
+        mode_label=mode_label(sub.mode, lang),
         model=sub.model,
         left_today=card.left_today,
         published=card.published,
+        step=step,
+        author=card.author,
+        asked_by=card.asked_by,
+        withdrawn=card.withdrawn,
         notes=[*notes, chosen],
     )
     keyboard = score_keyboard(
         lang,
         sub.id,
-        has_mode=sub.mode is not None,
+        mode=sub.mode,
         has_model=sub.model is not None,
+        editable=card.editable,
+        can_publish=card.publishable,
         published=card.published,
-        has_details=card.result.invalid_line_count > 0,
+        has_details=card_hides_lines(card.result),
         bot_username=context.services.bot_username,
     )
     return text, keyboard if owner else None
@@ -264,27 +282,45 @@ async def score(
     document: Document | None = None,
     command_args: str = "",
     paste: Paste | None = None,
+    author: User | None = None,
 ) -> None:
     """Score text or a document from ``source`` and reply to it (the submission).
 
     The submission is recorded under ``update.effective_message`` (the message that asked
     for scoring), so a delivery repeated by Telegram is stored once. ``paste``: the
     message is the first part of a split paste (``text`` is the whole paste), whose
-    later parts wait until the submission is stored.
+    later parts wait until the submission is stored. ``author``: whose output it is,
+    when someone else asked (``/score`` in reply to their message): the submission is
+    theirs.
     """
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
+    owner_id, asked_by = user.id, None
+    if author is not None and not author.is_bot and author.id != user.id:
+        owner_id, asked_by = author.id, user.id
+        await people.track(
+            context.services,
+            people.Person(
+                author.id,
+                author.first_name,
+                author.last_name,
+                author.username,
+                author.language_code,
+            ),
+            None,
+        )
     try:
         sub, fresh = await submit.submit(
             context.services,
             text=text,
             upload=DocumentUpload(document) if document is not None else None,
             command_args=command_args,
-            user_id=user.id,
+            user_id=owner_id,
             chat_id=message.chat_id,
             message_id=message.message_id,
+            asked_by=asked_by,
         )
     except UserError as exc:
         await reply_error(source, lang, exc)
@@ -399,10 +435,26 @@ async def on_score_command(update: Update, context: BotContext) -> None:
         await score(update, context, message, text=f"\n{rest}", command_args=args)
         return
     target = message.reply_to_message
+    author = target.from_user if target is not None else None
     if target is not None and target.document is not None:
-        await score(update, context, target, text=None, document=target.document, command_args=args)
+        await score(
+            update,
+            context,
+            target,
+            text=None,
+            document=target.document,
+            command_args=args,
+            author=author,
+        )
     elif target is not None and (target.text or target.caption):
-        await score(update, context, target, text=target.text or target.caption, command_args=args)
+        await score(
+            update,
+            context,
+            target,
+            text=target.text or target.caption,
+            command_args=args,
+            author=author,
+        )
     else:
         lang = await user_lang(context, update.effective_user)
         await message.reply_text(t(lang, "score_usage"))
@@ -481,8 +533,8 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
             lang,
             "board_bad_args",
             word=html.escape(exc.text),
-            benchmarks=", ".join(registry.names()),
-            modes=", ".join(m.value for m in Mode),
+            benchmarks=join_list(lang, registry.names()),
+            modes=join_list(lang, (m.value for m in Mode)),
         )
         await message.reply_text(text)
         return
@@ -491,19 +543,39 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
     await message.reply_text(text, reply_markup=keyboard)
 
 
+async def me_page(
+    context: BotContext, user_id: int, lang: str, page: int = 0
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """A page of ``/me`` and its buttons (withdraw a published result, other pages)."""
+    found = await boards.history(context.services, user_id, page)
+    benchmarks = {b.name: b for b in registry.all_benchmarks()}
+    default = registry.get(registry.DEFAULT)
+    text = render_history(found, lang=lang, benchmarks=benchmarks, bests_benchmark=default)
+    published = [s.id for s in found.submissions if submissions.is_published(s)]
+    return text, history_keyboard(lang, published, found.page, found.pages)
+
+
 async def on_me(update: Update, context: BotContext) -> None:
+    """``/me``: in a private chat, the user's results; in a group, the same sent to the
+    private chat (unpublished results are never shown in a group), or how to open one."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
-    subs, bests = await boards.history(context.services, user.id)
-    benchmarks = {b.name: b for b in registry.all_benchmarks()}
-    default = registry.get(registry.DEFAULT)
-    text = render_history(
-        subs, lang=lang, benchmarks=benchmarks, bests=bests, bests_benchmark=default
-    )
-    published = [s.id for s in subs if submissions.is_published(s)]
-    await message.reply_text(text, reply_markup=withdraw_keyboard(lang, published))
+    text, keyboard = await me_page(context, user.id, lang)
+    if not in_group(message.chat):
+        await message.reply_text(text, reply_markup=keyboard)
+        return
+    link = f"https://t.me/{context.services.bot_username}?start=me"
+    if not await people.has_private_chat(context.services, user.id):
+        await message.reply_text(t(lang, "me_open_private", link=link))
+        return
+    try:
+        await context.bot.send_message(user.id, text, reply_markup=keyboard)
+    except (BadRequest, Forbidden):  # the chat is gone, or the bot was blocked
+        await message.reply_text(t(lang, "me_open_private", link=link))
+        return
+    await message.reply_text(t(lang, "me_sent_private"))
 
 
 # --- simple commands -----------------------------------------------------------------
@@ -516,6 +588,10 @@ async def on_start(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     payload = (context.args or [""])[0]
+    if payload == "me" and not in_group(message.chat):  # from /me in a group
+        text, keyboard = await me_page(context, user.id, lang)
+        await message.reply_text(text, reply_markup=keyboard)
+        return
     if not payload.startswith("s") or not payload[1:].isdigit():
         await message.reply_text(t(lang, "welcome"))
         return

@@ -6,7 +6,8 @@ handler, registered with :func:`pattern`:
     model:<submission>         ask for the model name
     pub:<submission>           publish to the leaderboards
     det:<submission>           every invalid line
-    wd:<submission>            withdraw
+    wd:<submission>[:<page>]   withdraw (from that page of /me, then shown again)
+    me:<page>                  a page of /me
     lb:<benchmark>:<scope>:<mode or ->:<days>:<page>   a leaderboard page (scope g|c|u)
 """
 
@@ -22,7 +23,8 @@ from scoring import Mode
 
 from ..core.boards import SCOPES, BoardQuery
 from ..core.bounded import parse_count, parse_id
-from ..render.i18n import t, tn
+from ..render.format import mode_label
+from ..render.i18n import N_, t, tn
 
 WINDOWS = (0, 7, 30)
 #: The largest number of days and page number a board button may carry.
@@ -31,6 +33,7 @@ MAX_PAGE = 100_000
 
 # The actions, as the callback data starts.
 MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, BOARD = "mode", "model", "pub", "det", "wd", "lb"
+HISTORY = "me"
 SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW)
 
 
@@ -73,30 +76,42 @@ def parse_action(data: str) -> tuple[str, int, str] | None:
     return parts[0], submission_id, ":".join(parts[2:])
 
 
+def mode_buttons(lang: str, submission_id: int, current: str | None) -> list[InlineKeyboardButton]:
+    """The four modes (in ``lang``), the current one marked."""
+    return [
+        InlineKeyboardButton(
+            ("• " if m.value == current else "") + (mode_label(m.value, lang) or m.label),
+            callback_data=f"{MODE}:{submission_id}:{m.value}",
+        )
+        for m in Mode
+    ]
+
+
 def score_keyboard(
     lang: str,
     submission_id: int,
     *,
-    has_mode: bool,
+    mode: str | None,
     has_model: bool,
+    editable: bool,
+    can_publish: bool,
     published: bool,
     has_details: bool,
     bot_username: str,
 ) -> InlineKeyboardMarkup:
+    """A score reply's buttons. Until it is published (``editable``): the modes (the
+    chosen one marked) and the model, to set or change; Publish once both are set and
+    the result may be published (``can_publish``); Details when there is more than the
+    card shows; Share once it is published (a link to an unpublished one finds nothing).
+    """
     rows: list[list[InlineKeyboardButton]] = []
-    if not has_mode:
-        rows.append(
-            [
-                InlineKeyboardButton(m.label, callback_data=f"{MODE}:{submission_id}:{m.value}")
-                for m in Mode
-            ]
-        )
-    if not has_model:
-        rows.append(
-            [InlineKeyboardButton(t(lang, "btn_model"), callback_data=f"{MODEL}:{submission_id}")]
-        )
+    if editable:
+        modes = mode_buttons(lang, submission_id, mode)
+        rows += [modes[:2], modes[2:]]
+        label = t(lang, "btn_change_model") if has_model else t(lang, "btn_model")
+        rows.append([InlineKeyboardButton(label, callback_data=f"{MODEL}:{submission_id}")])
     last: list[InlineKeyboardButton] = []
-    if has_mode and has_model and not published:
+    if editable and can_publish and mode is not None and has_model:
         last.append(
             InlineKeyboardButton(t(lang, "btn_publish"), callback_data=f"{PUBLISH}:{submission_id}")
         )
@@ -104,7 +119,7 @@ def score_keyboard(
         last.append(
             InlineKeyboardButton(t(lang, "btn_details"), callback_data=f"{DETAILS}:{submission_id}")
         )
-    if bot_username:
+    if published and bot_username:
         link = f"https://t.me/{bot_username}?start=s{submission_id}"
         last.append(
             InlineKeyboardButton(
@@ -143,7 +158,7 @@ def board_keyboard(
     ]
     modes += [
         InlineKeyboardButton(
-            ("• " if query.mode == m.value else "") + m.label,
+            ("• " if query.mode == m.value else "") + (mode_label(m.value, lang) or m.label),
             callback_data=board_data(query, mode=m.value, page=0),
         )
         for m in Mode
@@ -158,22 +173,45 @@ def board_keyboard(
             InlineKeyboardButton(mark + label, callback_data=board_data(query, days=days, page=0))
         )
     rows.append(windows)
-    if in_group and query.scope == "c":
+    if in_group and query.scope in ("c", "g"):
+        # the group's board and the global one, each with the way back to the other
+        other, label = (
+            ("g", N_("btn_global")) if query.scope == "c" else ("c", N_("btn_group_board"))
+        )
         rows.append(
             [
                 InlineKeyboardButton(
-                    t(lang, "btn_global"), callback_data=board_data(query, scope="g", page=0)
+                    t(lang, label), callback_data=board_data(query, scope=other, page=0)
                 )
             ]
         )
     return InlineKeyboardMarkup(rows)
 
 
-def withdraw_keyboard(lang: str, submission_ids: list[int]) -> InlineKeyboardMarkup | None:
-    if not submission_ids:
-        return None
+def history_keyboard(
+    lang: str, withdrawable: list[int], page: int, pages: int
+) -> InlineKeyboardMarkup | None:
+    """``/me``'s buttons: withdraw each published result of the page, and the pages."""
     buttons = [
-        InlineKeyboardButton(t(lang, "btn_withdraw", id=sid), callback_data=f"{WITHDRAW}:{sid}")
-        for sid in submission_ids
+        InlineKeyboardButton(
+            t(lang, "btn_withdraw", id=sid), callback_data=f"{WITHDRAW}:{sid}:{page}"
+        )
+        for sid in withdrawable
     ]
-    return InlineKeyboardMarkup([buttons[i : i + 2] for i in range(0, len(buttons), 2)])
+    rows = [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
+    nav = []
+    if page > 0:
+        nav.append(InlineKeyboardButton(t(lang, "btn_prev"), callback_data=f"{HISTORY}:{page - 1}"))
+    if page + 1 < pages:
+        nav.append(InlineKeyboardButton(t(lang, "btn_next"), callback_data=f"{HISTORY}:{page + 1}"))
+    if nav:
+        rows.append(nav)
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def parse_history(data: str) -> int | None:
+    """The page a ``/me`` page button names, else None."""
+    parts = data.split(":")
+    if len(parts) != 2 or parts[0] != HISTORY:
+        return None
+    return parse_count(parts[1], MAX_PAGE)

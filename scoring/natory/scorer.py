@@ -415,6 +415,18 @@ class NatoryResult:
         return self.breakdown.special_number_key
 
     @property
+    def publishable(self) -> bool:
+        """Only an expression equal to the target goes on a board; one that is not is
+        scored and explained, never published."""
+        return self.valid
+
+    @property
+    def trivial(self) -> bool:
+        """Valid, but just the target written out once null operations are removed
+        (the triviality rule zeroes its score)."""
+        return self.valid and self.simplified.isascii() and self.simplified.isdigit()
+
+    @property
     def value_json(self) -> int | str | None:
         """The value for JSON: an int, or a string such as ``"13/2"``; None if unknown."""
         if self.value is None:

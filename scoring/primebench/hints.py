@@ -33,6 +33,12 @@ _HINT_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "an answer ending in a period on {lines}: the official rules count such lines "
         "invalid (write 1:3, not 1:3.)",
     ),
+    (
+        "markdown_bold",
+        re.compile(rf"(?:\*\*|__)\s*[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\s*(?:\*\*|__)"),
+        "an answer in markdown bold (**1:3**) on {lines}: the official rules count such "
+        "lines invalid (write 1:3, without the asterisks)",
+    ),
 )
 
 

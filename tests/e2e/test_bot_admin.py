@@ -159,7 +159,8 @@ async def test_publishing_the_same_answers_again_is_one_run_and_says_so(bot: Bot
     # Persian
     fa, fa_chat = private_user(bot, 7032, "fa")
     _, answer = await _publish(bot, fa, fa_chat, "Twin Model", "default", lines)
-    assert f"همان پاسخ‌های #{first}" in answer["text"]
+    persian_first = str(first).translate(str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹"))
+    assert f"همان پاسخ‌های #{persian_first}" in answer["text"]  # Persian digits in prose
     bot.check_clean(mark)
 
 

@@ -111,12 +111,13 @@ async def test_natory_shows_todays_target_and_a_reply_is_scored_against_it(bot: 
     reply = await bot.api.reply_to(msg, timeout=20)
     scored = text_of(reply)
     assert scored.splitlines()[0] == "Natory" and "PrimeBench" not in scored
-    assert f"target: {target}" in scored and "valid: yes" in scored
+    assert f"Target: {target}" in scored and f"Expression: {target}" in scored
+    assert "triviality rule makes the final score 0" in scored
     assert "Model: Replier" in scored and "Mode: think" in scored
     await _publish(bot, chat, user, reply)
     board = text_of(await bot.say(chat, user, "/leaderboard natory"))
     assert f"target {target}" in board.splitlines()[0]
-    assert "1. Replier · think · best 0 · mean 0 · 1 attempt · $0.01 · 2.5s" in board
+    assert "1. Replier · think · best 0 (trivial) · mean 0 · 1 attempt · $0.01 · 2.5s" in board
     bot.check_clean(mark)
 
 
@@ -126,8 +127,8 @@ async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot
     text = "#natory #default\ntarget: 6256\nmodel: Alpha\ncost: $0.02\nlatency: 4s\n2*sopfr(6)^5+6"
     reply = await bot.say(chat, user, text)
     plain = text_of(reply)
-    assert "target: 6256" in plain and "uniqueResultBonus: 5" in plain
-    assert "finalScore: 138" in plain
+    assert "Target: 6256" in plain and "  First with this expression: +5" in plain
+    assert "Final score: 138" in plain
     await _publish(bot, chat, user, reply)
     # the same simplified expression again: no unique bonus the second time
     other, other_chat = private_user(bot, 8203)
@@ -136,12 +137,13 @@ async def test_natory_hashtag_with_target_cost_latency_and_unique_bonus(bot: Bot
         other,
         "#natory #think\ntarget: 6256\nmodel: Beta\ncost: 0.001\n(2*sopfr(6)^5+6)",
     )
-    assert "uniqueResultBonus: 0" in text_of(again) and "finalScore: 133" in text_of(again)
+    assert "First with this expression" not in text_of(again)  # only what paid or cost
+    assert "Final score: 133" in text_of(again)
     await _publish(bot, other_chat, other, again)
     slow = await bot.say(
         other_chat, other, "#natory #think\ntarget: 6256\nmodel: Beta\nlatency: 3200ms\n2*5^5+6"
     )
-    assert "finalScore: 46" in text_of(slow)
+    assert "Final score: 46" in text_of(slow)
     await _publish(bot, other_chat, other, slow)
     board = text_of(await bot.say(chat, user, "/leaderboard natory 6256"))
     lines = board.splitlines()
@@ -177,7 +179,8 @@ async def test_models_board_and_compare_photo(bot: Bot) -> None:
     assert "all targets" in lines[0]
     assert "1. Alpha · default · mean 138 · best 138 · 1 attempt on 1 target · $0.02 · 4s" in lines
     assert any(line.startswith("2. Beta · think · mean 89.5") for line in lines)
-    assert any("Replier · think · mean 0" in line for line in lines)
+    # only trivial attempts: shown at 0, ranked last
+    assert lines[4].startswith("3. Replier · think · mean 0 · best 0 (trivial)")
     assert text_of(await bot.say(chat, user, "/leaderboard natory models")) == models
     msg = await bot.api.send_text(chat, user, "/compare natory")
     call = await bot.api.reply_to(msg, timeout=60)
@@ -201,4 +204,4 @@ async def test_reply_to_natory_in_a_group(bot: Bot) -> None:
         group, user, f"model: Grouper\n{target}", reply_to=natory["result"]
     )
     reply = await bot.api.reply_to(msg, timeout=20)
-    assert f"target: {target}" in text_of(reply) and "valid: yes" in text_of(reply)
+    assert f"Target: {target}" in text_of(reply) and "Final score: 0" in text_of(reply)

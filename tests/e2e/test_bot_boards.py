@@ -128,8 +128,15 @@ async def test_me_lists_bests_and_withdraw_leaves_the_board(bot: Bot) -> None:
     assert "Your bests" in plain and "withdrawn-model · tools · +60" in plain
     assert "1. withdrawn-model" in text_of(await bot.say(chat, user, "/leaderboard"))
 
-    answer = await bot.press(chat, user, me, f"wd:{sid}")
+    since = bot.api.mark()
+    answer = await bot.press(chat, user, me, f"wd:{sid}:0")
     assert f"Withdrew #{sid}" in answer["text"]
+    # /me is shown again as it now stands: withdrawn, no withdraw button for it.
+    current = await bot.edited(me, since)
+    assert f"#{sid} · PrimeBench · withdrawn-model · tools · +60 · withdrawn" in text_of(current)
+    assert f"wd:{sid}:0" not in buttons(current)
+    answer = await bot.press(chat, user, me, f"wd:{sid}:0", check_button=False)
+    assert f"#{sid} is already withdrawn" in answer["text"]
     board = text_of(await bot.say(chat, user, "/leaderboard"))
     assert "withdrawn-model" not in board
     assert f"#{sid} · PrimeBench · withdrawn-model · tools · +60 · withdrawn" in text_of(

@@ -24,15 +24,23 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
     reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=7, wrong=1)))
     sid = submission_id(text_of(reply))
     assert f"pub:{sid}" not in buttons(reply)
+    # The card says what is missing to publish, and offers it.
+    assert "To publish: choose the mode and set the model" in text_of(reply)
+    assert buttons(reply)[f"mode:{sid}:think_tools"] == "think & tools"
 
-    # Mode: the button row goes away and the reply shows the mode.
+    # Mode: the reply shows it, the chosen button is marked, a mis-tap can be undone.
     since = bot.api.mark()
-    answer = await bot.press(chat, user, reply, f"mode:{sid}:think_tools")
+    answer = await bot.press(chat, user, reply, f"mode:{sid}:think")
+    current = await bot.edited(reply, since)
+    assert "Mode: think" in text_of(current).splitlines()
+    since = bot.api.mark()
+    answer = await bot.press(chat, user, current, f"mode:{sid}:think_tools")
     assert "think & tools" in answer.get("text", "")
     current = await bot.edited(reply, since)
     assert "Mode: think & tools" in text_of(current).splitlines()
-    assert not any(d.startswith("mode:") for d in buttons(current))
+    assert buttons(current)[f"mode:{sid}:think_tools"] == "• think & tools"
     assert f"pub:{sid}" not in buttons(current)  # the model is still missing
+    assert "To publish: set the model" in text_of(current)
 
     # Model: the bot asks (ForceReply) and takes the next message.
     since = bot.api.mark()
@@ -45,8 +53,10 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
     assert "Model set: claude sonnet 5.5 medium" in text_of(confirm)
     current = await bot.edited(reply, since)
     assert "Model: claude sonnet 5.5 medium" in text_of(current).splitlines()
-    assert f"model:{sid}" not in buttons(current)
+    assert "Change model" in buttons(current)[f"model:{sid}"]  # until it is published
     assert f"pub:{sid}" in buttons(current)
+    assert "press Publish" in text_of(current)
+    assert not any("url" in b for row in current["reply_markup"]["inline_keyboard"] for b in row)
 
     # The next text is a submission again, not a model name.
     again = await bot.say(chat, user, "1:1")
@@ -59,6 +69,11 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
     current = await bot.edited(reply, since)
     assert "Published on the leaderboard." in text_of(current)
     assert f"pub:{sid}" not in buttons(current)
+    # Published: mode and model are fixed; now it can be shared.
+    assert not any(d.startswith(("mode:", "model:")) for d in buttons(current))
+    assert any("url" in b for row in current["reply_markup"]["inline_keyboard"] for b in row)
+    answer = await bot.press(chat, user, current, f"mode:{sid}:think", check_button=False)
+    assert "can no longer change" in answer["text"]
     answer = await bot.press(chat, user, current, f"pub:{sid}", check_button=False)
     assert "already published" in answer["text"]
 

@@ -61,10 +61,14 @@ async def test_score_as_a_reply_to_a_message(bot: Bot) -> None:
     assert reply["result"]["reply_to_message"]["message_id"] == output["message_id"]
     plain = text_of(reply)
     assert "Correct: 4" in plain and "Mode: default" in plain.splitlines()
-    # The person who asked is the submitter: Ann may press, Bob may not.
+    # Bob wrote the output: the submission is his, the card names him and who asked.
+    assert "Output of Bob, scored at the request of Ann." in plain
     sid = submission_id(plain)
-    answer = await bot.press(group, bob, reply, f"mode:{sid}:think", check_button=False)
+    answer = await bot.press(group, ann, reply, f"mode:{sid}:think", check_button=False)
     assert answer.get("show_alert") is True
+    since = bot.api.mark()
+    answer = await bot.press(group, bob, reply, f"mode:{sid}:think")
+    assert "Mode: think" in text_of(await bot.edited(reply, since)).splitlines()
     assert cmd["message_id"] != output["message_id"]
 
 
@@ -158,6 +162,10 @@ async def test_group_and_global_boards(bot: Bot) -> None:
     current = await bot.edited(board, since)
     assert "global" in text_of(current) and "group-model-x" in text_of(current)
     assert not any("Global" in label for label in buttons(current).values())
+    # and the way back to the group's board
+    since = bot.api.mark()
+    await bot.press(lab, ann, current, button(current, "Group board"))
+    assert "this group" in text_of(await bot.edited(board, since))
 
     empty = text_of(await _in_group(bot, other, ann, "/leaderboard"))
     assert "group-model-x" not in empty and "No published results yet" in empty

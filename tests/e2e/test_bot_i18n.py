@@ -18,6 +18,7 @@ from .botkit import (
     answers,
     bot_session,
     button,
+    buttons,
     private_user,
     questions_json,
     submission_id,
@@ -34,14 +35,15 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
+#: Persian prose writes numbers in Persian digits (what the user typed stays as typed).
 FA_LABELS = [
-    "تعداد کل سؤال‌ها: 104",
-    "درست: 3",
-    "نادرست: 1",
-    "بی‌پاسخ: 100",
-    "امتیاز مثبت: 3",
-    "امتیاز منفی: 3",
-    "امتیاز نهایی: 0",
+    "تعداد کل سؤال‌ها: ۱۰۴",
+    "درست: ۳",
+    "نادرست: ۱",
+    "بی‌پاسخ: ۱۰۰",
+    "امتیاز مثبت: ۳",
+    "امتیاز منفی: ۳",
+    "امتیاز نهایی: ۰",
 ]
 
 
@@ -101,13 +103,16 @@ async def test_persian_user_gets_persian_labels(bot: Bot) -> None:
     lines = text_of(reply).splitlines()
     for label in FA_LABELS:
         assert label in lines, f"{label!r} missing from {lines}"
-    assert "مدل: مدل آزمایشی" in lines and "حالت: think" in lines
-    assert "  خط 7: ۵:۲" in lines
+    assert "مدل: مدل آزمایشی" in lines and "حالت: تفکر" in lines
+    assert "  خط ۷: ۵:۲" in lines
     assert "Correct" not in text_of(reply)
     hints = text_of(reply).split("راهنما")[1]
     assert re.search("[\u0600-\u06ff]{3}", hints.replace("۵:۲", "")), hints
     assert "official rules" not in hints
-    assert "🔎 جزئیات" in str(reply["result"]["reply_markup"])
+    # the mode buttons in Persian, the chosen one marked; Publish on the first card
+    labels = set(buttons(reply).values())
+    assert {"پیش‌فرض", "• تفکر", "ابزار", "تفکر و ابزار"} <= labels, labels
+    assert "📢 انتشار در جدول" in labels
     assert "Welcome" not in text_of(await bot.say(chat, user, "/start"))
     assert "سلام" in text_of(await bot.say(chat, user, "/start"))
     bot.check_clean(mark)
@@ -118,9 +123,9 @@ async def test_lang_switches_and_sticks(bot: Bot) -> None:
     assert "فارسی" in text_of(await bot.say(chat, user, "/lang fa"))
     reply = await bot.say(chat, user, "\n".join(answers(KEY, correct=3, wrong=1)))
     lines = text_of(reply).splitlines()
-    assert "درست: 3" in lines and "امتیاز نهایی: 0" in lines
+    assert "درست: ۳" in lines and "امتیاز نهایی: ۰" in lines
     sid = submission_id(text_of(reply))
-    answer = await bot.press(chat, user, reply, button(reply, "think"))
+    answer = await bot.press(chat, user, reply, button(reply, "تفکر"))
     assert "حالت ثبت شد" in answer["text"]
     assert "ارسال‌های شما" in text_of(await bot.say(chat, user, "/me"))
     assert "جدول امتیازات" in text_of(await bot.say(chat, user, "/leaderboard"))
@@ -137,4 +142,4 @@ async def test_persian_long_output_stays_under_the_limit(bot: Bot) -> None:
     msg = await bot.api.send_document(chat, user, "\n".join([*lines, "1:1"]).encode(), "long.txt")
     reply = await bot.api.reply_to(msg, timeout=30)
     assert len(reply["params"]["text"]) <= 4096
-    assert "خط‌های نامعتبر (3000):" in text_of(reply)
+    assert "خط‌های نامعتبر (۳۰۰۰):" in text_of(reply)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bot.render.i18n import digits, field_label, t
 from scoring.natory import daily_target
 
 from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
@@ -98,9 +99,9 @@ async def test_the_natory_one_liner_the_bot_hands_out_is_natory(bot: Bot) -> Non
     plain = text_of(await bot.say(chat, user, "#natory target: 8987\n8*9+87"))
     assert plain.splitlines()[0] == "Natory", plain
     # scored against the target it names; its tag line is never an invalid line
-    assert "target: 8987" in plain and "expression: 8*9+87" in plain and "line 1:" not in plain
+    assert "Target: 8987" in plain and "Expression: 8*9+87" in plain and "line 1:" not in plain
     plain = text_of(await bot.say(chat, user, f"{copy}\n(1+1)*3"))
-    assert plain.splitlines()[0] == "Natory" and f"target: {today()}" in plain
+    assert plain.splitlines()[0] == "Natory" and f"Target: {today()}" in plain
 
 
 @pytest.mark.parametrize(
@@ -111,10 +112,11 @@ async def test_a_bare_expression_is_natory_for_today(
     bot: Bot, uid: int, lang: str, chosen: str
 ) -> None:
     user, chat = private_user(bot, uid, lang)
+    target = f"{field_label(lang, 'target')}: {digits(lang, today())}"
     for expression in ("3^(1+1)+(3+1)", "$2 \\times \\sqrt{9} + 1$"):
         plain = text_of(await bot.say(chat, user, expression))
         assert plain.splitlines()[0] == "Natory", plain
-        assert f"target: {today()}" in plain
+        assert target in plain.splitlines(), plain
         assert chosen in plain and "#primebench #zerobench" in plain
 
 
@@ -134,7 +136,7 @@ async def test_tags_after_prose_are_metadata(
     user, chat = private_user(bot, uid, lang)
     plain = text_of(await bot.say(chat, user, "\n".join([*lines, *answers(KEY, correct=3)])))
     assert f"{model_label}: gemini 3" in plain.splitlines(), plain
-    assert f"{mode_label}: think" in plain.splitlines()
+    assert f"{mode_label}: {t(lang, 'mode_think')}" in plain.splitlines(), plain
     # only the prose line is invalid: the tag lines are not listed
     assert lines[0] in plain and lines[2] not in plain and plain.count("gemini 3") == 1
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from scoring import ExpressionError, KeyFormatError, registry
+from scoring import ExpressionError, KeyFormatError, natory, publishable, registry
 from scoring.natory import (
     BENCHMARK,
     Challenge,
@@ -565,3 +565,14 @@ def test_rules_file_holds_every_constant() -> None:
         parse_rules({"version": "x", "limits": {}})  # limits checked first
     with pytest.raises(ValueError):
         load_rules("../etc")
+
+
+def test_only_a_valid_result_is_publishable_and_the_target_itself_is_trivial() -> None:
+    challenge = natory.Challenge.for_target(6256)
+    wrong = natory.score("2*5^5+5", challenge)
+    itself = natory.score("6256", challenge, previous=())
+    real = natory.score("2*5^5+6", challenge, previous=())
+    assert not wrong.publishable and not wrong.trivial
+    assert itself.publishable and itself.trivial and itself.final_score == 0
+    assert real.publishable and not real.trivial
+    assert [publishable(r) for r in (wrong, itself, real)] == [False, True, True]

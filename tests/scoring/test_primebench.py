@@ -147,6 +147,8 @@ def test_full_key_random_guessing_expectation_shape() -> None:
         ("Q1:3", "q_prefix"),
         ("q12: 3", "q_prefix"),
         ("1:3.", "trailing_period"),
+        ("**1:3**", "markdown_bold"),
+        ("__2: none__", "markdown_bold"),
     ],
 )
 def test_hints_name_the_near_miss_and_never_change_the_score(text: str, code: str) -> None:

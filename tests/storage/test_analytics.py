@@ -78,7 +78,8 @@ async def test_unique_bonus_is_paid_once_per_simplified_expression(store: Store)
 
 async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: Store) -> None:
     await put_natory(store, "2*sopfr(6)^5+6", model="Alpha", cost=0.02, latency=4.0)
-    await put_natory(store, "2*5^5+5", model="Alpha", cost=0.04, latency=2.0)  # invalid: 0
+    # invalid (published before that was refused): never on a board
+    await put_natory(store, "2*5^5+5", model="Alpha", cost=0.04, latency=2.0)
     await put_natory(store, "2*5^5+6", model="Beta", mode="think", cost=0.001)
     await put_natory(store, "2*5^5+6", model="beta", mode="default")
     await put_natory(store, "6256", model="Gamma", publish=False)  # private: not on boards
@@ -87,10 +88,10 @@ async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: St
     assert board.target == 6256 and board.total == 3
     alpha, beta_think, beta_default = board.rows
     assert (alpha.rank, alpha.model, alpha.mode, alpha.attempts, alpha.valid) == (
-        1, "Alpha", "default", 2, 1,
+        1, "Alpha", "default", 1, 1,
     )  # fmt: skip
-    assert alpha.best == 133 + 5 and alpha.mean == pytest.approx(69)  # +5: unique
-    assert alpha.mean_cost == pytest.approx(0.03) and alpha.mean_latency == pytest.approx(3.0)
+    assert alpha.best == 133 + 5 and alpha.mean == pytest.approx(138)  # +5: unique
+    assert alpha.mean_cost == pytest.approx(0.02) and alpha.mean_latency == pytest.approx(4.0)
     assert alpha.best_expression == "2 * sopfr(6)^5 + 6"
     # Beta in think scored first (unique bonus), so it ranks above Beta in default
     assert (beta_think.model, beta_think.mode, beta_think.rank) == ("Beta", "think", 2)
@@ -101,13 +102,14 @@ async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: St
 
 async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
     await put_natory(store, "2*sopfr(6)^5+6", model="Alpha", cost=0.02, latency=4.0)
-    await put_natory(store, "13", target=13, model="Alpha", latency=1.0)  # scores 0
+    # the target written out: zeroed, and no part of the mean that ranks
+    await put_natory(store, "13", target=13, model="Alpha", latency=1.0)
     await put_natory(store, "2*5^5+6", model="Beta", cost=0.01)
     board = await analytics.natory_board(store)
     assert board.target is None
     alpha, beta = board.rows
-    assert alpha.rank == 1 and alpha.targets == 2 and alpha.attempts == 2
-    assert alpha.mean == pytest.approx(138 / 2) and alpha.best == 138
+    assert alpha.rank == 1 and alpha.targets == 2 and alpha.attempts == 2 and alpha.valid == 1
+    assert alpha.mean == pytest.approx(138) and alpha.best == 138 and not alpha.trivial
     assert alpha.mean_cost == pytest.approx(0.02)  # only the attempt that gave a cost
     assert alpha.mean_latency == pytest.approx(2.5)
     assert beta.model == "Beta" and beta.rank == 2 and beta.targets == 1
@@ -115,6 +117,26 @@ async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
     assert sorted(await analytics.natory_targets(store)) == [(13, 1), (6256, 2)]
     page = await analytics.natory_board(store, limit=1, offset=1)
     assert [r.model for r in page.rows] == ["Beta"] and page.total == 2
+
+
+async def test_only_valid_attempts_rank_and_trivial_ones_rank_last(store: Store) -> None:
+    """A wrong value never ranks; the target written out (zeroed) ranks below a valid
+    expression even at a negative score, on the target's board, the model board and
+    so the chart."""
+    await put_natory(store, "2*5^5+5", model="Wrong")  # 6255: not the target
+    await put_natory(store, "6256", model="Trivial")  # scores 0, trivially
+    await put_natory(store, "2*5^5+6+6-6+6-6", model="Clumsy")  # valid, negative
+    for board in (
+        await analytics.natory_board(store, target=6256),
+        await analytics.natory_board(store),
+    ):
+        clumsy, trivial = board.rows
+        assert (clumsy.model, clumsy.rank, clumsy.trivial) == ("Clumsy", 1, False)
+        assert clumsy.best < 0
+        assert (trivial.model, trivial.rank, trivial.trivial) == ("Trivial", 2, True)
+        assert trivial.best == 0 and trivial.valid == 0 and trivial.attempts == 1
+        assert board.total == 2
+    assert await analytics.natory_targets(store) == ((6256, 2),)
 
 
 async def test_chat_scope_and_withdrawn_attempts(store: Store) -> None:

@@ -63,4 +63,4 @@ def test_the_board_says_when_a_rescore_is_running() -> None:
     assert "Scored against key version 4." in lines
     assert "Re-scoring against key version 4 is in progress: scores may still change." in lines
     fa = render_board(_page(board), lang="fa")
-    assert "امتیازدهی دوباره با نسخه‌ی 4 کلید در جریان است" in fa
+    assert "امتیازدهی دوباره با نسخه‌ی ۴ کلید در جریان است" in fa

@@ -108,12 +108,18 @@ def _fields(text: str) -> set[str]:
     return {name.split(".")[0].split("[")[0] for name in names}
 
 
+#: What a hint about a Natory result may say (``bot.render.format._natory_hint_values``).
+_NATORY_HINT_VALUES = {"target", "removed", "extra", "digits", "line", "expression"}
+
+
 def test_translations_use_the_english_placeholders() -> None:
     english = _entries(_po("en"))
     for key, message in _entries(_po("fa")).items():
         reference = english[key]
         if _english_from_scorer(key):
-            assert all(_fields(form) == {"lines"} for form in _forms(message)), key
+            # a hint about lines names them; one about a Natory result, its figures
+            fields = [_fields(form) for form in _forms(message)]
+            assert all(f == {"lines"} or (f and f <= _NATORY_HINT_VALUES) for f in fields), key
             continue
         expected = _fields(_forms(reference)[-1])
         for form in (*_forms(reference), *_forms(message)):
@@ -126,8 +132,9 @@ def test_plurals() -> None:
     row = {"rank": 1, "model": "m", "mode": "think", "best": "+9", "mean": "+9", "verified": ""}
     assert tn("en", "board_row", 1, **row) == "1. m · think · +9 (1 run, mean +9)"
     assert tn("en", "board_row", 2, **row) == "1. m · think · +9 (2 runs, mean +9)"
-    assert tn("fa", "board_row", 1, **row) == "1. m · think · +9 (1 اجرا، میانگین +9)"
-    assert tn("fa", "board_row", 2, **row) == "1. m · think · +9 (2 اجرا، میانگین +9)"
+    # Persian prose writes whole numbers in Persian digits; a score stays as written
+    assert tn("fa", "board_row", 1, **row) == "۱. m · think · +9 (۱ اجرا، میانگین +9)"
+    assert tn("fa", "board_row", 2, **row) == "۱. m · think · +9 (۲ اجرا، میانگین +9)"
     assert [tn("en", "natory_attempts", n) for n in (0, 1, 2)] == [
         "0 attempts",
         "1 attempt",
@@ -135,7 +142,7 @@ def test_plurals() -> None:
     ]
     assert tn("en", "natory_targets", 1) == "1 target"
     assert tn("en", "window_days", 1) == "1 day" and tn("en", "window_days", 7) == "7 days"
-    assert tn("fa", "window_days", 1) == "1 روز" and tn("fa", "window_days", 7) == "7 روز"
+    assert tn("fa", "window_days", 1) == "۱ روز" and tn("fa", "window_days", 7) == "۷ روز"
     assert tn("en", "left_today", 1, left=0) == "0 of 1 publication left today."
     assert tn("en", "left_today", 5, left=2) == "2 of 5 publications left today."
 

@@ -49,7 +49,7 @@ def test_cost_and_latency_shown() -> None:
     assert format_cost(0.012) == "$0.012"
     assert format_cost(None) == "—"
     assert format_latency(3.2) == "3.2s"
-    assert format_latency(0.45) == "450ms"
+    assert format_latency(0.45) == "0.45s"  # one unit on a board: seconds
     assert format_latency(None) == "—"
 
 
