@@ -16,22 +16,24 @@ from __future__ import annotations
 
 from .benchmark import BENCHMARK, Natory
 from .parser import Node, Num, Op, to_text
-from .rules import DEFAULT_VERSION, Rules, load_rules
-from .scorer import (
+from .result import (
     CREDIT,
     FIELDS,
     NAME,
     SCORER_VERSION,
     TITLE,
     Breakdown,
-    Challenge,
     NatoryResult,
+    result_from_record,
+)
+from .rules import DEFAULT_VERSION, Rules, load_rules
+from .scorer import (
+    Challenge,
     daily_challenge,
     daily_target,
     evaluate,
     parse_expression,
     parse_target,
-    result_from_record,
     score,
     simplify,
 )

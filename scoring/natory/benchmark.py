@@ -9,18 +9,8 @@ from ..base import Benchmark, KeyCheck, Source
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
 from ..text import decode
-from .scorer import (
-    CREDIT,
-    NAME,
-    SCORER_VERSION,
-    TITLE,
-    Challenge,
-    NatoryResult,
-    parse_target,
-    recognises,
-    result_from_record,
-    score,
-)
+from .result import CREDIT, NAME, SCORER_VERSION, TITLE, NatoryResult, result_from_record
+from .scorer import Challenge, parse_target, recognises, score
 
 #: The largest target a ``target:`` tag may name (twelve digits).
 _MAX_TAG_TARGET = 10**12

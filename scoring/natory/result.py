@@ -1,0 +1,212 @@
+"""A Natory result: the breakdown's fields under the game's names, the result a score
+returns and what storage keeps of it (``to_record`` / :func:`result_from_record`)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..base import Hint, InvalidLine
+from .evaluator import short
+from .rules import DEFAULT_VERSION
+
+NAME = "natory"
+TITLE = "Natory"
+SCORER_VERSION = DEFAULT_VERSION
+CREDIT = ""
+
+#: The breakdown's JSON field names (the game's), in order, and their attribute names.
+FIELDS: tuple[tuple[str, str], ...] = (
+    ("baseScore", "base_score"),
+    ("eleganceBonus", "elegance_bonus"),
+    ("operatorDiversityBonus", "operator_diversity_bonus"),
+    ("allDigitsBonus", "all_digits_bonus"),
+    ("exactUsageBonus", "exact_usage_bonus"),
+    ("repetitionPenalty", "repetition_penalty"),
+    ("complexityPenalty", "complexity_penalty"),
+    ("trivialExpressionPenalty", "trivial_expression_penalty"),
+    ("specialNumberBonus", "special_number_bonus"),
+    ("uniqueResultBonus", "unique_result_bonus"),
+    ("finalScore", "final_score"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """The natory fields; ``to_json`` gives them under the game's names."""
+
+    base_score: int = 0
+    elegance_bonus: int = 0
+    operator_diversity_bonus: int = 0
+    all_digits_bonus: int = 0
+    exact_usage_bonus: int = 0
+    repetition_penalty: int = 0
+    complexity_penalty: int = 0
+    trivial_expression_penalty: int = 0
+    special_number_bonus: int = 0
+    unique_result_bonus: int = 0
+    final_score: int = 0
+    special_number_key: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {name: getattr(self, attr) for name, attr in FIELDS}
+        data["specialNumberKey"] = list(self.special_number_key)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Breakdown:
+        values = {attr: int(data.get(name, 0)) for name, attr in FIELDS}
+        return cls(**values, special_number_key=tuple(data.get("specialNumberKey", ())))
+
+
+@dataclass(frozen=True, slots=True)
+class NatoryResult:
+    target: int
+    #: the expression as read from the submission (cut at 1,000 characters)
+    expression: str
+    #: the canonical text of the simplified expression ("" when invalid)
+    simplified: str
+    value: Fraction | None
+    valid: bool
+    error: str | None
+    error_position: int | None
+    breakdown: Breakdown
+    #: the null operations removed by simplification (``+0``, ``sopfr(p)`` …)
+    removed: tuple[str, ...]
+    #: T, numerals + operators
+    tokens: int
+    #: digits written beyond the target's multiset
+    extra_digits: int
+    #: the line of the submission the expression was read from
+    line: int | None
+    invalid_lines: tuple[InvalidLine, ...]
+    invalid_line_count: int
+    hints: tuple[Hint, ...]
+    fingerprint: str
+    scorer_version: str = SCORER_VERSION
+    benchmark: str = field(default=NAME)
+
+    @property
+    def final_score(self) -> int:
+        return self.breakdown.final_score
+
+    @property
+    def primary(self) -> float:
+        return float(self.breakdown.final_score)
+
+    @property
+    def special_number_key(self) -> tuple[str, ...]:
+        return self.breakdown.special_number_key
+
+    @property
+    def publishable(self) -> bool:
+        """Only an expression equal to the target goes on a board; one that is not is
+        scored and explained, never published."""
+        return self.valid
+
+    @property
+    def trivial(self) -> bool:
+        """Valid, but just the target written out once null operations are removed
+        (the triviality rule zeroes its score)."""
+        return self.valid and self.simplified.isascii() and self.simplified.isdigit()
+
+    @property
+    def value_json(self) -> int | str | None:
+        """The value for JSON: an int, or a string such as ``"13/2"``; None if unknown."""
+        if self.value is None:
+            return None
+        if self.value.denominator == 1:
+            return self.value.numerator
+        return f"{self.value.numerator}/{self.value.denominator}"
+
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        fields: list[tuple[str, str]] = [
+            ("target", str(self.target)),
+            ("expression", shown(self.expression)),
+        ]
+        if self.value is not None:
+            fields.append(("value", short(self.value, limit=40)))
+        fields.append(("valid", "yes" if self.valid else "no"))
+        if self.error is not None:
+            fields.append(("error", self.error))
+        if self.valid and self.simplified != plain(self.expression):
+            fields.append(("simplified", shown(self.simplified)))
+        breakdown = self.breakdown
+        fields.extend((name, str(getattr(breakdown, attr))) for name, attr in FIELDS)
+        if breakdown.special_number_key:
+            fields.append(("specialNumberKey", ", ".join(breakdown.special_number_key)))
+        return tuple(fields)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "benchmark": self.benchmark,
+            "scorer_version": self.scorer_version,
+            "target": self.target,
+            "expression": self.expression,
+            "simplified": self.simplified,
+            "value": self.value_json,
+            "valid": self.valid,
+        }
+        if self.error is not None:
+            data["error"] = self.error
+            data["error_position"] = self.error_position
+        data.update(self.breakdown.to_json())
+        data["hints"] = [h.message for h in self.hints]
+        return data
+
+    def to_record(self) -> dict[str, Any]:
+        data = self.to_json()
+        data["removed"] = list(self.removed)
+        data["tokens"] = self.tokens
+        data["extra_digits"] = self.extra_digits
+        data["line"] = self.line
+        data["invalid_lines"] = [il.to_json() for il in self.invalid_lines]
+        data["invalid_line_count"] = self.invalid_line_count
+        data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
+        data["fingerprint"] = self.fingerprint
+        return data
+
+
+def shown(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def plain(expression: str) -> str:
+    return "".join(expression.split())
+
+
+def result_from_record(data: Mapping[str, Any]) -> NatoryResult:
+    """Rebuild a result from :meth:`NatoryResult.to_record` output."""
+    raw_value = data.get("value")
+    value = None if raw_value is None else Fraction(raw_value)
+    hints = tuple(
+        Hint(code, message, tuple(lines))
+        for (code, lines), message in zip(data.get("hint_codes", []), data["hints"], strict=True)
+    )
+    invalid = tuple(InvalidLine(il["line"], il["text"]) for il in data.get("invalid_lines", []))
+    return NatoryResult(
+        target=int(data["target"]),
+        expression=data["expression"],
+        simplified=data.get("simplified", ""),
+        value=value,
+        valid=bool(data["valid"]),
+        error=data.get("error"),
+        error_position=data.get("error_position"),
+        breakdown=Breakdown.from_json(data),
+        removed=tuple(data.get("removed", ())),
+        tokens=int(data.get("tokens", 0)),
+        extra_digits=int(data.get("extra_digits", 0)),
+        line=data.get("line"),
+        invalid_lines=invalid,
+        invalid_line_count=int(data.get("invalid_line_count", len(invalid))),
+        hints=hints,
+        fingerprint=data.get("fingerprint", ""),
+        scorer_version=data.get("scorer_version", SCORER_VERSION),
+    )
+
+
+def fingerprint_of(*parts: object) -> str:
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()
