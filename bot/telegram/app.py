@@ -32,6 +32,7 @@ from ..render.i18n import LANGUAGES, command_menu
 from ..settings import Settings
 from . import admin_handlers as ah
 from . import buttons as b
+from . import commands as c
 from . import handlers as h
 from . import intake as intake_
 from . import keyboards as kb
@@ -155,15 +156,15 @@ def register(app: BotApp) -> None:
 
     # Users' commands, before anything that reads plain text.
     commands = [
-        ("start", h.on_start),
-        ("help", h.on_help),
+        ("start", c.on_start),
+        ("help", c.on_help),
         ("score", h.on_score_command),
-        (board_names, h.on_leaderboard),
-        ("me", h.on_me),
-        ("prompt", h.on_prompt),
-        ("questions", h.on_questions),
-        ("benchmarks", h.on_benchmarks),
-        ("lang", h.on_lang),
+        (board_names, c.on_leaderboard),
+        ("me", c.on_me),
+        ("prompt", c.on_prompt),
+        ("questions", c.on_questions),
+        ("benchmarks", c.on_benchmarks),
+        ("lang", c.on_lang),
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))

@@ -15,16 +15,9 @@ from ..core.errors import UserError
 from ..core.submissions import Submission
 from ..render.format import fits, mode_label, render_invalid_lines
 from ..render.i18n import t, tn
+from .commands import board_page, me_page
 from .context import BotContext
-from .handlers import (
-    AWAITING_MODEL,
-    board_page,
-    edited,
-    error_text,
-    me_page,
-    refresh,
-    user_lang,
-)
+from .handlers import AWAITING_MODEL, edited, error_text, refresh, user_lang
 from .keyboards import MAX_PAGE, parse_action, parse_board, parse_history
 
 

@@ -25,13 +25,13 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from scoring import Mode, Result, ScoringError, UnknownMode, registry
+from scoring import Result, ScoringError, registry
 
-from ..core import boards, datafiles, people, submissions, submit
-from ..core.bounded import Lru, parse_id, storable
+from ..core import people, submissions, submit
+from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
 from ..core.pastes import Paste, Pastes
 from ..core.submissions import Submission
@@ -40,15 +40,11 @@ from ..render.format import (
     card_hides_lines,
     mode_label,
     next_step,
-    render_board,
-    render_history,
     render_score_reply,
 )
-from ..render.i18n import LANGUAGES, N_, join_list, pick_language, t, tn
+from ..render.i18n import N_, pick_language, t, tn
 from .context import BotContext
 from .keyboards import (
-    board_keyboard,
-    history_keyboard,
     score_keyboard,
 )
 
@@ -76,6 +72,12 @@ async def user_lang(context: BotContext, user: User | None) -> str:
     if _LANG not in data:
         data[_LANG] = await people.chosen_language(context.services, user.id)
     return pick_language(data[_LANG], user.language_code)
+
+
+def remember_lang(context: BotContext, choice: str) -> None:
+    """The user's new /lang choice, for :func:`user_lang`."""
+    if context.user_data is not None:
+        context.user_data[_LANG] = choice
 
 
 #: The longest value (as typed by a user, or an error's reason) put into a reply.
@@ -507,170 +509,6 @@ async def refresh(
             body, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
         )
     )
-
-
-# --- leaderboards and history --------------------------------------------------------
-
-
-async def board_page(
-    context: BotContext, query: boards.BoardQuery, chat: Chat, user_id: int, lang: str
-) -> tuple[str, InlineKeyboardMarkup]:
-    page = await boards.page(context.services, query, chat_id=chat.id, user_id=user_id)
-    return render_board(page, lang=lang), board_keyboard(
-        lang, query, page.pages, in_group=in_group(chat)
-    )
-
-
-async def on_leaderboard(update: Update, context: BotContext) -> None:
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    lang = await user_lang(context, user)
-    try:
-        benchmark, mode = boards.board_args(context.args or [])
-    except UnknownMode as exc:
-        text = t(
-            lang,
-            "board_bad_args",
-            word=html.escape(exc.text),
-            benchmarks=join_list(lang, registry.names()),
-            modes=join_list(lang, (m.value for m in Mode)),
-        )
-        await message.reply_text(text)
-        return
-    query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)
-    text, keyboard = await board_page(context, query, message.chat, user.id, lang)
-    await message.reply_text(text, reply_markup=keyboard)
-
-
-async def me_page(
-    context: BotContext, user_id: int, lang: str, page: int = 0
-) -> tuple[str, InlineKeyboardMarkup | None]:
-    """A page of ``/me`` and its buttons (withdraw a published result, other pages)."""
-    found = await boards.history(context.services, user_id, page)
-    benchmarks = {b.name: b for b in registry.all_benchmarks()}
-    default = registry.get(registry.DEFAULT)
-    text = render_history(found, lang=lang, benchmarks=benchmarks, bests_benchmark=default)
-    published = [s.id for s in found.submissions if submissions.is_published(s)]
-    return text, history_keyboard(lang, published, found.page, found.pages)
-
-
-async def on_me(update: Update, context: BotContext) -> None:
-    """``/me``: in a private chat, the user's results; in a group, the same sent to the
-    private chat (unpublished results are never shown in a group), or how to open one."""
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    lang = await user_lang(context, user)
-    text, keyboard = await me_page(context, user.id, lang)
-    if not in_group(message.chat):
-        await message.reply_text(text, reply_markup=keyboard)
-        return
-    link = f"https://t.me/{context.services.bot_username}?start=me"
-    if not await people.has_private_chat(context.services, user.id):
-        await message.reply_text(t(lang, "me_open_private", link=link))
-        return
-    try:
-        await context.bot.send_message(user.id, text, reply_markup=keyboard)
-    except (BadRequest, Forbidden):  # the chat is gone, or the bot was blocked
-        await message.reply_text(t(lang, "me_open_private", link=link))
-        return
-    await message.reply_text(t(lang, "me_sent_private"))
-
-
-# --- simple commands -----------------------------------------------------------------
-
-
-async def on_start(update: Update, context: BotContext) -> None:
-    """``/start``: the welcome, or (``/start s<id>``, a shared link) a submission."""
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    lang = await user_lang(context, user)
-    payload = (context.args or [""])[0]
-    if payload == "me" and not in_group(message.chat):  # from /me in a group
-        text, keyboard = await me_page(context, user.id, lang)
-        await message.reply_text(text, reply_markup=keyboard)
-        return
-    if not payload.startswith("s") or not payload[1:].isdigit():
-        await message.reply_text(t(lang, "welcome"))
-        return
-    shared_id = parse_id(payload[1:])
-    if shared_id is None:  # no submission has such a number
-        await message.reply_text(t(lang, "not_found", id=html.escape(payload[1:21])))
-        return
-    try:
-        sub = await submissions.shared(context.services, shared_id, user.id)
-    except UserError as exc:
-        await reply_error(message, lang, exc)
-        return
-    text, keyboard = await card(context, sub, lang, owner=sub.user_id == user.id)
-    await message.reply_text(text, reply_markup=keyboard)
-
-
-async def on_help(update: Update, context: BotContext) -> None:
-    if update.effective_message is not None:
-        lang = await user_lang(context, update.effective_user)
-        await update.effective_message.reply_text(t(lang, "help"))
-
-
-async def on_prompt(update: Update, context: BotContext) -> None:
-    message = update.effective_message
-    if message is None:
-        return
-    lang = await user_lang(context, update.effective_user)
-    default = registry.get(registry.DEFAULT)
-    await message.reply_text(
-        t(lang, "prompt_intro")
-        + f"\n<pre>{html.escape(default.prompt)}</pre>\n{html.escape(default.credit)}"
-    )
-
-
-async def on_questions(update: Update, context: BotContext) -> None:
-    message = update.effective_message
-    if message is None:
-        return
-    lang = await user_lang(context, update.effective_user)
-    default = registry.get(registry.DEFAULT)
-    path = datafiles.questions_path(context.services.settings.data_dir, default)
-    if path is None:
-        await message.reply_text(t(lang, "no_questions"))
-        return
-    await message.reply_document(
-        path.read_bytes(), filename=path.name, caption=t(lang, "questions_caption"), parse_mode=None
-    )
-
-
-async def on_benchmarks(update: Update, context: BotContext) -> None:
-    message = update.effective_message
-    if message is None:
-        return
-    lang = await user_lang(context, update.effective_user)
-    lines = []
-    for benchmark in registry.all_benchmarks():
-        loaded = context.services.keys.get(benchmark.name)
-        if benchmark.daily:
-            status = t(lang, "key_daily", command=benchmark.name)
-        elif loaded is not None:
-            status = t(lang, "key_loaded", version=loaded.version.version)
-        else:
-            status = t(lang, "key_missing")
-        lines.append(f"• <b>{html.escape(benchmark.title)}</b> (#{benchmark.name}) — {status}")
-    await message.reply_text(t(lang, "benchmarks", lines="\n".join(lines)))
-
-
-async def on_lang(update: Update, context: BotContext) -> None:
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    choice = (context.args or [""])[0].lower()
-    if choice not in LANGUAGES:
-        await message.reply_text(t(await user_lang(context, user), "lang_usage"))
-        return
-    await people.choose_language(context.services, user.id, choice)
-    if context.user_data is not None:
-        context.user_data[_LANG] = choice
-    await message.reply_text(t(choice, "lang_set"))
 
 
 # --- errors ----------------------------------------------------------------------------
