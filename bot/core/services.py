@@ -52,6 +52,11 @@ class Services:
     #: What was last recorded of the most recently seen users and chats (only changes
     #: are written; a user forgotten here is written once more when next seen).
     seen: MutableMapping[Hashable, object] = field(default_factory=lambda: Lru(SEEN_MAX))
+    #: Publications of the day by user, as (UTC date ordinal, count), for the "n of m
+    #: left today" line of a score reply (one database read fewer per reply). Only for
+    #: showing: the limit itself is checked in the publication's own transaction, so a
+    #: count another instance changed is at worst shown stale until the next one here.
+    published: MutableMapping[int, tuple[int, int]] = field(default_factory=lambda: Lru(SEEN_MAX))
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:

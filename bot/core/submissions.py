@@ -161,7 +161,11 @@ def _next_reset() -> datetime:
 
 async def publish_allowance(services: Services, user_id: int) -> tuple[int, datetime]:
     """How many more results the user may publish today, and when the count resets."""
-    used = await services.store.published_today(user_id)
+    today = datetime.now(UTC).date().toordinal()
+    day, used = services.published.get(user_id, (0, 0))
+    if day != today:
+        used = await services.store.published_today(user_id)
+        services.published[user_id] = (today, used)
     return max(0, services.settings.daily_limit - used), _next_reset()
 
 
@@ -196,12 +200,15 @@ async def publish(services: Services, sub: Submission) -> Published:
     if not publishable(result_of(sub)):
         raise UserError("not_publishable", id=sub.id)
     await check_can_publish(services, sub.user_id)
+    today = datetime.now(UTC).date().toordinal()
     try:
         sub, used = await services.store.publish_within(sub.id, daily_limit=limit)
-    except LimitReached:
+    except LimitReached as exc:
+        services.published[sub.user_id] = (today, exc.used)
         raise DailyLimit(limit, _next_reset().strftime("%H:%M")) from None
     except MissingModeOrModel:
         raise UserError("need_mode_model") from None
+    services.published[sub.user_id] = (today, used)
     # Equal answer sets for the same model and mode are one run on the boards.
     twin = await services.store.same_answers_as(sub.id)
     return Published(sub, max(0, limit - used), limit, twin)
