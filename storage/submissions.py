@@ -181,8 +181,10 @@ class SubmissionStore(StoreBase):
         ``created=False``. Unknown users and chats get a placeholder row, filled in by
         the next ``upsert_user``/``upsert_chat``."""
         now = self._now_ms()
-        if isinstance(sub.raw, str) and len(sub.raw) > 1 << 20:
-            # compressing megabytes: keep the event loop free
+        chars = len(sub.raw) if isinstance(sub.raw, str) else sub.raw.chars
+        if chars > 1 << 20:
+            # compressing megabytes, or the record of what they held: keep the event
+            # loop free
             prepared = await asyncio.to_thread(_prepare, sub, now)
         else:
             prepared = _prepare(sub, now)
