@@ -109,6 +109,7 @@ from .models import (
     Chat,
     KeyVersion,
     NewSubmission,
+    PackedText,
     RescoreReport,
     ScoredResult,
     Submission,
@@ -118,7 +119,7 @@ from .models import (
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
 from .values import MAX_MODEL_NAME
-from .values import compress as compress_raw
+from .values import pack as pack_raw
 
 __all__ = [
     "MAX_MODEL_NAME",
@@ -138,6 +139,7 @@ __all__ = [
     "NewSubmission",
     "NotAllowed",
     "NotFound",
+    "PackedText",
     "RescoreJob",
     "RescoreReport",
     "RescoreRow",
@@ -150,6 +152,6 @@ __all__ = [
     "Submission",
     "User",
     "Visibility",
-    "compress_raw",
     "normalise_model",
+    "pack_raw",
 ]

@@ -34,29 +34,37 @@ class ScoredResult(Protocol):
     def to_record(self) -> dict[str, Any]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class PackedText:
+    """A raw input compressed as the store keeps it (``pack_raw``), with its length in
+    characters: a large input is packed in a worker process while it is scored, so the
+    text itself never has to be in the recording process."""
+
+    blob: bytes = field(repr=False)
+    chars: int
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NewSubmission:
     """A scored submission to record. ``model`` and ``mode`` may come later (buttons).
 
-    ``raw`` is the decoded input exactly as scored (kept losslessly, compressed).
+    ``raw`` is the decoded input exactly as scored (kept losslessly, compressed), or
+    that input already packed by ``pack_raw`` (a worker process packs a large one).
     ``extra`` holds benchmark-specific JSON-able data (e.g. Natory's target, cost,
     latency); a re-score passes it to the scorer as ``options``.
-    ``raw_compressed``, when given, is ``compress_raw(raw)`` made beforehand (a worker
-    process compresses a large input while scoring it); else the store compresses.
     """
 
     user_id: int
     chat_id: int
     message_id: int
     benchmark: str
-    raw: str
+    raw: str | PackedText
     result: ScoredResult
     scorer_version: str
     key_version_id: int | None = None
     model: str | None = None
     mode: str | None = None
     extra: Mapping[str, Any] | None = None
-    raw_compressed: bytes | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

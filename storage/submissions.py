@@ -29,7 +29,7 @@ from .errors import (
     NotFound,
     StoreUnavailable,
 )
-from .models import NewSubmission, Submission, Visibility
+from .models import NewSubmission, PackedText, Submission, Visibility
 from .values import (
     SUBMISSION_COLUMNS,
     SUBMISSION_FROM,
@@ -37,9 +37,9 @@ from .values import (
     check_page,
     clean_mode,
     clean_model,
-    compress,
     decompress,
     dumps,
+    pack,
     submission,
 )
 
@@ -92,6 +92,7 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
     except (TypeError, ValueError) as exc:
         raise InvalidData(f"the result or extra data is not JSON-able: {exc}") from exc
     fingerprint = sub.result.fingerprint or None
+    raw = sub.raw if isinstance(sub.raw, PackedText) else pack(sub.raw)
     values = (
         sub.user_id,
         sub.chat_id,
@@ -100,8 +101,8 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
         model,
         model_norm,
         mode,
-        sub.raw_compressed if sub.raw_compressed is not None else compress(sub.raw),
-        len(sub.raw),
+        raw.blob,
+        raw.chars,
         record,
         score,
         fingerprint,
@@ -180,7 +181,10 @@ class SubmissionStore(StoreBase):
         ``created=False``. Unknown users and chats get a placeholder row, filled in by
         the next ``upsert_user``/``upsert_chat``."""
         now = self._now_ms()
-        if len(sub.raw) > 1 << 20:  # compressing megabytes: keep the event loop free
+        chars = len(sub.raw) if isinstance(sub.raw, str) else sub.raw.chars
+        if chars > 1 << 20:
+            # compressing megabytes, or the record of what they held: keep the event
+            # loop free
             prepared = await asyncio.to_thread(_prepare, sub, now)
         else:
             prepared = _prepare(sub, now)

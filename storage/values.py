@@ -17,7 +17,7 @@ from typing import Any
 from scoring import Mode
 
 from .errors import InvalidData
-from .models import Submission, Visibility
+from .models import PackedText, Submission, Visibility
 
 Row = Sequence[Any]
 
@@ -76,10 +76,28 @@ def check_page(limit: int, offset: int) -> None:
         raise InvalidData("offset must not be negative")
 
 
+#: Characters encoded at a time while compressing (a large input is never encoded whole).
+_COMPRESS_CHUNK = 1 << 20
+
+
 def compress(text: str) -> bytes:
     """A raw input as stored. surrogatepass keeps even lone surrogates: what was scored
-    is what is stored."""
-    return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+    is what is stored. Encoded a piece at a time (the bytes are those of encoding it
+    whole: surrogatepass encodes each code point on its own)."""
+    if len(text) <= _COMPRESS_CHUNK:
+        return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+    packer = zlib.compressobj(6)
+    parts = [
+        packer.compress(text[i : i + _COMPRESS_CHUNK].encode("utf-8", "surrogatepass"))
+        for i in range(0, len(text), _COMPRESS_CHUNK)
+    ]
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+def pack(text: str) -> PackedText:
+    """A raw input as stored, with its length (see :class:`PackedText`)."""
+    return PackedText(compress(text), len(text))
 
 
 def decompress(blob: bytes) -> str:

@@ -7,10 +7,7 @@ use cases; nothing reaches it through module globals.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 from collections.abc import AsyncIterator, Callable, Coroutine, Hashable, MutableMapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +17,7 @@ from storage import KeyVersion, Store
 
 from ..settings import Settings
 from .bounded import Lru
+from .offload import Worker
 
 T = TypeVar("T")
 
@@ -45,8 +43,8 @@ class Services:
     keys: dict[str, LoadedKey] = field(default_factory=dict)
     #: Whether heavy work may go to a worker process (the bot: yes; a CLI command: no).
     worker: bool = False
-    #: The worker process pool, started by :meth:`offload` on first need.
-    pool: ProcessPoolExecutor | None = None
+    #: The worker process, started by :meth:`offload` on first need.
+    pool: Worker | None = None
     bot_username: str = ""
     background: set[asyncio.Task[Any]] = field(default_factory=set)
     #: What was last recorded of the most recently seen users and chats (only changes
@@ -72,27 +70,21 @@ class Services:
             task.cancel()
         self.worker = False
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool.close()
             self.pool = None
         await self.store.close()
 
     async def offload(self, seconds: float, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in the worker process (started now if need be), or inline when
-        these services have no worker. Raises :class:`TimeoutError` after ``seconds``
-        seconds; a worker that died is replaced for the next job."""
+        """``fn(*args)`` in the worker process (started now if need be), one job at a
+        time, or inline when these services have no worker. Raises :class:`TimeoutError`
+        once the job has run ``seconds`` seconds: its process is killed, so the next job
+        does not wait behind it (it gets a fresh one); :class:`bot.core.offload.WorkerLost`
+        when the process died."""
         if not self.worker:
             return fn(*args)
         if self.pool is None:
-            context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
-        pool = self.pool
-        future = asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-        try:
-            return await asyncio.wait_for(future, seconds)
-        except BrokenProcessPool:
-            if self.pool is pool:
-                self.pool = None
-            raise
+            self.pool = Worker()
+        return await self.pool.run(seconds, fn, *args)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a background task, keeping a reference until it ends."""

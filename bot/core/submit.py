@@ -6,24 +6,28 @@ result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from concurrent.futures.process import BrokenProcessPool
+import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from scoring import Benchmark, DecodeError, OptionError, Result, decode, registry
 from scoring.text import normalise_newlines
-from storage import NewSubmission, Submission, analytics
+from storage import NewSubmission, PackedText, Submission, analytics
 
-from . import datafiles
+from . import datafiles, offload
 from .classify import Reading, read
 from .errors import UserError
-from .offload import OFFLOAD_BYTES, decode_job, read_job, score_job
+from .offload import OFFLOAD_BYTES
 from .services import Services
 from .submissions import ASKED_BY
 from .tags import Tags, blank
 
-#: Inputs at least this large are decoded, scored and compressed in a worker process.
+#: Inputs at least this large are read, scored and packed in a worker process.
 POOL_THRESHOLD = OFFLOAD_BYTES
 #: The longest a scoring job may take before the user is told it is too heavy.
 SCORE_TIMEOUT = 60.0
@@ -34,7 +38,8 @@ T = TypeVar("T")
 
 
 class Upload(Protocol):
-    """A file sent for scoring: its name and size as announced, and its bytes."""
+    """A file sent for scoring: its name and size as announced, and its bytes (a large
+    one saved to a file instead)."""
 
     @property
     def file_name(self) -> str | None: ...
@@ -44,17 +49,19 @@ class Upload(Protocol):
 
     async def download(self) -> bytes | bytearray: ...
 
+    async def download_to(self, path: Path) -> None: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Scored:
     benchmark: Benchmark
     result: Result
     tags: Tags
-    body: str
+    #: The text scored (tag lines blanked), or, when the worker process scored it, that
+    #: text packed as the store keeps it.
+    body: str | PackedText
     key_version_id: int | None
     options: Mapping[str, Any]
-    #: ``body`` as the store keeps it, when the worker compressed it while scoring.
-    packed: bytes | None = None
     #: the benchmark was chosen from the content (no tag named it)
     detected: bool = False
 
@@ -86,28 +93,36 @@ async def _offloaded(services: Services, fn: Callable[..., T], *args: Any) -> T:
         return await services.offload(SCORE_TIMEOUT, fn, *args)
     except TimeoutError:
         raise UserError("too_slow") from None
-    except BrokenProcessPool:
+    except offload.WorkerLost:
         raise UserError("too_heavy") from None
+    except offload.Refused as exc:
+        raise UserError(exc.kind, reason=exc.reason) from None
 
 
-async def read_upload(services: Services, data: bytes | bytearray) -> str:
-    """An upload's text: a large one is decoded in the worker process."""
-    if len(data) < OFFLOAD_BYTES:
-        return decode_upload(data)
+@asynccontextmanager
+async def saved(upload: Upload) -> AsyncIterator[Path]:
+    """The upload downloaded to a temporary file (removed afterwards), so that its bytes
+    pass through this process once and the worker reads them from the file."""
+    handle, name = tempfile.mkstemp(prefix="benchboard-upload-")
+    os.close(handle)
+    path = Path(name)
     try:
-        return await _offloaded(services, decode_job, data)
-    except DecodeError as exc:
-        raise UserError("bad_encoding", reason=str(exc)) from None
+        await upload.download_to(path)
+        yield path
+    finally:
+        with suppress(FileNotFoundError):
+            os.unlink(name)
 
 
 async def run_scorer(
     services: Services, benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
-) -> tuple[Result, bytes | None]:
+) -> tuple[Result, PackedText | None]:
     """Score small inputs inline; large ones in the worker process, with a time limit,
-    where they are also compressed as the store keeps them (returned beside the result)."""
+    where they are also packed as the store keeps them (returned beside the result)."""
     if len(text) < POOL_THRESHOLD:
         return benchmark.score(text, key, options=options), None
-    return await _offloaded(services, score_job, benchmark.name, text, key, dict(options))
+    done = await _offloaded(services, offload.score_text, benchmark.name, text, key, dict(options))
+    return done.result, done.raw
 
 
 async def read_submission(
@@ -120,31 +135,34 @@ async def read_submission(
     if len(text) < POOL_THRESHOLD:
         reading = read(text, command_args, benchmark_hint)
     else:
-        reading = await _offloaded(services, read_job, text, command_args, benchmark_hint)
-    if reading.error is not None:
-        raise UserError("bad_tag", reason=reading.error)
+        reading = await _offloaded(services, offload.read_job, text, command_args, benchmark_hint)
     body = blank(text, reading.spans)
-    if reading.benchmark is None:
-        if not body.strip():
-            raise UserError("empty")
-        raise UserError("not_submission")
+    _check_reading(reading, blank=not body.strip())
     return body, reading
 
 
-async def score_submission(
-    services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
-) -> Scored:
-    """Split tags from the text, pick the benchmark and key, and score."""
-    body, reading = await read_submission(services, text, command_args, benchmark_hint)
-    tags = reading.tags
+def _check_reading(reading: Reading, *, blank: bool) -> None:
+    """Refuse a bad tag, a text of nothing but tags (``empty``) and one no benchmark
+    reads (``not_submission``)."""
+    if reading.error is not None:
+        raise UserError("bad_tag", reason=reading.error)
+    if blank:
+        raise UserError("empty")
+    if reading.benchmark is None:
+        raise UserError("not_submission")
+
+
+async def _key_and_options(
+    services: Services, reading: Reading
+) -> tuple[Benchmark, Any, dict[str, Any], int | None]:
+    """The benchmark of a read submission, its key and the scorer's options (validated
+    tag fields), and the stored key version they score against."""
     assert reading.benchmark is not None
     benchmark = registry.get(reading.benchmark)
-    if not body.strip():
-        raise UserError("empty")
     # Tag fields (Natory's target, cost in USD, latency in s) as validated options; the
     # store keeps them with the submission.
     try:
-        options = benchmark.options_from_tags(tags.fields)
+        options = benchmark.options_from_tags(reading.tags.fields)
     except OptionError as exc:
         raise UserError(f"bad_{exc.name}", value=exc.value) from None
     key_version_id: int | None = None
@@ -159,8 +177,52 @@ async def score_submission(
             raise UserError("no_key", benchmark=benchmark.title)
         key, options = benchmark.key_for(options, loaded.key)
         key_version_id = loaded.version.id
+    return benchmark, key, dict(options), key_version_id
+
+
+async def score_submission(
+    services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
+) -> Scored:
+    """Split tags from the text, pick the benchmark and key, and score."""
+    body, reading = await read_submission(services, text, command_args, benchmark_hint)
+    benchmark, key, options, key_version_id = await _key_and_options(services, reading)
     result, packed = await run_scorer(services, benchmark, body, key, options)
-    return Scored(benchmark, result, tags, body, key_version_id, options, packed, reading.detected)
+    return Scored(
+        benchmark, result, reading.tags, packed or body, key_version_id, options, reading.detected
+    )
+
+
+async def score_file(
+    services: Services, path: Path, *, command_args: str = "", benchmark_hint: str | None = None
+) -> Scored:
+    """:func:`score_submission` of a large upload saved at ``path``: the worker process
+    reads it, then scores and packs it; the text never comes to this process."""
+    found = await _offloaded(services, offload.read_file, str(path), command_args, benchmark_hint)
+    reading = found.reading
+    _check_reading(reading, blank=found.blank)
+    benchmark, key, options, key_version_id = await _key_and_options(services, reading)
+    done = await _offloaded(
+        services, offload.score_file, str(path), reading.spans, benchmark.name, key, options
+    )
+    return Scored(
+        benchmark, done.result, reading.tags, done.raw, key_version_id, options, reading.detected
+    )
+
+
+async def score_upload(services: Services, upload: Upload, *, command_args: str = "") -> Scored:
+    """Check and score an uploaded file: a small one here, a large one (saved to a
+    temporary file) in the worker process."""
+    check_document(upload.file_name, upload.file_size)
+    if upload.file_size is not None and upload.file_size < OFFLOAD_BYTES:
+        text = decode_upload(await upload.download())
+        return await score_submission(services, text, command_args=command_args)
+    async with saved(upload) as path:
+        size = await asyncio.to_thread(os.path.getsize, path)
+        check_size(size)
+        if size >= OFFLOAD_BYTES:
+            return await score_file(services, path, command_args=command_args)
+        text = decode_upload(await asyncio.to_thread(path.read_bytes))
+    return await score_submission(services, text, command_args=command_args)
 
 
 async def record(
@@ -191,7 +253,6 @@ async def record(
             model=scored.tags.model,
             mode=scored.tags.mode.value if scored.tags.mode else None,
             extra=extra or None,
-            raw_compressed=scored.packed,
         )
     )
 
@@ -213,9 +274,9 @@ async def submit(
     delivery repeated by Telegram shows what was stored the first time: None).
     """
     if upload is not None:
-        check_document(upload.file_name, upload.file_size)
-        text = await read_upload(services, await upload.download())
-    scored = await score_submission(services, text or "", command_args=command_args)
+        scored = await score_upload(services, upload, command_args=command_args)
+    else:
+        scored = await score_submission(services, text or "", command_args=command_args)
     sub = await record(
         services,
         scored,

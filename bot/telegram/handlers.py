@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from telegram import (
@@ -219,6 +220,12 @@ class DocumentUpload:
         file = await self.document.get_file()
         submit.check_size(file.file_size)
         return await file.download_as_bytearray()
+
+    async def download_to(self, path: Path) -> None:
+        submit.check_size(self.document.file_size)
+        file = await self.document.get_file()
+        submit.check_size(file.file_size)
+        await file.download_to_drive(path)
 
 
 async def card(

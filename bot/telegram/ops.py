@@ -13,6 +13,7 @@ from telegram import Update
 from telegram.ext import Application
 
 from ..core import backups
+from ..core.bounded import Lru
 from ..core.services import Services
 from ..settings import Settings
 from .context import SERVICES, BotContext
@@ -21,6 +22,10 @@ from .intake import INTAKE, Intake
 log = logging.getLogger("benchboard.updates")
 _FAILED = "failed_updates"
 _TRANSIENT = "transient_updates"
+#: Update ids remembered as failed (or to be tried again). An id is forgotten when its
+#: update's handling ends; one whose error was reported after that (a handler that does
+#: not block) would stay: the oldest go first beyond this many.
+MARKED_MAX = 10_000
 
 
 class JsonFormatter(logging.Formatter):
@@ -86,15 +91,32 @@ def describe(update: Update) -> tuple[str | None, str]:
     return chat_type, "text" if message.text else "other"
 
 
+def _marked(bot_data: dict[Any, Any], name: str) -> Lru[int, None]:
+    """The update ids marked ``name`` (a bounded set: ids as keys)."""
+    marked = bot_data.get(name)
+    if not isinstance(marked, Lru):
+        marked = bot_data[name] = Lru[int, None](MARKED_MAX)
+    return marked
+
+
+def _take(bot_data: dict[Any, Any], name: str, update_id: int) -> bool:
+    """Whether the update was marked ``name``; it is no longer."""
+    marked = _marked(bot_data, name)
+    if update_id not in marked:
+        return False
+    del marked[update_id]
+    return True
+
+
 def mark_failed(context: BotContext, update: object) -> None:
     if isinstance(update, Update):
-        context.bot_data.setdefault(_FAILED, set()).add(update.update_id)
+        _marked(context.bot_data, _FAILED)[update.update_id] = None
 
 
 def mark_transient(context: BotContext, update: object) -> None:
     """The update's handling failed for a transient fault: handle it again later."""
     if isinstance(update, Update):
-        context.bot_data.setdefault(_TRANSIENT, set()).add(update.update_id)
+        _marked(context.bot_data, _TRANSIENT)[update.update_id] = None
 
 
 class LoggingApplication(Application):  # type: ignore[type-arg]
@@ -107,9 +129,7 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
         await self._logged(update)
         intake = self.bot_data.get(INTAKE)
         if isinstance(update, Update) and isinstance(intake, Intake):
-            transient = self.bot_data.get(_TRANSIENT, set())
-            later = update.update_id in transient
-            transient.discard(update.update_id)
+            later = _take(self.bot_data, _TRANSIENT, update.update_id)
             await intake.handled(update, transient=later)
 
     async def _logged(self, update: object) -> None:
@@ -118,10 +138,9 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
             await super().process_update(update)
         finally:
             if isinstance(update, Update):
-                failed = self.bot_data.get(_FAILED, set())
-                later = update.update_id in self.bot_data.get(_TRANSIENT, ())
-                outcome = "retry" if later else "error" if update.update_id in failed else "ok"
-                failed.discard(update.update_id)
+                failed = _take(self.bot_data, _FAILED, update.update_id)
+                later = update.update_id in _marked(self.bot_data, _TRANSIENT)
+                outcome = "retry" if later else "error" if failed else "ok"
                 chat_type, command = describe(update)
                 log.info(
                     "update handled",

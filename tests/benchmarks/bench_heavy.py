@@ -8,7 +8,8 @@ Starts the fake Bot API server of the end-to-end tests and the real Benchboard p
 (`benchboard run`), sends the two heavy inputs from two users, then ``--probes`` 104-line
 PrimeBench submissions from a third user, one after another (0.1 s apart), and prints
 the probes' p50/p99 reply latency, how many were answered while the heavy inputs were
-still being worked on, and the peak RSS (VmHWM) of the bot and of its worker process.
+still being worked on, the bot's resident memory before (idle) and its peak (VmHWM) and
+the worker process's peak.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ async def main(mb: float, lines: int, probes: int) -> None:
     )
     print("heavy replies after: " + ", ".join(f"{s:.1f} s" for s in sorted(run.heavy_seconds)))
     print(
-        f"peak RSS: bot {run.peak_rss_kib / 1024:.0f} MB"
-        f" ({run.peak_rss_kib * 1024 / size:.1f}x the upload),"
-        f" worker {run.peak_worker_rss_kib / 1024:.0f} MB"
+        f"RSS: bot idle {run.idle_rss_kib / 1024:.0f} MB, peak {run.peak_rss_kib / 1024:.0f} MB"
+        f" (+{run.growth_kib / 1024:.0f} MB: {run.growth_kib * 1024 / size:.1f}x the upload);"
+        f" worker peak {run.peak_worker_rss_kib / 1024:.0f} MB"
     )
     for reply in run.heavy_replies:
         print("  heavy reply: " + reply.splitlines()[0][:100] if reply else "  (empty)")

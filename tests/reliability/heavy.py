@@ -82,8 +82,15 @@ class HeavyRun:
     during: int = 0
     heavy_seconds: list[float] = field(default_factory=list)
     heavy_replies: list[str] = field(default_factory=list)
+    #: the bot's resident memory before the heavy inputs were sent
+    idle_rss_kib: int = 0
     peak_rss_kib: int = 0
     peak_worker_rss_kib: int = 0
+
+    @property
+    def growth_kib(self) -> int:
+        """How far the bot's peak rose above its idle memory."""
+        return self.peak_rss_kib - self.idle_rss_kib
 
     def percentile(self, p: float) -> float:
         ordered = sorted(self.probes)
@@ -101,7 +108,7 @@ async def heavy_run(
 ) -> HeavyRun:
     """Send the heavy inputs, then ``probes`` light submissions ``gap`` seconds apart,
     while the bot works; measure each probe's reply latency and the bot's memory."""
-    run = HeavyRun()
+    run = HeavyRun(idle_rss_kib=rss_kib(pid))
     big = primebench_file(upload_bytes)
     jsonl = zerobench_jsonl(jsonl_lines) if jsonl_lines else b""
     heavy_user, zed_user = api.user(9101, "Heavy"), api.user(9102, "Zed")

@@ -331,14 +331,17 @@ async def test_unhide_keeps_the_publication_day(
     assert await store.published_today(1) == 0
 
 
-async def test_precompressed_raw_is_stored_as_given(store: Store, make: Maker) -> None:
-    """A worker compresses a large input while scoring it: the store keeps its bytes."""
+async def test_packed_raw_is_stored_as_given(store: Store, make: Maker) -> None:
+    """A worker packs a large input while scoring it: the store keeps its bytes and
+    length, and gives the text back as it was."""
     from dataclasses import replace
 
-    from storage import compress_raw
+    from storage import pack_raw
 
-    raw = answers(1, 2, 3) + "\nprose\n" * 1000
-    sub = await store.record_submission(replace(make(raw), raw_compressed=compress_raw(raw)))
+    raw = answers(1, 2, 3) + "\nprose \u06f1\n" * 1000
+    packed = pack_raw(raw)
+    assert packed.chars == len(raw) and "blob" not in repr(packed)
+    sub = await store.record_submission(replace(make(raw), raw=packed))
     assert await store.raw_text(sub.id) == raw and sub.raw_chars == len(raw)
 
 
