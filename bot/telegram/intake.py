@@ -119,7 +119,9 @@ class Intake:
                 continue
             for row, future in batch:
                 if not future.done():
+                    # copies of one update in the same batch: only the first is new
                     future.set_result(row[0] in new)
+                    new.discard(row[0])
 
     async def replay(self) -> int:
         """Queue the updates a previous process left unfinished, oldest first."""
