@@ -8,8 +8,10 @@ context. ``Defaults`` give every message HTML parse mode and no link previews.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+from collections.abc import AsyncIterator
 from datetime import UTC, time
 
 from telegram import Bot, BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
@@ -37,10 +39,9 @@ from . import handlers as h
 from . import intake as intake_
 from . import keyboards as kb
 from . import natory_handlers as nh
-from . import ops
+from . import ops, web
 from .context import SERVICES, BotApp, BotContext
 from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
-from .web import serve_webhook
 
 log = logging.getLogger("benchboard")
 
@@ -286,10 +287,11 @@ async def start_intake(app: BotApp) -> intake_.Intake:
     return await intake_.start(app, services)
 
 
-async def serve_polling(app: BotApp) -> None:
-    """Long polling through the durable intake until SIGTERM or SIGINT; then no new
-    updates are fetched, the ones being handled finish and are marked, the database
-    closes."""
+@contextlib.asynccontextmanager
+async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Event]]:
+    """The application started, with its durable intake, and an event set by SIGTERM or
+    SIGINT; on the way out no new updates are taken, the ones being handled finish and
+    are marked, and the database closes."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -298,9 +300,7 @@ async def serve_polling(app: BotApp) -> None:
     try:
         await post_init(app)
         await app.start()
-        intake = await start_intake(app)
-        await app.bot.delete_webhook(drop_pending_updates=False)
-        await intake_.poll(app, intake, stop)
+        yield await start_intake(app), stop
         log.info("stopping: finishing the updates already received")
     finally:
         if app.running:
@@ -309,12 +309,26 @@ async def serve_polling(app: BotApp) -> None:
         await post_shutdown(app)
 
 
+async def serve_polling(app: BotApp) -> None:
+    """Long polling through the durable intake until SIGTERM or SIGINT."""
+    async with running(app) as (intake, stop):
+        await app.bot.delete_webhook(drop_pending_updates=False)
+        await intake_.poll(app, intake, stop)
+
+
+async def serve_webhook(app: BotApp, settings: Settings) -> None:
+    """Our webhook server (``web.py``) until SIGTERM or SIGINT."""
+    secret = web.require_secret(settings)
+    async with running(app) as (_, stop):
+        await web.serve(app, settings, secret, stop)
+
+
 def run(settings: Settings) -> None:
     ops.configure_logging(settings)
     username = asyncio.run(_preflight(settings))
     log.info("the token belongs to @%s", username)
     app = build_application(settings)
     if settings.webhook_url:
-        asyncio.run(serve_webhook(app, settings, post_init, post_shutdown, start_intake))
+        asyncio.run(serve_webhook(app, settings))
     else:
         asyncio.run(serve_polling(app))

@@ -12,8 +12,6 @@ import asyncio
 import hmac
 import json
 import logging
-import signal
-from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import tornado.web
@@ -24,7 +22,7 @@ from ..core import health
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
 from .context import SERVICES, BotApp
-from .intake import Intake, intake_of
+from .intake import intake_of
 
 log = logging.getLogger("benchboard")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -74,18 +72,17 @@ def webhook_path(url: str) -> str:
     return path if path.startswith("/") else "/" + path
 
 
-async def serve_webhook(
-    app: BotApp,
-    settings: Settings,
-    post_init: Callable[[BotApp], Awaitable[None]],
-    post_shutdown: Callable[[BotApp], Awaitable[None]],
-    start_intake: Callable[[BotApp], Awaitable[Intake]],
-) -> None:
-    """Run the application behind our webhook server until SIGTERM or SIGINT."""
+def require_secret(settings: Settings) -> str:
+    """The webhook's secret; webhook mode does not start without one."""
     if settings.webhook_secret is None:
         raise SettingsError(f"{PREFIX}WEBHOOK_SECRET must be set in webhook mode")
+    return settings.webhook_secret.get_secret_value()
+
+
+async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Event) -> None:
+    """Our webhook server beside ``/healthz``, for the running application, until
+    ``stop`` is set; the webhook is registered with Telegram once it listens."""
     assert settings.webhook_url is not None
-    secret = settings.webhook_secret.get_secret_value()
     path = webhook_path(settings.webhook_url)
     web_app = tornado.web.Application(
         [
@@ -94,26 +91,13 @@ async def serve_webhook(
         ]
     )
     server = HTTPServer(web_app, max_body_size=MAX_BODY, xheaders=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await app.initialize()
+    server.listen(settings.webhook_port, address=settings.webhook_listen)
     try:
-        await post_init(app)
-        await app.start()
-        await start_intake(app)
-        server.listen(settings.webhook_port, address=settings.webhook_listen)
         await app.bot.set_webhook(
             url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
         )
         log.info("webhook server listening", extra={"port": settings.webhook_port, "path": path})
         await stop.wait()
-        log.info("stopping: finishing the updates already received")
+    finally:
         server.stop()
         await server.close_all_connections()
-    finally:
-        if app.running:
-            await app.stop()
-        await app.shutdown()
-        await post_shutdown(app)
