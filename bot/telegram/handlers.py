@@ -45,6 +45,7 @@ from ..render.format import (
 )
 from ..render.i18n import N_, pick_language, t, tn
 from .context import BotContext
+from .http import send_reply
 from .keyboards import (
     score_keyboard,
 )
@@ -341,7 +342,7 @@ async def score(
     if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
         notes.append(t(lang, "partial_paste"))
     body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
-    await source.reply_text(body, reply_markup=keyboard)
+    await send_reply(context.bot, source, body, keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:

@@ -12,9 +12,10 @@ each as a subprocess, and drives each twice:
 - latency: the same users submit at an offered rate (default 30 a second, Telegram's own
   limit for a bot's messages), arrivals spread at random; prints reply latency p50/p99.
 
-The ratio compares the two bots' throughput. Each throughput line also gives the CPU time
-the bot process spent per submission (from /proc), which varies far less than wall-clock
-rates on a shared machine.
+Settings for the bot can be given as ``BENCH_BOT_<NAME>``: ``BENCH_BOT_DB_SYNCHRONOUS``
+becomes ``BENCHBOARD_DB_SYNCHRONOUS``. The ratio compares the two bots' throughput. Each
+throughput line also gives the CPU time the bot process spent per submission (from
+/proc), which varies far less than wall-clock rates on a shared machine.
 """
 
 from __future__ import annotations
@@ -141,7 +142,9 @@ async def main(users: int, total: int, rate: float) -> None:
                 echo.terminate()
                 await echo.wait()
             await api.wait_until(lambda: not api.polling, timeout=10, what="echo bot gone")
-            async with running_bot(api, tmp / "bot", key=make_key()) as bot:
+            bot_env = {k: v for k, v in os.environ.items() if k.startswith("BENCH_BOT_")}
+            env = {"BENCHBOARD_" + k[len("BENCH_BOT_") :]: v for k, v in bot_env.items()}
+            async with running_bot(api, tmp / "bot", key=make_key(), env=env) as bot:
                 bot_lat, bot_time, bot_cpu = await measured(
                     bot.proc.pid, api, users, total, "Final Score:"
                 )

@@ -10,7 +10,7 @@ from typing import Any
 from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 
-from bot.telegram.http import AiohttpRequest
+from bot.telegram.http import AiohttpRequest, markup_json
 
 _ME = {"id": 1, "is_bot": True, "first_name": "B", "username": "b_bot"}
 _MESSAGE = {"message_id": 5, "date": 0, "chat": {"id": 42, "type": "private"}}
@@ -74,3 +74,16 @@ async def test_uploads_are_multipart_with_the_other_fields_beside_the_file() -> 
     assert kind == "multipart/form-data"
     assert b'filename="answers.txt"' in body and b"1:3\n" in body and b"details" not in body
     assert b'name="caption"' in body and b'name="chat_id"' in body
+
+
+def test_markup_json_is_what_ptb_writes() -> None:
+    markup = InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton("Publish", callback_data="pub:1")],
+            [
+                InlineKeyboardButton("Open", url="https://t.me/x?start=s1"),
+                InlineKeyboardButton("Share", switch_inline_query="s1"),
+            ],
+        ]
+    )
+    assert markup_json(markup) == markup.to_dict()
