@@ -18,6 +18,7 @@ from ..render.format import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from .context import BotContext
 from .handlers import card, in_group, remember_lang, reply_error, user_lang
+from .http import send_reply
 from .keyboards import board_keyboard, history_keyboard
 
 # --- leaderboards and history --------------------------------------------------------
@@ -115,8 +116,8 @@ async def on_start(update: Update, context: BotContext) -> None:
     except UserError as exc:
         await reply_error(message, lang, exc)
         return
-    text, keyboard = await card(context, sub, lang, owner=sub.user_id == user.id)
-    await message.reply_text(text, reply_markup=keyboard)
+    shown, buttons = await card(context, sub, lang, owner=sub.user_id == user.id)
+    await send_reply(context.bot, message, shown, buttons)
 
 
 async def on_help(update: Update, context: BotContext) -> None:

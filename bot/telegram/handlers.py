@@ -20,7 +20,6 @@ from typing import Any
 from telegram import (
     Chat,
     Document,
-    InlineKeyboardMarkup,
     Message,
     Update,
     User,
@@ -47,6 +46,8 @@ from ..render.i18n import N_, pick_language, t, tn
 from .context import BotContext
 from .http import send_reply
 from .keyboards import (
+    Keyboard,
+    markup,
     score_keyboard,
 )
 
@@ -237,7 +238,7 @@ async def card(
     owner: bool = True,
     result: Result | None = None,
     notes: Sequence[str] = (),
-) -> tuple[str, InlineKeyboardMarkup | None]:
+) -> tuple[str, Keyboard | None]:
     """The score reply and its buttons (for someone else, no allowance and no buttons):
     for its owner, one line saying what is missing to publish, and the buttons for it."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
@@ -514,7 +515,10 @@ async def refresh(
     body, keyboard = await card(context, sub, lang)
     await edited(
         context.bot.edit_message_text(
-            body, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
+            body,
+            chat_id=chat_id,
+            message_id=message_id,
+            reply_markup=None if keyboard is None else markup(keyboard),
         )
     )
 

@@ -56,9 +56,13 @@ def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
 
 
 async def send_reply(
-    bot: BenchBot, to: Message, text: str, reply_markup: InlineKeyboardMarkup | None
+    bot: BenchBot,
+    to: Message,
+    text: str,
+    reply_markup: InlineKeyboardMarkup | dict[str, Any] | None,
 ) -> None:
-    """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (HTML, no link
+    """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (``reply_markup``
+    also as the Bot API's JSON) (HTML, no link
     preview, quoting the message outside private chats, in its forum topic), without
     building a ``Message`` from Telegram's answer, which nobody reads: PTB's public
     ``do_api_request`` returns the raw answer. Parsing the answer to a score card (its
@@ -71,7 +75,9 @@ async def send_reply(
         "link_preview_options": {"is_disabled": True},
     }
     if reply_markup is not None:
-        kwargs["reply_markup"] = markup_json(reply_markup)
+        if isinstance(reply_markup, InlineKeyboardMarkup):
+            reply_markup = markup_json(reply_markup)
+        kwargs["reply_markup"] = reply_markup
     if to.chat.type != ChatType.PRIVATE:
         kwargs["reply_parameters"] = {"message_id": to.message_id}
     if to.is_topic_message and to.message_thread_id is not None:

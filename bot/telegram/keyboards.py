@@ -76,12 +76,28 @@ def parse_action(data: str) -> tuple[str, int, str] | None:
     return parts[0], submission_id, ":".join(parts[2:])
 
 
-def mode_buttons(lang: str, submission_id: int, current: str | None) -> list[InlineKeyboardButton]:
+#: A keyboard as the Bot API's JSON (``InlineKeyboardMarkup.to_dict()``): the score card's
+#: keyboard is built per reply, and PTB's button objects cost several times the dicts.
+Keyboard = dict[str, Any]
+
+
+def markup(keyboard: Keyboard) -> InlineKeyboardMarkup:
+    """The PTB object of a keyboard, for the calls that take one (edits)."""
+    found = InlineKeyboardMarkup.de_json(keyboard, None)
+    assert found is not None
+    return found
+
+
+def _button(text: str, data: str) -> dict[str, str]:
+    return {"text": text, "callback_data": data}
+
+
+def mode_buttons(lang: str, submission_id: int, current: str | None) -> list[dict[str, str]]:
     """The four modes (in ``lang``), the current one marked."""
     return [
-        InlineKeyboardButton(
+        _button(
             ("• " if m.value == current else "") + (mode_label(m.value, lang) or m.label),
-            callback_data=f"{MODE}:{submission_id}:{m.value}",
+            f"{MODE}:{submission_id}:{m.value}",
         )
         for m in Mode
     ]
@@ -98,37 +114,30 @@ def score_keyboard(
     published: bool,
     has_details: bool,
     bot_username: str,
-) -> InlineKeyboardMarkup:
+) -> Keyboard:
     """A score reply's buttons. Until it is published (``editable``): the modes (the
     chosen one marked) and the model, to set or change; Publish once both are set and
     the result may be published (``can_publish``); Details when there is more than the
     card shows; Share once it is published (a link to an unpublished one finds nothing).
     """
-    rows: list[list[InlineKeyboardButton]] = []
+    rows: list[list[dict[str, str]]] = []
     if editable:
         modes = mode_buttons(lang, submission_id, mode)
         rows += [modes[:2], modes[2:]]
         label = t(lang, "btn_change_model") if has_model else t(lang, "btn_model")
-        rows.append([InlineKeyboardButton(label, callback_data=f"{MODEL}:{submission_id}")])
-    last: list[InlineKeyboardButton] = []
+        rows.append([_button(label, f"{MODEL}:{submission_id}")])
+    last: list[dict[str, str]] = []
     if editable and can_publish and mode is not None and has_model:
-        last.append(
-            InlineKeyboardButton(t(lang, "btn_publish"), callback_data=f"{PUBLISH}:{submission_id}")
-        )
+        last.append(_button(t(lang, "btn_publish"), f"{PUBLISH}:{submission_id}"))
     if has_details:
-        last.append(
-            InlineKeyboardButton(t(lang, "btn_details"), callback_data=f"{DETAILS}:{submission_id}")
-        )
+        last.append(_button(t(lang, "btn_details"), f"{DETAILS}:{submission_id}"))
     if published and bot_username:
         link = f"https://t.me/{bot_username}?start=s{submission_id}"
-        last.append(
-            InlineKeyboardButton(
-                t(lang, "btn_share"), url=f"https://t.me/share/url?url={quote(link, safe='')}"
-            )
-        )
+        share = f"https://t.me/share/url?url={quote(link, safe='')}"
+        last.append({"text": t(lang, "btn_share"), "url": share})
     if last:
         rows.append(last)
-    return InlineKeyboardMarkup(rows)
+    return {"inline_keyboard": rows}
 
 
 def board_keyboard(
