@@ -498,7 +498,7 @@ def parse_html(text: str) -> tuple[str, list[JSONDict]]:
 # --------------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -650,7 +650,7 @@ class FakeBotAPI:
         await self._runner.setup()
         # Port 0 and read back the bound port; retry once on the rare collision.
         for attempt in range(5):
-            port = _free_port()
+            port = free_port()
             site = web.TCPSite(self._runner, "127.0.0.1", port)
             try:
                 await site.start()

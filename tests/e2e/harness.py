@@ -25,6 +25,16 @@ def key_text(key: dict[int, int]) -> str:
     return "".join(f"{q}:{o}\n" for q, o in key.items())
 
 
+def webhook_env(port: int, secret: str) -> dict[str, str]:
+    """The settings that run the bot in webhook mode on ``port`` of 127.0.0.1."""
+    return {
+        "BENCHBOARD_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
+        "BENCHBOARD_WEBHOOK_LISTEN": "127.0.0.1",
+        "BENCHBOARD_WEBHOOK_PORT": str(port),
+        "BENCHBOARD_WEBHOOK_SECRET": secret,
+    }
+
+
 @dataclass
 class BotProcess:
     proc: asyncio.subprocess.Process

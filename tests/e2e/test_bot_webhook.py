@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botapi import _free_port
+from .botapi import free_port
 from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
+from .harness import webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "s3cret"
@@ -18,13 +19,8 @@ SECRET = "s3cret"
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
-    port = _free_port()
-    env = {
-        "BENCHBOARD_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
-        "BENCHBOARD_WEBHOOK_LISTEN": "127.0.0.1",
-        "BENCHBOARD_WEBHOOK_PORT": str(port),
-        "BENCHBOARD_WEBHOOK_SECRET": SECRET,
-    }
+    port = free_port()
+    env = webhook_env(port, SECRET)
     async with bot_session(tmp_path_factory.mktemp("webhook"), env=env) as b:
         yield b
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import socket
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -42,6 +41,7 @@ from .botapi import (
     FakeBotAPI,
     UploadedFile,
     command_entities,
+    free_port,
     parse_html,
 )
 
@@ -52,12 +52,6 @@ JSONDict = dict[str, Any]
 async def bot(botapi: FakeBotAPI) -> AsyncIterator[Bot]:
     async with Bot(botapi.token, base_url=botapi.base_url, base_file_url=botapi.file_url) as b:
         yield b
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -505,7 +499,7 @@ class Receiver:
         self.secret = secret
         self.received: list[JSONDict] = []
         self.got_one = asyncio.Event()
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/hook"
         self.runner: web.AppRunner | None = None
 
@@ -634,7 +628,7 @@ async def test_ptb_application_webhook(botapi: FakeBotAPI) -> None:
         .build()
     )
     app.add_handler(CommandHandler("start", _start_reply))
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/tg"
     ann = botapi.user(1, "Ann")
     chat = botapi.private_chat(ann)

@@ -5,29 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import socket
 import sqlite3
 from pathlib import Path
 
 import aiohttp
 
-from .botapi import FakeBotAPI
-from .harness import make_key, running_bot
+from .botapi import FakeBotAPI, free_port
+from .harness import make_key, running_bot, webhook_env
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def webhook_env(port: int) -> dict[str, str]:
-    return {
-        "BENCHBOARD_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
-        "BENCHBOARD_WEBHOOK_LISTEN": "127.0.0.1",
-        "BENCHBOARD_WEBHOOK_PORT": str(port),
-        "BENCHBOARD_WEBHOOK_SECRET": "s3cret-token",
-    }
+SECRET = "s3cret-token"
 
 
 async def get_health(port: int) -> tuple[int, dict[str, object]]:
@@ -45,7 +31,7 @@ async def test_webhook_checks_the_secret_and_serves_health(
     botapi: FakeBotAPI, tmp_path: Path
 ) -> None:
     port = free_port()
-    async with running_bot(botapi, tmp_path, key=make_key(), env=webhook_env(port)) as bot:
+    async with running_bot(botapi, tmp_path, key=make_key(), env=webhook_env(port, SECRET)) as bot:
         ann = botapi.user(2001, "Ann")
         chat = botapi.private_chat(ann)
         message = await botapi.send_text(chat, ann, "#default\nmodel: m\n1:1")
@@ -70,7 +56,7 @@ async def test_webhook_checks_the_secret_and_serves_health(
 
 async def test_health_reports_a_missing_key(botapi: FakeBotAPI, tmp_path: Path) -> None:
     port = free_port()
-    async with running_bot(botapi, tmp_path, key=None, env=webhook_env(port)):
+    async with running_bot(botapi, tmp_path, key=None, env=webhook_env(port, SECRET)):
         status, body = await get_health(port)
     assert status == 503
     assert body["primebench_key"] is False and body["database"] == "ok"
@@ -106,7 +92,7 @@ async def test_sigterm_during_a_burst_loses_nothing_acknowledged(
 async def test_webhook_mode_stops_cleanly_on_sigterm(botapi: FakeBotAPI, tmp_path: Path) -> None:
     port = free_port()
     key = make_key()
-    async with running_bot(botapi, tmp_path, key=key, env=webhook_env(port)) as bot:
+    async with running_bot(botapi, tmp_path, key=key, env=webhook_env(port, SECRET)) as bot:
         ann = botapi.user(2101, "Ann")
         chat = botapi.private_chat(ann)
         message = await botapi.send_text(chat, ann, f"1:{key[1]}")

@@ -11,8 +11,9 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from tests.e2e.botapi import SECRET_HEADER, _free_port
+from tests.e2e.botapi import SECRET_HEADER, free_port
 from tests.e2e.botkit import KEY, Bot, answers, bot_session, private_user
+from tests.e2e.harness import webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "s3cret"
@@ -20,13 +21,8 @@ SECRET = "s3cret"
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
-    port = _free_port()
-    env = {
-        "BENCHBOARD_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
-        "BENCHBOARD_WEBHOOK_LISTEN": "127.0.0.1",
-        "BENCHBOARD_WEBHOOK_PORT": str(port),
-        "BENCHBOARD_WEBHOOK_SECRET": SECRET,
-    }
+    port = free_port()
+    env = webhook_env(port, SECRET)
     # bot_session checks on the way out that the bot logged no traceback and no error
     async with bot_session(tmp_path_factory.mktemp("webhook-intake"), env=env) as b:
         yield b
