@@ -159,7 +159,7 @@ class Worker:
     def __init__(self) -> None:
         self._context = multiprocessing.get_context("spawn")
         self._process: BaseProcess | None = None
-        self._conn: Connection | None = None
+        self._pipe: Connection | None = None
         self._lock = asyncio.Lock()
         # Sending and waiting for a reply block: one thread of our own does both.
         self._io = ThreadPoolExecutor(1, thread_name_prefix="benchboard-worker-io")
@@ -174,7 +174,7 @@ class Worker:
     def _ensure(self) -> Connection:
         if self._closed:
             raise WorkerLost("the worker is closed")
-        if self._conn is None or self._process is None or not self._process.is_alive():
+        if self._pipe is None or self._process is None or not self._process.is_alive():
             self._stop()
             ours, theirs = self._context.Pipe()
             process = self._context.Process(
@@ -182,22 +182,22 @@ class Worker:
             )
             process.start()
             theirs.close()  # so that its death is seen here as the end of the pipe
-            self._process, self._conn = process, ours
+            self._process, self._pipe = process, ours
             self.started += 1
-        return self._conn
+        return self._pipe
 
     def _stop(self) -> None:
         """Kill the worker process (if any); a reply being waited for ends (EOF)."""
-        process, conn = self._process, self._conn
-        self._process = self._conn = None
+        process, pipe = self._process, self._pipe
+        self._process = self._pipe = None
         if process is not None:
             with suppress(Exception):
                 process.kill()
             with suppress(Exception):
                 process.join(1.0)
-        if conn is not None:
+        if pipe is not None:
             with suppress(Exception):
-                conn.close()
+                pipe.close()
 
     async def run(self, seconds: float, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` in the worker process. Raises :class:`TimeoutError` once the

@@ -106,6 +106,22 @@ class Bot:
         answer = await self.api.callback_answer(query, timeout=20)
         return dict(answer["params"])
 
+    async def details(
+        self, chat: dict[str, Any], user: dict[str, Any], reply: dict[str, Any], sid: int
+    ) -> dict[str, Any]:
+        """Press Details on a score reply; return the bot's answer (the message or the
+        document with every invalid line)."""
+        since = self.api.mark()
+        await self.press(chat, user, reply, f"det:{sid}")
+        return await self.api.wait_for(
+            lambda c: (
+                c["method"] in ("sendMessage", "sendDocument")
+                and c["params"].get("chat_id") == chat["id"]
+            ),
+            timeout=20,
+            since=since,
+        )
+
     def current(self, call: dict[str, Any]) -> dict[str, Any]:
         """The current version (after edits) of the message a call sent."""
         msg = call["result"]

@@ -192,16 +192,7 @@ async def test_a_paste_telegram_split_in_two_is_one_submission(bot: Bot) -> None
     assert len(await _replies(bot, chat, mark)) == 1  # one card for both parts
     # line numbers run through both parts: "zz" is the last line of the whole paste
     sid = submission_id(plain)
-    since = bot.api.mark()
-    await bot.press(chat, user, reply, f"det:{sid}")
-    details = await bot.api.wait_for(
-        lambda c: (
-            c["method"] in ("sendMessage", "sendDocument")
-            and c["params"].get("chat_id") == chat["id"]
-        ),
-        timeout=20,
-        since=since,
-    )
+    details = await bot.details(chat, user, reply, sid)
     document = details["params"].get("document")
     shown = document.content.decode() if document is not None else text_of(details)
     assert f"line {len(first_lines) + len(body) - 40 + 1}: zz" in shown

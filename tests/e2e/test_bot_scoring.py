@@ -169,16 +169,7 @@ async def test_details_button_lists_every_invalid_line(bot: Bot) -> None:
     assert "bad line 25" not in plain
     assert "15 more" in plain
     sid = submission_id(plain)
-    mark = bot.api.mark()
-    await bot.press(chat, user, reply, f"det:{sid}")
-    details = await bot.api.wait_for(
-        lambda c: (
-            c["method"] in ("sendMessage", "sendDocument")
-            and c["params"].get("chat_id") == chat["id"]
-        ),
-        timeout=20,
-        since=mark,
-    )
+    details = await bot.details(chat, user, reply, sid)
     shown = text_of(details)
     for i in range(1, 26):
         assert f"line {i + 1}: bad line {i}" in shown.splitlines()
