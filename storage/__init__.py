@@ -16,6 +16,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.user_language(user_id) -> str | None
     await store.get_user(user_id) -> User | None
     await store.get_chat(chat_id) -> Chat | None
+    await store.set_user_public(user_id, public: bool) -> None   # /public (User.public)
 
     # answer keys, versioned by SHA-256 (the last one saved is current)
     await store.save_key(benchmark, data: bytes, *, source: str) -> KeyVersion
@@ -75,10 +76,15 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.finish(update_id) -> None                           # group-committed
     await store.prune_intake(*, older_than_ms) -> int
 
+    # opaque links (random tokens): results, challenges, group boards in the bot and web
+    await store.link(kind, target, *, created_by=None) -> str      # one live token per target
+    await store.resolve_link(token) -> Link | None                 # None: unknown or revoked
+    await store.revoke_links(kind, target) -> int
+
     # Natory and record queries: storage.analytics; restoring a backup: storage.backup
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``submissions``, ``boards`` with ``board_pages`` and
+``users``, ``keys``, ``intake``, ``links``, ``submissions``, ``boards`` with ``board_pages`` and
 ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
 (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
 
@@ -100,6 +106,7 @@ from .errors import (
     StoreUnavailable,
 )
 from .intake import IntakeEntry
+from .links import Link, LinkKind
 from .migrations import LATEST as SCHEMA_VERSION
 from .models import (
     AuditEntry,
@@ -135,6 +142,8 @@ __all__ = [
     "InvalidData",
     "KeyVersion",
     "LimitReached",
+    "Link",
+    "LinkKind",
     "MissingModeOrModel",
     "NewSubmission",
     "NotAllowed",

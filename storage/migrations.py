@@ -349,6 +349,24 @@ CREATE INDEX submissions_user_published ON submissions (user_id, published_at)
     WHERE published_at IS NOT NULL;
 """
 
+_V8_LINKS = """
+CREATE TABLE links (
+    token         TEXT PRIMARY KEY,             -- random, URL-safe, at most 32 characters
+    kind          TEXT NOT NULL CHECK (kind IN ('result', 'challenge', 'group', 'web')),
+    submission_id INTEGER REFERENCES submissions (id),   -- result, challenge
+    chat_id       INTEGER REFERENCES chats (id),         -- group, web
+    created_by    INTEGER,                      -- Telegram user id (NULL: the bot)
+    created_at    INTEGER NOT NULL,
+    revoked_at    INTEGER,                      -- NULL while the link works
+    CHECK ((submission_id IS NULL) <> (chat_id IS NULL))
+);
+CREATE UNIQUE INDEX links_live_submission ON links (kind, submission_id)
+    WHERE submission_id IS NOT NULL AND revoked_at IS NULL;
+CREATE UNIQUE INDEX links_live_chat ON links (kind, chat_id)
+    WHERE chat_id IS NOT NULL AND revoked_at IS NULL;
+ALTER TABLE users ADD COLUMN public INTEGER NOT NULL DEFAULT 0;  -- /public: name on the web
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -358,6 +376,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "boards: weekly rank index, covering chat index", _V5_BOARD_WEEKS),
     Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
+    Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
 )
 
 LATEST = MIGRATIONS[-1].version

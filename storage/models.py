@@ -122,6 +122,7 @@ class User:
     chosen_language: str | None
     first_seen: datetime
     last_seen: datetime
+    public: bool = False  # /public: the name shows on the web boards
 
 
 @dataclass(frozen=True, slots=True)

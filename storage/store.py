@@ -17,6 +17,7 @@ from .boards import BoardStore
 from .db import Database
 from .intake import IntakeStore
 from .keys import KeyStore
+from .links import LinkStore
 from .moderation import ModerationStore
 from .rescore import RescoreStore
 from .submissions import SubmissionStore
@@ -33,6 +34,7 @@ class Store(
     RescoreStore,
     BackupStore,
     IntakeStore,
+    LinkStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

@@ -65,12 +65,24 @@ class UserStore(StoreBase):
         async with self._db.read() as s:
             row = await s.one(
                 """SELECT id, first_name, last_name, username, language_code, chosen_language,
-                          first_seen, last_seen FROM users WHERE id = ?""",
+                          first_seen, last_seen, public FROM users WHERE id = ?""",
                 (user_id,),
             )
         if row is None:
             return None
-        return User(row[0], row[1], row[2], row[3], row[4], row[5], dt(row[6]), dt(row[7]))
+        return User(
+            row[0], row[1], row[2], row[3], row[4], row[5], dt(row[6]), dt(row[7]), bool(row[8])
+        )
+
+    async def set_user_public(self, user_id: int, public: bool) -> None:
+        """The /public choice: whether the user's name shows on the web boards."""
+        now = self._now_ms()
+        async with self._db.write() as s:
+            await s.execute(
+                """INSERT INTO users (id, public, first_seen, last_seen) VALUES (?, ?, ?, ?)
+                   ON CONFLICT (id) DO UPDATE SET public = excluded.public""",
+                (user_id, int(public), now, now),
+            )
 
     async def get_chat(self, chat_id: int) -> Chat | None:
         async with self._db.read() as s:
