@@ -41,10 +41,23 @@ class UnknownMode(ScoringError):
 
 
 class ExpressionError(ScoringError):
-    """A Natory expression that cannot be read or evaluated; ``position`` is 0-based."""
+    """A Natory expression that cannot be read or evaluated; ``position`` is 0-based.
 
-    def __init__(self, message: str, *, position: int | None = None):
+    ``code`` names the reason (stable: the bot shows it in the reader's language) and
+    ``params`` the values its text quotes; ``message`` is the English text.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        position: int | None = None,
+        code: str = "other",
+        params: dict[str, str] | None = None,
+    ):
         self.position = position
+        self.code = code
+        self.params = params or {}
         if position is not None:
             message = f"{message} (at position {position + 1})"
         super().__init__(message)

@@ -111,7 +111,7 @@ def natory_breakdown(
             shown = _shorten(str(result.value_json), 40)
             out.append(t(lang, "natory_not_target", value=esc(shown), target=result.target))
         else:
-            out.append(t(lang, "natory_invalid", error=esc(result.error or "")))
+            out.append(t(lang, "natory_invalid", error=esc(natory_reason(lang, result))))
         out.append(t(lang, "natory_not_publishable"))
         return out
     if result.simplified != "".join(result.expression.split()):
@@ -125,7 +125,7 @@ def natory_breakdown(
     for name, value in paid:
         out.append(f"  {field_label(lang, name)}: {digits(lang, _signed(value))}")
     if breakdown.special_number_key:
-        keys = join_list(lang, breakdown.special_number_key)
+        keys = join_list(lang, (gem_label(lang, k) for k in breakdown.special_number_key))
         out.append(f"  {field_label(lang, 'specialNumberKey')}: {esc(keys)}")
     total = sum(value for _, value in paid)
     if len(paid) > 1:
@@ -137,6 +137,43 @@ def natory_breakdown(
         out.append(t(lang, "natory_trivial_zero", total=digits(lang, _signed(total).lstrip("+"))))
     out.append(f"{field_label(lang, 'finalScore')}: {digits(lang, breakdown.final_score)}")
     return out
+
+
+_NUMBER = re.compile(r"-?[0-9][0-9,]*")
+_BITS = re.compile(r"a ([0-9][0-9,]*)-bit number")
+
+
+def _prose_number(lang: str, value: str) -> str:
+    """A value of a Natory reason as Persian prose writes it, when it is a number (or
+    the scorer's "a 314-bit number"); quoted input as typed."""
+    bits = _BITS.fullmatch(value)
+    if bits is not None:
+        return t(lang, "natory_bits", bits=_prose_number(lang, bits[1]))
+    if lang != "fa" or not _NUMBER.fullmatch(value):
+        return value
+    return digits(lang, value).replace(",", "٬")
+
+
+def natory_reason(lang: str, result: natory.NatoryResult) -> str:
+    """Why an expression is not valid, in the reader's language (the scorer's English
+    text where there is no translation); numbers in prose in the reader's digits,
+    quoted input as typed."""
+    key = f"natory_error_{result.error_code}"
+    if lang == "en" or result.error_code is None or not translated(lang, key):
+        return result.error or ""
+    values = {k: _prose_number(lang, v) for k, v in result.error_params}
+    try:
+        text = t(lang, key, **values)
+    except (KeyError, IndexError):
+        return result.error or ""
+    if result.error_position is not None:
+        text += " " + t(lang, "natory_error_at", position=result.error_position + 1)
+    return text
+
+
+def gem_label(lang: str, key: str) -> str:
+    """The name of a special-number bonus (``factorial``, ``prime`` …) in ``lang``."""
+    return t(lang, f"gem_{key}") if translated(lang, f"gem_{key}") else key.replace("_", " ")
 
 
 def _natory_hint_values(result: natory.NatoryResult, lang: str) -> dict[str, object]:

@@ -67,24 +67,40 @@ class _Evaluator:
         self.values: dict[int, Fraction] = {}
         self.prime_sopfr: set[int] = set()
 
-    def fail(self, message: str, node: Node) -> ExpressionError:
-        return ExpressionError(message, position=node.pos)
+    def fail(self, message: str, node: Node, code: str, **params: object) -> ExpressionError:
+        return ExpressionError(
+            message, position=node.pos, code=code, params={k: str(v) for k, v in params.items()}
+        )
 
     def checked(self, value: Fraction, node: Node) -> Fraction:
         limit = self.limits.max_bits
         if value.numerator.bit_length() > limit or value.denominator.bit_length() > limit:
-            raise self.fail(f"a value in the expression has more than {limit:,} bits", node)
+            raise self.fail(
+                f"a value in the expression has more than {limit:,} bits",
+                node,
+                "too_many_bits",
+                limit=f"{limit:,}",
+            )
         return value
 
-    def integer(self, value: Fraction, node: Op, what: str) -> int:
+    def integer(self, value: Fraction, node: Op, what: str, op: str) -> int:
         if value.denominator != 1:
-            raise self.fail(f"{what} needs a whole number, not {short(value)}", node)
+            raise self.fail(
+                f"{what} needs a whole number, not {short(value)}",
+                node,
+                "not_whole",
+                op=op,
+                value=short(value),
+            )
         return value.numerator
 
     def run(self, node: Node) -> Fraction:
         if isinstance(node, Num):
             if len(node.text) * 3.33 > self.limits.max_bits + 4:
-                raise self.fail(f"a numeral has more than {self.limits.max_bits:,} bits", node)
+                limit = f"{self.limits.max_bits:,}"
+                raise self.fail(
+                    f"a numeral has more than {limit} bits", node, "numeral_too_big", limit=limit
+                )
             value = self.checked(Fraction(node.value), node)
         else:
             args = [self.run(arg) for arg in node.args]
@@ -104,43 +120,59 @@ class _Evaluator:
             return -args[0]
         if kind == "/":
             if args[1] == 0:
-                raise self.fail("division by zero", node)
+                raise self.fail("division by zero", node, "division_by_zero")
             return args[0] / args[1]
         if kind == "^":
             return self.power(node, args[0], args[1])
         if kind == "mod":
-            left = self.integer(args[0], node, "mod")
-            right = self.integer(args[1], node, "mod")
+            left = self.integer(args[0], node, "mod", "mod")
+            right = self.integer(args[1], node, "mod", "mod")
             if right == 0:
-                raise self.fail("mod by zero", node)
+                raise self.fail("mod by zero", node, "mod_by_zero")
             return Fraction(left % right)
         if kind == "!":
-            n = self.integer(args[0], node, "the factorial")
+            n = self.integer(args[0], node, "the factorial", "!")
             if n < 0:
-                raise self.fail(f"the factorial of a negative number ({n}) is undefined", node)
+                raise self.fail(
+                    f"the factorial of a negative number ({n}) is undefined",
+                    node,
+                    "factorial_negative",
+                    n=n,
+                )
             if n > self.limits.max_factorial:
                 raise self.fail(
                     f"factorials are limited to {self.limits.max_factorial:,}! "
                     f"(this one is {short(n)}!)",
                     node,
+                    "factorial_limit",
+                    limit=f"{self.limits.max_factorial:,}",
+                    n=short(n),
                 )
             return Fraction(_factorial(n))
         if kind == "sqrt":
             return self.sqrt(node, args[0])
         if kind == "p_n":
-            k = self.integer(args[0], node, "p_n")
+            k = self.integer(args[0], node, "p_n", "p_n")
             if k < 1:
-                raise self.fail(f"p_n needs a positive index (p_n(1) = 2), not {short(k)}", node)
+                raise self.fail(
+                    f"p_n needs a positive index (p_n(1) = 2), not {short(k)}",
+                    node,
+                    "pn_positive",
+                    k=short(k),
+                )
             if k > self.limits.max_prime_index:
                 raise self.fail(
                     f"p_n is limited to p_n({self.limits.max_prime_index:,}) "
                     f"(this one asks for p_n({short(k)}))",
                     node,
+                    "pn_limit",
+                    limit=f"{self.limits.max_prime_index:,}",
+                    k=short(k),
                 )
             return Fraction(numbers.nth_prime(k, ceiling_index=self.limits.max_prime_index))
         if kind == "sopfr":
             return self.sopfr(node, args[0])
-        raise self.fail(f"unknown operator {kind!r}", node)  # pragma: no cover
+        raise self.fail(f"unknown operator {kind!r}", node, "other")  # pragma: no cover
 
     def power(self, node: Op, base: Fraction, exponent: Fraction) -> Fraction:
         if exponent.denominator != 1:
@@ -148,9 +180,11 @@ class _Evaluator:
         e = exponent.numerator
         if base == 0:
             if e == 0:
-                raise self.fail("0^0 is undefined", node)
+                raise self.fail("0^0 is undefined", node, "zero_to_zero")
             if e < 0:
-                raise self.fail("division by zero (0 to a negative power)", node)
+                raise self.fail(
+                    "division by zero (0 to a negative power)", node, "zero_negative_power"
+                )
             return Fraction(0)
         if base in (1, -1):
             return base if e % 2 else ONE
@@ -164,6 +198,9 @@ class _Evaluator:
                 f"the power {_power_text(base, exponent)} would have more than "
                 f"{self.limits.max_bits:,} bits",
                 node,
+                "power_too_big",
+                power=_power_text(base, exponent),
+                limit=f"{self.limits.max_bits:,}",
             )
         return base**e  # at most the limit + 2 bits: cheap, then checked exactly
 
@@ -173,33 +210,62 @@ class _Evaluator:
             raise self.fail(
                 f"a negative number to the power {short(exponent)} is not a rational number",
                 node,
+                "negative_root",
+                exponent=short(exponent),
             )
         if base == 0:
             if p < 0:
-                raise self.fail("division by zero (0 to a negative power)", node)
+                raise self.fail(
+                    "division by zero (0 to a negative power)", node, "zero_negative_power"
+                )
             return Fraction(0)
         biggest = max(base.numerator, base.denominator)
         if biggest.bit_length() < q and base != 1:
-            raise self.fail(f"{_power_text(base, exponent)} is not a rational number", node)
+            raise self.fail(
+                f"{_power_text(base, exponent)} is not a rational number",
+                node,
+                "irrational_power",
+                power=_power_text(base, exponent),
+            )
         top = numbers.exact_root(base.numerator, q)
         bottom = numbers.exact_root(base.denominator, q)
         if top is None or bottom is None:
-            raise self.fail(f"{_power_text(base, exponent)} is not a rational number", node)
+            raise self.fail(
+                f"{_power_text(base, exponent)} is not a rational number",
+                node,
+                "irrational_power",
+                power=_power_text(base, exponent),
+            )
         return self.power(node, Fraction(top, bottom), Fraction(p))
 
     def sqrt(self, node: Op, value: Fraction) -> Fraction:
         if value < 0:
-            raise self.fail(f"sqrt of a negative number ({short(value)})", node)
+            raise self.fail(
+                f"sqrt of a negative number ({short(value)})",
+                node,
+                "sqrt_negative",
+                value=short(value),
+            )
         top = numbers.exact_root(value.numerator, 2)
         bottom = numbers.exact_root(value.denominator, 2)
         if top is None or bottom is None:
-            raise self.fail(f"sqrt({short(value)}) is not a whole or rational number", node)
+            raise self.fail(
+                f"sqrt({short(value)}) is not a whole or rational number",
+                node,
+                "sqrt_irrational",
+                value=short(value),
+            )
         return Fraction(top, bottom)
 
     def sopfr(self, node: Op, value: Fraction) -> Fraction:
-        n = self.integer(value, node, "sopfr")
+        n = self.integer(value, node, "sopfr", "sopfr")
         if n < 1:
-            raise self.fail(f"sopfr needs a positive whole number, not {short(n)}", node)
+            raise self.fail(
+                f"sopfr needs a positive whole number, not {short(n)}",
+                node,
+                "sopfr_positive",
+                n=short(n),
+            )
         try:
             factors = numbers.prime_factors(
                 n,
@@ -209,7 +275,10 @@ class _Evaluator:
             )
         except numbers.BudgetExceeded:
             raise self.fail(
-                f"sopfr({short(n)}): the number cannot be factored within the budget", node
+                f"sopfr({short(n)}): the number cannot be factored within the budget",
+                node,
+                "sopfr_budget",
+                n=short(n),
             ) from None
         if len(factors) == 1 and n in factors:
             self.prime_sopfr.add(id(node))

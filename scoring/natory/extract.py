@@ -102,7 +102,7 @@ def extract(text: str, limits: Limits) -> Extracted | NotFound:
     """The expression in ``text`` and its tree, or the error of the best candidate."""
     candidates = _candidates(text)
     if not candidates:
-        return NotFound("", None, ExpressionError("there is no expression"))
+        return NotFound("", None, ExpressionError("there is no expression", code="empty"))
     first: NotFound | None = None
     for candidate in candidates:
         # cleaning drops a few characters at most: a far longer candidate is not cleaned
@@ -111,7 +111,9 @@ def extract(text: str, limits: Limits) -> Extracted | NotFound:
         if len(expression) > limits.max_length:
             error = ExpressionError(
                 f"the expression is {len(expression):,} characters long; the limit is "
-                f"{limits.max_length:,}"
+                f"{limits.max_length:,}",
+                code="too_long",
+                params={"length": f"{len(expression):,}", "limit": f"{limits.max_length:,}"},
             )
         else:
             try:

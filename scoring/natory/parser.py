@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..errors import ExpressionError
 
@@ -191,7 +191,9 @@ def normalise(expression: str) -> _Mapped:
     nth_root = _NTH_ROOT_RE.search(current[0])
     if nth_root is not None:
         raise ExpressionError(
-            "n-th roots (\\sqrt[n]{...}) are not supported", position=current[1][nth_root.start()]
+            "n-th roots (\\sqrt[n]{...}) are not supported",
+            position=current[1][nth_root.start()],
+            code="nth_root",
         )
     # Unwrap \operatorname{\mathrm{p_{n}}} from the inside out (bounded: text <= limit).
     while True:
@@ -205,7 +207,10 @@ def normalise(expression: str) -> _Mapped:
         name = match[1]
         if name not in _COMMANDS:
             raise ExpressionError(
-                f"unsupported LaTeX command \\{name}", position=mapped_where(match.start())
+                f"unsupported LaTeX command \\{name}",
+                position=mapped_where(match.start()),
+                code="latex_command",
+                params={"name": "\\" + name},
             )
         value = _COMMANDS[name] or ""
         return value, [mapped_where(match.start())] * len(value)
@@ -217,7 +222,7 @@ def normalise(expression: str) -> _Mapped:
         chars_where: list[int] = []
         for c, w in zip(text, where, strict=True):
             if c == "\\":
-                raise ExpressionError("unexpected backslash", position=w)
+                raise ExpressionError("unexpected backslash", position=w, code="backslash")
             value = _CHARS.get(c, c)
             chars.append(value)
             chars_where.extend([w] * len(value))
@@ -257,14 +262,19 @@ def _tokens(text: str, where: list[int], end_pos: int) -> list[_Token]:
             index += stripped
             char = text[index]
             if char in "⁰¹²³⁴⁵⁶⁷⁸⁹":
-                message = "superscript digits are not read: write ^ for a power"
+                message, code = (
+                    "superscript digits are not read: write ^ for a power",
+                    "superscript",
+                )
             elif char.isdigit():
-                message = f"only the ASCII digits 0-9 are read, not {char!r}"
+                message, code = f"only the ASCII digits 0-9 are read, not {char!r}", "not_ascii"
             elif char in "=,.":
-                message = f"unexpected {char!r}: write one expression only"
+                message, code = f"unexpected {char!r}: write one expression only", "one_only"
             else:
-                message = f"unexpected character {char!r}"
-            raise ExpressionError(message, position=where[index])
+                message, code = f"unexpected character {char!r}", "unexpected_char"
+            raise ExpressionError(
+                message, position=where[index], code=code, params={"char": repr(char)}
+            )
         group = match.lastgroup
         assert group is not None
         start = match.start(group)
@@ -272,7 +282,12 @@ def _tokens(text: str, where: list[int], end_pos: int) -> list[_Token]:
         if group == "name":
             canonical = _NAMES.get(value.lower())
             if canonical is None:
-                raise ExpressionError(f"unknown name {value!r}", position=where[start])
+                raise ExpressionError(
+                    f"unknown name {value!r}",
+                    position=where[start],
+                    code="unknown_name",
+                    params={"name": repr(value)},
+                )
             value = canonical
         elif group == "op":
             value = {"**": "^", "%": "mod"}.get(value, value)
@@ -288,6 +303,13 @@ def _describe(token: _Token) -> str:
     if token.kind == "end":
         return "the end of the expression"
     return repr(token.value)
+
+
+def _found(code: str, token: _Token, **params: str) -> dict[str, Any]:
+    """An error's code and values for what was found: the end, or a token."""
+    if token.kind == "end":
+        return {"code": code + "_end", "params": params}
+    return {"code": code, "params": {**params, "found": repr(token.value)}}
 
 
 # --- the parser ----------------------------------------------------------------------------
@@ -316,6 +338,8 @@ class _Parser:
                 f"the expression is nested more than {self.max_nesting} levels deep "
                 "(parentheses, functions, powers or signs inside one another)",
                 position=token.pos,
+                code="too_nested",
+                params={"limit": str(self.max_nesting)},
             )
 
     def node(self, kind: str, args: tuple[Node, ...], pos: int) -> Op:
@@ -324,6 +348,8 @@ class _Parser:
             raise ExpressionError(
                 f"the expression is nested or chained more than {self.max_depth} levels deep",
                 position=pos,
+                code="too_deep",
+                params={"limit": str(self.max_depth)},
             )
         return op
 
@@ -389,6 +415,7 @@ class _Parser:
                     f"expected ')' to close the '(' at position {token.pos + 1}, "
                     f"found {_describe(closing)}",
                     position=closing.pos,
+                    **_found("unclosed", closing, open=str(token.pos + 1)),
                 )
             return inner
         if token.kind == "name" and token.value in FUNCTIONS:
@@ -403,8 +430,12 @@ class _Parser:
             self.level -= 1
             return self.node("/", (numerator, denominator), token.pos)
         if token.kind == "end":
-            raise ExpressionError("the expression ends too early", position=token.pos)
-        raise ExpressionError(f"unexpected {_describe(token)}", position=token.pos)
+            raise ExpressionError(
+                "the expression ends too early", position=token.pos, code="ends_early"
+            )
+        raise ExpressionError(
+            f"unexpected {_describe(token)}", position=token.pos, **_found("unexpected", token)
+        )
 
 
 def parse(
@@ -419,24 +450,34 @@ def parse(
     """
     if len(expression) > max_length:
         raise ExpressionError(
-            f"the expression is {len(expression):,} characters long; the limit is {max_length:,}"
+            f"the expression is {len(expression):,} characters long; the limit is {max_length:,}",
+            code="too_long",
+            params={"length": f"{len(expression):,}", "limit": f"{max_length:,}"},
         )
     text, where = normalise(expression)
     tokens = _tokens(text, where, len(expression))
     if len(tokens) == 1:
-        raise ExpressionError("there is no expression", position=0 if expression else None)
+        raise ExpressionError(
+            "there is no expression", position=0 if expression else None, code="empty"
+        )
     parser = _Parser(tokens, max_depth, max_nesting)
     tree = parser.expression()
     token = parser.peek()
     if token.kind != "end":
         if token.kind == "op" and token.value == ")":
-            raise ExpressionError("a ')' without a matching '('", position=token.pos)
+            raise ExpressionError(
+                "a ')' without a matching '('", position=token.pos, code="unmatched_close"
+            )
         if token.kind in ("num", "name") or (token.kind == "op" and token.value == "("):
             raise ExpressionError(
                 f"missing an operator before {_describe(token)} (write * to multiply)",
                 position=token.pos,
+                code="missing_operator",
+                params={"found": _describe(token)},
             )
-        raise ExpressionError(f"unexpected {_describe(token)}", position=token.pos)
+        raise ExpressionError(
+            f"unexpected {_describe(token)}", position=token.pos, **_found("unexpected", token)
+        )
     return tree
 
 

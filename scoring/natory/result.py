@@ -88,6 +88,10 @@ class NatoryResult:
     fingerprint: str
     scorer_version: str = SCORER_VERSION
     benchmark: str = field(default=NAME)
+    #: why it is not valid, by code (``scoring.errors.ExpressionError.code``) and the
+    #: values the reason quotes, for showing it in the reader's language
+    error_code: str | None = None
+    error_params: tuple[tuple[str, str], ...] = ()
 
     @property
     def final_score(self) -> int:
@@ -167,6 +171,9 @@ class NatoryResult:
         data["invalid_line_count"] = self.invalid_line_count
         data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
         data["fingerprint"] = self.fingerprint
+        if self.error_code is not None:
+            data["error_code"] = self.error_code
+            data["error_params"] = dict(self.error_params)
         return data
 
 
@@ -205,6 +212,8 @@ def result_from_record(data: Mapping[str, Any]) -> NatoryResult:
         hints=hints,
         fingerprint=data.get("fingerprint", ""),
         scorer_version=data.get("scorer_version", SCORER_VERSION),
+        error_code=data.get("error_code"),
+        error_params=tuple((str(k), str(v)) for k, v in data.get("error_params", {}).items()),
     )
 
 

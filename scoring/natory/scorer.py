@@ -143,6 +143,12 @@ def check_digits(tree: Node, challenge: Challenge) -> None:
             f"the digit {digit} is not allowed: the digits of {challenge.target} are "
             f"{challenge.allowed_text}",
             position=position,
+            code="digit_not_allowed",
+            params={
+                "digit": digit,
+                "target": str(challenge.target),
+                "allowed": challenge.allowed_text,
+            },
         )
 
 
@@ -353,6 +359,8 @@ def _invalid(
         value=value,
         valid=False,
         error=str(error),
+        error_code=error.code,
+        error_params=tuple(error.params.items()),
         error_position=error.position,
         breakdown=Breakdown(),
         removed=(),
@@ -399,7 +407,8 @@ def score(
         return _invalid(challenge, rules, found.expression, found.line, exc, hints=tuple(hints))
     if evaluation.value != challenge.target:
         error = ExpressionError(
-            f"the expression equals {short(evaluation.value)}, not the target {challenge.target}"
+            f"the expression equals {short(evaluation.value)}, not the target {challenge.target}",
+            code="not_target",
         )
         return _invalid(
             challenge,

@@ -14,6 +14,7 @@ from bot.render.format import (
     fits,
     format_cost,
     format_latency,
+    natory_breakdown,
     render_natory_board,
     render_natory_challenge,
 )
@@ -157,3 +158,23 @@ def test_natory_points_label_model_and_mode() -> None:
     points = natory_points([_row(1, "m", mode="think")])
     assert points[0].model == "m · think" and points[0].mean_score == 66.5
     assert points[0].mean_cost == 0.012 and points[0].attempts == 2
+
+
+@pytest.mark.parametrize(
+    ("target", "expression", "en", "fa"),
+    [
+        (b"24", "4!", "factorial", "فاکتوریل"),
+        (b"625", "5^(2+2)", "perfect power", "توان کامل"),
+        (b"23", "p_n(3*3)", "prime", "عدد اول"),
+    ],
+)
+def test_the_special_number_bonus_is_named_in_the_readers_language(
+    target: bytes, expression: str, en: str, fa: str
+) -> None:
+    natory = registry.get("natory")
+    result = natory.score(expression, natory.load_key(target))
+    assert result.special_number_key
+    english = "\n".join(natory_breakdown(result, lang="en", esc=str))
+    persian = "\n".join(natory_breakdown(result, lang="fa", esc=str))
+    assert en in english and en not in persian and fa in persian
+    assert result.special_number_key[0] not in persian
