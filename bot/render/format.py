@@ -351,10 +351,21 @@ def render_score_reply(
         shown //= 2
 
 
-def render_invalid_lines(result: Result, lang: str, submission_id: int) -> str:
-    """Every kept invalid line, as plain text (sent as a message or a file)."""
-    lines = [t(lang, "details_title", id=submission_id)]
-    lines += [t(lang, "invalid_line", line=il.line, text=il.text) for il in result.invalid_lines]
+def render_invalid_lines(
+    result: Result, lang: str, submission_id: int, *, rest: bool = False
+) -> str:
+    """The kept invalid lines as plain text: every one (for a file), or with ``rest``
+    only those the card does not show whole (for a message under the card)."""
+    listed = result.invalid_lines
+    if rest:
+        whole = {il.line for il in _near_misses_first(result)[:SHOWN_INVALID]}
+        whole = {il.line for il in listed if il.line in whole and len(il.text) <= SHOWN_LINE}
+        listed = tuple(il for il in listed if il.line not in whole)
+    if rest:
+        lines = [t(lang, "details_rest_title", id=submission_id)]
+    else:
+        lines = [t(lang, "details_title", id=submission_id)]
+    lines += [t(lang, "invalid_line", line=il.line, text=il.text) for il in listed]
     if result.invalid_line_count > len(result.invalid_lines):
         more = result.invalid_line_count - len(result.invalid_lines)
         lines.append(tn(lang, "more_invalid_plain", more))

@@ -115,19 +115,21 @@ async def on_publish_button(update: Update, context: BotContext) -> None:
 
 
 async def on_details_button(update: Update, context: BotContext) -> None:
-    """Every invalid line: as a message when it fits, else as a file."""
+    """The invalid lines the card does not show whole, as a message when they fit; else
+    every invalid line as a file."""
     pressed = await _pressed(update, context)
     if pressed is None:
         return
     await pressed.query.answer()
     sub, lang = pressed.sub, pressed.lang
     result = submissions.result_of(sub)
-    text = render_invalid_lines(result, lang, sub.id)
+    text = render_invalid_lines(result, lang, sub.id, rest=True)
     if fits(text):
         await context.bot.send_message(
             pressed.chat_id, text, parse_mode=None, reply_to_message_id=pressed.message_id
         )
         return
+    text = render_invalid_lines(result, lang, sub.id)
     await context.bot.send_document(
         pressed.chat_id,
         io.BytesIO(text.encode()),

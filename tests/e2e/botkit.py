@@ -110,7 +110,7 @@ class Bot:
         self, chat: dict[str, Any], user: dict[str, Any], reply: dict[str, Any], sid: int
     ) -> dict[str, Any]:
         """Press Details on a score reply; return the bot's answer (the message or the
-        document with every invalid line)."""
+        document with every invalid line when they do not fit a message)."""
         since = self.api.mark()
         await self.press(chat, user, reply, f"det:{sid}")
         return await self.api.wait_for(

@@ -144,22 +144,21 @@ async def test_document_tags_inside_the_file(bot: Bot) -> None:
 async def test_user_text_is_escaped(bot: Bot) -> None:
     user, chat = private_user(bot, 2030)
     mark = bot.api.mark()
-    text = "\n".join(
-        ["model: <i>evil</i> & co", "#think", "1:1", "<b>x</b> & <script>", "a < b > c &amp;"]
-    )
+    long = "<b>x</b> & <script>" + " and more" * 20  # cut on the card, whole in Details
+    text = "\n".join(["model: <i>evil</i> & co", "#think", "1:1", long, "a < b > c &amp;"])
     reply = await bot.say(chat, user, text)
     plain = text_of(reply)
     assert "Model: <i>evil</i> & co" in plain
-    assert "line 4: <b>x</b> & <script>" in plain
+    assert "line 4: <b>x</b> & <script> and more" in plain
     assert "line 5: a < b > c &amp;" in plain
     sid = submission_id(plain)
-    await bot.press(chat, user, reply, f"det:{sid}", check_button=False)
-    details = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=mark + 1)
-    assert "<b>x</b> & <script>" in text_of(details)
+    details = await bot.details(chat, user, reply, sid)
+    assert f"line 4: {long}" in text_of(details).splitlines()
+    assert "a < b > c" not in text_of(details)  # shown whole on the card already
     bot.check_clean(mark)
 
 
-async def test_details_button_lists_every_invalid_line(bot: Bot) -> None:
+async def test_details_button_lists_the_invalid_lines_the_card_does_not(bot: Bot) -> None:
     user, chat = private_user(bot, 2031)
     lines = [f"bad line {i}" for i in range(1, 26)]
     reply = await bot.say(chat, user, "\n".join(["1:1", *lines]))
@@ -170,9 +169,12 @@ async def test_details_button_lists_every_invalid_line(bot: Bot) -> None:
     assert "15 more" in plain
     sid = submission_id(plain)
     details = await bot.details(chat, user, reply, sid)
-    shown = text_of(details)
+    shown = text_of(details).splitlines()
+    assert shown[0] == f"The other invalid lines of #{sid}, in full:"
     for i in range(1, 26):
-        assert f"line {i + 1}: bad line {i}" in shown.splitlines()
+        on_card = f"line {i + 1}: bad line {i}" in [x.strip() for x in plain.splitlines()]
+        assert (f"line {i + 1}: bad line {i}" in shown) is not on_card, i
+    assert len(shown) == 1 + 15
 
 
 async def test_long_output_stays_under_the_limit_and_details_come_as_a_file(bot: Bot) -> None:
