@@ -473,8 +473,8 @@ def render_history(
 ) -> str:
     """``/me``: a page of the user's submissions with their count, then (page 1) the
     user's bests (board rows of ``bests_benchmark``); scores as each benchmark writes
-    them (``format_score``). ``benchmarks``: the benchmarks by name (a stored name not
-    among them is shown as stored)."""
+    them (``format_score``), in the reader's digits like the card. ``benchmarks``: the
+    benchmarks by name (a stored name not among them is shown as stored)."""
     if not history.submissions:
         return t(lang, "me_empty")
 
@@ -489,9 +489,9 @@ def render_history(
                     benchmark=html.escape(_title(benchmarks, sub.benchmark)),
                     model=_name(sub.model or "—", width),
                     mode=mode_label(sub.mode, lang) or "—",
-                    score=_score(benchmarks.get(sub.benchmark), sub.score),
+                    score=digits(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
                     state=t(lang, f"state_{sub.visibility.value}"),
-                    date=sub.created_at.strftime("%Y-%m-%d"),
+                    date=digits(lang, sub.created_at.strftime("%Y-%m-%d")),
                 )
             )
         if history.pages > 1:
@@ -500,7 +500,7 @@ def render_history(
             out += ["", t(lang, "me_bests")]
             out += [
                 f"{digits(lang, row.rank)}. {_name(row.model, width)} · "
-                f"{mode_label(row.mode, lang)} · {_score(bests_benchmark, row.best)}"
+                f"{mode_label(row.mode, lang)} · {digits(lang, _score(bests_benchmark, row.best))}"
                 for row in history.bests
             ]
         return out

@@ -3,6 +3,7 @@ groups, /me kept private and paged, Natory validity and its card, Persian throug
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 
 import pytest
@@ -190,3 +191,40 @@ async def test_near_misses_are_listed_before_prose(bot: Bot) -> None:
     assert "line 21: Q1:" in plain and "line 22: 1:" in plain
     assert plain.index("line 21:") < plain.index("line 1: some reasoning")
     assert button(reply, "Details")
+
+
+async def test_persian_me_pages_board_pages_and_the_way_back(bot: Bot) -> None:
+    """In Persian: /me paged with its count and Persian digits; the authors' reported
+    block on the board's first page only; the group board's way back from the global."""
+    fa, chat = private_user(bot, 9020, "fa")
+    mark = bot.api.mark()
+    for i in range(12):
+        reply = await bot.say(chat, fa, f"#think\nmodel: fa-{i}\n1:{KEY[1]}\n2:{KEY[2]}")
+        if i < 11:
+            await bot.press(chat, fa, reply, f"pub:{sid_of(text_of(reply))}")
+    me = text_of(await bot.say(chat, fa, "/me"))
+    assert "ارسال‌های شما (۱۲)" in me.splitlines()[0]
+    assert "صفحه‌ی ۱ از ۲" in me
+    rows = [line for line in me.splitlines() if line.startswith("#")]
+    assert len(rows) == 10
+    for row in rows:  # score and date in Persian digits, like the card
+        assert re.search(r" · \+۲ · .* · [۰-۹]{4}-[۰-۹]{2}-[۰-۹]{2}$", row), row
+    board = await bot.say(chat, fa, "/leaderboard primebench")
+    assert "گزارش‌شده توسط سازندگان" in text_of(board)
+    since = bot.api.mark()
+    await bot.press(chat, fa, board, button(board, "بعدی"))
+    second = text_of(await bot.edited(board, since))
+    assert "صفحه‌ی ۲ از ۲" in second and "fa-" in second
+    assert "گزارش‌شده توسط سازندگان" not in second  # the reported block: page 1 only
+
+    group = bot.api.group_chat(-1009020, "گروه آزمایش")
+    msg = await bot.api.send_text(group, fa, "/leaderboard")
+    local = await bot.api.reply_to(msg, timeout=20)
+    since = bot.api.mark()
+    await bot.press(group, fa, local, button(local, "جدول سراسری"))
+    glob = await bot.edited(local, since)
+    assert "fa-" in text_of(glob)
+    since = bot.api.mark()
+    await bot.press(group, fa, glob, button(glob, "جدول گروه"))
+    assert "fa-" not in text_of(await bot.edited(local, since))  # nothing published here
+    bot.check_clean(mark)
