@@ -72,3 +72,37 @@ async def test_a_stored_score_whose_reply_was_being_retried_is_answered_after_re
         assert submission_id(text_of(reply)) == 1
         assert _stored(tmp_path / "data") == 1
         assert unfinished_in(tmp_path / "data") == 0
+
+
+async def test_a_split_paste_cut_by_a_crash_is_one_submission_after_restart(
+    tmp_path: Path,
+) -> None:
+    """The bot dies while it waits for the rest of a paste Telegram split; the rest
+    arrives while it is down. After the restart the paste is one submission, one card."""
+    body = answers(KEY, correct=104)
+    first_lines = ["model: split crash", *body[:40]]
+    while len("\n".join(first_lines)) < 4000:
+        first_lines.insert(1, "thinking thinking thinking thinking thinking")
+    first, second = "\n".join(first_lines), "\n".join(body[40:])
+    async with FakeBotAPI() as api:
+        user = api.user(91_002, "Split")
+        chat = api.private_chat(user)
+        async with running_bot(api, tmp_path, key=KEY) as bot:
+            await api.send_text(chat, user, first)
+            # the first part kept; its handler waits for the rest
+            await wait(lambda: unfinished_in(bot.data_dir) == 1, 20, "the first part kept")
+            await bot.kill()
+        await api.send_text(chat, user, second)  # the rest arrives while the bot is down
+        assert _stored(tmp_path / "data") == 0
+        mark = api.mark()
+        async with running_bot(api, tmp_path, key=KEY, wait=False):
+            reply = await api.wait_call(
+                "sendMessage", chat_id=chat["id"], since=mark, ok=True, timeout=30
+            )
+            await wait(lambda: unfinished_in(tmp_path / "data") == 0, 20, "both parts done")
+            await asyncio.sleep(0.5)
+        plain = text_of(reply)
+        assert "Correct: 104" in plain and "Unanswered: 0" in plain
+        cards = [m for m in api.messages_in(chat["id"]) if "Final Score" in str(m.get("text"))]
+        assert len(cards) == 1
+        assert _stored(tmp_path / "data") == 1
