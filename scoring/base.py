@@ -33,12 +33,14 @@ class Hint:
     """Advice that never changes the score.
 
     ``code`` is stable (the bot translates it), ``lines`` are the line numbers it is
-    about, ``message`` is the English text (what the CLI prints).
+    about, ``message`` is the English text (what the CLI prints), ``params`` the other
+    values the message quotes (counts, examples), for writing it in another language.
     """
 
     code: str
     message: str
     lines: tuple[int, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
 
     def __str__(self) -> str:
         return self.message

@@ -56,24 +56,31 @@ def numbers_list(numbers: Sequence[object], limit: int = 30, *, lang: str = "en"
     return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
 
 
-def hint_text(lang: str, hint: Hint, values: Mapping[str, object] | None = None) -> str:
+def hint_text(
+    lang: str, hint: Hint, values: Mapping[str, object] | None = None, benchmark: str = ""
+) -> str:
     """A hint in the reader's language; the scorer's own (English) text otherwise.
-    ``values``: what a hint about no line says (a Natory result's own figures)."""
-    key = f"hint_{hint.code}"
+
+    The text is ``hint_<benchmark>_<code>`` where there is one (two benchmarks may use
+    one code for different advice), else ``hint_<code>``. ``values``: what a hint about
+    no line says (a Natory result's own figures); the hint's own ``params`` are added.
+    """
+    key = f"hint_{benchmark}_{hint.code}"
+    if not translated(lang, key):
+        key = f"hint_{hint.code}"
     if lang == "en" or not translated(lang, key):
         return hint.message
-    if not hint.lines:
-        if values is None:
-            return hint.message
-        try:
-            return t(lang, key, **values)
-        except (KeyError, IndexError):
-            return hint.message
+    merged: dict[str, object] = dict(values or {})
+    merged.update((k, _prose_number(lang, v, join=k == "ids")) for k, v in hint.params)
     if len(hint.lines) == 1:
-        lines = t(lang, "hint_lines_one", line=hint.lines[0])
-    else:
-        lines = t(lang, "hint_lines_many", lines=numbers_list(hint.lines, limit=8, lang=lang))
-    return t(lang, key, lines=lines, **(values or {}))
+        merged["lines"] = t(lang, "hint_lines_one", line=hint.lines[0])
+    elif hint.lines:
+        lines = numbers_list(hint.lines, limit=8, lang=lang)
+        merged["lines"] = t(lang, "hint_lines_many", lines=lines)
+    try:
+        return t(lang, key, **merged)
+    except (KeyError, IndexError):
+        return hint.message
 
 
 def _near_misses_first(result: Result) -> list[InvalidLine]:
@@ -143,13 +150,17 @@ _NUMBER = re.compile(r"-?[0-9][0-9,]*")
 _BITS = re.compile(r"a ([0-9][0-9,]*)-bit number")
 
 
-def _prose_number(lang: str, value: str) -> str:
-    """A value of a Natory reason as Persian prose writes it, when it is a number (or
-    the scorer's "a 314-bit number"); quoted input as typed."""
+def _prose_number(lang: str, value: str, *, join: bool = False) -> str:
+    """A value a scorer quotes, as Persian prose writes it when it is a number (or the
+    scorer's "a 314-bit number"), or with ``join`` a list of ids; quoted input as typed."""
     bits = _BITS.fullmatch(value)
     if bits is not None:
         return t(lang, "natory_bits", bits=_prose_number(lang, bits[1]))
-    if lang != "fa" or not _NUMBER.fullmatch(value):
+    if lang != "fa":
+        return value
+    if join:
+        return value.replace(", ", "، ")
+    if not _NUMBER.fullmatch(value):
         return value
     return digits(lang, value).replace(",", "٬")
 
@@ -254,7 +265,9 @@ def render_result(
         out.append(t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang)))
     if result.hints:
         out.append(t(lang, "hints"))
-        out.extend(f"  • {esc(hint_text(lang, h, hint_values))}" for h in result.hints)
+        out.extend(
+            f"  • {esc(hint_text(lang, h, hint_values, benchmark.name))}" for h in result.hints
+        )
     out.extend(extra_lines)
     if benchmark.credit:
         out.append("")

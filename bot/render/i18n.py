@@ -96,6 +96,23 @@ RUNTIME_IDS = (
     N_("hint_natory_trivial"),
     N_("hint_natory_target_itself"),
     N_("hint_natory_extra_digits"),
+    # ZeroBench's hints: hint_zerobench_<code> (its trailing_period is not PrimeBench's)
+    N_("hint_zerobench_unknown_format"),
+    N_("hint_zerobench_invalid_json"),
+    N_("hint_zerobench_too_deeply_nested"),
+    N_("hint_zerobench_response_not_text"),
+    N_("hint_zerobench_duplicate_ids"),
+    N_("hint_zerobench_no_braces"),
+    N_("hint_zerobench_braces_across_lines"),
+    N_("hint_zerobench_spaces_in_braces"),
+    N_("hint_zerobench_trailing_period"),
+    N_("hint_zerobench_number_format"),
+    N_("hint_zerobench_nested_braces"),
+    N_("hint_zerobench_earlier_braces"),
+    N_("hint_zerobench_correct_column_differs"),
+    N_("hint_zerobench_no_main_attempts"),
+    N_("hint_zerobench_fewer_than_k"),
+    N_("hint_zerobench_more_than_k"),
     # why a Natory expression is not valid, by ExpressionError.code (Persian only:
     # English shows the scorer's text)
     N_("natory_error_nth_root"),

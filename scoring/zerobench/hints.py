@@ -92,14 +92,18 @@ def build_hints(notes: Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
         n = notes.counts[code]
         example = notes.examples.get(code, ())
         lines: tuple[int, ...] = ()
+        params: dict[str, str] = {"n": str(n)}
         if code in _ATTEMPT_HINTS:
             ex = dict(zip(("ex0", "ex1", "ex2"), example, strict=False))
             message = _ATTEMPT_HINTS[code].format(
                 n=_plural(n, "attempt"), where=_where(items, n), **ex
             )
             lines = tuple(items)
+            params.update(ex)
         elif code in ("fewer_than_k", "more_than_k"):
             fewer = code == "fewer_than_k"
+            params["k"] = str(k)
+            params["ids"] = ", ".join(str(i) for i in items[:8]) + (" …" if n > 8 else "")
             message = (
                 f"{_plural(n, 'question')} with {'fewer' if fewer else 'more'} than "
                 f"{k} attempts ({_list_phrase(items, n)}): "
@@ -112,6 +116,7 @@ def build_hints(notes: Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
                 )
             )
         elif code == "no_main_attempts":
+            params["questions"] = str(main.questions)
             message = (
                 f"no attempt at any of the {main.questions} main questions: the ranking "
                 "figure is pass@1 over the main questions, so it is 0"
@@ -119,6 +124,8 @@ def build_hints(notes: Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
         else:
             lines = tuple(items)
             where = _where(items, n)
+            if example:
+                params["example"] = ", ".join(example)
             message = {
                 "unknown_format": "could not tell the file's format: send JSON Lines "
                 '({"question_id": ..., "response": ...} per line), a JSON object '
@@ -133,5 +140,5 @@ def build_hints(notes: Notes, k: int, main: SplitResult) -> tuple[Hint, ...]:
                 "correct_column_differs": f"the file's own Correct? column disagrees with "
                 f"this check on {where}: the file was perhaps made with another key",
             }[code]
-        hints.append(Hint(code, message, lines))
+        hints.append(Hint(code, message, lines, tuple(params.items())))
     return tuple(hints)

@@ -207,7 +207,9 @@ class ZeroBenchResult:
             "unknown_ids": list(self.unknown_ids),
             "unknown_id_count": self.unknown_id_count,
             "hints": [
-                {"code": h.code, "message": h.message, "lines": list(h.lines)} for h in self.hints
+                {"code": h.code, "message": h.message, "lines": list(h.lines)}
+                | ({"params": dict(h.params)} if h.params else {})
+                for h in self.hints
             ],
         }
 
@@ -228,7 +230,15 @@ def result_from_record(data: Mapping[str, Any]) -> ZeroBenchResult:
         invalid_line_count=data["invalid_line_count"],
         unknown_ids=tuple(data["unknown_ids"]),
         unknown_id_count=data["unknown_id_count"],
-        hints=tuple(Hint(h["code"], h["message"], tuple(h["lines"])) for h in data["hints"]),
+        hints=tuple(
+            Hint(
+                h["code"],
+                h["message"],
+                tuple(h["lines"]),
+                tuple((str(k), str(v)) for k, v in h.get("params", {}).items()),
+            )
+            for h in data["hints"]
+        ),
         fingerprint=data.get("fingerprint", ""),
     )
 
