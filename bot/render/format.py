@@ -173,6 +173,8 @@ def natory_reason(lang: str, result: natory.NatoryResult) -> str:
     if lang == "en" or result.error_code is None or not translated(lang, key):
         return result.error or ""
     values = {k: _prose_number(lang, v) for k, v in result.error_params}
+    if "allowed" in values:  # the target's digits, a list in prose
+        values["allowed"] = digits(lang, _prose_number(lang, values["allowed"], join=True))
     try:
         text = t(lang, key, **values)
     except (KeyError, IndexError):

@@ -133,6 +133,19 @@ async def test_natory_not_the_target_cannot_be_published(bot: Bot) -> None:
     bot.check_clean(mark)
 
 
+async def test_natory_reasons_and_bonus_names_in_persian(bot: Bot) -> None:
+    fa, chat = private_user(bot, 9008, "fa")
+    mark = bot.api.mark()
+    plain = text_of(await bot.say(chat, fa, "#natory target: 8987\n9/(8-8)"))
+    assert "نامعتبر: تقسیم بر صفر (در جایگاه ۲)" in plain
+    assert "division" not in plain
+    plain = text_of(await bot.say(chat, fa, "#natory target: 8987\n1+2"))
+    assert "رقم ۱ مجاز نیست: رقم‌های ۸۹۸۷ این‌هایند: ۷، ۸، ۹ (در جایگاه ۱)" in plain
+    plain = text_of(await bot.say(chat, fa, "#natory target: 24\n4!"))
+    assert "فاکتوریل" in plain and "factorial" not in plain
+    bot.check_clean(mark)
+
+
 async def test_natory_card_breakdown_and_trivial_ranks_last(bot: Bot) -> None:
     user, chat = private_user(bot, 9008)
     mark = bot.api.mark()
