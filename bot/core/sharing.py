@@ -274,21 +274,33 @@ class Challenge:
     score: str
     model: str
     mode: str | None
+    #: a daily benchmark's result was for this target: the challenge is the same one
+    target: int | None = None
 
     def extra(self) -> dict[str, Any]:
         """What a result submitted through it keeps in its ``extra``."""
-        return {
+        found: dict[str, Any] = {
             "submission_id": self.submission_id,
             "score": self.score,
             "model": self.model,
             "mode": self.mode,
         }
+        if self.target is not None:
+            found["target"] = self.target
+        return found
 
 
 def challenge_of(sub: Submission) -> Challenge:
     benchmark = registry.get(sub.benchmark)
-    return Challenge(sub.id, sub.benchmark, benchmark.format_score(sub.score), sub.model or "",
-                     sub.mode)  # fmt: skip
+    target = sub.record.get("target") if benchmark.daily else None
+    return Challenge(
+        sub.id,
+        sub.benchmark,
+        benchmark.format_score(sub.score),
+        sub.model or "",
+        sub.mode,
+        target if isinstance(target, int) and not isinstance(target, bool) else None,
+    )
 
 
 def accept(services: Services, user_id: int, challenge: Challenge) -> None:

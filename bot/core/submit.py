@@ -239,11 +239,16 @@ async def record(
     repeated by Telegram is stored once: ``created`` is then False). ``user_id`` is the
     output's author; ``asked_by`` who asked for the scoring when someone else did;
     ``challenge``: (benchmark, what to keep) of a challenge the user opened, kept in
-    ``extra["challenge"]`` when the submission is of that benchmark."""
+    ``extra["challenge"]`` when the submission is of that benchmark (and, for a daily
+    benchmark, of the challenge's target)."""
     extra = {k: v for k, v in scored.options.items() if k != "previous"}
     if asked_by is not None and asked_by != user_id:
         extra[ASKED_BY] = asked_by
-    if challenge is not None and challenge[0] == scored.benchmark.name:
+    if (
+        challenge is not None
+        and challenge[0] == scored.benchmark.name
+        and challenge[1].get("target") in (None, scored.options.get("target"))
+    ):
         extra["challenge"] = dict(challenge[1])
     return await services.store.record_submission(
         NewSubmission(

@@ -286,8 +286,10 @@ async def _open_challenge(
         text += (
             "\n\n" + t(lang, "challenge_prompt") + f"\n<pre>{html.escape(benchmark.prompt)}</pre>"
         )
-    elif benchmark.daily:
-        text += "\n\n" + t(lang, "challenge_daily", command=benchmark.name)
+    elif challenge.target is not None:
+        line = f"#{benchmark.name} target: {challenge.target}"
+        text += "\n\n" + t(lang, "challenge_target", target=challenge.target,
+                             line=f"<code>{html.escape(line)}</code>")  # fmt: skip
     if benchmark.credit:
         text += "\n" + html.escape(benchmark.credit)
     await message.reply_text(text)

@@ -191,3 +191,30 @@ async def test_share_of_an_unpublished_result_asks_to_publish(bot: Bot) -> None:
     assert "Publish this result first" in answer["text"]
     answer = await bot.press(chat, user, reply, f"chl:{sid}", check_button=False)
     assert "Publish this result first" in answer["text"]
+
+
+async def test_a_natory_challenge_is_for_the_same_target(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat = private_user(bot, 18013)
+    reply = await bot.say(chat, user, "#natory #think\ntarget: 6256\nmodel: NatChamp\n2*5^5+6")
+    sid = sid_of(text_of(reply))
+    since = bot.api.mark()
+    await bot.press(chat, user, reply, f"pub:{sid}")
+    card = await bot.edited(reply, since)
+    since = bot.api.mark()
+    await bot.press(chat, user, card, f"chl:{sid}")
+    link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
+    payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
+    friend, friend_chat = private_user(bot, 18014)
+    opened = text_of(await bot.say(friend_chat, friend, f"/start {payload}"))
+    assert "by NatChamp on Natory" in opened and "#natory target: 6256" in opened
+    # another target is not an answer to this challenge; the same target is
+    other = await bot.say(
+        friend_chat, friend, "#natory #think\ntarget: 13\nmodel: F\n3^(1+1)+(3+1)"
+    )
+    assert "Challenge: beat" not in text_of(other)
+    same = await bot.say(
+        friend_chat, friend, "#natory #think\ntarget: 6256\nmodel: F\n2*sopfr(6)^5+6"
+    )
+    assert "Challenge: beat" in text_of(same) and "by NatChamp" in text_of(same)
+    bot.check_clean(mark)

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botapi import UploadedFile
+from .botapi import FakeBotAPI, UploadedFile
 from .botapi_inline import result_kind
 from .botkit import BOT, KEY, Bot, answers, bot_session, private_user, text_of
 from .botkit import submission_id as sid_of
@@ -54,6 +54,8 @@ async def test_inline_lists_published_results_as_cards(bot: Bot) -> None:
         urls = [b["url"] for row in r["reply_markup"]["inline_keyboard"] for b in row]
         assert any(RESULT_LINK.fullmatch(u) for u in urls)  # "Open in the bot"
     assert "Inline 4" in results[0]["caption"] and "PrimeBench by JibayAI" in results[0]["caption"]
+    assert results[0]["parse_mode"] == "HTML" and "<b>Inline 4</b>" in results[0]["caption"]
+    assert results[4]["input_message_content"]["parse_mode"] == "HTML"
     assert api.inline_seconds(query) is not None and api.inline_seconds(query) < 8
     # the uploads went to the user's private chat and were deleted there at once
     uploads = [c for c in api.calls_of("sendPhoto") if c["index"] >= mark]
@@ -132,3 +134,44 @@ async def test_top_posts_the_top_five_as_an_image(bot: Bot) -> None:
     results = (await api.inline_answer(natory))["params"]["results"]
     assert results and "Natory leaderboard" in results[0]["caption"]
     bot.check_clean(mark)
+
+
+async def test_without_a_private_chat_cards_wait_as_text(bot: Bot) -> None:
+    """Someone who used the bot only in a group: nowhere to upload (no card chat set)."""
+    api = bot.api
+    mark = api.mark()
+    group = api.group_chat(-1018106, "Group Only")
+    member = api.user(18106, "GroupOnly")
+    await api.send_text(group, member, f"/score #think\nmodel: Grouped\n1:{KEY[1]}")
+    reply = await api.wait_call("sendMessage", chat_id=group["id"], since=mark, timeout=20)
+    await bot.press(group, member, reply, f"pub:{sid_of(text_of(reply))}")
+    since = api.mark()
+    query = await api.inline_query(member, "")
+    results = (await api.inline_answer(query))["params"]["results"]
+    assert [result_kind(r) for r in results] == ["article"]
+    uploads = [c for c in api.calls_of("sendPhoto") if c["index"] >= since]
+    assert not [c for c in uploads if c["params"]["chat_id"] in (member["id"], group["id"])]
+    bot.check_clean(mark)
+
+
+async def test_a_card_chat_takes_the_uploads(tmp_path_factory: pytest.TempPathFactory) -> None:
+    api = FakeBotAPI(bot_username=BOT)
+    await api.start()
+    cards = api.group_chat(-1009999, "Card store")
+    try:
+        env = {"BENCHBOARD_CARD_CHAT": str(cards["id"])}
+        async with bot_session(tmp_path_factory.mktemp("cards"), env=env, api=api) as bot:
+            group = api.group_chat(-1018107, "Group Only 2")
+            member = api.user(18107, "GroupOnly2")
+            await api.send_text(group, member, f"/score #think\nmodel: Stored\n1:{KEY[1]}")
+            reply = await api.wait_call("sendMessage", chat_id=group["id"], timeout=20)
+            await bot.press(group, member, reply, f"pub:{sid_of(text_of(reply))}")
+            query = await api.inline_query(member, "")
+            results = (await api.inline_answer(query))["params"]["results"]
+            assert [result_kind(r) for r in results] == ["cached_photo"]
+            kept = [m for m in api.messages_in(cards["id"]) if "photo" in m]
+            assert len(kept) == 1  # uploaded to the card chat, and kept there
+            assert results[0]["photo_file_id"] == kept[0]["photo"][-1]["file_id"]
+            bot.check_clean()
+    finally:
+        await api.stop()
