@@ -8,11 +8,12 @@ has. Cards are therefore uploaded once, with ``sendPhoto``, to a chat the bot ca
 write to — ``BENCHBOARD_CARD_CHAT`` when set, else the user's private chat with the
 bot (where the upload is deleted at once) — and their ``file_id`` is kept, so every
 later answer is ``InlineQueryResultCachedPhoto`` with no drawing and no upload. An
-answer uploads at most :data:`UPLOADS_PER_ANSWER` new cards and stops uploading after
-:data:`UPLOAD_SECONDS`, so it comes well within Telegram's limit under load; a result
-whose card is not uploaded yet is offered as a text article (its summary and the same
-button), and its card is uploaded in the background when a result is chosen (the
-chosen-result feedback, ``/setinlinefeedback``), so the next answer has it.
+answer uploads at most :data:`UPLOADS_PER_ANSWER` new cards and gives up uploading after
+:data:`UPLOAD_SECONDS` (a draw queued behind others' included), so it comes well within
+Telegram's limit under load; a result whose card is not uploaded yet is offered as a
+text article (its summary and the same button), and its card is uploaded in the
+background when a result is chosen (the chosen-result feedback, ``/setinlinefeedback``),
+so the next answer has it.
 Answers are personal (``is_personal``) and cached for :data:`CACHE_SECONDS`.
 """
 
@@ -86,10 +87,25 @@ class _Budget:
         self.until = time.monotonic() + UPLOAD_SECONDS
 
     def take(self) -> bool:
-        if self.left <= 0 or time.monotonic() > self.until:
+        if self.left <= 0 or self.remaining() <= 0:
             return False
         self.left -= 1
         return True
+
+    def remaining(self) -> float:
+        return self.until - time.monotonic()
+
+
+async def bounded_upload(
+    context: BotContext, user_id: int, image: sharing.Image, seconds: float
+) -> str | None:
+    """:func:`upload` within ``seconds`` (the render thread may be busy under load): None
+    when it takes longer, and the answer goes on without it."""
+    try:
+        return await asyncio.wait_for(upload(context, user_id, image), max(seconds, 0.1))
+    except TimeoutError:
+        log.info("a card upload outlasted the inline answer's budget")
+        return None
 
 
 def _open_button(lang: str, link: str) -> InlineKeyboardMarkup:
@@ -105,7 +121,7 @@ async def _result_item(
     image = await sharing.result_card(services, sub, lang=lang, theme_=theme)
     file_id = image.file_id
     if file_id is None and budget.take():
-        file_id = await upload(context, sub.user_id, image)
+        file_id = await bounded_upload(context, sub.user_id, image, budget.remaining())
     benchmark = registry.get(sub.benchmark)
     title = f"{sub.model} · {benchmark.title} · {benchmark.format_score(sub.score)}"
     description = mode_label(sub.mode, lang) or ""
@@ -135,7 +151,7 @@ async def _top_item(
     services = context.services
     view = await sharing.top_view(services, words, lang=lang, theme_=theme)
     image = await sharing.board_image(services, view)
-    file_id = image.file_id or await upload(context, user_id, image)
+    file_id = image.file_id or await bounded_upload(context, user_id, image, UPLOAD_SECONDS)
     if file_id is None:
         return None
     caption = t(lang, "board_image_caption", benchmark=html.escape(view.benchmark.title))
