@@ -233,15 +233,17 @@ async def on_board_image_button(update: Update, context: BotContext) -> None:
 
 
 async def open_start(update: Update, context: BotContext, payload: str) -> bool:
-    """``/start <payload>`` of a shared link (or ``/start`` in a group, as a
-    ``startgroup`` link sends it): handled here (True), or not one of ours (False)."""
+    """``/start <payload>`` of a shared link, or in a group (as a ``startgroup`` link
+    sends it): handled here (True), or not one of ours (False)."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return False
     lang = await user_lang(context, user)
     services = context.services
     if in_group(message.chat):
-        # added through a startgroup link, or /start typed in a group: its board
+        if not payload:
+            return False  # a bare /start typed in a group: the welcome
+        # added through a startgroup link (its payload): the group's board
         query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
         page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
         await message.reply_text(render_board(page, lang=lang))

@@ -218,3 +218,28 @@ async def test_a_natory_challenge_is_for_the_same_target(bot: Bot) -> None:
     )
     assert "Challenge: beat" in text_of(same) and "by NatChamp" in text_of(same)
     bot.check_clean(mark)
+
+
+async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, _card, sid = await _published(bot, 18015, "A<b>&co </i>", correct=2)
+    shared = await _share(bot, chat, user, reply, sid)
+    assert "A<b>&co </i>" in text_of(shared)  # shown as typed: Telegram took the HTML
+    assert "A&lt;b&gt;&amp;co &lt;/i&gt;" in shared["params"]["caption"]
+    group = bot.api.group_chat(-1018016, "<Lab & co>")
+    member = bot.api.user(18016, "M")
+    await bot.api.send_text(group, member, f"/score #think\nmodel: X\n1:{KEY[1]}")
+    scored = await bot.api.wait_call("sendMessage", chat_id=group["id"], since=mark, timeout=20)
+    await bot.press(group, member, scored, f"pub:{sid_of(text_of(scored))}")
+    group_board = await bot.say(group, member, "/leaderboard")
+    since = bot.api.mark()
+    await bot.press(group, member, group_board, button(group_board, "As image"))
+    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
+    payload = GROUP_LINK.search(text_of(photo))[1]
+    visitor, visitor_chat = private_user(bot, 18017)
+    assert "The board of <Lab & co>" in text_of(
+        await bot.say(visitor_chat, visitor, f"/start {payload}")
+    )
+    # a bare /start in a group is still the welcome
+    assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(group, member, "/start"))
+    bot.check_clean(mark)
