@@ -127,6 +127,44 @@ class BoardText:
     handle: str = field(default="")
 
 
+#: Unicode directional isolates: a left-to-right run (an expression, a score, a hash)
+#: or a run of its own first strong direction (a name as typed) inside Persian text
+#: keeps its order (matplotlib's layout follows the Unicode bidirectional algorithm).
+LRI, FSI, PDI = "\u2066", "\u2068", "\u2069"
+
+
+def ltr(lang: str, value: str) -> str:
+    """``value`` kept left to right inside right-to-left (Persian) text."""
+    return f"{LRI}{value}{PDI}" if lang == "fa" and value else value
+
+
+def isolated(lang: str, value: str) -> str:
+    """``value`` (a name as typed, in any script) kept whole inside Persian text."""
+    return f"{FSI}{value}{PDI}" if lang == "fa" and value else value
+
+
+def plain(value: str) -> str:
+    """A string without the directional isolates (what a reader sees)."""
+    return value.translate({ord(c): None for c in (LRI, FSI, PDI)})
+
+
+def _persian_letters(value: str) -> bool:
+    return any(c.isalpha() and "\u0600" <= c <= "\u06ff" for c in value)
+
+
+def _natory_line(lang: str, line: str) -> str:
+    """A Natory breakdown line for the card: in Persian, arithmetic and the value after
+    a label kept left to right (``3^(1+1)+(3+1)``, ``+۱۰``, ``۱۰ + ۶ = ۱۶``)."""
+    if lang != "fa":
+        return line
+    if not _persian_letters(line):
+        return ltr(lang, line)
+    label, sep, value = line.partition(": ")
+    if sep and not _persian_letters(value):
+        return label + sep + ltr(lang, value)
+    return line
+
+
 def short_hash(sha: str | None) -> str:
     return (sha or "")[:8]
 
@@ -152,7 +190,8 @@ def result_card_text(view: ResultCardView) -> CardText:
     breakdown: tuple[tuple[str, str], ...] = ()
     lines: tuple[str, ...] = ()
     if isinstance(result, natory.NatoryResult):
-        lines = tuple(line.strip() for line in natory_breakdown(result, lang=lang, esc=lambda s: s))
+        shown = natory_breakdown(result, lang=lang, esc=lambda s: s)
+        lines = tuple(_natory_line(lang, line.strip()) for line in shown)
     elif all(hasattr(result, a) for a in ("correct", "wrong", "unanswered")):
         counts = (int(result.correct), int(result.wrong), int(result.unanswered))  # type: ignore[attr-defined]
         labels = tuple(field_label(lang, k) for k in ("correct", "wrong", "unanswered"))
@@ -174,12 +213,12 @@ def result_card_text(view: ResultCardView) -> CardText:
         challenge = t(
             lang,
             "card_challenge",
-            score=str(view.challenge.get("score", "")),
-            model=str(view.challenge.get("model", "")),
+            score=ltr(lang, str(view.challenge.get("score", ""))),
+            model=isolated(lang, str(view.challenge.get("model", ""))),
         )
-    footer = [_date(lang, view.date)]
+    footer = [ltr(lang, _date(lang, view.date))]
     if view.key_sha:
-        footer.insert(0, t(lang, "card_key", hash=short_hash(view.key_sha)))
+        footer.insert(0, t(lang, "card_key", hash=ltr(lang, short_hash(view.key_sha))))
     return CardText(
         rtl=lang == "fa",
         benchmark=benchmark.title,
@@ -218,7 +257,7 @@ def board_image_text(view: BoardImageView) -> BoardText:
     scope = (
         view.chat_title if view.scope == "c" and view.chat_title else t(lang, SCOPES[view.scope])
     )
-    title = t(lang, "img_board_title", benchmark=view.benchmark.title, scope=scope)
+    title = t(lang, "img_board_title", benchmark=view.benchmark.title, scope=isolated(lang, scope))
     window = tn(lang, "window_days", view.days) if view.days else t(lang, "window_all")
     parts = [
         t(lang, "img_board_mode", mode=mode_label(view.mode, lang) or t(lang, "btn_all_modes")),
@@ -228,7 +267,7 @@ def board_image_text(view: BoardImageView) -> BoardText:
         parts.insert(0, f"{field_label(lang, 'target')}: {digits(lang, view.target)}")
     if view.pages > 1:
         parts.append(t(lang, "img_board_page", page=view.page + 1, pages=view.pages))
-    parts.append(_date(lang, view.date))
+    parts.append(ltr(lang, _date(lang, view.date)))
     columns = tuple(t(lang, key) for key in COLUMNS)
     cells = tuple(
         (

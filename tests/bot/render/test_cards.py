@@ -12,7 +12,15 @@ from typing import Any
 import pytest
 from matplotlib.figure import Figure
 
-from bot.render.card_views import BoardImageView, ResultCardView, TableRow, card_strings
+from bot.render.card_views import (
+    LRI,
+    PDI,
+    BoardImageView,
+    ResultCardView,
+    TableRow,
+    card_strings,
+    plain,
+)
 from bot.render.cards import (
     CARD_HEIGHT,
     WIDTH,
@@ -67,8 +75,8 @@ def _card(name: str, *, lang: str = "en", theme: str = "light", model: str = "gp
 
 
 def _texts(figure: Figure) -> list[str]:
-    """The strings drawn (a line wrapped in two read as one)."""
-    return [t.get_text().replace("\n", " ") for t in figure.texts]
+    """The strings drawn as a reader sees them (a line wrapped in two read as one)."""
+    return [plain(t.get_text()).replace("\n", " ") for t in figure.texts]
 
 
 def _inside(figure: Figure) -> None:
@@ -95,11 +103,11 @@ def test_a_card_shows_its_result_in_both_languages_and_themes(
     view = _card(name, lang=lang, theme=theme)
     figure, text = result_card_figure(view)
     drawn = _texts(figure)
-    assert set(card_strings(text)) - {""} <= set(drawn) | {text.score_label}
+    assert {plain(s) for s in card_strings(text)} <= set(drawn) | {text.score_label}
     assert "gpt-6 luna" in drawn
     assert registry.get(name).title in drawn
     assert text.score in drawn
-    assert text.footer.startswith(("key 01234567", "کلید 01234567")) or name == "natory"
+    assert plain(text.footer).startswith(("key 01234567", "کلید 01234567")) or name == "natory"
     if name == "primebench":
         assert "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0" in drawn  # the credit
         assert text.bar is not None and (text.bar.correct, text.bar.wrong) == (40, 10)
@@ -185,7 +193,7 @@ def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: s
     drawn = _texts(figure)
     title = registry.get(name).title
     assert any(title in s and ("Lab" in s or "گروه آزمایش" in s) for s in drawn)
-    subtitle = text.subtitle
+    subtitle = plain(text.subtitle)
     if lang == "en":
         assert {"#", "Model", "Mode", "Score", "Runs"} <= set(drawn)
         assert "mode: think" in subtitle and "7 days" in subtitle and "page 1 of 3" in subtitle
@@ -207,3 +215,14 @@ def test_an_empty_board_says_so() -> None:
     figure, _ = board_image_figure(view)
     assert any("No results" in s or "published" in s for s in _texts(figure))
     assert _png_size(render_board_image(view))[0] == WIDTH
+
+
+def test_persian_keeps_expressions_and_scores_left_to_right() -> None:
+    view = _card("natory", lang="fa", challenge={"score": "+38", "model": "مدل دوست"})
+    figure, text = result_card_figure(view)
+    raw = [t.get_text() for t in figure.texts]
+    assert any(f"{LRI}3^(1+1)+(3+1){PDI}" in s for s in raw)  # the expression as typed
+    assert any(s.startswith(LRI) and "=" in s for s in raw)  # the sum, left to right
+    assert f"{LRI}+38{PDI}" in text.challenge
+    english = result_card_figure(_card("natory"))[1]
+    assert all(LRI not in s for s in card_strings(english))  # English needs none
