@@ -248,6 +248,18 @@ async def top_view(
                           theme=theme_, bot_username=services.bot_username)  # fmt: skip
 
 
+async def published(services: Services, submission_id: int) -> Submission | None:
+    """A submission that may be shared (published), else None."""
+    sub = await services.store.get_submission(submission_id)
+    return sub if sub is not None and shareable(sub) else None
+
+
+async def group_title(services: Services, chat_id: int) -> str | None:
+    """A group's title as last seen (a group board opened by its link)."""
+    chat = await services.store.get_chat(chat_id)
+    return chat.title if chat is not None else None
+
+
 # --- inline results -------------------------------------------------------------------
 
 

@@ -115,8 +115,8 @@ async def _pressed_submission(update: Update, context: BotContext) -> tuple[Any,
     lang = await user_lang(context, query.from_user)
     parts = query.data.split(":")
     sub_id = parse_id(parts[1]) if len(parts) == 2 else None
-    sub = await context.services.store.get_submission(sub_id) if sub_id is not None else None
-    if sub is None or not links.shareable(sub):
+    sub = await sharing.published(context.services, sub_id) if sub_id is not None else None
+    if sub is None:
         await query.answer(t(lang, "publish_first"), show_alert=True)
         return None
     return query, lang, sub
@@ -266,8 +266,8 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
     elif opened.chat_id is not None:
         query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
         page = await boards.page(services, query, chat_id=opened.chat_id, user_id=user.id)
-        group = await services.store.get_chat(opened.chat_id)
-        head = t(lang, "group_board_of", title=html.escape(group.title or "")) if group else ""
+        title = await sharing.group_title(services, opened.chat_id)
+        head = t(lang, "group_board_of", title=html.escape(title)) if title else ""
         await message.reply_text((head + "\n" if head else "") + render_board(page, lang=lang))
     return True
 
