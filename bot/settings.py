@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     zerobench_url: str = "https://datasets-server.huggingface.co"
     natory_seed: str = "benchboard"
     fetch_on_start: bool = True
+    #: A chat (a private channel or group with the bot in it) where card images are
+    #: uploaded once for inline mode, to get their file_id; unset: the user's private
+    #: chat with the bot (the upload is deleted at once).
+    card_chat: int | None = None
 
     @field_validator("admins", mode="before")
     @classmethod
@@ -81,7 +85,7 @@ class Settings(BaseSettings):
             raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return level
 
-    @field_validator("webhook_url", "webhook_secret", mode="before")
+    @field_validator("webhook_url", "webhook_secret", "card_chat", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if value == "" else value

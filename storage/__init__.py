@@ -81,12 +81,20 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.resolve_link(token) -> Link | None                 # None: unknown or revoked
     await store.revoke_links(kind, target) -> int
 
+    # sharing (storage.sharing): card theme, uploaded card file ids, inline results, rank
+    await store.set_card_theme(user_id, "light" | "dark") -> None
+    await store.card_theme(user_id) -> "light" | "dark"          # light until chosen
+    await store.card_file(key) -> str | None; await store.save_card_file(key, file_id)
+    await store.published_by(user_id, *, search="", limit=10, offset=0) -> list[Submission]
+    await store.global_rank(submission) -> int | None              # None: not published
+    await store.key_sha256(key_version_id) -> str | None
+
     # Natory and record queries: storage.analytics; restoring a backup: storage.backup
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``links``, ``submissions``, ``boards`` with ``board_pages`` and
-``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
-(pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
+``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``submissions``, ``boards`` with
+``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``;
+``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC

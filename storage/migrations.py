@@ -367,6 +367,18 @@ CREATE UNIQUE INDEX links_live_chat ON links (kind, chat_id)
 ALTER TABLE users ADD COLUMN public INTEGER NOT NULL DEFAULT 0;  -- /public: name on the web
 """
 
+_V9_SHARING = """
+CREATE TABLE card_themes (
+    user_id INTEGER PRIMARY KEY,                -- Telegram user id
+    theme   TEXT NOT NULL CHECK (theme IN ('light', 'dark'))
+);
+CREATE TABLE card_files (
+    key        TEXT PRIMARY KEY,                -- digest of what the image shows
+    file_id    TEXT NOT NULL,                   -- Telegram's id of the uploaded PNG
+    created_at INTEGER NOT NULL
+);
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -377,6 +389,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
     Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
+    Migration(9, "sharing: result card theme per user, uploaded card file ids", _V9_SHARING),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -20,6 +20,7 @@ from .keys import KeyStore
 from .links import LinkStore
 from .moderation import ModerationStore
 from .rescore import RescoreStore
+from .sharing import ShareStore
 from .submissions import SubmissionStore
 from .users import UserStore
 from .values import normalise_model
@@ -35,6 +36,7 @@ class Store(
     BackupStore,
     IntakeStore,
     LinkStore,
+    ShareStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

@@ -18,6 +18,7 @@ from storage import KeyVersion, Store
 from ..settings import Settings
 from .bounded import Lru
 from .offload import Worker
+from .render_pool import RenderPool
 
 T = TypeVar("T")
 
@@ -55,6 +56,8 @@ class Services:
     #: showing: the limit itself is checked in the publication's own transaction, so a
     #: count another instance changed is at worst shown stale until the next one here.
     published: MutableMapping[int, tuple[int, int]] = field(default_factory=lambda: Lru(SEEN_MAX))
+    #: Cards and board images are drawn in its thread (never on the event loop).
+    render: RenderPool = field(default_factory=RenderPool)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
@@ -69,6 +72,7 @@ class Services:
         for task in list(self.background):
             task.cancel()
         self.worker = False
+        self.render.close()
         if self.pool is not None:
             self.pool.close()
             self.pool = None

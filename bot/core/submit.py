@@ -233,13 +233,23 @@ async def record(
     chat_id: int,
     message_id: int,
     asked_by: int | None = None,
+    challenge: tuple[str, Mapping[str, Any]] | None = None,
 ) -> Submission:
     """Store a scored submission under the message that asked for scoring (a delivery
     repeated by Telegram is stored once: ``created`` is then False). ``user_id`` is the
-    output's author; ``asked_by`` who asked for the scoring when someone else did."""
+    output's author; ``asked_by`` who asked for the scoring when someone else did;
+    ``challenge``: (benchmark, what to keep) of a challenge the user opened, kept in
+    ``extra["challenge"]`` when the submission is of that benchmark (and, for a daily
+    benchmark, of the challenge's target)."""
     extra = {k: v for k, v in scored.options.items() if k != "previous"}
     if asked_by is not None and asked_by != user_id:
         extra[ASKED_BY] = asked_by
+    if (
+        challenge is not None
+        and challenge[0] == scored.benchmark.name
+        and challenge[1].get("target") in (None, scored.options.get("target"))
+    ):
+        extra["challenge"] = dict(challenge[1])
     return await services.store.record_submission(
         NewSubmission(
             user_id=user_id,
@@ -267,6 +277,7 @@ async def submit(
     chat_id: int,
     message_id: int,
     asked_by: int | None = None,
+    challenge: tuple[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Submission, Result | None]:
     """Score a text or an uploaded file and record it under the message that asked.
 
@@ -284,5 +295,6 @@ async def submit(
         chat_id=chat_id,
         message_id=message_id,
         asked_by=asked_by,
+        challenge=challenge,
     )
     return sub, scored.result if sub.created else None

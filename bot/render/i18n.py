@@ -52,6 +52,7 @@ MENU = (
     ("questions", N_("cmd_questions")),
     ("benchmarks", N_("cmd_benchmarks")),
     ("lang", N_("cmd_lang")),
+    ("theme", N_("cmd_theme")),
     ("help", N_("cmd_help")),
 )
 

@@ -20,9 +20,11 @@ from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
     Defaults,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -36,10 +38,12 @@ from . import admin_handlers as ah
 from . import buttons as b
 from . import commands as c
 from . import handlers as h
+from . import inline_handlers as ih
 from . import intake as intake_
 from . import keyboards as kb
 from . import natory_handlers as nh
 from . import ops, web
+from . import share_handlers as sh
 from .context import SERVICES, BotApp, BotContext
 from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 
@@ -166,6 +170,7 @@ def register(app: BotApp) -> None:
         ("questions", c.on_questions),
         ("benchmarks", c.on_benchmarks),
         ("lang", c.on_lang),
+        ("theme", sh.on_theme),
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))
@@ -211,10 +216,16 @@ def register(app: BotApp) -> None:
         (kb.DETAILS, b.on_details_button),
         (kb.WITHDRAW, b.on_withdraw_button),
         (kb.HISTORY, b.on_history_button),
+        (kb.SHARE, sh.on_share_button),
+        (kb.CHALLENGE, sh.on_challenge_button),
+        (kb.BOARD_IMAGE, sh.on_board_image_button),
     ]
     for action, callback in buttons:
         app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))
     app.add_handler(CallbackQueryHandler(b.on_unknown_button))
+    # Inline mode (@bot in any chat) and its chosen results (/setinlinefeedback).
+    app.add_handler(InlineQueryHandler(ih.on_inline_query))
+    app.add_handler(ChosenInlineResultHandler(ih.on_chosen_inline_result))
 
     # Private chats: a text or document is a submission if a benchmark can read it (or
     # the awaited model name; core decides, and answers what it is not); other media:

@@ -16,6 +16,7 @@ from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.format import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
+from . import share_handlers
 from .context import BotContext
 from .handlers import card, in_group, remember_lang, reply_error, user_lang
 from .http import send_reply
@@ -94,12 +95,16 @@ async def on_me(update: Update, context: BotContext) -> None:
 
 
 async def on_start(update: Update, context: BotContext) -> None:
-    """``/start``: the welcome, or (``/start s<id>``, a shared link) a submission."""
+    """``/start``: the welcome; a shared link's payload (``r_``, ``c_``, ``g_``: see
+    ``share_handlers.open_start``); ``/start s<id>``: the owner's own submission."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
     lang = await user_lang(context, user)
     payload = (context.args or [""])[0]
+    # shared links (a result, a challenge, a group's board) and /start in a group
+    if await share_handlers.open_start(update, context, payload):
+        return
     if payload == "me" and not in_group(message.chat):  # from /me in a group
         text, keyboard = await me_page(context, user.id, lang)
         await message.reply_text(text, reply_markup=keyboard)
@@ -115,6 +120,9 @@ async def on_start(update: Update, context: BotContext) -> None:
         sub = await submissions.shared(context.services, shared_id, user.id)
     except UserError as exc:
         await reply_error(message, lang, exc)
+        return
+    if sub.user_id != user.id:  # others open a result by its opaque link (r_…)
+        await message.reply_text(t(lang, "link_not_available"))
         return
     shown, buttons = await card(context, sub, lang, owner=sub.user_id == user.id)
     await send_reply(context.bot, message, shown, buttons)

@@ -30,12 +30,13 @@ from telegram.ext import ApplicationHandlerStop
 
 from scoring import Result, ScoringError, registry
 
-from ..core import people, submissions, submit
+from ..core import people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
 from ..core.pastes import Paste, Pastes
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
+from ..render.card_views import challenge_line
 from ..render.format import (
     card_hides_lines,
     mode_label,
@@ -268,7 +269,7 @@ async def card(
         author=card.author,
         asked_by=card.asked_by,
         withdrawn=card.withdrawn,
-        notes=[*notes, chosen],
+        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra)]), chosen],
     )
     keyboard = score_keyboard(
         lang,
@@ -322,6 +323,8 @@ async def score(
             ),
             None,
         )
+    # a challenge the user opened (a link): their next result on its benchmark answers it
+    challenge = sharing.pending(context.services, owner_id) if asked_by is None else None
     try:
         sub, fresh = await submit.submit(
             context.services,
@@ -332,6 +335,7 @@ async def score(
             chat_id=message.chat_id,
             message_id=message.message_id,
             asked_by=asked_by,
+            challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
         )
     except UserError as exc:
         await reply_error(source, lang, exc)
@@ -339,6 +343,8 @@ async def score(
     finally:
         if paste is not None:
             paste.stored.set()
+    if challenge is not None:
+        sharing.answered(context.services, owner_id, sub)
     notes = []
     if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
         notes.append(t(lang, "partial_paste"))

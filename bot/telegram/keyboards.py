@@ -9,13 +9,15 @@ handler, registered with :func:`pattern`:
     wd:<submission>[:<page>]   withdraw (from that page of /me, then shown again)
     me:<page>                  a page of /me
     lb:<benchmark>:<scope>:<mode or ->:<days>:<page>   a leaderboard page (scope g|c|u)
+    lbi:<same as lb>           that page as an image
+    sh:<submission>            share the result card (a photo with a link)
+    chl:<submission>           a link challenging a friend to beat the result
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
-from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -34,6 +36,9 @@ MAX_PAGE = 100_000
 # The actions, as the callback data starts.
 MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, BOARD = "mode", "model", "pub", "det", "wd", "lb"
 HISTORY = "me"
+# Sharing (bot.telegram.share_handlers): the result card, a challenge link, a board
+# page as an image.
+SHARE, CHALLENGE, BOARD_IMAGE = "sh", "chl", "lbi"
 SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW)
 
 
@@ -46,6 +51,11 @@ def board_data(query: BoardQuery, **changes: Any) -> str:
     """Callback data for a board page, with some fields of ``query`` changed."""
     q = replace(query, **changes)
     return f"{BOARD}:{q.benchmark}:{q.scope}:{q.mode or '-'}:{q.days}:{q.page}"
+
+
+def board_image_data(query: BoardQuery) -> str:
+    """Callback data for a board page "as image" (``lbi:`` and the page's fields)."""
+    return BOARD_IMAGE + board_data(query)[len(BOARD) :]
 
 
 def parse_board(data: str) -> BoardQuery | None:
@@ -131,12 +141,16 @@ def score_keyboard(
         last.append(_button(t(lang, "btn_publish"), f"{PUBLISH}:{submission_id}"))
     if has_details:
         last.append(_button(t(lang, "btn_details"), f"{DETAILS}:{submission_id}"))
-    if published and bot_username:
-        link = f"https://t.me/{bot_username}?start=s{submission_id}"
-        share = f"https://t.me/share/url?url={quote(link, safe='')}"
-        last.append({"text": t(lang, "btn_share"), "url": share})
     if last:
         rows.append(last)
+    if published and bot_username:
+        # the card as a photo with a link back, and a challenge link (share_handlers)
+        rows.append(
+            [
+                _button(t(lang, "btn_share"), f"{SHARE}:{submission_id}"),
+                _button(t(lang, "btn_challenge"), f"{CHALLENGE}:{submission_id}"),
+            ]
+        )
     return {"inline_keyboard": rows}
 
 
@@ -182,6 +196,9 @@ def board_keyboard(
             InlineKeyboardButton(mark + label, callback_data=board_data(query, days=days, page=0))
         )
     rows.append(windows)
+    rows.append(
+        [InlineKeyboardButton(t(lang, "btn_as_image"), callback_data=board_image_data(query))]
+    )
     if in_group and query.scope in ("c", "g"):
         # the group's board and the global one, each with the way back to the other
         other, label = (

@@ -45,7 +45,9 @@ Telegram rules enforced, so that tests catch real bugs
 * optional faults: :meth:`FakeBotAPI.faults` makes calls fail at random (seeded) with 429,
   500/502, a time-out that has no effect, or a time-out after the call took effect
   ("delivered, then timed out"); :attr:`FakeBotAPI.fault_log` lists what was injected.
-Not simulated: MarkdownV2 validation (only HTML is checked), inline mode, payments.
+* inline mode (``botapi_inline.py``): inline queries, ``answerInlineQuery`` checked as
+  Telegram does, chosen results posted with ``via_bot`` and reported to the bot.
+Not simulated: MarkdownV2 validation (only HTML is checked), payments.
 
 Test-facing API
 ---------------
@@ -129,6 +131,8 @@ from typing import Any, Literal, Self
 
 import aiohttp
 from aiohttp import web
+
+from .botapi_inline import InlineMode
 
 JSONDict = dict[str, Any]
 Call = dict[str, Any]
@@ -546,8 +550,9 @@ def _summary(call: Call) -> str:
     return f"#{call['index']} {call['method']} {text} -> {status}"
 
 
-class FakeBotAPI:
-    """Fake Telegram Bot API server + user simulator. See the module docstring."""
+class FakeBotAPI(InlineMode):
+    """Fake Telegram Bot API server + user simulator. See the module docstring (inline
+    mode: ``botapi_inline.py``)."""
 
     def __init__(
         self,
@@ -620,6 +625,7 @@ class FakeBotAPI:
         self._webhook_task: asyncio.Task[None] | None = None
         self.port = 0
 
+        self._inline_init()
         self._handlers: dict[str, tuple[str, Handler]] = {}
         for name, handler in self._method_table().items():
             self._handlers[name.lower()] = (name, handler)
@@ -1716,6 +1722,7 @@ class FakeBotAPI:
             "getChatMemberCount": self._m_get_chat_member_count,
             "getChat": self._m_get_chat,
             "getChatMenuButton": lambda p: {"type": "commands"},
+            "answerInlineQuery": self._m_answer_inline_query,
         }
 
     async def _m_get_updates(self, p: JSONDict) -> list[JSONDict]:

@@ -163,12 +163,11 @@ async def test_start_deep_link_opens_a_result(bot: Bot, board: dict[str, int]) -
     # The owner sees their own private result with its buttons.
     mine = await bot.say(owner_chat, owner, f"/start s{private_id}")
     assert "secret-model" in text_of(mine) and buttons(mine)
-    # Someone else: a published result opens without buttons, a private one does not.
+    # Someone else: a submission's number opens nothing (results are shared by opaque
+    # links, tests/e2e/test_bot_share.py), published or not.
     user, chat = private_user(bot, 5009)
-    shared = await bot.say(chat, user, f"/start s{board['t2']}")
-    assert "Model: thinker" in text_of(shared) and "Final Score: 50" in text_of(shared)
-    assert buttons(shared) == {}
-    assert "publications left today" not in text_of(shared)  # the owner's, not theirs
+    shared = text_of(await bot.say(chat, user, f"/start s{board['t2']}"))
+    assert "this link is not available" in shared and "thinker" not in shared
     assert "publications left today" in text_of(mine)
     hidden = text_of(await bot.say(chat, user, f"/start s{private_id}"))
     assert f"#{private_id} was not found" in hidden and "secret-model" not in hidden

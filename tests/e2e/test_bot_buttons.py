@@ -71,7 +71,7 @@ async def test_choose_mode_set_model_then_publish(bot: Bot) -> None:
     assert f"pub:{sid}" not in buttons(current)
     # Published: mode and model are fixed; now it can be shared.
     assert not any(d.startswith(("mode:", "model:")) for d in buttons(current))
-    assert any("url" in b for row in current["reply_markup"]["inline_keyboard"] for b in row)
+    assert {f"sh:{sid}", f"chl:{sid}"} <= set(buttons(current))  # Share, Challenge
     answer = await bot.press(chat, user, current, f"mode:{sid}:think", check_button=False)
     assert "can no longer change" in answer["text"]
     answer = await bot.press(chat, user, current, f"pub:{sid}", check_button=False)

@@ -21,11 +21,6 @@ async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
         yield b
 
 
-def _urls(message: dict) -> list[str]:
-    rows = (message.get("reply_markup") or {}).get("inline_keyboard", [])
-    return [b["url"] for row in rows for b in row if "url" in b]
-
-
 async def test_publish_on_the_first_card_when_mode_and_model_are_given(bot: Bot) -> None:
     user, chat = private_user(bot, 9001)
     mark = bot.api.mark()
@@ -33,13 +28,13 @@ async def test_publish_on_the_first_card_when_mode_and_model_are_given(bot: Bot)
     reply = await bot.say(chat, user, f"#think\nmodel: Tapper\n{body}")
     plain, sid = text_of(reply), sid_of(text_of(reply))
     assert "Ready: press Publish" in plain
-    assert f"pub:{sid}" in buttons(reply) and not _urls(reply["result"])
+    assert f"pub:{sid}" in buttons(reply) and f"sh:{sid}" not in buttons(reply)
     since = bot.api.mark()
     answer = await bot.press(chat, user, reply, f"pub:{sid}")  # the second tap
     assert f"Published #{sid}" in answer["text"]
     current = await bot.edited(reply, since)
     assert "Published on the leaderboard." in text_of(current)
-    assert any(f"start%3Ds{sid}" in url for url in _urls(current))  # Share, now
+    assert {f"sh:{sid}", f"chl:{sid}"} <= set(buttons(current))  # Share and Challenge, now
     bot.check_clean(mark)
 
 

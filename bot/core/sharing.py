@@ -1,0 +1,333 @@
+"""Sharing use cases: a published result's card, board images, the card theme, the
+file ids of uploaded images, inline results and challenges.
+
+Images are drawn in the render thread (:class:`bot.core.render_pool.RenderPool`),
+never on the event loop. An uploaded image is cached by a digest of what it shows
+(:func:`card_key`): the same card is uploaded once and then sent by its ``file_id``;
+a card whose rank, score, mark, theme or language changed is a new image.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from scoring import UnknownBenchmark, registry
+from storage import Submission
+from storage.analytics import natory_board
+
+from ..render.card_views import BoardImageView, ResultCardView, TableRow
+from ..render.views import BoardPage
+from . import datafiles
+from .errors import UserError
+from .links import shareable
+from .services import Services
+
+#: ``Submission.extra``'s entry naming the challenge a result answered.
+CHALLENGE = "challenge"
+#: Results listed per inline answer (Telegram takes at most 50).
+INLINE_PAGE = 10
+#: Rows of the inline "top" board image.
+TOP_ROWS = 5
+
+
+# --- theme ------------------------------------------------------------------------------
+
+
+async def theme(services: Services, user_id: int) -> str:
+    return await services.store.card_theme(user_id)
+
+
+async def set_theme(services: Services, user_id: int, value: str) -> str:
+    value = value.strip().lower()
+    if value not in ("light", "dark"):
+        raise UserError("theme_usage")
+    await services.store.set_card_theme(user_id, value)
+    return value
+
+
+# --- result cards -----------------------------------------------------------------------
+
+
+async def card_view(
+    services: Services, sub: Submission, *, lang: str, theme_: str | None = None
+) -> ResultCardView:
+    """What the card of a published result shows, now (its rank at this moment)."""
+    if not shareable(sub):
+        raise UserError("not_shareable", id=sub.id)
+    store = services.store
+    benchmark = registry.get(sub.benchmark)
+    challenge = sub.extra.get(CHALLENGE)
+    return ResultCardView(
+        benchmark=benchmark,
+        result=benchmark.result_from_record(sub.record),
+        model=sub.model or "",
+        mode=sub.mode,
+        rank=await store.global_rank(sub),
+        verified=sub.verified,
+        key_sha=await store.key_sha256(sub.key_version_id),
+        date=sub.published_at or sub.created_at,
+        lang=lang,
+        theme=theme_ or await store.card_theme(sub.user_id),
+        challenge=challenge if isinstance(challenge, Mapping) else None,
+        bot_username=services.bot_username,
+    )
+
+
+def card_key(view: ResultCardView, submission_id: int) -> str:
+    """The cache key of a card image: a digest of everything it shows."""
+    shown = [
+        "card",
+        submission_id,
+        view.result.fingerprint,
+        view.result.primary,
+        view.model,
+        view.mode,
+        view.rank,
+        view.verified,
+        view.key_sha,
+        view.date.date().isoformat(),
+        view.lang,
+        view.theme,
+        dict(view.challenge or {}),
+        view.bot_username,
+    ]
+    return hashlib.sha256(json.dumps(shown, default=str).encode()).hexdigest()[:40]
+
+
+def _draw_card(view: ResultCardView) -> bytes:
+    from ..render.cards import render_result_card  # matplotlib: in the render thread
+
+    return render_result_card(view)
+
+
+def _draw_board(view: BoardImageView) -> bytes:
+    from ..render.cards import render_board_image
+
+    return render_board_image(view)
+
+
+async def card_png(services: Services, view: ResultCardView) -> bytes:
+    """The card as PNG bytes, drawn in the render thread."""
+    return await services.render.run(_draw_card, view)
+
+
+async def board_png(services: Services, view: BoardImageView) -> bytes:
+    return await services.render.run(_draw_board, view)
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image to send: its cache key, and the ``file_id`` of its upload when it was
+    uploaded before (else None: draw it with :func:`draw` and upload it)."""
+
+    key: str
+    file_id: str | None
+    view: ResultCardView | BoardImageView
+
+
+async def result_card(
+    services: Services, sub: Submission, *, lang: str, theme_: str | None = None
+) -> Image:
+    view = await card_view(services, sub, lang=lang, theme_=theme_)
+    key = card_key(view, sub.id)
+    return Image(key, await services.store.card_file(key), view)
+
+
+async def draw(services: Services, image: Image) -> bytes:
+    if isinstance(image.view, ResultCardView):
+        return await card_png(services, image.view)
+    return await board_png(services, image.view)
+
+
+async def uploaded(services: Services, image: Image, file_id: str) -> None:
+    """Remember the ``file_id`` Telegram gave an uploaded image."""
+    await services.store.save_card_file(image.key, file_id)
+
+
+# --- board images -----------------------------------------------------------------------
+
+
+def board_view(
+    page: BoardPage,
+    *,
+    lang: str,
+    theme_: str,
+    chat_title: str | None = None,
+    bot_username: str = "",
+    now: datetime | None = None,
+) -> BoardImageView:
+    """A board page (``bot.core.boards.page``) as an image's view."""
+    benchmark, query = page.benchmark, page.query
+    rows = tuple(
+        TableRow(
+            rank=row.rank,
+            model=row.model,
+            mode=row.mode,
+            score=benchmark.format_score(row.best),
+            runs=row.runs,
+            verified=row.verified,
+        )
+        for row in page.board.rows
+    )
+    return BoardImageView(
+        benchmark=benchmark,
+        scope=query.scope,
+        rows=rows,
+        date=now or datetime.now(UTC),
+        mode=query.mode,
+        days=query.days,
+        page=query.page,
+        pages=page.pages,
+        chat_title=chat_title,
+        key_version=page.board.key_version,
+        lang=lang,
+        theme=theme_,
+        bot_username=bot_username,
+    )
+
+
+def board_key(view: BoardImageView) -> str:
+    shown = [
+        "board",
+        view.benchmark.name,
+        view.scope,
+        view.chat_title,
+        view.mode,
+        view.days,
+        view.page,
+        view.pages,
+        view.target,
+        view.key_version,
+        [(r.rank, r.model, r.mode, r.score, r.runs, r.verified) for r in view.rows],
+        view.date.date().isoformat(),
+        view.lang,
+        view.theme,
+        view.bot_username,
+    ]
+    return hashlib.sha256(json.dumps(shown, default=str).encode()).hexdigest()[:40]
+
+
+async def board_image(services: Services, view: BoardImageView) -> Image:
+    key = board_key(view)
+    return Image(key, await services.store.card_file(key), view)
+
+
+async def top_view(
+    services: Services, words: Sequence[str], *, lang: str, theme_: str
+) -> BoardImageView:
+    """``@bot top [benchmark]``: the global board's top five (a daily benchmark: today's
+    target's) as an image's view."""
+    name = registry.DEFAULT
+    for word in words:
+        try:
+            name = registry.get(word).name
+        except UnknownBenchmark:
+            continue
+    benchmark = registry.get(name)
+    now = datetime.now(UTC)
+    if benchmark.daily:
+        target = datafiles.natory_today(services.settings).target
+        board = await natory_board(services.store, target=target, limit=TOP_ROWS)
+        rows = tuple(
+            TableRow(row.rank, row.model, row.mode, benchmark.format_score(row.best), row.attempts)
+            for row in board.rows
+        )
+        return BoardImageView(benchmark, "g", rows, now, target=target, lang=lang, theme=theme_,
+                              bot_username=services.bot_username)  # fmt: skip
+    found = await services.store.leaderboard(name, limit=TOP_ROWS)
+    rows = tuple(
+        TableRow(r.rank, r.model, r.mode, benchmark.format_score(r.best), r.runs, r.verified)
+        for r in found.rows
+    )
+    return BoardImageView(benchmark, "g", rows, now, key_version=found.key_version, lang=lang,
+                          theme=theme_, bot_username=services.bot_username)  # fmt: skip
+
+
+async def published(services: Services, submission_id: int) -> Submission | None:
+    """A submission that may be shared (published), else None."""
+    sub = await services.store.get_submission(submission_id)
+    return sub if sub is not None and shareable(sub) else None
+
+
+async def group_title(services: Services, chat_id: int) -> str | None:
+    """A group's title as last seen (a group board opened by its link)."""
+    chat = await services.store.get_chat(chat_id)
+    return chat.title if chat is not None else None
+
+
+# --- inline results -------------------------------------------------------------------
+
+
+async def inline_results(
+    services: Services, user_id: int, search: str, *, offset: int = 0
+) -> list[Submission]:
+    """The user's published results for inline mode, newest first, filtered by model
+    or benchmark (``search``), one page from ``offset``."""
+    return await services.store.published_by(
+        user_id, search=search, limit=INLINE_PAGE, offset=offset
+    )
+
+
+# --- challenges -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """A challenge someone opened: beat ``score`` (as written) by ``model`` on
+    ``benchmark`` (the result it stands for is ``submission_id``)."""
+
+    submission_id: int
+    benchmark: str
+    score: str
+    model: str
+    mode: str | None
+    #: a daily benchmark's result was for this target: the challenge is the same one
+    target: int | None = None
+
+    def extra(self) -> dict[str, Any]:
+        """What a result submitted through it keeps in its ``extra``."""
+        found: dict[str, Any] = {
+            "submission_id": self.submission_id,
+            "score": self.score,
+            "model": self.model,
+            "mode": self.mode,
+        }
+        if self.target is not None:
+            found["target"] = self.target
+        return found
+
+
+def challenge_of(sub: Submission) -> Challenge:
+    benchmark = registry.get(sub.benchmark)
+    target = sub.record.get("target") if benchmark.daily else None
+    return Challenge(
+        sub.id,
+        sub.benchmark,
+        benchmark.format_score(sub.score),
+        sub.model or "",
+        sub.mode,
+        target if isinstance(target, int) and not isinstance(target, bool) else None,
+    )
+
+
+def accept(services: Services, user_id: int, challenge: Challenge) -> None:
+    """The user opened a challenge: their next result on its benchmark answers it."""
+    services.render.challenges[user_id] = challenge
+
+
+def pending(services: Services, user_id: int) -> Challenge | None:
+    found = services.render.challenges.get(user_id)
+    return found if isinstance(found, Challenge) else None
+
+
+def answered(services: Services, user_id: int, sub: Submission) -> bool:
+    """After a submission: True (and the challenge closed) when it answered one."""
+    if CHALLENGE not in sub.extra:
+        return False
+    services.render.challenges.pop(user_id, None)
+    return True

@@ -1,0 +1,301 @@
+"""Telegram handlers for sharing: the Share button (the result card as a photo), the
+challenge button, ``/theme``, a board page "as image", and the ``start`` payloads of
+shared links (a result, a challenge, a group's board; ``startgroup`` in a group).
+
+Images are drawn in the render thread and uploaded once: Telegram's answer gives the
+photo's ``file_id``, which is kept (``bot.core.sharing``) and sent from then on.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.constants import ChatType
+
+from scoring import registry
+
+from ..core import boards, links, sharing, submissions
+from ..core.bounded import parse_id
+from ..core.errors import UserError
+from ..render.format import mode_label, render_board
+from ..render.i18n import N_, t
+from .context import BotContext
+from .handlers import error_text, in_group, user_lang
+from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, parse_board
+
+# --- sending an image once, then by file_id ----------------------------------------------
+
+
+async def send_image(
+    context: BotContext,
+    chat_id: int,
+    image: sharing.Image,
+    caption: str,
+    markup: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+) -> Message:
+    """Send an image by its cached ``file_id``, or draw and upload it and keep the
+    ``file_id`` Telegram gives it."""
+    services = context.services
+    photo: Any = image.file_id
+    if photo is None:
+        photo = await sharing.draw(services, image)
+    sent = await context.bot.send_photo(
+        chat_id,
+        photo,
+        caption=caption,
+        reply_markup=markup,
+        reply_to_message_id=reply_to,
+    )
+    if image.file_id is None and sent.photo:
+        await sharing.uploaded(services, image, sent.photo[-1].file_id)
+    return sent
+
+
+def result_caption(lang: str, sub: submissions.Submission, link: str) -> str:
+    """The caption of a shared card: who scored what, the credit, and the link."""
+    benchmark = registry.get(sub.benchmark)
+    text = t(
+        lang,
+        "share_caption",
+        model=html.escape(sub.model or ""),
+        mode=mode_label(sub.mode, lang) or "",
+        benchmark=html.escape(benchmark.title),
+        score=benchmark.format_score(sub.score),
+    )
+    if benchmark.credit:
+        text += "\n" + html.escape(benchmark.credit)
+    return text + "\n" + t(lang, "share_open", link=html.escape(link))
+
+
+async def result_buttons(
+    context: BotContext, lang: str, sub: submissions.Submission, link: str
+) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(t(lang, "btn_open_in_bot"), url=link)],
+            [InlineKeyboardButton(t(lang, "btn_challenge"), callback_data=f"{CHALLENGE}:{sub.id}")],
+        ]
+    )
+
+
+async def send_result_card(
+    context: BotContext,
+    chat_id: int,
+    sub: submissions.Submission,
+    lang: str,
+    *,
+    by: int | None,
+    reply_to: int | None = None,
+) -> Message:
+    """A published result's card as a photo, with its caption, link and buttons."""
+    services = context.services
+    token = await links.result_token(services, sub, created_by=by)
+    link = links.start_link(services.bot_username, links.payload("result", token))
+    image = await sharing.result_card(
+        services, sub, lang=lang, theme_=await sharing.theme(services, by) if by else None
+    )
+    return await send_image(
+        context,
+        chat_id,
+        image,
+        result_caption(lang, sub, link),
+        await result_buttons(context, lang, sub, link),
+        reply_to=reply_to,
+    )
+
+
+async def _pressed_submission(update: Update, context: BotContext) -> tuple[Any, str, Any] | None:
+    query = update.callback_query
+    if query is None or query.data is None or query.message is None:
+        return None
+    lang = await user_lang(context, query.from_user)
+    parts = query.data.split(":")
+    sub_id = parse_id(parts[1]) if len(parts) == 2 else None
+    sub = await sharing.published(context.services, sub_id) if sub_id is not None else None
+    if sub is None:
+        await query.answer(t(lang, "publish_first"), show_alert=True)
+        return None
+    return query, lang, sub
+
+
+async def on_share_button(update: Update, context: BotContext) -> None:
+    """Share: the result card as a photo in this chat, with a caption and a link back."""
+    found = await _pressed_submission(update, context)
+    if found is None:
+        return
+    query, lang, sub = found
+    await query.answer()
+    await send_result_card(
+        context, query.message.chat.id, sub, lang, by=query.from_user.id,
+        reply_to=query.message.message_id,
+    )  # fmt: skip
+
+
+async def on_challenge_button(update: Update, context: BotContext) -> None:
+    """Challenge a friend: a link that opens the bot with the benchmark, its prompt and
+    "beat <score> by <model>"."""
+    found = await _pressed_submission(update, context)
+    if found is None:
+        return
+    query, lang, sub = found
+    services = context.services
+    token = await links.challenge_token(services, sub, created_by=query.from_user.id)
+    link = links.start_link(services.bot_username, links.payload("challenge", token))
+    challenge = sharing.challenge_of(sub)
+    title = registry.get(sub.benchmark).title
+    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
+             benchmark=html.escape(title))  # fmt: skip
+    invite = t(
+        lang, "challenge_invite", score=challenge.score, model=challenge.model, benchmark=title
+    )
+    markup = InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "btn_send_challenge"), url=links.share_url(link, invite))]]
+    )
+    await query.answer()
+    await context.bot.send_message(
+        query.message.chat.id,
+        t(lang, "challenge_link", beat=beat, link=html.escape(link)),
+        reply_markup=markup,
+        reply_to_message_id=query.message.message_id,
+    )
+
+
+# --- the card theme ------------------------------------------------------------------
+
+#: The themes in words, by name (``theme_`` + the name).
+THEME_IDS = (N_("theme_light"), N_("theme_dark"))
+
+
+async def on_theme(update: Update, context: BotContext) -> None:
+    """``/theme light|dark``: the look of the user's result cards and board images."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    args = context.args or []
+    if not args:
+        current = await sharing.theme(context.services, user.id)
+        await message.reply_text(t(lang, "theme_current", theme=t(lang, f"theme_{current}")))
+        return
+    try:
+        chosen = await sharing.set_theme(context.services, user.id, args[0])
+    except UserError as exc:
+        await message.reply_text(error_text(lang, exc))
+        return
+    await message.reply_text(t(lang, "theme_set", theme=t(lang, f"theme_{chosen}")))
+
+
+# --- a board page as an image ------------------------------------------------------------
+
+
+async def on_board_image_button(update: Update, context: BotContext) -> None:
+    query = update.callback_query
+    if query is None or query.data is None or query.message is None:
+        return
+    lang = await user_lang(context, query.from_user)
+    board_query = parse_board(BOARD + query.data[len(BOARD_IMAGE) :])
+    if board_query is None:
+        await query.answer(t(lang, "gone"))
+        return
+    services, chat = context.services, query.message.chat
+    try:
+        page = await boards.page(services, board_query, chat_id=chat.id, user_id=query.from_user.id)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc))
+        return
+    await query.answer()
+    view = sharing.board_view(
+        page,
+        lang=lang,
+        theme_=await sharing.theme(services, query.from_user.id),
+        chat_title=chat.title if in_group(chat) else None,
+        bot_username=services.bot_username,
+    )
+    caption = t(lang, "board_image_caption", benchmark=html.escape(page.benchmark.title))
+    if page.benchmark.credit:
+        caption += "\n" + html.escape(page.benchmark.credit)
+    buttons = [InlineKeyboardButton(t(lang, "btn_add_to_group"),
+                                    url=links.startgroup_link(services.bot_username))]  # fmt: skip
+    if in_group(chat) and board_query.scope == "c":
+        token = await links.group_token(services, chat.id, created_by=query.from_user.id)
+        link = links.start_link(services.bot_username, links.payload("group", token))
+        caption += "\n" + t(lang, "board_link", link=html.escape(link))
+    image = await sharing.board_image(services, view)
+    await send_image(context, chat.id, image, caption, InlineKeyboardMarkup([buttons]),
+                     reply_to=query.message.message_id)  # fmt: skip
+
+
+# --- start payloads ------------------------------------------------------------------------
+
+
+async def open_start(update: Update, context: BotContext, payload: str) -> bool:
+    """``/start <payload>`` of a shared link, or in a group (as a ``startgroup`` link
+    sends it): handled here (True), or not one of ours (False)."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return False
+    lang = await user_lang(context, user)
+    services = context.services
+    if in_group(message.chat):
+        if not payload:
+            return False  # a bare /start typed in a group: the welcome
+        # added through a startgroup link (its payload): the group's board
+        query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
+        page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
+        await message.reply_text(render_board(page, lang=lang))
+        return True
+    if payload == "board":  # the button of an inline top-five image: the global board
+        query = boards.BoardQuery(registry.DEFAULT, "g", None, 0, 0)
+        page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
+        await message.reply_text(render_board(page, lang=lang))
+        return True
+    if links.parse_payload(payload) is None:
+        return False
+    opened = await links.open_payload(services, payload)
+    if opened is None:
+        await message.reply_text(t(lang, "link_not_available"))
+        return True
+    if opened.kind == "result" and opened.submission is not None:
+        await send_result_card(context, message.chat.id, opened.submission, lang, by=user.id)
+    elif opened.kind == "challenge" and opened.submission is not None:
+        await _open_challenge(message, context, lang, opened.submission)
+    elif opened.chat_id is not None:
+        query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
+        page = await boards.page(services, query, chat_id=opened.chat_id, user_id=user.id)
+        title = await sharing.group_title(services, opened.chat_id)
+        head = t(lang, "group_board_of", title=html.escape(title)) if title else ""
+        await message.reply_text((head + "\n" if head else "") + render_board(page, lang=lang))
+    return True
+
+
+async def _open_challenge(
+    message: Message, context: BotContext, lang: str, sub: submissions.Submission
+) -> None:
+    """The challenge's benchmark, its official prompt and what to beat; the user's next
+    result on that benchmark answers it (its card says so)."""
+    challenge = sharing.challenge_of(sub)
+    if message.from_user is not None:
+        sharing.accept(context.services, message.from_user.id, challenge)
+    benchmark = registry.get(sub.benchmark)
+    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
+             benchmark=html.escape(benchmark.title))  # fmt: skip
+    text = t(lang, "challenge_opened", beat=beat)
+    if benchmark.prompt:
+        text += (
+            "\n\n" + t(lang, "challenge_prompt") + f"\n<pre>{html.escape(benchmark.prompt)}</pre>"
+        )
+    elif challenge.target is not None:
+        line = f"#{benchmark.name} target: {challenge.target}"
+        text += "\n\n" + t(lang, "challenge_target", target=challenge.target,
+                             line=f"<code>{html.escape(line)}</code>")  # fmt: skip
+    if benchmark.credit:
+        text += "\n" + html.escape(benchmark.credit)
+    await message.reply_text(text)
+
+
+def is_private(message: Message | None) -> bool:
+    return message is not None and message.chat.type == ChatType.PRIVATE

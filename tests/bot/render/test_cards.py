@@ -1,0 +1,228 @@
+"""Result cards and board images: every benchmark, English and Persian, light and dark,
+a 300-character model name. Checked on the figure itself: the strings it draws (read
+back from its text objects), that each one lies inside the image, and the PNG's size."""
+
+from __future__ import annotations
+
+import json
+import struct
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from matplotlib.figure import Figure
+
+from bot.render.card_views import (
+    LRI,
+    PDI,
+    BoardImageView,
+    ResultCardView,
+    TableRow,
+    card_strings,
+    plain,
+)
+from bot.render.cards import (
+    CARD_HEIGHT,
+    WIDTH,
+    board_image_figure,
+    render_board_image,
+    render_result_card,
+    result_card_figure,
+)
+from scoring import Result, registry
+from scoring import zerobench as zb
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+LONG = "gpt-" + "x" * 296  # 300 characters
+PERSIAN = "مدل آزمایشی جی‌پی‌تی"
+SHA = "0123456789abcdef" * 4
+
+
+def _result(name: str) -> Result:
+    benchmark = registry.get(name)
+    if name == "primebench":
+        key = benchmark.load_key("".join(f"{q}:{q % 4 + 1}\n" for q in range(1, 105)).encode())
+        text = "\n".join(f"{q}:{q % 4 + 1}" for q in range(1, 41))
+        text += "\n" + "\n".join(f"{q}:{(q + 1) % 4 + 1}" for q in range(41, 51))
+        return benchmark.score(text, key)
+    if name == "zerobench":
+        key = zb.load_key(json.dumps({zb.MAIN_SPLIT: {"1": "42", "2": "7"}}).encode())
+        text = "".join(
+            json.dumps({"question_id": q, "response": r}) + "\n"
+            for q, r in (("1", "{42}"), ("1", "{41}"), ("2", "{7}"), ("2", "{7}"))
+        )
+        return benchmark.score(text, key, options=benchmark.options_from_tags({"k": "2"}))
+    key, options = benchmark.key_for({"target": 13}, None)
+    return benchmark.score("3^(1+1)+(3+1)", key, options=options)
+
+
+def _card(name: str, *, lang: str = "en", theme: str = "light", model: str = "gpt-6 luna",
+          **kw: Any) -> ResultCardView:  # fmt: skip
+    return ResultCardView(
+        benchmark=registry.get(name),
+        result=_result(name),
+        model=model,
+        mode="think_tools",
+        rank=kw.pop("rank", 3),
+        verified=kw.pop("verified", True),
+        key_sha=SHA if name != "natory" else None,
+        date=NOW,
+        lang=lang,
+        theme=theme,
+        bot_username="benchboard_bot",
+        **kw,
+    )
+
+
+def _texts(figure: Figure) -> list[str]:
+    """The strings drawn as a reader sees them (a line wrapped in two read as one)."""
+    return [plain(t.get_text()).replace("\n", " ") for t in figure.texts]
+
+
+def _inside(figure: Figure) -> None:
+    """Every drawn string lies within the image (nothing overflows its width)."""
+    width, height = figure.bbox.width, figure.bbox.height
+    for item in figure.texts:
+        box = item.get_window_extent()
+        assert box.x0 >= -1 and box.x1 <= width + 1, (item.get_text(), box)
+        assert box.y0 >= -1 and box.y1 <= height + 1, (item.get_text(), box)
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+@pytest.mark.parametrize("name", ["primebench", "zerobench", "natory"])
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_a_card_shows_its_result_in_both_languages_and_themes(
+    name: str, lang: str, theme: str
+) -> None:
+    view = _card(name, lang=lang, theme=theme)
+    figure, text = result_card_figure(view)
+    drawn = _texts(figure)
+    assert {plain(s) for s in card_strings(text)} <= set(drawn) | {text.score_label}
+    assert "gpt-6 luna" in drawn
+    assert registry.get(name).title in drawn
+    assert text.score in drawn
+    assert plain(text.footer).startswith(("key 01234567", "کلید 01234567")) or name == "natory"
+    if name == "primebench":
+        assert "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0" in drawn  # the credit
+        assert text.bar is not None and (text.bar.correct, text.bar.wrong) == (40, 10)
+        assert ("40" if lang == "en" else "۴۰") in drawn
+    if name == "zerobench":
+        labels = " ".join(drawn)
+        assert "pass@1" in labels and "pass@k" in labels and "k/k" in labels
+    if name == "natory":
+        assert any("3^(1+1)+(3+1)" in s for s in drawn)
+    _inside(figure)
+    png = render_result_card(view)
+    assert _png_size(png) == (WIDTH, CARD_HEIGHT)
+
+
+def test_english_and_persian_labels() -> None:
+    en = _texts(result_card_figure(_card("primebench"))[0])
+    fa = _texts(result_card_figure(_card("primebench", lang="fa", verified=False))[0])
+    assert {"Score", "Correct", "Wrong", "Unanswered", "✔ Verified"} <= set(en)
+    assert "#3 on the global board" in en
+    assert {"امتیاز", "درست", "نادرست", "بی‌پاسخ", "گزارش کاربر"} <= set(fa)
+    assert "رتبه‌ی ۳ در جدول جهانی" in fa
+
+
+def test_persian_text_is_laid_out_right_to_left() -> None:
+    figure, _ = result_card_figure(_card("primebench", lang="fa", model=PERSIAN))
+    name = next(t for t in figure.texts if t.get_text() == PERSIAN)
+    assert name.get_horizontalalignment() == "right"  # anchored at the right margin
+    box = name.get_window_extent()
+    assert box.x1 == pytest.approx(WIDTH - 60, abs=2)
+    en_name = next(t for t in result_card_figure(_card("primebench"))[0].texts
+                   if t.get_text() == "gpt-6 luna")  # fmt: skip
+    assert en_name.get_window_extent().x0 == pytest.approx(60, abs=3)
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_300_character_name_is_cut_with_an_ellipsis(lang: str) -> None:
+    figure, _ = result_card_figure(_card("zerobench", lang=lang, model=LONG))
+    cut = [t for t in figure.texts if t.get_text().startswith("gpt-x")]
+    assert len(cut) == 1
+    shown = cut[0].get_text()
+    assert shown.endswith("…") and 10 < len(shown) < 100
+    assert cut[0].get_window_extent().width <= WIDTH - 120
+    _inside(figure)
+
+
+def test_a_model_name_is_never_read_as_mathtext() -> None:
+    figure, _ = result_card_figure(_card("primebench", model="$x^2$ model"))
+    assert "$x^2$ model" in _texts(figure)
+    assert render_result_card(_card("primebench", model="$\\frac{a}{b")).startswith(b"\x89PNG")
+
+
+def test_a_challenge_and_a_natory_rank_are_on_the_card() -> None:
+    view = _card("natory", challenge={"score": "+38", "model": "claude"}, rank=2)
+    drawn = _texts(result_card_figure(view)[0])
+    assert "Challenge: beat +38 by claude" in drawn
+    assert "#2 for target 13" in drawn
+
+
+def _rows(n: int, long_row: int | None = None) -> tuple[TableRow, ...]:
+    return tuple(
+        TableRow(
+            i + 1,
+            LONG if i == long_row else f"model {i}",
+            "think",
+            f"+{40 - i}",
+            i + 1,
+            verified=i % 2 == 0,
+        )
+        for i in range(n)
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("name", ["primebench", "zerobench", "natory"])
+def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: str) -> None:
+    view = BoardImageView(
+        registry.get(name), "c", _rows(10, long_row=2), NOW, mode="think", days=7, page=0,
+        pages=3, chat_title="گروه آزمایش" if lang == "fa" else "Lab", key_version=2, lang=lang,
+        theme=theme, bot_username="benchboard_bot",
+    )  # fmt: skip
+    figure, text = board_image_figure(view)
+    drawn = _texts(figure)
+    title = registry.get(name).title
+    assert any(title in s and ("Lab" in s or "گروه آزمایش" in s) for s in drawn)
+    subtitle = plain(text.subtitle)
+    if lang == "en":
+        assert {"#", "Model", "Mode", "Score", "Runs"} <= set(drawn)
+        assert "mode: think" in subtitle and "7 days" in subtitle and "page 1 of 3" in subtitle
+        assert "2026-11-30" in subtitle
+    else:
+        assert {"رتبه", "مدل", "حالت", "امتیاز", "اجرا"} <= set(drawn)
+        assert "۲۰۲۶-۱۱-۳۰" in subtitle
+    assert "model 0" in drawn and "model 9" in drawn and "+31" in drawn
+    assert sum(1 for s in drawn if s.startswith("gpt-x") and s.endswith("…")) == 1
+    assert drawn.count("✔") == 5
+    _inside(figure)
+    png = render_board_image(view)
+    width, height = _png_size(png)
+    assert width == WIDTH and height > 900
+
+
+def test_an_empty_board_says_so() -> None:
+    view = BoardImageView(registry.get("primebench"), "g", (), NOW)
+    figure, _ = board_image_figure(view)
+    assert any("No results" in s or "published" in s for s in _texts(figure))
+    assert _png_size(render_board_image(view))[0] == WIDTH
+
+
+def test_persian_keeps_expressions_and_scores_left_to_right() -> None:
+    view = _card("natory", lang="fa", challenge={"score": "+38", "model": "مدل دوست"})
+    figure, text = result_card_figure(view)
+    raw = [t.get_text() for t in figure.texts]
+    assert any(f"{LRI}3^(1+1)+(3+1){PDI}" in s for s in raw)  # the expression as typed
+    assert any(s.startswith(LRI) and "=" in s for s in raw)  # the sum, left to right
+    assert f"{LRI}+38{PDI}" in text.challenge
+    english = result_card_figure(_card("natory"))[1]
+    assert all(LRI not in s for s in card_strings(english))  # English needs none

@@ -1,0 +1,245 @@
+"""Sharing (issue 18), end to end: the Share button sends the result card (uploaded
+once, then by file_id), opaque deep links to a result and a group's board, startgroup,
+challenges mentioned on the challenger's card, a board page as an image, /theme."""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+
+from .botapi import UploadedFile
+from .botkit import BOT, KEY, Bot, answers, bot_session, button, buttons, private_user, text_of
+from .botkit import submission_id as sid_of
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+RESULT_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(r_[A-Za-z0-9_-]{{16}})")
+CHALLENGE_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(c_[A-Za-z0-9_-]{{16}})")
+GROUP_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(g_[A-Za-z0-9_-]{{16}})")
+CREDIT = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
+    async with bot_session(tmp_path_factory.mktemp("share")) as b:
+        yield b
+
+
+def _png_size(upload: UploadedFile) -> tuple[int, int]:
+    data = upload.content
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    return int(width), int(height)
+
+
+def _urls(message: dict[str, Any]) -> list[str]:
+    msg = message.get("result", message) if "method" in message else message
+    rows = (msg.get("reply_markup") or {}).get("inline_keyboard", [])
+    return [b["url"] for row in rows for b in row if "url" in b]
+
+
+async def _published(bot: Bot, uid: int, model: str, correct: int, lang: str = "en") -> tuple:
+    user, chat = private_user(bot, uid, lang)
+    body = "\n".join(answers(KEY, correct=correct, wrong=1))
+    reply = await bot.say(chat, user, f"#think\nmodel: {model}\n{body}")
+    sid = sid_of(text_of(reply))
+    since = bot.api.mark()
+    await bot.press(chat, user, reply, f"pub:{sid}")
+    card = await bot.edited(reply, since)
+    return user, chat, reply, card, sid
+
+
+async def _share(bot: Bot, chat: dict, user: dict, card_call: dict, sid: int) -> dict[str, Any]:
+    since = bot.api.mark()
+    await bot.press(chat, user, card_call, f"sh:{sid}")
+    return await bot.api.wait_call("sendPhoto", chat_id=chat["id"], since=since, timeout=20)
+
+
+async def test_share_sends_the_card_once_then_by_file_id(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, card, sid = await _published(bot, 18001, "Sharer 1", correct=8)
+    labels = buttons(card)
+    assert f"sh:{sid}" in labels and f"chl:{sid}" in labels
+    assert not any("start=s" in url or "start%3Ds" in url for url in _urls(card))  # opaque
+    first = await _share(bot, chat, user, reply, sid)
+    photo = first["params"]["photo"]
+    assert isinstance(photo, UploadedFile) and _png_size(photo) == (1080, 1350)
+    caption = text_of(first)
+    assert "Sharer 1" in caption and "+5" in caption and "PrimeBench" in caption
+    assert CREDIT in caption
+    assert RESULT_LINK.search(caption)
+    assert any(RESULT_LINK.search(url) for url in _urls(first))  # "Open in the bot"
+    second = await _share(bot, chat, user, reply, sid)
+    file_id = first["result"]["photo"][-1]["file_id"]
+    assert second["params"]["photo"] == file_id  # sent again by its file_id
+    assert RESULT_LINK.search(text_of(second))[1] == RESULT_LINK.search(caption)[1]
+    bot.check_clean(mark)
+
+
+async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) -> None:
+    mark = bot.api.mark()
+    owner, owner_chat, reply, _card, sid = await _published(bot, 18002, "Linked", correct=4)
+    shared = await _share(bot, owner_chat, owner, reply, sid)
+    payload = RESULT_LINK.search(text_of(shared))[1]
+    friend, friend_chat = private_user(bot, 18003, "fa")
+    opened = await bot.say(friend_chat, friend, f"/start {payload}")
+    assert opened["method"] == "sendPhoto"
+    assert "Linked" in text_of(opened) and CREDIT in text_of(opened)
+    assert "در ربات باز کنید" in text_of(opened)  # in the friend's language
+    # ids are not links: someone else's s<id> opens nothing, an unknown token neither
+    by_id = text_of(await bot.say(friend_chat, friend, f"/start s{sid}"))
+    assert "این پیوند در دسترس نیست" in by_id and "Linked" not in by_id
+    stranger, stranger_chat = private_user(bot, 18004)
+    unknown = text_of(await bot.say(stranger_chat, stranger, "/start r_AAAAAAAAAAAAAAAA"))
+    assert "this link is not available" in unknown
+    bad = text_of(await bot.say(stranger_chat, stranger, "/start r_'; DROP TABLE links"))
+    assert "this link is not available" in bad
+    # withdrawn: the same link is no longer available
+    me = await bot.say(owner_chat, owner, "/me")
+    await bot.press(owner_chat, owner, me, f"wd:{sid}:0")
+    gone = text_of(await bot.say(stranger_chat, stranger, f"/start {payload}"))
+    assert "this link is not available" in gone and "Linked" not in gone
+    bot.check_clean(mark)
+
+
+async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, _reply, card, sid = await _published(bot, 18005, "Champion", correct=9)
+    since = bot.api.mark()
+    await bot.press(chat, user, card, f"chl:{sid}")
+    link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
+    payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
+    assert "beat +6 by Champion on PrimeBench" in text_of(link_msg)
+    assert any("t.me/share/url" in url for url in _urls(link_msg))
+    friend, friend_chat = private_user(bot, 18006)
+    opened = await bot.say(friend_chat, friend, f"/start {payload}")
+    plain = text_of(opened)
+    assert "beat +6 by Champion on PrimeBench" in plain
+    assert "Based on the questions, choose the correct option." in plain  # the prompt
+    assert "<pre>" in opened["params"]["text"] and CREDIT in plain
+    body = "\n".join(answers(KEY, correct=10))
+    answer = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
+    assert "Challenge: beat +6 by Champion" in text_of(answer)
+    friend_sid = sid_of(text_of(answer))
+    since = bot.api.mark()
+    await bot.press(friend_chat, friend, answer, f"pub:{friend_sid}")
+    published = await bot.edited(answer, since)
+    assert "Challenge: beat +6 by Champion" in text_of(published)
+    # the challenge is answered once: the next result is an ordinary one
+    again = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
+    assert "Challenge: beat" not in text_of(again)
+    bot.check_clean(mark)
+
+
+async def test_the_board_as_an_image_and_the_group_links(bot: Bot) -> None:
+    mark = bot.api.mark()
+    await _published(bot, 18007, "Board Star", correct=7)
+    user, chat = private_user(bot, 18008)
+    board = await bot.say(chat, user, "/leaderboard")
+    data = button(board, "As image")
+    assert data.startswith("lbi:primebench:g:")
+    since = bot.api.mark()
+    await bot.press(chat, user, board, data)
+    photo = await bot.api.wait_call("sendPhoto", chat_id=chat["id"], since=since, timeout=20)
+    assert _png_size(photo["params"]["photo"])[0] == 1080
+    assert "PrimeBench leaderboard" in text_of(photo) and CREDIT in text_of(photo)
+    assert any(f"t.me/{BOT}?startgroup=board" in url for url in _urls(photo))
+    # a group: its board image links to the group's board in the bot
+    group = bot.api.group_chat(-1018009, "Share Lab")
+    member = bot.api.user(18009, "Member")
+    await bot.api.send_text(group, member, f"/score #think\nmodel: Group Model\n1:{KEY[1]}")
+    reply = await bot.api.wait_call("sendMessage", chat_id=group["id"], timeout=20)
+    sid = sid_of(text_of(reply))
+    await bot.press(group, member, reply, f"pub:{sid}")
+    group_board = await bot.say(group, member, "/leaderboard")
+    since = bot.api.mark()
+    await bot.press(group, member, group_board, button(group_board, "As image"))
+    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
+    payload = GROUP_LINK.search(text_of(photo))[1]
+    visitor, visitor_chat = private_user(bot, 18010)
+    opened = text_of(await bot.say(visitor_chat, visitor, f"/start {payload}"))
+    assert "The board of Share Lab" in opened and "Group Model" in opened
+    # added through a startgroup link: /start in the group shows its board
+    shown = text_of(await bot.say(group, member, f"/start@{BOT} board"))
+    assert "Group Model" in shown and "this group" in shown
+    bot.check_clean(mark)
+
+
+async def test_theme_choice_changes_the_card(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, _card, sid = await _published(bot, 18011, "Night Owl", correct=3)
+    assert "light" in text_of(await bot.say(chat, user, "/theme"))
+    light = await _share(bot, chat, user, reply, sid)
+    assert "now dark" in text_of(await bot.say(chat, user, "/theme dark"))
+    assert "/theme light" in text_of(await bot.say(chat, user, "/theme neon"))
+    dark = await _share(bot, chat, user, reply, sid)
+    assert isinstance(dark["params"]["photo"], UploadedFile)  # another image: uploaded
+    assert dark["params"]["photo"].content != light["params"]["photo"].content
+    bot.check_clean(mark)
+
+
+async def test_share_of_an_unpublished_result_asks_to_publish(bot: Bot) -> None:
+    user, chat = private_user(bot, 18012)
+    reply = await bot.say(chat, user, f"#think\nmodel: Draft\n1:{KEY[1]}")
+    sid = sid_of(text_of(reply))
+    answer = await bot.press(chat, user, reply, f"sh:{sid}", check_button=False)
+    assert "Publish this result first" in answer["text"]
+    answer = await bot.press(chat, user, reply, f"chl:{sid}", check_button=False)
+    assert "Publish this result first" in answer["text"]
+
+
+async def test_a_natory_challenge_is_for_the_same_target(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat = private_user(bot, 18013)
+    reply = await bot.say(chat, user, "#natory #think\ntarget: 6256\nmodel: NatChamp\n2*5^5+6")
+    sid = sid_of(text_of(reply))
+    since = bot.api.mark()
+    await bot.press(chat, user, reply, f"pub:{sid}")
+    card = await bot.edited(reply, since)
+    since = bot.api.mark()
+    await bot.press(chat, user, card, f"chl:{sid}")
+    link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
+    payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
+    friend, friend_chat = private_user(bot, 18014)
+    opened = text_of(await bot.say(friend_chat, friend, f"/start {payload}"))
+    assert "by NatChamp on Natory" in opened and "#natory target: 6256" in opened
+    # another target is not an answer to this challenge; the same target is
+    other = await bot.say(
+        friend_chat, friend, "#natory #think\ntarget: 13\nmodel: F\n3^(1+1)+(3+1)"
+    )
+    assert "Challenge: beat" not in text_of(other)
+    same = await bot.say(
+        friend_chat, friend, "#natory #think\ntarget: 6256\nmodel: F\n2*sopfr(6)^5+6"
+    )
+    assert "Challenge: beat" in text_of(same) and "by NatChamp" in text_of(same)
+    bot.check_clean(mark)
+
+
+async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, _card, sid = await _published(bot, 18015, "A<b>&co </i>", correct=2)
+    shared = await _share(bot, chat, user, reply, sid)
+    assert "A<b>&co </i>" in text_of(shared)  # shown as typed: Telegram took the HTML
+    assert "A&lt;b&gt;&amp;co &lt;/i&gt;" in shared["params"]["caption"]
+    group = bot.api.group_chat(-1018016, "<Lab & co>")
+    member = bot.api.user(18016, "M")
+    await bot.api.send_text(group, member, f"/score #think\nmodel: X\n1:{KEY[1]}")
+    scored = await bot.api.wait_call("sendMessage", chat_id=group["id"], since=mark, timeout=20)
+    await bot.press(group, member, scored, f"pub:{sid_of(text_of(scored))}")
+    group_board = await bot.say(group, member, "/leaderboard")
+    since = bot.api.mark()
+    await bot.press(group, member, group_board, button(group_board, "As image"))
+    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
+    payload = GROUP_LINK.search(text_of(photo))[1]
+    visitor, visitor_chat = private_user(bot, 18017)
+    assert "The board of <Lab & co>" in text_of(
+        await bot.say(visitor_chat, visitor, f"/start {payload}")
+    )
+    # a bare /start in a group is still the welcome
+    assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(group, member, "/start"))
+    bot.check_clean(mark)
