@@ -367,6 +367,15 @@ CREATE UNIQUE INDEX links_live_chat ON links (kind, chat_id)
 ALTER TABLE users ADD COLUMN public INTEGER NOT NULL DEFAULT 0;  -- /public: name on the web
 """
 
+#: The web boards' "verified only" filter: a benchmark's verified published rows in rank
+#: order (few: an admin verifies each), grouped per (model, mode) when read
+#: (``storage.web_rows.verified_page``), never a scan of the benchmark.
+_V9_VERIFIED = """
+CREATE INDEX submissions_board_verified
+    ON submissions (benchmark_id, mode, score DESC, created_at, id)
+    WHERE visibility = 'published' AND verified = 1;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -377,6 +386,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
     Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
+    Migration(9, "boards: index of verified published rows (web filter)", _V9_VERIFIED),
 )
 
 LATEST = MIGRATIONS[-1].version
