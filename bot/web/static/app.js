@@ -1,0 +1,39 @@
+// The Mini App: Telegram's theme colours and, signed in, "my results". The page works
+// without this script (the boards are plain links); inside Telegram the launch data
+// arrives in the address's fragment (tgWebAppData, tgWebAppThemeParams).
+(function () {
+  "use strict";
+  var hash = new URLSearchParams(window.location.hash.slice(1));
+  var webApp = window.Telegram && window.Telegram.WebApp;
+  var theme = null;
+  try {
+    theme = JSON.parse(hash.get("tgWebAppThemeParams") || "null");
+  } catch (e) { theme = null; }
+  if (!theme && webApp) theme = webApp.themeParams;
+  var names = { bg_color: "--bg", secondary_bg_color: "--bg2", text_color: "--fg",
+                hint_color: "--muted", link_color: "--link", button_color: "--accent" };
+  if (theme && typeof theme === "object") {
+    Object.keys(names).forEach(function (key) {
+      var value = theme[key];
+      if (typeof value === "string" && /^#[0-9a-fA-F]{3,8}$/.test(value)) {
+        document.documentElement.style.setProperty(names[key], value);
+      }
+    });
+    document.documentElement.classList.add("tg");
+  }
+  var data = hash.get("tgWebAppData") || (webApp && webApp.initData) || "";
+  if (!data) return;
+  var box = document.getElementById("my");
+  var lang = new URLSearchParams(window.location.search).get("lang");
+  fetch("/app/me" + (lang ? "?lang=" + encodeURIComponent(lang) : ""), {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    body: "init_data=" + encodeURIComponent(data),
+  }).then(function (response) {
+    return response.text().then(function (html) {
+      box.innerHTML = html;  // the server's own escaped HTML
+      box.hidden = false;
+      box.dataset.state = response.ok ? "signed-in" : "refused";
+    });
+  }).catch(function () {});
+})();
