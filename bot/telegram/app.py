@@ -40,6 +40,7 @@ from . import intake as intake_
 from . import keyboards as kb
 from . import natory_handlers as nh
 from . import ops, web
+from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
 from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 
@@ -166,6 +167,8 @@ def register(app: BotApp) -> None:
         ("questions", c.on_questions),
         ("benchmarks", c.on_benchmarks),
         ("lang", c.on_lang),
+        ("public", wc.on_public),  # the web boards: show one's name there or not
+        ("weblink", wc.on_weblink),  # a group's web board link (its admins)
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))
