@@ -10,13 +10,15 @@
     theme = JSON.parse(hash.get("tgWebAppThemeParams") || "null");
   } catch (e) { theme = null; }
   if (!theme && webApp) theme = webApp.themeParams;
-  var names = { bg_color: "--bg", secondary_bg_color: "--bg2", text_color: "--fg",
-                hint_color: "--muted", link_color: "--link", button_color: "--accent" };
+  // later entries win: a card takes the section colour, else the secondary, else the page's
+  var names = [["bg_color", "--bg"], ["bg_color", "--bg2"], ["secondary_bg_color", "--bg2"],
+               ["section_bg_color", "--bg2"], ["text_color", "--fg"], ["hint_color", "--muted"],
+               ["hint_color", "--line"], ["link_color", "--link"], ["button_color", "--accent"]];
   if (theme && typeof theme === "object") {
-    Object.keys(names).forEach(function (key) {
-      var value = theme[key];
+    names.forEach(function (pair) {
+      var value = theme[pair[0]];
       if (typeof value === "string" && /^#[0-9a-fA-F]{3,8}$/.test(value)) {
-        document.documentElement.style.setProperty(names[key], value);
+        document.documentElement.style.setProperty(pair[1], value);
       }
     });
     document.documentElement.classList.add("tg");
