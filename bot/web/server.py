@@ -134,14 +134,29 @@ class Base(tornado.web.RequestHandler):
         self._send(page)
 
     async def _render(self, render: Render, old: Page | None) -> Page:
-        body_text, content_type = await render()
+        status = 200
+        try:
+            body_text, content_type = await render()
+        except UserError as exc:  # a page past the last, a revoked link: kept as well
+            status, key = self.error_of(exc)
+            lang, chosen = self.error_lang()
+            body_text = pages.render(
+                "error.html", lang, chosen, status=status, message=key, here="/"
+            )
+            content_type = "text/html; charset=utf-8"
         body = body_text.encode("utf-8")
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
         modified = old.modified if old is not None and old.etag == etag else now
-        return Page(body, content_type, etag, modified, time.monotonic() + TTL)
+        return Page(body, content_type, etag, modified, time.monotonic() + TTL, status)
 
     def _send(self, page: Page) -> None:
+        if page.status != 200:
+            self.set_status(page.status)
+            self.set_header("Content-Type", page.content_type)
+            self.set_header("Cache-Control", "no-store")
+            self.finish(page.body)
+            return
         self.set_header("ETag", page.etag)
         self.set_header("Last-Modified", format_datetime(page.modified, usegmt=True))
         self.set_header("Cache-Control", f"public, max-age={int(TTL)}")
@@ -172,16 +187,22 @@ class Base(tornado.web.RequestHandler):
         except pages.BadRequest:
             self.error_page(400, "web_bad_request")
         except UserError as exc:
-            missing = exc.key in ("web_not_found", "web_unknown_benchmark", "web_no_page")
-            self.error_page(
-                404 if missing else 400, exc.key if exc.key.startswith("web_") else None
-            )
+            self.error_page(*self.error_of(exc))
+
+    @staticmethod
+    def error_of(exc: UserError) -> tuple[int, str | None]:
+        """The status and message of a use case's refusal."""
+        missing = exc.key in ("web_not_found", "web_unknown_benchmark", "web_no_page")
+        return 404 if missing else 400, exc.key if exc.key.startswith("web_") else None
+
+    def error_lang(self) -> tuple[str, bool]:
+        try:
+            return self.lang(self.query())
+        except pages.BadRequest:
+            return "en", False
 
     def error_page(self, status: int, message: str | None = None) -> None:
-        try:
-            lang, chosen = self.lang(self.query())
-        except pages.BadRequest:
-            lang, chosen = "en", False
+        lang, chosen = self.error_lang()
         self.clear()
         self.set_status(status)
         self.set_header("Content-Type", "text/html; charset=utf-8")
