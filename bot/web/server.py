@@ -36,8 +36,9 @@ log = logging.getLogger("benchboard.web")
 
 #: Seconds a rendered page is served from memory.
 TTL = 5.0
-#: Pages kept in memory at most.
+#: Pages kept in memory at most, and their bytes at most.
 CACHE_MAX = 2000
+CACHE_BYTES = 64 << 20
 #: The bodies a web request may send (the Mini App's sign-in is well under this).
 MAX_BODY = 16 * 1024
 _NAME = r"([a-z0-9_]{1,40})"
@@ -71,7 +72,13 @@ class WebState:
     bot_token: str | None
     bot_username: Callable[[], str | None]
     cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
+    cache_bytes: int = 0
     pending: dict[str, asyncio.Future[Page]] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        """Drop every cached page (the next request for each renders it again)."""
+        self.cache.clear()
+        self.cache_bytes = 0
 
 
 Render = Callable[[], Awaitable[tuple[str, str]]]
@@ -127,10 +134,12 @@ class Base(tornado.web.RequestHandler):
                     raise
                 finally:
                     del state.pending[key]
+                replaced = state.cache.pop(key, None)
+                state.cache_bytes -= len(replaced.body) if replaced else 0
                 state.cache[key] = page
-                state.cache.move_to_end(key)
-                while len(state.cache) > CACHE_MAX:
-                    state.cache.popitem(last=False)
+                state.cache_bytes += len(page.body)
+                while len(state.cache) > CACHE_MAX or state.cache_bytes > CACHE_BYTES:
+                    state.cache_bytes -= len(state.cache.popitem(last=False)[1].body)
         self._send(page)
 
     async def _render(self, render: Render, old: Page | None) -> Page:
