@@ -3,10 +3,11 @@
 Every handler is a short coroutine: the store's queries run on its database thread, a
 template renders in a millisecond or two. Pages are cached for :data:`TTL` seconds
 (one render serves every request for the same address meanwhile, concurrent misses
-share one render) and carry a strong ``ETag`` (a digest of the body) and a
-``Last-Modified`` (when that body was first served): a conditional request for an
-unchanged page is answered ``304``. Every response sends a Content-Security-Policy that
-allows only this origin's own files; bad input is a 400 or 404 page, never a 500.
+share one render; a slow one is kept longer) and carry a strong ``ETag`` (a digest of
+the body) and a ``Last-Modified`` (when that body was first served): a conditional
+request for an unchanged page is answered ``304``. Every response sends a
+Content-Security-Policy that allows only this origin's own files; bad input is a 400
+or 404 page, never a 500.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ log = logging.getLogger("benchboard.web")
 
 #: Seconds a rendered page is served from memory.
 TTL = 5.0
+#: A page is kept this many times as long as it took to make (at most SLOW_KEEP_MAX s).
+SLOW_FACTOR = 20
+SLOW_KEEP_MAX = 120.0
 #: Pages kept in memory at most, and their bytes at most.
 CACHE_MAX = 2000
 CACHE_BYTES = 64 << 20
@@ -144,6 +148,7 @@ class Base(tornado.web.RequestHandler):
 
     async def _render(self, render: Render, old: Page | None) -> Page:
         status = 200
+        started = time.monotonic()
         try:
             body_text, content_type = await render()
         except UserError as exc:  # a page past the last, a revoked link: kept as well
@@ -157,7 +162,11 @@ class Base(tornado.web.RequestHandler):
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
         modified = old.modified if old is not None and old.etag == etag else now
-        return Page(body, content_type, etag, modified, time.monotonic() + TTL, status)
+        # a page that took long to make (a board that scans its rows: Natory's) is kept
+        # longer, so that making it takes a small share of the database's time
+        took = time.monotonic() - started
+        keep = min(SLOW_KEEP_MAX, max(TTL, took * SLOW_FACTOR))
+        return Page(body, content_type, etag, modified, time.monotonic() + keep, status)
 
     def _send(self, page: Page) -> None:
         if page.status != 200:
