@@ -81,11 +81,13 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.resolve_link(token) -> Link | None                 # None: unknown or revoked
     await store.revoke_links(kind, target) -> int
 
-    # Natory and record queries: storage.analytics; restoring a backup: storage.backup
+    # Natory and record queries: storage.analytics; what the web boards read beside a
+    # board page (row details, result tokens, the verified-only board): storage.web_rows;
+    # restoring a backup: storage.backup
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
 ``users``, ``keys``, ``intake``, ``links``, ``submissions``, ``boards`` with ``board_pages`` and
-``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
+``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``; ``values``
 (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
