@@ -233,6 +233,7 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
         .render(
             _=tr,
             lang=lang,
+            lang_chosen=lang_chosen,
             dir="rtl" if lang == "fa" else "ltr",
             link=with_lang,
             switch=switch,

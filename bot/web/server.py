@@ -47,13 +47,11 @@ CACHE_BYTES = 64 << 20
 MAX_BODY = 16 * 1024
 _NAME = r"([a-z0-9_]{1,40})"
 _TOKEN = r"([A-Za-z0-9_-]{1,32})"
+#: Only this origin's own files; framed only by Telegram's web clients (the Mini App).
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
-    "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-)
-#: The Mini App opens in Telegram's web clients inside a frame.
-APP_CSP = CSP.replace(
-    "frame-ancestors 'none'", "frame-ancestors https://web.telegram.org https://*.telegram.org"
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors https://web.telegram.org https://*.telegram.org"
 )
 
 
@@ -343,10 +341,6 @@ class OpenApiHandler(Base):
 class AppHandler(Base):
     """The Mini App's entry page: the boards, and (signed in, by its script) "my
     results"."""
-
-    def set_default_headers(self) -> None:
-        super().set_default_headers()
-        self.set_header("Content-Security-Policy", APP_CSP)
 
     async def get(self) -> None:
         async def work() -> None:

@@ -110,6 +110,7 @@ def test_a_board_its_filters_a_result_and_persian(
     base, _ = server
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(base + "/")
+    expect(page.locator("#my-link")).to_be_hidden()  # outside Telegram
     page.get_by_role("link", name="PrimeBench").first.click()
     expect(page.locator("#board")).to_be_visible()
     assert models(page)[:2] == ["Alpha Large", "Beta"]
@@ -182,6 +183,12 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(16, 32, 48)"  # Telegram's theme colour
     shot(page, "mini-app")
+    # the boards opened from there keep Telegram's theme, and the way back to "my results"
+    page.locator("#bench-primebench a, .card h2 a").first.click()
+    page.wait_for_url("**/b/primebench")
+    expect(page.locator("#my-link")).to_be_visible()
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(16, 32, 48)"
     forged = signed("42:another-bot", fields(user_id=fixtures.PUBLIC_USER))
     page.goto("about:blank")
     page.goto(app_url(base, forged, theme))

@@ -1,13 +1,26 @@
-// The Mini App: Telegram's theme colours and, signed in, "my results". The page works
-// without this script (the boards are plain links); inside Telegram the launch data
-// arrives in the address's fragment (tgWebAppData, tgWebAppThemeParams).
+// Inside Telegram (a Mini App): Telegram's theme colours on every page and, on /app,
+// "my results" for the signed-in user. The pages work without this script; outside
+// Telegram it does nothing. Telegram hands the launch data to the first page in the
+// address's fragment (tgWebAppData, tgWebAppThemeParams); it is kept for this tab
+// (sessionStorage) so that the pages opened from there keep the theme and the sign-in.
 (function () {
   "use strict";
   var hash = new URLSearchParams(window.location.hash.slice(1));
   var webApp = window.Telegram && window.Telegram.WebApp;
+  var store = window.sessionStorage;
+
+  function kept(name, fresh) {
+    try {
+      if (fresh) store.setItem(name, fresh);
+      return fresh || store.getItem(name) || "";
+    } catch (e) {
+      return fresh || "";
+    }
+  }
+
   var theme = null;
   try {
-    theme = JSON.parse(hash.get("tgWebAppThemeParams") || "null");
+    theme = JSON.parse(kept("benchboard-theme", hash.get("tgWebAppThemeParams")) || "null");
   } catch (e) { theme = null; }
   if (!theme && webApp) theme = webApp.themeParams;
   // later entries win: a card takes the section colour, else the secondary, else the page's
@@ -21,11 +34,11 @@
         document.documentElement.style.setProperty(pair[1], value);
       }
     });
-    document.documentElement.classList.add("tg");
   }
-  var data = hash.get("tgWebAppData") || (webApp && webApp.initData) || "";
-  if (!data) return;
+  var data = kept("benchboard-init", hash.get("tgWebAppData") || (webApp && webApp.initData));
+  if (data || theme) document.documentElement.classList.add("tg");
   var box = document.getElementById("my");
+  if (!data || !box) return;
   var lang = new URLSearchParams(window.location.search).get("lang");
   fetch("/app/me" + (lang ? "?lang=" + encodeURIComponent(lang) : ""), {
     method: "POST",
