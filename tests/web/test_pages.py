@@ -245,3 +245,19 @@ async def test_a_group_board_by_its_link_until_revoked(site: Site) -> None:
     assert status == 404
     _, front, _ = await site.get("/")
     assert token not in front and "/g/" not in front  # group boards are never listed
+
+
+def test_every_message_of_the_templates_is_in_both_catalogues() -> None:
+    """A template's message missing from a catalogue would be a 500: each is listed for
+    extraction (``pages.TEMPLATE_IDS``) and has English and Persian text."""
+    from bot.render.i18n import translated
+    from bot.web.pages import TEMPLATE_IDS, TEMPLATES
+
+    used: set[str] = set()
+    for template in TEMPLATES.glob("*.html"):
+        text = template.read_text()
+        used |= set(re.findall(r"""_\(\s*["']([a-z_]+)["']\s*[,)]""", text))
+    assert len(used) > 40
+    assert used <= set(TEMPLATE_IDS) | {"web_col_rank", "web_col_model", "web_col_mode"}
+    for key in used | set(TEMPLATE_IDS):
+        assert translated("en", key) and translated("fa", key), key
