@@ -255,6 +255,8 @@ class IndexHandler(Base):
 
         await self.guarded(work)
 
+    head = get  # monitors and link checkers ask with HEAD
+
 
 class BoardHandler(Base):
     async def get(self, name: str, form: str | None = None) -> None:
@@ -282,6 +284,8 @@ class BoardHandler(Base):
 
         await self.guarded(work)
 
+    head = get  # monitors and link checkers ask with HEAD
+
 
 class GroupBoardHandler(Base):
     """A group's board by the unguessable link its admins got with ``/weblink``."""
@@ -307,6 +311,8 @@ class GroupBoardHandler(Base):
 
         await self.guarded(work)
 
+    head = get  # monitors and link checkers ask with HEAD
+
 
 class ResultHandler(Base):
     async def get(self, token: str) -> None:
@@ -328,6 +334,8 @@ class ResultHandler(Base):
 
         await self.guarded(work)
 
+    head = get  # monitors and link checkers ask with HEAD
+
 
 class OpenApiHandler(Base):
     async def get(self) -> None:
@@ -336,6 +344,8 @@ class OpenApiHandler(Base):
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
         await self.cached("openapi", render)
+
+    head = get  # monitors and link checkers ask with HEAD
 
 
 class AppHandler(Base):
@@ -355,6 +365,8 @@ class AppHandler(Base):
             await self.cached(self.key(lang) + "|app", render)
 
         await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
 
 
 class AppMeHandler(Base):

@@ -261,3 +261,12 @@ def test_every_message_of_the_templates_is_in_both_catalogues() -> None:
     assert used <= set(TEMPLATE_IDS) | {"web_col_rank", "web_col_model", "web_col_mode"}
     for key in used | set(TEMPLATE_IDS):
         assert translated("en", key) and translated("fa", key), key
+
+
+async def test_head_requests(site: Site) -> None:
+    for path, expected in (("/b/primebench", 200), ("/", 200), ("/b/nosuch", 404)):
+        async with site.session.head(site.base + path) as response:
+            assert response.status == expected, path
+            assert await response.read() == b""
+            if expected == 200:
+                assert response.headers["ETag"]
