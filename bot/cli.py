@@ -232,6 +232,14 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def cmd_web(args: argparse.Namespace, settings: Settings) -> int:
+    """``web [--host H] [--port P]``: the web boards over HTTP, until SIGTERM or SIGINT."""
+    from .web import standalone
+
+    standalone.run(settings, args.host, args.port)
+    return 0
+
+
 def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     """Exit 0 when the database answers and every essential key (PrimeBench's) is there
     (a health check)."""
@@ -392,6 +400,13 @@ def build_parser() -> argparse.ArgumentParser:
     db_restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
     db_restore.add_argument("path")
     db_restore.set_defaults(handler=cmd_db_restore)
+
+    web = sub.add_parser("web", help="serve the web boards over HTTP (default 127.0.0.1:8080)")
+    web.add_argument("--host", help="address to bind (BENCHBOARD_WEB_HOST)")
+    web.add_argument(
+        "--port", type=int, choices=range(1, 65536), metavar="PORT", help="BENCHBOARD_WEB_PORT"
+    )
+    web.set_defaults(handler=cmd_web)
 
     run = sub.add_parser("run", help="run the Telegram bot (needs BENCHBOARD_TOKEN)")
     run.set_defaults(handler=cmd_run)

@@ -60,6 +60,15 @@ class Settings(BaseSettings):
     primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
     zerobench_url: str = "https://datasets-server.huggingface.co"
     natory_seed: str = "benchboard"
+    #: The web boards (``benchboard web``; ``benchboard run`` in webhook mode serves them
+    #: on the webhook's port instead).
+    web_host: str = "127.0.0.1"
+    web_port: int = Field(default=8080, ge=1, le=65535)
+    #: The boards' public HTTPS address (the Mini App's); empty: the webhook URL's origin.
+    web_url: str | None = None
+    #: The bot's username, for the web's links into the bot when the web runs alone
+    #: (``benchboard run`` knows its own).
+    bot_username: str | None = None
     fetch_on_start: bool = True
     #: A chat (a private channel or group with the bot in it) where card images are
     #: uploaded once for inline mode, to get their file_id; unset: the user's private
@@ -85,7 +94,9 @@ class Settings(BaseSettings):
             raise ValueError("must be DEBUG, INFO, WARNING, ERROR or CRITICAL")
         return level
 
-    @field_validator("webhook_url", "webhook_secret", "card_chat", mode="before")
+    @field_validator(
+        "webhook_url", "webhook_secret", "card_chat", "web_url", "bot_username", mode="before"
+    )
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if value == "" else value
@@ -99,6 +110,18 @@ class Settings(BaseSettings):
         (``BENCHBOARD_<NAME>_URL``, a mirror for instance); None: its source's own."""
         value = getattr(self, f"{benchmark}_url", None)
         return value if isinstance(value, str) and value.strip() else None
+
+    @property
+    def public_web_url(self) -> str | None:
+        """The web boards' public HTTPS base (no trailing slash), or None: ``web_url``,
+        else the webhook URL's origin."""
+        for url in (self.web_url, self.webhook_url):
+            if url and url.startswith("https://"):
+                if url is self.web_url:
+                    return url.rstrip("/")
+                host = url.removeprefix("https://").split("/", 1)[0]
+                return "https://" + host
+        return None
 
     @property
     def backups_path(self) -> Path:

@@ -89,12 +89,15 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.global_rank(submission) -> int | None              # None: not published
     await store.key_sha256(key_version_id) -> str | None
 
-    # Natory and record queries: storage.analytics; restoring a backup: storage.backup
+    # Natory and record queries: storage.analytics; what the web boards read beside a
+    # board page (row details, result tokens, the verified-only board): storage.web_rows;
+    # restoring a backup: storage.backup
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
 ``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``submissions``, ``boards`` with
-``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``;
-``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
+``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``,
+``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON), ``models``,
+``errors``, ``migrations``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC

@@ -60,6 +60,9 @@ class NatoryRow:
     best_id: int
     best_expression: str
     trivial: bool = False
+    #: the group's first and last attempt (UTC, milliseconds since the epoch)
+    first_ms: int | None = None
+    last_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +112,7 @@ async def natory_previous(
 
 _NATORY_BOARD = """
 WITH src AS MATERIALIZED (
-    SELECT s.id, s.model_norm, s.mode, s.score, s.created_at,
+    SELECT s.id, s.model_norm, s.mode, s.score, s.created_at, s.verified,
            json_extract(s.result, '$.target') AS target,
            json_extract(s.result, '$.simplified') AS simplified,
            CAST(json_extract(s.extra, '$.cost') AS REAL) AS cost,
@@ -125,7 +128,8 @@ groups AS (
            MAX(CASE WHEN trivial THEN NULL ELSE score END) AS best,
            AVG(CASE WHEN trivial THEN NULL ELSE score END) AS mean,
            COUNT(*) AS attempts, SUM(1 - trivial) AS valid, COUNT(DISTINCT target) AS targets,
-           AVG(cost) AS mean_cost, AVG(latency) AS mean_latency
+           AVG(cost) AS mean_cost, AVG(latency) AS mean_latency,
+           MIN(created_at) AS first_ms, MAX(created_at) AS last_ms
     FROM attempts GROUP BY model_norm, mode),
 tops AS (
     SELECT model_norm, mode, id, simplified,
@@ -137,7 +141,7 @@ ranked AS (
            RANK() OVER (ORDER BY {rank_by}) AS rnk, COUNT(*) OVER () AS total
     FROM groups AS g JOIN tops AS t USING (model_norm, mode) WHERE t.rn = 1)
 SELECT r.rnk, s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
-       r.mean_latency, r.best_id, r.simplified, r.total
+       r.mean_latency, r.best_id, r.simplified, r.total, r.first_ms, r.last_ms
 FROM ranked AS r JOIN submissions AS s ON s.id = r.best_id
 ORDER BY {rank_by}, r.best_id
 LIMIT ? OFFSET ?
@@ -149,6 +153,9 @@ async def natory_board(
     *,
     target: int | None = None,
     chat_id: int | None = None,
+    mode: str | None = None,
+    since_ms: int | None = None,
+    verified: bool = False,
     limit: int = 20,
     offset: int = 0,
 ) -> NatoryBoard:
@@ -157,7 +164,8 @@ async def natory_board(
     With ``target``: that target's board, ranked by best score (then mean). Without: every
     target, ranked by mean score (then best) — the per-model comparison. Valid attempts
     only; trivial ones rank below the rest (:class:`NatoryRow`). ``chat_id`` narrows to
-    one chat's submissions.
+    one chat's submissions; ``mode`` to one mode, ``since_ms`` to attempts made then or
+    later, ``verified`` to results an admin verified (the web boards' filters).
     """
     if limit < 1 or offset < 0:
         raise InvalidData("limit must be positive and offset not negative")
@@ -169,6 +177,14 @@ async def natory_board(
     if chat_id is not None:
         where += " AND v.chat_id = ?"
         params.append(chat_id)
+    if mode is not None:
+        where += " AND v.mode = ?"
+        params.append(mode)
+    if since_ms is not None:
+        where += " AND v.created_at >= ?"
+        params.append(int(since_ms))
+    if verified:
+        where += " AND s.verified = 1"
     # Trivial attempts (the target written out, zeroed) count for no score: a row with
     # nothing else ranks below every row with a valid non-trivial attempt.
     if target is not None:
@@ -194,6 +210,8 @@ async def natory_board(
             best_id=int(r[10]),
             best_expression=str(r[11] or ""),
             trivial=r[3] is None,
+            first_ms=r[13],
+            last_ms=r[14],
         )
         for r in rows
     )

@@ -379,6 +379,15 @@ CREATE TABLE card_files (
 );
 """
 
+#: The web boards' "verified only" filter: a benchmark's verified published rows in rank
+#: order (few: an admin verifies each), grouped per (model, mode) when read
+#: (``storage.web_rows.verified_page``), never a scan of the benchmark.
+_V10_VERIFIED = """
+CREATE INDEX submissions_board_verified
+    ON submissions (benchmark_id, mode, score DESC, created_at, id)
+    WHERE visibility = 'published' AND verified = 1;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -390,6 +399,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
     Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
     Migration(9, "sharing: result card theme per user, uploaded card file ids", _V9_SHARING),
+    Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED),
 )
 
 LATEST = MIGRATIONS[-1].version

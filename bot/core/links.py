@@ -7,9 +7,10 @@ a result) and ``g_`` (a group's board) followed by the token: at most 18 charact
 ``A-Z a-z 0-9 _ -``, well within Telegram's 64. A token says nothing of the submission
 or chat it stands for, so links cannot be enumerated.
 
-Only a published result may be linked; a link to a result hidden or withdrawn since
-(or an unknown, revoked or malformed token) opens nothing (None), and the caller says
-"not available".
+Only a published result may be linked; a link to a result hidden or withdrawn since,
+or whose submitter was banned (or an unknown, revoked or malformed token) opens nothing
+(None), and the caller says "not available". A group's web board (``/weblink``) has a
+token of its own kind, which its admins can renew (the old address stops working).
 """
 
 from __future__ import annotations
@@ -74,14 +75,21 @@ async def result_token(
     return await services.store.link("result", sub.id, created_by=created_by)
 
 
+async def visible(services: Services, sub: Submission | None) -> bool:
+    """Whether a submission shows on the boards: published, its submitter not banned."""
+    if sub is None or not shareable(sub):
+        return False
+    return await services.store.is_banned(sub.user_id) is None
+
+
 async def open_result(services: Services, token: str) -> Submission | None:
     """The published result a token stands for; None when it is unknown, revoked, or
-    its result is not (or no longer) published."""
+    its result is not (or no longer) on the boards."""
     link = await services.store.resolve_link(token)
     if link is None or link.kind != "result" or link.submission_id is None:
         return None
     sub = await services.store.get_submission(link.submission_id)
-    return sub if sub is not None and shareable(sub) else None
+    return sub if await visible(services, sub) else None
 
 
 async def challenge_token(services: Services, sub: Submission, *, created_by: int | None) -> str:
@@ -97,7 +105,7 @@ async def open_challenge(services: Services, token: str) -> Submission | None:
     if link is None or link.kind != "challenge" or link.submission_id is None:
         return None
     sub = await services.store.get_submission(link.submission_id)
-    return sub if sub is not None and shareable(sub) else None
+    return sub if await visible(services, sub) else None
 
 
 async def group_token(services: Services, chat_id: int, *, created_by: int | None = None) -> str:
@@ -109,6 +117,22 @@ async def open_group(services: Services, token: str) -> int | None:
     """The chat id of the group whose board a token stands for (None: not available)."""
     link = await services.store.resolve_link(token)
     if link is None or link.kind != "group" or link.chat_id is None:
+        return None
+    return link.chat_id
+
+
+async def web_board_token(services: Services, chat_id: int, *, by: int, renew: bool = False) -> str:
+    """A group's web board token (the caller checked that ``by`` administers it);
+    ``renew`` revokes the live one first, so its old address stops working."""
+    if renew:
+        await services.store.revoke_links("web", chat_id)
+    return await services.store.link("web", chat_id, created_by=by)
+
+
+async def web_board_chat(services: Services, token: str) -> int | None:
+    """The group whose web board a token opens, else None (unknown or revoked)."""
+    link = await services.store.resolve_link(token)
+    if link is None or link.kind != "web":
         return None
     return link.chat_id
 

@@ -49,6 +49,16 @@ async def choose_language(services: Services, user_id: int, lang: str) -> None:
     await services.store.set_user_language(user_id, lang)
 
 
+async def set_public(services: Services, user_id: int, public: bool) -> None:
+    """``/public on|off``: whether the user's name shows on the web boards."""
+    await services.store.set_user_public(user_id, public)
+
+
+async def is_public(services: Services, user_id: int) -> bool:
+    user = await services.store.get_user(user_id)
+    return bool(user and user.public)
+
+
 async def has_private_chat(services: Services, user_id: int) -> bool:
     """Whether the user has talked to the bot in private (a private chat's id is the
     user's): only then can the bot write to them there."""

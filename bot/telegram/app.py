@@ -44,6 +44,7 @@ from . import keyboards as kb
 from . import natory_handlers as nh
 from . import ops, web
 from . import share_handlers as sh
+from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
 from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 
@@ -171,6 +172,8 @@ def register(app: BotApp) -> None:
         ("benchmarks", c.on_benchmarks),
         ("lang", c.on_lang),
         ("theme", sh.on_theme),
+        ("public", wc.on_public),  # the web boards: show one's name there or not
+        ("weblink", wc.on_weblink),  # a group's web board link (its admins)
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))

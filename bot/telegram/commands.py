@@ -29,8 +29,9 @@ async def board_page(
     context: BotContext, query: boards.BoardQuery, chat: Chat, user_id: int, lang: str
 ) -> tuple[str, InlineKeyboardMarkup]:
     page = await boards.page(context.services, query, chat_id=chat.id, user_id=user_id)
+    web_url = context.services.settings.public_web_url
     return render_board(page, lang=lang), board_keyboard(
-        lang, query, page.pages, in_group=in_group(chat)
+        lang, query, page.pages, in_group=in_group(chat), web_url=web_url
     )
 
 

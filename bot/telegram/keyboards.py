@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from urllib.parse import quote
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 
 from scoring import Mode
 
@@ -155,7 +156,7 @@ def score_keyboard(
 
 
 def board_keyboard(
-    lang: str, query: BoardQuery, pages: int, *, in_group: bool
+    lang: str, query: BoardQuery, pages: int, *, in_group: bool, web_url: str | None = None
 ) -> InlineKeyboardMarkup:
     rows: list[list[InlineKeyboardButton]] = []
     nav = []
@@ -211,6 +212,16 @@ def board_keyboard(
                 )
             ]
         )
+    if web_url and query.scope == "g":
+        # the same board on the web: a Mini App in a private chat (Telegram allows
+        # web_app buttons only there), a link in a group
+        url = f"{web_url}/b/{quote(query.benchmark)}"
+        if in_group:
+            rows.append([InlineKeyboardButton(t(lang, "btn_web_board"), url=url)])
+        else:
+            rows.append(
+                [InlineKeyboardButton(t(lang, "btn_web_board"), web_app=WebAppInfo(url=url))]
+            )
     return InlineKeyboardMarkup(rows)
 
 

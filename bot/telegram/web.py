@@ -2,8 +2,10 @@
 
 It checks Telegram's secret header on every request, keeps each update in the durable
 intake before answering 200 (a body that is not an update gets 400), serves
-``/healthz`` on the same port, and stops gracefully on SIGTERM: no new updates are
-taken, the ones already received are handled, then the database closes.
+``/healthz`` and the web boards (``bot.web``, on a database connection of their
+own, so a slow page never holds up the bot's queries) on the same port, and stops
+gracefully on SIGTERM: no new updates are taken, the ones already received are
+handled, then the database closes.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import asyncio
 import hmac
 import json
 import logging
+from typing import Any
 from urllib.parse import urlsplit
 
 import tornado.web
@@ -84,15 +87,17 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     ``stop`` is set; the webhook is registered with Telegram once it listens."""
     assert settings.webhook_url is not None
     path = webhook_path(settings.webhook_url)
-    web_app = tornado.web.Application(
-        [
-            (r"/healthz", _HealthHandler, {"app": app}),
-            (path, _UpdateHandler, {"app": app, "secret": secret}),
-        ]
-    )
-    server = HTTPServer(web_app, max_body_size=MAX_BODY, xheaders=True)
-    server.listen(settings.webhook_port, address=settings.webhook_listen)
+    routes: list[Any] = [
+        (r"/healthz", _HealthHandler, {"app": app}),
+        (path, _UpdateHandler, {"app": app, "secret": secret}),
+    ]
+    from ..web import server as boards  # the boards' templates load only in webhook mode
+
+    board_services = await Services.open(settings)
+    state = boards.WebState(board_services, settings.require_token(), lambda: app.bot.username)
+    server = HTTPServer(boards.application(state, routes), max_body_size=MAX_BODY, xheaders=True)
     try:
+        server.listen(settings.webhook_port, address=settings.webhook_listen)
         await app.bot.set_webhook(
             url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
         )
@@ -101,3 +106,4 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     finally:
         server.stop()
         await server.close_all_connections()
+        await board_services.close()

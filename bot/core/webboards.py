@@ -1,0 +1,471 @@
+"""The web boards' use cases: a page of a board with the columns its benchmark calls for,
+the front page's leaders, one published result, and a signed-in user's own results.
+
+Everything is read through the store's board queries (``Store.leaderboard``,
+``storage.analytics.natory_board``) and, for the rows of one page, by primary key
+(``storage.web_rows``). No user id leaves here: a submitter is shown by name only when
+they chose ``/public``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from scoring import Benchmark, registry
+from storage import Board, BoardRow, Submission, analytics, web_rows
+from storage.analytics import NatoryRow
+from storage.web_rows import RowInfo
+
+from ..render.i18n import N_
+from ..render.svgchart import pareto
+from ..render.webviews import (
+    ChartPoint,
+    Column,
+    Leader,
+    MyResult,
+    MyResults,
+    WebBoard,
+    WebQuery,
+    WebResult,
+    WebRow,
+)
+from . import links
+from .errors import UserError
+from .services import Services
+
+#: A sorted view (any column but the rank) orders this many of the board's best rows.
+SORT_SPAN = 200
+#: The most rows a page (or a CSV / JSON download) holds, and the furthest page.
+MAX_PER = 500
+MAX_PAGE = 400
+#: Models on the score-against-cost chart.
+CHART_MODELS = 40
+WINDOWS = (0, 7, 30)
+#: z for a two-sided 95 % interval.
+_Z = 1.959963984540054
+
+_BASE = (
+    Column("runs", N_("web_col_runs")),
+    Column("mean", N_("web_col_mean")),
+)
+_PRIME_PATHS = ("$.correct", "$.wrong", "$.unanswered", "$.total_questions")
+_ZERO_PATHS = (
+    "$.k",
+    "$.primary_split",
+    "$.main.questions",
+    "$.main.pass_at_k",
+    "$.main.reliability_k_of_k",
+    "$.subquestions.questions",
+    "$.subquestions.pass_at_k",
+    "$.subquestions.reliability_k_of_k",
+)
+#: A benchmark's own columns after the model and mode, by benchmark (the others get the
+#: score, runs and mean), and the record paths they read.
+_COLUMNS: dict[str, tuple[tuple[Column, ...], tuple[str, ...]]] = {
+    "primebench": (
+        (
+            Column("score", N_("web_col_score")),
+            Column("correct", N_("web_col_correct")),
+            Column("wrong", N_("web_col_wrong")),
+            Column("unanswered", N_("web_col_unanswered")),
+            Column("coverage", N_("web_col_coverage")),
+            *_BASE,
+        ),
+        _PRIME_PATHS,
+    ),
+    "zerobench": (
+        (
+            Column("score", N_("web_col_pass1")),
+            Column("pass_k", N_("web_col_pass_k")),
+            Column("k_of_k", N_("web_col_k_of_k")),
+            *_BASE,
+        ),
+        _ZERO_PATHS,
+    ),
+}
+_GENERIC = ((Column("score", N_("web_col_score")), *_BASE), ())
+_NATORY_COLUMNS = (
+    Column("mean", N_("web_col_mean")),
+    Column("score", N_("web_col_best")),
+    Column("attempts", N_("web_col_attempts")),
+    Column("cost", N_("web_col_cost")),
+    Column("latency", N_("web_col_latency")),
+)
+#: Sort keys every board has besides its columns.
+COMMON_SORTS = ("rank", "model", "mode", "first", "last")
+
+
+def benchmark_of(name: str) -> Benchmark:
+    if name not in registry.names():
+        raise UserError("web_unknown_benchmark")
+    return registry.get(name)
+
+
+def costed(benchmark: Benchmark) -> bool:
+    """Boards of a benchmark whose submissions carry a cost (Natory): attempts, mean
+    cost and latency, the score-against-cost chart."""
+    return "cost" in benchmark.tag_fields
+
+
+def columns(benchmark: Benchmark) -> tuple[Column, ...]:
+    if costed(benchmark):
+        return _NATORY_COLUMNS
+    return _COLUMNS.get(benchmark.name, _GENERIC)[0]
+
+
+def sort_keys(benchmark: Benchmark) -> tuple[str, ...]:
+    return COMMON_SORTS + tuple(c.key for c in columns(benchmark))
+
+
+def wilson(p: float, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of a proportion ``p`` of ``n`` (None: n is 0)."""
+    if n <= 0:
+        return None
+    p = min(1.0, max(0.0, p))
+    z2 = _Z * _Z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = _Z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _cells(
+    benchmark: Benchmark, row: BoardRow, info: RowInfo | None
+) -> tuple[dict[str, str], dict[str, float | int | str | None]]:
+    """A board row's columns as text and as values."""
+    v: Mapping[str, Any] = info.values if info is not None else {}
+    text: dict[str, str] = {
+        "score": benchmark.format_score(row.best),
+        "runs": str(row.runs),
+        "mean": benchmark.format_score(row.mean, mean=True),
+    }
+    values: dict[str, float | int | str | None] = {
+        "score": row.best,
+        "runs": row.runs,
+        "mean": round(row.mean, 6),
+    }
+    if benchmark.name == "primebench":
+        total = _num(v.get("$.total_questions"))
+        for key in ("correct", "wrong", "unanswered"):
+            found = _num(v.get(f"$.{key}"))
+            values[key] = None if found is None else int(found)
+            text[key] = "—" if found is None else str(int(found))
+        answered = (_num(v.get("$.correct")) or 0) + (_num(v.get("$.wrong")) or 0)
+        coverage = answered / total if total else None
+        values["coverage"] = None if coverage is None else round(coverage, 6)
+        text["coverage"] = _percent(coverage)
+    elif benchmark.name == "zerobench":
+        split = "$.subquestions" if v.get("$.primary_split") == "sub" else "$.main"
+        n = _num(v.get(f"{split}.questions"))
+        k = _num(v.get("$.k"))
+        interval = wilson(row.best, int(n)) if n else None
+        values["n"] = None if n is None else int(n)
+        values["k"] = None if k is None else int(k)
+        values["ci_low"] = None if interval is None else round(interval[0], 6)
+        values["ci_high"] = None if interval is None else round(interval[1], 6)
+        if interval is not None:
+            text["score"] += f" [{interval[0]:.1%}–{interval[1]:.1%}]"
+        for key, path in (("pass_k", "pass_at_k"), ("k_of_k", "reliability_k_of_k")):
+            found = _num(v.get(f"{split}.{path}"))
+            values[key] = found
+            text[key] = _percent(found)
+    return text, values
+
+
+def _mark(row: BoardRow) -> str:
+    return "reported" if row.reported else "verified" if row.verified else "self"
+
+
+def _web_row(
+    benchmark: Benchmark,
+    row: BoardRow,
+    info: RowInfo | None,
+    token: str | None,
+) -> WebRow:
+    text, values = _cells(benchmark, row, info)
+    return WebRow(
+        rank=None if row.reported else row.rank,
+        model=row.model,
+        mode=row.mode,
+        mark=_mark(row),
+        key_hash=info.key_sha[:8] if info is not None and info.key_sha else None,
+        author=info.author if info is not None else None,
+        first_at=row.first_at,
+        last_at=row.last_at,
+        cells=text,
+        values=values,
+        token=token,
+        source=row.source,
+    )
+
+
+def _natory_row(
+    benchmark: Benchmark, row: NatoryRow, info: RowInfo | None, token: str | None
+) -> WebRow:
+    def when(ms: int | None) -> datetime:
+        return datetime.fromtimestamp((ms or 0) / 1000, UTC)
+
+    cost, latency = row.mean_cost, row.mean_latency
+    return WebRow(
+        rank=row.rank,
+        model=row.model,
+        mode=row.mode,
+        mark="verified" if info is not None and info.verified else "self",
+        key_hash=None,
+        author=info.author if info is not None else None,
+        first_at=when(row.first_ms),
+        last_at=when(row.last_ms),
+        cells={
+            "mean": benchmark.format_score(row.mean, mean=True),
+            "score": benchmark.format_score(row.best),
+            "attempts": str(row.attempts),
+            "cost": "—" if cost is None else f"${cost:.4g}",
+            "latency": "—" if latency is None else f"{latency:.3g} s",
+        },
+        values={
+            "mean": row.mean,
+            "score": row.best,
+            "attempts": row.attempts,
+            "cost": cost,
+            "latency": latency,
+        },
+        token=token,
+    )
+
+
+def _sort_value(row: WebRow, key: str) -> tuple[int, Any]:
+    """Rows without the value sort last either way."""
+    if key == "model":
+        return 0, row.model.casefold()
+    if key == "mode":
+        return 0, row.mode
+    if key in ("first", "last"):
+        return 0, (row.first_at if key == "first" else row.last_at).timestamp()
+    value = row.values.get(key)
+    return (1, 0) if value is None else (0, value)
+
+
+def _ordered(rows: Sequence[WebRow], q: WebQuery) -> list[WebRow]:
+    present = [r for r in rows if _sort_value(r, q.sort)[0] == 0]
+    absent = [r for r in rows if _sort_value(r, q.sort)[0] == 1]
+    present.sort(key=lambda r: _sort_value(r, q.sort)[1], reverse=q.descending)
+    return present + absent
+
+
+def check(q: WebQuery) -> Benchmark:
+    """The query's benchmark, once every field is in range (else :class:`UserError`)."""
+    benchmark = benchmark_of(q.benchmark)
+    if q.days not in WINDOWS or not 1 <= q.per <= MAX_PER or not 0 <= q.page <= MAX_PAGE:
+        raise UserError("web_bad_filter")
+    if q.sort not in sort_keys(benchmark):
+        raise UserError("web_bad_filter")
+    return benchmark
+
+
+async def _rows(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[WebRow], Board | None, int]:
+    """``limit`` rows from ``offset`` in rank order, the board read (None for Natory)
+    and the board's size."""
+    store = services.store
+    if costed(benchmark):
+        since = None
+        if q.days:
+            since = int((datetime.now(UTC) - timedelta(days=q.days)).timestamp() * 1000)
+        natory = await analytics.natory_board(
+            store,
+            chat_id=chat_id,
+            mode=q.mode,
+            since_ms=since,
+            verified=q.verified,
+            limit=limit,
+            offset=offset,
+        )
+        ids = [r.best_id for r in natory.rows]
+        info = await web_rows.row_info(store, ids)
+        tokens = await web_rows.result_tokens(store, ids)
+        rows = [_natory_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+                for r in natory.rows]  # fmt: skip
+        return rows, None, natory.total
+    if q.verified:
+        board = await web_rows.verified_page(
+            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset
+        )
+    else:
+        board = await store.leaderboard(
+            benchmark.name,
+            chat_id=chat_id,
+            mode=q.mode,
+            days=q.days or None,
+            limit=limit,
+            offset=offset,
+        )
+    ids = [r.submission_id for r in board.rows if r.submission_id is not None]
+    paths = _COLUMNS.get(benchmark.name, _GENERIC)[1]
+    info = await web_rows.row_info(store, ids, paths)
+    tokens = await web_rows.result_tokens(store, ids)
+    rows = []
+    for r in board.rows:
+        sid = r.submission_id
+        rows.append(_web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
+    return rows, board, board.total
+
+
+async def board(
+    services: Services, q: WebQuery, *, chat_id: int | None = None, group: str | None = None
+) -> WebBoard:
+    """A page of a board: the global one, or (``chat_id``) a group's."""
+    benchmark = check(q)
+    if chat_id is not None and q.verified:
+        raise UserError("web_bad_filter")
+    span = 0
+    if q.sort == "rank":
+        rows, found, total = await _rows(services, benchmark, q, chat_id, q.per, q.page * q.per)
+        shown = rows
+        pages = max(1, -(-total // q.per))
+    else:
+        rows, found, total = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
+        shown = _ordered(rows, q)[q.page * q.per : (q.page + 1) * q.per]
+        pages = max(1, -(-min(total, SORT_SPAN) // q.per))
+        span = SORT_SPAN if total > SORT_SPAN else 0
+    if q.page >= pages:
+        raise UserError("web_no_page")
+    reported: tuple[WebRow, ...] = ()
+    if found is not None and found.references and q.page == 0:
+        reported = tuple(_web_row(benchmark, r, None, None) for r in found.references)
+    chart: tuple[ChartPoint, ...] = ()
+    if costed(benchmark) and q.page == 0:
+        chart = await _chart(services, benchmark, q, chat_id)
+    key = await services.store.current_key(benchmark.name) if benchmark.key_file else None
+    return WebBoard(
+        query=q,
+        title=benchmark.title,
+        credit=benchmark.credit,
+        columns=columns(benchmark),
+        rows=tuple(shown),
+        total=total,
+        pages=pages,
+        key_version=key.version if key else None,
+        key_hash=key.sha256[:8] if key else None,
+        reported=reported,
+        chart=chart,
+        group=group,
+        sort_span=span,
+        rescoring=bool(found and found.rescoring),
+    )
+
+
+async def _chart(
+    services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
+) -> tuple[ChartPoint, ...]:
+    """Mean score against mean cost of the best models under the same filters."""
+    rows, _, _ = await _rows(services, benchmark, q, chat_id, CHART_MODELS, 0)
+    points = []
+    for r in rows:
+        cost, mean = r.values.get("cost"), r.values.get("mean")
+        if isinstance(cost, float) and isinstance(mean, int | float):
+            points.append((r, cost, float(mean)))
+    front = pareto([(c, s) for _, c, s in points])
+    return tuple(
+        ChartPoint(f"{r.model} · {r.mode}", c, s, f)
+        for (r, c, s), f in zip(points, front, strict=True)
+    )
+
+
+async def leaders(services: Services, count: int = 3) -> tuple[Leader, ...]:
+    """The front page: each benchmark's best rows."""
+    out = []
+    for benchmark in registry.all_benchmarks():
+        page = await board(services, WebQuery(benchmark.name, per=count))
+        out.append(
+            Leader(
+                benchmark.name,
+                benchmark.title,
+                benchmark.credit,
+                page.total,
+                page.rows,
+                page.columns[0].key,
+            )
+        )
+    return tuple(out)
+
+
+async def group_board(services: Services, token: str, q: WebQuery) -> WebBoard:
+    """A group's board by its web link; a revoked or unknown link is :class:`UserError`."""
+    chat_id = await links.web_board_chat(services, token)
+    if chat_id is None:
+        raise UserError("web_not_found")
+    chat = await services.store.get_chat(chat_id)
+    return await board(services, q, chat_id=chat_id, group=(chat.title if chat else None) or "")
+
+
+async def result(services: Services, token: str, bot_username: str | None) -> WebResult:
+    """One published result by its token; hidden, withdrawn and unknown: UserError."""
+    sub = await links.open_result(services, token)
+    if sub is None:
+        raise UserError("web_not_found")
+    benchmark = registry.get(sub.benchmark)
+    found = benchmark.result_from_record(sub.record)
+    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
+    return WebResult(
+        token=token,
+        benchmark=benchmark.name,
+        title=benchmark.title,
+        credit=benchmark.credit,
+        model=sub.model or "",
+        mode=sub.mode or "",
+        score=benchmark.format_score(sub.score),
+        mark="verified" if sub.verified else "self",
+        author=info.author if info else None,
+        fields=found.summary_fields(),
+        invalid_lines=tuple((il.line, il.text[:500]) for il in found.invalid_lines[:500]),
+        invalid_count=found.invalid_line_count,
+        hints=found.hints,
+        key_version=info.key_version if info else None,
+        key_hash=info.key_sha[:8] if info and info.key_sha else None,
+        scorer_version=sub.scorer_version,
+        created_at=sub.created_at,
+        published_at=sub.published_at,
+        from_group=bool(info and info.chat_type in ("group", "supergroup")),
+        bot_link=(
+            links.start_link(bot_username, links.payload("result", token)) if bot_username else None
+        ),
+    )
+
+
+async def my_results(services: Services, user_id: int, name: str, limit: int = 20) -> MyResults:
+    """The signed-in user's latest submissions (any state), newest first; published ones
+    with their page."""
+    subs: list[Submission] = await services.store.history(user_id, limit=limit)
+    published = [s.id for s in subs if await links.visible(services, s)]
+    tokens = await web_rows.result_tokens(services.store, published)
+    out = []
+    for sub in subs:
+        benchmark = registry.get(sub.benchmark)
+        out.append(
+            MyResult(
+                title=benchmark.title,
+                model=sub.model,
+                mode=sub.mode,
+                score=benchmark.format_score(sub.score),
+                state=str(sub.visibility.value),
+                created_at=sub.created_at,
+                token=tokens.get(sub.id),
+            )
+        )
+    return MyResults(name, tuple(out))

@@ -1,0 +1,142 @@
+"""What the web boards draw: plain data that ``bot.core.webboards`` builds and the
+templates of ``bot.web`` show. No user id ever goes into these types: a submitter is a
+name (they chose ``/public``) or None (shown as "anonymous")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from scoring import Hint
+
+
+@dataclass(frozen=True, slots=True)
+class WebQuery:
+    """One view of a board: the benchmark, its filters (mode or None; the last ``days``,
+    0: all time; verified results only), the page (from 0), the sort column (``rank``:
+    the board's own order) and direction, and the rows per page."""
+
+    benchmark: str
+    mode: str | None = None
+    days: int = 0
+    verified: bool = False
+    page: int = 0
+    sort: str = "rank"
+    descending: bool = False
+    per: int = 25
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column of a board: its key (the sort key and the JSON field), the message id
+    of its heading, and whether larger is better (the first click sorts descending)."""
+
+    key: str
+    label: str
+    numeric: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class WebRow:
+    """One row of a web board. ``cells`` are the benchmark's columns as (text, sort
+    value); ``values`` the same figures as plain JSON values."""
+
+    rank: int | None
+    model: str
+    mode: str
+    mark: str  # verified | self | reported
+    key_hash: str | None
+    author: str | None
+    first_at: datetime
+    last_at: datetime
+    cells: dict[str, str]
+    values: dict[str, float | int | str | None]
+    token: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChartPoint:
+    label: str
+    cost: float
+    score: float
+    front: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WebBoard:
+    """A page of a board as the web shows it."""
+
+    query: WebQuery
+    title: str
+    credit: str
+    columns: tuple[Column, ...]
+    rows: tuple[WebRow, ...]
+    total: int
+    pages: int
+    key_version: int | None
+    key_hash: str | None
+    reported: tuple[WebRow, ...] = ()
+    chart: tuple[ChartPoint, ...] = ()
+    group: str | None = None  # the group's title, on a group's board
+    sort_span: int = 0  # >0: a sorted view orders the best ``sort_span`` rows only
+    rescoring: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Leader:
+    """The head of one benchmark's board on the front page."""
+
+    name: str
+    title: str
+    credit: str
+    total: int
+    rows: tuple[WebRow, ...]
+    score_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class WebResult:
+    """One published result, in full."""
+
+    token: str
+    benchmark: str
+    title: str
+    credit: str
+    model: str
+    mode: str
+    score: str
+    mark: str
+    author: str | None
+    fields: tuple[tuple[str, str], ...]
+    invalid_lines: tuple[tuple[int, str], ...]
+    invalid_count: int
+    hints: tuple[Hint, ...]
+    key_version: int | None
+    key_hash: str | None
+    scorer_version: str
+    created_at: datetime
+    published_at: datetime | None
+    from_group: bool
+    bot_link: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MyResult:
+    """One of the signed-in user's own submissions (the Mini App's "my results")."""
+
+    title: str
+    model: str | None
+    mode: str | None
+    score: str
+    state: str
+    created_at: datetime
+    token: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MyResults:
+    name: str
+    results: tuple[MyResult, ...] = field(default_factory=tuple)

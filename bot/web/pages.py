@@ -1,0 +1,449 @@
+"""Requests in, pages out: strict parsing of the query string, the language, and the
+templates (Jinja2, autoescaped) with the gettext catalogues; the CSV and JSON forms of a
+board and the OpenAPI description of the JSON endpoints. Pure: no I/O here."""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+
+from scoring import Mode, registry
+
+from ..core import webboards
+from ..render.format import hint_text, mode_label
+from ..render.i18n import LANGUAGES, N_, digits, field_label, t
+from ..render.svgchart import render_svg
+from ..render.webviews import WebBoard, WebQuery, WebResult, WebRow
+
+TEMPLATES = Path(__file__).with_name("templates")
+STATIC = Path(__file__).with_name("static")
+WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
+#: Rows per page of a web board.
+PER_PAGE = 25
+#: Query parameters a board takes.
+BOARD_PARAMS = frozenset({"mode", "window", "verified", "page", "sort", "order", "per", "lang"})
+
+
+class BadRequest(Exception):
+    """A query the pages refuse (answered 400)."""
+
+
+#: Ids the templates use (listed for extraction: templates are not scanned).
+TEMPLATE_IDS = (
+    N_("web_title"),
+    N_("web_tagline"),
+    N_("web_benchmarks"),
+    N_("web_open_board"),
+    N_("web_no_rows"),
+    N_("web_rows_total"),
+    N_("web_filters"),
+    N_("web_mode"),
+    N_("web_all_modes"),
+    N_("web_window"),
+    N_("web_window_all"),
+    N_("web_window_7"),
+    N_("web_window_30"),
+    N_("web_verified_only"),
+    N_("web_apply"),
+    N_("web_col_rank"),
+    N_("web_col_model"),
+    N_("web_col_mode"),
+    N_("web_col_mark"),
+    N_("web_col_by"),
+    N_("web_col_key"),
+    N_("web_col_first"),
+    N_("web_col_last"),
+    N_("web_mark_verified"),
+    N_("web_mark_self"),
+    N_("web_mark_reported"),
+    N_("web_anonymous"),
+    N_("web_prev"),
+    N_("web_next"),
+    N_("web_page_of"),
+    N_("web_download"),
+    N_("web_reported_title"),
+    N_("web_chart_title"),
+    N_("web_chart_cost"),
+    N_("web_chart_score"),
+    N_("web_chart_front"),
+    N_("web_sorted_span"),
+    N_("web_rescoring"),
+    N_("web_key"),
+    N_("web_result_title"),
+    N_("web_breakdown"),
+    N_("web_invalid_lines"),
+    N_("web_invalid_more"),
+    N_("web_hints"),
+    N_("web_scorer"),
+    N_("web_submitted"),
+    N_("web_published"),
+    N_("web_from_group"),
+    N_("web_from_private"),
+    N_("web_open_in_bot"),
+    N_("web_by"),
+    N_("web_group_board"),
+    N_("web_language"),
+    N_("web_credit_primebench"),
+    N_("web_license"),
+    N_("web_api"),
+    N_("web_error_title"),
+    N_("web_home"),
+    N_("web_app_title"),
+    N_("web_my_results"),
+    N_("web_my_none"),
+    N_("web_signin_refused"),
+    N_("web_state"),
+    N_("web_bad_request"),
+)
+
+
+def language(query: Mapping[str, str], accept: str | None) -> tuple[str, bool]:
+    """The page's language and whether the address chose it: ``?lang=`` (en or fa),
+    else the first of ``Accept-Language`` we speak (by its q value), else English."""
+    chosen = query.get("lang")
+    if chosen is not None:
+        if chosen not in LANGUAGES:
+            raise BadRequest("lang")
+        return chosen, True
+    best, best_q = "en", -1.0
+    for i, part in enumerate((accept or "")[:500].split(",")[:20]):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        code = tag.split("-")[0].strip().lower()
+        if code in LANGUAGES and q - i * 1e-6 > best_q:
+            best, best_q = code, q - i * 1e-6
+    return best, False
+
+
+def _count(text: str, top: int) -> int:
+    if not (text.isascii() and text.isdigit()) or len(text) > 6 or int(text) > top:
+        raise BadRequest("number")
+    return int(text)
+
+
+def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
+    """A board view from the query string; anything unknown or out of range is refused."""
+    unknown = set(query) - BOARD_PARAMS
+    if unknown:
+        raise BadRequest("unknown parameter")
+    mode = query.get("mode", "") or None
+    if mode == "all":
+        mode = None
+    if mode is not None and mode not in {m.value for m in Mode}:
+        raise BadRequest("mode")
+    window = query.get("window", "all") or "all"
+    if window not in WINDOW_PARAMS:
+        raise BadRequest("window")
+    verified = query.get("verified", "")
+    if verified not in ("", "0", "1", "on"):
+        raise BadRequest("verified")
+    page = _count(query.get("page", "1") or "1", webboards.MAX_PAGE + 1)
+    if page < 1:
+        raise BadRequest("page")
+    per = _count(query.get("per", str(PER_PAGE)) or str(PER_PAGE), webboards.MAX_PER)
+    if per < 1:
+        raise BadRequest("per")
+    order = query.get("order", "") or ""
+    if order not in ("", "asc", "desc"):
+        raise BadRequest("order")
+    sort = query.get("sort", "rank") or "rank"
+    return WebQuery(
+        benchmark=benchmark,
+        mode=mode,
+        days=WINDOW_PARAMS[window],
+        verified=verified in ("1", "on"),
+        page=page - 1,
+        sort=sort,
+        descending=order == "desc" or (order == "" and sort not in ("rank", "model", "mode")),
+        per=per,
+    )
+
+
+def board_params(q: WebQuery, lang: str | None, **changes: Any) -> str:
+    """The query string of a board view (only what differs from the defaults)."""
+    values: dict[str, Any] = {
+        "mode": q.mode,
+        "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
+        "verified": "1" if q.verified else None,
+        "sort": q.sort,
+        "order": "desc" if q.descending else "asc",
+        "page": q.page + 1,
+        "per": q.per,
+        "lang": lang,
+    }
+    values.update(changes)
+    defaults = {"window": "all", "sort": "rank", "page": 1, "per": PER_PAGE}
+    if values["sort"] == "rank":
+        values["order"] = None
+    shown = {k: v for k, v in values.items() if v is not None and defaults.get(k) != v}
+    return ("?" + urlencode(shown)) if shown else ""
+
+
+def _date(value: datetime | None) -> str:
+    return "" if value is None else value.strftime("%Y-%m-%d")
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["date"] = _date
+    return env
+
+
+def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
+    """A template in ``lang``; links keep ``?lang=`` when the address chose it."""
+
+    def tr(key: str, **fields: Any) -> str:
+        return t(lang, key, **fields)
+
+    def with_lang(path: str) -> str:
+        if not lang_chosen:
+            return path
+        return path + ("&" if "?" in path else "?") + "lang=" + lang
+
+    def switch(code: str) -> str:
+        here = str(values.get("here", "/"))
+        base = here.split("?")[0]
+        rest = [p for p in here.partition("?")[2].split("&") if p and not p.startswith("lang=")]
+        return base + "?" + "&".join([*rest, f"lang={code}"])
+
+    page: str = (
+        environment()
+        .get_template(name)
+        .render(
+            _=tr,
+            lang=lang,
+            lang_chosen=lang_chosen,
+            dir="rtl" if lang == "fa" else "ltr",
+            link=with_lang,
+            switch=switch,
+            digits=lambda v: digits(lang, v),
+            mode_label=lambda v: mode_label(v, lang) or v,
+            benchmarks=registry.all_benchmarks(),
+            **values,
+        )
+    )
+    return page
+
+
+def board_page(
+    board: WebBoard, lang: str, lang_chosen: bool, *, here: str, base: str, csv_ok: bool = True
+) -> str:
+    q = board.query
+
+    def view(**changes: Any) -> str:
+        return base + board_params(q, lang if lang_chosen else None, **changes)
+
+    def sort_link(key: str) -> str:
+        if q.sort == key:
+            return view(sort=key, order="asc" if q.descending else "desc", page=1)
+        numeric = key not in ("model", "mode", "rank")
+        return view(sort=key, order="desc" if numeric else "asc", page=1)
+
+    chart = ""
+    if board.chart:
+        chart = render_svg(
+            board.chart,
+            cost_label=t(lang, "web_chart_cost"),
+            score_label=t(lang, "web_chart_score"),
+        )
+    return render(
+        "board.html",
+        lang,
+        lang_chosen,
+        board=board,
+        q=q,
+        here=here,
+        base=base,
+        view=view,
+        sort_link=sort_link,
+        chart=chart,
+        modes=[m.value for m in Mode],
+        csv_ok=csv_ok,
+        exports=base + board_params(q, None),
+    )
+
+
+def result_page(found: WebResult, lang: str, lang_chosen: bool, *, here: str) -> str:
+    fields = [(field_label(lang, key), value) for key, value in found.fields]
+    hints = [hint_text(lang, h) for h in found.hints]
+    return render("result.html", lang, lang_chosen, r=found, fields=fields, hints=hints, here=here)
+
+
+# --- CSV and JSON ---------------------------------------------------------------------
+
+
+def _row_json(row: WebRow, lang: str) -> dict[str, Any]:
+    return {
+        "rank": row.rank,
+        "model": row.model,
+        "mode": row.mode,
+        "mark": row.mark,
+        "by": row.author,
+        "key": row.key_hash,
+        "first_at": row.first_at.isoformat(),
+        "last_at": row.last_at.isoformat(),
+        **{k: v for k, v in row.values.items()},
+        "result": f"/r/{row.token}" if row.token else None,
+        "source": row.source,
+    }
+
+
+def board_json(board: WebBoard) -> str:
+    q = board.query
+    data = {
+        "benchmark": q.benchmark,
+        "title": board.title,
+        "credit": board.credit,
+        "filters": {
+            "mode": q.mode,
+            "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
+            "verified": q.verified,
+            "sort": q.sort,
+            "order": "desc" if q.descending else "asc",
+        },
+        "page": q.page + 1,
+        "per": q.per,
+        "pages": board.pages,
+        "total": board.total,
+        "key_version": board.key_version,
+        "key": board.key_hash,
+        "rows": [_row_json(r, "en") for r in board.rows],
+        "reported": [_row_json(r, "en") for r in board.reported],
+    }
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _csv_text(value: Any) -> Any:
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return "" if value is None else value
+
+
+def board_csv(board: WebBoard) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    rows = [*board.rows, *board.reported]
+    extra: list[str] = []
+    for row in rows:
+        extra += [k for k in row.values if k not in extra]
+    head = ["rank", "model", "mode", "mark", "by", "key", "first_at", "last_at", *extra]
+    writer.writerow([*head, "result"])
+    for row in rows:
+        data = _row_json(row, "en")
+        writer.writerow([_csv_text(data.get(k)) for k in head] + [data["result"] or ""])
+    if board.credit:
+        writer.writerow([])
+        writer.writerow(["# " + board.credit])
+    return out.getvalue()
+
+
+def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the board downloads."""
+    parameters = [
+        {"name": "benchmark", "in": "path", "required": True,
+         "schema": {"type": "string", "enum": list(benchmarks)}},
+        {"name": "mode", "in": "query", "schema": {"type": "string",
+         "enum": [m.value for m in Mode]}},
+        {"name": "window", "in": "query", "schema": {"type": "string",
+         "enum": list(WINDOW_PARAMS), "default": "all"}},
+        {"name": "verified", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]}},
+        {"name": "sort", "in": "query", "schema": {"type": "string", "default": "rank"},
+         "description": "rank, model, mode, first, last, or a column of the benchmark"},
+        {"name": "order", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"]}},
+        {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1,
+         "maximum": webboards.MAX_PAGE + 1, "default": 1}},
+        {"name": "per", "in": "query", "schema": {"type": "integer", "minimum": 1,
+         "maximum": webboards.MAX_PER, "default": PER_PAGE}},
+    ]  # fmt: skip
+    row = {
+        "type": "object",
+        "properties": {
+            "rank": {"type": ["integer", "null"]},
+            "model": {"type": "string"},
+            "mode": {"type": "string"},
+            "mark": {"type": "string", "enum": ["verified", "self", "reported"]},
+            "by": {"type": ["string", "null"], "description": "null: anonymous"},
+            "key": {"type": ["string", "null"], "description": "the key's SHA-256, short"},
+            "first_at": {"type": "string", "format": "date-time"},
+            "last_at": {"type": "string", "format": "date-time"},
+            "score": {"type": "number"},
+            "result": {"type": ["string", "null"], "description": "the result's page"},
+        },
+        "additionalProperties": {"type": ["number", "string", "null"]},
+    }
+    board = {
+        "type": "object",
+        "properties": {
+            "benchmark": {"type": "string"},
+            "title": {"type": "string"},
+            "credit": {"type": "string"},
+            "filters": {"type": "object"},
+            "page": {"type": "integer"},
+            "per": {"type": "integer"},
+            "pages": {"type": "integer"},
+            "total": {"type": "integer"},
+            "key_version": {"type": ["integer", "null"]},
+            "key": {"type": ["string", "null"]},
+            "rows": {"type": "array", "items": {"$ref": "#/components/schemas/Row"}},
+            "reported": {"type": "array", "items": {"$ref": "#/components/schemas/Row"}},
+        },
+    }
+    error = {"description": "a bad filter, or a page past the last"}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Benchboard boards", "version": "1"},
+        "paths": {
+            "/b/{benchmark}.json": {
+                "get": {
+                    "summary": "A page of a benchmark's global board",
+                    "parameters": parameters,
+                    "responses": {
+                        "200": {
+                            "description": "the board page",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/Board"}
+                                }
+                            },
+                        },
+                        "304": {"description": "not modified (ETag / Last-Modified)"},
+                        "400": error,
+                        "404": error,
+                    },
+                }
+            },
+            "/b/{benchmark}.csv": {
+                "get": {
+                    "summary": "The same page as CSV",
+                    "parameters": parameters,
+                    "responses": {
+                        "200": {"description": "CSV", "content": {"text/csv": {}}},
+                        "400": error,
+                        "404": error,
+                    },
+                }
+            },
+        },
+        "components": {"schemas": {"Board": board, "Row": row}},
+    }

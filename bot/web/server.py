@@ -1,0 +1,433 @@
+"""The web boards' HTTP handlers (tornado), on the bot's event loop or alone.
+
+Every handler is a short coroutine: the store's queries run on its database thread, a
+template renders in a millisecond or two. Pages are cached for :data:`TTL` seconds
+(one render serves every request for the same address meanwhile, concurrent misses
+share one render; a slow one is kept longer) and carry a strong ``ETag`` (a digest of
+the body) and a ``Last-Modified`` (when that body was first served): a conditional
+request for an unchanged page is answered ``304``. Every response sends a
+Content-Security-Policy that allows only this origin's own files; bad input is a 400
+or 404 page, never a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import format_datetime, parsedate_to_datetime
+from typing import Any
+
+import tornado.web
+
+from scoring import registry
+
+from ..core import webboards
+from ..core.errors import UserError
+from ..core.services import Services
+from . import initdata, pages
+
+log = logging.getLogger("benchboard.web")
+
+#: Seconds a rendered page is served from memory.
+TTL = 5.0
+#: A page is kept this many times as long as it took to make (at most SLOW_KEEP_MAX s).
+SLOW_FACTOR = 20
+SLOW_KEEP_MAX = 120.0
+#: Pages kept in memory at most, and their bytes at most.
+CACHE_MAX = 2000
+CACHE_BYTES = 64 << 20
+#: The bodies a web request may send (the Mini App's sign-in is well under this).
+MAX_BODY = 16 * 1024
+_NAME = r"([a-z0-9_]{1,40})"
+_TOKEN = r"([A-Za-z0-9_-]{1,32})"
+#: Only this origin's own files; framed only by Telegram's web clients (the Mini App).
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
+    "connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors https://web.telegram.org https://*.telegram.org"
+)
+
+
+@dataclass
+class Page:
+    body: bytes
+    content_type: str
+    etag: str
+    modified: datetime
+    expires: float
+    status: int = 200
+
+
+@dataclass
+class WebState:
+    """What the handlers share: the services (the store), the bot's token for the Mini
+    App's sign-in, the bot's username for links into it, and the page cache."""
+
+    services: Services
+    bot_token: str | None
+    bot_username: Callable[[], str | None]
+    cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
+    cache_bytes: int = 0
+    pending: dict[str, asyncio.Future[Page]] = field(default_factory=dict)
+
+    def forget(self) -> None:
+        """Drop every cached page (the next request for each renders it again)."""
+        self.cache.clear()
+        self.cache_bytes = 0
+
+
+Render = Callable[[], Awaitable[tuple[str, str]]]
+
+
+class Base(tornado.web.RequestHandler):
+    state: WebState
+
+    def initialize(self, state: WebState) -> None:
+        self.state = state
+
+    def set_default_headers(self) -> None:
+        self.set_header("Content-Security-Policy", CSP)
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Referrer-Policy", "same-origin")
+        self.set_header("Vary", "Accept-Language")
+
+    def check_xsrf_cookie(self) -> None:  # no cookies: the Mini App signs its requests
+        return
+
+    def query(self) -> dict[str, str]:
+        """The query string, each parameter once (a repeated one is refused)."""
+        out: dict[str, str] = {}
+        for name, values in self.request.query_arguments.items():
+            if len(values) != 1 or len(values[0]) > 200:
+                raise pages.BadRequest(name)
+            try:
+                out[name] = values[0].decode("utf-8")
+            except UnicodeDecodeError:
+                raise pages.BadRequest(name) from None
+        return out
+
+    def lang(self, query: dict[str, str]) -> tuple[str, bool]:
+        return pages.language(query, self.request.headers.get("Accept-Language"))
+
+    async def cached(self, key: str, render: Render) -> None:
+        """Answer from the cache, or render (once for concurrent requests) and keep."""
+        state = self.state
+        page = state.cache.get(key)
+        if page is None or page.expires < time.monotonic():
+            waiting = state.pending.get(key)
+            if waiting is not None:
+                page = await asyncio.shield(waiting)
+            else:
+                future: asyncio.Future[Page] = asyncio.get_running_loop().create_future()
+                state.pending[key] = future
+                try:
+                    page = await self._render(render, page)
+                    future.set_result(page)
+                except BaseException as exc:
+                    future.set_exception(exc)
+                    future.exception()  # retrieved: the waiters re-raise it themselves
+                    raise
+                finally:
+                    del state.pending[key]
+                replaced = state.cache.pop(key, None)
+                state.cache_bytes -= len(replaced.body) if replaced else 0
+                state.cache[key] = page
+                state.cache_bytes += len(page.body)
+                while len(state.cache) > CACHE_MAX or state.cache_bytes > CACHE_BYTES:
+                    state.cache_bytes -= len(state.cache.popitem(last=False)[1].body)
+        self._send(page)
+
+    async def _render(self, render: Render, old: Page | None) -> Page:
+        status = 200
+        started = time.monotonic()
+        try:
+            body_text, content_type = await render()
+        except UserError as exc:  # a page past the last, a revoked link: kept as well
+            status, key = self.error_of(exc)
+            lang, chosen = self.error_lang()
+            body_text = pages.render(
+                "error.html", lang, chosen, status=status, message=key, here="/"
+            )
+            content_type = "text/html; charset=utf-8"
+        body = body_text.encode("utf-8")
+        etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
+        now = datetime.now(UTC).replace(microsecond=0)
+        modified = old.modified if old is not None and old.etag == etag else now
+        # a page that took long to make (a board that scans its rows: Natory's) is kept
+        # longer, so that making it takes a small share of the database's time
+        took = time.monotonic() - started
+        keep = min(SLOW_KEEP_MAX, max(TTL, took * SLOW_FACTOR))
+        return Page(body, content_type, etag, modified, time.monotonic() + keep, status)
+
+    def _send(self, page: Page) -> None:
+        if page.status != 200:
+            self.set_status(page.status)
+            self.set_header("Content-Type", page.content_type)
+            self.set_header("Cache-Control", "no-store")
+            self.finish(page.body)
+            return
+        self.set_header("ETag", page.etag)
+        self.set_header("Last-Modified", format_datetime(page.modified, usegmt=True))
+        self.set_header("Cache-Control", f"public, max-age={int(TTL)}")
+        if self._not_modified(page):
+            self.set_status(304)
+            self.finish()
+            return
+        self.set_header("Content-Type", page.content_type)
+        self.finish(page.body)
+
+    def _not_modified(self, page: Page) -> bool:
+        match = self.request.headers.get("If-None-Match")
+        if match is not None:
+            tags = [tag.strip().removeprefix("W/") for tag in match.split(",")]
+            return page.etag in tags or "*" in tags
+        since = self.request.headers.get("If-Modified-Since")
+        if since:
+            try:
+                return page.modified <= parsedate_to_datetime(since)
+            except (TypeError, ValueError):
+                return False
+        return False
+
+    async def guarded(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run a handler's work; bad input and missing things become error pages."""
+        try:
+            await work()
+        except pages.BadRequest:
+            self.error_page(400, "web_bad_request")
+        except UserError as exc:
+            self.error_page(*self.error_of(exc))
+
+    @staticmethod
+    def error_of(exc: UserError) -> tuple[int, str | None]:
+        """The status and message of a use case's refusal."""
+        missing = exc.key in ("web_not_found", "web_unknown_benchmark", "web_no_page")
+        return 404 if missing else 400, exc.key if exc.key.startswith("web_") else None
+
+    def error_lang(self) -> tuple[str, bool]:
+        try:
+            return self.lang(self.query())
+        except pages.BadRequest:
+            return "en", False
+
+    def error_page(self, status: int, message: str | None = None) -> None:
+        lang, chosen = self.error_lang()
+        self.clear()
+        self.set_status(status)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(
+            pages.render("error.html", lang, chosen, status=status, message=message, here="/")
+        )
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        lang = "en"
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(
+            pages.render("error.html", lang, False, status=status_code, message=None, here="/")
+        )
+
+    def key(self, lang: str) -> str:
+        return f"{lang}|{self.request.uri}"
+
+
+class IndexHandler(Base):
+    async def get(self) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, chosen = self.lang(query)
+
+            async def render() -> tuple[str, str]:
+                leaders = await webboards.leaders(self.state.services)
+                html = pages.render("index.html", lang, chosen, leaders=leaders, here="/")
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class BoardHandler(Base):
+    async def get(self, name: str, form: str | None = None) -> None:
+        async def work() -> None:
+            query = self.query()
+            lang, chosen = self.lang(query)
+            q = pages.board_query(name, query)
+            webboards.check(q)
+            here = self.request.uri or "/"
+            if form is None and q.per > 100:
+                raise pages.BadRequest("per")
+
+            async def render() -> tuple[str, str]:
+                board = await webboards.board(self.state.services, q)
+                if form == "json":
+                    return pages.board_json(board), "application/json; charset=utf-8"
+                if form == "csv":
+                    return pages.board_csv(board), "text/csv; charset=utf-8"
+                html = pages.board_page(board, lang, chosen, here=here, base=f"/b/{name}")
+                return html, "text/html; charset=utf-8"
+
+            if form is not None:
+                self.set_header("Access-Control-Allow-Origin", "*")
+            await self.cached(self.key(lang if form is None else "-"), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class GroupBoardHandler(Base):
+    """A group's board by the unguessable link its admins got with ``/weblink``."""
+
+    async def get(self, token: str, name: str | None = None) -> None:
+        async def work() -> None:
+            query = self.query()
+            lang, chosen = self.lang(query)
+            q = pages.board_query(name or registry.DEFAULT, query)
+            if q.verified or q.per > 100:
+                raise pages.BadRequest("filter")
+            webboards.check(q)
+            here = self.request.uri or "/"
+            base = f"/g/{token}/{q.benchmark}"
+
+            async def render() -> tuple[str, str]:
+                board = await webboards.group_board(self.state.services, token, q)
+                html = pages.board_page(board, lang, chosen, here=here, base=base, csv_ok=False)
+                return html, "text/html; charset=utf-8"
+
+            self.set_header("X-Robots-Tag", "noindex")
+            await self.cached(self.key(lang), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class ResultHandler(Base):
+    async def get(self, token: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, chosen = self.lang(query)
+            here = self.request.uri or "/"
+
+            async def render() -> tuple[str, str]:
+                found = await webboards.result(
+                    self.state.services, token, self.state.bot_username()
+                )
+                html = pages.result_page(found, lang, chosen, here=here)
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class OpenApiHandler(Base):
+    async def get(self) -> None:
+        async def render() -> tuple[str, str]:
+            spec = pages.openapi(registry.names())
+            return json.dumps(spec, indent=1), "application/json; charset=utf-8"
+
+        await self.cached("openapi", render)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class AppHandler(Base):
+    """The Mini App's entry page: the boards, and (signed in, by its script) "my
+    results"."""
+
+    async def get(self) -> None:
+        async def work() -> None:
+            query = {k: v for k, v in self.query().items() if k == "lang"}
+            lang, chosen = self.lang(query)
+
+            async def render() -> tuple[str, str]:
+                leaders = await webboards.leaders(self.state.services)
+                html = pages.render("app.html", lang, chosen, leaders=leaders, here="/app")
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang) + "|app", render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class AppMeHandler(Base):
+    """``POST /app/me`` with the Mini App's ``init_data``: the signed-in user's results
+    (an HTML fragment), or 403 for anything but a valid, fresh sign-in."""
+
+    async def post(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+        try:
+            lang, chosen = self.lang({k: v for k, v in self.query().items() if k == "lang"})
+        except pages.BadRequest:
+            lang, chosen = "en", False
+        raw = self.get_body_argument("init_data", default="")
+        try:
+            user = initdata.check(raw, self.state.bot_token or "")
+        except initdata.InvalidInitData as exc:
+            log.info("Mini App sign-in refused: %s", exc)
+            self.set_status(403)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(pages.render("my.html", lang, chosen, mine=None, here="/app"))
+            return
+        mine = await webboards.my_results(self.state.services, user.id, user.first_name)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(pages.render("my.html", lang, chosen, mine=mine, here="/app"))
+
+
+class StaticHandler(tornado.web.StaticFileHandler):
+    def set_default_headers(self) -> None:
+        self.set_header("Content-Security-Policy", CSP)
+        self.set_header("X-Content-Type-Options", "nosniff")
+
+
+class NotFoundHandler(Base):
+    async def get(self, *_: str) -> None:
+        self.error_page(404)
+
+    async def post(self, *_: str) -> None:
+        self.error_page(404)
+
+
+def routes(state: WebState) -> list[Any]:
+    """The web boards' routes, for a tornado ``Application`` (ours, or the webhook's)."""
+    args = {"state": state}
+    return [
+        (r"/", IndexHandler, args),
+        (rf"/b/{_NAME}\.(csv|json)", BoardHandler, args),
+        (rf"/b/{_NAME}", BoardHandler, args),
+        (rf"/g/{_TOKEN}", GroupBoardHandler, args),
+        (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
+        (rf"/r/{_TOKEN}", ResultHandler, args),
+        (r"/openapi.json", OpenApiHandler, args),
+        (r"/app", AppHandler, args),
+        (r"/app/me", AppMeHandler, args),
+        (r"/static/(.*)", StaticHandler, {"path": str(pages.STATIC)}),
+    ]
+
+
+def application(state: WebState, extra: list[Any] | None = None) -> tornado.web.Application:
+    """The boards (and ``extra`` routes first) with a 404 page for everything else."""
+    return tornado.web.Application(
+        [*(extra or []), *routes(state), (r"/(.*)", NotFoundHandler, {"state": state})],
+        default_handler_class=None,
+        compress_response=True,
+    )

@@ -1,0 +1,51 @@
+"""``benchboard web``: the web boards alone (no bot), until SIGTERM or SIGINT.
+
+``benchboard run`` in webhook mode serves the same routes on the webhook's port
+(``bot.telegram.web``); this is for polling mode, or a separate process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+from tornado.httpserver import HTTPServer
+
+from ..core.services import Services
+from ..settings import Settings
+from .server import MAX_BODY, WebState, application
+
+log = logging.getLogger("benchboard.web")
+
+
+def state_for(services: Services, settings: Settings) -> WebState:
+    """The handlers' state for services opened on their own (not the bot's)."""
+    token = settings.token.get_secret_value().strip() if settings.token else None
+    return WebState(services, token or None, lambda: settings.bot_username)
+
+
+async def serve(
+    settings: Settings, host: str, port: int, stop: asyncio.Event | None = None
+) -> None:
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    services = await Services.open(settings)
+    server = HTTPServer(
+        application(state_for(services, settings)), max_body_size=MAX_BODY, xheaders=True
+    )
+    try:
+        server.listen(port, address=host)
+        log.info("web boards listening on http://%s:%s/", host, port)
+        print(f"web boards on http://{host}:{port}/", flush=True)
+        await stop.wait()
+    finally:
+        server.stop()
+        await server.close_all_connections()
+        await services.close()
+
+
+def run(settings: Settings, host: str | None, port: int | None) -> None:
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(message)s")
+    asyncio.run(serve(settings, host or settings.web_host, port or settings.web_port))

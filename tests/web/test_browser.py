@@ -1,0 +1,198 @@
+"""The web boards in a real browser: Debian's headless Chromium driven by Playwright
+(the system's browser, never a downloaded one), against ``benchboard web`` running as
+its own process over a database filled by ``fixtures.fill``.
+
+Skipped, saying how to install it, where there is no Chromium: ``apt-get install
+chromium`` (or point ``BENCHBOARD_CHROMIUM`` at one). Screenshots are kept in
+``tests/web/artifacts/`` (ignored by git)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from . import fixtures
+from .conftest import BOT_TOKEN, free_port
+from .test_initdata import fields, signed
+
+ARTIFACTS = Path(__file__).with_name("artifacts")
+CHROMIUM = os.environ.get("BENCHBOARD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+INSTALL = (
+    "needs a Chromium browser and Playwright for Python: apt-get install chromium "
+    "(Debian/Ubuntu; or set BENCHBOARD_CHROMIUM to a Chromium binary) and "
+    "pip install -e '.[dev]'"
+)
+
+try:
+    from playwright.sync_api import Browser, Page, expect, sync_playwright
+except ImportError:  # pragma: no cover - the dev extra brings it
+    pytest.skip(f"Playwright is not installed: {INSTALL}", allow_module_level=True)
+if not Path(CHROMIUM).is_file():
+    pytest.skip(f"no Chromium at {CHROMIUM}: {INSTALL}", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("web")
+    path = folder / "web.sqlite3"
+    asyncio.run(fixtures.fill(path))
+    port = free_port()
+    env = {
+        **os.environ,
+        "BENCHBOARD_DB": str(path),
+        "BENCHBOARD_DATA_DIR": str(folder),
+        "BENCHBOARD_TOKEN": BOT_TOKEN,
+        "BENCHBOARD_BOT_USERNAME": "bench_test_bot",
+    }
+    log = (folder / "web.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "web", "--port", str(port)],
+        cwd=folder,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/static/style.css", timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("benchboard web did not start") from None
+                time.sleep(0.1)
+        yield base, fixtures.tokens(path)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def shot(page: Page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    print(f"screenshot: {path}")
+    return path
+
+
+def models(page: Page) -> list[str]:
+    return [text.strip() for text in page.locator("#board tbody td.model").all_inner_texts()]
+
+
+def test_a_board_its_filters_a_result_and_persian(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    expect(page.locator("#my-link")).to_be_hidden()  # outside Telegram
+    page.get_by_role("link", name="PrimeBench").first.click()
+    expect(page.locator("#board")).to_be_visible()
+    assert models(page)[:2] == ["Alpha Large", "Beta"]
+    assert page.locator("#credit").inner_text().startswith("PrimeBench by JibayAI")
+    assert shot(page, "board").stat().st_size > 10_000
+    page.select_option("#f-mode", "think")
+    page.click("#f-apply")
+    page.wait_for_url("**mode=think**")
+    assert models(page) == ["Alpha Large"]
+    page.goto(base + "/b/primebench")
+    page.check("#f-verified")
+    page.click("#f-apply")
+    page.wait_for_url("**verified=1**")
+    assert models(page) == ["Beta"]
+    page.goto(base + "/b/primebench")
+    page.get_by_role("link", name="Wrong").click()
+    expect(page.locator("th[aria-sort=descending]")).to_have_text("Wrong ▼")
+    page.click("#next")
+    page.wait_for_url("**page=2**")
+    page.goto(base + "/b/primebench")
+    page.get_by_role("link", name="Alpha Large").click()
+    page.wait_for_url("**/r/**")
+    expect(page.locator("h1")).to_have_text("PrimeBench result")
+    expect(page.locator("#invalid")).to_contain_text("I think that is all.")
+    assert "start=r_" in (page.locator("#open-in-bot").get_attribute("href") or "")
+    page.click("#lang-fa")
+    assert page.locator("html").get_attribute("dir") == "rtl"
+    assert page.locator("html").get_attribute("lang") == "fa"
+    expect(page.locator("h1")).to_have_text("نتیجهٔ PrimeBench")
+    page.goto(base + "/b/natory?lang=fa")
+    assert page.locator("html").get_attribute("dir") == "rtl"
+    expect(page.locator("svg.chart polyline")).to_have_count(1)
+    shot(page, "natory-fa")
+    page.close()
+
+
+def test_every_page_works_without_javascript(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    base, _ = server
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base + "/b/primebench")
+    page.select_option("#f-window", "7d")
+    page.click("#f-apply")
+    page.wait_for_url("**window=7d**")
+    expect(page.locator("#empty")).to_be_visible()
+    page.goto(base + "/b/zerobench")
+    assert models(page) == ["Zed One", "Zed Two"]
+    context.close()
+
+
+def app_url(base: str, init_data: str, theme: dict[str, Any]) -> str:
+    fragment = f"tgWebAppData={quote(init_data, safe='')}&tgWebAppVersion=8.0"
+    fragment += "&tgWebAppThemeParams=" + quote(json.dumps(theme), safe="")
+    return f"{base}/app#{fragment}"
+
+
+def test_the_mini_app_signs_in_with_valid_init_data_only(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    base, _ = server
+    theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
+    raw = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time())))
+    page = browser.new_page(viewport={"width": 420, "height": 800})
+    page.goto(app_url(base, raw, theme))
+    expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
+    expect(page.locator("#my-title")).to_contain_text("My results")
+    expect(page.locator("#my")).to_contain_text("Alpha Large")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(16, 32, 48)"  # Telegram's theme colour
+    shot(page, "mini-app")
+    # the boards opened from there keep Telegram's theme, and the way back to "my results"
+    page.locator("#bench-primebench a, .card h2 a").first.click()
+    page.wait_for_url("**/b/primebench")
+    expect(page.locator("#my-link")).to_be_visible()
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(16, 32, 48)"
+    forged = signed("42:another-bot", fields(user_id=fixtures.PUBLIC_USER))
+    page.goto("about:blank")
+    page.goto(app_url(base, forged, theme))
+    expect(page.locator("#my[data-state=refused]")).to_be_visible()
+    expect(page.locator("#refused")).to_be_visible()
+    assert "Alpha Large" not in page.locator("#my").inner_text()
+    page.close()
