@@ -157,7 +157,8 @@ def private_user(bot: Bot, uid: int, lang: str | None = "en") -> tuple[dict, dic
 def check_log(proc: BotProcess) -> None:
     """No traceback and no ERROR line (plain or JSON log lines) in the bot's output."""
     log = proc.log()
-    assert "Traceback" not in log, f"the bot logged a traceback:\n{log[-5000:]}"
+    at = log.find("Traceback")
+    assert at < 0, f"the bot logged a traceback:\n{log[max(0, at - 1000) : at + 4000]}"
     for line in log.splitlines():
         assert " ERROR " not in line and '"level": "ERROR"' not in line, (
             f"the bot logged an error:\n{line}"
