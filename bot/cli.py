@@ -6,21 +6,26 @@ Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr)
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from scoring import Benchmark, Result, ScoringError, decode, natory, registry
+from scoring import Benchmark, Result, ScoringError, decode, registry
 
-from .core import datafiles
-from .render.format import mode_label, render_result
-from .settings import Settings, SettingsError, load_settings
+if TYPE_CHECKING:
+    from datetime import date
+
+    from .core import datafiles
+    from .settings import Settings
+
+# Each command imports what it needs: scoring a file with ``--key`` loads the one
+# scorer, not pydantic (the settings), the database, the network or Telegram.
 
 EXIT_BAD_INPUT = 2
+
+#: Settings, read (with pydantic) the first time a command asks for them.
+Load = Callable[[], "Settings"]
 
 
 class CliError(Exception):
@@ -49,7 +54,9 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     """The benchmark's current key from the database (after importing a key file newly
     placed in the data folder), and a name for it; None when there is none. A missing
     database is not created for nothing."""
-    from .core import keys
+    import asyncio
+
+    from .core import datafiles, keys
     from .core.services import opened
 
     placed = datafiles.read_key_file(settings.data_dir, benchmark)
@@ -68,11 +75,12 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     return asyncio.run(read())
 
 
-def _load_key(benchmark: Benchmark, key_arg: str | None, settings: Settings) -> Any:
+def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
     if key_arg is not None:
         data = _read_input(key_arg)
         source, filename = key_arg, Path(key_arg).name
     else:
+        settings = load()
         stored = _stored_key(benchmark, settings)
         if stored is None:
             _fail(
@@ -90,6 +98,8 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, settings: Settings) -> 
 def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
     """The challenge ``--target`` names (a daily benchmark scores against one)."""
     if target is None:
+        from .core import datafiles
+
         today = datafiles.natory_today(settings).target
         _fail(
             f"{benchmark.name} needs --target N (today's target is {today}; "
@@ -102,10 +112,10 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
     return key
 
 
-def _score_daily(benchmark: Benchmark, args: argparse.Namespace, settings: Settings) -> int:
+def _score_daily(benchmark: Benchmark, args: argparse.Namespace, load: Load) -> int:
     """``score --benchmark natory``: the argument is a file if one exists, ``-`` is stdin,
     anything else is the expression itself."""
-    challenge = _daily_challenge(benchmark, args.target, settings)
+    challenge = _daily_challenge(benchmark, args.target, load())
     source: str = args.file
     text = decode(_read_input(source)) if source == "-" or _is_file(source) else source
     _print_result(benchmark.score(text, challenge), benchmark, as_json=args.json)
@@ -114,8 +124,12 @@ def _score_daily(benchmark: Benchmark, args: argparse.Namespace, settings: Setti
 
 def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
     if as_json:
+        import json
+
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
+        from .render.format import render_result
+
         print(render_result(result, benchmark))
 
 
@@ -126,9 +140,16 @@ def _is_file(source: str) -> bool:
         return False
 
 
-def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_natory_today(args: argparse.Namespace, load: Load) -> int:
+    import json
+    from datetime import UTC, datetime
+
+    from scoring import natory
+
+    from .core import datafiles
+
     day = datetime.now(UTC).date() if args.date is None else _parse_date(args.date)
-    challenge = datafiles.natory_today(settings, day)
+    challenge = datafiles.natory_today(load(), day)
     if args.json:
         data = {
             "date": day.isoformat(),
@@ -146,28 +167,30 @@ def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _parse_date(text: str) -> date:
+    from datetime import date
+
     try:
         return date.fromisoformat(text)
     except ValueError:
         _fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
-def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_score(args: argparse.Namespace, load: Load) -> int:
     benchmark = registry.get(args.benchmark)
     if benchmark.daily:
-        return _score_daily(benchmark, args, settings)
+        return _score_daily(benchmark, args, load)
     if args.target is not None and "target" not in benchmark.tag_fields:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         _fail(f"--target is only for {', '.join(targeted)}")
     raw = _read_input(args.file)
     text = decode(raw)
-    key = _load_key(benchmark, args.key, settings)
+    key = _load_key(benchmark, args.key, load)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0
 
 
-def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
     benchmark = registry.get(args.benchmark)
     prompt = benchmark.prompt
     if not prompt:
@@ -179,6 +202,8 @@ def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
 
 def _import(report: datafiles.LoadReport, settings: Settings) -> None:
     """Store the key a fetch or load wrote as the benchmark's current key, and say so."""
+    import asyncio
+
     from .core import keys
     from .core.errors import StorageError
     from .core.services import opened
@@ -200,7 +225,12 @@ def _import(report: datafiles.LoadReport, settings: Settings) -> None:
     print(f"in use as key version {version} (database {settings.db_path})")
 
 
-def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_data_fetch(args: argparse.Namespace, load: Load) -> int:
+    import asyncio
+
+    from .core import datafiles
+
+    settings = load()
     benchmark = registry.get(args.benchmark)
     if not datafiles.can_fetch(benchmark):
         _fail(f"{benchmark.title} has no files to fetch")
@@ -209,7 +239,10 @@ def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
+    from .core import datafiles
+
+    settings = load()
     benchmark = registry.get(args.benchmark)
     if benchmark.key_file is None:
         _fail(f"{benchmark.title} has no key files to load")
@@ -221,9 +254,10 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_run(args: argparse.Namespace, load: Load) -> int:
     from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
 
+    settings = load()
     settings.require_token()
     try:
         run(settings)
@@ -232,12 +266,16 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_health(args: argparse.Namespace, load: Load) -> int:
     """Exit 0 when the database answers and every essential key (PrimeBench's) is there
     (a health check)."""
+    import asyncio
+
     from .core import health
     from .core.errors import StorageError
     from .core.services import opened
+
+    settings = load()
 
     async def check() -> health.Health:
         async with opened(settings) as services:
@@ -259,9 +297,13 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if state.ok else 1
 
 
-def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_db_backup(args: argparse.Namespace, load: Load) -> int:
+    import asyncio
+
     from .core.errors import StorageError
     from .core.services import opened
+
+    settings = load()
 
     async def backup() -> None:
         async with opened(settings) as services:
@@ -275,9 +317,11 @@ def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
     from .core import backups
     from .core.errors import StorageError
+
+    settings = load()
 
     try:
         version = backups.restore(args.path, settings.db_path)
@@ -287,12 +331,15 @@ def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     """``compare natory --out chart.png``: the /compare chart from the bot's database."""
     from .core import boards
     from .core.errors import StorageError
     from .core.services import opened
     from .render.charts import natory_comparison_chart
+    from .render.format import mode_label
+
+    settings = load()
 
     if not boards.comparable([args.benchmark]):
         costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
@@ -306,6 +353,8 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
             return await boards.natory_comparison(services, limit=args.models)
 
     try:
+        import asyncio
+
         board = asyncio.run(read())
     except StorageError as exc:
         _fail(f"cannot read {path}: {exc}")
@@ -398,17 +447,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_once() -> Load:
+    """Settings read on the first call, the same object after."""
+    read: list[Settings] = []
+
+    def load() -> Settings:
+        if not read:
+            from .settings import load_settings
+
+            read.append(load_settings())
+        return read[0]
+
+    return load
+
+
+def _bad_input_errors() -> tuple[type[Exception], ...]:
+    """The errors that are bad input (one line, exit 2). A module that was never
+    imported raised none of its errors, so only loaded ones are asked for theirs."""
+    errors: list[type[Exception]] = [CliError, ScoringError]
+    for module, name in (("bot.settings", "SettingsError"), ("bot.core.datafiles", "DataError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            errors.append(getattr(loaded, name))
+    return tuple(errors)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        settings = load_settings()
-        handler: Callable[[argparse.Namespace, Settings], int] = args.handler
-        return handler(args, settings)
-    except (CliError, ScoringError, SettingsError, datafiles.DataError) as exc:
-        print(f"benchboard: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        handler: Callable[[argparse.Namespace, Load], int] = args.handler
+        return handler(args, _settings_once())
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        if not isinstance(exc, _bad_input_errors()):
+            raise
+        print(f"benchboard: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
