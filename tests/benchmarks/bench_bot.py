@@ -101,6 +101,26 @@ async def measured(
     return latencies, elapsed, (cpu_seconds(pid) - before) / len(latencies)
 
 
+def tree_rss_mib(pid: int) -> float:
+    """Resident memory of a process and all its descendants (Linux /proc), MiB."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+        total += next(int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS:"))
+    return total / 1024
+
+
+async def idle_rss(pid: int) -> float:
+    await asyncio.sleep(1.0)  # settled: whatever it starts at start is running
+    return tree_rss_mib(pid)
+
+
 def percentiles(latencies: list[float]) -> str:
     ordered = sorted(latencies)
     p50 = statistics.median(ordered) * 1000
@@ -125,6 +145,7 @@ async def main(users: int, total: int, rate: float) -> None:
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
             env.update(api.bot_env())
+            started = time.perf_counter()
             echo = await asyncio.create_subprocess_exec(
                 sys.executable,
                 str(Path(__file__).with_name("echo_bot.py")),
@@ -134,6 +155,8 @@ async def main(users: int, total: int, rate: float) -> None:
             )
             try:
                 await api.wait_polling(timeout=30)
+                echo_start = time.perf_counter() - started
+                echo_idle = await idle_rss(echo.pid)
                 echo_lat, echo_time, echo_cpu = await measured(
                     echo.pid, api, users, total, "model: bench-model"
                 )
@@ -144,17 +167,29 @@ async def main(users: int, total: int, rate: float) -> None:
             await api.wait_until(lambda: not api.polling, timeout=10, what="echo bot gone")
             bot_env = {k: v for k, v in os.environ.items() if k.startswith("BENCH_BOT_")}
             env = {"BENCHBOARD_" + k[len("BENCH_BOT_") :]: v for k, v in bot_env.items()}
+            started = time.perf_counter()
             async with running_bot(api, tmp / "bot", key=make_key(), env=env) as bot:
+                bot_start = time.perf_counter() - started
+                bot_idle = await idle_rss(bot.proc.pid)
                 bot_lat, bot_time, bot_cpu = await measured(
                     bot.proc.pid, api, users, total, "Final Score:"
                 )
                 bot_open = await offered(api, users, total // 4, rate, "Final Score:")
         finally:
             await api.stop()
+    print(
+        f"start-up to the first getUpdates: echo bot {echo_start:.2f} s, "
+        f"benchboard {bot_start:.2f} s"
+    )
+    print(
+        f"memory at idle (all processes): echo bot {echo_idle:.0f} MiB, "
+        f"benchboard {bot_idle:.0f} MiB"
+    )
     print(f"throughput, {users} users sending back to back:")
     echo_rate = report("echo bot", echo_lat, echo_time, echo_cpu)
     bot_rate = report("benchboard", bot_lat, bot_time, bot_cpu)
     print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
+    print(f"benchboard / echo CPU per submission: {bot_cpu / echo_cpu:.2f}")
     print(f"latency at an offered {rate:g} submissions/s ({total // 4} each):")
     print(f"echo bot   {percentiles(echo_open)}")
     print(f"benchboard {percentiles(bot_open)}")
