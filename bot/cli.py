@@ -6,6 +6,7 @@ Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr)
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -377,8 +378,36 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     return 0
 
 
+def _columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size`` finds it."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter given the width: left to itself it imports ``shutil``
+    (with zlib, bz2 and lzma) for every parser, a good share of a ``score`` run."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=max(_columns() - 2, 20))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser (and its subcommands') with :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
     )

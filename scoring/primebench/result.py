@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..base import Hint, InvalidLine
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
 
 
-@dataclass(frozen=True, slots=True)
-class PrimeBenchResult:
+class PrimeBenchResult(NamedTuple):
     total_questions: int
     correct: int
     wrong: int
@@ -22,7 +20,7 @@ class PrimeBenchResult:
     unknown_questions: tuple[int, ...]
     hints: tuple[Hint, ...]
     fingerprint: str
-    benchmark: str = field(default=NAME)
+    benchmark: str = NAME
 
     @property
     def positive_points(self) -> int:
