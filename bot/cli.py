@@ -127,7 +127,10 @@ def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> Non
     if as_json:
         import json
 
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        # streamed: an invalid line can be 20 MB long, its JSON is not built whole
+        encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
+        sys.stdout.writelines(encoder.iterencode(result.to_json()))
+        sys.stdout.write("\n")
     else:
         from .render.format import render_result
 

@@ -18,6 +18,10 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 #: How many invalid lines a result keeps with their text. The total is always counted
 #: (``invalid_line_count``); a hostile 20 MB file of prose must not cost gigabytes.
 MAX_REPORTED_INVALID_LINES = 10_000
+#: How many question numbers a result lists of those a key lacks, and of those answered
+#: more than once; both are counted in full (a file of a million made-up question
+#: numbers is answered with a thousand of them and the count).
+MAX_REPORTED_QUESTIONS = 1_000
 
 
 class InvalidLine(NamedTuple):

@@ -53,9 +53,14 @@ def _shorten(text: str, limit: int = SHOWN_LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def numbers_list(numbers: Sequence[object], limit: int = 30, *, lang: str = "en") -> str:
+def numbers_list(
+    numbers: Sequence[object], limit: int = 30, *, lang: str = "en", total: int | None = None
+) -> str:
+    """The first ``limit`` numbers, and how many more (of ``total``: a result may list
+    fewer than it counted)."""
     shown = join_list(lang, numbers[:limit])
-    return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
+    more = (len(numbers) if total is None else total) - min(limit, len(numbers))
+    return shown + (f" … (+{more})" if more > 0 else "")
 
 
 def hint_text(lang: str, hint: Hint, values: Mapping[str, object] | None = None) -> str:
@@ -220,10 +225,14 @@ def render_result(
         out.append(t(lang, "no_invalid"))
     duplicates = getattr(result, "duplicates", ())
     if duplicates:
-        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang)))
+        total = getattr(result, "duplicate_count", None)
+        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang, total=total)))
     unknown = getattr(result, "unknown_questions", ())
     if unknown:
-        out.append(t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang)))
+        total = getattr(result, "unknown_question_count", None)
+        out.append(
+            t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang, total=total))
+        )
     if result.hints:
         out.append(t(lang, "hints"))
         out.extend(f"  • {esc(hint_text(lang, h, hint_values))}" for h in result.hints)

@@ -20,6 +20,10 @@ class PrimeBenchResult(NamedTuple):
     unknown_questions: tuple[int, ...]
     hints: tuple[Hint, ...]
     fingerprint: str
+    #: how many questions were answered more than once (``duplicates`` lists the first
+    #: ``MAX_REPORTED_QUESTIONS``), and how many the key lacks (``unknown_questions``)
+    duplicate_count: int
+    unknown_question_count: int
     benchmark: str = NAME
 
     @property
@@ -77,8 +81,11 @@ class PrimeBenchResult(NamedTuple):
             "negative_points": self.negative_points,
             "final_score": self.final_score,
             "invalid_lines": [il.to_json() for il in self.invalid_lines],
+            "invalid_line_count": self.invalid_line_count,
             "duplicates": list(self.duplicates),
+            "duplicate_count": self.duplicate_count,
             "unknown_questions": list(self.unknown_questions),
+            "unknown_question_count": self.unknown_question_count,
             "hints": [h.message for h in self.hints],
         }
         return data
@@ -94,7 +101,6 @@ class PrimeBenchResult(NamedTuple):
         for line in data["invalid_lines"]:
             if len(line["text"]) > RECORD_LINE_TEXT:
                 line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
-        data["invalid_line_count"] = self.invalid_line_count
         data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
         data["fingerprint"] = self.fingerprint
         return data
@@ -117,6 +123,9 @@ def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
         unknown_questions=tuple(data["unknown_questions"]),
         hints=hints,
         fingerprint=data.get("fingerprint", ""),
+        # records written before the lists were capped hold every number
+        duplicate_count=data.get("duplicate_count", len(data["duplicates"])),
+        unknown_question_count=data.get("unknown_question_count", len(data["unknown_questions"])),
     )
 
 
