@@ -67,6 +67,14 @@ def recognising(text: str) -> Benchmark | None:
     return None
 
 
+def find(name: str) -> Benchmark | None:
+    """:func:`get`, or None for a name or tag of no benchmark (nothing raised)."""
+    folded = _folded(name)
+    if folded in _MODULES:
+        return _load(folded)
+    return _tags().get(folded)
+
+
 def get(name: str) -> Benchmark:
     """Look a benchmark up by name or tag (case-insensitive; ``#``, ``-``, ``_`` ignored)."""
     folded = _folded(name)

@@ -32,6 +32,8 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, and any ``extra`` fields."""
 
     _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+    #: one encoder for every line (json.dumps with options builds one per call)
+    _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
     def format(self, record: logging.LogRecord) -> str:
         data: dict[str, Any] = {
@@ -43,7 +45,7 @@ class JsonFormatter(logging.Formatter):
         data.update({k: v for k, v in record.__dict__.items() if k not in self._STANDARD})
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False, default=str)
+        return self._ENCODER.encode(data)
 
 
 class RedactToken(logging.Filter):
@@ -68,6 +70,11 @@ def configure_logging(settings: Settings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
+    # A line shows neither thread nor process: a record need not look them up (there is
+    # one per update).
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     # httpx logs every request URL at INFO, and Bot API URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
