@@ -186,8 +186,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
     if args.target is not None and "target" not in benchmark.tag_fields:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         _fail(f"--target is only for {', '.join(targeted)}")
-    raw = _read_input(args.file)
-    text = decode(raw)
+    text = decode(_read_input(args.file))  # the bytes are not kept beside the text
     key = _load_key(benchmark, args.key, load)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)

@@ -67,9 +67,9 @@ class _Tally:
         self.questions = key.by_text.keys()
         self.final: Answers = {}  # the last answer standing per key question
         self.seen: Counter[str] = Counter()  # how many times each key question was answered
-        self.unknown: set[str] = set()  # every other question answered
-        self.unknown_listed: list[str] = []  # the first of them, in order of appearance
-        self.repeated: dict[str, None] = {}  # the other questions answered more than once
+        self.unknown: set[int] = set()  # every other question answered
+        self.unknown_listed: list[int] = []  # the first of them, in order of appearance
+        self.repeated: dict[int, None] = {}  # the other questions answered more than once
         self.invalid: list[InvalidLine] = []
         self.invalid_count = 0
 
@@ -82,7 +82,7 @@ class _Tally:
             in_key = distinct.intersection(self.questions)
             known = list(compress(found, map(in_key.__contains__, questions)))
             distinct -= in_key
-            self._unknown([q for q in questions if q in distinct], distinct, times)
+            self._unknown([q for q in questions if q in distinct], times)
         if not known:
             return
         self.final.update(zip(map(itemgetter(0), known), map(itemgetter(1, 2), known), strict=True))
@@ -92,8 +92,14 @@ class _Tally:
             for question, _, _ in known:
                 self.seen[question] += times
 
-    def _unknown(self, questions: list[str], distinct: set[str], times: int) -> None:
-        """Questions the key lacks (``questions`` in order, ``distinct`` their set)."""
+    def _unknown(self, digits: list[str], times: int) -> None:
+        """Questions the key lacks, in order, as numbers: kept once each (to tell a
+        repeat), a number is half the memory of its digits."""
+        try:
+            questions = list(map(int, digits))
+        except ValueError:  # question 0 (no significant digits)
+            questions = [int(q) if q else 0 for q in digits]
+        distinct = set(questions)
         if times > 1:
             self.repeated.update(dict.fromkeys(questions))
         elif len(distinct) < len(questions):
@@ -261,23 +267,23 @@ def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
     final: dict[str, Any] = tally.final
     for digits, (option_digits, none) in final.items():  # in place: no second dict
         final[digits] = f"{digits}:{NONE if none else option_digits or '0'}"
-    duplicates = [q for q, n in tally.seen.items() if n > 1]
+    duplicates: list[str | int] = [q for q, n in tally.seen.items() if n > 1]
     duplicates.extend(tally.repeated)
     listed = tally.unknown_listed
     unknown = (listed, len(tally.unknown)) if listed else ()
     return _build_result(key, final, duplicates, unknown, tally.invalid, tally.invalid_count)
 
 
-def _numbers(questions: Iterable[str]) -> tuple[int, ...]:
-    """Question digits (empty: question 0) as sorted numbers."""
+def _numbers(questions: Iterable[str | int]) -> tuple[int, ...]:
+    """Question numbers, or their digits (empty: question 0), as sorted numbers."""
     return tuple(sorted(int(q or "0") for q in questions))
 
 
 def _build_result(
     key: PrimeKey,
     final: Mapping[str, str],
-    duplicates: list[str],
-    unknown: tuple[list[str], int] | tuple[()],
+    duplicates: Sequence[str | int],
+    unknown: tuple[list[int], int] | tuple[()],
     invalid: list[InvalidLine],
     invalid_count: int,
 ) -> PrimeBenchResult:
