@@ -34,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks.figures import figure  # noqa: E402
 from tests.e2e.botapi import FakeBotAPI  # noqa: E402
 from tests.e2e.harness import make_key, running_bot  # noqa: E402
 
@@ -205,6 +206,26 @@ async def main(users: int, total: int, rate: float) -> None:
     bot_rate = report("benchboard", bot_lat, bot_time, bot_cpu)
     print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
     print(f"benchboard / echo CPU per submission: {bot_cpu / echo_cpu:.2f}")
+    ratio = bot_rate / echo_rate
+    figure("bot throughput / echo bot", f"{ratio:.2f}", ">= 0.6", ratio >= 0.6)
+    figure(
+        "bot CPU per submission / echo bot",
+        f"{bot_cpu / echo_cpu:.2f}x ({bot_cpu * 1000:.2f} vs {echo_cpu * 1000:.2f} ms)",
+        "<= 2x",
+        bot_cpu <= 2 * echo_cpu,
+    )
+    figure(
+        "bot start-up to first getUpdates",
+        f"{bot_start:.2f} s (echo {echo_start:.2f} s)",
+        "<= 0.5 s",
+        bot_start <= 0.5,
+    )
+    figure(
+        "bot memory at idle",
+        f"{bot_idle:.0f} MiB (echo {echo_idle:.0f})",
+        "<= 80 MiB",
+        bot_idle <= 80,
+    )
     print(f"latency at an offered {rate:g} submissions/s ({total // 4} each):")
     print(f"echo bot   {percentiles(echo_open)}")
     print(f"benchboard {percentiles(bot_open)}")
