@@ -148,17 +148,21 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
                 failed = _take(self.bot_data, _FAILED, update.update_id)
                 later = update.update_id in _marked(self.bot_data, _TRANSIENT)
                 outcome = "retry" if later else "error" if failed else "ok"
-                chat_type, command = describe(update)
-                log.info(
-                    "update handled",
-                    extra={
+                if log.isEnabledFor(logging.INFO):
+                    chat_type, command = describe(update)
+                    extra = {
                         "update_id": update.update_id,
                         "chat_type": chat_type,
                         "command": command,
                         "duration_ms": round((time.perf_counter() - start) * 1000, 2),
                         "outcome": outcome,
-                    },
-                )
+                    }
+                    # made and handled directly: log.info would first walk up the stack
+                    # for a caller that no line shows (one record per update)
+                    record = log.makeRecord(
+                        log.name, logging.INFO, __file__, 0, "update handled", (), None, extra=extra
+                    )
+                    log.handle(record)
 
 
 # --- backups -------------------------------------------------------------------------
