@@ -111,6 +111,8 @@ def natory_breakdown(
     """A Natory result as people read it: the target and the expression (as typed);
     why it is not valid; or the fields that paid or cost, with readable labels, and
     the sum that makes the final score (saying so when the triviality rule zeroes it)."""
+    from scoring import natory
+
     out = [f"{field_label(lang, 'target')}: {digits(lang, result.target)}"]
     out.append(f"{field_label(lang, 'expression')}: {esc(_shorten(result.expression, 200))}")
     if not result.valid:
