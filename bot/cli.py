@@ -408,14 +408,78 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The commands, in the order ``--help`` lists them.
+COMMANDS = ("score", "natory", "prompt", "data", "compare", "health", "db", "run")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``command`` (the first argument), only that
+    command's arguments are built (the others are names): a ``score`` run does not pay
+    for the rest."""
     parser = _Parser(
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    full = command not in COMMANDS
 
-    score = sub.add_parser("score", help="score a model's output (a file, or - for stdin)")
+    def add(name: str, help: str) -> argparse.ArgumentParser | None:
+        added = sub.add_parser(name, help=help)
+        return added if full or name == command else None
+
+    score = add("score", "score a model's output (a file, or - for stdin)")
+    if score is not None:
+        _score_arguments(score)
+
+    natory_cmd = add("natory", "Natory: the day's target")
+    if natory_cmd is not None:
+        natory_sub = natory_cmd.add_subparsers(
+            dest="natory_command", required=True, metavar="ACTION"
+        )
+        today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
+        today.add_argument("--date", help="another day (YYYY-MM-DD)")
+        today.add_argument("--json", action="store_true", help="print one JSON object")
+        today.set_defaults(handler=cmd_natory_today)
+
+    prompt = add("prompt", "print a benchmark's official prompt, byte-exact")
+    if prompt is not None:
+        prompt.add_argument("benchmark")
+        prompt.set_defaults(handler=cmd_prompt)
+
+    data = add("data", "fetch or load official benchmark files")
+    if data is not None:
+        _data_arguments(data)
+
+    compare = add("compare", "chart score against cost and latency per model (Natory), as a PNG")
+    if compare is not None:
+        compare.add_argument("benchmark", help="natory")
+        compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
+        compare.add_argument("--models", type=int, default=40, help="at most this many models")
+        compare.set_defaults(handler=cmd_compare)
+
+    health = add("health", "exit 0 when the database and the key are ready")
+    if health is not None:
+        health.set_defaults(handler=cmd_health)
+
+    db = add("db", "back up or restore the database")
+    if db is not None:
+        db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+        backup = db_sub.add_parser(
+            "backup", help="write a consistent snapshot (bot may be running)"
+        )
+        backup.add_argument("path")
+        backup.set_defaults(handler=cmd_db_backup)
+        restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
+        restore.add_argument("path")
+        restore.set_defaults(handler=cmd_db_restore)
+
+    run = add("run", "run the Telegram bot (needs BENCHBOARD_TOKEN)")
+    if run is not None:
+        run.set_defaults(handler=cmd_run)
+    return parser
+
+
+def _score_arguments(score: argparse.ArgumentParser) -> None:
     score.add_argument(
         "file",
         metavar="FILE",
@@ -431,18 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(handler=cmd_score)
 
-    natory_cmd = sub.add_parser("natory", help="Natory: the day's target")
-    natory_sub = natory_cmd.add_subparsers(dest="natory_command", required=True, metavar="ACTION")
-    today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
-    today.add_argument("--date", help="another day (YYYY-MM-DD)")
-    today.add_argument("--json", action="store_true", help="print one JSON object")
-    today.set_defaults(handler=cmd_natory_today)
 
-    prompt = sub.add_parser("prompt", help="print a benchmark's official prompt, byte-exact")
-    prompt.add_argument("benchmark")
-    prompt.set_defaults(handler=cmd_prompt)
-
-    data = sub.add_parser("data", help="fetch or load official benchmark files")
+def _data_arguments(data: argparse.ArgumentParser) -> None:
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
     fetch = data_sub.add_parser("fetch", help="download, check and import a benchmark's key")
     fetch.add_argument("benchmark")
@@ -452,30 +506,6 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
     load.add_argument("--questions", help="PrimeBench's Q.json")
     load.set_defaults(handler=cmd_data_load)
-
-    compare = sub.add_parser(
-        "compare", help="chart score against cost and latency per model (Natory), as a PNG"
-    )
-    compare.add_argument("benchmark", help="natory")
-    compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
-    compare.add_argument("--models", type=int, default=40, help="at most this many models")
-    compare.set_defaults(handler=cmd_compare)
-
-    health = sub.add_parser("health", help="exit 0 when the database and the key are ready")
-    health.set_defaults(handler=cmd_health)
-
-    db = sub.add_parser("db", help="back up or restore the database")
-    db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
-    db_backup = db_sub.add_parser("backup", help="write a consistent snapshot (bot may be running)")
-    db_backup.add_argument("path")
-    db_backup.set_defaults(handler=cmd_db_backup)
-    db_restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
-    db_restore.add_argument("path")
-    db_restore.set_defaults(handler=cmd_db_restore)
-
-    run = sub.add_parser("run", help="run the Telegram bot (needs BENCHBOARD_TOKEN)")
-    run.set_defaults(handler=cmd_run)
-    return parser
 
 
 def _settings_once() -> Load:
@@ -504,7 +534,8 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
         handler: Callable[[argparse.Namespace, Load], int] = args.handler
