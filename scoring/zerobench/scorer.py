@@ -89,12 +89,12 @@ def _gc_paused(fn: Callable[..., T], *args: Any) -> T:
 def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     submission = read_submission(text)
     notes = submission.notes
-    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()), gt as a number)
-    truth: dict[str, tuple[str, str, int, str, int, Decimal | None]] = {}
+    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()))
+    truth: dict[str, _Truth] = {}
     for split in SPLITS:
         for qid, gt in key.split(split).items():
             norm = gt.strip()
-            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm), number(norm.lower()))
+            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm))
     questions: dict[str, _Question] = {}
     unknown: dict[str, None] = {}
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
@@ -165,6 +165,10 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     )
 
 
+#: A question's ground truth: (split, gt, len(gt), gt.strip().lower(), len(gt.strip())).
+_Truth = tuple[str, str, int, str, int]
+
+
 def _plain_integer(text: str) -> bool:
     """ASCII digits without a leading zero: two such texts are equal numbers only when
     they are equal texts."""
@@ -173,14 +177,16 @@ def _plain_integer(text: str) -> bool:
 
 def _recheck(
     wrong: list[tuple[_Question, str, int, str, int, str]],
-    truth: Mapping[str, tuple[str, str, int, str, int, Decimal | None]],
+    truth: Mapping[str, _Truth],
     notes: Notes,
 ) -> None:
     """The lenient re-check and the hints, for the attempts the official check counted
     wrong (after the ranking figures, which never depend on them)."""
     plain_truth: dict[str, bool] = {}  # question id -> its answer is a plain integer
+    numbers: dict[str, Decimal | None] = {}  # question id -> its answer as a number
     for question, qid, line, parsed, found, response in wrong:
-        _, gt, gt_len, gt_norm, gt_slen, gt_number = truth[qid]
+        _, gt, gt_len, gt_norm, gt_slen = truth[qid]
+        gt_number = numbers[qid] if qid in numbers else numbers.setdefault(qid, number(gt_norm))
         if not found:
             reasons = None
         elif parsed.strip() != parsed or parsed.endswith(".") or gt_number is not None:
