@@ -6,21 +6,27 @@ Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr)
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
+import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from scoring import Benchmark, Result, ScoringError, decode, natory, registry
+from scoring import Benchmark, Result, ScoringError, decode, registry
 
-from .core import datafiles
-from .render.format import mode_label, render_result
-from .settings import Settings, SettingsError, load_settings
+if TYPE_CHECKING:
+    from datetime import date
+
+    from .core import datafiles
+    from .settings import Settings
+
+# Each command imports what it needs: scoring a file with ``--key`` loads the one
+# scorer, not pydantic (the settings), the database, the network or Telegram.
 
 EXIT_BAD_INPUT = 2
+
+#: Settings, read (with pydantic) the first time a command asks for them.
+Load = Callable[[], "Settings"]
 
 
 class CliError(Exception):
@@ -49,7 +55,9 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     """The benchmark's current key from the database (after importing a key file newly
     placed in the data folder), and a name for it; None when there is none. A missing
     database is not created for nothing."""
-    from .core import keys
+    import asyncio
+
+    from .core import datafiles, keys
     from .core.services import opened
 
     placed = datafiles.read_key_file(settings.data_dir, benchmark)
@@ -68,11 +76,12 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     return asyncio.run(read())
 
 
-def _load_key(benchmark: Benchmark, key_arg: str | None, settings: Settings) -> Any:
+def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
     if key_arg is not None:
         data = _read_input(key_arg)
         source, filename = key_arg, Path(key_arg).name
     else:
+        settings = load()
         stored = _stored_key(benchmark, settings)
         if stored is None:
             _fail(
@@ -90,6 +99,8 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, settings: Settings) -> 
 def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
     """The challenge ``--target`` names (a daily benchmark scores against one)."""
     if target is None:
+        from .core import datafiles
+
         today = datafiles.natory_today(settings).target
         _fail(
             f"{benchmark.name} needs --target N (today's target is {today}; "
@@ -102,10 +113,10 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
     return key
 
 
-def _score_daily(benchmark: Benchmark, args: argparse.Namespace, settings: Settings) -> int:
+def _score_daily(benchmark: Benchmark, args: argparse.Namespace, load: Load) -> int:
     """``score --benchmark natory``: the argument is a file if one exists, ``-`` is stdin,
     anything else is the expression itself."""
-    challenge = _daily_challenge(benchmark, args.target, settings)
+    challenge = _daily_challenge(benchmark, args.target, load())
     source: str = args.file
     text = decode(_read_input(source)) if source == "-" or _is_file(source) else source
     _print_result(benchmark.score(text, challenge), benchmark, as_json=args.json)
@@ -114,8 +125,15 @@ def _score_daily(benchmark: Benchmark, args: argparse.Namespace, settings: Setti
 
 def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
     if as_json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        import json
+
+        # streamed: an invalid line can be 20 MB long, its JSON is not built whole
+        encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
+        sys.stdout.writelines(encoder.iterencode(result.to_json()))
+        sys.stdout.write("\n")
     else:
+        from .render.format import render_result
+
         print(render_result(result, benchmark))
 
 
@@ -126,9 +144,16 @@ def _is_file(source: str) -> bool:
         return False
 
 
-def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_natory_today(args: argparse.Namespace, load: Load) -> int:
+    import json
+    from datetime import UTC, datetime
+
+    from scoring import natory
+
+    from .core import datafiles
+
     day = datetime.now(UTC).date() if args.date is None else _parse_date(args.date)
-    challenge = datafiles.natory_today(settings, day)
+    challenge = datafiles.natory_today(load(), day)
     if args.json:
         data = {
             "date": day.isoformat(),
@@ -146,28 +171,29 @@ def cmd_natory_today(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _parse_date(text: str) -> date:
+    from datetime import date
+
     try:
         return date.fromisoformat(text)
     except ValueError:
         _fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
-def cmd_score(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_score(args: argparse.Namespace, load: Load) -> int:
     benchmark = registry.get(args.benchmark)
     if benchmark.daily:
-        return _score_daily(benchmark, args, settings)
+        return _score_daily(benchmark, args, load)
     if args.target is not None and "target" not in benchmark.tag_fields:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         _fail(f"--target is only for {', '.join(targeted)}")
-    raw = _read_input(args.file)
-    text = decode(raw)
-    key = _load_key(benchmark, args.key, settings)
+    text = decode(_read_input(args.file))  # the bytes are not kept beside the text
+    key = _load_key(benchmark, args.key, load)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0
 
 
-def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
     benchmark = registry.get(args.benchmark)
     prompt = benchmark.prompt
     if not prompt:
@@ -179,6 +205,8 @@ def cmd_prompt(args: argparse.Namespace, settings: Settings) -> int:
 
 def _import(report: datafiles.LoadReport, settings: Settings) -> None:
     """Store the key a fetch or load wrote as the benchmark's current key, and say so."""
+    import asyncio
+
     from .core import keys
     from .core.errors import StorageError
     from .core.services import opened
@@ -200,7 +228,12 @@ def _import(report: datafiles.LoadReport, settings: Settings) -> None:
     print(f"in use as key version {version} (database {settings.db_path})")
 
 
-def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_data_fetch(args: argparse.Namespace, load: Load) -> int:
+    import asyncio
+
+    from .core import datafiles
+
+    settings = load()
     benchmark = registry.get(args.benchmark)
     if not datafiles.can_fetch(benchmark):
         _fail(f"{benchmark.title} has no files to fetch")
@@ -209,7 +242,10 @@ def cmd_data_fetch(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
+    from .core import datafiles
+
+    settings = load()
     benchmark = registry.get(args.benchmark)
     if benchmark.key_file is None:
         _fail(f"{benchmark.title} has no key files to load")
@@ -221,9 +257,10 @@ def cmd_data_load(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_run(args: argparse.Namespace, load: Load) -> int:
     from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
 
+    settings = load()
     settings.require_token()
     try:
         run(settings)
@@ -232,20 +269,24 @@ def cmd_run(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_web(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_web(args: argparse.Namespace, load: Load) -> int:
     """``web [--host H] [--port P]``: the web boards over HTTP, until SIGTERM or SIGINT."""
     from .web import standalone
 
-    standalone.run(settings, args.host, args.port)
+    standalone.run(load(), args.host, args.port)
     return 0
 
 
-def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_health(args: argparse.Namespace, load: Load) -> int:
     """Exit 0 when the database answers and every essential key (PrimeBench's) is there
     (a health check)."""
+    import asyncio
+
     from .core import health
     from .core.errors import StorageError
     from .core.services import opened
+
+    settings = load()
 
     async def check() -> health.Health:
         async with opened(settings) as services:
@@ -267,9 +308,13 @@ def cmd_health(args: argparse.Namespace, settings: Settings) -> int:
     return 0 if state.ok else 1
 
 
-def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_db_backup(args: argparse.Namespace, load: Load) -> int:
+    import asyncio
+
     from .core.errors import StorageError
     from .core.services import opened
+
+    settings = load()
 
     async def backup() -> None:
         async with opened(settings) as services:
@@ -283,9 +328,11 @@ def cmd_db_backup(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
     from .core import backups
     from .core.errors import StorageError
+
+    settings = load()
 
     try:
         version = backups.restore(args.path, settings.db_path)
@@ -295,12 +342,15 @@ def cmd_db_restore(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
+def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     """``compare natory --out chart.png``: the /compare chart from the bot's database."""
     from .core import boards
     from .core.errors import StorageError
     from .core.services import opened
     from .render.charts import natory_comparison_chart
+    from .render.format import mode_label
+
+    settings = load()
 
     if not boards.comparable([args.benchmark]):
         costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
@@ -314,6 +364,8 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
             return await boards.natory_comparison(services, limit=args.models)
 
     try:
+        import asyncio
+
         board = asyncio.run(read())
     except StorageError as exc:
         _fail(f"cannot read {path}: {exc}")
@@ -336,14 +388,114 @@ def cmd_compare(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+def _columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size`` finds it."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter given the width: left to itself it imports ``shutil``
+    (with zlib, bz2 and lzma) for every parser, a good share of a ``score`` run."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=max(_columns() - 2, 20))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser (and its subcommands') with :class:`_Formatter`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
+#: The commands, in the order ``--help`` lists them.
+COMMANDS = ("score", "natory", "prompt", "data", "compare", "health", "db", "web", "run")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with ``command`` (the first argument), only that
+    command's arguments are built (the others are names): a ``score`` run does not pay
+    for the rest."""
+    parser = _Parser(
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    full = command not in COMMANDS
 
-    score = sub.add_parser("score", help="score a model's output (a file, or - for stdin)")
+    def add(name: str, help: str) -> argparse.ArgumentParser | None:
+        added = sub.add_parser(name, help=help)
+        return added if full or name == command else None
+
+    score = add("score", "score a model's output (a file, or - for stdin)")
+    if score is not None:
+        _score_arguments(score)
+
+    natory_cmd = add("natory", "Natory: the day's target")
+    if natory_cmd is not None:
+        natory_sub = natory_cmd.add_subparsers(
+            dest="natory_command", required=True, metavar="ACTION"
+        )
+        today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
+        today.add_argument("--date", help="another day (YYYY-MM-DD)")
+        today.add_argument("--json", action="store_true", help="print one JSON object")
+        today.set_defaults(handler=cmd_natory_today)
+
+    prompt = add("prompt", "print a benchmark's official prompt, byte-exact")
+    if prompt is not None:
+        prompt.add_argument("benchmark")
+        prompt.set_defaults(handler=cmd_prompt)
+
+    data = add("data", "fetch or load official benchmark files")
+    if data is not None:
+        _data_arguments(data)
+
+    compare = add("compare", "chart score against cost and latency per model (Natory), as a PNG")
+    if compare is not None:
+        compare.add_argument("benchmark", help="natory")
+        compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
+        compare.add_argument("--models", type=int, default=40, help="at most this many models")
+        compare.set_defaults(handler=cmd_compare)
+
+    health = add("health", "exit 0 when the database and the key are ready")
+    if health is not None:
+        health.set_defaults(handler=cmd_health)
+
+    db = add("db", "back up or restore the database")
+    if db is not None:
+        db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
+        backup = db_sub.add_parser(
+            "backup", help="write a consistent snapshot (bot may be running)"
+        )
+        backup.add_argument("path")
+        backup.set_defaults(handler=cmd_db_backup)
+        restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
+        restore.add_argument("path")
+        restore.set_defaults(handler=cmd_db_restore)
+
+    web = add("web", "serve the web boards over HTTP (default 127.0.0.1:8080)")
+    if web is not None:
+        web.add_argument("--host", help="address to bind (BENCHBOARD_WEB_HOST)")
+        web.add_argument(
+            "--port", type=int, choices=range(1, 65536), metavar="PORT", help="BENCHBOARD_WEB_PORT"
+        )
+        web.set_defaults(handler=cmd_web)
+
+    run = add("run", "run the Telegram bot (needs BENCHBOARD_TOKEN)")
+    if run is not None:
+        run.set_defaults(handler=cmd_run)
+    return parser
+
+
+def _score_arguments(score: argparse.ArgumentParser) -> None:
     score.add_argument(
         "file",
         metavar="FILE",
@@ -359,18 +511,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(handler=cmd_score)
 
-    natory_cmd = sub.add_parser("natory", help="Natory: the day's target")
-    natory_sub = natory_cmd.add_subparsers(dest="natory_command", required=True, metavar="ACTION")
-    today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
-    today.add_argument("--date", help="another day (YYYY-MM-DD)")
-    today.add_argument("--json", action="store_true", help="print one JSON object")
-    today.set_defaults(handler=cmd_natory_today)
 
-    prompt = sub.add_parser("prompt", help="print a benchmark's official prompt, byte-exact")
-    prompt.add_argument("benchmark")
-    prompt.set_defaults(handler=cmd_prompt)
-
-    data = sub.add_parser("data", help="fetch or load official benchmark files")
+def _data_arguments(data: argparse.ArgumentParser) -> None:
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="ACTION")
     fetch = data_sub.add_parser("fetch", help="download, check and import a benchmark's key")
     fetch.add_argument("benchmark")
@@ -381,49 +523,45 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--questions", help="PrimeBench's Q.json")
     load.set_defaults(handler=cmd_data_load)
 
-    compare = sub.add_parser(
-        "compare", help="chart score against cost and latency per model (Natory), as a PNG"
-    )
-    compare.add_argument("benchmark", help="natory")
-    compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
-    compare.add_argument("--models", type=int, default=40, help="at most this many models")
-    compare.set_defaults(handler=cmd_compare)
 
-    health = sub.add_parser("health", help="exit 0 when the database and the key are ready")
-    health.set_defaults(handler=cmd_health)
+def _settings_once() -> Load:
+    """Settings read on the first call, the same object after."""
+    read: list[Settings] = []
 
-    db = sub.add_parser("db", help="back up or restore the database")
-    db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
-    db_backup = db_sub.add_parser("backup", help="write a consistent snapshot (bot may be running)")
-    db_backup.add_argument("path")
-    db_backup.set_defaults(handler=cmd_db_backup)
-    db_restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
-    db_restore.add_argument("path")
-    db_restore.set_defaults(handler=cmd_db_restore)
+    def load() -> Settings:
+        if not read:
+            from .settings import load_settings
 
-    web = sub.add_parser("web", help="serve the web boards over HTTP (default 127.0.0.1:8080)")
-    web.add_argument("--host", help="address to bind (BENCHBOARD_WEB_HOST)")
-    web.add_argument(
-        "--port", type=int, choices=range(1, 65536), metavar="PORT", help="BENCHBOARD_WEB_PORT"
-    )
-    web.set_defaults(handler=cmd_web)
+            read.append(load_settings())
+        return read[0]
 
-    run = sub.add_parser("run", help="run the Telegram bot (needs BENCHBOARD_TOKEN)")
-    run.set_defaults(handler=cmd_run)
-    return parser
+    return load
+
+
+def _bad_input_errors() -> tuple[type[Exception], ...]:
+    """The errors that are bad input (one line, exit 2). A module that was never
+    imported raised none of its errors, so only loaded ones are asked for theirs."""
+    errors: list[type[Exception]] = [CliError, ScoringError]
+    for module, name in (("bot.settings", "SettingsError"), ("bot.core.datafiles", "DataError")):
+        loaded = sys.modules.get(module)
+        if loaded is not None:
+            errors.append(getattr(loaded, name))
+    return tuple(errors)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:
-        settings = load_settings()
-        handler: Callable[[argparse.Namespace, Settings], int] = args.handler
-        return handler(args, settings)
-    except (CliError, ScoringError, SettingsError, datafiles.DataError) as exc:
-        print(f"benchboard: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        handler: Callable[[argparse.Namespace, Load], int] = args.handler
+        return handler(args, _settings_once())
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:
+        if not isinstance(exc, _bad_input_errors()):
+            raise
+        print(f"benchboard: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT

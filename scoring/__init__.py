@@ -2,6 +2,7 @@
 
 from .base import (
     MAX_REPORTED_INVALID_LINES,
+    MAX_REPORTED_QUESTIONS,
     Benchmark,
     Hint,
     InvalidLine,
@@ -25,6 +26,7 @@ from .text import decode
 
 __all__ = [
     "MAX_REPORTED_INVALID_LINES",
+    "MAX_REPORTED_QUESTIONS",
     "Benchmark",
     "DecodeError",
     "ExpressionError",

@@ -9,16 +9,22 @@ function here touches the network, a database or Telegram.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+# The value types here and in a scorer's path are NamedTuples, not dataclasses: frozen
+# and as small, and importing ``dataclasses`` (and the ``inspect`` it loads) would be a
+# good part of the start-up of ``benchboard score``.
 
 #: How many invalid lines a result keeps with their text. The total is always counted
 #: (``invalid_line_count``); a hostile 20 MB file of prose must not cost gigabytes.
 MAX_REPORTED_INVALID_LINES = 10_000
+#: How many question numbers a result lists of those a key lacks, and of those answered
+#: more than once; both are counted in full (a file of a million made-up question
+#: numbers is answered with a thousand of them and the count).
+MAX_REPORTED_QUESTIONS = 1_000
 
 
-@dataclass(frozen=True, slots=True)
-class InvalidLine:
+class InvalidLine(NamedTuple):
     """A line (or row) of a submission that could not be read. ``line`` counts from 1."""
 
     line: int
@@ -28,8 +34,7 @@ class InvalidLine:
         return {"line": self.line, "text": self.text}
 
 
-@dataclass(frozen=True, slots=True)
-class Hint:
+class Hint(NamedTuple):
     """Advice that never changes the score.
 
     ``code`` is stable (the bot translates it), ``lines`` are the line numbers it is
@@ -89,8 +94,7 @@ class Result(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class KeyCheck:
+class KeyCheck(NamedTuple):
     """An answer key that passed :meth:`Benchmark.check_key`.
 
     ``data`` is what the data folder keeps (the canonical form where the benchmark has
@@ -103,8 +107,7 @@ class KeyCheck:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     """Where a benchmark's official files are published: pure data, read by whoever
     downloads them (the bot's ``data fetch``), never fetched here.
 

@@ -51,7 +51,8 @@ _COMPACT: dict[str, Mode] = {
     "thinkingandtools": Mode.THINK_TOOLS,
 }
 
-_SPLIT = re.compile(r"[\s_+&/,|\-.\u200c]+|\band\b|\bwith\b|\bو\b")
+#: compiled on first use (re's cache): most runs never parse a mode
+_SPLIT = r"[\s_+&/,|\-.\u200c]+|\band\b|\bwith\b|\bو\b"
 
 
 def _squash(text: str) -> str:
@@ -76,7 +77,7 @@ def parse_mode(text: str) -> Mode:
         return _COMPACT[squashed]
     if squashed in _WORDS:
         return _from_parts({_WORDS[squashed]}, text)
-    parts = {p for p in _SPLIT.split(folded) if p}
+    parts = {p for p in re.split(_SPLIT, folded) if p}
     kinds = set()
     for part in parts:
         kind = _WORDS.get(part) or _WORDS.get(_squash(part))

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
+from scoring import Mode, UnknownMode, parse_mode, registry
 from scoring.text import normalise_newlines
 from storage import MAX_MODEL_NAME
 
@@ -61,35 +62,32 @@ class Tags:
 _Item = tuple[str, str]
 
 
-def _known_hashtag(word: str) -> bool:
-    word = word.lstrip("#")
+@lru_cache(maxsize=1024)
+def _hashtag(word: str) -> tuple[str, str | Mode] | None:
+    """What a hashtag's word names: ("benchmark", its name) or ("mode", the mode); None
+    for nothing known. Remembered: the same few tags come with every submission."""
+    benchmark = registry.find(word)
+    if benchmark is not None:
+        return "benchmark", benchmark.name
     try:
-        registry.get(word)
-        return True
-    except UnknownBenchmark:
-        pass
-    try:
-        parse_mode(word)
-        return True
+        return "mode", parse_mode(word)
     except UnknownMode:
-        return False
+        return None
+
+
+def _known_hashtag(word: str) -> bool:
+    return _hashtag(word.lstrip("#")) is not None
 
 
 def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
     """A hashtag, or a bare word after ``/score``: a benchmark or a mode."""
-    word = tag.lstrip("#")
-    try:
-        found["benchmark"] = registry.get(word).name
-        return
-    except UnknownBenchmark:
-        pass
-    try:
-        found["mode"] = parse_mode(word)
-    except UnknownMode:
+    named = _hashtag(tag.lstrip("#"))
+    if named is None:
         raise TagError(
             f"unknown tag {tag}: modes are #default, #think, #tools, #think_tools; "
             f"benchmarks are {', '.join('#' + n for n in registry.names())}"
-        ) from None
+        )
+    found[named[0]] = named[1]
 
 
 def _apply_field(name: str, value: str, found: dict[str, object]) -> None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import html
 import re
+import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
-from scoring import Benchmark, Hint, InvalidLine, Mode, Result, natory
+from scoring import Benchmark, Hint, InvalidLine, Mode, Result
 
 from .i18n import N_, digits, field_label, join_list, t, tn, translated
 from .views import BoardPage, History
 
 if TYPE_CHECKING:
+    from scoring import natory
     from storage.analytics import NatoryBoard
 
 
@@ -51,9 +53,14 @@ def _shorten(text: str, limit: int = SHOWN_LINE) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def numbers_list(numbers: Sequence[object], limit: int = 30, *, lang: str = "en") -> str:
+def numbers_list(
+    numbers: Sequence[object], limit: int = 30, *, lang: str = "en", total: int | None = None
+) -> str:
+    """The first ``limit`` numbers, and how many more (of ``total``: a result may list
+    fewer than it counted)."""
     shown = join_list(lang, numbers[:limit])
-    return shown + (f" … (+{len(numbers) - limit})" if len(numbers) > limit else "")
+    more = (len(numbers) if total is None else total) - min(limit, len(numbers))
+    return shown + (f" … (+{more})" if more > 0 else "")
 
 
 def hint_text(
@@ -111,6 +118,8 @@ def natory_breakdown(
     """A Natory result as people read it: the target and the expression (as typed);
     why it is not valid; or the fields that paid or cost, with readable labels, and
     the sum that makes the final score (saying so when the triviality rule zeroes it)."""
+    from scoring import natory
+
     out = [f"{field_label(lang, 'target')}: {digits(lang, result.target)}"]
     out.append(f"{field_label(lang, 'expression')}: {esc(_shorten(result.expression, 200))}")
     if not result.valid:
@@ -200,6 +209,13 @@ def _natory_hint_values(result: natory.NatoryResult, lang: str) -> dict[str, obj
     }
 
 
+def _is_natory(result: Result) -> TypeGuard[natory.NatoryResult]:
+    """Whether ``result`` is Natory's. One exists only once ``scoring.natory`` is
+    loaded, so a PrimeBench reply (the CLI scoring a file) does not load it."""
+    module = sys.modules.get("scoring.natory")
+    return module is not None and isinstance(result, module.NatoryResult)
+
+
 def render_result(
     result: Result,
     benchmark: Benchmark,
@@ -229,14 +245,14 @@ def render_result(
         out.append(t(lang, "mode") + f": {esc(mode_label)}")
     out.append("")
     hint_values: Mapping[str, object] | None = None
-    natory_card = html_mode and isinstance(result, natory.NatoryResult)
-    if isinstance(result, natory.NatoryResult) and html_mode:
+    natory_card = html_mode and _is_natory(result)
+    if natory_card and _is_natory(result):
         # the card reads as prose; the CLI keeps the game's field names
         out.extend(natory_breakdown(result, lang=lang, esc=esc))
         hint_values = _natory_hint_values(result, lang)
     else:
         # (the CLI shows a Natory breakdown under the game's own field names)
-        plain_names = isinstance(result, natory.NatoryResult)
+        plain_names = _is_natory(result)
         for key, value in result.summary_fields():
             label = key if plain_names else field_label(lang, key)
             out.append(f"{label}: {esc(digits(lang, value))}")
@@ -261,10 +277,14 @@ def render_result(
         out.append(t(lang, "no_invalid"))
     duplicates = getattr(result, "duplicates", ())
     if duplicates:
-        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang)))
+        total = getattr(result, "duplicate_count", None)
+        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang, total=total)))
     unknown = getattr(result, "unknown_questions", ())
     if unknown:
-        out.append(t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang)))
+        total = getattr(result, "unknown_question_count", None)
+        out.append(
+            t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang, total=total))
+        )
     if result.hints:
         out.append(t(lang, "hints"))
         out.extend(
@@ -580,6 +600,7 @@ def render_natory_board(
 ) -> str:
     """A Natory board: one target's, ranked by best score, or every target's per model,
     ranked by mean score, with mean cost and latency per attempt."""
+    from scoring import natory
 
     def build(width: int) -> list[str]:
         if board.target is not None:

@@ -68,12 +68,16 @@ async def post_init(app: BotApp) -> None:
             time=time(hour=settings.backup_hour, tzinfo=UTC),
             name="nightly-backup",
         )
-    for lang, commands in COMMANDS.items():
-        await app.bot.set_my_commands(
-            [BotCommand(name, text) for name, text in commands],
-            scope=BotCommandScopeDefault(),
-            language_code=None if lang == "en" else lang,
+    await asyncio.gather(  # the menu in each language, at once
+        *(
+            app.bot.set_my_commands(
+                [BotCommand(name, text) for name, text in commands],
+                scope=BotCommandScopeDefault(),
+                language_code=None if lang == "en" else lang,
+            )
+            for lang, commands in COMMANDS.items()
         )
+    )
     log.info(
         "benchboard started as @%s; keys loaded: %s",
         services.bot_username,

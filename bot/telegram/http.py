@@ -15,7 +15,6 @@ import asyncio
 import json
 import logging
 import random
-import warnings
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeAlias
 
@@ -25,7 +24,6 @@ from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, ExtBot
 from telegram.request import BaseRequest, RequestData
-from telegram.warnings import PTBUserWarning
 
 #: A timeout as PTB passes one: seconds, None (no limit), or ``BaseRequest.DEFAULT_NONE``
 #: (this transport's own). PTB's alias for it is private, hence ``object``.
@@ -34,8 +32,11 @@ ODVInput: TypeAlias = float | object | None
 #: The bot: PTB's ``ExtBot`` with ``AIORateLimiter`` (whose per-call argument is an int).
 BenchBot: TypeAlias = ExtBot[int]
 
-# send_reply asks for sendMessage through do_api_request on purpose (below).
-warnings.filterwarnings("ignore", message=".*sendMessage.*", category=PTBUserWarning)
+#: The Bot API method send_reply calls. Method names are case-insensitive to the Bot API;
+#: written in lower case, do_api_request does not take it for one of PTB's own methods
+#: (``Bot.sendMessage``) and warns about it on every reply (a warning, filtered out,
+#: built and matched per call).
+SEND_MESSAGE = "sendmessage"
 
 
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
@@ -82,7 +83,7 @@ async def send_reply(
         kwargs["reply_parameters"] = {"message_id": to.message_id}
     if to.is_topic_message and to.message_thread_id is not None:
         kwargs["message_thread_id"] = to.message_thread_id
-    await bot.do_api_request("sendMessage", api_kwargs=kwargs)
+    await bot.do_api_request(SEND_MESSAGE, api_kwargs=kwargs)
 
 
 class AiohttpRequest(BaseRequest):

@@ -14,11 +14,19 @@ from telegram.ext import filters
 
 from ..core import boards, datafiles
 from ..core.errors import UserError
-from ..render.charts import natory_comparison_chart
 from ..render.format import render_natory_board, render_natory_challenge
 from ..render.i18n import t, tn
 from . import handlers as h
 from .context import BotContext
+
+
+def _chart(board: boards.NatoryBoard) -> bytes:
+    """The comparison chart, off the event loop. matplotlib is imported here, on the
+    first /compare, not at start: it is most of the bot's start-up time and memory."""
+    from ..render.charts import natory_comparison_chart
+
+    return natory_comparison_chart(board.rows)
+
 
 #: The last line of the /natory message; a reply to that message is scored against it.
 TARGET_LINE = re.compile(r"#natory\s+target:\s*(\d{1,12})\s*$", re.IGNORECASE)
@@ -141,7 +149,7 @@ async def on_compare(update: Update, context: BotContext) -> None:
     if not board.rows:
         await message.reply_text(t(lang, "compare_empty"))
         return
-    png = await asyncio.to_thread(natory_comparison_chart, board.rows)
+    png = await asyncio.to_thread(_chart, board)
     await message.reply_photo(
         png,
         caption=tn(lang, "compare_caption", len(board.rows)),

@@ -32,6 +32,8 @@ class JsonFormatter(logging.Formatter):
     """One JSON object per line: time, level, logger, message, and any ``extra`` fields."""
 
     _STANDARD = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"message"}
+    #: one encoder for every line (json.dumps with options builds one per call)
+    _ENCODER = json.JSONEncoder(ensure_ascii=False, default=str)
 
     def format(self, record: logging.LogRecord) -> str:
         data: dict[str, Any] = {
@@ -43,7 +45,7 @@ class JsonFormatter(logging.Formatter):
         data.update({k: v for k, v in record.__dict__.items() if k not in self._STANDARD})
         if record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
-        return json.dumps(data, ensure_ascii=False, default=str)
+        return self._ENCODER.encode(data)
 
 
 class RedactToken(logging.Filter):
@@ -68,6 +70,11 @@ def configure_logging(settings: Settings) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)
+    # A line shows neither thread nor process: a record need not look them up (there is
+    # one per update).
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
     # httpx logs every request URL at INFO, and Bot API URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
@@ -141,17 +148,21 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
                 failed = _take(self.bot_data, _FAILED, update.update_id)
                 later = update.update_id in _marked(self.bot_data, _TRANSIENT)
                 outcome = "retry" if later else "error" if failed else "ok"
-                chat_type, command = describe(update)
-                log.info(
-                    "update handled",
-                    extra={
+                if log.isEnabledFor(logging.INFO):
+                    chat_type, command = describe(update)
+                    extra = {
                         "update_id": update.update_id,
                         "chat_type": chat_type,
                         "command": command,
                         "duration_ms": round((time.perf_counter() - start) * 1000, 2),
                         "outcome": outcome,
-                    },
-                )
+                    }
+                    # made and handled directly: log.info would first walk up the stack
+                    # for a caller that no line shows (one record per update)
+                    record = log.makeRecord(
+                        log.name, logging.INFO, __file__, 0, "update handled", (), None, extra=extra
+                    )
+                    log.handle(record)
 
 
 # --- backups -------------------------------------------------------------------------

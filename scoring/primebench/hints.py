@@ -3,43 +3,59 @@
 from __future__ import annotations
 
 import re
+from functools import cache
+from typing import Any
 
 from ..base import Hint, InvalidLine
 
 _PERSIAN_DIGIT = "[\u06f0-\u06f9\u0660-\u0669]"
 _NONE_RE = "[nN][oO][nN][eE]"
-_HINT_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+#: (code, pattern, message), compiled on first use (see :func:`_patterns`).
+_HINT_SOURCES: tuple[tuple[str, str, str], ...] = (
     (
         "persian_digits",
-        re.compile(rf"{_PERSIAN_DIGIT}+\s*[:：]\s*(?:{_PERSIAN_DIGIT}|[0-9])+"),
+        rf"{_PERSIAN_DIGIT}+\s*[:：]\s*(?:{_PERSIAN_DIGIT}|[0-9])+",
         "Persian/Arabic-Indic digits on {lines}: the official rules count such lines "
         "invalid (answers must use ASCII digits 0-9)",
     ),
     (
         "fullwidth_colon",
-        re.compile(r"[0-9\u06f0-\u06f9\u0660-\u0669]+\s*："),
+        r"[0-9\u06f0-\u06f9\u0660-\u0669]+\s*：",
         "a full-width colon (：) on {lines}: the official rules count such lines invalid "
         "(use the ASCII colon :)",
     ),
     (
         "q_prefix",
-        re.compile(r"(?<![^\s,;])[Qq]\s*[0-9]+\s*[:：.)]"),
+        r"(?<![^\s,;])[Qq]\s*[0-9]+\s*[:：.)]",
         "a Q before the question number on {lines}: the official rules count such lines "
         "invalid (write 1:3, not Q1:3)",
     ),
     (
         "trailing_period",
-        re.compile(rf"(?<![^\s,;])[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\.(?!\S)"),
+        rf"(?<![^\s,;])[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\.(?!\S)",
         "an answer ending in a period on {lines}: the official rules count such lines "
         "invalid (write 1:3, not 1:3.)",
     ),
     (
         "markdown_bold",
-        re.compile(rf"(?:\*\*|__)\s*[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\s*(?:\*\*|__)"),
+        rf"(?:\*\*|__)\s*[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\s*(?:\*\*|__)",
         "an answer in markdown bold (**1:3**) on {lines}: the official rules count such "
         "lines invalid (write 1:3, without the asterisks)",
     ),
 )
+
+
+@cache
+def _patterns() -> tuple[tuple[str, re.Pattern[str], str], ...]:
+    """The hint patterns, compiled when first asked for: a file where every line is
+    read never needs them (nor the start-up time they cost)."""
+    return tuple((code, re.compile(source), message) for code, source, message in _HINT_SOURCES)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "_HINT_PATTERNS":
+        return _patterns()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def hints_for(invalid: list[InvalidLine]) -> tuple[Hint, ...]:
@@ -47,7 +63,7 @@ def hints_for(invalid: list[InvalidLine]) -> tuple[Hint, ...]:
     # a pattern that matches no line does not match them all joined (a line's ends
     # border on whitespace there too), so one search rules it out for every line
     joined = "\n".join(il.text for il in invalid)
-    for code, pattern, message in _HINT_PATTERNS:
+    for code, pattern, message in _patterns():
         if pattern.search(joined) is None:
             continue
         lines = tuple(il.line for il in invalid if pattern.search(il.text))
@@ -69,4 +85,4 @@ def short_list(numbers: list[int], limit: int = 10) -> str:
 
 def near_miss(text: str) -> bool:
     """Whether ``text`` holds an answer written in a way a hint explains."""
-    return any(pattern.search(text) is not None for _, pattern, _ in _HINT_PATTERNS)
+    return any(pattern.search(text) is not None for _, pattern, _ in _patterns())

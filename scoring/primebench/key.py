@@ -6,7 +6,6 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import KeyCheck
@@ -19,30 +18,46 @@ from .hints import short_list
 _PLAIN_OPTIONS = (*"0123456789", NONE, "None", "NONE")
 
 
-@dataclass(frozen=True, slots=True)
 class PrimeKey:
-    """An answer key: question number → option (1–4), in file order."""
+    """An answer key: question number → option (1–4), in file order. Read-only; two
+    keys are equal when their answers and checksums are."""
+
+    __slots__ = ("_plain", "answers", "by_text", "correct_lines", "none_lines", "order", "sha256")
 
     answers: Mapping[int, int]
-    sha256: str = ""
+    sha256: str
     #: the same answers as digit strings, the form the parser produces
-    by_text: Mapping[str, str] = field(init=False, repr=False, compare=False)
+    by_text: Mapping[str, str]
     #: the key's question numbers (digit strings) in numeric order
-    order: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    order: tuple[str, ...]
     #: the correct answers, and the "none" answers, as a result lists them (``12:3``)
-    correct_lines: frozenset[str] = field(init=False, repr=False, compare=False)
-    none_lines: frozenset[str] = field(init=False, repr=False, compare=False)
-    _plain: dict[str, tuple[str, str]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    correct_lines: frozenset[str]
+    none_lines: frozenset[str]
+    _plain: dict[str, tuple[str, str]] | None
 
-    def __post_init__(self) -> None:
-        by_text = {str(q): str(o) for q, o in self.answers.items()}
-        object.__setattr__(self, "by_text", by_text)
-        object.__setattr__(self, "order", tuple(sorted(by_text, key=int)))
-        correct = frozenset(f"{q}:{o}" for q, o in by_text.items())
-        object.__setattr__(self, "correct_lines", correct)
-        object.__setattr__(self, "none_lines", frozenset(f"{q}:{NONE}" for q in by_text))
+    def __init__(self, answers: Mapping[int, int], sha256: str = "") -> None:
+        by_text = {str(q): str(o) for q, o in answers.items()}
+        init = object.__setattr__
+        init(self, "answers", answers)
+        init(self, "sha256", sha256)
+        init(self, "by_text", by_text)
+        init(self, "order", tuple(sorted(by_text, key=int)))
+        init(self, "correct_lines", frozenset(f"{q}:{o}" for q, o in by_text.items()))
+        init(self, "none_lines", frozenset(f"{q}:{NONE}" for q in by_text))
+        init(self, "_plain", None)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a PrimeKey is read-only: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PrimeKey):
+            return NotImplemented
+        return (self.answers, self.sha256) == (other.answers, other.sha256)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PrimeKey(answers={self.answers!r}, sha256={self.sha256!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled as what it is made from: a key travels to the worker process with every

@@ -78,12 +78,11 @@ def parse_line(line: str) -> Parsed:
     return tuple(ANSWER.findall(line)), INVALID_LINE.match(line) is not None
 
 
-#: An answer as it may be written before whitespace around its colon is removed.
-_LOOSE_ANSWER = re.compile(
-    r"(?<![^\s,;])[0-9]+[^\S\n]*:[^\S\n]*(?:[0-9]+|[nN][oO][nN][eE])(?![^\s,;])"
-)
+#: An answer as it may be written before whitespace around its colon is removed
+#: (compiled on first use, by re's cache: scoring alone never needs it).
+_LOOSE_ANSWER = r"(?<![^\s,;])[0-9]+[^\S\n]*:[^\S\n]*(?:[0-9]+|[nN][oO][nN][eE])(?![^\s,;])"
 
 
 def recognises(text: str) -> bool:
     """Whether any line of ``text`` holds an answer, or a near miss that earns a hint."""
-    return _LOOSE_ANSWER.search(text) is not None or near_miss(text)
+    return re.search(_LOOSE_ANSWER, text) is not None or near_miss(text)

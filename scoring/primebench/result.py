@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..base import Hint, InvalidLine
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
 
 
-@dataclass(frozen=True, slots=True)
-class PrimeBenchResult:
+class PrimeBenchResult(NamedTuple):
     total_questions: int
     correct: int
     wrong: int
@@ -22,7 +20,11 @@ class PrimeBenchResult:
     unknown_questions: tuple[int, ...]
     hints: tuple[Hint, ...]
     fingerprint: str
-    benchmark: str = field(default=NAME)
+    #: how many questions were answered more than once (``duplicates`` lists the first
+    #: ``MAX_REPORTED_QUESTIONS``), and how many the key lacks (``unknown_questions``)
+    duplicate_count: int
+    unknown_question_count: int
+    benchmark: str = NAME
 
     @property
     def positive_points(self) -> int:
@@ -79,8 +81,11 @@ class PrimeBenchResult:
             "negative_points": self.negative_points,
             "final_score": self.final_score,
             "invalid_lines": [il.to_json() for il in self.invalid_lines],
+            "invalid_line_count": self.invalid_line_count,
             "duplicates": list(self.duplicates),
+            "duplicate_count": self.duplicate_count,
             "unknown_questions": list(self.unknown_questions),
+            "unknown_question_count": self.unknown_question_count,
             "hints": [h.message for h in self.hints],
         }
         return data
@@ -96,7 +101,6 @@ class PrimeBenchResult:
         for line in data["invalid_lines"]:
             if len(line["text"]) > RECORD_LINE_TEXT:
                 line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
-        data["invalid_line_count"] = self.invalid_line_count
         data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
         data["fingerprint"] = self.fingerprint
         return data
@@ -119,6 +123,9 @@ def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
         unknown_questions=tuple(data["unknown_questions"]),
         hints=hints,
         fingerprint=data.get("fingerprint", ""),
+        # records written before the lists were capped hold every number
+        duplicate_count=data.get("duplicate_count", len(data["duplicates"])),
+        unknown_question_count=data.get("unknown_question_count", len(data["unknown_questions"])),
     )
 
 

@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import Any, cast
 
-from ..base import MAX_REPORTED_INVALID_LINES, InvalidLine
+from ..base import MAX_REPORTED_INVALID_LINES, MAX_REPORTED_QUESTIONS, InvalidLine
 from ..text import normalise_newlines
 from .dataset import NONE
 from .hints import hints_for
@@ -56,21 +56,65 @@ def _chunks(text: str) -> Iterator[str]:
 
 
 class _Tally:
-    """What scoring accumulates while it reads the text in order."""
+    """What scoring accumulates while it reads the text in order.
 
-    def __init__(self) -> None:
-        self.final: Answers = {}  # the last answer standing per question
-        self.seen: Counter[str] = Counter()  # how many times each question was answered
+    Only the key's questions keep their answers. Of the others (ignored by the rules,
+    listed) only the question numbers are kept, once each, to tell repeats; the first
+    :data:`MAX_REPORTED_QUESTIONS` are listed, the rest counted.
+    """
+
+    def __init__(self, key: PrimeKey) -> None:
+        self.questions = key.by_text.keys()
+        self.final: Answers = {}  # the last answer standing per key question
+        self.seen: Counter[str] = Counter()  # how many times each key question was answered
+        self.unknown: set[int] = set()  # every other question answered
+        self.unknown_listed: list[int] = []  # the first of them, in order of appearance
+        self.repeated: dict[int, None] = {}  # the other questions answered more than once
         self.invalid: list[InvalidLine] = []
         self.invalid_count = 0
 
     def answers(self, found: Sequence[tuple[str, str, str]], times: int = 1) -> None:
-        self.final.update(zip(map(itemgetter(0), found), map(itemgetter(1, 2), found), strict=True))
-        if times == 1:
-            self.seen.update(map(itemgetter(0), found))
+        questions = list(map(itemgetter(0), found))
+        if self.questions >= set(questions):  # the usual case: all in the key
+            known: Sequence[tuple[str, str, str]] = found
         else:
-            for question, _, _ in found:
+            distinct = set(questions)
+            in_key = distinct.intersection(self.questions)
+            known = list(compress(found, map(in_key.__contains__, questions)))
+            distinct -= in_key
+            self._unknown([q for q in questions if q in distinct], times)
+        if not known:
+            return
+        self.final.update(zip(map(itemgetter(0), known), map(itemgetter(1, 2), known), strict=True))
+        if times == 1:
+            self.seen.update(map(itemgetter(0), known))
+        else:
+            for question, _, _ in known:
                 self.seen[question] += times
+
+    def _unknown(self, digits: list[str], times: int) -> None:
+        """Questions the key lacks, in order, as numbers: kept once each (to tell a
+        repeat), a number is half the memory of its digits."""
+        try:
+            questions = list(map(int, digits))
+        except ValueError:  # question 0 (no significant digits)
+            questions = [int(q) if q else 0 for q in digits]
+        distinct = set(questions)
+        if times > 1:
+            self.repeated.update(dict.fromkeys(questions))
+        elif len(distinct) < len(questions):
+            counts = Counter(questions)
+            self.repeated.update(dict.fromkeys(q for q in questions if counts[q] > 1))
+        again = distinct.intersection(self.unknown)
+        if again:
+            self.repeated.update(
+                dict.fromkeys(compress(questions, map(again.__contains__, questions)))
+            )
+        room = MAX_REPORTED_QUESTIONS - len(self.unknown_listed)
+        if room > 0 and len(again) < len(distinct):
+            fresh = dict.fromkeys(q for q in questions if q not in again)
+            self.unknown_listed.extend(list(fresh)[:room])
+        self.unknown |= distinct
 
     def invalid_at(self, line: int, text: str) -> None:
         self.invalid_count += 1
@@ -85,7 +129,7 @@ def score(text: str, key: PrimeKey) -> PrimeBenchResult:
         result = _score_small(text, key)
         if result is not None:
             return result
-    tally = _Tally()
+    tally = _Tally(key)
     parsed: dict[str, Parsed] = {}
     first_line = 1
     for raw in _chunks(text):
@@ -140,10 +184,10 @@ def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
     else:
         found = cast(list[tuple[str, str]], looked_up)
     final = dict(found)
-    duplicates: tuple[int, ...] = ()
+    duplicates: list[str] = []
     if len(final) != len(found):
         seen = Counter(map(itemgetter(0), found))
-        duplicates = tuple(sorted(int(q) for q, n in seen.items() if n > 1))
+        duplicates = [q for q, n in seen.items() if n > 1]
     invalid: list[InvalidLine] = []
     invalid_count = 0
     if bad:
@@ -152,7 +196,7 @@ def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
         invalid_count = len(numbers)
         del numbers[MAX_REPORTED_INVALID_LINES:]
         invalid = [InvalidLine(n, raw_lines[n - 1]) for n in numbers]
-    return _build_result(key, final, duplicates, invalid, invalid_count, all_known=True)
+    return _build_result(key, final, duplicates, (), invalid, invalid_count)
 
 
 def _score_distinct(
@@ -221,46 +265,45 @@ def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
 
 def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
     final: dict[str, Any] = tally.final
-    zero = final.pop("", None)  # question 0 (its significant digits are empty)
-    for digits, (option_digits, none) in final.items():  # in place: no second big dict
+    for digits, (option_digits, none) in final.items():  # in place: no second dict
         final[digits] = f"{digits}:{NONE if none else option_digits or '0'}"
-    if zero is not None:
-        final["0"] = f"0:{NONE if zero[1] else zero[0] or '0'}"
-    duplicates = tuple(sorted(int(q or "0") for q, n in tally.seen.items() if n > 1))
-    return _build_result(key, final, duplicates, tally.invalid, tally.invalid_count)
+    duplicates: list[str | int] = [q for q, n in tally.seen.items() if n > 1]
+    duplicates.extend(tally.repeated)
+    listed = tally.unknown_listed
+    unknown = (listed, len(tally.unknown)) if listed else ()
+    return _build_result(key, final, duplicates, unknown, tally.invalid, tally.invalid_count)
+
+
+def _numbers(questions: Iterable[str | int]) -> tuple[int, ...]:
+    """Question numbers, or their digits (empty: question 0), as sorted numbers."""
+    return tuple(sorted(int(q or "0") for q in questions))
 
 
 def _build_result(
     key: PrimeKey,
     final: Mapping[str, str],
-    duplicates: tuple[int, ...],
+    duplicates: Sequence[str | int],
+    unknown: tuple[list[int], int] | tuple[()],
     invalid: list[InvalidLine],
     invalid_count: int,
-    *,
-    all_known: bool = False,
 ) -> PrimeBenchResult:
-    """The result from the answers standing: question digits → ``question:option``,
-    both in canonical form (no leading zeros, ``none`` in lower case). ``all_known``
-    says the caller knows every question is in the key."""
+    """The result from the answers standing to the key's questions: question digits →
+    ``question:option``, both in canonical form (no leading zeros, ``none`` in lower
+    case). ``duplicates``: the questions answered more than once, in the order found;
+    ``unknown``: the first questions the key lacks, and how many it lacks."""
     standing = final.values()
-    if all_known or final.keys() <= key.by_text.keys():
-        unknown: tuple[int, ...] = ()
-        answered = len(final)
-        in_order: Iterable[str]
-        if len(final) == len(key.order) and tuple(final) == key.order:
-            in_order = standing  # every question, answered in order (the usual case)
-        else:
-            in_order = filter(None, map(final.get, key.order))
+    in_order: Iterable[str]
+    if len(final) == len(key.order) and tuple(final) == key.order:
+        in_order = standing  # every question, answered in order (the usual case)
     else:
-        unknown_digits = final.keys() - key.by_text.keys()
-        unknown = tuple(sorted(map(int, unknown_digits)))
-        answered = len(final) - len(unknown_digits)
-        in_order = map(final.__getitem__, sorted(final, key=int))
+        in_order = filter(None, map(final.get, key.order))
+    # the fingerprint is of the answers that count: the key's questions
     fingerprint = hashlib.sha256(";".join(in_order).encode()).hexdigest()
     correct = len(key.correct_lines.intersection(standing))
     # options outside 1-4 ("malformed but parseable") are wrong like any other
-    wrong = answered - correct - len(key.none_lines.intersection(standing))
+    wrong = len(final) - correct - len(key.none_lines.intersection(standing))
     total = len(key.answers)
+    listed, unknown_count = unknown or ((), 0)
     return PrimeBenchResult(
         total_questions=total,
         correct=correct,
@@ -268,8 +311,10 @@ def _build_result(
         unanswered=total - correct - wrong,
         invalid_lines=tuple(invalid),
         invalid_line_count=invalid_count,
-        duplicates=duplicates,
-        unknown_questions=unknown,
+        duplicates=_numbers(duplicates[:MAX_REPORTED_QUESTIONS]),
+        unknown_questions=_numbers(listed),
         hints=hints_for(invalid) if invalid else (),
         fingerprint=fingerprint,
+        duplicate_count=len(duplicates),
+        unknown_question_count=unknown_count,
     )

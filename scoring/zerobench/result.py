@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..base import Hint, InvalidLine
@@ -126,29 +126,142 @@ def _figure(fraction: float | None, count: float, total: int) -> str:
     return f"{fraction:.1%} ({_count_text(count)}/{total})"
 
 
-@dataclass(frozen=True, slots=True)
+#: The parts of a result computed after its ranking figures: both splits (with their
+#: lenient figures) and the hints.
+Later = Callable[[], tuple[SplitResult, SplitResult, tuple[Hint, ...]]]
+
+_FIELDS = (
+    "k",
+    "main",
+    "sub",
+    "submission_format",
+    "invalid_lines",
+    "invalid_line_count",
+    "unknown_ids",
+    "unknown_id_count",
+    "hints",
+    "fingerprint",
+    "benchmark",
+)
+
+
 class ZeroBenchResult:
+    """The breakdown; read-only. The scorer hands over the ranking figures at once and
+    the lenient re-check and the hints as ``later``: they are worked out the first time
+    ``main``, ``sub`` or ``hints`` is read (``primary`` never needs them)."""
+
+    __slots__ = (
+        "_hints",
+        "_later",
+        "_main",
+        "_sub",
+        *(f for f in _FIELDS if f not in {"main", "sub", "hints"}),
+    )
+
     k: int
-    main: SplitResult
-    sub: SplitResult
+    _main: SplitResult
+    _sub: SplitResult
+    _hints: tuple[Hint, ...]
+    _later: Later | None
     submission_format: str
     invalid_lines: tuple[InvalidLine, ...]
     invalid_line_count: int
     unknown_ids: tuple[str, ...]
     unknown_id_count: int
-    hints: tuple[Hint, ...]
     fingerprint: str
-    benchmark: str = field(default=NAME)
+    benchmark: str
+
+    def __init__(
+        self,
+        k: int,
+        main: SplitResult,
+        sub: SplitResult,
+        submission_format: str,
+        invalid_lines: tuple[InvalidLine, ...],
+        invalid_line_count: int,
+        unknown_ids: tuple[str, ...],
+        unknown_id_count: int,
+        hints: tuple[Hint, ...],
+        fingerprint: str,
+        benchmark: str = NAME,
+        *,
+        later: Later | None = None,
+    ) -> None:
+        init = object.__setattr__
+        for name, value in (
+            ("k", k),
+            ("_main", main),
+            ("_sub", sub),
+            ("submission_format", submission_format),
+            ("invalid_lines", invalid_lines),
+            ("invalid_line_count", invalid_line_count),
+            ("unknown_ids", unknown_ids),
+            ("unknown_id_count", unknown_id_count),
+            ("_hints", hints),
+            ("fingerprint", fingerprint),
+            ("benchmark", benchmark),
+            ("_later", later),
+        ):
+            init(self, name, value)
+
+    def _finish(self) -> None:
+        later = self._later
+        if later is not None:
+            main, sub, hints = later()
+            init = object.__setattr__
+            init(self, "_main", main)
+            init(self, "_sub", sub)
+            init(self, "_hints", hints)
+            init(self, "_later", None)
+
+    @property
+    def main(self) -> SplitResult:
+        self._finish()
+        return self._main
+
+    @property
+    def sub(self) -> SplitResult:
+        self._finish()
+        return self._sub
+
+    @property
+    def hints(self) -> tuple[Hint, ...]:
+        self._finish()
+        return self._hints
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a ZeroBenchResult is read-only: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ZeroBenchResult):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={value!r}" for name, value in zip(_FIELDS, self._values(), strict=True)
+        )
+        return f"ZeroBenchResult({shown})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ZeroBenchResult, self._values())
 
     @property
     def primary_split(self) -> str:
         """The split that ranks: main, unless the key has no main questions."""
-        return MAIN_SPLIT if self.main.questions or not self.sub.questions else SUB_SPLIT
+        main, sub = self._main, self._sub  # their question counts are known at once
+        return MAIN_SPLIT if main.questions or not sub.questions else SUB_SPLIT
 
     @property
     def primary(self) -> float:
         """Official pass@1 (a fraction in [0, 1]) over :attr:`primary_split`."""
-        split = self.main if self.primary_split == MAIN_SPLIT else self.sub
+        split = self._main if self.primary_split == MAIN_SPLIT else self._sub
         return split.official.pass_at_1 or 0.0
 
     @property

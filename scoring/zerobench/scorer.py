@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
+from ..base import Hint
 from ..errors import ScoringError
 from .check import SCAN, lenient_reasons, nested_group, number
 from .dataset import DEFAULT_K, MAIN_SPLIT, SPLITS, SUB_SPLIT
@@ -18,6 +20,8 @@ from .key import ZeroKey
 from .reading import safe
 from .result import Figures, SplitResult, ZeroBenchResult
 from .submission import read_submission
+
+T = TypeVar("T")
 
 #: The largest k of pass@k (far more attempts than any run makes).
 MAX_K = 10_000
@@ -61,45 +65,66 @@ class _Question:
 
 
 def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
-    """Score decoded submission text against a key. Never raises on any text."""
+    """Score decoded submission text against a key. Never raises on any text.
+
+    The cyclic garbage collector is paused meanwhile: reading and scoring keep a few
+    objects per attempt (and make no cycles), and on 100,000 attempts its passes over
+    them, all survivors, cost a third of the time.
+    """
     if k < 1:
         raise ScoringError(f"k must be a whole number of at least 1 (got {k!r})")
+    return _gc_paused(_score, text, key, k)
+
+
+def _gc_paused(fn: Callable[..., T], *args: Any) -> T:
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return fn(*args)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     submission = read_submission(text)
     notes = submission.notes
-    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()), gt as a number)
-    truth: dict[str, tuple[str, str, int, str, int, Decimal | None]] = {}
+    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()))
+    truth: dict[str, _Truth] = {}
     for split in SPLITS:
         for qid, gt in key.split(split).items():
             norm = gt.strip()
-            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm), number(norm.lower()))
+            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm))
     questions: dict[str, _Question] = {}
     unknown: dict[str, None] = {}
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
     official_of: dict[int, bool] | None = {} if submission.claims else None
+    # The ranking figures first: the official check of every attempt. The attempts it
+    # counts wrong (of the first k) are kept for the lenient re-check and the hints.
+    wrong: list[tuple[_Question, str, int, str, int, str]] = []
     scan = SCAN.findall
     for qid, response, line in submission.attempts:
         entry = truth.get(qid)
         if entry is None:
             unknown[qid] = None
             continue
-        split, gt, gt_len, gt_norm, gt_slen, gt_number = entry
         question = questions.get(qid)
         if question is None:
-            question = questions[qid] = _Question(split)
+            question = questions[qid] = _Question(entry[0])
         question.attempts += 1
         # The official extraction and check (see official_check), inlined for speed.
         formatted = response.strip().lower()
         parsed = ""
-        found = False
-        matches: list[tuple[str, str]] = []
+        found = 0  # how many {...} the official rule could read (0: none)
         if "}" in formatted:
             matches = scan(formatted)
             for inner, close in reversed(matches):
                 if close:
-                    parsed, found = inner, True
+                    parsed = inner
+                    found = len(matches)
                     break
         question.answers.append(parsed)
-        correct = parsed[:gt_len].lower() == gt_norm and len(parsed) == gt_slen
+        correct = parsed[: entry[2]].lower() == entry[3] and len(parsed) == entry[4]
         if official_of is not None:
             official_of[line] = correct
         if question.attempts > k:
@@ -107,8 +132,76 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
         if correct:
             question.correct += 1
             question.lenient += 1
-            continue
-        reasons = lenient_reasons(parsed, gt_norm, gt_number) if found else None
+        else:
+            wrong.append((question, qid, line, parsed, found, response))
+    for qid, claimed, line in submission.claims:
+        if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
+            notes.add("correct_column_differs", line)
+    fingerprint = _fingerprint({qid: q.answers for qid, q in questions.items()})
+    for question in questions.values():
+        question.answers = []  # in the fingerprint now
+
+    def later() -> tuple[SplitResult, SplitResult, tuple[Hint, ...]]:
+        """The lenient figures and the hints: read only when shown."""
+        _gc_paused(_recheck, wrong, truth, notes)
+        wrong.clear()
+        main = _split_result(MAIN_SPLIT, key, questions, k)
+        sub = _split_result(SUB_SPLIT, key, questions, k)
+        _question_notes(notes, main, sub, questions, k)
+        return main, sub, build_hints(notes, k, main)
+
+    return ZeroBenchResult(
+        k=k,
+        main=_split_result(MAIN_SPLIT, key, questions, k, lenient=False),
+        sub=_split_result(SUB_SPLIT, key, questions, k, lenient=False),
+        submission_format=submission.fmt,
+        invalid_lines=tuple(submission.invalid),
+        invalid_line_count=submission.invalid_count,
+        unknown_ids=_sorted_ids(unknown)[:HINT_ITEMS],
+        unknown_id_count=len(unknown),
+        hints=(),
+        fingerprint=fingerprint,
+        later=later,
+    )
+
+
+#: A question's ground truth: (split, gt, len(gt), gt.strip().lower(), len(gt.strip())).
+_Truth = tuple[str, str, int, str, int]
+
+
+def _plain_integer(text: str) -> bool:
+    """ASCII digits without a leading zero: two such texts are equal numbers only when
+    they are equal texts."""
+    return text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1)
+
+
+def _recheck(
+    wrong: list[tuple[_Question, str, int, str, int, str]],
+    truth: Mapping[str, _Truth],
+    notes: Notes,
+) -> None:
+    """The lenient re-check and the hints, for the attempts the official check counted
+    wrong (after the ranking figures, which never depend on them)."""
+    plain_truth: dict[str, bool] = {}  # question id -> its answer is a plain integer
+    numbers: dict[str, Decimal | None] = {}  # question id -> its answer as a number
+    for question, qid, line, parsed, found, response in wrong:
+        _, gt, gt_len, gt_norm, gt_slen = truth[qid]
+        gt_number = numbers[qid] if qid in numbers else numbers.setdefault(qid, number(gt_norm))
+        if not found:
+            reasons = None
+        elif parsed.strip() != parsed or parsed.endswith(".") or gt_number is not None:
+            if gt_number is not None and parsed.isdigit() and parsed.strip() == parsed:
+                plain = plain_truth.get(qid)
+                if plain is None:
+                    plain = plain_truth[qid] = _plain_integer(gt_norm)
+                if plain and _plain_integer(parsed):
+                    reasons = None  # two different plain integers: nothing to forgive
+                else:
+                    reasons = lenient_reasons(parsed, gt_norm, gt_number)
+            else:
+                reasons = lenient_reasons(parsed, gt_norm, gt_number)
+        else:
+            reasons = None  # not a number, nothing to trim: nothing to forgive
         if reasons is not None:
             question.lenient += 1
             for code in reasons:
@@ -116,40 +209,28 @@ def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
                 if code not in notes.examples:
                     notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), gt)
             continue
-        _explain_wrong(notes, qid, line, formatted, matches, found, gt_len, gt_norm, gt_slen)
-    for qid, claimed, line in submission.claims:
-        if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
-            notes.add("correct_column_differs", line)
-    splits = {split: _split_result(split, key, questions, k) for split in SPLITS}
-    main, sub = splits[MAIN_SPLIT], splits[SUB_SPLIT]
-    _question_notes(notes, main, sub, questions, k)
-    return ZeroBenchResult(
-        k=k,
-        main=main,
-        sub=sub,
-        submission_format=submission.fmt,
-        invalid_lines=tuple(submission.invalid),
-        invalid_line_count=submission.invalid_count,
-        unknown_ids=_sorted_ids(unknown)[:HINT_ITEMS],
-        unknown_id_count=len(unknown),
-        hints=build_hints(notes, k, main),
-        fingerprint=_fingerprint({qid: q.answers for qid, q in questions.items()}),
-    )
+        if found == 1 and response.count("{") == 1:
+            continue  # one {...}, read as it stands: nothing to explain
+        _explain_wrong(notes, qid, line, response, found, gt_len, gt_norm, gt_slen)
 
 
 def _explain_wrong(
     notes: Notes,
     qid: str,
     line: int,
-    formatted: str,
-    matches: list[tuple[str, str]],
-    has_match: bool,
+    response: str,
+    found: int,
     gt_len: int,
     gt_norm: str,
     gt_slen: int,
 ) -> None:
-    """Hints for an attempt the official check counts wrong (never changes the score)."""
-    if not has_match:
+    """Hints for an attempt the official check counts wrong (never changes the score).
+    ``found``: how many ``{...}`` matches the official rule saw (0: no answer read)."""
+    if not found and "{" not in response:
+        notes.add("no_braces", line)
+        return
+    formatted = response.strip().lower()
+    if not found:
         opening = formatted.find("{")
         if opening >= 0 and formatted.find("}", opening) > 0:
             notes.add("braces_across_lines", line)
@@ -157,20 +238,25 @@ def _explain_wrong(
             notes.add("no_braces", line)
         return
     # Cheap test first: some "{" opens no match of its own (it sits inside one).
-    nested = nested_group(formatted) if formatted.count("{") > len(matches) else None
+    nested = nested_group(formatted) if formatted.count("{") > found else None
     if nested is not None:
         outer, read = nested
         notes.add("nested_braces", line, (qid, safe(short(outer, 40)), safe(short(read, 40))))
         return
-    if len(matches) < 2 or "{" + gt_norm + "}" not in formatted:
+    if found < 2 or "{" + gt_norm + "}" not in formatted:
         return  # no earlier {...} can hold the right answer
-    for inner, close in matches:  # the last real match is wrong, so any right one is earlier
+    # the last real match is wrong, so any right one is earlier
+    for inner, close in SCAN.findall(formatted):
         if close and inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
             notes.add("earlier_braces", line)
             return
 
 
-def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: int) -> SplitResult:
+def _split_result(
+    split: str, key: ZeroKey, questions: dict[str, _Question], k: int, *, lenient: bool = True
+) -> SplitResult:
+    """One split's figures; ``lenient=False``: the official ones alone (the lenient
+    figures are then a copy of them, never shown: see ZeroBenchResult's ``later``)."""
     ids = key.split(split)
     attempts = scored = 0
     unattempted: list[str] = []
@@ -179,7 +265,7 @@ def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: 
     official_by_n: dict[int, int] = {}
     lenient_by_n: dict[int, int] = {}
     official = [0, 0, 0]  # correct attempts, pass@k, k/k
-    lenient = [0, 0, 0]
+    lenient_tally = [0, 0, 0]
     for qid in ids:
         question = questions.get(qid)
         if question is None:
@@ -190,14 +276,17 @@ def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: 
         scored += n
         if n < k:
             fewer.append(qid)
-        for tally, by_n, correct in (
-            (official, official_by_n, question.correct),
-            (lenient, lenient_by_n, question.lenient),
-        ):
-            by_n[n] = by_n.get(n, 0) + correct
-            tally[0] += correct
-            tally[1] += correct > 0
-            tally[2] += correct == k
+        correct = question.correct
+        official_by_n[n] = official_by_n.get(n, 0) + correct
+        official[0] += correct
+        official[1] += correct > 0
+        official[2] += correct == k
+        if lenient:
+            correct = question.lenient
+            lenient_by_n[n] = lenient_by_n.get(n, 0) + correct
+            lenient_tally[0] += correct
+            lenient_tally[1] += correct > 0
+            lenient_tally[2] += correct == k
     total = len(ids)
 
     def figures(tally: list[int], by_n: dict[int, int]) -> Figures:
@@ -205,13 +294,14 @@ def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: 
         share = float(exact / total) if total else None
         return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
 
+    official_figures = figures(official, official_by_n)
     return SplitResult(
         split=split,
         questions=total,
         attempts=attempts,
         attempts_scored=scored,
-        official=figures(official, official_by_n),
-        lenient=figures(lenient, lenient_by_n),
+        official=official_figures,
+        lenient=figures(lenient_tally, lenient_by_n) if lenient else official_figures,
         unattempted=_sorted_ids(unattempted),
         fewer_than_k=_sorted_ids(fewer),
     )

@@ -25,6 +25,7 @@ import asyncio
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks.figures import figure  # noqa: E402
 from tests.e2e.botapi import FakeBotAPI  # noqa: E402
 from tests.e2e.harness import make_key, running_bot  # noqa: E402
 
@@ -101,6 +103,26 @@ async def measured(
     return latencies, elapsed, (cpu_seconds(pid) - before) / len(latencies)
 
 
+def tree_rss_mib(pid: int) -> float:
+    """Resident memory of a process and all its descendants (Linux /proc), MiB."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            continue
+        total += next(int(x.split()[1]) for x in status.splitlines() if x.startswith("VmRSS:"))
+    return total / 1024
+
+
+async def idle_rss(pid: int) -> float:
+    await asyncio.sleep(1.0)  # settled: whatever it starts at start is running
+    return tree_rss_mib(pid)
+
+
 def percentiles(latencies: list[float]) -> str:
     ordered = sorted(latencies)
     p50 = statistics.median(ordered) * 1000
@@ -117,14 +139,28 @@ def report(name: str, latencies: list[float], elapsed: float, cpu: float) -> flo
     return rate
 
 
+def compiled(cache: Path) -> dict[str, str]:
+    """Compile the project's modules into ``cache`` once, as an installed package has
+    them (site-packages has its own): otherwise every start compiles the bot anew, and
+    only the bot (the echo bot's modules come compiled)."""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(cache)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    folders = [str(ROOT / name) for name in ("bot", "scoring", "storage", "tests")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], env=env, check=True)
+    return {"PYTHONPYCACHEPREFIX": str(cache)}
+
+
 async def main(users: int, total: int, rate: float) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        cache = compiled(tmp / "pycache")
         api = FakeBotAPI()
         await api.start()
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
             env.update(api.bot_env())
+            env.update(cache)
+            started = time.perf_counter()
             echo = await asyncio.create_subprocess_exec(
                 sys.executable,
                 str(Path(__file__).with_name("echo_bot.py")),
@@ -134,6 +170,8 @@ async def main(users: int, total: int, rate: float) -> None:
             )
             try:
                 await api.wait_polling(timeout=30)
+                echo_start = time.perf_counter() - started
+                echo_idle = await idle_rss(echo.pid)
                 echo_lat, echo_time, echo_cpu = await measured(
                     echo.pid, api, users, total, "model: bench-model"
                 )
@@ -144,17 +182,50 @@ async def main(users: int, total: int, rate: float) -> None:
             await api.wait_until(lambda: not api.polling, timeout=10, what="echo bot gone")
             bot_env = {k: v for k, v in os.environ.items() if k.startswith("BENCH_BOT_")}
             env = {"BENCHBOARD_" + k[len("BENCH_BOT_") :]: v for k, v in bot_env.items()}
+            env.update(cache)
+            started = time.perf_counter()
             async with running_bot(api, tmp / "bot", key=make_key(), env=env) as bot:
+                bot_start = time.perf_counter() - started
+                bot_idle = await idle_rss(bot.proc.pid)
                 bot_lat, bot_time, bot_cpu = await measured(
                     bot.proc.pid, api, users, total, "Final Score:"
                 )
                 bot_open = await offered(api, users, total // 4, rate, "Final Score:")
         finally:
             await api.stop()
+    print(
+        f"start-up to the first getUpdates: echo bot {echo_start:.2f} s, "
+        f"benchboard {bot_start:.2f} s"
+    )
+    print(
+        f"memory at idle (all processes): echo bot {echo_idle:.0f} MiB, "
+        f"benchboard {bot_idle:.0f} MiB"
+    )
     print(f"throughput, {users} users sending back to back:")
     echo_rate = report("echo bot", echo_lat, echo_time, echo_cpu)
     bot_rate = report("benchboard", bot_lat, bot_time, bot_cpu)
     print(f"benchboard / echo throughput ratio: {bot_rate / echo_rate:.2f}")
+    print(f"benchboard / echo CPU per submission: {bot_cpu / echo_cpu:.2f}")
+    ratio = bot_rate / echo_rate
+    figure("bot throughput / echo bot", f"{ratio:.2f}", ">= 0.6", ratio >= 0.6)
+    figure(
+        "bot CPU per submission / echo bot",
+        f"{bot_cpu / echo_cpu:.2f}x ({bot_cpu * 1000:.2f} vs {echo_cpu * 1000:.2f} ms)",
+        "<= 2x",
+        bot_cpu <= 2 * echo_cpu,
+    )
+    figure(
+        "bot start-up to first getUpdates",
+        f"{bot_start:.2f} s (echo {echo_start:.2f} s)",
+        "<= 0.5 s",
+        bot_start <= 0.5,
+    )
+    figure(
+        "bot memory at idle",
+        f"{bot_idle:.0f} MiB (echo {echo_idle:.0f})",
+        "<= 80 MiB",
+        bot_idle <= 80,
+    )
     print(f"latency at an offered {rate:g} submissions/s ({total // 4} each):")
     print(f"echo bot   {percentiles(echo_open)}")
     print(f"benchboard {percentiles(bot_open)}")
@@ -165,5 +236,8 @@ if __name__ == "__main__":
     parser.add_argument("--users", type=int, default=50)
     parser.add_argument("--total", type=int, default=2000)
     parser.add_argument("--rate", type=float, default=30.0)
+    parser.add_argument("--quick", action="store_true", help="600 submissions")
     args = parser.parse_args()
+    if args.quick:
+        args.total = min(args.total, 600)
     asyncio.run(main(args.users, args.total, args.rate))

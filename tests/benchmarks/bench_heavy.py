@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from tests.benchmarks.figures import figure  # noqa: E402
 from tests.e2e.botapi import FakeBotAPI  # noqa: E402
 from tests.e2e.harness import running_bot  # noqa: E402
 from tests.reliability.heavy import KEY, heavy_run, write_zerobench_key  # noqa: E402
@@ -54,6 +55,12 @@ async def main(mb: float, lines: int, probes: int) -> None:
         f"RSS: bot idle {run.idle_rss_kib / 1024:.0f} MB, peak {run.peak_rss_kib / 1024:.0f} MB"
         f" (+{run.growth_kib / 1024:.0f} MB: {run.growth_kib * 1024 / size:.1f}x the upload);"
         f" worker peak {run.peak_worker_rss_kib / 1024:.0f} MB"
+    )
+    figure("heavy inputs: light probe latency p99", f"{run.percentile(0.99) * 1000:.0f} ms")
+    figure(
+        "heavy inputs: bot peak memory",
+        f"{run.peak_rss_kib / 1024:.0f} MiB (idle {run.idle_rss_kib / 1024:.0f}, worker "
+        f"{run.peak_worker_rss_kib / 1024:.0f})",
     )
     for reply in run.heavy_replies:
         print("  heavy reply: " + reply.splitlines()[0][:100] if reply else "  (empty)")

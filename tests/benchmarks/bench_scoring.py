@@ -1,6 +1,6 @@
 """PrimeBench scoring speed and memory. Not part of the test run.
 
-    .venv/bin/python tests/benchmarks/bench_scoring.py
+    .venv/bin/python tests/benchmarks/bench_scoring.py [--quick]
 
 Prints the median time to score a 104-line submission (bare, and with prose around it),
 and the time, throughput and peak memory (tracemalloc, relative to the input size) for
@@ -13,11 +13,16 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from scoring import primebench as pb
+from tests.benchmarks.figures import figure
 
 MB = 1_000_000
 rng = random.Random(1)
@@ -46,7 +51,8 @@ def typical_with_prose() -> str:
     )
 
 
-def fill(make_line: Callable[[int], str], size: int = 20 * MB) -> str:
+def fill(make_line: Callable[[int], str], size: int | None = None) -> str:
+    size = SIZE if size is None else size
     lines, total, i = [], 0, 0
     while total < size:
         line = make_line(i)
@@ -56,6 +62,10 @@ def fill(make_line: Callable[[int], str], size: int = 20 * MB) -> str:
     return "\n".join(lines)
 
 
+#: The size of the large inputs (``--quick``: 5 MB).
+SIZE = 5 * MB if "--quick" in sys.argv else 20 * MB
+
+
 def shapes() -> dict[str, str]:
     answers = [f"{q}:{o}" for q in range(1, 105) for o in ("1", "2", "3", "4", "none")]
     prose = [
@@ -63,10 +73,10 @@ def shapes() -> dict[str, str]:
         "Final answers:",
     ]
     return {
-        "answer lines (5M lines)": fill(lambda i: answers[(i * 7919) % len(answers)]),
+        "answer lines": fill(lambda i: answers[(i * 7919) % len(answers)]),
         "prose + answers": fill(lambda i: prose[i % 2] if i % 3 else answers[i % len(answers)]),
         "all-different lines": fill(lambda i: f"{i}:{i % 5} note {i}"),
-        "one 20 MB line": " ".join(answers) * (20 * MB // len(" ".join(answers)) + 1),
+        "one long line": " ".join(answers) * (SIZE // len(" ".join(answers)) + 1),
     }
 
 
@@ -76,10 +86,11 @@ def main() -> None:
         ("104 lines + prose", typical_with_prose()),
     ):
         runs = []
-        for _ in range(2000):
+        for _ in range(500 if "--quick" in sys.argv else 2000):
             start = time.perf_counter()
             pb.score(text, KEY)
             runs.append(time.perf_counter() - start)
+        figure(f"PrimeBench score, {name}", f"{statistics.median(runs) * 1e6:.0f} µs median")
         print(
             f"{name}: median {statistics.median(runs) * 1e6:.0f} µs "
             f"(p99 {sorted(runs)[int(len(runs) * 0.99)] * 1e6:.0f} µs, {len(runs)} runs)"
@@ -96,6 +107,9 @@ def main() -> None:
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         best = min(times)
+        figure(f"PrimeBench score, {size / MB:.0f} MB {name}", f"{size / MB / best:.0f} MB/s")
+        figure(f"PrimeBench score, {size / MB:.0f} MB {name}: traced peak",
+               f"{peak / size:.2f}x input", "<= 10x input", peak <= 10 * size)  # fmt: skip
         print(
             f"{name:26s} {size / MB:5.1f} MB  best {best:.3f} s  median "
             f"{statistics.median(times):.3f} s  {size / MB / best:6.1f} MB/s  peak memory "

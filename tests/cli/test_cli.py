@@ -84,8 +84,11 @@ def test_score_json_with_a_key(workdir: Path) -> None:
         "negative_points": 3,
         "final_score": -2,
         "invalid_lines": [{"line": 3, "text": "Q4:1"}],
+        "invalid_line_count": 1,
         "duplicates": [2],
+        "duplicate_count": 1,
         "unknown_questions": [200],
+        "unknown_question_count": 1,
         "hints": [data["hints"][0]],
     }
     assert "Q before the question number" in data["hints"][0]

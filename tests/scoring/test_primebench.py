@@ -176,8 +176,11 @@ def test_json_has_exactly_the_documented_keys() -> None:
         "negative_points",
         "final_score",
         "invalid_lines",
+        "invalid_line_count",
         "duplicates",
+        "duplicate_count",
         "unknown_questions",
+        "unknown_question_count",
         "hints",
     ]
     assert data["invalid_lines"] == [{"line": 2, "text": "Q2:1"}]
@@ -394,3 +397,55 @@ def test_record_keeps_long_invalid_lines_short() -> None:
     assert len(stored.invalid_lines[0].text) == pb.RECORD_LINE_TEXT
     assert stored.invalid_lines[0].text.endswith("…")
     assert stored.final_score == result.final_score
+
+
+def test_questions_the_key_lacks_are_counted_and_the_first_listed() -> None:
+    from scoring import MAX_REPORTED_QUESTIONS
+
+    extra = MAX_REPORTED_QUESTIONS + 500
+    made_up = [10_000 + 7 * n for n in range(extra, 0, -1)]  # descending, all unknown
+    text = (
+        "\n".join(f"{q}:1" for q in made_up) + "\n1:2\n" + "\n".join(f"{q}:2" for q in made_up[:3])
+    )
+    result = pb.score(text, KEY5)
+    assert result.unknown_question_count == extra
+    assert len(result.unknown_questions) == MAX_REPORTED_QUESTIONS
+    # the first ones met, in numeric order
+    assert result.unknown_questions == tuple(sorted(made_up[:MAX_REPORTED_QUESTIONS]))
+    assert result.duplicate_count == 3
+    assert result.duplicates == tuple(sorted(made_up[:3]))
+    assert result.correct == 1  # the key's question still counts
+    record = result.to_record()
+    assert pb.result_from_record(record) == result
+    assert record["unknown_question_count"] == extra
+
+
+def test_unknown_questions_repeated_across_chunks_are_duplicates() -> None:
+    """Several megabytes: a question the key lacks met again chunks later is a repeat."""
+    first = [f"{10**9 + q}:{q % 4 + 1}" for q in range(300_000)]
+    text = "\n".join([*first, "2:3", "77777:1", first[5], first[-1], "2:3"])
+    result = pb.score(text, KEY5)
+    assert result.unknown_question_count == 300_001
+    assert result.duplicate_count == 3  # 2, and the two made-up ones met again
+    assert result.duplicates == (2, 10**9 + 5, 10**9 + 299_999)
+    assert (result.correct, result.wrong, result.invalid_line_count) == (1, 0, 0)
+
+
+def test_many_repeated_unknown_questions_are_counted() -> None:
+    from scoring import MAX_REPORTED_QUESTIONS
+
+    many = MAX_REPORTED_QUESTIONS * 3
+    lines = [f"{1000 + q}:1" for q in range(many)]
+    result = pb.score("\n".join(lines + lines[::-1]), KEY5)
+    assert result.duplicate_count == many
+    assert len(result.duplicates) == MAX_REPORTED_QUESTIONS
+    assert result.unknown_question_count == many
+    assert result.final_score == 0
+
+
+def test_an_old_record_without_counts_still_reads() -> None:
+    record = pb.score("1:2\n1:2\n77:1", KEY5).to_record()
+    for name in ("duplicate_count", "unknown_question_count", "invalid_line_count"):
+        del record[name]
+    result = pb.result_from_record(record)
+    assert (result.duplicate_count, result.unknown_question_count) == (1, 1)

@@ -72,7 +72,10 @@ def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
         hinted = tuple(n for n, t in shown if pattern.search(t))
         if hinted:
             hints.append(Hint(code, message.format(lines=pb_hints._lines_phrase(hinted)), hinted))
-    standing = ";".join(f"{q}:{final[q]}" for q in sorted(final))
+    # the fingerprint is of the answers that count (the key's questions)
+    standing = ";".join(f"{q}:{final[q]}" for q in sorted(known))
+    duplicates = sorted(q for q, n in seen.items() if n > 1)
+    unknown = sorted(q for q in final if str(q) not in expected)
     return pb.PrimeBenchResult(
         total_questions=len(key.answers),
         correct=correct,
@@ -80,10 +83,12 @@ def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
         unanswered=len(key.answers) - correct - wrong,
         invalid_lines=tuple(InvalidLine(n, t) for n, t in shown),
         invalid_line_count=len(invalid),
-        duplicates=tuple(sorted(q for q, n in seen.items() if n > 1)),
-        unknown_questions=tuple(sorted(q for q in final if str(q) not in expected)),
+        duplicates=tuple(duplicates),
+        unknown_questions=tuple(unknown),
         hints=tuple(hints),
         fingerprint=hashlib.sha256(standing.encode()).hexdigest(),
+        duplicate_count=len(duplicates),
+        unknown_question_count=len(unknown),
     )
 
 
