@@ -54,7 +54,7 @@ NEWEST_WEEK = """(SELECT created_at / 604800000 FROM board_source WHERE benchmar
 #: The groups of the benchmark ``b`` with a board row at or after a time (params: the
 #: time, the mode or NULL twice): counted from the summary by their last row.
 WINDOW_GROUPS = """(SELECT COUNT(*) FROM board_totals AS t WHERE t.benchmark_id = b.id
-                     AND t.last_at >= ? AND (? IS NULL OR t.mode = ?))"""
+                     AND t.last_at >= ? AND (CAST(? AS TEXT) IS NULL OR t.mode = ?))"""
 
 
 #: A board group's runs, score sum, first and last time in a window.
@@ -274,7 +274,7 @@ def walk_page(
         counted = fetch_one(
             conn,
             f"SELECT COUNT(*) FROM (SELECT DISTINCT model_norm, mode FROM board_source "
-            f"WHERE {where})",
+            f"WHERE {where}) AS d",
             where_params,
         )
         total = int(counted[0]) if counted else 0
@@ -319,7 +319,8 @@ def run_stats(
     statement costs no trip; one UNION ALL of every group's statement was slower)."""
     group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
     day = cutoff // MS_PER_DAY
-    sql = f"""SELECT TOTAL(runs), TOTAL(total), TOTAL(mixed),
+    sql = f"""SELECT COALESCE(SUM(runs), 0), COALESCE(SUM(total), 0.0),
+                     COALESCE(SUM(mixed), 0),
                      (SELECT last_at FROM board_runs WHERE {group}
                       ORDER BY last_at DESC LIMIT 1),
                      (SELECT created_at FROM board_source WHERE {group}
@@ -327,8 +328,8 @@ def run_stats(
               FROM (SELECT runs, score_sum AS total, mixed FROM board_days
                     WHERE {group} AND day > ?
                     UNION ALL
-                    SELECT 1, best, low < best FROM board_runs
-                    WHERE {group} AND last_at >= ? AND last_at < ?)"""
+                    SELECT 1, best, CASE WHEN low < best THEN 1 ELSE 0 END FROM board_runs
+                    WHERE {group} AND last_at >= ? AND last_at < ?) AS w"""
     fix_sql = f"""SELECT r.best, (SELECT MAX(score) FROM board_source WHERE {group}
                                  AND fingerprint = r.run_key AND created_at >= ?)
                   FROM board_runs AS r WHERE r.benchmark_id = ? AND r.model_norm = ?
@@ -362,7 +363,7 @@ def window_stats(
               FROM (SELECT MAX(score) AS s, MIN(created_at) AS fa, MAX(created_at) AS la
                     FROM board_source
                     WHERE benchmark_id = ? AND model_norm = ? AND mode = ?{since}
-                    GROUP BY run_key)"""
+                    GROUP BY run_key) AS r"""
     out: dict[tuple[str, str], _GroupStats] = {}
     for norm, mode in groups:
         params = [bench_id, norm, mode]

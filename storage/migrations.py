@@ -24,6 +24,9 @@ class Migration:
     version: int
     name: str
     sql: str
+    #: The SQL reads the same on PostgreSQL (else its text is in
+    #: ``storage.engines.pg_schema.STEPS``).
+    shared: bool = False
 
 
 _V1_CORE = """
@@ -367,6 +370,20 @@ CREATE UNIQUE INDEX links_live_chat ON links (kind, chat_id)
 ALTER TABLE users ADD COLUMN public INTEGER NOT NULL DEFAULT 0;  -- /public: name on the web
 """
 
+#: State the instances of one bot share (PostgreSQL; on SQLite the one process keeps it
+#: too): a reply the bot waits for (``input:``), a scheduled job's run claimed by one
+#: instance (``job:``), a shared send-rate schedule (``rate:``). ``number`` holds a count
+#: or a time; ``expires_at`` lets stale entries be ignored and pruned. Shared SQL.
+_V9_SHARED_STATE = """
+CREATE TABLE shared_state (
+    name       TEXT PRIMARY KEY,
+    value      TEXT NOT NULL DEFAULT '',
+    number     BIGINT NOT NULL DEFAULT 0,
+    expires_at BIGINT
+);
+CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at IS NOT NULL;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -377,6 +394,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "boards: chat index without the score (re-score writes)", _V6_CHAT_WITHOUT_SCORE),
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
     Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
+    Migration(9, "shared state: awaited replies, job claims, send rate", _V9_SHARED_STATE, True),
 )
 
 LATEST = MIGRATIONS[-1].version
