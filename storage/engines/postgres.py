@@ -171,6 +171,8 @@ class PgSession(Session):
 class PgDatabase(Database):
     """A PostgreSQL database through a pool of psycopg connections."""
 
+    kind = "postgresql"
+
     def __init__(self, pool: AsyncConnectionPool[Any], url: str) -> None:
         # not Database.__init__: there is no aiosqlite connection and no process lock
         self._pool = pool
