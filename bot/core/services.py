@@ -61,7 +61,7 @@ class Services:
         """Open the database; with ``worker`` (the bot), large inputs are worked on in a
         worker process, started on first need. :meth:`close` releases them."""
         store = await Store.open(
-            settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
+            settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
         return cls(settings=settings, store=store, worker=worker)
 
