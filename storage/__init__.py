@@ -1,4 +1,5 @@
-"""Storage: every SQL statement of the project, over one SQLite file (aiosqlite).
+"""Storage: every SQL statement of the project, over one SQLite file (aiosqlite) or a
+PostgreSQL database (psycopg 3, when given a ``postgresql://`` URL).
 
 Public surface (all coroutines unless noted; every result is a frozen dataclass)::
 
@@ -81,12 +82,26 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.resolve_link(token) -> Link | None                 # None: unknown or revoked
     await store.revoke_links(kind, target) -> int
 
-    # Natory and record queries: storage.analytics; restoring a backup: storage.backup
+    # what the instances of one bot share (PostgreSQL; harmless on SQLite)
+    await store.expect_input(what, key, value, *, ttl_ms) -> None  # a reply awaited
+    await store.awaited_input(what, key) -> str | None
+    await store.take_input(what, key, value) -> bool                # one instance takes it
+    await store.claim_run(job, slot, *, ttl_ms) -> bool             # a job's run, once
+    await store.reserve_send(key, *, interval_ms, now_ms) -> int    # shared send rate
+    await store.announce(topic) -> None                             # NOTIFY the others
+    await store.on_announcement(callback) -> None                   # LISTEN
+    store.shared -> bool                                            # PostgreSQL
+
+    # Natory and record queries: storage.analytics; restoring a backup: storage.backup;
+    # copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``links``, ``submissions``, ``boards`` with ``board_pages`` and
-``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``; ``values``
-(pure helpers: cleaning, stored text and JSON), ``models``, ``errors``, ``migrations``.
+``users``, ``keys``, ``intake``, ``links``, ``shared``, ``submissions``, ``boards`` with
+``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``;
+``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``,
+``migrations``;
+``dialect`` and ``engines`` (PostgreSQL: ``engines.postgres``, ``engines.pg_schema``),
+``port``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC

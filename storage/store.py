@@ -21,6 +21,7 @@ from .keys import KeyStore
 from .links import LinkStore
 from .moderation import ModerationStore
 from .rescore import RescoreStore
+from .shared import SharedStateStore
 from .submissions import SubmissionStore
 from .users import UserStore
 from .values import normalise_model
@@ -36,6 +37,7 @@ class Store(
     BackupStore,
     IntakeStore,
     LinkStore,
+    SharedStateStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

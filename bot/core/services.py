@@ -55,6 +55,9 @@ class Services:
     #: showing: the limit itself is checked in the publication's own transaction, so a
     #: count another instance changed is at worst shown stale until the next one here.
     published: MutableMapping[int, tuple[int, int]] = field(default_factory=lambda: Lru(SEEN_MAX))
+    #: Called with each change another instance announces (``lang:42``; ``""``: anything
+    #: may have changed), after the services' own handling (answer keys are reloaded).
+    listeners: list[Callable[[str], None]] = field(default_factory=list)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
@@ -63,7 +66,24 @@ class Services:
         store = await Store.open(
             settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
-        return cls(settings=settings, store=store, worker=worker)
+        services = cls(settings=settings, store=store, worker=worker)
+        if worker and store.shared:  # the bot, with other instances on the database
+            await store.on_announcement(services.heard)
+        return services
+
+    async def announce(self, topic: str) -> None:
+        """Tell the other instances (PostgreSQL) that something they cache changed."""
+        if self.store.shared:
+            await self.store.announce(topic)
+
+    def heard(self, topic: str) -> None:
+        """A change announced by an instance (this one's too): drop what is cached."""
+        if topic in ("keys", ""):
+            from .keys import reload_keys  # keys imports this module
+
+            self.spawn(reload_keys(self))
+        for listener in list(self.listeners):
+            listener(topic)
 
     async def close(self) -> None:
         for task in list(self.background):

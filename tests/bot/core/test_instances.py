@@ -1,0 +1,82 @@
+"""Two instances of the bot on one PostgreSQL database: a key set on one is used by
+the other, a model name asked on one is taken on the other, the send rate is shared."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.core import awaiting, keys
+from bot.core.sendrate import SharedSendRate
+from bot.core.services import Services
+from bot.settings import Settings
+from tests.storage.conftest import pg_database
+from tests.storage.helpers import key_bytes
+from tests.storage.pg import pg_schema_url
+
+__all__ = ["pg_database"]
+
+
+@pytest.fixture
+def pg_url(pg_database: str) -> Iterator[str]:
+    with pg_schema_url(pg_database) as url:
+        yield url
+
+
+async def _instance(url: str, data_dir: Path) -> Services:
+    settings = Settings(db=url, data_dir=data_dir, fetch_on_start=False)
+    return await Services.open(settings, worker=True)
+
+
+async def test_a_key_set_on_one_instance_is_used_by_the_other(pg_url: str, tmp_path: Path) -> None:
+    one, two = await _instance(pg_url, tmp_path), await _instance(pg_url, tmp_path)
+    try:
+        assert "primebench" not in two.keys
+        loaded = await keys.load_key(one, "primebench", key_bytes(3), "test")
+        for _ in range(100):
+            if "primebench" in two.keys:
+                break
+            await asyncio.sleep(0.05)
+        assert two.keys["primebench"].version.id == loaded.version.id
+        newer = await keys.load_key(one, "primebench", key_bytes(4), "test")
+        for _ in range(100):
+            if two.keys["primebench"].version.id == newer.version.id:
+                break
+            await asyncio.sleep(0.05)
+        assert two.keys["primebench"].version.version == 2
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_the_model_name_asked_on_one_instance_is_taken_on_the_other(
+    pg_url: str, tmp_path: Path
+) -> None:
+    one, two = await _instance(pg_url, tmp_path), await _instance(pg_url, tmp_path)
+    try:
+        asked = awaiting.AwaitedModel(submission_id=5, chat_id=9, card_id=10, prompt_id=11)
+        await awaiting.expect_model(one, 42, asked)
+        assert await awaiting.awaited_model(two, 42) == asked
+        assert await awaiting.take_model(two, 42, asked)
+        assert not await awaiting.take_model(one, 42, asked)
+        assert await awaiting.awaited_model(one, 42) is None
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_the_send_rate_holds_across_instances(pg_url: str, tmp_path: Path) -> None:
+    one, two = await _instance(pg_url, tmp_path), await _instance(pg_url, tmp_path)
+    try:
+        limits = [SharedSendRate(s, overall=50, group=0) for s in (one, two)]
+        started = time.monotonic()
+        await asyncio.gather(*(limits[i % 2]("sendMessage", 1) for i in range(40)))
+        # 40 calls at 50 a second from two instances together: no sooner than ~0.78 s
+        assert time.monotonic() - started >= 0.7
+    finally:
+        await one.close()
+        await two.close()
