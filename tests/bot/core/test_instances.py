@@ -80,3 +80,20 @@ async def test_the_send_rate_holds_across_instances(pg_url: str, tmp_path: Path)
     finally:
         await one.close()
         await two.close()
+
+
+async def test_the_nightly_backup_runs_on_one_instance(pg_url: str, tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from bot.telegram import ops
+    from bot.telegram.context import SERVICES
+
+    instances = [await _instance(pg_url, tmp_path / f"i{i}") for i in range(3)]
+    try:
+        contexts = [SimpleNamespace(bot_data={SERVICES: s}) for s in instances]
+        await asyncio.gather(*(ops.nightly_backup(c) for c in contexts))  # type: ignore[arg-type]
+        written = [p for i in range(3) for p in (tmp_path / f"i{i}" / "backups").glob("*")]
+        assert len(written) == 1, written
+    finally:
+        for s in instances:
+            await s.close()
