@@ -146,11 +146,11 @@ class Session:
         cursor = await self._db._conn.executemany(sql, params)
         return cursor.rowcount
 
-    async def lock(self, space: str, key: int) -> bool:
+    async def lock(self, space: str, key: object, *, shared: bool = False) -> bool:
         """Serialise this transaction with others that lock the same (space, key) until
-        they end; True when that meant waiting for a lock. SQLite's ``BEGIN IMMEDIATE``
-        already serialises every writer: nothing to do (False); PostgreSQL takes a
-        transaction-scoped advisory lock."""
+        they end (``shared``: only with those that lock it exclusively); True when that
+        took a lock. SQLite's ``BEGIN IMMEDIATE`` already serialises every writer:
+        nothing to do (False); PostgreSQL takes a transaction-scoped advisory lock."""
         return False
 
     @property

@@ -111,6 +111,14 @@ async def rebuild(s: Session, bench_id: int) -> None:
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
 
 
+async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
+    """Serialise the changes of one summary line (PostgreSQL; SQLite's writers are
+    serialised anyway): the benchmark shared (a rebuild of the whole benchmark takes it
+    alone), the line itself exclusively. Publications to different lines go together."""
+    await s.lock("board", int(group[0]), shared=True)
+    await s.lock("line", f"{group[0]}:{group[1]}:{group[2]}")
+
+
 async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> None:
     """Count a just-published submission in its summary line, in constant time.
 
@@ -118,7 +126,7 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
     run), so adding a row either opens a run or can only raise its run's score.
     """
     if bench_id is not None:
-        await s.lock("board", bench_id)
+        await _lock_group(s, (bench_id, sub.model_norm, sub.mode))
     mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
     if mine is None:  # the board does not count it (e.g. a future ban)
         return
@@ -195,7 +203,7 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
 
 async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
     """Recompute a (benchmark id, model, mode) group's runs, days and totals line."""
-    await s.lock("board", int(key[0]))
+    await _lock_group(s, key)
     await s.execute(f"DELETE FROM board_runs WHERE {_GROUP}", key)
     await s.execute(_RUNS_SQL.format(where=_GROUP), key)
     await s.execute(f"DELETE FROM board_days WHERE {_GROUP}", key)
@@ -219,7 +227,8 @@ async def refresh_user_lines(s: Session, user_id: int) -> None:
            WHERE user_id = ? AND visibility = 'published'""",
         (user_id,),
     )
-    for bench_id in sorted({int(g[0]) for g in groups}):  # in one order: no deadlock
-        await s.lock("board", bench_id)
-    for group in groups:
-        await refresh_line(s, tuple(group))
+    lines = sorted(tuple(g) for g in groups)  # locked in one order: no deadlock
+    for line in lines:
+        await _lock_group(s, line)
+    for line in lines:
+        await refresh_line(s, line)

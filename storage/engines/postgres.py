@@ -72,7 +72,7 @@ def to_pg(sql: str) -> str:
     return _UNARY_PLUS.sub("", _IS_NOT.sub("IS DISTINCT FROM ", "".join(out)))
 
 
-def lock_key(space: str, key: int) -> int:
+def lock_key(space: str, key: object) -> int:
     """A signed 64-bit advisory lock key for (space, key)."""
     digest = hashlib.blake2b(f"{space}:{key}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
@@ -149,10 +149,11 @@ class PgSession(Session):
             await cur.executemany(to_pg(sql), batch)
             return max(cur.rowcount, 0)
 
-    async def lock(self, space: str, key: int) -> bool:
+    async def lock(self, space: str, key: object, *, shared: bool = False) -> bool:
         if not self._tx:
             raise StorageError("a lock needs a write transaction")
-        await self.execute("SELECT pg_advisory_xact_lock(?)", (lock_key(space, key),))
+        how = "pg_advisory_xact_lock_shared" if shared else "pg_advisory_xact_lock"
+        await self.execute(f"SELECT {how}(?)", (lock_key(space, key),))
         return True
 
     async def run(self, work: Callable[[Conn], T]) -> T:
