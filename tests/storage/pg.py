@@ -23,7 +23,7 @@ def server_url() -> str | None:
     return os.environ.get(ENV) or None
 
 
-def _with_database(url: str, name: str) -> str:
+def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path="/" + name))
 
@@ -39,7 +39,7 @@ def pg_test_database() -> Iterator[str]:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:
-        yield _with_database(url, name)
+        yield with_database(url, name)
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
