@@ -73,6 +73,9 @@ class Walk:
     newest_week: int | None
     limit: int
     offset: int
+    #: one statement for every group's window figures (``run_stats``): on PostgreSQL each
+    #: statement is a round trip; on SQLite one statement per group is cheaper
+    batched: bool = False
 
     @property
     def weeks(self) -> range | None:
@@ -287,7 +290,7 @@ def walk_page(
         return [], total
     groups = [(r[0], r[1]) for r in page]
     if in_window is not None and walk.cutoff is not None:
-        stats = run_stats(conn, walk.bench_id, groups, walk.cutoff)
+        stats = run_stats(conn, walk.bench_id, groups, walk.cutoff, batched=walk.batched)
     else:
         stats = window_stats(conn, walk.bench_id, groups, walk.cutoff)
     shown = _shown(conn, [r[4] for r in page])
@@ -308,6 +311,8 @@ def run_stats(
     bench_id: int,
     groups: list[tuple[str, str]],
     cutoff: int,
+    *,
+    batched: bool = False,
 ) -> dict[tuple[str, str], _GroupStats]:
     """What :func:`window_stats` computes, from the run summaries (which must be
     fresh). A run is in the window when its last row is: the window's runs are those
@@ -335,18 +340,55 @@ def run_stats(
                   FROM board_runs AS r WHERE r.benchmark_id = ? AND r.model_norm = ?
                   AND r.mode = ? AND r.last_at >= ? AND r.first_at < ? AND r.low < r.best"""
     out: dict[tuple[str, str], _GroupStats] = {}
+    if batched:
+        found = _run_stats_at_once(conn, bench_id, groups, cutoff)
     for norm, mode in groups:
         key = (bench_id, norm, mode)
-        [(runs, total, mixed, last_at, first_at)] = fetch(
-            conn,
-            sql,
-            [*key, *key, cutoff, *key, day, *key, cutoff, (day + 1) * MS_PER_DAY],
-        )
+        if batched:
+            runs, total, mixed, last_at, first_at = found[(norm, mode)]
+        else:
+            [(runs, total, mixed, last_at, first_at)] = fetch(
+                conn,
+                sql,
+                [*key, *key, cutoff, *key, day, *key, cutoff, (day + 1) * MS_PER_DAY],
+            )
         if mixed:  # runs with unequal scores that straddle the window's start
             fixes = fetch(conn, fix_sql, [*key, cutoff, *key, cutoff, cutoff])
             total += sum(f[1] - f[0] for f in fixes)
         out[(norm, mode)] = (int(runs), float(total), int(first_at), int(last_at))
     return out
+
+
+def _run_stats_at_once(
+    conn: Conn, bench_id: int, groups: list[tuple[str, str]], cutoff: int
+) -> dict[tuple[str, str], Row]:
+    """:func:`run_stats`'s per-group statement for every group in one statement (a
+    ``LATERAL`` join over the groups: PostgreSQL)."""
+    group = "benchmark_id = ? AND model_norm = g.norm AND mode = g.mode"
+    day = cutoff // MS_PER_DAY
+    values = ", ".join(["(?, ?)"] * len(groups))
+    sql = f"""SELECT g.norm, g.mode, s.runs, s.total, s.mixed, s.last_at, s.first_at
+              FROM (VALUES {values}) AS g (norm, mode)
+              CROSS JOIN LATERAL (
+                  SELECT COALESCE(SUM(w.runs), 0) AS runs,
+                         COALESCE(SUM(w.total), 0.0) AS total,
+                         COALESCE(SUM(w.mixed), 0) AS mixed,
+                         (SELECT last_at FROM board_runs WHERE {group}
+                          ORDER BY last_at DESC LIMIT 1) AS last_at,
+                         (SELECT created_at FROM board_source WHERE {group}
+                          AND created_at >= ? ORDER BY created_at LIMIT 1) AS first_at
+                  FROM (SELECT runs, score_sum AS total, mixed FROM board_days
+                        WHERE {group} AND day > ?
+                        UNION ALL
+                        SELECT 1, best, CASE WHEN low < best THEN 1 ELSE 0 END
+                        FROM board_runs
+                        WHERE {group} AND last_at >= ? AND last_at < ?) AS w) AS s"""
+    params = [
+        *(v for pair in groups for v in pair),
+        *(bench_id, bench_id, cutoff, bench_id, day, bench_id, cutoff),
+        (day + 1) * MS_PER_DAY,
+    ]
+    return {(r[0], r[1]): r[2:] for r in fetch(conn, sql, params)}
 
 
 def window_stats(
