@@ -97,3 +97,46 @@ async def test_the_nightly_backup_runs_on_one_instance(pg_url: str, tmp_path: Pa
     finally:
         for s in instances:
             await s.close()
+
+
+async def test_a_rescore_on_postgresql_leaves_the_boards_readable(pg_url: str) -> None:
+    from bot.core.rescore import rescore
+    from storage import Store
+    from tests.storage.helpers import PRIME, FakeClock, Maker, answers
+
+    clock = FakeClock()
+    store = await Store.open(pg_url, clock=clock)
+    try:
+        key = await store.save_key("primebench", key_bytes(1), source="t")
+        make = Maker(key=PRIME.load_key(key_bytes(1)), key_id=key.id)
+        subs = [
+            make(answers(*[(q + i) % 4 + 1 for q in range(20)]), model=f"m{i % 7}", user_id=i)
+            for i in range(400)
+        ]
+        assert await store.record_many(subs, publish=True) == 400
+        await store.save_key("primebench", key_bytes(2), source="t")
+        reads: list[float] = []
+        seen_rescoring = False
+
+        async def read_boards() -> None:
+            nonlocal seen_rescoring
+            while True:
+                started = time.monotonic()
+                board = await store.leaderboard("primebench", days=30)
+                reads.append(time.monotonic() - started)
+                seen_rescoring |= board.rescoring
+                await asyncio.sleep(0)
+
+        reader = asyncio.create_task(read_boards())
+        report = await rescore(store, "primebench", batch_size=25, workers=1)
+        reader.cancel()
+        assert report.rescored == 400 and report.batches == 16
+        assert seen_rescoring and len(reads) >= 4 and max(reads) < 2.0
+        board = await store.leaderboard("primebench")
+        assert not board.rescoring and board.key_version == 2
+        before = [(r.model, r.best, r.runs) for r in board.rows]
+        await store.rebuild_boards()
+        after = await store.leaderboard("primebench")
+        assert [(r.model, r.best, r.runs) for r in after.rows] == before
+    finally:
+        await store.close()
