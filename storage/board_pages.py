@@ -57,6 +57,9 @@ WINDOW_GROUPS = """(SELECT COUNT(*) FROM board_totals AS t WHERE t.benchmark_id 
                      AND t.last_at >= ? AND (CAST(? AS TEXT) IS NULL OR t.mode = ?))"""
 
 
+#: Stands in a walk's parameters for the number of rows it reads (see ``Walk.sql``).
+WALK_LENGTH = object()
+
 #: A board group's runs, score sum, first and last time in a window.
 _GroupStats = tuple[int, float, int, int]
 
@@ -113,7 +116,7 @@ class Walk:
             arm += " AND +created_at >= ?" + (" AND +mode = ?" if self.mode else "")
             arms = [arm] * len(weeks)
             extra = [self.mode] if self.mode else []
-            params = [p for w in weeks for p in (self.bench_id, w, self.cutoff, *extra)]
+            params: list[Any] = [p for w in weeks for p in (self.bench_id, w, self.cutoff, *extra)]
         else:
             where, where_params = self.where()
             if self.mode is not None:
@@ -121,6 +124,20 @@ class Walk:
             else:  # the rank index is by mode: merge the four modes' walks (no sorting)
                 arms = [f"{columns} WHERE {where} AND mode = ?"] * len(MODES)
                 params = [p for m in MODES for p in (*where_params, m)]
+        if self.batched and len(arms) > 1:
+            # PostgreSQL appends the arms and sorts them all unless each arm stops at the
+            # walk's length itself (read in its index's order)
+            limited = [
+                f"SELECT * FROM ({arm} ORDER BY score DESC, created_at, id LIMIT ?) AS a{i}"
+                for i, arm in enumerate(arms)
+            ]
+            per_arm = len(params) // len(arms)
+            params = [
+                p
+                for i in range(len(arms))
+                for p in (*params[i * per_arm : (i + 1) * per_arm], WALK_LENGTH)
+            ]
+            arms = limited
         return " UNION ALL ".join(arms) + " ORDER BY 3 DESC, 4, 5 LIMIT ?", params
 
 
@@ -253,7 +270,7 @@ def walk_page(
     # times the groups missing (half as much again, for luck)
     size = sizes.get(walk.shape, max(64, 2 * need))
     while True:
-        hits = fetch(conn, sql, [*params, size])
+        hits = fetch(conn, sql, [*(size if p is WALK_LENGTH else p for p in params), size])
         found: dict[tuple[str, str], Row] = {}
         used = len(hits)
         for i, hit in enumerate(hits):

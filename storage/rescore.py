@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from . import summaries
 from .base import StoreBase
+from .db import Session
 from .errors import InvalidData
 from .values import benchmark_name
 
@@ -183,8 +184,10 @@ class RescoreStore(StoreBase):
         self, job: RescoreJob, writes: RescoreWrites, *, upto: int, rows: int
     ) -> None:
         """A batch's new results and the job's progress (``rows`` read, up to id
-        ``upto``), in one transaction."""
-        async with self._db.write() as s:
+        ``upto``), in one transaction; on PostgreSQL, again if it lost a deadlock to a
+        writer of the same rows (a publication, a moderation)."""
+
+        async def save(s: Session) -> None:
             for sql, params in writes.statements():
                 if params:
                     await s.executemany(sql, params)
@@ -193,6 +196,8 @@ class RescoreStore(StoreBase):
                        changed = changed + ?, skipped = skipped + ? WHERE id = ?""",
                 (upto, rows, writes.changed, writes.skipped, job.id),
             )
+
+        await self._db.retrying(save)
 
     async def finish_rescore(self, job: RescoreJob) -> None:
         """Rebuild the boards from the re-scored rows and close the job."""
