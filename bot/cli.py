@@ -61,7 +61,7 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     from .core.services import opened
 
     placed = datafiles.read_key_file(settings.data_dir, benchmark)
-    if placed is None and not settings.db_path.is_file():
+    if placed is None and settings.db_url is None and not settings.db_path.is_file():
         return None
 
     async def read() -> tuple[bytes, str] | None:
@@ -85,7 +85,7 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
         stored = _stored_key(benchmark, settings)
         if stored is None:
             _fail(
-                f"no {benchmark.title} key loaded in {settings.db_path}: pass --key FILE, or run "
+                f"no {benchmark.title} key loaded in {settings.db_label}: pass --key FILE, or run "
                 f"'benchboard data fetch {benchmark.name}' or "
                 f"'benchboard data load {benchmark.name} --key FILE'"
             )
@@ -225,7 +225,7 @@ def _import(report: datafiles.LoadReport, settings: Settings) -> None:
         version = asyncio.run(store())
     except StorageError as exc:
         _fail(f"the key is in the data folder but not in the database: {exc}")
-    print(f"in use as key version {version} (database {settings.db_path})")
+    print(f"in use as key version {version} (database {settings.db_label})")
 
 
 def cmd_data_fetch(args: argparse.Namespace, load: Load) -> int:
@@ -328,11 +328,68 @@ def cmd_db_backup(args: argparse.Namespace, load: Load) -> int:
     return 0
 
 
+def cmd_db_port(args: argparse.Namespace, load: Load) -> int:
+    """``db port --from bb.sqlite3 --to postgresql://...``: copy everything, verify."""
+    import asyncio
+
+    from .core.dbport import port_database
+    from .core.errors import StorageError
+    from .settings import redact_url
+
+    shown: dict[str, int] = {}
+
+    def progress(table: str, rows: int) -> None:
+        if rows - shown.get(table, 0) >= 50_000:
+            shown[table] = rows
+            print(f"  {table}: {rows} rows", flush=True)
+
+    try:
+        report = asyncio.run(
+            port_database(
+                args.source,
+                args.target,
+                into_non_empty=args.into_non_empty,
+                batch=args.batch,
+                progress=progress,
+            )
+        )
+    except StorageError as exc:
+        _fail(f"not ported: {exc}")
+    for table, rows in report.counts.items():
+        print(f"{table}: {rows} rows ({report.copied.get(table, 0)} copied now)")
+    if not report.ok:
+        _fail("the copy differs from the source: " + "; ".join(report.mismatches))
+    if report.merged:
+        print(f"added to {redact_url(args.target)}: every source row is there (boards mixed)")
+        return 0
+    verb = "resumed and verified" if report.resumed else "verified"
+    print(f"ported to {redact_url(args.target)}: {verb}, {report.boards} boards equal")
+    return 0
+
+
+def cmd_webhook(args: argparse.Namespace, load: Load) -> int:
+    """``webhook set|delete|info``: register the webhook once for every instance."""
+    import asyncio
+
+    from .telegram.web import manage_webhook
+
+    try:
+        print(asyncio.run(manage_webhook(load(), args.action)))
+    except Exception as exc:  # PTB's TelegramError, a missing setting: one line
+        _fail(f"webhook {args.action} failed: {exc}")
+    return 0
+
+
 def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
     from .core import backups
     from .core.errors import StorageError
 
     settings = load()
+    if settings.db_url is not None:
+        _fail(
+            "BENCHBOARD_DB is PostgreSQL: restore with "
+            f"`benchboard db port --from {args.path} --to URL` into an empty database"
+        )
 
     try:
         version = backups.restore(args.path, settings.db_path)
@@ -355,8 +412,8 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     if not boards.comparable([args.benchmark]):
         costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
         _fail(f"only {', '.join(costed)} has a cost and latency comparison, not {args.benchmark!r}")
-    path = settings.db_path
-    if not path.is_file():
+    path = settings.db_label
+    if settings.db_url is None and not settings.db_path.is_file():
         _fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
 
     async def read() -> boards.NatoryBoard:
@@ -417,7 +474,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: The commands, in the order ``--help`` lists them.
-COMMANDS = ("score", "natory", "prompt", "data", "compare", "health", "db", "web", "run")
+COMMANDS = (
+    "score",
+    "natory",
+    "prompt",
+    "data",
+    "compare",
+    "health",
+    "db",
+    "web",
+    "webhook",
+    "run",
+)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -469,7 +537,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if health is not None:
         health.set_defaults(handler=cmd_health)
 
-    db = add("db", "back up or restore the database")
+    db = add("db", "back up, restore or port the database")
     if db is not None:
         db_sub = db.add_subparsers(dest="db_command", required=True, metavar="ACTION")
         backup = db_sub.add_parser(
@@ -480,6 +548,25 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
         restore.add_argument("path")
         restore.set_defaults(handler=cmd_db_restore)
+        port = db_sub.add_parser(
+            "port", help="copy every table to another database (SQLite to PostgreSQL), verified"
+        )
+        port.add_argument("--from", dest="source", required=True, help="an SQLite file or URL")
+        port.add_argument("--to", dest="target", required=True, help="postgresql://... (or a file)")
+        port.add_argument(
+            "--into-non-empty",
+            "--force",
+            dest="into_non_empty",
+            action="store_true",
+            help="add to a target that already holds rows (kept as they are)",
+        )
+        port.add_argument("--batch", type=int, default=2000, help="rows per transaction")
+        port.set_defaults(handler=cmd_db_port)
+
+    webhook = add("webhook", "register the webhook with Telegram once (for every instance)")
+    if webhook is not None:
+        webhook.add_argument("action", choices=("set", "delete", "info"))
+        webhook.set_defaults(handler=cmd_webhook)
 
     web = add("web", "serve the web boards over HTTP (default 127.0.0.1:8080)")
     if web is not None:

@@ -32,7 +32,8 @@ class Settings(BaseSettings):
 
     token: SecretStr | None = None
     data_dir: Path = Path("data")
-    db: Path | None = None
+    #: An SQLite file's path, or a ``postgresql://`` URL (several instances share it).
+    db: str | None = None
     #: FULL: every commit is on disk before the user is answered, even across a power
     #: cut. NORMAL (WAL): commits survive a crash of the bot, the last few may be lost
     #: in a power cut; writes are faster (bench_storage.py measures by how much).
@@ -47,6 +48,9 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     webhook_listen: str = "0.0.0.0"
     webhook_port: int = Field(default=8443, ge=1, le=65535)
+    #: Whether ``benchboard run`` registers the webhook when it starts (one instance). With
+    #: several instances set it to false and run ``benchboard webhook set`` once.
+    webhook_register: bool = True
     daily_limit: int = Field(default=20, ge=0)
     #: Telegram's flood limits (messages per second overall, per minute per group);
     #: 0 disables a limit (for a local Bot API server).
@@ -102,8 +106,30 @@ class Settings(BaseSettings):
         return None if value == "" else value
 
     @property
+    def db_url(self) -> str | None:
+        """The PostgreSQL URL ``BENCHBOARD_DB`` names, or None (SQLite)."""
+        if self.db is not None and self.db.startswith(("postgresql://", "postgres://")):
+            return self.db
+        return None
+
+    @property
     def db_path(self) -> Path:
-        return self.db if self.db is not None else self.data_dir / "benchboard.sqlite3"
+        """The SQLite file (with PostgreSQL: the one a default setup would use)."""
+        if self.db is not None and self.db_url is None:
+            return Path(self.db)
+        return self.data_dir / "benchboard.sqlite3"
+
+    @property
+    def db_target(self) -> str | Path:
+        """What ``Store.open`` takes: the PostgreSQL URL, else the SQLite file."""
+        return self.db_url or self.db_path
+
+    @property
+    def db_label(self) -> str:
+        """The database as it may be printed (a URL without its password)."""
+        if self.db_url is None:
+            return str(self.db_path)
+        return redact_url(self.db_url)
 
     def source_url(self, benchmark: str) -> str | None:
         """Where ``data fetch`` downloads a benchmark's files from when set
@@ -134,6 +160,15 @@ class Settings(BaseSettings):
                 f"{PREFIX}TOKEN (environment or .env)"
             )
         return self.token.get_secret_value().strip()
+
+
+def redact_url(url: str) -> str:
+    """A database URL with its password (if any) replaced by ``***``."""
+    scheme, sep, rest = url.partition("://")
+    auth, at, host = rest.rpartition("@")
+    if not at or ":" not in auth:
+        return url
+    return f"{scheme}{sep}{auth.split(':', 1)[0]}:***@{host}"
 
 
 def load_settings(**overrides: Any) -> Settings:

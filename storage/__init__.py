@@ -1,4 +1,5 @@
-"""Storage: every SQL statement of the project, over one SQLite file (aiosqlite).
+"""Storage: every SQL statement of the project, over one SQLite file (aiosqlite) or a
+PostgreSQL database (psycopg 3, when given a ``postgresql://`` URL).
 
 Public surface (all coroutines unless noted; every result is a frozen dataclass)::
 
@@ -89,15 +90,26 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.global_rank(submission) -> int | None              # None: not published
     await store.key_sha256(key_version_id) -> str | None
 
+    # what the instances of one bot share (PostgreSQL; harmless on SQLite)
+    await store.expect_input(what, key, value, *, ttl_ms) -> None  # a reply awaited
+    await store.awaited_input(what, key) -> str | None
+    await store.take_input(what, key, value) -> bool                # one instance takes it
+    await store.claim_run(job, slot, *, ttl_ms) -> bool             # a job's run, once
+    await store.reserve_send(key, *, interval_ms, now_ms) -> int    # shared send rate
+    await store.announce(topic) -> None                             # NOTIFY the others
+    await store.on_announcement(callback) -> None                   # LISTEN
+    store.shared -> bool                                            # PostgreSQL
+
     # Natory and record queries: storage.analytics; what the web boards read beside a
     # board page (row details, result tokens, the verified-only board): storage.web_rows;
-    # restoring a backup: storage.backup
+    # restoring a backup: storage.backup; copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``submissions``, ``boards`` with
-``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``, ``analytics``,
-``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON), ``models``,
-``errors``, ``migrations``.
+``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``shared``, ``submissions``,
+``boards`` with ``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``,
+``analytics``, ``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON),
+``models``, ``errors``, ``migrations``; ``dialect`` and ``engines`` (PostgreSQL:
+``engines.postgres``, ``engines.pg_schema``), ``port``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC

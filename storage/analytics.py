@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from .db import Conn
+from .dialect import Dialect
 from .errors import InvalidData
 from .store import Store
 
@@ -95,38 +96,52 @@ async def natory_previous(
     """The distinct simplified expressions of every stored valid Natory submission for
     ``target`` (any visibility), oldest first — the scorer's ``previous``. ``before_id``
     keeps only submissions stored before that one (a re-score's view)."""
-    sql = """
-        SELECT json_extract(s.result, '$.simplified') AS simplified, MIN(s.id) AS first_id
+    d = store.db.dialect
+    sql = f"""
+        SELECT {d.json_text("s.result", "simplified")} AS simplified, MIN(s.id) AS first_id
         FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id
-        WHERE b.name = ? AND json_extract(s.result, '$.target') = ?
-          AND json_extract(s.result, '$.valid') = 1"""
+        WHERE b.name = ? AND {d.json_number("s.result", "target")} = ?
+          AND {d.json_true("s.result", "valid")}"""
     params: list[Any] = [NATORY, _check_target(target)]
     if before_id is not None:
         sql += " AND s.id < ?"
         params.append(before_id)
-    sql += " GROUP BY simplified ORDER BY first_id"
+    sql += " GROUP BY 1 ORDER BY first_id"
     async with store.db.read() as s:
         rows = await s.all(sql, params)
     return tuple(str(r[0]) for r in rows if r[0])
 
 
+def _natory_board_sql(d: Dialect) -> str:
+    """The Natory board query in ``d``'s spelling ({where} and {rank_by} still to fill)."""
+    return _NATORY_BOARD.format(
+        target=d.json_number("s.result", "target"),
+        simplified=d.json_text("s.result", "simplified"),
+        cost=d.json_number("s.extra", "cost"),
+        latency=d.json_number("s.extra", "latency"),
+        valid=d.json_true("s.result", "valid"),
+        trivial=d.digits_only("simplified"),
+        where="{where}",
+        rank_by="{rank_by}",
+    )
+
+
 _NATORY_BOARD = """
 WITH src AS MATERIALIZED (
     SELECT s.id, s.model_norm, s.mode, s.score, s.created_at, s.verified,
-           json_extract(s.result, '$.target') AS target,
-           json_extract(s.result, '$.simplified') AS simplified,
-           CAST(json_extract(s.extra, '$.cost') AS REAL) AS cost,
-           CAST(json_extract(s.extra, '$.latency') AS REAL) AS latency
+           {target} AS target,
+           {simplified} AS simplified,
+           {cost} AS cost,
+           {latency} AS latency
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-    WHERE v.benchmark_id = ? AND json_extract(s.result, '$.valid') = 1 {where}),
+    WHERE v.benchmark_id = ? AND {valid} {where}),
 attempts AS (
-    SELECT src.*,
-           COALESCE(simplified GLOB '[0-9]*' AND simplified NOT GLOB '*[^0-9]*', 0) AS trivial
+    SELECT src.*, {trivial} AS trivial
     FROM src),
 groups AS (
     SELECT model_norm, mode,
-           MAX(CASE WHEN trivial THEN NULL ELSE score END) AS best,
-           AVG(CASE WHEN trivial THEN NULL ELSE score END) AS mean,
+           MAX(CASE WHEN trivial = 1 THEN NULL ELSE score END) AS best,
+           AVG(CASE WHEN trivial = 1 THEN NULL ELSE score END) AS mean,
            COUNT(*) AS attempts, SUM(1 - trivial) AS valid, COUNT(DISTINCT target) AS targets,
            AVG(cost) AS mean_cost, AVG(latency) AS mean_latency,
            MIN(created_at) AS first_ms, MAX(created_at) AS last_ms
@@ -171,8 +186,9 @@ async def natory_board(
         raise InvalidData("limit must be positive and offset not negative")
     where = ""
     params: list[Any] = []
+    d = store.db.dialect
     if target is not None:
-        where += " AND json_extract(s.result, '$.target') = ?"
+        where += f" AND {d.json_number('s.result', 'target')} = ?"
         params.append(_check_target(target))
     if chat_id is not None:
         where += " AND v.chat_id = ?"
@@ -191,7 +207,7 @@ async def natory_board(
         rank_by = "best IS NULL, best DESC, mean DESC"
     else:
         rank_by = "mean IS NULL, mean DESC, best DESC"
-    sql = _NATORY_BOARD.format(where=where, rank_by=rank_by)
+    sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
     rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [*params, limit, offset]))
     if rows is None:
         return NatoryBoard(target, (), 0)
@@ -221,11 +237,13 @@ async def natory_board(
 
 async def natory_targets(store: Store, *, limit: int = 10) -> tuple[tuple[int, int], ...]:
     """The targets with published attempts, most recent first: (target, attempts)."""
-    sql = """
-        SELECT json_extract(s.result, '$.target') AS target, COUNT(*), MAX(s.created_at) AS last
+    d = store.db.dialect
+    sql = f"""
+        SELECT {d.json_number("s.result", "target")} AS target, COUNT(*),
+               MAX(s.created_at) AS last
         FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-        WHERE v.benchmark_id = ? AND json_extract(s.result, '$.valid') = 1
-        GROUP BY target ORDER BY last DESC LIMIT ?"""
+        WHERE v.benchmark_id = ? AND {d.json_true("s.result", "valid")}
+        GROUP BY 1 ORDER BY last DESC LIMIT ?"""
     rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [limit]))
     if rows is None:
         return ()

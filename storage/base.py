@@ -91,7 +91,9 @@ class StoreBase:
         found = await self._bench_id(s, name)
         if found is not None:
             return found
-        await s.execute("INSERT INTO benchmarks (name) VALUES (?)", (name,))
+        await s.execute(
+            "INSERT INTO benchmarks (name) VALUES (?) ON CONFLICT (name) DO NOTHING", (name,)
+        )
         row = await s.one("SELECT id FROM benchmarks WHERE name = ?", (name,))
         assert row is not None
         return int(row[0])

@@ -54,8 +54,11 @@ NEWEST_WEEK = """(SELECT created_at / 604800000 FROM board_source WHERE benchmar
 #: The groups of the benchmark ``b`` with a board row at or after a time (params: the
 #: time, the mode or NULL twice): counted from the summary by their last row.
 WINDOW_GROUPS = """(SELECT COUNT(*) FROM board_totals AS t WHERE t.benchmark_id = b.id
-                     AND t.last_at >= ? AND (? IS NULL OR t.mode = ?))"""
+                     AND t.last_at >= ? AND (CAST(? AS TEXT) IS NULL OR t.mode = ?))"""
 
+
+#: Stands in a walk's parameters for the number of rows it reads (see ``Walk.sql``).
+WALK_LENGTH = object()
 
 #: A board group's runs, score sum, first and last time in a window.
 _GroupStats = tuple[int, float, int, int]
@@ -73,6 +76,9 @@ class Walk:
     newest_week: int | None
     limit: int
     offset: int
+    #: one statement for every group's window figures (``run_stats``): on PostgreSQL each
+    #: statement is a round trip; on SQLite one statement per group is cheaper
+    batched: bool = False
 
     @property
     def weeks(self) -> range | None:
@@ -110,7 +116,7 @@ class Walk:
             arm += " AND +created_at >= ?" + (" AND +mode = ?" if self.mode else "")
             arms = [arm] * len(weeks)
             extra = [self.mode] if self.mode else []
-            params = [p for w in weeks for p in (self.bench_id, w, self.cutoff, *extra)]
+            params: list[Any] = [p for w in weeks for p in (self.bench_id, w, self.cutoff, *extra)]
         else:
             where, where_params = self.where()
             if self.mode is not None:
@@ -118,6 +124,20 @@ class Walk:
             else:  # the rank index is by mode: merge the four modes' walks (no sorting)
                 arms = [f"{columns} WHERE {where} AND mode = ?"] * len(MODES)
                 params = [p for m in MODES for p in (*where_params, m)]
+        if self.batched and len(arms) > 1:
+            # PostgreSQL appends the arms and sorts them all unless each arm stops at the
+            # walk's length itself (read in its index's order)
+            limited = [
+                f"SELECT * FROM ({arm} ORDER BY score DESC, created_at, id LIMIT ?) AS a{i}"
+                for i, arm in enumerate(arms)
+            ]
+            per_arm = len(params) // len(arms)
+            params = [
+                p
+                for i in range(len(arms))
+                for p in (*params[i * per_arm : (i + 1) * per_arm], WALK_LENGTH)
+            ]
+            arms = limited
         return " UNION ALL ".join(arms) + " ORDER BY 3 DESC, 4, 5 LIMIT ?", params
 
 
@@ -250,7 +270,7 @@ def walk_page(
     # times the groups missing (half as much again, for luck)
     size = sizes.get(walk.shape, max(64, 2 * need))
     while True:
-        hits = fetch(conn, sql, [*params, size])
+        hits = fetch(conn, sql, [*(size if p is WALK_LENGTH else p for p in params), size])
         found: dict[tuple[str, str], Row] = {}
         used = len(hits)
         for i, hit in enumerate(hits):
@@ -274,7 +294,7 @@ def walk_page(
         counted = fetch_one(
             conn,
             f"SELECT COUNT(*) FROM (SELECT DISTINCT model_norm, mode FROM board_source "
-            f"WHERE {where})",
+            f"WHERE {where}) AS d",
             where_params,
         )
         total = int(counted[0]) if counted else 0
@@ -287,7 +307,7 @@ def walk_page(
         return [], total
     groups = [(r[0], r[1]) for r in page]
     if in_window is not None and walk.cutoff is not None:
-        stats = run_stats(conn, walk.bench_id, groups, walk.cutoff)
+        stats = run_stats(conn, walk.bench_id, groups, walk.cutoff, batched=walk.batched)
     else:
         stats = window_stats(conn, walk.bench_id, groups, walk.cutoff)
     shown = _shown(conn, [r[4] for r in page])
@@ -308,6 +328,8 @@ def run_stats(
     bench_id: int,
     groups: list[tuple[str, str]],
     cutoff: int,
+    *,
+    batched: bool = False,
 ) -> dict[tuple[str, str], _GroupStats]:
     """What :func:`window_stats` computes, from the run summaries (which must be
     fresh). A run is in the window when its last row is: the window's runs are those
@@ -319,7 +341,8 @@ def run_stats(
     statement costs no trip; one UNION ALL of every group's statement was slower)."""
     group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
     day = cutoff // MS_PER_DAY
-    sql = f"""SELECT TOTAL(runs), TOTAL(total), TOTAL(mixed),
+    sql = f"""SELECT COALESCE(SUM(runs), 0), COALESCE(SUM(total), 0.0),
+                     COALESCE(SUM(mixed), 0),
                      (SELECT last_at FROM board_runs WHERE {group}
                       ORDER BY last_at DESC LIMIT 1),
                      (SELECT created_at FROM board_source WHERE {group}
@@ -327,25 +350,62 @@ def run_stats(
               FROM (SELECT runs, score_sum AS total, mixed FROM board_days
                     WHERE {group} AND day > ?
                     UNION ALL
-                    SELECT 1, best, low < best FROM board_runs
-                    WHERE {group} AND last_at >= ? AND last_at < ?)"""
+                    SELECT 1, best, CASE WHEN low < best THEN 1 ELSE 0 END FROM board_runs
+                    WHERE {group} AND last_at >= ? AND last_at < ?) AS w"""
     fix_sql = f"""SELECT r.best, (SELECT MAX(score) FROM board_source WHERE {group}
                                  AND fingerprint = r.run_key AND created_at >= ?)
                   FROM board_runs AS r WHERE r.benchmark_id = ? AND r.model_norm = ?
                   AND r.mode = ? AND r.last_at >= ? AND r.first_at < ? AND r.low < r.best"""
     out: dict[tuple[str, str], _GroupStats] = {}
+    if batched:
+        found = _run_stats_at_once(conn, bench_id, groups, cutoff)
     for norm, mode in groups:
         key = (bench_id, norm, mode)
-        [(runs, total, mixed, last_at, first_at)] = fetch(
-            conn,
-            sql,
-            [*key, *key, cutoff, *key, day, *key, cutoff, (day + 1) * MS_PER_DAY],
-        )
+        if batched:
+            runs, total, mixed, last_at, first_at = found[(norm, mode)]
+        else:
+            [(runs, total, mixed, last_at, first_at)] = fetch(
+                conn,
+                sql,
+                [*key, *key, cutoff, *key, day, *key, cutoff, (day + 1) * MS_PER_DAY],
+            )
         if mixed:  # runs with unequal scores that straddle the window's start
             fixes = fetch(conn, fix_sql, [*key, cutoff, *key, cutoff, cutoff])
             total += sum(f[1] - f[0] for f in fixes)
         out[(norm, mode)] = (int(runs), float(total), int(first_at), int(last_at))
     return out
+
+
+def _run_stats_at_once(
+    conn: Conn, bench_id: int, groups: list[tuple[str, str]], cutoff: int
+) -> dict[tuple[str, str], Row]:
+    """:func:`run_stats`'s per-group statement for every group in one statement (a
+    ``LATERAL`` join over the groups: PostgreSQL)."""
+    group = "benchmark_id = ? AND model_norm = g.norm AND mode = g.mode"
+    day = cutoff // MS_PER_DAY
+    values = ", ".join(["(?, ?)"] * len(groups))
+    sql = f"""SELECT g.norm, g.mode, s.runs, s.total, s.mixed, s.last_at, s.first_at
+              FROM (VALUES {values}) AS g (norm, mode)
+              CROSS JOIN LATERAL (
+                  SELECT COALESCE(SUM(w.runs), 0) AS runs,
+                         COALESCE(SUM(w.total), 0.0) AS total,
+                         COALESCE(SUM(w.mixed), 0) AS mixed,
+                         (SELECT last_at FROM board_runs WHERE {group}
+                          ORDER BY last_at DESC LIMIT 1) AS last_at,
+                         (SELECT created_at FROM board_source WHERE {group}
+                          AND created_at >= ? ORDER BY created_at LIMIT 1) AS first_at
+                  FROM (SELECT runs, score_sum AS total, mixed FROM board_days
+                        WHERE {group} AND day > ?
+                        UNION ALL
+                        SELECT 1, best, CASE WHEN low < best THEN 1 ELSE 0 END
+                        FROM board_runs
+                        WHERE {group} AND last_at >= ? AND last_at < ?) AS w) AS s"""
+    params = [
+        *(v for pair in groups for v in pair),
+        *(bench_id, bench_id, cutoff, bench_id, day, bench_id, cutoff),
+        (day + 1) * MS_PER_DAY,
+    ]
+    return {(r[0], r[1]): r[2:] for r in fetch(conn, sql, params)}
 
 
 def window_stats(
@@ -362,7 +422,7 @@ def window_stats(
               FROM (SELECT MAX(score) AS s, MIN(created_at) AS fa, MAX(created_at) AS la
                     FROM board_source
                     WHERE benchmark_id = ? AND model_norm = ? AND mode = ?{since}
-                    GROUP BY run_key)"""
+                    GROUP BY run_key) AS r"""
     out: dict[tuple[str, str], _GroupStats] = {}
     for norm, mode in groups:
         params = [bench_id, norm, mode]

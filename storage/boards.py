@@ -180,7 +180,10 @@ class BoardStore(StoreBase):
         if is_global and not stale:
             rows, total = pages.summary_page(conn, bench_id, mode, limit, offset)
         elif not scoped:
-            walk = pages.Walk(bench_id, mode, days, cutoff, newest_week, limit, offset)
+            walk = pages.Walk(
+                bench_id, mode, days, cutoff, newest_week, limit, offset,
+                batched=self._db.dialect.postgres,
+            )  # fmt: skip
             counted = None if stale or in_window is None else int(in_window)
             rows, total = pages.walk_page(conn, walk, counted, self._walk_sizes)
         else:

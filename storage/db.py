@@ -16,7 +16,9 @@ allows). On an aiosqlite without them — or when opened with ``per_statement=Tr
 ``work`` runs in a worker thread instead, and each of its statements goes to the
 database thread through aiosqlite's public API (one trip each).
 
-Every trip is counted in :attr:`Database.trips`.
+Every trip is counted in :attr:`Database.trips`. :func:`open_database` opens a file
+path with this class, and a ``postgresql://`` URL with
+:class:`storage.engines.postgres.PgDatabase` (the same interface, over psycopg).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast
 import aiosqlite
 
 from . import migrations
+from .dialect import SQLITE, Dialect
 from .errors import InvalidData, StoreUnavailable, translate
 
 Row = Sequence[Any]
@@ -137,9 +140,22 @@ class Session:
         cursor = await self._db._conn.execute(sql, params)
         return Executed(cursor.rowcount, cursor.lastrowid)
 
-    async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> None:
+    async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> int:
+        """One statement for each parameter set; returns the rows they changed."""
         self._db.trips += 1
-        await self._db._conn.executemany(sql, params)
+        cursor = await self._db._conn.executemany(sql, params)
+        return cursor.rowcount
+
+    async def lock(self, space: str, key: object, *, shared: bool = False) -> bool:
+        """Serialise this transaction with others that lock the same (space, key) until
+        they end (``shared``: only with those that lock it exclusively); True when that
+        took a lock. SQLite's ``BEGIN IMMEDIATE`` already serialises every writer:
+        nothing to do (False); PostgreSQL takes a transaction-scoped advisory lock."""
+        return False
+
+    @property
+    def dialect(self) -> Dialect:
+        return self._db.dialect
 
     async def run(self, work: Callable[[Conn], T]) -> T:
         """``work(connection)`` on the database thread, in this session."""
@@ -167,6 +183,8 @@ class Database:
         self.per_statement = not _private_api(conn) if per_statement is None else per_statement
         #: Trips to the database thread so far (a hand-off there and back).
         self.trips = 0
+        #: What this engine's SQL spells differently (see :mod:`storage.dialect`).
+        self.dialect = SQLITE
 
     @classmethod
     async def open(
@@ -261,6 +279,31 @@ class Database:
                         await asyncio.shield(self._conn.execute("ROLLBACK"))
                     raise
 
+    #: The engine's name (``PgDatabase``: ``postgresql``).
+    kind = "sqlite"
+
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[Session]:
+        """Reads that all see one state: the connection's lock held throughout (no
+        writer of this process gets in; on SQLite that is every writer that matters)."""
+        async with self.read() as s:
+            yield s
+
+    async def retrying(self, work: Callable[[Session], Awaitable[T]], *, attempts: int = 5) -> T:
+        """``work(session)`` in one write transaction (PostgreSQL retries it when it loses
+        a deadlock; SQLite's writers never deadlock: once)."""
+        async with self.write() as s:
+            return await work(s)
+
+    async def notify(self, channel: str, payload: str = "") -> None:
+        """Tell the other instances (PostgreSQL); SQLite has one instance: nothing to do."""
+
+    async def listen(self, channel: str, callback: Callable[[str], None]) -> None:
+        """Be told what other instances notify (PostgreSQL); SQLite: nobody else."""
+
+    async def reset_sequences(self, tables: Iterable[str]) -> None:
+        """After a bulk copy with ids (PostgreSQL's identity sequences); SQLite: nothing."""
+
     async def run(self, work: Callable[[Conn], T]) -> T:
         """``work(connection)`` on the database thread in one trip, under the lock and
         outside any transaction (each statement sees what is committed). Not from inside
@@ -283,3 +326,28 @@ class Database:
         """Every row of one statement, in one trip (aiosqlite's public API)."""
         self.trips += 1
         return cast(list[Row], await self._conn.execute_fetchall(sql, params))
+
+
+async def open_database(
+    target: str | os.PathLike[str],
+    *,
+    busy_timeout_ms: int = 5000,
+    synchronous: Literal["NORMAL", "FULL"] = "FULL",
+    mmap_mb: int = 2048,
+    per_statement: bool | None = None,
+) -> Database:
+    """An SQLite file (a path) or a PostgreSQL database (a ``postgresql://`` URL; the
+    SQLite options do not apply), migrated."""
+    from .engines import is_postgres_url
+
+    if is_postgres_url(target):
+        from .engines.postgres import PgDatabase
+
+        return await PgDatabase.open_url(str(target))
+    return await Database.open(
+        target,
+        busy_timeout_ms=busy_timeout_ms,
+        synchronous=synchronous,
+        mmap_mb=mmap_mb,
+        per_statement=per_statement,
+    )

@@ -22,6 +22,9 @@ from .db import Database
 
 #: Ids per statement (well under SQLite's limit on bound values).
 _CHUNK = 500
+#: Updates per INSERT of :meth:`IntakeStore.admit` (three values each, under the 999 bound
+#: values an older SQLite allows).
+_ADMIT_CHUNK = 300
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,32 +44,27 @@ class IntakeStore(StoreBase):
 
     async def admit(self, updates: Sequence[tuple[int, str]]) -> list[int]:
         """Keep updates (id, JSON body) in one transaction; return the ids that were not
-        kept before, in the order given (a redelivered update is not handled twice)."""
+        kept before, in the order given (a redelivered update is not handled twice).
+
+        The ids returned are the rows this call inserted (``RETURNING`` of an insert that
+        does nothing on a conflict): of several instances given the same update at the
+        same moment, exactly one admits it, and that one handles it."""
         updates = list(dict(updates).items())  # one entry per id
         if not updates:
             return []
         now = self._now_ms()
-        new: list[int] = []
+        inserted: set[int] = set()
         async with self._db.write() as s:
-            for start in range(0, len(updates), _CHUNK):
-                chunk = updates[start : start + _CHUNK]
-                ids = [u for u, _ in chunk]
-                marks = ", ".join("?" * len(ids))
-                known = {
-                    int(r[0])
-                    for r in await s.all(
-                        f"SELECT update_id FROM intake WHERE update_id IN ({marks})", ids
-                    )
-                }
-                fresh = [(u, body, now) for u, body in chunk if u not in known]
-                if fresh:
-                    await s.executemany(
-                        "INSERT OR IGNORE INTO intake (update_id, body, received_at) "
-                        "VALUES (?, ?, ?)",
-                        fresh,
-                    )
-                new.extend(u for u, _, _ in fresh)
-        return new
+            for start in range(0, len(updates), _ADMIT_CHUNK):
+                chunk = updates[start : start + _ADMIT_CHUNK]
+                rows = await s.all(
+                    "INSERT INTO intake (update_id, body, received_at) VALUES "
+                    + ", ".join(["(?, ?, ?)"] * len(chunk))
+                    + " ON CONFLICT (update_id) DO NOTHING RETURNING update_id",
+                    [v for u, body in chunk for v in (u, body, now)],
+                )
+                inserted.update(int(r[0]) for r in rows)
+        return [u for u, _ in updates if u in inserted]
 
     async def unfinished(self) -> list[IntakeEntry]:
         """Updates kept but not handled, oldest first."""

@@ -33,6 +33,7 @@ class KeyStore(StoreBase):
         now = self._now_ms()
         async with self._db.write() as s:
             bench_id = await self._ensure_bench(s, name)
+            await s.lock("key", bench_id)  # the next version number, one saver at a time
             row = await s.one(_BY_SHA, (bench_id, sha))
             created = row is None
             if created:

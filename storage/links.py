@@ -50,6 +50,7 @@ class LinkStore(StoreBase):
         if kind not in ("result", "challenge", "group", "web"):
             raise InvalidData(f"unknown link kind {kind!r}")
         async with self._db.write() as s:
+            await s.lock(f"link:{kind}", target)
             row = await s.one(
                 f"SELECT token FROM links WHERE kind = ? AND {column} = ? AND revoked_at IS NULL",
                 (kind, target),

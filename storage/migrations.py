@@ -24,6 +24,9 @@ class Migration:
     version: int
     name: str
     sql: str
+    #: The SQL reads the same on PostgreSQL (else its text is in
+    #: ``storage.engines.pg_schema.STEPS``).
+    shared: bool = False
 
 
 _V1_CORE = """
@@ -388,6 +391,20 @@ CREATE INDEX submissions_board_verified
     WHERE visibility = 'published' AND verified = 1;
 """
 
+#: State the instances of one bot share (PostgreSQL; on SQLite the one process keeps it
+#: too): a reply the bot waits for (``input:``), a scheduled job's run claimed by one
+#: instance (``job:``), a shared send-rate schedule (``rate:``). ``number`` holds a count
+#: or a time; ``expires_at`` lets stale entries be ignored and pruned. Shared SQL.
+_V11_SHARED_STATE = """
+CREATE TABLE shared_state (
+    name       TEXT PRIMARY KEY,
+    value      TEXT NOT NULL DEFAULT '',
+    number     BIGINT NOT NULL DEFAULT 0,
+    expires_at BIGINT
+);
+CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at IS NOT NULL;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -399,7 +416,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(7, "intake: updates kept until handled; publications by day", _V7_INTAKE),
     Migration(8, "links: opaque tokens for results, challenges, group boards; /public", _V8_LINKS),
     Migration(9, "sharing: result card theme per user, uploaded card file ids", _V9_SHARING),
-    Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED),
+    Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED, True),
+    Migration(11, "shared state: awaited replies, job claims, send rate", _V11_SHARED_STATE, True),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -25,12 +25,12 @@ async def _audit(
     target: str,
     reason: str | None,
 ) -> int:
-    done = await s.execute(
+    row = await s.one(
         """INSERT INTO audit_log (at, actor_id, chat_id, action, target, reason)
-           VALUES (?, ?, ?, ?, ?, ?)""",
+           VALUES (?, ?, ?, ?, ?, ?) RETURNING id""",
         (now, actor_id, chat_id, action, target, reason),
     )
-    return int(done.lastrowid or 0)
+    return int(row[0]) if row else 0
 
 
 class ModerationStore(StoreBase):

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from . import summaries
 from .base import StoreBase
+from .db import Session
 from .errors import InvalidData
 from .values import benchmark_name
 
@@ -133,6 +134,7 @@ class RescoreStore(StoreBase):
         now = self._now_ms()
         async with self._db.write() as s:
             bench_id = await self._ensure_bench(s, name)
+            await s.lock("board", bench_id)
             job = await s.one(
                 """SELECT id, last_id, total, changed, skipped FROM rescore_jobs
                    WHERE benchmark_id = ? AND key_version_id = ? AND scorer_version = ?
@@ -146,12 +148,12 @@ class RescoreStore(StoreBase):
             )
             resumed = job is not None
             if job is None:
-                done = await s.execute(
+                made = await s.one(
                     """INSERT INTO rescore_jobs (benchmark_id, key_version_id, scorer_version,
-                                                 started_at) VALUES (?, ?, ?, ?)""",
+                                                 started_at) VALUES (?, ?, ?, ?) RETURNING id""",
                     (bench_id, key_version_id, scorer_version, now),
                 )
-                job = (int(done.lastrowid or 0), 0, 0, 0, 0)
+                job = (int(made[0]) if made else 0, 0, 0, 0, 0)
             await s.execute("UPDATE benchmarks SET boards_stale = 1 WHERE id = ?", (bench_id,))
         job_id, last_id, total, changed, skipped = (int(v) for v in job)
         return RescoreJob(
@@ -182,8 +184,10 @@ class RescoreStore(StoreBase):
         self, job: RescoreJob, writes: RescoreWrites, *, upto: int, rows: int
     ) -> None:
         """A batch's new results and the job's progress (``rows`` read, up to id
-        ``upto``), in one transaction."""
-        async with self._db.write() as s:
+        ``upto``), in one transaction; on PostgreSQL, again if it lost a deadlock to a
+        writer of the same rows (a publication, a moderation)."""
+
+        async def save(s: Session) -> None:
             for sql, params in writes.statements():
                 if params:
                     await s.executemany(sql, params)
@@ -193,9 +197,12 @@ class RescoreStore(StoreBase):
                 (upto, rows, writes.changed, writes.skipped, job.id),
             )
 
+        await self._db.retrying(save)
+
     async def finish_rescore(self, job: RescoreJob) -> None:
         """Rebuild the boards from the re-scored rows and close the job."""
         async with self._db.write() as s:
+            await s.lock("board", job.benchmark_id)
             await summaries.rebuild(s, job.benchmark_id)
             await s.execute(
                 "UPDATE rescore_jobs SET finished_at = ? WHERE id = ?", (self._now_ms(), job.id)

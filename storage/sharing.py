@@ -32,10 +32,10 @@ SELECT 1 + COUNT(*) FROM (
     SELECT v.model_norm, v.mode, MAX(v.score) AS best
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
     WHERE v.benchmark_id = (SELECT benchmark_id FROM submissions WHERE id = ?)
-      AND json_extract(s.result, '$.target') = ?
-      AND json_extract(s.result, '$.valid') = 1
+      AND {target} = ?
+      AND {valid}
     GROUP BY v.model_norm, v.mode
-) WHERE best > ?"""
+) AS lines WHERE best > ?"""
 
 
 class ShareStore(StoreBase):
@@ -107,7 +107,12 @@ class ShareStore(StoreBase):
         target = sub.record.get("target")
         async with self._db.read() as s:
             if isinstance(target, int) and not isinstance(target, bool):
-                row = await s.one(_RANK_SAME_TARGET, (sub.id, target, sub.score))
+                d = self._db.dialect
+                sql = _RANK_SAME_TARGET.format(
+                    target=d.json_number("s.result", "target"),
+                    valid=d.json_true("s.result", "valid"),
+                )
+                row = await s.one(sql, (sub.id, target, sub.score))
             else:
                 row = await s.one(_RANK, (sub.id, sub.score))
         return int(row[0]) if row is not None else None

@@ -14,12 +14,14 @@ from typing import Literal, Self
 from .backup import BackupStore
 from .base import Clock, utc_now
 from .boards import BoardStore
-from .db import Database
+from .db import open_database
+from .engines import is_postgres_url
 from .intake import IntakeStore
 from .keys import KeyStore
 from .links import LinkStore
 from .moderation import ModerationStore
 from .rescore import RescoreStore
+from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
 from .users import UserStore
@@ -37,6 +39,7 @@ class Store(
     IntakeStore,
     LinkStore,
     ShareStore,
+    SharedStateStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 
@@ -47,7 +50,7 @@ class Store(
     @classmethod
     async def open(
         cls,
-        path: str | os.PathLike[str],
+        path: str | os.PathLike[str],  # or a postgresql:// URL
         *,
         clock: Clock | None = None,
         busy_timeout_ms: int = 5000,
@@ -61,14 +64,16 @@ class Store(
         ``synchronous``, ``mmap_mb`` and ``per_statement`` are
         :meth:`storage.db.Database.open`'s.
         """
-        db = await Database.open(
+        db = await open_database(
             path,
             busy_timeout_ms=busy_timeout_ms,
             synchronous=synchronous,
             mmap_mb=mmap_mb,
             per_statement=per_statement,
         )
-        return cls(db, Path(path), clock=clock or utc_now)
+        # a PostgreSQL store has no file (``path``: empty; ``db.url`` names it)
+        where = Path() if is_postgres_url(path) else Path(path)
+        return cls(db, where, clock=clock or utc_now)
 
     async def close(self) -> None:
         """Close the connection (idempotent), once the submissions being recorded land."""

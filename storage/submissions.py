@@ -321,12 +321,10 @@ class SubmissionStore(StoreBase):
             chats,
         )
         visibility, published_at = ("published", now) if publish else ("private", None)
-        before = s.total_changes
-        await s.executemany(
+        return await s.executemany(
             _INSERT_SUBMISSION,
             [_insert_values(p, bench_id, visibility, published_at) for p in items],
         )
-        return s.total_changes - before
 
     # --- reading -------------------------------------------------------------------------
 
@@ -431,6 +429,9 @@ class SubmissionStore(StoreBase):
         now = self._now_ms()
         async with self._db.write() as s:
             sub = await _locked_submission(s, submission_id)
+            # another instance publishing for the same owner waits here (PostgreSQL)
+            if await s.lock("user", sub.user_id):
+                sub = await _locked_submission(s, submission_id)
             if user_id is not None and sub.user_id != user_id:
                 raise NotAllowed(f"submission {submission_id} belongs to another user")
             used, counted = 0, False

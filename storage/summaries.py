@@ -27,7 +27,7 @@ runs AS (
            MIN(fa) AS first_at, MAX(la) AS last_at
     FROM (SELECT model_norm, mode, MAX(score) AS s, MIN(created_at) AS fa,
                  MAX(created_at) AS la
-          FROM src GROUP BY model_norm, mode, run_key)
+          FROM src GROUP BY model_norm, mode, run_key) AS k
     GROUP BY model_norm, mode),
 tops AS (
     SELECT model_norm, mode, id, score, created_at,
@@ -47,8 +47,8 @@ _RUNS_SQL = """
 WITH src AS MATERIALIZED (
     SELECT benchmark_id, model_norm, mode, run_key, score, created_at
     FROM board_source WHERE {where})
-INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best,
-                                   low, first_at)
+INSERT INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best, low,
+                        first_at)
 SELECT benchmark_id, model_norm, mode, MAX(created_at), run_key, MAX(score), MIN(score),
        MIN(created_at)
 FROM src GROUP BY benchmark_id, model_norm, mode, run_key
@@ -59,9 +59,9 @@ _WHOLE_BENCHMARK = "benchmark_id = ? AND mode IN ('default', 'think', 'tools', '
 
 #: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
 _DAYS_SQL = """
-INSERT OR REPLACE INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
-SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), TOTAL(best),
-       SUM(low < best)
+INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), COALESCE(SUM(best), 0.0),
+       SUM(CASE WHEN low < best THEN 1 ELSE 0 END)
 FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
 """
 
@@ -81,6 +81,7 @@ async def rebuild_boards(db: Database, benchmark: str | None = None) -> None:
 
 async def rebuild(s: Session, bench_id: int) -> None:
     """Recompute a benchmark's summaries from its rows and mark them fresh."""
+    await s.lock("board", bench_id)
     await s.execute("DELETE FROM board_runs WHERE benchmark_id = ?", (bench_id,))
     await s.execute(_RUNS_SQL.format(where=_WHOLE_BENCHMARK), (bench_id,))
     await s.execute("DELETE FROM board_days WHERE benchmark_id = ?", (bench_id,))
@@ -90,7 +91,8 @@ async def rebuild(s: Session, bench_id: int) -> None:
     # found in the rank index
     await s.execute(
         """WITH g AS MATERIALIZED (
-               SELECT model_norm, mode, COUNT(*) AS runs, TOTAL(best) AS score_sum,
+               SELECT model_norm, mode, COUNT(*) AS runs,
+                      COALESCE(SUM(best), 0.0) AS score_sum,
                       MAX(best) AS best, MIN(first_at) AS first_at, MAX(last_at) AS last_at
                FROM board_runs WHERE benchmark_id = ? GROUP BY model_norm, mode),
            b AS (
@@ -109,12 +111,22 @@ async def rebuild(s: Session, bench_id: int) -> None:
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
 
 
+async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
+    """Serialise the changes of one summary line (PostgreSQL; SQLite's writers are
+    serialised anyway): the benchmark shared (a rebuild of the whole benchmark takes it
+    alone), the line itself exclusively. Publications to different lines go together."""
+    await s.lock("board", int(group[0]), shared=True)
+    await s.lock("line", f"{group[0]}:{group[1]}:{group[2]}")
+
+
 async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> None:
     """Count a just-published submission in its summary line, in constant time.
 
     A run's contribution is the best score among its rows (equal answer sets are one
     run), so adding a row either opens a run or can only raise its run's score.
     """
+    if bench_id is not None:
+        await _lock_group(s, (bench_id, sub.model_norm, sub.mode))
     mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
     if mine is None:  # the board does not count it (e.g. a future ban)
         return
@@ -150,9 +162,11 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                 max(created_at, found[3]),
             )
     await s.execute(
-        """INSERT OR REPLACE INTO board_runs (benchmark_id, model_norm, mode, last_at,
-                                              run_key, best, low, first_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
+        """INSERT INTO board_runs (benchmark_id, model_norm, mode, last_at, run_key, best,
+                                   low, first_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (benchmark_id, model_norm, mode, last_at, run_key) DO UPDATE SET
+               best = excluded.best, low = excluded.low, first_at = excluded.first_at""",
         (*group, run[3], run_key, run[0], run[1], run[2]),
     )
     await s.execute(
@@ -160,32 +174,36 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                                    mixed)
            VALUES (?, ?, ?, ?, 1, ?, ?)
            ON CONFLICT (benchmark_id, model_norm, mode, day) DO UPDATE SET
-               runs = runs + 1, score_sum = score_sum + excluded.score_sum,
-               mixed = mixed + excluded.mixed""",
+               runs = board_days.runs + 1,
+               score_sum = board_days.score_sum + excluded.score_sum,
+               mixed = board_days.mixed + excluded.mixed""",
         (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0])),
     )
     new_run = 1 if previous is None else 0
     delta = score if previous is None else max(0.0, score - previous)
-    better = """(excluded.best > best OR (excluded.best = best AND
-                 (excluded.best_at < best_at OR
-                  (excluded.best_at = best_at AND excluded.best_id < best_id))))"""
+    better = """(excluded.best > t.best OR (excluded.best = t.best AND
+                 (excluded.best_at < t.best_at OR
+                  (excluded.best_at = t.best_at AND excluded.best_id < t.best_id))))"""
     await s.execute(
-        f"""INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
-                                      best_id, best_at, first_at, last_at)
+        f"""INSERT INTO board_totals AS t (benchmark_id, model_norm, mode, runs, score_sum,
+                                           best, best_id, best_at, first_at, last_at)
             VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (benchmark_id, model_norm, mode) DO UPDATE SET
-                runs = runs + ?, score_sum = score_sum + ?,
-                best = CASE WHEN {better} THEN excluded.best ELSE best END,
-                best_id = CASE WHEN {better} THEN excluded.best_id ELSE best_id END,
-                best_at = CASE WHEN {better} THEN excluded.best_at ELSE best_at END,
-                first_at = MIN(first_at, excluded.first_at),
-                last_at = MAX(last_at, excluded.last_at)""",
+                runs = t.runs + ?, score_sum = t.score_sum + ?,
+                best = CASE WHEN {better} THEN excluded.best ELSE t.best END,
+                best_id = CASE WHEN {better} THEN excluded.best_id ELSE t.best_id END,
+                best_at = CASE WHEN {better} THEN excluded.best_at ELSE t.best_at END,
+                first_at = CASE WHEN excluded.first_at < t.first_at
+                                THEN excluded.first_at ELSE t.first_at END,
+                last_at = CASE WHEN excluded.last_at > t.last_at
+                               THEN excluded.last_at ELSE t.last_at END""",
         (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
     )
 
 
 async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
     """Recompute a (benchmark id, model, mode) group's runs, days and totals line."""
+    await _lock_group(s, key)
     await s.execute(f"DELETE FROM board_runs WHERE {_GROUP}", key)
     await s.execute(_RUNS_SQL.format(where=_GROUP), key)
     await s.execute(f"DELETE FROM board_days WHERE {_GROUP}", key)
@@ -209,5 +227,8 @@ async def refresh_user_lines(s: Session, user_id: int) -> None:
            WHERE user_id = ? AND visibility = 'published'""",
         (user_id,),
     )
-    for group in groups:
-        await refresh_line(s, tuple(group))
+    lines = sorted(tuple(g) for g in groups)  # locked in one order: no deadlock
+    for line in lines:
+        await _lock_group(s, line)
+    for line in lines:
+        await refresh_line(s, line)

@@ -72,7 +72,8 @@ async def row_info(
             raise InvalidData(f"not a plain JSON path: {path!r}")
     if not ids:
         return {}
-    extracted = "".join(", json_extract(s.result, ?)" for _ in paths)
+    d = store.db.dialect
+    extracted = "".join(f", {d.json_path('s.result')}" for _ in paths)
     sql = f"""SELECT s.id, k.version, k.sha256, u.public, u.first_name, u.username,
                      COALESCE(c.type, 'unknown'), s.verified{extracted}
               FROM submissions AS s
@@ -81,7 +82,7 @@ async def row_info(
               LEFT JOIN chats AS c ON c.id = s.chat_id
               WHERE s.id IN ({",".join("?" * len(ids))})"""
     async with store.db.read() as s:
-        rows = await s.all(sql, [*paths, *ids])
+        rows = await s.all(sql, [*(d.path_param(p) for p in paths), *ids])
     return {
         int(r[0]): RowInfo(
             id=int(r[0]),

@@ -37,7 +37,26 @@ async def load_key(services: Services, benchmark_name: str, data: bytes, source:
     version = await services.store.save_key(benchmark.name, data, source=source)
     loaded = LoadedKey(version, key, source)
     services.keys[benchmark.name] = loaded
+    await services.announce("keys")
     return loaded
+
+
+async def reload_keys(services: Services) -> None:
+    """Use each benchmark's current stored key, where another instance changed it."""
+    for benchmark in keyed():
+        version = await services.store.current_key(benchmark.name)
+        held = services.keys.get(benchmark.name)
+        if version is None or (held is not None and held.version.id == version.id):
+            continue
+        data = await services.store.key_data(version.id)
+        try:
+            key = benchmark.load_key(data)
+        except ScoringError as exc:
+            log.error("the stored %s key version %d does not load: %s", benchmark.title,
+                      version.version, exc)  # fmt: skip
+            continue
+        services.keys[benchmark.name] = LoadedKey(version, key, version.source)
+        log.info("%s key version %d now in use", benchmark.title, version.version)
 
 
 async def import_placed(services: Services, benchmark: Benchmark) -> KeyVersion | None:

@@ -47,6 +47,7 @@ async def chosen_language(services: Services, user_id: int) -> str | None:
 
 async def choose_language(services: Services, user_id: int, lang: str) -> None:
     await services.store.set_user_language(user_id, lang)
+    await services.announce(f"lang:{user_id}")
 
 
 async def set_public(services: Services, user_id: int, public: bool) -> None:

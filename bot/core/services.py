@@ -58,15 +58,35 @@ class Services:
     published: MutableMapping[int, tuple[int, int]] = field(default_factory=lambda: Lru(SEEN_MAX))
     #: Cards and board images are drawn in its thread (never on the event loop).
     render: RenderPool = field(default_factory=RenderPool)
+    #: Called with each change another instance announces (``lang:42``; ``""``: anything
+    #: may have changed), after the services' own handling (answer keys are reloaded).
+    listeners: list[Callable[[str], None]] = field(default_factory=list)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
         """Open the database; with ``worker`` (the bot), large inputs are worked on in a
         worker process, started on first need. :meth:`close` releases them."""
         store = await Store.open(
-            settings.db_path, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
+            settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
-        return cls(settings=settings, store=store, worker=worker)
+        services = cls(settings=settings, store=store, worker=worker)
+        if worker and store.shared:  # the bot, with other instances on the database
+            await store.on_announcement(services.heard)
+        return services
+
+    async def announce(self, topic: str) -> None:
+        """Tell the other instances (PostgreSQL) that something they cache changed."""
+        if self.store.shared:
+            await self.store.announce(topic)
+
+    def heard(self, topic: str) -> None:
+        """A change announced by an instance (this one's too): drop what is cached."""
+        if topic in ("keys", ""):
+            from .keys import reload_keys  # keys imports this module
+
+            self.spawn(reload_keys(self))
+        for listener in list(self.listeners):
+            listener(topic)
 
     async def close(self) -> None:
         for task in list(self.background):

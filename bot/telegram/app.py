@@ -31,6 +31,7 @@ from telegram.ext import (
 )
 
 from ..core import keys
+from ..core.sendrate import SharedSendRate
 from ..core.services import Services
 from ..render.i18n import LANGUAGES, command_menu
 from ..settings import Settings
@@ -58,6 +59,13 @@ async def post_init(app: BotApp) -> None:
     services = await Services.open(settings, worker=True)
     services.bot_username = app.bot.username or ""
     app.bot_data[SERVICES] = services
+    if services.store.shared:  # other instances on the database: share what they cache
+        services.listeners.append(lambda topic: h.forget_lang(app, topic))
+        limiter = app.bot.rate_limiter
+        if isinstance(limiter, RetryingRateLimiter):
+            limiter.shared = SharedSendRate(
+                services, overall=settings.rate_overall, group=settings.rate_group
+            )
     await keys.load_keys(services)
     await keys.seed_references(services)
     if keys.missing_essential(services):

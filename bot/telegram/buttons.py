@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from telegram import CallbackQuery, ForceReply, Update
 
-from ..core import submissions
+from ..core import awaiting, submissions
 from ..core.bounded import parse_count
 from ..core.errors import UserError
 from ..core.submissions import Submission
@@ -17,7 +17,7 @@ from ..render.format import fits, mode_label, render_invalid_lines
 from ..render.i18n import t, tn
 from .commands import board_page, me_page
 from .context import BotContext
-from .handlers import AWAITING_MODEL, edited, error_text, refresh, user_lang
+from .handlers import edited, error_text, refresh, user_lang
 from .keyboards import MAX_PAGE, parse_action, parse_board, parse_history
 
 
@@ -85,13 +85,11 @@ async def on_model_button(update: Update, context: BotContext) -> None:
         reply_markup=ForceReply(selective=True, input_field_placeholder="model name"),
         reply_to_message_id=pressed.message_id,
     )
-    if context.user_data is not None:
-        context.user_data[AWAITING_MODEL] = (
-            sub_id,
-            chat_id,
-            pressed.message_id,
-            prompt.message_id,
-        )
+    await awaiting.expect_model(
+        context.services,
+        pressed.query.from_user.id,
+        awaiting.AwaitedModel(sub_id, chat_id, pressed.message_id, prompt.message_id),
+    )
 
 
 async def on_publish_button(update: Update, context: BotContext) -> None:

@@ -30,7 +30,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from scoring import Result, ScoringError, registry
 
-from ..core import people, sharing, submissions, submit
+from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
 from ..core.pastes import Paste, Pastes
@@ -44,7 +44,7 @@ from ..render.format import (
     render_score_reply,
 )
 from ..render.i18n import N_, pick_language, t, tn
-from .context import BotContext
+from .context import BotApp, BotContext
 from .http import send_reply
 from .keyboards import (
     Keyboard,
@@ -57,10 +57,10 @@ log = logging.getLogger(__name__)
 _LANG = "lang"
 _RECENT = "recent_users_and_chats"
 _PASTES = "pastes"
-#: Users and chats whose PTB ``user_data``/``chat_data`` (language, a pending model
-#: name) is kept; the least recently seen beyond this are dropped.
+#: Users and chats whose PTB ``user_data``/``chat_data`` (the language) is kept; the
+#: least recently seen beyond this are dropped. A model name the bot waits for is in the
+#: database (``core.awaiting``).
 RECENT_MAX = 20_000
-AWAITING_MODEL = "awaiting_model"
 #: ``/score`` at the start of a text or caption (commands are case-insensitive).
 SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
 
@@ -76,6 +76,19 @@ async def user_lang(context: BotContext, user: User | None) -> str:
     if _LANG not in data:
         data[_LANG] = await people.chosen_language(context.services, user.id)
     return pick_language(data[_LANG], user.language_code)
+
+
+def forget_lang(app: BotApp, topic: str) -> None:
+    """Another instance announced a /lang choice (``lang:ID``; ``""``: anything may have
+    changed): drop the cached one, read again when next needed."""
+    kind, _, user = topic.partition(":")
+    if topic == "":
+        for data in app.user_data.values():
+            data.pop(_LANG, None)
+    elif kind == "lang" and user.lstrip("-").isdigit():
+        found = app.user_data.get(int(user))
+        if found is not None:
+            found.pop(_LANG, None)
 
 
 def remember_lang(context: BotContext, choice: str) -> None:
@@ -488,26 +501,29 @@ async def on_reply_in_group(update: Update, context: BotContext) -> None:
 
 
 async def _take_model_name(update: Update, context: BotContext, text: str) -> bool:
-    data = context.user_data
-    message = update.effective_message
-    if data is None or message is None or AWAITING_MODEL not in data:
-        return False
-    sub_id, chat_id, reply_id, prompt_id = data[AWAITING_MODEL]
-    replied = message.reply_to_message
-    answered = replied is not None and replied.message_id == prompt_id
+    message, user = update.effective_message, update.effective_user
     if (
-        chat_id != message.chat_id
+        message is None
+        or user is None
         or text.startswith("/")
         # a pasted output (several lines) is a new submission, not a model name
         or "\n" in text.strip()
         # in a group, only the answer to the bot's prompt is the model name
-        or (in_group(update.effective_chat) and not answered)
+        or (in_group(update.effective_chat) and message.reply_to_message is None)
     ):
         return False
-    model = clean_model(text)
-    if not model:
+    # kept in the database: the Model button may have been pressed on another instance
+    awaited = await awaiting.awaited_model(context.services, user.id)
+    if awaited is None:
         return False
-    del data[AWAITING_MODEL]
+    sub_id, chat_id, reply_id = awaited.submission_id, awaited.chat_id, awaited.card_id
+    replied = message.reply_to_message
+    answered = replied is not None and replied.message_id == awaited.prompt_id
+    if chat_id != message.chat_id or (in_group(update.effective_chat) and not answered):
+        return False
+    model = clean_model(text)
+    if not model or not await awaiting.take_model(context.services, user.id, awaited):
+        return False
     lang = await user_lang(context, update.effective_user)
     sub = await submissions.set_model(context.services, sub_id, model)
     await message.reply_text(t(lang, "model_set", model=html.escape(model)))

@@ -235,6 +235,9 @@ class RetryingRateLimiter(AIORateLimiter):
         self.patient_timeout = patient_timeout
         self.retries = 0
         self.possible_duplicates = 0
+        #: The limits shared with other instances (``core.sendrate``): awaited before
+        #: each attempt with the method and its chat; None: this process's only.
+        self.shared: Callable[[str, object], Coroutine[Any, Any, None]] | None = None
 
     async def process_request(
         self,
@@ -250,6 +253,8 @@ class RetryingRateLimiter(AIORateLimiter):
         delay = self.first_delay
         timed_out = False
         while True:
+            if self.shared is not None:
+                await self.shared(endpoint, data.get("chat_id"))
             try:
                 result = await super().process_request(
                     callback, args, kwargs, endpoint, data, rate_limit_args

@@ -168,8 +168,15 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
 # --- backups -------------------------------------------------------------------------
 
 
+#: A claimed nightly run stays claimed this long (every instance's timer fires within it).
+_NIGHTLY_CLAIM_MS = 20 * 3600 * 1000
+
+
 async def nightly_backup(context: BotContext) -> None:
     services = context.bot_data.get(SERVICES)
     if isinstance(services, Services):
+        day = datetime.now(UTC).date().isoformat()
+        if not await services.store.claim_run("nightly-backup", day, ttl_ms=_NIGHTLY_CLAIM_MS):
+            return  # another instance of the bot has this night's backup
         path = await backups.backup_now(services)
         logging.getLogger("benchboard").info("backup written", extra={"path": str(path)})

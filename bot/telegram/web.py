@@ -98,12 +98,45 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     server = HTTPServer(boards.application(state, routes), max_body_size=MAX_BODY, xheaders=True)
     try:
         server.listen(settings.webhook_port, address=settings.webhook_listen)
-        await app.bot.set_webhook(
-            url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
-        )
+        if settings.webhook_register:  # several instances: `benchboard webhook set`, once
+            await app.bot.set_webhook(
+                url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES
+            )
         log.info("webhook server listening", extra={"port": settings.webhook_port, "path": path})
         await stop.wait()
     finally:
         server.stop()
         await server.close_all_connections()
         await board_services.close()
+
+
+async def manage_webhook(settings: Settings, action: str) -> str:
+    """``benchboard webhook set|delete|info``: what one instance's start does with
+    ``BENCHBOARD_WEBHOOK_REGISTER=true``, done once for all of them; returns a line."""
+    from telegram import Bot
+
+    from .http import AiohttpRequest
+
+    bot = Bot(
+        settings.require_token(),
+        base_url=settings.api_base_url,
+        base_file_url=settings.api_file_url,
+        request=AiohttpRequest(connection_pool_size=1),
+    )
+    async with bot:
+        if action == "set":
+            if not settings.webhook_url:
+                raise SettingsError(f"{PREFIX}WEBHOOK_URL must be set to register a webhook")
+            await bot.set_webhook(
+                url=settings.webhook_url,
+                secret_token=require_secret(settings),
+                allowed_updates=Update.ALL_TYPES,
+            )
+            return f"webhook set: {settings.webhook_url}"
+        if action == "delete":
+            await bot.delete_webhook(drop_pending_updates=False)
+            return "webhook deleted (updates wait for polling)"
+        info = await bot.get_webhook_info()
+        return f"webhook: {info.url or '(none)'}; pending updates: {info.pending_update_count}" + (
+            f"; last error: {info.last_error_message}" if info.last_error_message else ""
+        )

@@ -2,13 +2,19 @@
 
     .venv/bin/python -m tests.benchmarks.bench_storage [--n 1000000] [--path FILE]
                                                        [--repeat] [--workers N] [--runs N]
+                                                       [--engine sqlite|postgresql]
+                                                       [--instances-count N]
 
 Fills 3 benchmarks x 500 models x 4 modes from 20,000 users in 2,000 chats, spread
 over 365 days, 90 % published; then prints the insert rate, bytes on disk per
 submission, top-20 board times (median and p99 of ``--runs``, default 1,000), a user's
 history time, and the time to re-score every submission after a key change
 (``--workers``: its processes), with the load average (the machine may be shared:
-compare figures at similar loads).
+compare figures at similar loads). Then the insert rate of one and of two instances
+(processes, each with its own store on the database: ``bench_instances.py``).
+
+``--engine postgresql`` runs the same on PostgreSQL: a database made for the run on the
+server ``BENCHBOARD_TEST_POSTGRES_URL`` names (or ``--url``), dropped at the end.
 
 The registry now holds PrimeBench, ZeroBench and Natory, but this script stores
 PrimeBench-format answers (104 questions) under all three names and re-scores them all
@@ -43,6 +49,7 @@ from bot.core.rescore import rescore
 from scoring import registry
 from storage import NewSubmission, Store
 from storage.values import compress, decompress, dumps
+from tests.benchmarks.bench_instances import run_instances
 
 PRIME = registry.get("primebench")
 BENCHMARKS = ("primebench", "zerobench", "natory")
@@ -146,6 +153,26 @@ def stream(
         )
 
 
+def postgres_database(url: str | None) -> Iterator[str]:
+    """A database for one run on the server ``url`` names, dropped afterwards."""
+    import psycopg
+
+    from tests.storage.pg import ENV, with_database
+
+    server = url or os.environ.get(ENV)
+    if not server:
+        raise SystemExit(f"--engine postgresql needs --url or {ENV}")
+    name = f"bb_bench_{os.getpid()}"
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"'.encode())
+        conn.execute(f'CREATE DATABASE "{name}"'.encode())
+    try:
+        yield with_database(server, name)
+    finally:
+        with psycopg.connect(server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
+
+
 def remove(path: Path, *suffixes: str) -> None:
     for suffix in suffixes:
         Path(str(path) + suffix).unlink(missing_ok=True)
@@ -194,9 +221,17 @@ def check_distinct(n: int, sheets: list[tuple[str, Any]], key: Any) -> None:
 
 
 async def main(
-    n: int, path: Path, runs: int, workers: int | None = None, *, distinct: bool = True
+    n: int,
+    path: Path | str,
+    runs: int,
+    workers: int | None = None,
+    *,
+    distinct: bool = True,
+    instances_count: int = 3000,
 ) -> None:
-    remove(path, "", "-wal", "-shm", ".normal", ".normal-wal", ".normal-shm")
+    postgres = isinstance(path, str)
+    if isinstance(path, Path):
+        remove(path, "", "-wal", "-shm", ".normal", ".normal-wal", ".normal-shm")
     clock = Clock()
     store = await Store.open(path, clock=clock)
     key_ids = {}
@@ -239,7 +274,9 @@ async def main(
     )
 
     # one at a time, as the bot does: record, then publish (two transactions)
-    for label, target in (("FULL", store), ("NORMAL", None)):
+    modes = (("on (commit waits for the WAL flush)", store),) if postgres else (
+        ("FULL", store), ("NORMAL", None))  # fmt: skip
+    for label, target in modes:
         other = target or await Store.open(str(path) + ".normal", synchronous="NORMAL")
         t = time.perf_counter()
         # texts not in the fill (each sheet's 1,000th use on)
@@ -257,8 +294,13 @@ async def main(
     await store.rebuild_boards()
 
     async with store.db.read() as s:
-        await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
-    size = disk_size(path)
+        if isinstance(path, Path):
+            await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
+            size = disk_size(path)
+        else:
+            await s.execute("VACUUM ANALYZE")
+            row = await s.one("SELECT pg_database_size(current_database())")
+            size = int(row[0]) if row else 0
     total = inserted + 300
     print(
         f"on disk: {size / 2**20:,.0f} MiB = {size / total:,.0f} bytes per submission "
@@ -353,10 +395,17 @@ async def main(
     print(f"board after re-score: key version {board2.key_version}, best {board2.rows[0].best:+.0f}"
           f", first query {(time.perf_counter() - t) * 1000:.1f} ms")  # fmt: skip
     t = time.perf_counter()
-    await store.backup(str(path) + ".backup")
-    print(f"online backup (VACUUM INTO): {time.perf_counter() - t:.1f} s")
-    remove(path, ".backup")
+    copy = Path(tempfile.gettempdir()) / f"bench-backup-{os.getpid()}.sqlite3"
+    await store.backup(copy)
+    how = "a snapshot copied into an SQLite file" if postgres else "VACUUM INTO"
+    print(f"online backup ({how}): {time.perf_counter() - t:.1f} s")
+    remove(copy, "", "-wal", "-shm")
     await store.close()
+
+    # --- several instances inserting at once (processes of their own) --------------------
+    print(f"load average before the instances: {load()}")
+    for k in (1, 2):
+        print(run_instances(str(path), k, instances_count))
 
 
 if __name__ == "__main__":
@@ -368,7 +417,15 @@ if __name__ == "__main__":
     parser.add_argument(
         "--repeat", action="store_true", help="store the pool's 20,000 texts repeated"
     )
+    parser.add_argument("--engine", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--url", help="PostgreSQL server (default: BENCHBOARD_TEST_POSTGRES_URL)")
+    parser.add_argument("--instances-count", type=int, default=3000)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:  # the database's folder unless --path
-        path = args.path or Path(tmp) / "bench.sqlite3"
-        asyncio.run(main(args.n, path, args.runs, args.workers, distinct=not args.repeat))
+    options = {"distinct": not args.repeat, "instances_count": args.instances_count}
+    if args.engine == "postgresql":
+        for url in postgres_database(args.url):
+            asyncio.run(main(args.n, url, args.runs, args.workers, **options))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:  # the database's folder unless --path
+            path = args.path or Path(tmp) / "bench.sqlite3"
+            asyncio.run(main(args.n, path, args.runs, args.workers, **options))

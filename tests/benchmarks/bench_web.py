@@ -87,7 +87,7 @@ async def fill(path: Path, n: int) -> None:
 
 
 async def in_process(path: Path, runs: int) -> None:
-    settings = Settings(db=path, data_dir=path.parent)
+    settings = Settings(db=str(path), data_dir=path.parent)
     services = await Services.open(settings)
     try:
         async with services.store.db.read() as s:

@@ -55,6 +55,18 @@ def test_compose_files_use_the_dockerfile_and_a_volume() -> None:
     assert "reverse_proxy /telegram benchboard:8443" in (DEPLOY / "Caddyfile").read_text()
 
 
+def test_the_scaled_compose_file_runs_two_instances_on_postgresql() -> None:
+    text = (DEPLOY / "compose.scale.yaml").read_text()
+    assert "dockerfile: deploy/Dockerfile" in text and "image: postgres:15" in text
+    assert "BENCHBOARD_DB: postgresql://" in text
+    assert 'BENCHBOARD_WEBHOOK_REGISTER: "false"' in text
+    assert "benchboard webhook set" in text
+    for instance in ("bot1", "bot2"):
+        assert f"\n  {instance}:\n" in text
+    caddy = (DEPLOY / "Caddyfile.scale").read_text()
+    assert "reverse_proxy bot1:8443 bot2:8443" in caddy and "health_uri /healthz" in caddy
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")
 def test_systemd_unit_verifies(tmp_path: Path) -> None:
     unit = (DEPLOY / "benchboard.service").read_text()

@@ -1,14 +1,35 @@
-"""Fixtures for the storage tests: real temp-file databases and a fake clock."""
+"""Fixtures for the storage tests: real databases and a fake clock.
+
+Every test that opens the store through ``db_path`` (or ``store``) runs on both engines:
+an SQLite file in a temporary folder, and PostgreSQL — a database made for this test run
+(dropped at its end), one schema per test — where ``BENCHBOARD_TEST_POSTGRES_URL`` names a
+server; without it the PostgreSQL runs are skipped, saying so. A test about one engine's
+own behaviour (SQLite's pragmas, files, locks) is marked ``sqlite_only``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
 from storage import Store
 from tests.storage.helpers import PRIME, FakeClock, Maker, key_bytes
+from tests.storage.pg import PG_SKIP, pg_schema_url, pg_test_database
+
+__all__ = ["PG_SKIP", "clock", "db_path", "engine", "make", "pg_database", "store"]
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[str]:
+    """A PostgreSQL database for this test run (skipped without a server)."""
+    yield from pg_test_database()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture
@@ -17,8 +38,17 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "data" / "bench.sqlite3"
+def db_path(engine: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """Where the test's database is: a file path, or (PostgreSQL) a URL, as ``Path``'s
+    type for the tests' annotations — ``Store.open`` takes either."""
+    if engine == "sqlite":
+        yield tmp_path / "data" / "bench.sqlite3"
+        return
+    if request.node.get_closest_marker("sqlite_only") is not None:
+        pytest.skip("about SQLite only")
+    base = request.getfixturevalue("pg_database")
+    with pg_schema_url(base) as url:
+        yield url  # type: ignore[misc]
 
 
 @pytest.fixture

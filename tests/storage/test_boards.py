@@ -478,6 +478,7 @@ async def test_every_board_is_one_trip_to_the_database_thread(
     assert db.trips - before == 1
 
 
+@pytest.mark.sqlite_only
 async def test_one_trip_is_the_default_with_this_aiosqlite(db_path: Path) -> None:
     async with await Store.open(db_path) as store:
         assert not store.db.per_statement

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from storage import Store
 from tests.storage.helpers import FakeClock, Maker
+from tests.storage.pg import query_one
 from tests.storage.test_boards import options_scoring, put
 
 
@@ -121,8 +121,7 @@ async def test_hide_unhide_verify_move_a_result_on_and_off_the_boards(
 async def test_a_banned_user_is_kept_across_reopening(db_path: Path, clock: FakeClock) -> None:
     async with await Store.open(db_path, clock=clock) as store:
         await store.ban(42, by=1, reason="r")
-    with sqlite3.connect(db_path) as con:
-        assert con.execute("SELECT user_id, reason FROM bans").fetchall() == [(42, "r")]
+    assert query_one(db_path, "SELECT user_id, reason FROM bans") == (42, "r")
     async with await Store.open(db_path, clock=clock) as store:
         found = await store.is_banned(42)
         assert found is not None and found.reason == "r"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from dataclasses import replace
 from datetime import timedelta
 
@@ -22,6 +21,7 @@ from storage import (
     normalise_model,
 )
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
+from tests.storage.pg import query_one
 
 
 async def test_users_and_chats_are_updated_on_sight(store: Store, clock: FakeClock) -> None:
@@ -101,8 +101,7 @@ async def test_raw_text_is_lossless_and_compressed(store: Store, make: Maker, db
     big = "\n".join(f"{q % 20 + 1}:{q % 4 + 1}" for q in range(400_000)) + "\nend\ud800"
     sub = await store.record_submission(make(big))
     assert await store.raw_text(sub.id) == big  # even a lone surrogate survives
-    with sqlite3.connect(db_path) as con:
-        (stored,) = con.execute("SELECT length(raw) FROM submissions").fetchone()
+    (stored,) = query_one(db_path, "SELECT length(raw) FROM submissions")
     assert stored < len(big) / 10
 
 

@@ -63,6 +63,8 @@ async def test_the_verified_board(store: Store, make: Maker, clock: FakeClock) -
     assert (await web_rows.verified_page(store, "primebench", days=7)).total == 0
     await store.ban(1, by=99)
     assert (await web_rows.verified_page(store, "primebench")).total == 0
+    if store.db.dialect.postgres:
+        return  # the plan below is SQLite's (PostgreSQL's planner scans a small table)
     async with store.db.read() as s:
         plan = await s.all(
             "EXPLAIN QUERY PLAN SELECT id FROM submissions WHERE benchmark_id = 1 "

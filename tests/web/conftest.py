@@ -44,7 +44,7 @@ def free_port() -> int:
 async def site(tmp_path: Path) -> AsyncIterator[Site]:
     path = tmp_path / "web.sqlite3"
     filled = await fixtures.fill(path)
-    settings = Settings(db=path, data_dir=tmp_path, bot_username="bench_test_bot")
+    settings = Settings(db=str(path), data_dir=tmp_path, bot_username="bench_test_bot")
     services = await Services.open(settings)
     state = WebState(services, BOT_TOKEN, lambda: "bench_test_bot")
     port = free_port()

@@ -1,0 +1,53 @@
+"""The Bot API's flood limits shared by every instance of the bot.
+
+Telegram limits a bot as a whole (about 30 messages a second overall, 20 a minute in
+one group), not each process: with several instances, each one's own limiter
+(PTB's ``AIORateLimiter``) would let their sum go over. With PostgreSQL the instances
+keep one schedule per limit in the database (``shared_state``): each call reserves
+the next free slot (one statement, an atomic upsert) and waits until then. A second
+service (Redis) would do the same with one more thing to run; at these rates (tens of
+calls a second, a millisecond's statement each) the database is enough.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from storage import StorageError
+
+from .services import Services
+
+log = logging.getLogger("benchboard.send")
+
+
+class SharedSendRate:
+    """Waits until a call may go, across every instance (``overall`` calls a second,
+    ``group`` calls a minute per group chat; 0: no such limit)."""
+
+    def __init__(self, services: Services, *, overall: float, group: float) -> None:
+        self._store = services.store
+        self._overall_ms = int(1000 / overall) if overall > 0 else 0
+        self._group_ms = int(60_000 / group) if group > 0 else 0
+        self.waited = 0.0
+
+    async def __call__(self, endpoint: str, chat_id: object) -> None:
+        if endpoint == "getUpdates":
+            return
+        keys = []
+        if self._overall_ms:
+            keys.append(("overall", self._overall_ms))
+        group = (isinstance(chat_id, int) and chat_id < 0) or isinstance(chat_id, str)
+        if self._group_ms and group and endpoint.startswith(("send", "copy", "forward")):
+            keys.append((f"chat:{chat_id}", self._group_ms))
+        for key, interval in keys:
+            now = int(time.time() * 1000)
+            try:
+                slot = await self._store.reserve_send(key, interval_ms=interval, now_ms=now)
+            except StorageError as exc:  # the local limiter still applies
+                log.warning("the shared send rate is unavailable: %s", exc)
+                return
+            if slot > now:
+                self.waited += (slot - now) / 1000
+                await asyncio.sleep((slot - now) / 1000)

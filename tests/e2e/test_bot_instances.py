@@ -1,0 +1,163 @@
+"""Two real bot processes on one PostgreSQL database behind one webhook address: the
+local Bot API server delivers every update to both. Each submission is stored and
+answered once, the send rate holds for both together, a key set through one is used
+by the other.
+
+Needs a PostgreSQL server (``BENCHBOARD_TEST_POSTGRES_URL``); skipped without one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import aiohttp
+import psycopg
+import pytest
+import pytest_asyncio
+
+from tests.storage.pg import pg_schema_url, pg_test_database
+
+from .botapi import FakeBotAPI, free_port
+from .botkit import KEY, answers, check_log, private_user, text_of
+from .harness import BotProcess, make_key, running_bot, webhook_env
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+SECRET = "two-instances"
+ADMIN = 9501
+RATE = 8  # messages a second, for both instances together
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    for database in pg_test_database():
+        with pg_schema_url(database) as url:
+            yield url
+
+
+class Pair:
+    def __init__(self, api: FakeBotAPI, bots: list[BotProcess], urls: list[str], db: str):
+        self.api, self.bots, self.urls, self.db = api, bots, urls, db
+
+    async def deliver(self, update: dict[str, object]) -> list[int]:
+        """POST the update to both instances at once (as a retrying balancer might)."""
+        return list(
+            await asyncio.gather(
+                *(self.api.post_raw_update(update, SECRET, url=u) for u in self.urls)
+            )
+        )
+
+    def count(self, sql: str) -> int:
+        with psycopg.connect(self.db) as conn:
+            row = conn.execute(sql.encode()).fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+async def _healthy(port: int) -> None:
+    async with aiohttp.ClientSession() as session:
+        for _ in range(300):
+            with contextlib.suppress(aiohttp.ClientError):
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
+                    if r.status == 200:
+                        return
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no healthy instance on port {port}")
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIterator[Pair]:
+    api = FakeBotAPI()
+    await api.start()
+    ports = [free_port(), free_port()]
+    shared = {
+        "BENCHBOARD_DB": pg_url,
+        "BENCHBOARD_ADMINS": str(ADMIN),
+        "BENCHBOARD_RATE_OVERALL": str(RATE),
+        "BENCHBOARD_RATE_GROUP": "0",
+    }
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            bots = []
+            for i, port in enumerate(ports):
+                env = {**webhook_env(port, SECRET), **shared}
+                # the first registers the webhook with Telegram; the second does not
+                env["BENCHBOARD_WEBHOOK_REGISTER"] = "true" if i == 0 else "false"
+                tmp = tmp_path_factory.mktemp(f"instance{i}")
+                bot = await stack.enter_async_context(
+                    running_bot(api, tmp, key=KEY, env=env, wait=False)
+                )
+                await _healthy(port)
+                bots.append(bot)
+            urls = [f"http://127.0.0.1:{p}/telegram" for p in ports]
+            yield Pair(api, bots, urls, pg_url)
+            for bot in bots:
+                check_log(bot)
+    finally:
+        await api.stop()
+
+
+def _replies(pair: Pair, chat_id: int, since: int) -> list[dict[str, object]]:
+    return [
+        c
+        for c in pair.api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"]["chat_id"] == chat_id
+    ]
+
+
+async def test_each_submission_is_stored_once_and_answered_once(pair: Pair) -> None:
+    bot = type("B", (), {"api": pair.api})
+    mark = pair.api.mark()
+    chats = []
+    for uid in range(9601, 9611):
+        user, chat = private_user(bot, uid)  # type: ignore[arg-type]
+        update = pair.api.make_text_update(chat, user, "\n".join(answers(KEY, correct=uid % 7 + 1)))
+        assert await pair.deliver(update) == [200, 200]
+        chats.append(chat["id"])
+    for chat_id in chats:
+        await pair.api.wait_call("sendMessage", chat_id=chat_id, since=mark, timeout=30)
+    await asyncio.sleep(1.0)  # a second answer would have come by now
+    assert all(len(_replies(pair, c, mark)) == 1 for c in chats)
+    assert pair.count("SELECT COUNT(*) FROM submissions WHERE user_id BETWEEN 9601 AND 9610") == 10
+
+
+async def test_the_send_rate_holds_for_both_instances_together(pair: Pair) -> None:
+    bot = type("B", (), {"api": pair.api})
+    mark = pair.api.mark()
+    started = time.monotonic()
+    chats = []
+    for uid in range(9701, 9725):
+        user, chat = private_user(bot, uid)  # type: ignore[arg-type]
+        update = pair.api.make_text_update(chat, user, "\n".join(answers(KEY, correct=3)))
+        # each update to one instance, alternating: both send at once
+        url = pair.urls[uid % 2]
+        assert await pair.api.post_raw_update(update, SECRET, url=url) == 200
+        chats.append(chat["id"])
+    for chat_id in chats:
+        await pair.api.wait_call("sendMessage", chat_id=chat_id, since=mark, timeout=60)
+    took = time.monotonic() - started
+    # 24 replies at 8 a second for both together: about 3 s (each alone would allow 8)
+    assert took >= (len(chats) - 1) / RATE * 0.85, took
+
+
+async def test_a_key_set_through_one_instance_is_used_by_the_other(pair: Pair) -> None:
+    bot = type("B", (), {"api": pair.api})
+    new_key = make_key(seed=99)
+    admin, chat = private_user(bot, ADMIN)  # type: ignore[arg-type]
+    data = "".join(f"{q}:{o}\n" for q, o in new_key.items()).encode()
+    msg = await pair.api.send_document(chat, admin, data, "A.txt", caption="/setkey primebench")
+    await pair.api.reply_to(msg, timeout=30)  # through the registered webhook: the first
+    # the second instance hears of it and loads the new key
+    for _ in range(100):
+        if "key version 2 now in use" in pair.bots[1].log():
+            break
+        await asyncio.sleep(0.1)
+    assert "key version 2 now in use" in pair.bots[1].log()
+    user, chat = private_user(bot, 9801)  # type: ignore[arg-type]
+    update = pair.api.make_text_update(chat, user, "\n".join(answers(new_key, correct=50)))
+    mark = pair.api.mark()
+    assert await pair.api.post_raw_update(update, SECRET, url=pair.urls[1]) == 200
+    reply = await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
+    assert "Correct: 50" in text_of(reply), text_of(reply)

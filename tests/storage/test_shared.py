@@ -1,0 +1,91 @@
+"""State the instances of one bot share: awaited replies, job claims, the send rate,
+announcements."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from storage import Store
+from tests.storage.helpers import FakeClock
+
+
+async def test_an_awaited_reply_is_seen_by_another_instance_and_taken_once(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    other = await Store.open(db_path, clock=clock)
+    try:
+        await store.expect_input("model", "42", '{"sub": 7}', ttl_ms=60_000)
+        assert await other.awaited_input("model", "42") == '{"sub": 7}'
+        taken = await asyncio.gather(
+            store.take_input("model", "42", '{"sub": 7}'),
+            other.take_input("model", "42", '{"sub": 7}'),
+        )
+        assert sorted(taken) == [False, True]
+        assert await store.awaited_input("model", "42") is None
+        await store.expect_input("model", "42", "x", ttl_ms=1000)
+        clock.advance(seconds=2)
+        assert await other.awaited_input("model", "42") is None  # expired
+    finally:
+        await other.close()
+
+
+async def test_a_scheduled_run_is_claimed_by_one_instance(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    others = [await Store.open(db_path, clock=clock) for _ in range(3)]
+    try:
+        claims = await asyncio.gather(
+            *(
+                s.claim_run("nightly-backup", "2026-03-01", ttl_ms=86_400_000)
+                for s in [store, *others]
+            )
+        )
+        assert sorted(claims) == [False, False, False, True]
+        assert await store.claim_run("nightly-backup", "2026-03-02", ttl_ms=86_400_000)
+    finally:
+        for other in others:
+            await other.close()
+
+
+async def test_the_send_schedule_spaces_calls_across_instances(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    other = await Store.open(db_path, clock=clock)
+    try:
+        slots = await asyncio.gather(
+            *(
+                s.reserve_send("overall", interval_ms=50, now_ms=1_000_000)
+                for s in [store, other] * 10
+            )
+        )
+        assert sorted(slots) == [1_000_000 + 50 * i for i in range(20)]
+        # an idle schedule starts again at the caller's time
+        assert await other.reserve_send("overall", interval_ms=50, now_ms=2_000_000) == 2_000_000
+    finally:
+        await other.close()
+
+
+async def test_announcements_reach_every_instance(
+    db_path: Path, clock: FakeClock, store: Store, engine: str
+) -> None:
+    if engine != "postgresql":
+        pytest.skip("one SQLite instance: announcements go nowhere")
+    other = await Store.open(db_path, clock=clock)
+    try:
+        heard: list[str] = []
+        got = asyncio.Event()
+
+        def hear(topic: str) -> None:
+            heard.append(topic)
+            got.set()
+
+        await other.on_announcement(hear)
+        assert store.shared and other.shared
+        await store.announce("keys")
+        await asyncio.wait_for(got.wait(), 5)
+        assert heard == ["keys"]
+    finally:
+        await other.close()
