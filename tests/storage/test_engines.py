@@ -82,11 +82,10 @@ async def test_the_same_message_from_two_instances_is_stored_once(
         await other.close()
 
 
+@pytest.mark.postgresql_only
 async def test_postgresql_migrates_once_to_the_latest(
     db_path: Path, engine: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if engine != "postgresql":
-        pytest.skip("PostgreSQL's own migrations")
     from storage.engines import pg_schema
 
     await (await Store.open(db_path)).close()

@@ -68,11 +68,10 @@ async def test_the_send_schedule_spaces_calls_across_instances(
         await other.close()
 
 
+@pytest.mark.postgresql_only  # one SQLite instance: announcements go nowhere
 async def test_announcements_reach_every_instance(
     db_path: Path, clock: FakeClock, store: Store, engine: str
 ) -> None:
-    if engine != "postgresql":
-        pytest.skip("one SQLite instance: announcements go nowhere")
     other = await Store.open(db_path, clock=clock)
     try:
         heard: list[str] = []
