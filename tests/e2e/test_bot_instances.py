@@ -1,7 +1,7 @@
 """Two real bot processes on one PostgreSQL database behind one webhook address: the
 local Bot API server delivers every update to both. Each submission is stored and
 answered once, the send rate holds for both together, a key set through one is used
-by the other.
+by the other, the daily publication limit holds for both together.
 
 Needs a PostgreSQL server (``BENCHBOARD_TEST_POSTGRES_URL``); skipped without one.
 """
@@ -21,13 +21,15 @@ import pytest_asyncio
 from tests.storage.pg import pg_schema_url, pg_test_database
 
 from .botapi import FakeBotAPI, free_port
-from .botkit import KEY, answers, check_log, private_user, text_of
+from .botkit import KEY, answers, buttons, check_log, private_user, text_of
+from .botkit import submission_id as sid_of
 from .harness import BotProcess, make_key, running_bot, webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "two-instances"
 ADMIN = 9501
 RATE = 8  # messages a second, for both instances together
+LIMIT = 3  # publications a day, for both instances together
 
 
 @pytest.fixture(scope="module")
@@ -77,6 +79,7 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
         "BENCHBOARD_ADMINS": str(ADMIN),
         "BENCHBOARD_RATE_OVERALL": str(RATE),
         "BENCHBOARD_RATE_GROUP": "0",
+        "BENCHBOARD_DAILY_LIMIT": str(LIMIT),
     }
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -161,3 +164,47 @@ async def test_a_key_set_through_one_instance_is_used_by_the_other(pair: Pair) -
     assert await pair.api.post_raw_update(update, SECRET, url=pair.urls[1]) == 200
     reply = await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
     assert "Correct: 50" in text_of(reply), text_of(reply)
+
+
+async def _score(pair: Pair, chat: dict, user: dict, text: str, url: str) -> dict[str, object]:
+    """Send ``text`` to the instance at ``url``; the bot's score reply."""
+    update = pair.api.make_text_update(chat, user, text)
+    mark = pair.api.mark()
+    assert await pair.api.post_raw_update(update, SECRET, url=url) == 200
+    return await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
+
+
+async def _publish(pair: Pair, chat: dict, user: dict, reply: dict, url: str) -> str:
+    """Press Publish on a score reply, the press handled by the instance at ``url``;
+    the bot's answer to the press."""
+    sid = sid_of(text_of(reply))
+    assert f"pub:{sid}" in buttons(reply)
+    update = pair.api.make_callback_update(chat, user, reply, f"pub:{sid}")
+    assert await pair.api.post_raw_update(update, SECRET, url=url) == 200
+    answer = await pair.api.callback_answer(update["callback_query"], timeout=30)
+    return str(answer["params"].get("text", ""))
+
+
+async def test_the_daily_limit_holds_for_both_instances_together(pair: Pair) -> None:
+    bot = type("B", (), {"api": pair.api})
+    user, chat = private_user(bot, 9901)  # type: ignore[arg-type]
+    for i in range(LIMIT):
+        # scored by one instance, published through the other, alternately
+        body = "\n".join(answers(KEY, correct=i + 1))
+        reply = await _score(pair, chat, user, f"#think\nmodel: M{i}\n{body}", pair.urls[i % 2])
+        # the count left, as either instance shows it, is the one both share
+        assert f"{LIMIT - i} of {LIMIT} publications left today" in text_of(reply), text_of(reply)
+        answer = await _publish(pair, chat, user, reply, pair.urls[(i + 1) % 2])
+        assert "Published #" in answer, answer
+        assert f"{LIMIT - i - 1} of {LIMIT}" in answer, answer
+    # the allowance is used up, through both: each instance refuses the next one
+    for i, url in enumerate(pair.urls):
+        body = "\n".join(answers(KEY, correct=LIMIT + i + 1))
+        reply = await _score(pair, chat, user, f"#think\nmodel: Over{i}\n{body}", url)
+        assert f"0 of {LIMIT} publications left today" in text_of(reply), text_of(reply)[-400:]
+        answer = await _publish(pair, chat, user, reply, url)
+        assert answer.startswith(f"Daily limit reached: 0 of {LIMIT} publications"), answer
+    published = pair.count(
+        "SELECT COUNT(*) FROM submissions WHERE user_id = 9901 AND visibility = 'published'"
+    )
+    assert published == LIMIT
