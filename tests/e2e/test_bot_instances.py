@@ -1,7 +1,8 @@
 """Two real bot processes on one PostgreSQL database behind one webhook address: the
 local Bot API server delivers every update to both. Each submission is stored and
 answered once, the send rate holds for both together, a key set through one is used
-by the other, the daily publication limit holds for both together.
+by the other, the daily publication limit holds for both together, each backup run is
+written by one of them.
 
 Needs a PostgreSQL server (``BENCHBOARD_TEST_POSTGRES_URL``); skipped without one.
 """
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import aiohttp
 import psycopg
@@ -30,6 +34,7 @@ SECRET = "two-instances"
 ADMIN = 9501
 RATE = 8  # messages a second, for both instances together
 LIMIT = 3  # publications a day, for both instances together
+BACKUP_EVERY = 2  # seconds between backup runs (instead of nightly)
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +45,11 @@ def pg_url() -> Iterator[str]:
 
 
 class Pair:
-    def __init__(self, api: FakeBotAPI, bots: list[BotProcess], urls: list[str], db: str):
+    def __init__(
+        self, api: FakeBotAPI, bots: list[BotProcess], urls: list[str], db: str, backups: Path
+    ):
         self.api, self.bots, self.urls, self.db = api, bots, urls, db
+        self.backups = backups
 
     async def deliver(self, update: dict[str, object]) -> list[int]:
         """POST the update to both instances at once (as a retrying balancer might)."""
@@ -74,12 +82,16 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
     api = FakeBotAPI()
     await api.start()
     ports = [free_port(), free_port()]
+    backups = tmp_path_factory.mktemp("backups")  # one folder for both: duplicates show
     shared = {
         "BENCHBOARD_DB": pg_url,
         "BENCHBOARD_ADMINS": str(ADMIN),
         "BENCHBOARD_RATE_OVERALL": str(RATE),
         "BENCHBOARD_RATE_GROUP": "0",
         "BENCHBOARD_DAILY_LIMIT": str(LIMIT),
+        "BENCHBOARD_BACKUP_INTERVAL": str(BACKUP_EVERY),
+        "BENCHBOARD_BACKUP_DIR": str(backups),
+        "BENCHBOARD_BACKUP_KEEP": "1000",
     }
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -95,7 +107,7 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
                 await _healthy(port)
                 bots.append(bot)
             urls = [f"http://127.0.0.1:{p}/telegram" for p in ports]
-            yield Pair(api, bots, urls, pg_url)
+            yield Pair(api, bots, urls, pg_url, backups)
             for bot in bots:
                 check_log(bot)
     finally:
@@ -208,3 +220,43 @@ async def test_the_daily_limit_holds_for_both_instances_together(pair: Pair) -> 
         "SELECT COUNT(*) FROM submissions WHERE user_id = 9901 AND visibility = 'published'"
     )
     assert published == LIMIT
+
+
+def _backup_runs(pair: Pair) -> dict[str, list[tuple[int, str]]]:
+    """Each backup run (its slot) the instances' logs show: which instance (0 or 1) did
+    what (``written``, with the file, or ``left`` to the other)."""
+    runs: dict[str, list[tuple[int, str]]] = {}
+    for i, bot in enumerate(pair.bots):
+        for line in bot.log().splitlines():
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if record.get("msg") == "backup written":
+                runs.setdefault(record["slot"], []).append((i, record["path"]))
+            elif record.get("msg") == "backup left to another instance":
+                runs.setdefault(record["slot"], []).append((i, "left"))
+    return runs
+
+
+async def test_each_backup_run_is_written_by_one_instance(pair: Pair) -> None:
+    # both timers fire at the same moments (multiples of the interval): wait for a few runs
+    # both instances have reached
+    for _ in range(300):
+        runs = _backup_runs(pair)
+        if sum(len(done) == 2 for done in runs.values()) >= 3:
+            break
+        await asyncio.sleep(0.1)
+    both = {slot: done for slot, done in runs.items() if len(done) == 2}
+    assert len(both) >= 3, runs
+    for slot, done in both.items():
+        # one instance wrote the run's backup; the other found it claimed
+        assert sorted(i for i, _ in done) == [0, 1], (slot, done)
+        assert sum(what != "left" for _, what in done) == 1, (slot, done)
+    assert all(len(done) <= 2 for done in runs.values()), runs
+    # one file for each run written, in the folder both write to; each a whole snapshot
+    written = {what for done in _backup_runs(pair).values() for _, what in done} - {"left"}
+    files = {str(p) for p in pair.backups.glob("benchboard-*.sqlite3")}
+    assert files == written
+    stored = pair.count("SELECT COUNT(*) FROM submissions")
+    with contextlib.closing(sqlite3.connect(max(files))) as snapshot:
+        assert 0 < snapshot.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] <= stored
