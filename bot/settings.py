@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     backup_dir: Path | None = None
     backup_keep: int = Field(default=7, ge=1)
     backup_hour: int = Field(default=3, ge=0, le=23)
+    #: Seconds between backups, counted from the Unix epoch (every instance's timer then
+    #: fires for the same slot, one of them writes it); unset: daily at ``backup_hour``.
+    backup_interval: int | None = Field(default=None, ge=1)
     #: Download addresses that replace a benchmark's own (see :meth:`source_url`).
     primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
     zerobench_url: str = "https://datasets-server.huggingface.co"
@@ -99,7 +102,13 @@ class Settings(BaseSettings):
         return level
 
     @field_validator(
-        "webhook_url", "webhook_secret", "card_chat", "web_url", "bot_username", mode="before"
+        "webhook_url",
+        "webhook_secret",
+        "card_chat",
+        "web_url",
+        "bot_username",
+        "backup_interval",
+        mode="before",
     )
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:

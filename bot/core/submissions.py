@@ -163,7 +163,9 @@ async def publish_allowance(services: Services, user_id: int) -> tuple[int, date
     """How many more results the user may publish today, and when the count resets."""
     today = datetime.now(UTC).date().toordinal()
     day, used = services.published.get(user_id, (0, 0))
-    if day != today:
+    # with other instances on the database the user may have published through them:
+    # this one's count would be behind, so the shared one is read
+    if day != today or services.store.shared:
         used = await services.store.published_today(user_id)
         services.published[user_id] = (today, used)
     return max(0, services.settings.daily_limit - used), _next_reset()

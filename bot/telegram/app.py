@@ -12,7 +12,6 @@ import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator
-from datetime import UTC, time
 
 from telegram import Bot, BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
@@ -71,11 +70,7 @@ async def post_init(app: BotApp) -> None:
     if keys.missing_essential(services):
         services.spawn(keys.fetch_missing(services))
     if app.job_queue is not None:
-        app.job_queue.run_daily(
-            ops.nightly_backup,
-            time=time(hour=settings.backup_hour, tzinfo=UTC),
-            name="nightly-backup",
-        )
+        ops.schedule_backups(app.job_queue, settings)
     await asyncio.gather(  # the menu in each language, at once
         *(
             app.bot.set_my_commands(

@@ -7,10 +7,11 @@ import json
 import logging
 import time
 from datetime import UTC, datetime
+from datetime import time as dtime
 from typing import Any
 
 from telegram import Update
-from telegram.ext import Application
+from telegram.ext import Application, JobQueue
 
 from ..core import backups
 from ..core.bounded import Lru
@@ -20,6 +21,7 @@ from .context import SERVICES, BotContext
 from .intake import INTAKE, Intake
 
 log = logging.getLogger("benchboard.updates")
+_log = logging.getLogger("benchboard")
 _FAILED = "failed_updates"
 _TRANSIENT = "transient_updates"
 #: Update ids remembered as failed (or to be tried again). An id is forgotten when its
@@ -170,13 +172,38 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
 
 #: A claimed nightly run stays claimed this long (every instance's timer fires within it).
 _NIGHTLY_CLAIM_MS = 20 * 3600 * 1000
+BACKUP_JOB = "nightly-backup"
+
+
+def schedule_backups(job_queue: JobQueue[Any], settings: Settings) -> None:
+    """The backup job: daily at ``backup_hour`` UTC, or every ``backup_interval`` seconds
+    at the multiples of it since the epoch (the same moments for every instance)."""
+    interval = settings.backup_interval
+    if interval is None:
+        job_queue.run_daily(
+            nightly_backup, time=dtime(hour=settings.backup_hour, tzinfo=UTC), name=BACKUP_JOB
+        )
+        return
+    first = interval - time.time() % interval
+    job_queue.run_repeating(nightly_backup, interval=interval, first=first, name=BACKUP_JOB)
+
+
+def backup_slot(settings: Settings, now: datetime) -> tuple[str, int]:
+    """The backup run due at ``now`` (the day, or the interval's number: the nearest
+    multiple, as a timer fires a little late) and how long (ms) its claim is kept."""
+    interval = settings.backup_interval
+    if interval is None:
+        return now.date().isoformat(), _NIGHTLY_CLAIM_MS
+    return str(round(now.timestamp() / interval)), 2 * interval * 1000
 
 
 async def nightly_backup(context: BotContext) -> None:
     services = context.bot_data.get(SERVICES)
     if isinstance(services, Services):
-        day = datetime.now(UTC).date().isoformat()
-        if not await services.store.claim_run("nightly-backup", day, ttl_ms=_NIGHTLY_CLAIM_MS):
-            return  # another instance of the bot has this night's backup
+        slot, ttl_ms = backup_slot(services.settings, datetime.now(UTC))
+        if not await services.store.claim_run(BACKUP_JOB, slot, ttl_ms=ttl_ms):
+            # another instance of the bot has this run's backup
+            _log.info("backup left to another instance", extra={"slot": slot})
+            return
         path = await backups.backup_now(services)
-        logging.getLogger("benchboard").info("backup written", extra={"path": str(path)})
+        _log.info("backup written", extra={"path": str(path), "slot": slot})

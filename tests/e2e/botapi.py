@@ -975,6 +975,23 @@ class FakeBotAPI(InlineMode):
         current version of the message is used (after edits); with ``check_button`` the
         message must still exist and carry a button with this ``callback_data``.
         """
+        update = self.make_callback_update(
+            chat, user, message, callback_data, check_button=check_button
+        )
+        await self._dispatch(update)
+        return dict(update["callback_query"])
+
+    def make_callback_update(
+        self,
+        chat: JSONDict,
+        user: JSONDict,
+        message: JSONDict,
+        callback_data: str,
+        *,
+        check_button: bool = True,
+    ) -> JSONDict:
+        """Build (and register) the update of a button press (as :meth:`press_button`)
+        without sending it; its ``callback_query`` is what :meth:`callback_answer` takes."""
         msg = self._as_message(message)
         key = (int(chat["id"]), int(msg["message_id"]))
         stored = self._messages.get(key)
@@ -999,9 +1016,7 @@ class FakeBotAPI(InlineMode):
             "data": callback_data,
         }
         self._callback_queries[query_id] = {"answered": False}
-        update = self._new_update("callback_query", query)
-        await self._dispatch(update)
-        return query
+        return self._new_update("callback_query", query)
 
     async def send_raw_update(self, kind: str, payload: JSONDict) -> JSONDict:
         """Queue an update of ``kind`` (``message``, ``callback_query``, ...) with

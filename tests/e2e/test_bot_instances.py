@@ -1,7 +1,8 @@
 """Two real bot processes on one PostgreSQL database behind one webhook address: the
 local Bot API server delivers every update to both. Each submission is stored and
 answered once, the send rate holds for both together, a key set through one is used
-by the other.
+by the other, the daily publication limit holds for both together, each backup run is
+written by one of them.
 
 Needs a PostgreSQL server (``BENCHBOARD_TEST_POSTGRES_URL``); skipped without one.
 """
@@ -10,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import aiohttp
 import psycopg
@@ -21,13 +25,16 @@ import pytest_asyncio
 from tests.storage.pg import pg_schema_url, pg_test_database
 
 from .botapi import FakeBotAPI, free_port
-from .botkit import KEY, answers, check_log, private_user, text_of
+from .botkit import KEY, answers, buttons, check_log, private_user, text_of
+from .botkit import submission_id as sid_of
 from .harness import BotProcess, make_key, running_bot, webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "two-instances"
 ADMIN = 9501
 RATE = 8  # messages a second, for both instances together
+LIMIT = 3  # publications a day, for both instances together
+BACKUP_EVERY = 2  # seconds between backup runs (instead of nightly)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +45,11 @@ def pg_url() -> Iterator[str]:
 
 
 class Pair:
-    def __init__(self, api: FakeBotAPI, bots: list[BotProcess], urls: list[str], db: str):
+    def __init__(
+        self, api: FakeBotAPI, bots: list[BotProcess], urls: list[str], db: str, backups: Path
+    ):
         self.api, self.bots, self.urls, self.db = api, bots, urls, db
+        self.backups = backups
 
     async def deliver(self, update: dict[str, object]) -> list[int]:
         """POST the update to both instances at once (as a retrying balancer might)."""
@@ -72,11 +82,16 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
     api = FakeBotAPI()
     await api.start()
     ports = [free_port(), free_port()]
+    backups = tmp_path_factory.mktemp("backups")  # one folder for both: duplicates show
     shared = {
         "BENCHBOARD_DB": pg_url,
         "BENCHBOARD_ADMINS": str(ADMIN),
         "BENCHBOARD_RATE_OVERALL": str(RATE),
         "BENCHBOARD_RATE_GROUP": "0",
+        "BENCHBOARD_DAILY_LIMIT": str(LIMIT),
+        "BENCHBOARD_BACKUP_INTERVAL": str(BACKUP_EVERY),
+        "BENCHBOARD_BACKUP_DIR": str(backups),
+        "BENCHBOARD_BACKUP_KEEP": "1000",
     }
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -92,7 +107,7 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
                 await _healthy(port)
                 bots.append(bot)
             urls = [f"http://127.0.0.1:{p}/telegram" for p in ports]
-            yield Pair(api, bots, urls, pg_url)
+            yield Pair(api, bots, urls, pg_url, backups)
             for bot in bots:
                 check_log(bot)
     finally:
@@ -161,3 +176,87 @@ async def test_a_key_set_through_one_instance_is_used_by_the_other(pair: Pair) -
     assert await pair.api.post_raw_update(update, SECRET, url=pair.urls[1]) == 200
     reply = await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
     assert "Correct: 50" in text_of(reply), text_of(reply)
+
+
+async def _score(pair: Pair, chat: dict, user: dict, text: str, url: str) -> dict[str, object]:
+    """Send ``text`` to the instance at ``url``; the bot's score reply."""
+    update = pair.api.make_text_update(chat, user, text)
+    mark = pair.api.mark()
+    assert await pair.api.post_raw_update(update, SECRET, url=url) == 200
+    return await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
+
+
+async def _publish(pair: Pair, chat: dict, user: dict, reply: dict, url: str) -> str:
+    """Press Publish on a score reply, the press handled by the instance at ``url``;
+    the bot's answer to the press."""
+    sid = sid_of(text_of(reply))
+    assert f"pub:{sid}" in buttons(reply)
+    update = pair.api.make_callback_update(chat, user, reply, f"pub:{sid}")
+    assert await pair.api.post_raw_update(update, SECRET, url=url) == 200
+    answer = await pair.api.callback_answer(update["callback_query"], timeout=30)
+    return str(answer["params"].get("text", ""))
+
+
+async def test_the_daily_limit_holds_for_both_instances_together(pair: Pair) -> None:
+    bot = type("B", (), {"api": pair.api})
+    user, chat = private_user(bot, 9901)  # type: ignore[arg-type]
+    for i in range(LIMIT):
+        # scored by one instance, published through the other, alternately
+        body = "\n".join(answers(KEY, correct=i + 1))
+        reply = await _score(pair, chat, user, f"#think\nmodel: M{i}\n{body}", pair.urls[i % 2])
+        # the count left, as either instance shows it, is the one both share
+        assert f"{LIMIT - i} of {LIMIT} publications left today" in text_of(reply), text_of(reply)
+        answer = await _publish(pair, chat, user, reply, pair.urls[(i + 1) % 2])
+        assert "Published #" in answer, answer
+        assert f"{LIMIT - i - 1} of {LIMIT}" in answer, answer
+    # the allowance is used up, through both: each instance refuses the next one
+    for i, url in enumerate(pair.urls):
+        body = "\n".join(answers(KEY, correct=LIMIT + i + 1))
+        reply = await _score(pair, chat, user, f"#think\nmodel: Over{i}\n{body}", url)
+        assert f"0 of {LIMIT} publications left today" in text_of(reply), text_of(reply)[-400:]
+        answer = await _publish(pair, chat, user, reply, url)
+        assert answer.startswith(f"Daily limit reached: 0 of {LIMIT} publications"), answer
+    published = pair.count(
+        "SELECT COUNT(*) FROM submissions WHERE user_id = 9901 AND visibility = 'published'"
+    )
+    assert published == LIMIT
+
+
+def _backup_runs(pair: Pair) -> dict[str, list[tuple[int, str]]]:
+    """Each backup run (its slot) the instances' logs show: which instance (0 or 1) did
+    what (``written``, with the file, or ``left`` to the other)."""
+    runs: dict[str, list[tuple[int, str]]] = {}
+    for i, bot in enumerate(pair.bots):
+        for line in bot.log().splitlines():
+            if not line.startswith("{"):
+                continue
+            record = json.loads(line)
+            if record.get("msg") == "backup written":
+                runs.setdefault(record["slot"], []).append((i, record["path"]))
+            elif record.get("msg") == "backup left to another instance":
+                runs.setdefault(record["slot"], []).append((i, "left"))
+    return runs
+
+
+async def test_each_backup_run_is_written_by_one_instance(pair: Pair) -> None:
+    # both timers fire at the same moments (multiples of the interval): wait for a few runs
+    # both instances have reached
+    for _ in range(300):
+        runs = _backup_runs(pair)
+        if sum(len(done) == 2 for done in runs.values()) >= 3:
+            break
+        await asyncio.sleep(0.1)
+    both = {slot: done for slot, done in runs.items() if len(done) == 2}
+    assert len(both) >= 3, runs
+    for slot, done in both.items():
+        # one instance wrote the run's backup; the other found it claimed
+        assert sorted(i for i, _ in done) == [0, 1], (slot, done)
+        assert sum(what != "left" for _, what in done) == 1, (slot, done)
+    assert all(len(done) <= 2 for done in runs.values()), runs
+    # one file for each run written, in the folder both write to; each a whole snapshot
+    written = {what for done in _backup_runs(pair).values() for _, what in done} - {"left"}
+    files = {str(p) for p in pair.backups.glob("benchboard-*.sqlite3")}
+    assert files == written
+    stored = pair.count("SELECT COUNT(*) FROM submissions")
+    with contextlib.closing(sqlite3.connect(max(files))) as snapshot:
+        assert 0 < snapshot.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] <= stored

@@ -1,10 +1,17 @@
-"""Operations code: JSON log lines, token redaction."""
+"""Operations code: JSON log lines, token redaction, when backups run."""
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from datetime import UTC, datetime
+from datetime import time as dtime
 
+import pytest
+from pydantic import ValidationError
+
+from bot.settings import Settings
 from bot.telegram import ops
 
 
@@ -42,3 +49,53 @@ def test_the_marked_updates_are_bounded() -> None:
         assert 49 not in bot_data[name] and ops.MARKED_MAX + 49 in bot_data[name]
     assert ops._take(bot_data, ops._FAILED, ops.MARKED_MAX + 49)
     assert not ops._take(bot_data, ops._FAILED, ops.MARKED_MAX + 49)
+
+
+def _settings(**values: object) -> Settings:
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+def test_a_backup_run_is_the_day_or_the_nearest_multiple_of_the_interval() -> None:
+    night = datetime(2026, 3, 1, 3, 0, 2, tzinfo=UTC)
+    assert ops.backup_slot(_settings(), night) == ("2026-03-01", 20 * 3600 * 1000)
+    every = _settings(backup_interval=60)
+    # a timer fires a little late (or a clock is a little ahead): the same run
+    for seconds in (600.0, 600.4, 599.7, 629.0):
+        assert ops.backup_slot(every, datetime.fromtimestamp(seconds, UTC)) == ("10", 120_000)
+    assert ops.backup_slot(every, datetime.fromtimestamp(660.2, UTC))[0] == "11"
+
+
+class _Jobs:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, object]]] = []
+
+    def run_daily(self, callback: object, **kw: object) -> None:
+        self.calls.append(("daily", kw))
+
+    def run_repeating(self, callback: object, **kw: object) -> None:
+        self.calls.append(("repeating", kw))
+
+
+def test_backups_run_daily_or_at_the_multiples_of_the_interval() -> None:
+    jobs = _Jobs()
+    ops.schedule_backups(jobs, _settings(backup_hour=4))  # type: ignore[arg-type]
+    assert jobs.calls == [("daily", {"time": dtime(4, tzinfo=UTC), "name": "nightly-backup"})]
+    jobs = _Jobs()
+    ops.schedule_backups(jobs, _settings(backup_interval=7))  # type: ignore[arg-type]
+    [(kind, kw)] = jobs.calls
+    assert kind == "repeating" and kw["interval"] == 7
+    first = kw["first"]
+    assert isinstance(first, float) and 0 < first <= 7
+    # the first run falls on a multiple of the interval: every instance's does
+    at = time.time() + first
+    assert min(at % 7, 7 - at % 7) < 0.5
+
+
+def test_the_backup_interval_is_unset_or_positive(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCHBOARD_BACKUP_INTERVAL", "")
+    assert _settings().backup_interval is None
+    monkeypatch.setenv("BENCHBOARD_BACKUP_INTERVAL", "3600")
+    assert _settings().backup_interval == 3600
+    monkeypatch.setenv("BENCHBOARD_BACKUP_INTERVAL", "0")
+    with pytest.raises(ValidationError):
+        _settings()
