@@ -35,7 +35,12 @@ QUICK: dict[str, list[str]] = {
         *("--submissions", "100", "--users", "10", "--presses", "10"),
         *("--fault-submissions", "50"),
     ],
+    "bench_cards.py": ["--repeats", "5"],
+    "bench_inline.py": ["--users", "5", "--rounds", "3"],
+    "bench_web.py": ["--n", "50000", "--runs", "100", "--seconds", "3"],
 }
+#: Scripts that need a PostgreSQL server: its URL is their argument.
+NEEDS_POSTGRES = {"bench_instances.py": ["--count", "300"]}
 
 
 def run(script: str, args: list[str]) -> tuple[list[list[str]], int, float, str]:
@@ -71,6 +76,12 @@ def main() -> int:
     failed = False
     for script in scripts:
         args = [] if options.full else QUICK.get(script, [])
+        if script in NEEDS_POSTGRES:
+            url = os.environ.get("BENCHBOARD_TEST_POSTGRES_URL")
+            if not url:
+                table.append([script, "needs BENCHBOARD_TEST_POSTGRES_URL", "-", "-"])
+                continue
+            args = [url, *([] if options.full else NEEDS_POSTGRES[script])]
         print(f"running {script} {' '.join(args)}", file=sys.stderr, flush=True)
         try:
             rows, status, seconds, tail = run(script, args)
