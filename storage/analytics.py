@@ -1,17 +1,18 @@
 """Benchmark-specific board queries: Natory targets and models, ZeroBench board records.
 
 Functions over a :class:`Store`, through its connection seam (``store.db``: each query
-one trip to the database thread). No migration: everything is read from existing
-columns — the result record (JSON, ``json_extract``) and ``submissions.extra``
-(Natory's ``target``, ``cost``, ``latency``).
+one trip to the database thread). The Natory fields are the result record's (JSON,
+``json_extract``) and ``submissions.extra``'s (``target``, ``cost``, ``latency``).
 
 What counts on a board is ``board_source`` (published, and whatever moderation adds),
 joined back to ``submissions`` for the JSON columns. ``natory_previous`` counts every
 stored valid submission for a target (the spec's "earlier stored submission").
 
-Natory boards scan the benchmark's published rows (``json_extract`` per row); an
-expression index on ``json_extract(result, '$.target')`` would make the per-target
-queries indexed if the table grows large.
+The Natory board of a target or over all targets, whole or of one mode, reads its
+summary (``natory_lines``, :mod:`storage.natory_lines`): a few thousand lines, not the
+benchmark's rows. Narrowed to a chat, a window or verified results — or while the
+summaries are stale (a bulk import or a re-score under way) — it scans the benchmark's
+published rows (``json_extract`` per row), as ``natory_targets`` does.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from typing import Any
 from .db import Conn
 from .dialect import Dialect
 from .errors import InvalidData
+from .natory_lines import ALL_TARGETS, NATORY
 from .store import Store
 
-NATORY = "natory"
 #: SQLite's default limit on ``?`` parameters is well above this; pages are small anyway.
 _MAX_IDS = 500
 
@@ -75,12 +76,20 @@ class NatoryBoard:
     total: int
 
 
-def _natory_rows(conn: Conn, sql: str, params: list[Any]) -> list[Any] | None:
+def _natory_rows(
+    conn: Conn, sql: str, params: list[Any], summary: tuple[str, list[Any]] | None = None
+) -> list[Any] | None:
     """The rows of a Natory query whose first parameter is the benchmark's id (None: no
-    Natory benchmark yet), on the database thread."""
-    found = conn.execute("SELECT id FROM benchmarks WHERE name = ?", (NATORY,)).fetchone()
+    Natory benchmark yet), on the database thread. ``summary``: the same rows read from
+    ``natory_lines`` (a query and its parameters), used unless the summaries are stale."""
+    found = conn.execute(
+        "SELECT id, boards_stale FROM benchmarks WHERE name = ?", (NATORY,)
+    ).fetchone()
     if found is None:
         return None
+    if summary is not None and not found[1]:
+        rows = conn.execute(summary[0], [found[0], *summary[1]]).fetchall()
+        return _ranked(rows, summary[1][-1])
     return conn.execute(sql, [found[0], *params]).fetchall()
 
 
@@ -162,6 +171,47 @@ ORDER BY {rank_by}, r.best_id
 LIMIT ? OFFSET ?
 """
 
+#: The board from the summary (:mod:`storage.natory_lines`): a target's lines (or the
+#: lines over every target), already one per (model, mode). The page is sorted by the
+#: rank keys (``{rank_by}``; ``{a}``, ``{b}``: its two scores, both NULL or neither) and
+#: its first row's rank counted (the lines strictly before it, ``before``); the other
+#: ranks follow from the page's order (:func:`_ranked`) - a window function over every
+#: line costs more than the rest of the page. Filled: {mode}, {rank_by}, {a}, {b}.
+_NATORY_SUMMARY = """
+WITH l AS (
+    SELECT model_norm, mode, best, score_sum / NULLIF(valid, 0) AS mean, attempts, valid,
+           targets, cost_sum / NULLIF(cost_n, 0) AS mean_cost,
+           latency_sum / NULLIF(latency_n, 0) AS mean_latency, top_id AS best_id,
+           top_simplified AS simplified, first_at AS first_ms, last_at AS last_ms
+    FROM natory_lines WHERE benchmark_id = ? AND target = ? {mode}),
+page AS (
+    SELECT * FROM l ORDER BY {rank_by}, best_id LIMIT ? OFFSET ?),
+head AS (
+    SELECT * FROM page ORDER BY {rank_by}, best_id LIMIT 1)
+SELECT (SELECT COUNT(*) FROM l AS o, head AS p
+        WHERE o.{a} IS NOT NULL AND (p.{a} IS NULL OR o.{a} > p.{a}
+                                     OR (o.{a} = p.{a} AND o.{b} > p.{b}))) AS before,
+       s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
+       r.mean_latency, r.best_id, r.simplified, (SELECT COUNT(*) FROM l) AS total,
+       r.first_ms, r.last_ms
+FROM page AS r JOIN submissions AS s ON s.id = r.best_id
+ORDER BY {rank_by}, r.best_id
+"""
+
+
+def _ranked(rows: list[Any], offset: int) -> list[Any]:
+    """The summary's page with each row's rank first (as ``RANK()`` numbers them): the
+    first row's from the lines before it, then equal scores share a rank and a row after
+    a different one ranks by its place."""
+    out: list[Any] = []
+    for i, r in enumerate(rows):
+        if i == 0:
+            rank = int(r[0]) + 1
+        elif (r[3], r[4]) != (rows[i - 1][3], rows[i - 1][4]):
+            rank = offset + i + 1
+        out.append((rank, *tuple(r)[1:]))
+    return out
+
 
 async def natory_board(
     store: Store,
@@ -208,7 +258,20 @@ async def natory_board(
     else:
         rank_by = "mean IS NULL, mean DESC, best DESC"
     sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
-    rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [*params, limit, offset]))
+    summary: tuple[str, list[Any]] | None = None
+    if chat_id is None and since_ms is None and not verified:
+        # the summary has a line per target and one over all targets, per (model, mode)
+        line = ALL_TARGETS if target is None else target
+        a, b = ("mean", "best") if target is None else ("best", "mean")
+        summary = (
+            _NATORY_SUMMARY.format(
+                mode="" if mode is None else "AND mode = ?", rank_by=rank_by, a=a, b=b
+            ),
+            [line, *([] if mode is None else [mode]), limit, offset],
+        )
+    rows = await store.db.run(
+        lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)
+    )
     if rows is None:
         return NatoryBoard(target, (), 0)
     board_rows = tuple(

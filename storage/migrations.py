@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import aiosqlite
 
+from . import natory_lines
+from .dialect import SQLITE
 from .errors import SchemaError
 
 
@@ -405,6 +407,10 @@ CREATE TABLE shared_state (
 CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at IS NOT NULL;
 """
 
+#: The Natory board's summary (:mod:`storage.natory_lines`), filled from the published
+#: rows. PostgreSQL's text is built the same way for its types and JSON operators.
+_V12_NATORY_LINES = natory_lines.migration_sql(SQLITE)
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -418,6 +424,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "sharing: result card theme per user, uploaded card file ids", _V9_SHARING),
     Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED, True),
     Migration(11, "shared state: awaited replies, job claims, send rate", _V11_SHARED_STATE, True),
+    Migration(12, "boards: natory_lines, the Natory board's summary", _V12_NATORY_LINES),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -3,13 +3,16 @@ and ``board_totals`` (one line per model and mode), kept from ``board_source`` r
 
 Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
 unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
-summaries whole. Functions over a write :class:`~storage.db.Session`.
+summaries whole. Natory's board has its own summary, ``natory_lines``
+(:mod:`storage.natory_lines`), kept at the same places. Functions over a write
+:class:`~storage.db.Session`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from . import natory_lines
 from .db import Database, Session
 from .models import Submission
 from .values import MS_PER_DAY, benchmark_name
@@ -108,7 +111,44 @@ async def rebuild(s: Session, bench_id: int) -> None:
            FROM b JOIN submissions AS s ON s.id = b.best_id""",
         (bench_id, bench_id, bench_id),
     )
+    if await _natory(s, bench_id):
+        await s.execute("DELETE FROM natory_lines WHERE benchmark_id = ?", (bench_id,))
+        await s.execute(natory_lines.rebuild_sql(s.dialect, "v.benchmark_id = ?"), (bench_id,))
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
+
+
+async def _natory(s: Session, bench_id: int | None) -> bool:
+    """Whether the benchmark is Natory's (which has its own summary, ``natory_lines``)."""
+    found = await s.one("SELECT name FROM benchmarks WHERE id = ?", (bench_id,))
+    return found is not None and found[0] == natory_lines.NATORY
+
+
+async def _add_natory(s: Session, sub_id: int) -> None:
+    """Count a just-published Natory attempt in its target's line and its all-targets
+    line (nothing when it is not valid)."""
+    found = await s.one(natory_lines.attempt_sql(s.dialect), (sub_id,))
+    if found is None:
+        return
+    target, score, created_at, simplified, cost, latency, trivial, bench_id, model, mode = found
+    trivial = int(trivial)
+    new_target = 0
+    if target is not None:
+        known = await s.one(
+            """SELECT 1 FROM natory_lines WHERE benchmark_id = ? AND target = ?
+               AND model_norm = ? AND mode = ?""",
+            (bench_id, target, model, mode),
+        )
+        new_target = int(known is None)
+    lines = [natory_lines.ALL_TARGETS, *([] if target is None else [target])]
+    for line in lines:
+        await s.execute(
+            natory_lines.ADD_SQL,
+            (bench_id, line, model, mode, 1 - trivial, 0.0 if trivial else score,
+             None if trivial else score, new_target, 0.0 if cost is None else cost,
+             int(cost is not None), 0.0 if latency is None else latency,
+             int(latency is not None), created_at, created_at, sub_id, trivial, score,
+             created_at, simplified),
+        )  # fmt: skip
 
 
 async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
@@ -199,6 +239,8 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                                THEN excluded.last_at ELSE t.last_at END""",
         (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
     )
+    if await _natory(s, bench_id):
+        await _add_natory(s, sub.id)
 
 
 async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
@@ -218,6 +260,17 @@ async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
                     first_at, last_at FROM groups""",
         (*key, key[0]),
     )
+    if await _natory(s, int(key[0])):
+        await s.execute(
+            "DELETE FROM natory_lines WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
+            key,
+        )
+        await s.execute(
+            natory_lines.rebuild_sql(
+                s.dialect, "v.benchmark_id = ? AND v.model_norm = ? AND v.mode = ?"
+            ),
+            key,
+        )
 
 
 async def refresh_user_lines(s: Session, user_id: int) -> None:

@@ -17,8 +17,10 @@ from typing import Any
 
 import psycopg
 
+from ..dialect import POSTGRES
 from ..errors import SchemaError
 from ..migrations import LATEST, MIGRATIONS
+from ..natory_lines import migration_sql
 
 #: The version the baseline brings a new database to.
 BASELINE_VERSION = 8
@@ -240,6 +242,7 @@ CREATE TABLE card_files (
     created_at BIGINT NOT NULL
 );
 """,
+    12: migration_sql(POSTGRES),
 }
 
 _TABLE = """

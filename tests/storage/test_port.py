@@ -12,6 +12,7 @@ from storage import NotAllowed, Store
 from storage.port import NOT_COPIED, TABLES, board_checksums, port
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 from tests.storage.pg import pg_schema_url
+from tests.storage.test_analytics import put_natory
 
 
 async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
@@ -27,6 +28,7 @@ async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
         if q % 3:
             await store.publish(sub.id)
         clock.advance(hours=7)
+    await put_natory(store, "2*sopfr(6)^5+6", cost=0.01)  # a Natory board line
     await store.add_reference("primebench", model="ref", mode="think", score=3.0, source="paper")
     await store.ban(77, by=1, reason="spam")
     await store.log_action(1, "hide", "3", chat_id=-5, reason="why")
