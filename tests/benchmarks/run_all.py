@@ -39,8 +39,10 @@ QUICK: dict[str, list[str]] = {
     "bench_inline.py": ["--users", "5", "--rounds", "3"],
     "bench_web.py": ["--n", "50000", "--runs", "100", "--seconds", "3"],
 }
-#: Scripts that need a PostgreSQL server: its URL is their argument.
-NEEDS_POSTGRES = {"bench_instances.py": ["--count", "300"]}
+#: Not run on their own: bench_storage.py runs bench_instances.py on its database.
+HELPERS = {"bench_instances.py"}
+#: Run a second time on PostgreSQL where BENCHBOARD_TEST_POSTGRES_URL names a server.
+ON_POSTGRES = {"bench_storage.py": ["--engine", "postgresql", "--instances-count", "300"]}
 
 
 def run(script: str, args: list[str]) -> tuple[list[list[str]], int, float, str]:
@@ -68,20 +70,18 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", help="these scripts (bench_cli.py, or cli)")
     parser.add_argument("--full", action="store_true", help="full sizes (slow)")
     options = parser.parse_args()
-    scripts = sorted(p.name for p in HERE.glob("bench_*.py"))
+    scripts = sorted(p.name for p in HERE.glob("bench_*.py") if p.name not in HELPERS)
     if options.only:
         wanted = {n if n.startswith("bench_") else f"bench_{n}" for n in options.only}
         scripts = [s for s in scripts if s in wanted or s.removesuffix(".py") in wanted]
     table: list[list[str]] = []
     failed = False
-    for script in scripts:
-        args = [] if options.full else QUICK.get(script, [])
-        if script in NEEDS_POSTGRES:
-            url = os.environ.get("BENCHBOARD_TEST_POSTGRES_URL")
-            if not url:
-                table.append([script, "needs BENCHBOARD_TEST_POSTGRES_URL", "-", "-"])
-                continue
-            args = [url, *([] if options.full else NEEDS_POSTGRES[script])]
+    runs = [(script, [] if options.full else QUICK.get(script, [])) for script in scripts]
+    if os.environ.get("BENCHBOARD_TEST_POSTGRES_URL"):
+        runs += [(s, [*args, *ON_POSTGRES[s]]) for s, args in runs if s in ON_POSTGRES]
+    else:
+        table.append(["PostgreSQL figures", "set BENCHBOARD_TEST_POSTGRES_URL", "-", "-"])
+    for script, args in runs:
         print(f"running {script} {' '.join(args)}", file=sys.stderr, flush=True)
         try:
             rows, status, seconds, tail = run(script, args)
