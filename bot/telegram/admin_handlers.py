@@ -37,7 +37,8 @@ def _cache(context: BotContext) -> admin.AdminCache:
     return cache
 
 
-async def _actor(update: Update, context: BotContext) -> admin.Actor | None:
+async def asker(update: Update, context: BotContext) -> admin.Actor | None:
+    """Who sent the update, and whether they administer the bot or (in a group) it."""
     user, chat = update.effective_user, update.effective_chat
     if user is None or chat is None:
         return None
@@ -75,7 +76,7 @@ async def _run(update: Update, context: BotContext, work: Work) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
-    actor = await _actor(update, context)
+    actor = await asker(update, context)
     if actor is None:
         return
     try:

@@ -5,20 +5,14 @@ admins)."""
 from __future__ import annotations
 
 import html
-import logging
 
 from telegram import Update
-from telegram.constants import ChatMemberStatus
-from telegram.error import TelegramError
 
-from ..core import admin, links, people
+from ..core import links, people
 from ..render.i18n import N_, t
+from .admin_handlers import asker
 from .context import BotContext
 from .handlers import in_group, user_lang
-
-log = logging.getLogger(__name__)
-
-_CACHE = "web_admin_cache"
 
 
 def web_base(context: BotContext) -> str | None:
@@ -48,25 +42,6 @@ async def on_public(update: Update, context: BotContext) -> None:
     await message.reply_text(t(lang, key, name=name))
 
 
-async def _group_admin(context: BotContext, chat_id: int, user_id: int) -> bool:
-    cache = context.bot_data.get(_CACHE)
-    if not isinstance(cache, admin.AdminCache):
-        cache = context.bot_data[_CACHE] = admin.AdminCache()
-
-    async def lookup(chat: int, user: int) -> bool:
-        try:
-            member = await context.bot.get_chat_member(chat, user)
-        except TelegramError as exc:
-            log.warning("getChatMember(%s, %s) failed: %s", chat, user, exc)
-            return False
-        return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
-
-    actor = await admin.identify(
-        context.services, cache, lookup, user_id=user_id, chat_id=chat_id, in_group=True
-    )
-    return actor.admin
-
-
 async def on_weblink(update: Update, context: BotContext) -> None:
     """``/weblink`` in a group: its admins get the group board's web address;
     ``/weblink new`` revokes it and makes another."""
@@ -77,7 +52,8 @@ async def on_weblink(update: Update, context: BotContext) -> None:
     if not in_group(message.chat):
         await message.reply_text(t(lang, "weblink_groups_only"))
         return
-    if not await _group_admin(context, message.chat.id, user.id):
+    who = await asker(update, context)
+    if who is None or not who.admin:
         await message.reply_text(t(lang, "not_admin"))
         return
     renew = (context.args or [""])[0].lower() == "new"
