@@ -93,6 +93,10 @@ def _natory_rows(
     return conn.execute(sql, [found[0], *params]).fetchall()
 
 
+#: Natory's benchmark id, as a subquery (the board's own first parameter is the same).
+_NATORY_ID = f"(SELECT id FROM benchmarks WHERE name = '{NATORY}')"
+
+
 def _check_target(target: int) -> int:
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         raise InvalidData(f"the target must be a positive whole number, not {target!r}")
@@ -249,8 +253,14 @@ async def natory_board(
     if since_ms is not None:
         where += " AND v.created_at >= ?"
         params.append(int(since_ms))
+    # verified-only reads only those rows (their ids from the partial index of verified
+    # published rows), not every Natory attempt with its JSON
     if verified:
-        where += " AND s.verified = 1"
+        where += (
+            " AND s.verified = 1 AND v.id IN (SELECT id FROM submissions"
+            f" WHERE benchmark_id = {_NATORY_ID} AND visibility = 'published'"
+            " AND verified = 1)"
+        )
     # Trivial attempts (the target written out, zeroed) count for no score: a row with
     # nothing else ranks below every row with a valid non-trivial attempt.
     if target is not None:

@@ -146,6 +146,8 @@ async def in_process(path: Path, runs: int) -> None:
             ("a result page", result),
             ("Natory, all time", board(benchmark="natory")),
             ("Natory, one mode", board(benchmark="natory", mode="think")),
+            ("Natory, 30 days", board(benchmark="natory", days=30)),
+            ("Natory, verified only", board(benchmark="natory", verified=True)),
         ]
         fns = [fn for _, fn in cases]
         for fn in fns:  # warm (the rows' tokens are made on the first view)

@@ -101,6 +101,36 @@ async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: St
     assert (await analytics.natory_board(store, target=9999)).rows == ()
 
 
+async def test_window_and_verified_boards_read_only_those_attempts(
+    store: Store, clock: FakeClock
+) -> None:
+    old = await put_natory(store, "2*sopfr(6)^5+6", model="Old")
+    await put_natory(store, "2*5^5+6", model="Both")
+    clock.advance(days=10)
+    since = int(clock().timestamp() * 1000)
+    await put_natory(store, "2*5^5+6", model="Both", mode="default")
+    fresh = await put_natory(store, "2*5^5+6", model="New", mode="think")
+    await put_natory(store, "2*5^5+5", model="New", mode="think")  # invalid: never shown
+    for target in (None, 6256):
+        recent = await analytics.natory_board(store, target=target, since_ms=since)
+        assert {(r.model, r.mode, r.attempts) for r in recent.rows} == {
+            ("Both", "default", 1),
+            ("New", "think", 1),
+        }
+        assert recent.total == 2
+        assert all(r.first_ms >= since for r in recent.rows)
+    assert (await analytics.natory_board(store, verified=True)).rows == ()
+    await store.verify(old)
+    await store.verify(fresh)
+    verified = await analytics.natory_board(store, verified=True)
+    assert [(r.model, r.attempts) for r in verified.rows] == [("Old", 1), ("New", 1)]
+    both = await analytics.natory_board(store, verified=True, since_ms=since, mode="think")
+    assert [r.model for r in both.rows] == ["New"]
+    await store.ban(1, by=99)  # a banned user's attempts leave these boards too
+    assert (await analytics.natory_board(store, verified=True)).rows == ()
+    assert (await analytics.natory_board(store, since_ms=since)).rows == ()
+
+
 async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
     await put_natory(store, "2*sopfr(6)^5+6", model="Alpha", cost=0.02, latency=4.0)
     # the target written out: zeroed, and no part of the mean that ranks
