@@ -48,15 +48,20 @@ async def reload_keys(services: Services) -> None:
         held = services.keys.get(benchmark.name)
         if version is None or (held is not None and held.version.id == version.id):
             continue
-        data = await services.store.key_data(version.id)
-        try:
-            key = benchmark.load_key(data)
-        except ScoringError as exc:
-            log.error("the stored %s key version %d does not load: %s", benchmark.title,
-                      version.version, exc)  # fmt: skip
-            continue
-        services.keys[benchmark.name] = LoadedKey(version, key, version.source)
-        log.info("%s key version %d now in use", benchmark.title, version.version)
+        if _use(services, benchmark, await services.store.key_data(version.id), version):
+            log.info("%s key version %d now in use", benchmark.title, version.version)
+
+
+def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:
+    """Use a stored key version; False (logged) when it does not load."""
+    try:
+        key = benchmark.load_key(data)
+    except ScoringError as exc:
+        log.error("the stored %s key version %d does not load: %s", benchmark.title,
+                  version.version, exc)  # fmt: skip
+        return False
+    services.keys[benchmark.name] = LoadedKey(version, key, version.source)
+    return True
 
 
 async def import_placed(services: Services, benchmark: Benchmark) -> KeyVersion | None:
@@ -93,16 +98,8 @@ async def load_keys(services: Services) -> None:
     for benchmark in keyed():
         await import_placed(services, benchmark)
         found = await current(services, benchmark)
-        if found is None:
-            continue
-        data, version = found
-        try:
-            key = benchmark.load_key(data)
-        except ScoringError as exc:
-            log.error("the stored %s key version %d does not load: %s", benchmark.title,
-                      version.version, exc)  # fmt: skip
-            continue
-        services.keys[benchmark.name] = LoadedKey(version, key, version.source)
+        if found is not None:
+            _use(services, benchmark, *found)
 
 
 async def fetch_missing(services: Services) -> None:
