@@ -19,7 +19,7 @@ import psycopg
 
 from ..dialect import POSTGRES
 from ..errors import SchemaError
-from ..migrations import LATEST, MIGRATIONS
+from ..migrations import LATEST, MIGRATIONS, Migration
 from ..natory_lines import migration_sql
 
 #: The version the baseline brings a new database to.
@@ -269,6 +269,14 @@ def step_sql(version: int) -> str:
     )
 
 
+async def _record(conn: psycopg.AsyncConnection[Any], step: Migration, now: int) -> None:
+    """The row that says a step ran (in the step's own transaction)."""
+    await conn.execute(
+        "INSERT INTO schema_migrations (version, name, applied_at) VALUES (%s, %s, %s)",
+        (step.version, step.name, now),
+    )
+
+
 async def migrate(conn: psycopg.AsyncConnection[Any], *, target: int | None = None) -> list[int]:
     """Bring the database up to ``target`` (default: the latest); return the steps run.
     ``conn`` is in autocommit mode."""
@@ -290,11 +298,7 @@ async def migrate(conn: psycopg.AsyncConnection[Any], *, target: int | None = No
                 async with conn.transaction():
                     await conn.execute(BASELINE.encode())
                     for step in MIGRATIONS[:BASELINE_VERSION]:
-                        await conn.execute(
-                            "INSERT INTO schema_migrations (version, name, applied_at) "
-                            "VALUES (%s, %s, %s)",
-                            (step.version, step.name, now),
-                        )
+                        await _record(conn, step, now)
             except psycopg.Error as exc:
                 raise SchemaError(f"the PostgreSQL baseline failed: {exc}") from exc
             applied.extend(range(version + 1, BASELINE_VERSION + 1))
@@ -306,11 +310,7 @@ async def migrate(conn: psycopg.AsyncConnection[Any], *, target: int | None = No
             try:
                 async with conn.transaction():
                     await conn.execute(sql.encode())
-                    await conn.execute(
-                        "INSERT INTO schema_migrations (version, name, applied_at) "
-                        "VALUES (%s, %s, %s)",
-                        (step.version, step.name, now),
-                    )
+                    await _record(conn, step, now)
             except psycopg.Error as exc:
                 raise SchemaError(f"migration {step.version} ({step.name}) failed: {exc}") from exc
             applied.append(step.version)
