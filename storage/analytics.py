@@ -10,7 +10,8 @@ stored valid submission for a target (the spec's "earlier stored submission").
 
 The Natory board of a target or over all targets, whole or of one mode, reads its
 summary (``natory_lines``, :mod:`storage.natory_lines`): a few thousand lines, not the
-benchmark's rows. Narrowed to a chat, a window or verified results — or while the
+benchmark's rows; over the last days, the day lines (``natory_days``) and the rows of
+the window's first day. Narrowed to a chat or verified results — or while the
 summaries are stale (a bulk import or a re-score under way) — it scans the benchmark's
 published rows (``json_extract`` per row), as ``natory_targets`` does.
 """
@@ -18,16 +19,18 @@ published rows (``json_extract`` per row), as ``natory_targets`` does.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from . import natory_lines
 from .db import Conn
 from .dialect import Dialect
 from .errors import InvalidData
 from .natory_lines import ALL_TARGETS, NATORY
 from .store import Store
+from .values import MS_PER_DAY
 
 #: SQLite's default limit on ``?`` parameters is well above this; pages are small anyway.
 _MAX_IDS = 500
@@ -77,19 +80,21 @@ class NatoryBoard:
 
 
 def _natory_rows(
-    conn: Conn, sql: str, params: list[Any], summary: tuple[str, list[Any]] | None = None
+    conn: Conn,
+    sql: str,
+    params: list[Any],
+    summary: Callable[[Conn, int], list[Any]] | None = None,
 ) -> list[Any] | None:
     """The rows of a Natory query whose first parameter is the benchmark's id (None: no
     Natory benchmark yet), on the database thread. ``summary``: the same rows read from
-    ``natory_lines`` (a query and its parameters), used unless the summaries are stale."""
+    the summaries (given the benchmark's id), used unless they are stale."""
     found = conn.execute(
         "SELECT id, boards_stale FROM benchmarks WHERE name = ?", (NATORY,)
     ).fetchone()
     if found is None:
         return None
     if summary is not None and not found[1]:
-        rows = conn.execute(summary[0], [found[0], *summary[1]]).fetchall()
-        return _ranked(rows, summary[1][-1])
+        return summary(conn, found[0])
     return conn.execute(sql, [found[0], *params]).fetchall()
 
 
@@ -173,6 +178,70 @@ SELECT r.rnk, s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r
 FROM ranked AS r JOIN submissions AS s ON s.id = r.best_id
 ORDER BY {rank_by}, r.best_id
 LIMIT ? OFFSET ?
+"""
+
+#: The board over the last days: the day lines (``natory_days`` as ``l``, matching
+#: ``{days}``) and the attempts of the window's first day (``a``, from ``{attempts}``),
+#: each attempt a line of its own. Every (model, mode) is ranked on its scores alone
+#: (``groups``); the rest of its lines — counts, means, the top attempt — is summed only
+#: for the groups the page reaches (``near``: the page's and those tied with its ends,
+#: which the top attempt's id orders). Filled: {attempts}, {days}, {rank_by}, {line},
+#: {attempt_line}. Parameters: the attempts', the days', the page's first and last
+#: place (offset + 1, offset + limit), the days' again, the places again.
+_NATORY_WINDOW = """
+WITH {attempts},
+lines AS (
+    SELECT l.model_norm, l.mode, l.valid, l.score_sum, l.best
+    FROM natory_days AS l WHERE {days}
+    UNION ALL
+    SELECT model_norm, mode, 1 - trivial, CASE WHEN trivial = 1 THEN 0.0 ELSE score END,
+           CASE WHEN trivial = 1 THEN NULL ELSE score END
+    FROM a),
+groups AS (
+    SELECT model_norm, mode, MAX(best) AS best,
+           SUM(score_sum) / NULLIF(SUM(valid), 0) AS mean
+    FROM lines GROUP BY model_norm, mode),
+ranked AS MATERIALIZED (
+    SELECT model_norm, mode, best, mean, RANK() OVER (ORDER BY {rank_by}) AS rnk,
+           ROW_NUMBER() OVER (ORDER BY {rank_by}) AS pos
+    FROM groups),
+near AS MATERIALIZED (
+    SELECT * FROM ranked
+    WHERE rnk >= (SELECT rnk FROM ranked WHERE pos = ?)
+      AND rnk <= (SELECT MAX(rnk) FROM ranked WHERE pos <= ?)),
+mine AS MATERIALIZED (
+    SELECT {line} FROM near AS n JOIN natory_days AS l
+        ON l.model_norm = n.model_norm AND l.mode = n.mode AND {days}
+    UNION ALL
+    SELECT {attempt_line} FROM a
+    WHERE EXISTS (SELECT 1 FROM near AS n WHERE n.model_norm = a.model_norm
+                                            AND n.mode = a.mode)),
+stats AS (
+    SELECT model_norm, mode, SUM(attempts) AS attempts, SUM(valid) AS valid,
+           COUNT(DISTINCT NULLIF(target, 0)) AS targets,
+           SUM(cost_sum) / NULLIF(SUM(cost_n), 0) AS mean_cost,
+           SUM(latency_sum) / NULLIF(SUM(latency_n), 0) AS mean_latency,
+           MIN(first_at) AS first_ms, MAX(last_at) AS last_ms
+    FROM mine GROUP BY model_norm, mode),
+tops AS (
+    SELECT model_norm, mode, top_id AS id, top_simplified AS simplified,
+           ROW_NUMBER() OVER (PARTITION BY model_norm, mode
+                              ORDER BY top_trivial, top_score DESC, top_at, top_id) AS rn
+    FROM mine),
+placed AS (
+    SELECT n.rnk, n.mode, n.best, n.mean, st.attempts, st.valid, st.targets, st.mean_cost,
+           st.mean_latency, t.id AS best_id, t.simplified,
+           (SELECT MAX(pos) FROM ranked) AS total, st.first_ms, st.last_ms,
+           (SELECT MIN(rnk) FROM near) - 1
+               + ROW_NUMBER() OVER (ORDER BY n.rnk, t.id) AS place
+    FROM near AS n
+    JOIN stats AS st ON st.model_norm = n.model_norm AND st.mode = n.mode
+    JOIN tops AS t ON t.model_norm = n.model_norm AND t.mode = n.mode AND t.rn = 1)
+SELECT r.rnk, s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
+       r.mean_latency, r.best_id, r.simplified, r.total, r.first_ms, r.last_ms
+FROM placed AS r JOIN submissions AS s ON s.id = r.best_id
+WHERE r.place BETWEEN ? AND ?
+ORDER BY r.place
 """
 
 #: The board from the summary (:mod:`storage.natory_lines`): a target's lines (or the
@@ -268,17 +337,55 @@ async def natory_board(
     else:
         rank_by = "mean IS NULL, mean DESC, best DESC"
     sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
-    summary: tuple[str, list[Any]] | None = None
+    summary: Callable[[Conn, int], list[Any]] | None = None
     if chat_id is None and since_ms is None and not verified:
         # the summary has a line per target and one over all targets, per (model, mode)
         line = ALL_TARGETS if target is None else target
         a, b = ("mean", "best") if target is None else ("best", "mean")
-        summary = (
-            _NATORY_SUMMARY.format(
-                mode="" if mode is None else "AND mode = ?", rank_by=rank_by, a=a, b=b
-            ),
-            [line, *([] if mode is None else [mode]), limit, offset],
+        whole = _NATORY_SUMMARY.format(
+            mode="" if mode is None else "AND mode = ?", rank_by=rank_by, a=a, b=b
         )
+        whole_params = [line, *([] if mode is None else [mode]), limit, offset]
+
+        def summary(conn: Conn, bench_id: int) -> list[Any]:
+            rows = conn.execute(whole, [bench_id, *whole_params]).fetchall()
+            return _ranked(rows, offset)
+
+    elif chat_id is None and since_ms is not None and not verified:
+        # the whole days after the first from their day lines, the first day's rest
+        # from its rows
+        day = int(since_ms) // MS_PER_DAY
+        # the first day lies in one UTC week: its rows come from the week index
+        raw_where = (
+            "v.benchmark_id = ? AND v.created_at >= ? AND v.created_at < ?"
+            f" AND v.created_at / {7 * MS_PER_DAY} = ?"
+        )
+        day_where = "l.benchmark_id = ? AND l.day > ?"
+        narrow: list[Any] = []
+        if target is not None:
+            raw_where += f" AND {d.json_number('s.result', 'target')} = ?"
+            day_where += " AND l.target = ?"
+            narrow.append(target)
+        if mode is not None:
+            raw_where += " AND v.mode = ?"
+            day_where += " AND l.mode = ?"
+            narrow.append(mode)
+        window = _NATORY_WINDOW.format(
+            attempts=natory_lines.attempts_sql(d, raw_where),
+            days=day_where,
+            rank_by=rank_by,
+            line=", ".join(f"l.{c.strip()}" for c in natory_lines.LINE.split(",")),
+            attempt_line=natory_lines.ATTEMPT_LINE,
+        )
+
+        def summary(conn: Conn, bench_id: int) -> list[Any]:
+            week = day * MS_PER_DAY // (7 * MS_PER_DAY)
+            first = [bench_id, int(since_ms), (day + 1) * MS_PER_DAY, week, *narrow]
+            days = [bench_id, day, *narrow]
+            places = [offset + 1, offset + limit]
+            params = [*first, *days, *places, *days, *places]
+            return conn.execute(window, params).fetchall()
+
     rows = await store.db.run(
         lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)
     )

@@ -18,6 +18,7 @@ a bulk import rebuilds the benchmark's. The SQL is built for an engine's
 from __future__ import annotations
 
 from .dialect import Dialect
+from .values import MS_PER_DAY
 
 NATORY = "natory"
 #: The ``target`` of a group's line over every target.
@@ -28,7 +29,7 @@ targets, cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id,
 top_trivial, top_score, top_at, top_simplified"""
 
 
-def _attempts(d: Dialect, where: str) -> str:
+def attempts_sql(d: Dialect, where: str) -> str:
     """CTEs ending in ``a``: the valid published attempts matching ``where`` (over
     ``board_source`` as ``v``), with their Natory fields and triviality."""
     simplified = d.json_text("s.result", "simplified")
@@ -48,7 +49,7 @@ a AS (
 def rebuild_sql(d: Dialect, where: str) -> str:
     """Insert the lines of the attempts matching ``where`` (a condition on
     ``board_source`` as ``v``; its parameters are the statement's)."""
-    return f"""WITH {_attempts(d, where)},
+    return f"""WITH {attempts_sql(d, where)},
 per AS (
     SELECT benchmark_id, target AS line, model_norm, mode, id, score, created_at, target,
            simplified, cost, latency, trivial
@@ -86,27 +87,35 @@ def attempt_sql(d: Dialect) -> str:
     """The Natory fields of one published valid attempt (parameter: its id): target,
     score, created_at, simplified, cost, latency, trivial, benchmark_id, model_norm,
     mode; no row when the board does not count it or it is not valid."""
-    return f"""WITH {_attempts(d, "v.id = ?")}
+    return f"""WITH {attempts_sql(d, "v.id = ?")}
 SELECT target, score, created_at, simplified, cost, latency, trivial, benchmark_id,
        model_norm, mode FROM a"""
 
 
-#: Add one attempt to a line (parameters: the line's key, the attempt's figures).
+#: Whether the attempt being added (``excluded``) is a better top than the line's (``t``).
 _BETTER = """(excluded.top_trivial < t.top_trivial OR (excluded.top_trivial = t.top_trivial
 AND (excluded.top_score > t.top_score OR (excluded.top_score = t.top_score
 AND (excluded.top_at < t.top_at OR (excluded.top_at = t.top_at
 AND excluded.top_id < t.top_id))))))"""
 
-ADD_SQL = f"""INSERT INTO natory_lines AS t ({_COLUMNS})
-VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (benchmark_id, target, model_norm, mode) DO UPDATE SET
+
+def _add_sql(table: str, columns: str, key: str, *, targets: bool) -> str:
+    """Add one attempt to a line of ``table`` (parameters: the line's key, the attempt's
+    figures, in ``columns``' order; ``attempts`` is 1)."""
+    values = ", ".join("1" if c == "attempts" else "?" for c in columns.split(", "))
+    top = {
+        c: f"CASE WHEN {_BETTER} THEN excluded.{c} ELSE t.{c} END"
+        for c in ("top_id", "top_trivial", "top_score", "top_simplified", "top_at")
+    }
+    return f"""INSERT INTO {table} AS t ({columns})
+VALUES ({values})
+ON CONFLICT ({key}) DO UPDATE SET
     attempts = t.attempts + 1,
     valid = t.valid + excluded.valid,
     score_sum = t.score_sum + excluded.score_sum,
     best = CASE WHEN excluded.best IS NULL THEN t.best
                 WHEN t.best IS NULL OR excluded.best > t.best THEN excluded.best
-                ELSE t.best END,
-    targets = t.targets + excluded.targets,
+                ELSE t.best END,{" targets = t.targets + excluded.targets," if targets else ""}
     cost_sum = t.cost_sum + excluded.cost_sum, cost_n = t.cost_n + excluded.cost_n,
     latency_sum = t.latency_sum + excluded.latency_sum,
     latency_n = t.latency_n + excluded.latency_n,
@@ -114,12 +123,15 @@ ON CONFLICT (benchmark_id, target, model_norm, mode) DO UPDATE SET
                     ELSE t.first_at END,
     last_at = CASE WHEN excluded.last_at > t.last_at THEN excluded.last_at
                    ELSE t.last_at END,
-    top_id = CASE WHEN {_BETTER} THEN excluded.top_id ELSE t.top_id END,
-    top_trivial = CASE WHEN {_BETTER} THEN excluded.top_trivial ELSE t.top_trivial END,
-    top_score = CASE WHEN {_BETTER} THEN excluded.top_score ELSE t.top_score END,
-    top_simplified = CASE WHEN {_BETTER} THEN excluded.top_simplified
-                          ELSE t.top_simplified END,
-    top_at = CASE WHEN {_BETTER} THEN excluded.top_at ELSE t.top_at END"""
+    {", ".join(f"{c} = {e}" for c, e in top.items())}"""
+
+
+#: Add one attempt to a ``natory_lines`` line (parameters: the line's key, the
+#: attempt's figures).
+ADD_SQL = _add_sql(
+    "natory_lines", " ".join(_COLUMNS.split()), "benchmark_id, target, model_norm, mode",
+    targets=True,
+)  # fmt: skip
 
 
 def table_sql(*, postgres: bool) -> str:
@@ -158,3 +170,100 @@ def migration_sql(d: Dialect) -> str:
     """The migration step: the table, filled from the published rows."""
     where = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
     return table_sql(postgres=d.postgres) + rebuild_sql(d, where) + ";\n"
+
+
+#: ``natory_days``: the attempts of one day (UTC, by their time) per (target, model,
+#: mode), as the lines hold them (without ``targets``: a day line has one target, 0 for
+#: an attempt without one). A board over the last days adds their lines to the attempts
+#: of its first, partial day.
+_DAY_COLUMNS = """benchmark_id, day, target, model_norm, mode, attempts, valid, score_sum, best,
+cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id, top_trivial,
+top_score, top_at, top_simplified"""
+
+
+def days_rebuild_sql(d: Dialect, where: str) -> str:
+    """Insert the day lines of the attempts matching ``where`` (as :func:`rebuild_sql`)."""
+    return f"""WITH {attempts_sql(d, where)},
+per AS MATERIALIZED (
+    SELECT a.*, created_at / {MS_PER_DAY} AS day, COALESCE(target, 0) AS line,
+           ROW_NUMBER() OVER (PARTITION BY benchmark_id, created_at / {MS_PER_DAY},
+                                           COALESCE(target, 0), model_norm, mode
+                              ORDER BY trivial, score DESC, created_at, id) AS rn
+    FROM a),
+groups AS (
+    SELECT benchmark_id, day, line, model_norm, mode, COUNT(*) AS attempts,
+           SUM(1 - trivial) AS valid,
+           COALESCE(SUM(CASE WHEN trivial = 1 THEN NULL ELSE score END), 0.0) AS score_sum,
+           MAX(CASE WHEN trivial = 1 THEN NULL ELSE score END) AS best,
+           COALESCE(SUM(cost), 0.0) AS cost_sum, COUNT(cost) AS cost_n,
+           COALESCE(SUM(latency), 0.0) AS latency_sum, COUNT(latency) AS latency_n,
+           MIN(created_at) AS first_at, MAX(created_at) AS last_at
+    FROM per GROUP BY benchmark_id, day, line, model_norm, mode)
+INSERT INTO natory_days ({_DAY_COLUMNS})
+SELECT g.benchmark_id, g.day, g.line, g.model_norm, g.mode, g.attempts, g.valid,
+       g.score_sum, g.best, g.cost_sum, g.cost_n, g.latency_sum, g.latency_n, g.first_at,
+       g.last_at, p.id, p.trivial, p.score, p.created_at, p.simplified
+FROM groups AS g JOIN per AS p
+    ON p.benchmark_id = g.benchmark_id AND p.day = g.day AND p.line = g.line
+   AND p.model_norm = g.model_norm AND p.mode = g.mode
+WHERE p.rn = 1"""
+
+
+#: Add one attempt to its day line (parameters: the line's key, the attempt's figures).
+ADD_DAY_SQL = _add_sql(
+    "natory_days", " ".join(_DAY_COLUMNS.split()),
+    "benchmark_id, day, target, model_norm, mode", targets=False,
+)  # fmt: skip
+
+
+def days_table_sql(*, postgres: bool) -> str:
+    """The day lines' table and its group index, in an engine's types."""
+    big, real = ("BIGINT", "DOUBLE PRECISION") if postgres else ("INTEGER", "REAL")
+    rowid = "" if postgres else " WITHOUT ROWID"
+    return f"""
+CREATE TABLE natory_days (
+    benchmark_id   {big} NOT NULL REFERENCES benchmarks (id),
+    day            {big} NOT NULL,
+    target         {real} NOT NULL,
+    model_norm     TEXT NOT NULL,
+    mode           TEXT NOT NULL,
+    attempts       {big} NOT NULL,
+    valid          {big} NOT NULL,
+    score_sum      {real} NOT NULL,
+    best           {real},
+    cost_sum       {real} NOT NULL,
+    cost_n         {big} NOT NULL,
+    latency_sum    {real} NOT NULL,
+    latency_n      {big} NOT NULL,
+    first_at       {big} NOT NULL,
+    last_at        {big} NOT NULL,
+    top_id         {big} NOT NULL,
+    top_trivial    INTEGER NOT NULL,
+    top_score      {real} NOT NULL,
+    top_at         {big} NOT NULL,
+    top_simplified TEXT,
+    PRIMARY KEY (benchmark_id, day, target, model_norm, mode)
+){rowid};
+CREATE INDEX natory_days_group ON natory_days (benchmark_id, model_norm, mode, day);
+"""
+
+
+def days_migration_sql(d: Dialect) -> str:
+    """The migration step: the day lines' table, filled from the published rows."""
+    where = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
+    return days_table_sql(postgres=d.postgres) + days_rebuild_sql(d, where) + ";\n"
+
+
+#: A day line's columns (as read by a board over the last days).
+LINE = """model_norm, mode, target, attempts, valid, score_sum, best, cost_sum, cost_n,
+latency_sum, latency_n, first_at, last_at, top_id, top_trivial, top_score, top_at,
+top_simplified"""
+
+#: An attempt of :func:`attempts_sql`'s ``a`` as a line of its own, in :data:`LINE`'s order.
+ATTEMPT_LINE = """model_norm, mode, COALESCE(target, 0) AS target, 1 AS attempts,
+1 - trivial AS valid, CASE WHEN trivial = 1 THEN 0.0 ELSE score END AS score_sum,
+CASE WHEN trivial = 1 THEN NULL ELSE score END AS best, COALESCE(cost, 0.0) AS cost_sum,
+CASE WHEN cost IS NULL THEN 0 ELSE 1 END AS cost_n, COALESCE(latency, 0.0) AS latency_sum,
+CASE WHEN latency IS NULL THEN 0 ELSE 1 END AS latency_n, created_at AS first_at,
+created_at AS last_at, id AS top_id, trivial AS top_trivial, score AS top_score,
+created_at AS top_at, simplified AS top_simplified"""

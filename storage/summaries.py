@@ -112,9 +112,17 @@ async def rebuild(s: Session, bench_id: int) -> None:
         (bench_id, bench_id, bench_id),
     )
     if await _natory(s, bench_id):
-        await s.execute("DELETE FROM natory_lines WHERE benchmark_id = ?", (bench_id,))
-        await s.execute(natory_lines.rebuild_sql(s.dialect, "v.benchmark_id = ?"), (bench_id,))
+        for table, rebuild_sql in _NATORY_SUMMARIES:
+            await s.execute(f"DELETE FROM {table} WHERE benchmark_id = ?", (bench_id,))
+            await s.execute(rebuild_sql(s.dialect, "v.benchmark_id = ?"), (bench_id,))
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
+
+
+#: Natory's summaries and how each is rebuilt from the rows.
+_NATORY_SUMMARIES = (
+    ("natory_lines", natory_lines.rebuild_sql),
+    ("natory_days", natory_lines.days_rebuild_sql),
+)
 
 
 async def _natory(s: Session, bench_id: int | None) -> bool:
@@ -124,8 +132,8 @@ async def _natory(s: Session, bench_id: int | None) -> bool:
 
 
 async def _add_natory(s: Session, sub_id: int) -> None:
-    """Count a just-published Natory attempt in its target's line and its all-targets
-    line (nothing when it is not valid)."""
+    """Count a just-published Natory attempt in its target's line, its all-targets line
+    and its day line (nothing when it is not valid)."""
     found = await s.one(natory_lines.attempt_sql(s.dialect), (sub_id,))
     if found is None:
         return
@@ -139,16 +147,20 @@ async def _add_natory(s: Session, sub_id: int) -> None:
             (bench_id, target, model, mode),
         )
         new_target = int(known is None)
+    figures = (
+        1 - trivial, 0.0 if trivial else score, None if trivial else score,
+        0.0 if cost is None else cost, int(cost is not None),
+        0.0 if latency is None else latency, int(latency is not None), created_at,
+        created_at, sub_id, trivial, score, created_at, simplified,
+    )  # fmt: skip
     lines = [natory_lines.ALL_TARGETS, *([] if target is None else [target])]
     for line in lines:
         await s.execute(
-            natory_lines.ADD_SQL,
-            (bench_id, line, model, mode, 1 - trivial, 0.0 if trivial else score,
-             None if trivial else score, new_target, 0.0 if cost is None else cost,
-             int(cost is not None), 0.0 if latency is None else latency,
-             int(latency is not None), created_at, created_at, sub_id, trivial, score,
-             created_at, simplified),
+            natory_lines.ADD_SQL, (bench_id, line, model, mode, *figures[:3], new_target,
+                                   *figures[3:]),
         )  # fmt: skip
+    day = (bench_id, created_at // MS_PER_DAY, 0 if target is None else target, model, mode)
+    await s.execute(natory_lines.ADD_DAY_SQL, (*day, *figures))
 
 
 async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
@@ -261,16 +273,15 @@ async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
         (*key, key[0]),
     )
     if await _natory(s, int(key[0])):
-        await s.execute(
-            "DELETE FROM natory_lines WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
-            key,
-        )
-        await s.execute(
-            natory_lines.rebuild_sql(
-                s.dialect, "v.benchmark_id = ? AND v.model_norm = ? AND v.mode = ?"
-            ),
-            key,
-        )
+        for table, rebuild_sql in _NATORY_SUMMARIES:
+            await s.execute(
+                f"DELETE FROM {table} WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
+                key,
+            )
+            await s.execute(
+                rebuild_sql(s.dialect, "v.benchmark_id = ? AND v.model_norm = ? AND v.mode = ?"),
+                key,
+            )
 
 
 async def refresh_user_lines(s: Session, user_id: int) -> None:

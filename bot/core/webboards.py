@@ -334,9 +334,12 @@ async def board(
     if chat_id is not None and q.verified:
         raise UserError("web_bad_filter")
     span = 0
+    # the first page of a costed board also charts its best models: one read for both
+    charted = costed(benchmark) and q.page == 0
     if q.sort == "rank":
-        rows, found, total = await _rows(services, benchmark, q, chat_id, q.per, q.page * q.per)
-        shown = rows
+        limit = max(q.per, CHART_MODELS) if charted else q.per
+        rows, found, total = await _rows(services, benchmark, q, chat_id, limit, q.page * q.per)
+        shown = rows[: q.per]
         pages = max(1, -(-total // q.per))
     else:
         rows, found, total = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
@@ -348,9 +351,7 @@ async def board(
     reported: tuple[WebRow, ...] = ()
     if found is not None and found.references and q.page == 0:
         reported = tuple(_web_row(benchmark, r, None, None) for r in found.references)
-    chart: tuple[ChartPoint, ...] = ()
-    if costed(benchmark) and q.page == 0:
-        chart = await _chart(services, benchmark, q, chat_id)
+    chart = _chart(rows[:CHART_MODELS]) if charted else ()
     key = await services.store.current_key(benchmark.name) if benchmark.key_file else None
     return WebBoard(
         query=q,
@@ -370,11 +371,8 @@ async def board(
     )
 
 
-async def _chart(
-    services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
-) -> tuple[ChartPoint, ...]:
-    """Mean score against mean cost of the best models under the same filters."""
-    rows, _, _ = await _rows(services, benchmark, q, chat_id, CHART_MODELS, 0)
+def _chart(rows: Sequence[WebRow]) -> tuple[ChartPoint, ...]:
+    """Mean score against mean cost of the best models (``rows``, in rank order)."""
     points = []
     for r in rows:
         cost, mean = r.values.get("cost"), r.values.get("mean")

@@ -20,7 +20,7 @@ import psycopg
 from ..dialect import POSTGRES
 from ..errors import SchemaError
 from ..migrations import LATEST, MIGRATIONS, Migration
-from ..natory_lines import migration_sql
+from ..natory_lines import days_migration_sql, migration_sql
 
 #: The version the baseline brings a new database to.
 BASELINE_VERSION = 8
@@ -243,6 +243,7 @@ CREATE TABLE card_files (
 );
 """,
     12: migration_sql(POSTGRES),
+    13: days_migration_sql(POSTGRES),
 }
 
 _TABLE = """

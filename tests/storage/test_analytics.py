@@ -10,7 +10,7 @@ import pytest
 from scoring import natory
 from storage import InvalidData, NewSubmission, Store, analytics
 
-from .helpers import FakeClock, Maker
+from .helpers import START, FakeClock, Maker
 
 _message = iter(range(1, 10_000))
 
@@ -193,30 +193,48 @@ async def test_records_by_id_in_one_query(store: Store, make: Maker, clock: Fake
     assert await analytics.records(store, []) == {}
 
 
+#: Windows of the equivalence checks: from the first attempt's day, from inside the
+#: first and the second day, from a day boundary, and one holding nothing.
+_SINCE = (
+    None,
+    int(START.timestamp() * 1000) - 13 * 3_600_000,
+    int(START.timestamp() * 1000) + 3_600_000,
+    int(START.timestamp() * 1000) + 20 * 3_600_000,
+    int(START.timestamp() * 1000) + 36 * 3_600_000,
+    int(START.timestamp() * 1000) + 400 * 86_400_000,
+)
+
+
 async def _same_from_summary_and_rows(store: Store) -> None:
-    """Every unfiltered Natory board read from ``natory_lines`` equals the board read from
-    the rows (what a stale summary makes the store read), its means to the last bits."""
+    """Every Natory board read from the summaries (``natory_lines``, and ``natory_days``
+    for a window) equals the board read from the rows (what a stale summary makes the
+    store read), its means to the last bits."""
     for target in (None, 6256, 7, 13):
         for mode in (None, "default", "think"):
-            for limit, offset in ((20, 0), (2, 1), (1, 2), (3, 2), (1, 4)):
-                kw: dict[str, Any] = {"target": target, "mode": mode, "limit": limit}
-                fast = await analytics.natory_board(store, offset=offset, **kw)
-                async with store.db.write() as s:
-                    await s.execute("UPDATE benchmarks SET boards_stale = 1")
-                slow = await analytics.natory_board(store, offset=offset, **kw)
-                async with store.db.write() as s:
-                    await s.execute("UPDATE benchmarks SET boards_stale = 0")
-                assert (fast.target, fast.total) == (slow.target, slow.total)
-                for a, b in zip(fast.rows, slow.rows, strict=True):
-                    for field in fields(a):
-                        x, y = getattr(a, field.name), getattr(b, field.name)
-                        # means of sums added in another order: equal to the last bits
-                        assert x == (pytest.approx(y, rel=1e-12) if isinstance(y, float) else y)
+            for since in _SINCE:
+                for limit, offset in ((20, 0), (2, 1), (1, 2), (3, 2), (1, 4)):
+                    kw: dict[str, Any] = {
+                        "target": target, "mode": mode, "limit": limit, "since_ms": since,
+                    }  # fmt: skip
+                    fast = await analytics.natory_board(store, offset=offset, **kw)
+                    async with store.db.write() as s:
+                        await s.execute("UPDATE benchmarks SET boards_stale = 1")
+                    slow = await analytics.natory_board(store, offset=offset, **kw)
+                    async with store.db.write() as s:
+                        await s.execute("UPDATE benchmarks SET boards_stale = 0")
+                    assert (fast.target, fast.total) == (slow.target, slow.total)
+                    for a, b in zip(fast.rows, slow.rows, strict=True):
+                        for field in fields(a):
+                            x, y = getattr(a, field.name), getattr(b, field.name)
+                            # means of sums added in another order: equal to the last bits
+                            expected = pytest.approx(y, rel=1e-12) if isinstance(y, float) else y
+                            assert x == expected
 
 
-async def test_summary_follows_publications_and_moderation(store: Store) -> None:
-    """The Natory summary is kept where the rows change: publish, withdraw, hide and
-    unhide, ban and unban, a rebuild."""
+async def test_summary_follows_publications_and_moderation(store: Store, clock: FakeClock) -> None:
+    """The Natory summaries are kept where the rows change: publish, withdraw, hide and
+    unhide, ban and unban, a rebuild. The attempts come seven hours apart, so windows
+    start inside days and day lines hold several attempts."""
     made: list[tuple[int, int]] = []
     plays = [
         ("2*5^5+6", 6256, "Alpha", "default", 0.02, 4.0, 1),
@@ -238,6 +256,7 @@ async def test_summary_follows_publications_and_moderation(store: Store) -> None
             user_id=user,
         )  # fmt: skip
         made.append((sub, user))
+        clock.advance(hours=7)
         await _same_from_summary_and_rows(store)
     board = await analytics.natory_board(store, target=6256)
     assert [r.rank for r in board.rows] == [1, 2, 3, 3, 5]
@@ -255,5 +274,6 @@ async def test_summary_follows_publications_and_moderation(store: Store) -> None
     await _same_from_summary_and_rows(store)
     async with store.db.write() as s:
         await s.execute("DELETE FROM natory_lines")
+        await s.execute("DELETE FROM natory_days")
     await store.rebuild_boards("natory")
     await _same_from_summary_and_rows(store)
