@@ -1,6 +1,7 @@
-"""The Natory summary ``natory_lines``: one line per (benchmark, target, model, mode) of
+"""The Natory summaries. ``natory_lines``: one line per (benchmark, target, model, mode) of
 the published valid Natory attempts, plus one line per (benchmark, model, mode) over every
-target (``target`` 0; targets are positive).
+target (``target`` 0; targets are positive). ``natory_days``: the same lines per UTC day
+of the attempts, for boards over the last days.
 
 A line holds what the Natory board shows of its group, as sums the board divides: the
 attempts, the valid (non-trivial) ones and their score sum and best, the distinct targets,
@@ -10,7 +11,7 @@ simplified expression. The board of a target (or over all targets) then ranks a 
 thousand lines instead of reading every row's JSON.
 
 Kept like the other board summaries (:mod:`storage.summaries`): a publication adds to its
-two lines; hiding, withdrawing, a ban or unban recompute the group's lines; a re-score or
+lines; hiding, withdrawing, a ban or unban recompute the group's lines; a re-score or
 a bulk import rebuilds the benchmark's. The SQL is built for an engine's
 :class:`~storage.dialect.Dialect` (the JSON fields are read differently).
 """

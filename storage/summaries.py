@@ -3,9 +3,9 @@ and ``board_totals`` (one line per model and mode), kept from ``board_source`` r
 
 Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
 unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
-summaries whole. Natory's board has its own summary, ``natory_lines``
-(:mod:`storage.natory_lines`), kept at the same places. Functions over a write
-:class:`~storage.db.Session`.
+summaries whole. Natory's board has its own summaries, ``natory_lines`` and
+``natory_days`` (:mod:`storage.natory_lines`), kept at the same places. Functions over a
+write :class:`~storage.db.Session`.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ _NATORY_SUMMARIES = (
 
 
 async def _natory(s: Session, bench_id: int | None) -> bool:
-    """Whether the benchmark is Natory's (which has its own summary, ``natory_lines``)."""
+    """Whether the benchmark is Natory's (which has its own summaries)."""
     found = await s.one("SELECT name FROM benchmarks WHERE id = ?", (bench_id,))
     return found is not None and found[0] == natory_lines.NATORY
 

@@ -19,7 +19,8 @@ one result in 1,000 verified (all published), then:
 The rows are PrimeBench results under all three names (as in ``bench_storage``); the
 Natory rows' records are then made valid Natory attempts (a target per day, some
 trivial, half with a cost and latency), so its board ranks 2,000 (model, mode) lines
-over 365 targets from its summary (``natory_lines``).
+over 365 targets from its summary (``natory_lines``), and over 30 days from its day
+lines (``natory_days``) and the rows of the window's first day.
 ``--path`` keeps the database: a second run with the same path skips the fill.
 """
 
