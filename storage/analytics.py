@@ -374,7 +374,7 @@ async def natory_board(
             attempts=natory_lines.attempts_sql(d, raw_where),
             days=day_where,
             rank_by=rank_by,
-            line=", ".join(f"l.{c.strip()}" for c in natory_lines.LINE.split(",")),
+            line=", ".join(f"l.{c}" for c in natory_lines.LINE),
             attempt_line=natory_lines.ATTEMPT_LINE,
         )
 

@@ -255,13 +255,11 @@ def days_migration_sql(d: Dialect) -> str:
     return days_table_sql(postgres=d.postgres) + days_rebuild_sql(d, where) + ";\n"
 
 
-#: A day line's columns (as read by a board over the last days).
-LINE = """model_norm, mode, target, attempts, valid, score_sum, best, cost_sum, cost_n,
-latency_sum, latency_n, first_at, last_at, top_id, top_trivial, top_score, top_at,
-top_simplified"""
+#: A day line's columns after the benchmark and the day (as a board over days reads them).
+LINE = tuple(c.strip() for c in _DAY_COLUMNS.split(","))[2:]
 
 #: An attempt of :func:`attempts_sql`'s ``a`` as a line of its own, in :data:`LINE`'s order.
-ATTEMPT_LINE = """model_norm, mode, COALESCE(target, 0) AS target, 1 AS attempts,
+ATTEMPT_LINE = """COALESCE(target, 0) AS target, model_norm, mode, 1 AS attempts,
 1 - trivial AS valid, CASE WHEN trivial = 1 THEN 0.0 ELSE score END AS score_sum,
 CASE WHEN trivial = 1 THEN NULL ELSE score END AS best, COALESCE(cost, 0.0) AS cost_sum,
 CASE WHEN cost IS NULL THEN 0 ELSE 1 END AS cost_n, COALESCE(latency, 0.0) AS latency_sum,
