@@ -182,12 +182,15 @@ LIMIT ? OFFSET ?
 
 #: The board over the last days: the day lines (``natory_days`` as ``l``, matching
 #: ``{days}``) and the attempts of the window's first day (``a``, from ``{attempts}``),
-#: each attempt a line of its own. Every (model, mode) is ranked on its scores alone
-#: (``groups``); the rest of its lines — counts, means, the top attempt — is summed only
-#: for the groups the page reaches (``near``: the page's and those tied with its ends,
-#: which the top attempt's id orders). Filled: {attempts}, {days}, {rank_by}, {line},
-#: {attempt_line}. Parameters: the attempts', the days', the page's first and last
-#: place (offset + 1, offset + limit), the days' again, the places again.
+#: each attempt a line of its own. Every (model, mode) is scored (``groups``); the
+#: page's first and last groups are found by sorting on the rank keys (``{rank_by}``;
+#: ``{a}``, ``{b}``: its two scores, both NULL or neither), and the rest of a line —
+#: counts, means, the top attempt — is summed only for the groups between them and
+#: those tied with them (``near``, which the top attempt's id orders), with the number
+#: of groups before them (``before``: ranks follow as in :func:`_ranked`). Filled:
+#: {attempts}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}. Parameters: the
+#: attempts', the days', the page's offset and its last place's (offset + limit - 1),
+#: the days' again.
 _NATORY_WINDOW = """
 WITH {attempts},
 lines AS (
@@ -197,18 +200,20 @@ lines AS (
     SELECT model_norm, mode, 1 - trivial, CASE WHEN trivial = 1 THEN 0.0 ELSE score END,
            CASE WHEN trivial = 1 THEN NULL ELSE score END
     FROM a),
-groups AS (
+groups AS MATERIALIZED (
     SELECT model_norm, mode, MAX(best) AS best,
            SUM(score_sum) / NULLIF(SUM(valid), 0) AS mean
     FROM lines GROUP BY model_norm, mode),
-ranked AS MATERIALIZED (
-    SELECT model_norm, mode, best, mean, RANK() OVER (ORDER BY {rank_by}) AS rnk,
-           ROW_NUMBER() OVER (ORDER BY {rank_by}) AS pos
-    FROM groups),
+head AS (SELECT {a}, {b} FROM groups ORDER BY {rank_by} LIMIT 1 OFFSET ?),
+tail AS (SELECT {a}, {b} FROM groups ORDER BY {rank_by} LIMIT 1 OFFSET ?),
 near AS MATERIALIZED (
-    SELECT * FROM ranked
-    WHERE rnk >= (SELECT rnk FROM ranked WHERE pos = ?)
-      AND rnk <= (SELECT MAX(rnk) FROM ranked WHERE pos <= ?)),
+    SELECT g.* FROM groups AS g, head AS h
+    WHERE NOT (g.{a} IS NOT NULL AND (h.{a} IS NULL OR g.{a} > h.{a}
+                                      OR (g.{a} = h.{a} AND g.{b} > h.{b})))
+      AND NOT EXISTS (
+          SELECT 1 FROM tail AS t
+          WHERE t.{a} IS NOT NULL AND (g.{a} IS NULL OR t.{a} > g.{a}
+                                       OR (t.{a} = g.{a} AND t.{b} > g.{b})))),
 mine AS MATERIALIZED (
     SELECT {line} FROM near AS n JOIN natory_days AS l
         ON l.model_norm = n.model_norm AND l.mode = n.mode AND {days}
@@ -227,21 +232,18 @@ tops AS (
     SELECT model_norm, mode, top_id AS id, top_simplified AS simplified,
            ROW_NUMBER() OVER (PARTITION BY model_norm, mode
                               ORDER BY top_trivial, top_score DESC, top_at, top_id) AS rn
-    FROM mine),
-placed AS (
-    SELECT n.rnk, n.mode, n.best, n.mean, st.attempts, st.valid, st.targets, st.mean_cost,
-           st.mean_latency, t.id AS best_id, t.simplified,
-           (SELECT MAX(pos) FROM ranked) AS total, st.first_ms, st.last_ms,
-           (SELECT MIN(rnk) FROM near) - 1
-               + ROW_NUMBER() OVER (ORDER BY n.rnk, t.id) AS place
-    FROM near AS n
-    JOIN stats AS st ON st.model_norm = n.model_norm AND st.mode = n.mode
-    JOIN tops AS t ON t.model_norm = n.model_norm AND t.mode = n.mode AND t.rn = 1)
-SELECT r.rnk, s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
-       r.mean_latency, r.best_id, r.simplified, r.total, r.first_ms, r.last_ms
-FROM placed AS r JOIN submissions AS s ON s.id = r.best_id
-WHERE r.place BETWEEN ? AND ?
-ORDER BY r.place
+    FROM mine)
+SELECT (SELECT COUNT(*) FROM groups AS o, head AS h
+        WHERE o.{a} IS NOT NULL AND (h.{a} IS NULL OR o.{a} > h.{a}
+                                     OR (o.{a} = h.{a} AND o.{b} > h.{b}))) AS before,
+       s.model, n.mode, n.best, n.mean, st.attempts, st.valid, st.targets, st.mean_cost,
+       st.mean_latency, t.id, t.simplified, (SELECT COUNT(*) FROM groups) AS total,
+       st.first_ms, st.last_ms
+FROM near AS n
+JOIN stats AS st ON st.model_norm = n.model_norm AND st.mode = n.mode
+JOIN tops AS t ON t.model_norm = n.model_norm AND t.mode = n.mode AND t.rn = 1
+JOIN submissions AS s ON s.id = t.id
+ORDER BY {rank_by}, t.id
 """
 
 #: The board from the summary (:mod:`storage.natory_lines`): a target's lines (or the
@@ -331,17 +333,16 @@ async def natory_board(
             " AND verified = 1)"
         )
     # Trivial attempts (the target written out, zeroed) count for no score: a row with
-    # nothing else ranks below every row with a valid non-trivial attempt.
-    if target is not None:
-        rank_by = "best IS NULL, best DESC, mean DESC"
-    else:
-        rank_by = "mean IS NULL, mean DESC, best DESC"
+    # nothing else ranks below every row with a valid non-trivial attempt. A target's
+    # board ranks by best score, then mean (a, b); the board over all targets the other
+    # way round.
+    a, b = ("mean", "best") if target is None else ("best", "mean")
+    rank_by = f"{a} IS NULL, {a} DESC, {b} DESC"
     sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
     summary: Callable[[Conn, int], list[Any]] | None = None
     if chat_id is None and since_ms is None and not verified:
         # the summary has a line per target and one over all targets, per (model, mode)
         line = ALL_TARGETS if target is None else target
-        a, b = ("mean", "best") if target is None else ("best", "mean")
         whole = _NATORY_SUMMARY.format(
             mode="" if mode is None else "AND mode = ?", rank_by=rank_by, a=a, b=b
         )
@@ -374,6 +375,8 @@ async def natory_board(
             attempts=natory_lines.attempts_sql(d, raw_where),
             days=day_where,
             rank_by=rank_by,
+            a=a,
+            b=b,
             line=", ".join(f"l.{c}" for c in natory_lines.LINE),
             attempt_line=natory_lines.ATTEMPT_LINE,
         )
@@ -382,9 +385,12 @@ async def natory_board(
             week = day * MS_PER_DAY // (7 * MS_PER_DAY)
             first = [bench_id, int(since_ms), (day + 1) * MS_PER_DAY, week, *narrow]
             days = [bench_id, day, *narrow]
-            places = [offset + 1, offset + limit]
-            params = [*first, *days, *places, *days, *places]
-            return conn.execute(window, params).fetchall()
+            params = [*first, *days, offset, offset + limit - 1, *days]
+            near = conn.execute(window, params).fetchall()
+            if not near:
+                return []
+            before = int(near[0][0])
+            return _ranked(near, before)[offset - before : offset - before + limit]
 
     rows = await store.db.run(
         lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)

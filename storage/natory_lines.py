@@ -135,42 +135,65 @@ ADD_SQL = _add_sql(
 )  # fmt: skip
 
 
-def table_sql(*, postgres: bool) -> str:
-    """The table and its group index, in an engine's types."""
+#: A line's columns and their types (``big``, ``real``: the engine's), in order.
+_TYPES = (
+    ("benchmark_id", "{big} NOT NULL REFERENCES benchmarks (id)"),
+    ("day", "{big} NOT NULL"),
+    ("target", "{real} NOT NULL"),
+    ("model_norm", "TEXT NOT NULL"),
+    ("mode", "TEXT NOT NULL"),
+    ("attempts", "{big} NOT NULL"),
+    ("valid", "{big} NOT NULL"),
+    ("score_sum", "{real} NOT NULL"),
+    ("best", "{real}"),
+    ("targets", "{big} NOT NULL"),
+    ("cost_sum", "{real} NOT NULL"),
+    ("cost_n", "{big} NOT NULL"),
+    ("latency_sum", "{real} NOT NULL"),
+    ("latency_n", "{big} NOT NULL"),
+    ("first_at", "{big} NOT NULL"),
+    ("last_at", "{big} NOT NULL"),
+    ("top_id", "{big} NOT NULL"),
+    ("top_trivial", "INTEGER NOT NULL"),
+    ("top_score", "{real} NOT NULL"),
+    ("top_at", "{big} NOT NULL"),
+    ("top_simplified", "TEXT"),
+)
+
+
+def _table_sql(table: str, columns: str, key: str, group: str, *, postgres: bool) -> str:
+    """A summary table of ``columns`` (names from :data:`_TYPES`) with its primary
+    ``key`` and its ``group`` index, in an engine's types."""
     big, real = ("BIGINT", "DOUBLE PRECISION") if postgres else ("INTEGER", "REAL")
+    types = dict(_TYPES)
+    body = "".join(
+        f"    {c:<14} {types[c].format(big=big, real=real)},\n"
+        for c in (c.strip() for c in columns.split(","))
+    )
     rowid = "" if postgres else " WITHOUT ROWID"
     return f"""
-CREATE TABLE natory_lines (
-    benchmark_id   {big} NOT NULL REFERENCES benchmarks (id),
-    target         {real} NOT NULL,
-    model_norm     TEXT NOT NULL,
-    mode           TEXT NOT NULL,
-    attempts       {big} NOT NULL,
-    valid          {big} NOT NULL,
-    score_sum      {real} NOT NULL,
-    best           {real},
-    targets        {big} NOT NULL,
-    cost_sum       {real} NOT NULL,
-    cost_n         {big} NOT NULL,
-    latency_sum    {real} NOT NULL,
-    latency_n      {big} NOT NULL,
-    first_at       {big} NOT NULL,
-    last_at        {big} NOT NULL,
-    top_id         {big} NOT NULL,
-    top_trivial    INTEGER NOT NULL,
-    top_score      {real} NOT NULL,
-    top_at         {big} NOT NULL,
-    top_simplified TEXT,
-    PRIMARY KEY (benchmark_id, target, model_norm, mode)
+CREATE TABLE {table} (
+{body}    PRIMARY KEY ({key})
 ){rowid};
-CREATE INDEX natory_lines_group ON natory_lines (benchmark_id, model_norm, mode);
+CREATE INDEX {table}_group ON {table} ({group});
 """
+
+
+def table_sql(*, postgres: bool) -> str:
+    """The table and its group index, in an engine's types."""
+    return _table_sql(
+        "natory_lines", _COLUMNS, "benchmark_id, target, model_norm, mode",
+        "benchmark_id, model_norm, mode", postgres=postgres,
+    )  # fmt: skip
+
+
+#: A migration fills a summary from every published Natory attempt.
+_EVERY_ATTEMPT = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
 
 
 def migration_sql(d: Dialect) -> str:
     """The migration step: the table, filled from the published rows."""
-    where = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
-    return table_sql(postgres=d.postgres) + rebuild_sql(d, where) + ";\n"
+    return table_sql(postgres=d.postgres) + rebuild_sql(d, _EVERY_ATTEMPT) + ";\n"
 
 
 #: ``natory_days``: the attempts of one day (UTC, by their time) per (target, model,
@@ -219,40 +242,15 @@ ADD_DAY_SQL = _add_sql(
 
 def days_table_sql(*, postgres: bool) -> str:
     """The day lines' table and its group index, in an engine's types."""
-    big, real = ("BIGINT", "DOUBLE PRECISION") if postgres else ("INTEGER", "REAL")
-    rowid = "" if postgres else " WITHOUT ROWID"
-    return f"""
-CREATE TABLE natory_days (
-    benchmark_id   {big} NOT NULL REFERENCES benchmarks (id),
-    day            {big} NOT NULL,
-    target         {real} NOT NULL,
-    model_norm     TEXT NOT NULL,
-    mode           TEXT NOT NULL,
-    attempts       {big} NOT NULL,
-    valid          {big} NOT NULL,
-    score_sum      {real} NOT NULL,
-    best           {real},
-    cost_sum       {real} NOT NULL,
-    cost_n         {big} NOT NULL,
-    latency_sum    {real} NOT NULL,
-    latency_n      {big} NOT NULL,
-    first_at       {big} NOT NULL,
-    last_at        {big} NOT NULL,
-    top_id         {big} NOT NULL,
-    top_trivial    INTEGER NOT NULL,
-    top_score      {real} NOT NULL,
-    top_at         {big} NOT NULL,
-    top_simplified TEXT,
-    PRIMARY KEY (benchmark_id, day, target, model_norm, mode)
-){rowid};
-CREATE INDEX natory_days_group ON natory_days (benchmark_id, model_norm, mode, day);
-"""
+    return _table_sql(
+        "natory_days", _DAY_COLUMNS, "benchmark_id, day, target, model_norm, mode",
+        "benchmark_id, model_norm, mode, day", postgres=postgres,
+    )  # fmt: skip
 
 
 def days_migration_sql(d: Dialect) -> str:
     """The migration step: the day lines' table, filled from the published rows."""
-    where = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
-    return days_table_sql(postgres=d.postgres) + days_rebuild_sql(d, where) + ";\n"
+    return days_table_sql(postgres=d.postgres) + days_rebuild_sql(d, _EVERY_ATTEMPT) + ";\n"
 
 
 #: A day line's columns after the benchmark and the day (as a board over days reads them).
