@@ -182,20 +182,20 @@ LIMIT ? OFFSET ?
 
 #: The board over the last days: the day lines (``natory_days`` as ``l``, matching
 #: ``{days}``) and the attempts of the window's first day (``a``, from ``{attempts}``),
-#: each attempt a line of its own. Every (model, mode) is scored (``groups``); the
+#: each attempt a line of its own. Every (model, mode) is scored (``groups``) from the
+#: attempts and ``{scored}`` (the day lines, or the span lines of the window's days); the
 #: page's first and last groups are found by sorting on the rank keys (``{rank_by}``;
 #: ``{a}``, ``{b}``: its two scores, both NULL or neither), and the rest of a line —
 #: counts, means, the top attempt — is summed only for the groups between them and
 #: those tied with them (``near``, which the top attempt's id orders), with the number
 #: of groups before them (``before``: ranks follow as in :func:`_ranked`). Filled:
-#: {attempts}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}. Parameters: the
-#: attempts', the days', the page's offset and its last place's (offset + limit - 1),
-#: the days' again.
+#: {attempts}, {scored}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}.
+#: Parameters: the attempts', the scored lines', the page's offset and its last place's
+#: (offset + limit - 1), the days'.
 _NATORY_WINDOW = """
 WITH {attempts},
 lines AS (
-    SELECT l.model_norm, l.mode, l.valid, l.score_sum, l.best
-    FROM natory_days AS l WHERE {days}
+    SELECT l.model_norm, l.mode, l.valid, l.score_sum, l.best FROM {scored}
     UNION ALL
     SELECT model_norm, mode, 1 - trivial, CASE WHEN trivial = 1 THEN 0.0 ELSE score END,
            CASE WHEN trivial = 1 THEN NULL ELSE score END
@@ -371,26 +371,44 @@ async def natory_board(
             raw_where += " AND v.mode = ?"
             day_where += " AND l.mode = ?"
             narrow.append(mode)
-        window = _NATORY_WINDOW.format(
-            attempts=natory_lines.attempts_sql(d, raw_where),
-            days=day_where,
-            rank_by=rank_by,
-            a=a,
-            b=b,
-            line=", ".join(f"l.{c}" for c in natory_lines.LINE),
-            attempt_line=natory_lines.ATTEMPT_LINE,
-        )
+
+        def window(scored: str) -> str:
+            return _NATORY_WINDOW.format(
+                attempts=natory_lines.attempts_sql(d, raw_where),
+                scored=scored,
+                days=day_where,
+                rank_by=rank_by,
+                a=a,
+                b=b,
+                line=", ".join(f"l.{c}" for c in natory_lines.LINE),
+                attempt_line=natory_lines.ATTEMPT_LINE,
+            )
 
         def summary(conn: Conn, bench_id: int) -> list[Any]:
             week = day * MS_PER_DAY // (7 * MS_PER_DAY)
             first = [bench_id, int(since_ms), (day + 1) * MS_PER_DAY, week, *narrow]
             days = [bench_id, day, *narrow]
-            params = [*first, *days, offset, offset + limit - 1, *days]
-            near = conn.execute(window, params).fetchall()
-            if not near:
+            # the window's whole days are a span's when it starts the day after this one
+            span = None
+            if target is None:
+                span = conn.execute(
+                    "SELECT span FROM natory_span_days WHERE benchmark_id = ? AND from_day = ?",
+                    (bench_id, day + 1),
+                ).fetchone()
+            if span is None:
+                sql, scored = window(f"natory_days AS l WHERE {day_where}"), days
+            else:
+                spans = "l.benchmark_id = ? AND l.span = ?" + (" AND l.mode = ?" if mode else "")
+                sql, scored = (
+                    window(f"natory_spans AS l WHERE {spans}"),
+                    [bench_id, span[0], *narrow],
+                )
+            near = conn.execute(sql, [*first, *scored, offset, offset + limit - 1, *days])
+            rows = near.fetchall()
+            if not rows:
                 return []
-            before = int(near[0][0])
-            return _ranked(near, before)[offset - before : offset - before + limit]
+            before = int(rows[0][0])
+            return _ranked(rows, before)[offset - before : offset - before + limit]
 
     rows = await store.db.run(
         lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)

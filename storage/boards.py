@@ -239,6 +239,14 @@ class BoardStore(StoreBase):
         """Recompute the board summary of one benchmark (or all) from the submissions."""
         await summaries.rebuild_boards(self._db, benchmark)
 
+    async def roll_boards(self) -> None:
+        """Move the summaries kept for the last days (Natory's span lines) to today: done
+        by the day's first publication, and by the bot just after midnight UTC and at
+        start for the days without one. Idempotent."""
+        today = self._now_ms() // MS_PER_DAY
+        async with self._db.write() as s:
+            await summaries.roll_natory(s, today)
+
 
 def _csv_text(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value

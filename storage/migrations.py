@@ -411,8 +411,9 @@ CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at I
 #: rows. PostgreSQL's text is built the same way for its types and JSON operators.
 _V12_NATORY_LINES = natory_lines.migration_sql(SQLITE)
 
-#: The Natory board's day lines (:mod:`storage.natory_lines`: boards over the last days),
-#: filled from the published rows; PostgreSQL's text built the same way.
+#: The Natory board's day and span lines (:mod:`storage.natory_lines`: boards over the
+#: last days), the day lines filled from the published rows; PostgreSQL's text built
+#: the same way.
 _V13_NATORY_DAYS = natory_lines.days_migration_sql(SQLITE)
 
 #: Every step, in order. Append only.
@@ -429,7 +430,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED, True),
     Migration(11, "shared state: awaited replies, job claims, send rate", _V11_SHARED_STATE, True),
     Migration(12, "boards: natory_lines, the Natory board's summary", _V12_NATORY_LINES),
-    Migration(13, "boards: natory_days, the Natory board's day lines", _V13_NATORY_DAYS),
+    Migration(
+        13, "boards: natory_days and natory_spans, Natory boards over days", _V13_NATORY_DAYS
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

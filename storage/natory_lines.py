@@ -158,6 +158,7 @@ _TYPES = (
     ("top_score", "{real} NOT NULL"),
     ("top_at", "{big} NOT NULL"),
     ("top_simplified", "TEXT"),
+    ("span", "INTEGER NOT NULL"),
 )
 
 
@@ -249,8 +250,59 @@ def days_table_sql(*, postgres: bool) -> str:
 
 
 def days_migration_sql(d: Dialect) -> str:
-    """The migration step: the day lines' table, filled from the published rows."""
-    return days_table_sql(postgres=d.postgres) + days_rebuild_sql(d, _EVERY_ATTEMPT) + ";\n"
+    """The migration step: the day lines' table, filled from the published rows, and the
+    span lines' tables (empty: the first publication of a day fills them)."""
+    return (
+        days_table_sql(postgres=d.postgres)
+        + days_rebuild_sql(d, _EVERY_ATTEMPT)
+        + ";\n"
+        + _table_sql(
+            "natory_spans", _SPAN_COLUMNS, "benchmark_id, span, model_norm, mode",
+            "benchmark_id, model_norm, mode", postgres=d.postgres,
+        )
+        + _SPAN_DAYS.format(big="BIGINT" if d.postgres else "INTEGER")
+    )  # fmt: skip
+
+
+#: ``natory_spans``: per (span, model, mode), the scores a board over the last ``span``
+#: days ranks by, summed from the day lines from the span's first day
+#: (``natory_span_days.from_day``) on; the first publication of a day moves the first
+#: days forward (:func:`storage.summaries.roll_spans`). A board whose window starts the
+#: day before a span's first day ranks from the span's lines and the rows of that day.
+SPANS = (7, 30)
+_SPAN_COLUMNS = "benchmark_id, span, model_norm, mode, valid, score_sum, best"
+_SPAN_DAYS = """CREATE TABLE natory_span_days (
+    benchmark_id {big} NOT NULL REFERENCES benchmarks (id),
+    span         INTEGER NOT NULL,
+    from_day     {big} NOT NULL,
+    PRIMARY KEY (benchmark_id, span)
+);
+"""
+
+
+def spans_rebuild_sql(where: str) -> str:
+    """Insert the span lines of the day lines (``l``) matching ``where`` (spans as
+    ``d``), from each span's first day on."""
+    return f"""INSERT INTO natory_spans ({_SPAN_COLUMNS})
+SELECT l.benchmark_id, d.span, l.model_norm, l.mode, SUM(l.valid), SUM(l.score_sum),
+       MAX(l.best)
+FROM natory_days AS l JOIN natory_span_days AS d
+    ON d.benchmark_id = l.benchmark_id AND l.day >= d.from_day
+WHERE {where}
+GROUP BY l.benchmark_id, d.span, l.model_norm, l.mode"""
+
+
+#: Add one attempt to the span lines whose span holds its day (parameters: model, mode,
+#: valid, score sum, best, benchmark id, day).
+ADD_SPAN_SQL = f"""INSERT INTO natory_spans AS t ({_SPAN_COLUMNS})
+SELECT benchmark_id, span, ?, ?, ?, ?, ? FROM natory_span_days
+WHERE benchmark_id = ? AND from_day <= ?
+ON CONFLICT (benchmark_id, span, model_norm, mode) DO UPDATE SET
+    valid = t.valid + excluded.valid,
+    score_sum = t.score_sum + excluded.score_sum,
+    best = CASE WHEN excluded.best IS NULL THEN t.best
+                WHEN t.best IS NULL OR excluded.best > t.best THEN excluded.best
+                ELSE t.best END"""
 
 
 #: A day line's columns after the benchmark and the day (as a board over days reads them).

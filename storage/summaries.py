@@ -112,17 +112,64 @@ async def rebuild(s: Session, bench_id: int) -> None:
         (bench_id, bench_id, bench_id),
     )
     if await _natory(s, bench_id):
-        for table, rebuild_sql in _NATORY_SUMMARIES:
-            await s.execute(f"DELETE FROM {table} WHERE benchmark_id = ?", (bench_id,))
-            await s.execute(rebuild_sql(s.dialect, "v.benchmark_id = ?"), (bench_id,))
+        await _rebuild_natory(s, ("benchmark_id",), (bench_id,))
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
 
 
-#: Natory's summaries and how each is rebuilt from the rows.
-_NATORY_SUMMARIES = (
-    ("natory_lines", natory_lines.rebuild_sql),
-    ("natory_days", natory_lines.days_rebuild_sql),
-)
+async def _rebuild_natory(s: Session, key: tuple[str, ...], params: tuple[Any, ...]) -> None:
+    """Recompute Natory's summary lines whose ``key`` columns (the benchmark's, model's,
+    mode's) equal ``params`` from the rows: its lines, its day lines, and its span lines
+    from the day lines."""
+
+    def where(alias: str) -> str:
+        return " AND ".join(f"{alias}{column} = ?" for column in key)
+
+    for table, rebuild_sql in (
+        ("natory_lines", natory_lines.rebuild_sql),
+        ("natory_days", natory_lines.days_rebuild_sql),
+    ):
+        await s.execute(f"DELETE FROM {table} WHERE {where('')}", params)
+        await s.execute(rebuild_sql(s.dialect, where("v.")), params)
+    await s.execute(f"DELETE FROM natory_spans WHERE {where('')}", params)
+    await s.execute(natory_lines.spans_rebuild_sql(where("l.")), params)
+
+
+async def roll_natory(s: Session, day: int) -> None:
+    """:func:`roll_spans` for Natory's benchmark (nothing before it exists)."""
+    found = await s.one("SELECT id FROM benchmarks WHERE name = ?", (natory_lines.NATORY,))
+    if found is not None:
+        await roll_spans(s, int(found[0]), day)
+
+
+async def roll_spans(s: Session, bench_id: int, day: int) -> None:
+    """Move each span's first day up to follow ``day`` (a publication's), recomputing
+    its lines, when it is behind: once a day, by the day's first publication. The
+    benchmark's summaries are locked whole meanwhile (PostgreSQL)."""
+    wanted = {span: day - span + 1 for span in natory_lines.SPANS}
+
+    async def behind() -> list[int]:
+        rows = await s.all(
+            "SELECT span, from_day FROM natory_span_days WHERE benchmark_id = ?", (bench_id,)
+        )
+        now = {int(span): int(first) for span, first in rows}
+        return [span for span, first in wanted.items() if now.get(span, first - 1) < first]
+
+    if not await behind():
+        return
+    await s.lock("board", bench_id)
+    for span in await behind():
+        await s.execute(
+            """INSERT INTO natory_span_days (benchmark_id, span, from_day) VALUES (?, ?, ?)
+               ON CONFLICT (benchmark_id, span) DO UPDATE SET from_day = excluded.from_day""",
+            (bench_id, span, wanted[span]),
+        )
+        await s.execute(
+            "DELETE FROM natory_spans WHERE benchmark_id = ? AND span = ?", (bench_id, span)
+        )
+        await s.execute(
+            natory_lines.spans_rebuild_sql("l.benchmark_id = ? AND d.span = ?"),
+            (bench_id, span),
+        )
 
 
 async def _natory(s: Session, bench_id: int | None) -> bool:
@@ -132,8 +179,8 @@ async def _natory(s: Session, bench_id: int | None) -> bool:
 
 
 async def _add_natory(s: Session, sub_id: int) -> None:
-    """Count a just-published Natory attempt in its target's line, its all-targets line
-    and its day line (nothing when it is not valid)."""
+    """Count a just-published Natory attempt in its target's line, its all-targets line,
+    its day line and the span lines that hold its day (nothing when it is not valid)."""
     found = await s.one(natory_lines.attempt_sql(s.dialect), (sub_id,))
     if found is None:
         return
@@ -159,8 +206,12 @@ async def _add_natory(s: Session, sub_id: int) -> None:
             natory_lines.ADD_SQL, (bench_id, line, model, mode, *figures[:3], new_target,
                                    *figures[3:]),
         )  # fmt: skip
-    day = (bench_id, created_at // MS_PER_DAY, 0 if target is None else target, model, mode)
-    await s.execute(natory_lines.ADD_DAY_SQL, (*day, *figures))
+    day = created_at // MS_PER_DAY
+    await s.execute(
+        natory_lines.ADD_DAY_SQL,
+        (bench_id, day, 0 if target is None else target, model, mode, *figures),
+    )
+    await s.execute(natory_lines.ADD_SPAN_SQL, (model, mode, *figures[:3], bench_id, day))
 
 
 async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
@@ -177,6 +228,9 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
     A run's contribution is the best score among its rows (equal answer sets are one
     run), so adding a row either opens a run or can only raise its run's score.
     """
+    natory = await _natory(s, bench_id)
+    if natory and bench_id is not None:  # before the shared lock: it may lock alone
+        await roll_spans(s, bench_id, int(sub.created_at.timestamp() * 1000) // MS_PER_DAY)
     if bench_id is not None:
         await _lock_group(s, (bench_id, sub.model_norm, sub.mode))
     mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
@@ -251,7 +305,7 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                                THEN excluded.last_at ELSE t.last_at END""",
         (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
     )
-    if await _natory(s, bench_id):
+    if natory:
         await _add_natory(s, sub.id)
 
 
@@ -273,15 +327,7 @@ async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
         (*key, key[0]),
     )
     if await _natory(s, int(key[0])):
-        for table, rebuild_sql in _NATORY_SUMMARIES:
-            await s.execute(
-                f"DELETE FROM {table} WHERE benchmark_id = ? AND model_norm = ? AND mode = ?",
-                key,
-            )
-            await s.execute(
-                rebuild_sql(s.dialect, "v.benchmark_id = ? AND v.model_norm = ? AND v.mode = ?"),
-                key,
-            )
+        await _rebuild_natory(s, ("benchmark_id", "model_norm", "mode"), key)
 
 
 async def refresh_user_lines(s: Session, user_id: int) -> None:

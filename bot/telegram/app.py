@@ -71,6 +71,7 @@ async def post_init(app: BotApp) -> None:
         services.spawn(keys.fetch_missing(services))
     if app.job_queue is not None:
         ops.schedule_backups(app.job_queue, settings)
+        ops.schedule_day_turn(app.job_queue)
     await asyncio.gather(  # the menu in each language, at once
         *(
             app.bot.set_my_commands(

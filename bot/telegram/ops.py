@@ -167,6 +167,21 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
                     log.handle(record)
 
 
+# --- the day's turn ---------------------------------------------------------------------
+
+
+def schedule_day_turn(job_queue: JobQueue[Any]) -> None:
+    """Just after midnight UTC, the boards' summaries of the last days move to the new
+    day (every instance runs it; the store does the work once)."""
+    job_queue.run_daily(turn_day, time=dtime(second=5, tzinfo=UTC), name="day-turn")
+
+
+async def turn_day(context: BotContext) -> None:
+    services = context.bot_data.get(SERVICES)
+    if isinstance(services, Services):
+        await services.store.roll_boards()
+
+
 # --- backups -------------------------------------------------------------------------
 
 

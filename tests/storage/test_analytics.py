@@ -205,13 +205,17 @@ _SINCE = (
 )
 
 
-async def _same_from_summary_and_rows(store: Store) -> None:
-    """Every Natory board read from the summaries (``natory_lines``, and ``natory_days``
-    for a window) equals the board read from the rows (what a stale summary makes the
-    store read), its means to the last bits."""
-    for target in (None, 6256, 7, 13):
+async def _same_from_summary_and_rows(
+    store: Store,
+    since_values: tuple[int | None, ...] = _SINCE,
+    targets: tuple[int | None, ...] = (None, 6256, 7, 13),
+) -> None:
+    """Every Natory board read from the summaries (``natory_lines``; for a window,
+    ``natory_days`` or ``natory_spans``) equals the board read from the rows (what a
+    stale summary makes the store read), its means to the last bits."""
+    for target in targets:
         for mode in (None, "default", "think"):
-            for since in _SINCE:
+            for since in since_values:
                 for limit, offset in ((20, 0), (2, 1), (1, 2), (3, 2), (1, 4)):
                     kw: dict[str, Any] = {
                         "target": target, "mode": mode, "limit": limit, "since_ms": since,
@@ -277,3 +281,58 @@ async def test_summary_follows_publications_and_moderation(store: Store, clock: 
         await s.execute("DELETE FROM natory_days")
     await store.rebuild_boards("natory")
     await _same_from_summary_and_rows(store)
+
+
+async def test_span_lines_rank_the_last_days_as_the_rows_do(store: Store, clock: FakeClock) -> None:
+    """Boards over the last 7 and 30 days rank from the span lines, which the day's first
+    publication moves forward, and moderation keeps; they equal the rows' boards."""
+    plays = [
+        ("2*5^5+6", 6256), ("6256", 6256), ("2*sopfr(6)^5+6", 6256), ("2*5^5+5", 6256),
+        ("7*7/7", 7), ("7", 7), ("3*3+1+3", 13), ("-(1-3)*3!+1", 13), ("11+1+1", 13),
+    ]  # fmt: skip
+    made: list[tuple[int, int]] = []
+    for i in range(40):  # 40 attempts, 23 hours apart: about 38 days
+        expression, target = plays[i % len(plays)]
+        user = 1 + i % 3
+        made.append((
+            await put_natory(
+                store, expression, target, model=("Alpha", "Beta", "Gamma", "Delta")[i % 4],
+                mode=("default", "think")[i % 2 if i % 5 else 0], cost=i / 100 or None,
+                latency=None if i % 3 else i / 7, user_id=user,
+            ),
+            user,
+        ))  # fmt: skip
+        clock.advance(hours=23)
+    await put_natory(store, "2*5^5+6", model="Epsilon")  # today's first: the spans roll
+    today = int(clock.now.timestamp() * 1000) // 86_400_000
+    async with store.db.read() as s:
+        found = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
+    assert [tuple(r) for r in found] == [(7, today - 6), (30, today - 29)]
+
+    def windows() -> tuple[int, ...]:
+        now = int(clock.now.timestamp() * 1000)
+        return tuple(now - days * 86_400_000 for days in (7, 30))
+
+    await _same_from_summary_and_rows(store, windows(), (None,))
+    # the window's days come from the span lines: a changed line changes the board
+    kept = await analytics.natory_board(store, since_ms=windows()[1])
+    async with store.db.write() as s:
+        await s.execute("UPDATE natory_spans SET score_sum = score_sum + 1000 WHERE span = 30")
+    moved = await analytics.natory_board(store, since_ms=windows()[1])
+    assert {r.model: r.mean for r in moved.rows} != {r.model: r.mean for r in kept.rows}
+    await store.rebuild_boards("natory")  # puts the lines right
+    await _same_from_summary_and_rows(store, windows(), (None,))
+    await store.withdraw(made[-1][0], made[-1][1])
+    await store.hide(made[-2][0])
+    await store.ban(made[-3][1], by=9)
+    await _same_from_summary_and_rows(store, windows(), (None,))
+    await store.unban(made[-3][1], by=9)
+    clock.advance(days=1)
+    await _same_from_summary_and_rows(store, windows(), (None,))  # behind: the day lines
+    await store.roll_boards()  # a day without a publication: the bot turns it at midnight
+    async with store.db.read() as s:
+        found = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
+    assert [tuple(r) for r in found] == [(7, today - 5), (30, today - 28)]
+    await _same_from_summary_and_rows(store, windows(), (None,))
+    await put_natory(store, "7*7/7", 7, model="Alpha", mode="think")
+    await _same_from_summary_and_rows(store, windows(), (None,))

@@ -99,6 +99,42 @@ async def test_the_nightly_backup_runs_on_one_instance(pg_url: str, tmp_path: Pa
             await s.close()
 
 
+async def test_instances_turning_the_day_at_once_turn_it_once(pg_url: str, tmp_path: Path) -> None:
+    """The day's turn runs on every instance at midnight: the Natory span lines move
+    once, as one instance alone would move them."""
+    from types import SimpleNamespace
+
+    from bot.telegram import ops
+    from bot.telegram.context import SERVICES
+    from storage import analytics
+    from tests.storage.test_analytics import put_natory
+
+    instances = [await _instance(pg_url, tmp_path / f"i{i}") for i in range(3)]
+    try:
+        store = instances[0].store
+        for model in ("Alpha", "Beta", "Gamma"):
+            await put_natory(store, "2*5^5+6", model=model)
+        async with store.db.write() as s:  # as if the last publication was yesterday
+            await s.execute("UPDATE natory_span_days SET from_day = from_day - 1")
+            await s.execute("UPDATE natory_spans SET valid = valid + 5")
+        contexts = [SimpleNamespace(bot_data={SERVICES: s}) for s in instances]
+        await asyncio.gather(*(ops.turn_day(c) for c in contexts))  # type: ignore[arg-type]
+        async with store.db.read() as s:
+            spans = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
+            lines = await s.all("SELECT span, model_norm, valid FROM natory_spans ORDER BY 1, 2")
+        today = int(time.time() * 1000) // 86_400_000
+        assert [tuple(r) for r in spans] == [(7, today - 6), (30, today - 29)]
+        assert [tuple(r) for r in lines] == [
+            (span, model, 1) for span in (7, 30) for model in ("alpha", "beta", "gamma")
+        ]
+        since = int(time.time() * 1000) - 7 * 86_400_000
+        board = await analytics.natory_board(store, since_ms=since)
+        assert [(r.model, r.valid) for r in board.rows] == [("Alpha", 1), ("Beta", 1), ("Gamma", 1)]
+    finally:
+        for s in instances:
+            await s.close()
+
+
 async def test_a_rescore_on_postgresql_leaves_the_boards_readable(pg_url: str) -> None:
     from bot.core.rescore import rescore
     from storage import Store
