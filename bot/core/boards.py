@@ -3,6 +3,9 @@ Natory boards and the comparison chart's rows."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,6 +18,8 @@ from ..render.views import BoardQuery as BoardQuery
 from ..render.views import History as History
 from .errors import UserError
 from .services import Services
+
+log = logging.getLogger(__name__)
 
 #: Rows on one page of a board.
 BOARD_PAGE = 10
@@ -134,3 +139,21 @@ async def natory_comparison(services: Services, limit: int = CHART_MODELS) -> Na
     board = await analytics.natory_board(services.store, limit=limit)
     rows = tuple(row for row in board.rows if not row.trivial)
     return NatoryBoard(board.target, rows, len(rows))
+
+
+async def turn_day(services: Services) -> None:
+    """Move the boards' summaries of the last days to today: the day's first
+    publication does it, and a server at start and just after midnight UTC for the days
+    without one (every instance may; the store does it once)."""
+    await services.store.roll_boards()
+
+
+async def turn_days(services: Services) -> None:
+    """:func:`turn_day` now and five seconds after every midnight UTC, until cancelled
+    (a server without the bot's job queue: ``benchboard web``)."""
+    while True:
+        try:
+            await turn_day(services)
+        except Exception:  # the database may be away for a while: next night then
+            log.exception("the day's turn failed")
+        await asyncio.sleep(86_400 - time.time() % 86_400 + 5)

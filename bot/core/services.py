@@ -70,7 +70,6 @@ class Services:
             settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
         services = cls(settings=settings, store=store, worker=worker)
-        await store.roll_boards()  # a day may have passed without a publication
         if worker and store.shared:  # the bot, with other instances on the database
             await store.on_announcement(services.heard)
         return services

@@ -29,7 +29,7 @@ from telegram.ext import (
     filters,
 )
 
-from ..core import keys
+from ..core import boards, keys
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
 from ..render.i18n import LANGUAGES, command_menu
@@ -72,6 +72,7 @@ async def post_init(app: BotApp) -> None:
     if app.job_queue is not None:
         ops.schedule_backups(app.job_queue, settings)
         ops.schedule_day_turn(app.job_queue)
+    await boards.turn_day(services)  # the days since the last start may lack a publication
     await asyncio.gather(  # the menu in each language, at once
         *(
             app.bot.set_my_commands(

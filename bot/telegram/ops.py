@@ -13,7 +13,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Application, JobQueue
 
-from ..core import backups
+from ..core import backups, boards
 from ..core.bounded import Lru
 from ..core.services import Services
 from ..settings import Settings
@@ -179,7 +179,7 @@ def schedule_day_turn(job_queue: JobQueue[Any]) -> None:
 async def turn_day(context: BotContext) -> None:
     services = context.bot_data.get(SERVICES)
     if isinstance(services, Services):
-        await services.store.roll_boards()
+        await boards.turn_day(services)
 
 
 # --- backups -------------------------------------------------------------------------

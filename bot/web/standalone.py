@@ -11,6 +11,7 @@ import signal
 
 from tornado.httpserver import HTTPServer
 
+from ..core import boards
 from ..core.services import Services
 from ..settings import Settings
 from .server import MAX_BODY, WebState, application
@@ -32,6 +33,7 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     services = await Services.open(settings)
+    services.spawn(boards.turn_days(services))
     server = HTTPServer(
         application(state_for(services, settings)), max_body_size=MAX_BODY, xheaders=True
     )

@@ -44,7 +44,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.core import webboards
+from bot.core import boards, webboards
 from bot.core.services import Services
 from bot.render.webviews import WebQuery
 from bot.settings import Settings
@@ -101,6 +101,7 @@ async def fill(path: Path, n: int) -> None:
             await s.execute("UPDATE submissions SET verified = 1 WHERE id % 1000 = 1")
             await s.execute(_NATORY_RECORDS)
         await store.rebuild_boards()
+        await store.roll_boards()
         async with store.db.read() as s:
             await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
@@ -111,6 +112,7 @@ async def in_process(path: Path, runs: int) -> None:
     settings = Settings(db=str(path), data_dir=path.parent)
     services = await Services.open(settings)
     try:
+        await boards.turn_day(services)  # as a server does at start
         async with services.store.db.read() as s:
             row = await s.one("SELECT COUNT(*) FROM submissions")
         print(f"submissions stored: {row[0] if row else 0:,}")
