@@ -288,6 +288,79 @@ def _ranked(rows: list[Any], offset: int) -> list[Any]:
     return out
 
 
+def _window_reader(
+    d: Dialect,
+    since_ms: int,
+    *,
+    target: int | None,
+    mode: str | None,
+    keys: tuple[str, str],
+    limit: int,
+    offset: int,
+) -> Callable[[Conn, int], list[Any]]:
+    """The reader of a Natory board over the attempts made at ``since_ms`` or later
+    (ranked by the scores ``keys``, first and second): the whole days after the first
+    from the span lines or the day lines, the first day's rest from its rows."""
+    a, b = keys
+    rank_by = f"{a} IS NULL, {a} DESC, {b} DESC"
+    day = since_ms // MS_PER_DAY
+    # the first day lies in one UTC week: its rows come from the week index
+    raw_where = (
+        "v.benchmark_id = ? AND v.created_at >= ? AND v.created_at < ?"
+        f" AND v.created_at / {7 * MS_PER_DAY} = ?"
+    )
+    day_where = "l.benchmark_id = ? AND l.day > ?"
+    narrow: list[Any] = []
+    if target is not None:
+        raw_where += f" AND {d.json_number('s.result', 'target')} = ?"
+        day_where += " AND l.target = ?"
+        narrow.append(target)
+    if mode is not None:
+        raw_where += " AND v.mode = ?"
+        day_where += " AND l.mode = ?"
+        narrow.append(mode)
+
+    def window(scored: str) -> str:
+        return _NATORY_WINDOW.format(
+            attempts=natory_lines.attempts_sql(d, raw_where),
+            scored=scored,
+            days=day_where,
+            rank_by=rank_by,
+            a=a,
+            b=b,
+            line=", ".join(f"l.{c}" for c in natory_lines.LINE),
+            attempt_line=natory_lines.ATTEMPT_LINE,
+        )
+
+    def summary(conn: Conn, bench_id: int) -> list[Any]:
+        week = day * MS_PER_DAY // (7 * MS_PER_DAY)
+        first = [bench_id, since_ms, (day + 1) * MS_PER_DAY, week, *narrow]
+        days = [bench_id, day, *narrow]
+        # the window's whole days are a span's when it starts the day after this one
+        span = None
+        if target is None:
+            span = conn.execute(
+                "SELECT span FROM natory_span_days WHERE benchmark_id = ? AND from_day = ?",
+                (bench_id, day + 1),
+            ).fetchone()
+        if span is None:
+            sql, scored = window(f"natory_days AS l WHERE {day_where}"), days
+        else:
+            spans = "l.benchmark_id = ? AND l.span = ?" + (" AND l.mode = ?" if mode else "")
+            sql, scored = (
+                window(f"natory_spans AS l WHERE {spans}"),
+                [bench_id, span[0], *narrow],
+            )
+        near = conn.execute(sql, [*first, *scored, offset, offset + limit - 1, *days])
+        rows = near.fetchall()
+        if not rows:
+            return []
+        before = int(rows[0][0])
+        return _ranked(rows, before)[offset - before : offset - before + limit]
+
+    return summary
+
+
 async def natory_board(
     store: Store,
     *,
@@ -353,63 +426,9 @@ async def natory_board(
             return _ranked(rows, offset)
 
     elif chat_id is None and since_ms is not None and not verified:
-        # the whole days after the first from their day lines, the first day's rest
-        # from its rows
-        day = int(since_ms) // MS_PER_DAY
-        # the first day lies in one UTC week: its rows come from the week index
-        raw_where = (
-            "v.benchmark_id = ? AND v.created_at >= ? AND v.created_at < ?"
-            f" AND v.created_at / {7 * MS_PER_DAY} = ?"
+        summary = _window_reader(
+            d, int(since_ms), target=target, mode=mode, keys=(a, b), limit=limit, offset=offset
         )
-        day_where = "l.benchmark_id = ? AND l.day > ?"
-        narrow: list[Any] = []
-        if target is not None:
-            raw_where += f" AND {d.json_number('s.result', 'target')} = ?"
-            day_where += " AND l.target = ?"
-            narrow.append(target)
-        if mode is not None:
-            raw_where += " AND v.mode = ?"
-            day_where += " AND l.mode = ?"
-            narrow.append(mode)
-
-        def window(scored: str) -> str:
-            return _NATORY_WINDOW.format(
-                attempts=natory_lines.attempts_sql(d, raw_where),
-                scored=scored,
-                days=day_where,
-                rank_by=rank_by,
-                a=a,
-                b=b,
-                line=", ".join(f"l.{c}" for c in natory_lines.LINE),
-                attempt_line=natory_lines.ATTEMPT_LINE,
-            )
-
-        def summary(conn: Conn, bench_id: int) -> list[Any]:
-            week = day * MS_PER_DAY // (7 * MS_PER_DAY)
-            first = [bench_id, int(since_ms), (day + 1) * MS_PER_DAY, week, *narrow]
-            days = [bench_id, day, *narrow]
-            # the window's whole days are a span's when it starts the day after this one
-            span = None
-            if target is None:
-                span = conn.execute(
-                    "SELECT span FROM natory_span_days WHERE benchmark_id = ? AND from_day = ?",
-                    (bench_id, day + 1),
-                ).fetchone()
-            if span is None:
-                sql, scored = window(f"natory_days AS l WHERE {day_where}"), days
-            else:
-                spans = "l.benchmark_id = ? AND l.span = ?" + (" AND l.mode = ?" if mode else "")
-                sql, scored = (
-                    window(f"natory_spans AS l WHERE {spans}"),
-                    [bench_id, span[0], *narrow],
-                )
-            near = conn.execute(sql, [*first, *scored, offset, offset + limit - 1, *days])
-            rows = near.fetchall()
-            if not rows:
-                return []
-            before = int(rows[0][0])
-            return _ranked(rows, before)[offset - before : offset - before + limit]
-
     rows = await store.db.run(
         lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)
     )
