@@ -189,7 +189,8 @@ LIMIT ? OFFSET ?
 #: counts, means, the top attempt — is summed only for the groups between them and
 #: those tied with them (``near``, which the top attempt's id orders), with the number
 #: of groups before them (``before``: ranks follow as in :func:`_ranked`). Filled:
-#: {attempts}, {scored}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}.
+#: {attempts} (its scores only), {fields} (the rest of an attempt's), {scored}, {days},
+#: {rank_by}, {a}, {b}, {line}, {attempt_line}.
 #: Parameters: the attempts', the scored lines', the page's offset and its last place's
 #: (offset + limit - 1), the days'.
 _NATORY_WINDOW = """
@@ -215,12 +216,12 @@ near AS MATERIALIZED (
           WHERE t.{a} IS NOT NULL AND (g.{a} IS NULL OR t.{a} > g.{a}
                                        OR (t.{a} = g.{a} AND t.{b} > g.{b})))),
 mine AS MATERIALIZED (
-    SELECT {line} FROM near AS n JOIN natory_days AS l
-        ON l.model_norm = n.model_norm AND l.mode = n.mode AND {days}
+    SELECT {line} FROM natory_days AS l
+    WHERE {days} AND (l.model_norm, l.mode) IN (SELECT model_norm, mode FROM near)
     UNION ALL
-    SELECT {attempt_line} FROM a
-    WHERE EXISTS (SELECT 1 FROM near AS n WHERE n.model_norm = a.model_norm
-                                            AND n.mode = a.mode)),
+    SELECT {attempt_line} FROM (
+        SELECT a.*, {fields} FROM a JOIN submissions AS s ON s.id = a.id
+        WHERE (a.model_norm, a.mode) IN (SELECT model_norm, mode FROM near)) AS a),
 stats AS (
     SELECT model_norm, mode, SUM(attempts) AS attempts, SUM(valid) AS valid,
            COUNT(DISTINCT NULLIF(target, 0)) AS targets,
@@ -322,7 +323,8 @@ def _window_reader(
 
     def window(scored: str) -> str:
         return _NATORY_WINDOW.format(
-            attempts=natory_lines.attempts_sql(d, raw_where),
+            attempts=natory_lines.attempts_sql(d, raw_where, scores_only=True),
+            fields=natory_lines.attempt_fields(d),
             scored=scored,
             days=day_where,
             rank_by=rank_by,

@@ -30,21 +30,31 @@ targets, cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id,
 top_trivial, top_score, top_at, top_simplified"""
 
 
-def attempts_sql(d: Dialect, where: str) -> str:
+def attempts_sql(d: Dialect, where: str, *, scores_only: bool = False) -> str:
     """CTEs ending in ``a``: the valid published attempts matching ``where`` (over
-    ``board_source`` as ``v``), with their Natory fields and triviality."""
+    ``board_source`` as ``v``), with their Natory fields and triviality; with
+    ``scores_only``, without the target, cost and latency (:func:`attempt_fields`)."""
     simplified = d.json_text("s.result", "simplified")
+    fields = f"""{d.json_number("s.result", "target")} AS target,
+           {simplified} AS simplified,
+           {d.json_number("s.extra", "cost")} AS cost,
+           {d.json_number("s.extra", "latency")} AS latency"""
     return f"""
 src AS MATERIALIZED (
     SELECT v.benchmark_id, s.id, s.model_norm, s.mode, s.score, s.created_at,
-           {d.json_number("s.result", "target")} AS target,
-           {simplified} AS simplified,
-           {d.json_number("s.extra", "cost")} AS cost,
-           {d.json_number("s.extra", "latency")} AS latency
+           {f"{simplified} AS simplified" if scores_only else fields}
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
     WHERE {where} AND {d.json_true("s.result", "valid")}),
 a AS (
     SELECT src.*, {d.digits_only("simplified")} AS trivial FROM src)"""
+
+
+def attempt_fields(d: Dialect) -> str:
+    """The Natory fields :func:`attempts_sql` leaves out with ``scores_only``, of a
+    submission ``s``."""
+    return f"""{d.json_number("s.result", "target")} AS target,
+           {d.json_number("s.extra", "cost")} AS cost,
+           {d.json_number("s.extra", "latency")} AS latency"""
 
 
 def rebuild_sql(d: Dialect, where: str) -> str:
