@@ -261,7 +261,7 @@ def days_table_sql(*, postgres: bool) -> str:
 
 def days_migration_sql(d: Dialect) -> str:
     """The migration step: the day lines' table, filled from the published rows, and the
-    span lines' tables (empty: the first publication of a day fills them)."""
+    span lines' tables (empty until the day is first turned)."""
     return (
         days_table_sql(postgres=d.postgres)
         + days_rebuild_sql(d, _EVERY_ATTEMPT)
@@ -276,9 +276,10 @@ def days_migration_sql(d: Dialect) -> str:
 
 #: ``natory_spans``: per (span, model, mode), the scores a board over the last ``span``
 #: days ranks by, summed from the day lines from the span's first day
-#: (``natory_span_days.from_day``) on; the first publication of a day moves the first
-#: days forward (:func:`storage.summaries.roll_spans`). A board whose window starts the
-#: day before a span's first day ranks from the span's lines and the rows of that day.
+#: (``natory_span_days.from_day``) on; the day's first publication, or a server turning
+#: the day, moves the first days forward (:func:`storage.summaries.roll_spans`). A board
+#: whose window starts the day before a span's first day ranks from the span's lines and
+#: the rows of that day.
 SPANS = (7, 30)
 _SPAN_COLUMNS = "benchmark_id, span, model_norm, mode, valid, score_sum, best"
 _SPAN_DAYS = """CREATE TABLE natory_span_days (

@@ -3,9 +3,9 @@ and ``board_totals`` (one line per model and mode), kept from ``board_source`` r
 
 Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
 unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
-summaries whole. Natory's board has its own summaries, ``natory_lines`` and
-``natory_days`` (:mod:`storage.natory_lines`), kept at the same places. Functions over a
-write :class:`~storage.db.Session`.
+summaries whole. Natory's board has its own summaries, ``natory_lines``, ``natory_days``
+and ``natory_spans`` (:mod:`storage.natory_lines`), kept at the same places. Functions
+over a write :class:`~storage.db.Session`.
 """
 
 from __future__ import annotations
@@ -142,9 +142,9 @@ async def roll_natory(s: Session, day: int) -> None:
 
 
 async def roll_spans(s: Session, bench_id: int, day: int) -> None:
-    """Move each span's first day up to follow ``day`` (a publication's), recomputing
-    its lines, when it is behind: once a day, by the day's first publication. The
-    benchmark's summaries are locked whole meanwhile (PostgreSQL)."""
+    """Move each span's first day up to follow ``day`` (a publication's, or today's
+    when a server turns the day), recomputing its lines, when it is behind: once a day.
+    The benchmark's summaries are locked whole meanwhile (PostgreSQL)."""
     wanted = {span: day - span + 1 for span in natory_lines.SPANS}
 
     async def behind() -> list[int]:
@@ -152,7 +152,7 @@ async def roll_spans(s: Session, bench_id: int, day: int) -> None:
             "SELECT span, from_day FROM natory_span_days WHERE benchmark_id = ?", (bench_id,)
         )
         now = {int(span): int(first) for span, first in rows}
-        return [span for span, first in wanted.items() if now.get(span, first - 1) < first]
+        return [span for span, first in wanted.items() if span not in now or now[span] < first]
 
     if not await behind():
         return
