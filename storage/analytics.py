@@ -181,20 +181,22 @@ LIMIT ? OFFSET ?
 """
 
 #: The board over the last days: the day lines (``natory_days`` as ``l``, matching
-#: ``{days}``) and the attempts of the window's first day (``a``, from ``{attempts}``),
-#: each attempt a line of its own. Every (model, mode) is scored (``groups``) from the
-#: attempts and ``{scored}`` (the day lines, or the span lines of the window's days); the
-#: page's first and last groups are found by sorting on the rank keys (``{rank_by}``;
-#: ``{a}``, ``{b}``: its two scores, both NULL or neither), and the rest of a line —
-#: counts, means, the top attempt — is summed only for the groups between them and
-#: those tied with them (``near``, which the top attempt's id orders), with the number
-#: of groups before them (``before``: ranks follow as in :func:`_ranked`). Filled:
-#: {attempts} (its scores only), {fields} (the rest of an attempt's), {scored}, {days},
-#: {rank_by}, {a}, {b}, {line}, {attempt_line}.
-#: Parameters: the attempts', the scored lines', the page's offset and its last place's
-#: (offset + limit - 1), the days'.
+#: ``{days}``) and the attempts of the window's first day (``natory_attempts`` matching
+#: ``{first}``), each attempt a line of its own. Every (model, mode) is scored
+#: (``groups``) from the attempts and ``{scored}`` (the day lines, or the span lines of
+#: the window's days); the page's first and last groups are found by sorting on the rank
+#: keys (``{rank_by}``; ``{a}``, ``{b}``: its two scores, both NULL or neither), and the
+#: rest of a line — counts, means, the top attempt — is summed only for the groups
+#: between them and those tied with them (``near``, which the top attempt's id orders),
+#: with the number of groups before them (``before``: ranks follow as in
+#: :func:`_ranked`). Filled: {first}, {fields} (an attempt's fields from its submission
+#: ``s``), {scored}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}. Parameters:
+#: the first day's, the scored lines', the page's offset and its last place's (offset +
+#: limit - 1), the days'.
 _NATORY_WINDOW = """
-WITH {attempts},
+WITH a AS (
+    SELECT x.id, x.model_norm, x.mode, x.score, x.trivial, x.created_at, x.target
+    FROM natory_attempts AS x WHERE {first}),
 lines AS (
     SELECT l.model_norm, l.mode, l.valid, l.score_sum, l.best FROM {scored}
     UNION ALL
@@ -305,25 +307,21 @@ def _window_reader(
     a, b = keys
     rank_by = f"{a} IS NULL, {a} DESC, {b} DESC"
     day = since_ms // MS_PER_DAY
-    # the first day lies in one UTC week: its rows come from the week index
-    raw_where = (
-        "v.benchmark_id = ? AND v.created_at >= ? AND v.created_at < ?"
-        f" AND v.created_at / {7 * MS_PER_DAY} = ?"
-    )
+    first_where = "x.benchmark_id = ? AND x.created_at >= ? AND x.created_at < ?"
     day_where = "l.benchmark_id = ? AND l.day > ?"
     narrow: list[Any] = []
     if target is not None:
-        raw_where += f" AND {d.json_number('s.result', 'target')} = ?"
+        first_where += " AND x.target = ?"
         day_where += " AND l.target = ?"
         narrow.append(target)
     if mode is not None:
-        raw_where += " AND v.mode = ?"
+        first_where += " AND x.mode = ?"
         day_where += " AND l.mode = ?"
         narrow.append(mode)
 
     def window(scored: str) -> str:
         return _NATORY_WINDOW.format(
-            attempts=natory_lines.attempts_sql(d, raw_where, scores_only=True),
+            first=first_where,
             fields=natory_lines.attempt_fields(d),
             scored=scored,
             days=day_where,
@@ -335,8 +333,7 @@ def _window_reader(
         )
 
     def summary(conn: Conn, bench_id: int) -> list[Any]:
-        week = day * MS_PER_DAY // (7 * MS_PER_DAY)
-        first = [bench_id, since_ms, (day + 1) * MS_PER_DAY, week, *narrow]
+        first = [bench_id, since_ms, (day + 1) * MS_PER_DAY, *narrow]
         days = [bench_id, day, *narrow]
         # the window's whole days are a span's when it starts the day after this one
         span = None

@@ -30,19 +30,17 @@ targets, cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id,
 top_trivial, top_score, top_at, top_simplified"""
 
 
-def attempts_sql(d: Dialect, where: str, *, scores_only: bool = False) -> str:
+def attempts_sql(d: Dialect, where: str) -> str:
     """CTEs ending in ``a``: the valid published attempts matching ``where`` (over
-    ``board_source`` as ``v``), with their Natory fields and triviality; with
-    ``scores_only``, without the target, cost and latency (:func:`attempt_fields`)."""
+    ``board_source`` as ``v``), with their Natory fields and triviality."""
     simplified = d.json_text("s.result", "simplified")
-    fields = f"""{d.json_number("s.result", "target")} AS target,
-           {simplified} AS simplified,
-           {d.json_number("s.extra", "cost")} AS cost,
-           {d.json_number("s.extra", "latency")} AS latency"""
     return f"""
 src AS MATERIALIZED (
     SELECT v.benchmark_id, s.id, s.model_norm, s.mode, s.score, s.created_at,
-           {f"{simplified} AS simplified" if scores_only else fields}
+           {d.json_number("s.result", "target")} AS target,
+           {simplified} AS simplified,
+           {d.json_number("s.extra", "cost")} AS cost,
+           {d.json_number("s.extra", "latency")} AS latency
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
     WHERE {where} AND {d.json_true("s.result", "valid")}),
 a AS (
@@ -50,9 +48,8 @@ a AS (
 
 
 def attempt_fields(d: Dialect) -> str:
-    """The Natory fields :func:`attempts_sql` leaves out with ``scores_only``, of a
-    submission ``s``."""
-    return f"""{d.json_number("s.result", "target")} AS target,
+    """The Natory fields of a submission ``s`` that ``natory_attempts`` does not keep."""
+    return f"""{d.json_text("s.result", "simplified")} AS simplified,
            {d.json_number("s.extra", "cost")} AS cost,
            {d.json_number("s.extra", "latency")} AS latency"""
 
@@ -169,6 +166,10 @@ _TYPES = (
     ("top_at", "{big} NOT NULL"),
     ("top_simplified", "TEXT"),
     ("span", "INTEGER NOT NULL"),
+    ("created_at", "{big} NOT NULL"),
+    ("id", "{big} NOT NULL"),
+    ("score", "{real} NOT NULL"),
+    ("trivial", "INTEGER NOT NULL"),
 )
 
 
@@ -260,8 +261,8 @@ def days_table_sql(*, postgres: bool) -> str:
 
 
 def days_migration_sql(d: Dialect) -> str:
-    """The migration step: the day lines' table, filled from the published rows, and the
-    span lines' tables (empty until the day is first turned)."""
+    """The migration step: the day lines' and attempts' tables, filled from the published
+    rows, and the span lines' tables (empty until the day is first turned)."""
     return (
         days_table_sql(postgres=d.postgres)
         + days_rebuild_sql(d, _EVERY_ATTEMPT)
@@ -271,6 +272,12 @@ def days_migration_sql(d: Dialect) -> str:
             "benchmark_id, model_norm, mode", postgres=d.postgres,
         )
         + _SPAN_DAYS.format(big="BIGINT" if d.postgres else "INTEGER")
+        + _table_sql(
+            "natory_attempts", _ATTEMPT_COLUMNS, "benchmark_id, created_at, id",
+            "benchmark_id, model_norm, mode", postgres=d.postgres,
+        )
+        + attempts_rebuild_sql(d, _EVERY_ATTEMPT)
+        + ";\n"
     )  # fmt: skip
 
 
@@ -327,3 +334,22 @@ CASE WHEN cost IS NULL THEN 0 ELSE 1 END AS cost_n, COALESCE(latency, 0.0) AS la
 CASE WHEN latency IS NULL THEN 0 ELSE 1 END AS latency_n, created_at AS first_at,
 created_at AS last_at, id AS top_id, trivial AS top_trivial, score AS top_score,
 created_at AS top_at, simplified AS top_simplified"""
+
+
+#: ``natory_attempts``: each valid published attempt's time, group, target (0: none),
+#: score and triviality, in time order: the first day of a board over the last days
+#: ranks from these, not from the submissions' JSON.
+_ATTEMPT_COLUMNS = "benchmark_id, created_at, id, model_norm, mode, target, score, trivial"
+
+#: Add one attempt (parameters in ``_ATTEMPT_COLUMNS``' order).
+ADD_ATTEMPT_SQL = (
+    f"INSERT INTO natory_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def attempts_rebuild_sql(d: Dialect, where: str) -> str:
+    """Insert the attempts matching ``where`` (as :func:`rebuild_sql`)."""
+    return f"""WITH {attempts_sql(d, where)}
+INSERT INTO natory_attempts ({_ATTEMPT_COLUMNS})
+SELECT benchmark_id, created_at, id, model_norm, mode, COALESCE(target, 0), score, trivial
+FROM a"""

@@ -3,9 +3,9 @@ and ``board_totals`` (one line per model and mode), kept from ``board_source`` r
 
 Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
 unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
-summaries whole. Natory's board has its own summaries, ``natory_lines``, ``natory_days``
-and ``natory_spans`` (:mod:`storage.natory_lines`), kept at the same places. Functions
-over a write :class:`~storage.db.Session`.
+summaries whole. Natory's board has its own summaries, ``natory_lines``, ``natory_days``,
+``natory_spans`` and ``natory_attempts`` (:mod:`storage.natory_lines`), kept at the same
+places. Functions over a write :class:`~storage.db.Session`.
 """
 
 from __future__ import annotations
@@ -118,8 +118,8 @@ async def rebuild(s: Session, bench_id: int) -> None:
 
 async def _rebuild_natory(s: Session, key: tuple[str, ...], params: tuple[Any, ...]) -> None:
     """Recompute Natory's summary lines whose ``key`` columns (the benchmark's, model's,
-    mode's) equal ``params`` from the rows: its lines, its day lines, and its span lines
-    from the day lines."""
+    mode's) equal ``params`` from the rows: its lines, day lines and attempts, and its
+    span lines from the day lines."""
 
     def where(alias: str) -> str:
         return " AND ".join(f"{alias}{column} = ?" for column in key)
@@ -127,6 +127,7 @@ async def _rebuild_natory(s: Session, key: tuple[str, ...], params: tuple[Any, .
     for table, rebuild_sql in (
         ("natory_lines", natory_lines.rebuild_sql),
         ("natory_days", natory_lines.days_rebuild_sql),
+        ("natory_attempts", natory_lines.attempts_rebuild_sql),
     ):
         await s.execute(f"DELETE FROM {table} WHERE {where('')}", params)
         await s.execute(rebuild_sql(s.dialect, where("v.")), params)
@@ -180,7 +181,8 @@ async def _natory(s: Session, bench_id: int | None) -> bool:
 
 async def _add_natory(s: Session, sub_id: int) -> None:
     """Count a just-published Natory attempt in its target's line, its all-targets line,
-    its day line and the span lines that hold its day (nothing when it is not valid)."""
+    its day line and the span lines that hold its day, and keep it among the attempts
+    (nothing when it is not valid)."""
     found = await s.one(natory_lines.attempt_sql(s.dialect), (sub_id,))
     if found is None:
         return
@@ -212,6 +214,11 @@ async def _add_natory(s: Session, sub_id: int) -> None:
         (bench_id, day, 0 if target is None else target, model, mode, *figures),
     )
     await s.execute(natory_lines.ADD_SPAN_SQL, (model, mode, *figures[:3], bench_id, day))
+    await s.execute(
+        natory_lines.ADD_ATTEMPT_SQL,
+        (bench_id, created_at, sub_id, model, mode, 0 if target is None else target, score,
+         trivial),
+    )  # fmt: skip
 
 
 async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
