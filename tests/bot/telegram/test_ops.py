@@ -91,6 +91,12 @@ def test_backups_run_daily_or_at_the_multiples_of_the_interval() -> None:
     assert min(at % 7, 7 - at % 7) < 0.5
 
 
+def test_the_day_turns_just_after_midnight_utc() -> None:
+    jobs = _Jobs()
+    ops.schedule_day_turn(jobs)  # type: ignore[arg-type]
+    assert jobs.calls == [("daily", {"time": dtime(0, 0, 5, tzinfo=UTC), "name": "day-turn"})]
+
+
 def test_the_backup_interval_is_unset_or_positive(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BENCHBOARD_BACKUP_INTERVAL", "")
     assert _settings().backup_interval is None
