@@ -80,12 +80,23 @@ def check_page(limit: int, offset: int) -> None:
 _COMPRESS_CHUNK = 1 << 20
 
 
+#: An input of at most this many bytes is compressed with a window of that size and
+#: smaller hash tables: setting up zlib's defaults (a 32 KiB window) costs several
+#: times more than compressing such an input, to the same size. Any zlib reader reads
+#: both.
+_SMALL_BYTES = 1 << 12
+
+
 def compress(text: str) -> bytes:
     """A raw input as stored. surrogatepass keeps even lone surrogates: what was scored
     is what is stored. Encoded a piece at a time (the bytes are those of encoding it
     whole: surrogatepass encodes each code point on its own)."""
     if len(text) <= _COMPRESS_CHUNK:
-        return zlib.compress(text.encode("utf-8", "surrogatepass"), 6)
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) <= _SMALL_BYTES:
+            small = zlib.compressobj(6, zlib.DEFLATED, _SMALL_BYTES.bit_length() - 1, 4)
+            return small.compress(data) + small.flush()
+        return zlib.compress(data, 6)
     packer = zlib.compressobj(6)
     parts = [
         packer.compress(text[i : i + _COMPRESS_CHUNK].encode("utf-8", "surrogatepass"))
