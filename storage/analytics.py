@@ -185,12 +185,13 @@ LIMIT ? OFFSET ?
 #: ``{first}``), each attempt a line of its own. Every (model, mode) is scored
 #: (``groups``) from the attempts and ``{scored}`` (the day lines, or the span lines of
 #: the window's days); the page's first and last groups are found by sorting on the rank
-#: keys (``{rank_by}``; ``{a}``, ``{b}``: its two scores, both NULL or neither), and the
+#: keys (``{rank_by}``, on the two scores ``{a}``, ``{b}``: :func:`_rank_by`), and the
 #: rest of a line — counts, means, the top attempt — is summed only for the groups
 #: between them and those tied with them (``near``, which the top attempt's id orders),
 #: with the number of groups before them (``before``: ranks follow as in
 #: :func:`_ranked`). Filled: {first}, {fields} (an attempt's fields from its submission
-#: ``s``), {scored}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}. Parameters:
+#: ``s``), {scored}, {days}, {rank_by}, {a}, {b}, {line}, {attempt_line}, and
+#: {g_ahead_h}, {t_ahead_g}, {o_ahead_h} (:func:`_ahead`). Parameters:
 #: the first day's, the scored lines', the page's offset and its last place's (offset +
 #: limit - 1), the days'.
 _NATORY_WINDOW = """
@@ -211,12 +212,7 @@ head AS (SELECT {a}, {b} FROM groups ORDER BY {rank_by} LIMIT 1 OFFSET ?),
 tail AS (SELECT {a}, {b} FROM groups ORDER BY {rank_by} LIMIT 1 OFFSET ?),
 near AS MATERIALIZED (
     SELECT g.* FROM groups AS g, head AS h
-    WHERE NOT (g.{a} IS NOT NULL AND (h.{a} IS NULL OR g.{a} > h.{a}
-                                      OR (g.{a} = h.{a} AND g.{b} > h.{b})))
-      AND NOT EXISTS (
-          SELECT 1 FROM tail AS t
-          WHERE t.{a} IS NOT NULL AND (g.{a} IS NULL OR t.{a} > g.{a}
-                                       OR (t.{a} = g.{a} AND t.{b} > g.{b})))),
+    WHERE NOT ({g_ahead_h}) AND NOT EXISTS (SELECT 1 FROM tail AS t WHERE {t_ahead_g})),
 mine AS MATERIALIZED (
     SELECT {line} FROM natory_days AS l
     WHERE {days} AND (l.model_norm, l.mode) IN (SELECT model_norm, mode FROM near)
@@ -236,9 +232,7 @@ tops AS (
            ROW_NUMBER() OVER (PARTITION BY model_norm, mode
                               ORDER BY top_trivial, top_score DESC, top_at, top_id) AS rn
     FROM mine)
-SELECT (SELECT COUNT(*) FROM groups AS o, head AS h
-        WHERE o.{a} IS NOT NULL AND (h.{a} IS NULL OR o.{a} > h.{a}
-                                     OR (o.{a} = h.{a} AND o.{b} > h.{b}))) AS before,
+SELECT (SELECT COUNT(*) FROM groups AS o, head AS h WHERE {o_ahead_h}) AS before,
        s.model, n.mode, n.best, n.mean, st.attempts, st.valid, st.targets, st.mean_cost,
        st.mean_latency, t.id, t.simplified, (SELECT COUNT(*) FROM groups) AS total,
        st.first_ms, st.last_ms
@@ -251,10 +245,11 @@ ORDER BY {rank_by}, t.id
 
 #: The board from the summary (:mod:`storage.natory_lines`): a target's lines (or the
 #: lines over every target), already one per (model, mode). The page is sorted by the
-#: rank keys (``{rank_by}``; ``{a}``, ``{b}``: its two scores, both NULL or neither) and
-#: its first row's rank counted (the lines strictly before it, ``before``); the other
+#: rank keys (``{rank_by}``: its two scores, :func:`_rank_by`) and its first row's rank
+#: counted (the lines strictly before it, ``before``); the other
 #: ranks follow from the page's order (:func:`_ranked`) - a window function over every
-#: line costs more than the rest of the page. Filled: {mode}, {rank_by}, {a}, {b}.
+#: line costs more than the rest of the page. Filled: {mode}, {rank_by}, {o_ahead_p}
+#: (:func:`_ahead`).
 _NATORY_SUMMARY = """
 WITH l AS (
     SELECT model_norm, mode, best, score_sum / NULLIF(valid, 0) AS mean, attempts, valid,
@@ -266,15 +261,29 @@ page AS (
     SELECT * FROM l ORDER BY {rank_by}, best_id LIMIT ? OFFSET ?),
 head AS (
     SELECT * FROM page ORDER BY {rank_by}, best_id LIMIT 1)
-SELECT (SELECT COUNT(*) FROM l AS o, head AS p
-        WHERE o.{a} IS NOT NULL AND (p.{a} IS NULL OR o.{a} > p.{a}
-                                     OR (o.{a} = p.{a} AND o.{b} > p.{b}))) AS before,
+SELECT (SELECT COUNT(*) FROM l AS o, head AS p WHERE {o_ahead_p}) AS before,
        s.model, r.mode, r.best, r.mean, r.attempts, r.valid, r.targets, r.mean_cost,
        r.mean_latency, r.best_id, r.simplified, (SELECT COUNT(*) FROM l) AS total,
        r.first_ms, r.last_ms
 FROM page AS r JOIN submissions AS s ON s.id = r.best_id
 ORDER BY {rank_by}, r.best_id
 """
+
+
+def _rank_by(keys: tuple[str, str]) -> str:
+    """SQL: the order of rank on two scores (first, then second; NULL last)."""
+    a, b = keys
+    return f"{a} IS NULL, {a} DESC, {b} DESC"
+
+
+def _ahead(x: str, y: str, keys: tuple[str, str]) -> str:
+    """SQL: row ``x`` ranks strictly ahead of row ``y`` on the two scores ``keys``
+    (first, then second; both NULL or neither, NULL last), as ``RANK()`` orders them."""
+    a, b = keys
+    return (
+        f"{x}.{a} IS NOT NULL AND ({y}.{a} IS NULL OR {x}.{a} > {y}.{a}"
+        f" OR ({x}.{a} = {y}.{a} AND {x}.{b} > {y}.{b}))"
+    )
 
 
 def _ranked(rows: list[Any], offset: int) -> list[Any]:
@@ -305,7 +314,7 @@ def _window_reader(
     (ranked by the scores ``keys``, first and second): the whole days after the first
     from the span lines or the day lines, the first day's rest from its rows."""
     a, b = keys
-    rank_by = f"{a} IS NULL, {a} DESC, {b} DESC"
+    rank_by = _rank_by(keys)
     day = since_ms // MS_PER_DAY
     first_where = "x.benchmark_id = ? AND x.created_at >= ? AND x.created_at < ?"
     day_where = "l.benchmark_id = ? AND l.day > ?"
@@ -328,6 +337,9 @@ def _window_reader(
             rank_by=rank_by,
             a=a,
             b=b,
+            g_ahead_h=_ahead("g", "h", keys),
+            t_ahead_g=_ahead("t", "g", keys),
+            o_ahead_h=_ahead("o", "h", keys),
             line=", ".join(f"l.{c}" for c in natory_lines.LINE),
             attempt_line=natory_lines.ATTEMPT_LINE,
         )
@@ -409,14 +421,16 @@ async def natory_board(
     # board ranks by best score, then mean (a, b); the board over all targets the other
     # way round.
     a, b = ("mean", "best") if target is None else ("best", "mean")
-    rank_by = f"{a} IS NULL, {a} DESC, {b} DESC"
+    rank_by = _rank_by((a, b))
     sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
     summary: Callable[[Conn, int], list[Any]] | None = None
     if chat_id is None and since_ms is None and not verified:
         # the summary has a line per target and one over all targets, per (model, mode)
         line = ALL_TARGETS if target is None else target
         whole = _NATORY_SUMMARY.format(
-            mode="" if mode is None else "AND mode = ?", rank_by=rank_by, a=a, b=b
+            mode="" if mode is None else "AND mode = ?",
+            rank_by=rank_by,
+            o_ahead_p=_ahead("o", "p", (a, b)),
         )
         whole_params = [line, *([] if mode is None else [mode]), limit, offset]
 
