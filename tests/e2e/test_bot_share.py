@@ -60,6 +60,20 @@ async def _share(bot: Bot, chat: dict, user: dict, card_call: dict, sid: int) ->
     return await bot.api.wait_call("sendPhoto", chat_id=chat["id"], since=since, timeout=20)
 
 
+async def _group_board_link(bot: Bot, group: dict, member: dict, model: str) -> str:
+    """A member scores and publishes a result in ``group``; the payload of the link the
+    group board's image carries (it opens that board in the bot)."""
+    since = bot.api.mark()
+    await bot.api.send_text(group, member, f"/score #think\nmodel: {model}\n1:{KEY[1]}")
+    scored = await bot.api.wait_call("sendMessage", chat_id=group["id"], since=since, timeout=20)
+    await bot.press(group, member, scored, f"pub:{sid_of(text_of(scored))}")
+    group_board = await bot.say(group, member, "/leaderboard")
+    since = bot.api.mark()
+    await bot.press(group, member, group_board, button(group_board, "As image"))
+    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
+    return str(GROUP_LINK.search(text_of(photo))[1])
+
+
 async def test_share_sends_the_card_once_then_by_file_id(bot: Bot) -> None:
     mark = bot.api.mark()
     user, chat, reply, card, sid = await _published(bot, 18001, "Sharer 1", correct=8)
@@ -152,15 +166,7 @@ async def test_the_board_as_an_image_and_the_group_links(bot: Bot) -> None:
     # a group: its board image links to the group's board in the bot
     group = bot.api.group_chat(-1018009, "Share Lab")
     member = bot.api.user(18009, "Member")
-    await bot.api.send_text(group, member, f"/score #think\nmodel: Group Model\n1:{KEY[1]}")
-    reply = await bot.api.wait_call("sendMessage", chat_id=group["id"], timeout=20)
-    sid = sid_of(text_of(reply))
-    await bot.press(group, member, reply, f"pub:{sid}")
-    group_board = await bot.say(group, member, "/leaderboard")
-    since = bot.api.mark()
-    await bot.press(group, member, group_board, button(group_board, "As image"))
-    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
-    payload = GROUP_LINK.search(text_of(photo))[1]
+    payload = await _group_board_link(bot, group, member, "Group Model")
     visitor, visitor_chat = private_user(bot, 18010)
     opened = text_of(await bot.say(visitor_chat, visitor, f"/start {payload}"))
     assert "The board of Share Lab" in opened and "Group Model" in opened
@@ -228,14 +234,7 @@ async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
     assert "A&lt;b&gt;&amp;co &lt;/i&gt;" in shared["params"]["caption"]
     group = bot.api.group_chat(-1018016, "<Lab & co>")
     member = bot.api.user(18016, "M")
-    await bot.api.send_text(group, member, f"/score #think\nmodel: X\n1:{KEY[1]}")
-    scored = await bot.api.wait_call("sendMessage", chat_id=group["id"], since=mark, timeout=20)
-    await bot.press(group, member, scored, f"pub:{sid_of(text_of(scored))}")
-    group_board = await bot.say(group, member, "/leaderboard")
-    since = bot.api.mark()
-    await bot.press(group, member, group_board, button(group_board, "As image"))
-    photo = await bot.api.wait_call("sendPhoto", chat_id=group["id"], since=since, timeout=20)
-    payload = GROUP_LINK.search(text_of(photo))[1]
+    payload = await _group_board_link(bot, group, member, "X")
     visitor, visitor_chat = private_user(bot, 18017)
     assert "The board of <Lab & co>" in text_of(
         await bot.say(visitor_chat, visitor, f"/start {payload}")

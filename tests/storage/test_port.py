@@ -3,7 +3,7 @@ SQLite file)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -50,60 +50,61 @@ def other_url(pg_database: str) -> Iterator[str]:
         yield url
 
 
-async def test_sqlite_ports_to_postgresql_whole_and_verified(
+@pytest.fixture
+async def filled(
     tmp_path: Path, clock: FakeClock, other_url: str
-) -> None:
+) -> AsyncIterator[tuple[Store, Store, Maker]]:
+    """An SQLite store with something in every table, an empty PostgreSQL one, and the
+    maker of the SQLite store's submissions."""
     source = await Store.open(tmp_path / "bb.sqlite3", clock=clock)
     target = await Store.open(other_url, clock=clock)
     try:
         key = await source.save_key("primebench", key_bytes(1), source="t")
         make = Maker(key=PRIME.load_key(key_bytes(1)), key_id=key.id)
         await fill(source, make, clock)
-        report = await port(source, target, source_name="bb.sqlite3", batch=7)
-        assert report.ok, report.mismatches
-        assert [t.name for t in TABLES if not report.counts[t.name]] == []
-        assert report.boards >= 5
-        assert await board_checksums(source) == await board_checksums(target)
-        assert (await target.current_key("primebench")) == (await source.current_key("primebench"))
-        assert await target.raw_text(1) == await source.raw_text(1)
-        # ids continue after the copied ones
-        sub = await target.record_submission(make(answers(1), message_id=9999))
-        assert sub.id == max(report.counts["submissions"], 29) + 1
-        # run again: a finished port of the same source resumes (copies nothing new)
-        again = await port(source, target, source_name="bb.sqlite3")
-        assert again.resumed and sum(again.copied.values()) == 0
-        # another source into a non-empty target: refused unless asked
-        with pytest.raises(NotAllowed, match="not empty"):
-            await port(source, target, source_name="other.sqlite3")
+        yield source, target, make
     finally:
         await source.close()
         await target.close()
 
 
-async def test_an_interrupted_port_resumes(
-    tmp_path: Path, clock: FakeClock, other_url: str
+async def test_sqlite_ports_to_postgresql_whole_and_verified(
+    filled: tuple[Store, Store, Maker],
 ) -> None:
-    source = await Store.open(tmp_path / "bb.sqlite3", clock=clock)
-    target = await Store.open(other_url, clock=clock)
-    try:
-        key = await source.save_key("primebench", key_bytes(1), source="t")
-        await fill(source, Maker(key=PRIME.load_key(key_bytes(1)), key_id=key.id), clock)
-        calls = 0
+    source, target, make = filled
+    report = await port(source, target, source_name="bb.sqlite3", batch=7)
+    assert report.ok, report.mismatches
+    assert [t.name for t in TABLES if not report.counts[t.name]] == []
+    assert report.boards >= 5
+    assert await board_checksums(source) == await board_checksums(target)
+    assert (await target.current_key("primebench")) == (await source.current_key("primebench"))
+    assert await target.raw_text(1) == await source.raw_text(1)
+    # ids continue after the copied ones
+    sub = await target.record_submission(make(answers(1), message_id=9999))
+    assert sub.id == max(report.counts["submissions"], 29) + 1
+    # run again: a finished port of the same source resumes (copies nothing new)
+    again = await port(source, target, source_name="bb.sqlite3")
+    assert again.resumed and sum(again.copied.values()) == 0
+    # another source into a non-empty target: refused unless asked
+    with pytest.raises(NotAllowed, match="not empty"):
+        await port(source, target, source_name="other.sqlite3")
 
-        def stop_midway(table: str, done: int) -> None:
-            nonlocal calls
-            calls += 1
-            if table == "submissions" and done >= 10:
-                raise KeyboardInterrupt
 
-        with pytest.raises(KeyboardInterrupt):
-            await port(source, target, source_name="bb", batch=5, progress=stop_midway)
-        report = await port(source, target, source_name="bb", batch=5)
-        assert report.resumed and report.ok, report.mismatches
-        assert report.copied["users"] == 0 and report.copied["submissions"] > 0
-    finally:
-        await source.close()
-        await target.close()
+async def test_an_interrupted_port_resumes(filled: tuple[Store, Store, Maker]) -> None:
+    source, target, _ = filled
+    calls = 0
+
+    def stop_midway(table: str, done: int) -> None:
+        nonlocal calls
+        calls += 1
+        if table == "submissions" and done >= 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        await port(source, target, source_name="bb", batch=5, progress=stop_midway)
+    report = await port(source, target, source_name="bb", batch=5)
+    assert report.resumed and report.ok, report.mismatches
+    assert report.copied["users"] == 0 and report.copied["submissions"] > 0
 
 
 async def test_a_postgresql_backup_is_an_sqlite_file_that_ports_back(
