@@ -204,12 +204,18 @@ def _note_paste(update: Update, context: BotContext) -> None:
     pastes(context).note(message.chat_id, user.id, message.message_id, message.text)
 
 
+#: What Telegram answers an edit that has nothing to do: the same text again, a message
+#: deleted since its button was pressed, or one that is not the bot's (a forged press).
+_NOTHING_TO_EDIT = ("not modified", "message to edit not found", "message can't be edited")
+
+
 async def edited(edit: Awaitable[object]) -> None:
-    """Await an edit; "not modified" (the same text again) is no error."""
+    """Await an edit; an edit with nothing to do (:data:`_NOTHING_TO_EDIT`) is no error:
+    the press was answered, and there is no message of the bot's to change."""
     try:
         await edit
     except BadRequest as exc:
-        if "not modified" not in str(exc).lower():
+        if not any(s in str(exc).lower() for s in _NOTHING_TO_EDIT):
             raise
 
 
