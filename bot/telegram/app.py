@@ -292,6 +292,8 @@ async def _preflight(settings: Settings) -> str:
         base_url=settings.api_base_url,
         base_file_url=settings.api_file_url,
         request=AiohttpRequest(connection_pool_size=1),
+        # else PTB makes an httpx client for getUpdates, which nothing here calls
+        get_updates_request=AiohttpRequest(connection_pool_size=1),
     )
     try:
         async with bot:
@@ -323,7 +325,9 @@ async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Ev
     try:
         await post_init(app)
         await app.start()
-        yield await start_intake(app), stop
+        intake = await start_intake(app)
+        ops.settle_heap()
+        yield intake, stop
         log.info("stopping: finishing the updates already received")
     finally:
         if app.running:

@@ -122,6 +122,8 @@ async def manage_webhook(settings: Settings, action: str) -> str:
         base_url=settings.api_base_url,
         base_file_url=settings.api_file_url,
         request=AiohttpRequest(connection_pool_size=1),
+        # else PTB makes an httpx client for getUpdates, which nothing here calls
+        get_updates_request=AiohttpRequest(connection_pool_size=1),
     )
     async with bot:
         if action == "set":
