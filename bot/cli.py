@@ -6,6 +6,7 @@ Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr)
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -258,6 +259,9 @@ def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
 
 
 def cmd_run(args: argparse.Namespace, load: Load) -> int:
+    # the start (imports, the application) makes objects that live as long as the
+    # process and next to no garbage: no collections until it is up (ops.settle_heap)
+    gc.disable()
     from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
 
     settings = load()

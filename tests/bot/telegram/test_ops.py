@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from datetime import time as dtime
 
@@ -105,3 +107,27 @@ def test_the_backup_interval_is_unset_or_positive(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("BENCHBOARD_BACKUP_INTERVAL", "0")
     with pytest.raises(ValidationError):
         _settings()
+
+
+@pytest.fixture
+def restored_gc() -> Iterator[None]:
+    threshold, enabled = gc.get_threshold(), gc.isenabled()
+    yield
+    gc.unfreeze()
+    gc.set_threshold(*threshold)
+    (gc.enable if enabled else gc.disable)()
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_settle_heap_freezes_the_start_and_collects_young_objects_less_often() -> None:
+    gc.disable()  # as `benchboard run` starts
+    made_at_start = [{"n": n} for n in range(1000)]
+    ops.settle_heap()
+    assert gc.isenabled()
+    assert gc.get_threshold()[0] == ops.GC_YOUNG_THRESHOLD > 700
+    assert gc.get_freeze_count() >= len(made_at_start)
+    # what was made at the start is out of the collector's reach; new objects are not
+    tracked = {id(o) for o in gc.get_objects()}
+    assert id(made_at_start[0]) not in tracked
+    later = {"new": []}
+    assert id(later) in {id(o) for o in gc.get_objects()}
