@@ -228,9 +228,21 @@ def translated(lang: str, key: str) -> bool:
 
 
 def _template(lang: str, key: str, n: int | None = None) -> str | None:
+    if n is None:
+        return _text(lang, key)
     for code in (lang, DEFAULT_LANGUAGE):
-        found = catalogue(code)
-        text = found.gettext(key) if n is None else found.ngettext(key, key, n)
+        text = catalogue(code).ngettext(key, key, n)
+        if text != key:
+            return text
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _text(lang: str, key: str) -> str | None:
+    """The message ``key`` in ``lang`` (else in English), None when neither has it; read
+    once (a score card asks for about twenty)."""
+    for code in (lang, DEFAULT_LANGUAGE):
+        text = catalogue(code).gettext(key)
         if text != key:
             return text
     return None
