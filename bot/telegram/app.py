@@ -168,8 +168,13 @@ def register(app: BotApp) -> None:
             nh.on_natory_reply,
         )
     )
+    # A private text that is no command: a submission (or the awaited model name; core
+    # decides, and answers what it is not). No handler below takes such a message (they
+    # take commands, captions, buttons, inline queries, other chats), so it is tried here,
+    # before them: it is most of what the bot receives.
+    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
 
-    # Users' commands, before anything that reads plain text.
+    # Users' commands.
     commands = [
         ("start", c.on_start),
         ("help", c.on_help),
@@ -239,10 +244,9 @@ def register(app: BotApp) -> None:
     app.add_handler(InlineQueryHandler(ih.on_inline_query))
     app.add_handler(ChosenInlineResultHandler(ih.on_chosen_inline_result))
 
-    # Private chats: a text or document is a submission if a benchmark can read it (or
-    # the awaited model name; core decides, and answers what it is not); other media:
-    # their caption is read, and without one the bot says what it reads.
-    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
+    # Private chats (texts are taken above): a document is a submission if a benchmark
+    # can read it; other media: their caption is read, and without one the bot says what
+    # it reads.
     app.add_handler(MessageHandler(private & filters.Document.ALL, h.on_private_document))
     app.add_handler(MessageHandler(private & filters.ATTACHMENT, h.on_private_media))
     # Groups: replies to the bot's "send the model name" prompt.
