@@ -118,33 +118,75 @@ class _Relay:
         return _Relayed(list(rows.result()))
 
 
+def _executed(cursor: Any) -> Executed:
+    return Executed(cursor.rowcount, cursor.lastrowid)
+
+
+def _sqlite(conn: Conn) -> sqlite3.Connection:
+    """The connection a function on the database thread gets (see ``Database._run``)."""
+    return cast(sqlite3.Connection, conn)
+
+
 class Session:
     """Statements on the connection while its lock is held (see :meth:`Database.read`
-    and :meth:`Database.write`). Each method is one trip to the database thread."""
+    and :meth:`Database.write`). Each method is one trip to the database thread; in a
+    write transaction the ``BEGIN IMMEDIATE`` goes with the first statement, in its trip
+    (the transaction begins before that statement runs, as if it had been a trip of its
+    own, which it was: a third of a short write's trips)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, begin: bool = False) -> None:
         self._db = db
+        #: ``BEGIN IMMEDIATE`` is still to be sent (with the first statement)
+        self.to_begin = begin
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a statement, or None."""
-        for row in await self._db._fetchall(sql, params):
+        for row in await self.all(sql, params):
             return row
         return None
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of a statement."""
+        if await self._folding():
+            return await self._begun(lambda conn: list(conn.execute(sql, params).fetchall()))
         return await self._db._fetchall(sql, params)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Executed:
+        if await self._folding():
+            return await self._begun(lambda conn: _executed(conn.execute(sql, params)))
         self._db.trips += 1
-        cursor = await self._db._conn.execute(sql, params)
-        return Executed(cursor.rowcount, cursor.lastrowid)
+        return _executed(await self._db._conn.execute(sql, params))
 
     async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> int:
         """One statement for each parameter set; returns the rows they changed."""
+        if await self._folding():
+            return await self._begun(lambda conn: _sqlite(conn).executemany(sql, params).rowcount)
         self._db.trips += 1
         cursor = await self._db._conn.executemany(sql, params)
         return cursor.rowcount
+
+    async def _folding(self) -> bool:
+        """Whether ``BEGIN IMMEDIATE`` is to go with the statement about to be sent. Without
+        a function on the database thread (``per_statement``) it is sent now, on its own."""
+        if not self.to_begin:
+            return False
+        if not self._db.per_statement:
+            return True
+        self.to_begin = False
+        self._db.trips += 1
+        await self._db._conn.execute("BEGIN IMMEDIATE")
+        return False
+
+    async def _begun(self, work: Callable[[Conn], T]) -> T:
+        """``work`` right after ``BEGIN IMMEDIATE``, in one trip (``work`` gets the
+        ``sqlite3.Connection`` itself: not ``per_statement``)."""
+        self.to_begin = False
+
+        def begin_then(conn: Conn) -> T:
+            conn.execute("BEGIN IMMEDIATE")
+            return work(conn)
+
+        return await self._db._run(begin_then)
 
     async def lock(self, space: str, key: object, *, shared: bool = False) -> bool:
         """Serialise this transaction with others that lock the same (space, key) until
@@ -159,11 +201,13 @@ class Session:
 
     async def run(self, work: Callable[[Conn], T]) -> T:
         """``work(connection)`` on the database thread, in this session."""
+        if await self._folding():
+            return await self._begun(work)
         return await self._db._run(work)
 
     @property
     def in_transaction(self) -> bool:
-        return self._db._conn.in_transaction
+        return self.to_begin or self._db._conn.in_transaction
 
     @property
     def total_changes(self) -> int:
@@ -268,15 +312,16 @@ class Database:
             raise StoreUnavailable("the store is closed")
         async with self._lock:
             with _translated():
-                self.trips += 1
-                await self._conn.execute("BEGIN IMMEDIATE")
+                session = Session(self, begin=True)
                 try:
-                    yield Session(self)
-                    self.trips += 1
-                    await asyncio.shield(self._conn.execute("COMMIT"))
+                    yield session
+                    if not session.to_begin:  # else nothing was sent: nothing to commit
+                        self.trips += 1
+                        await asyncio.shield(self._conn.execute("COMMIT"))
                 except BaseException:
-                    with suppress(sqlite3.Error, ValueError):
-                        await asyncio.shield(self._conn.execute("ROLLBACK"))
+                    if not session.to_begin:
+                        with suppress(sqlite3.Error, ValueError):
+                            await asyncio.shield(self._conn.execute("ROLLBACK"))
                     raise
 
     #: The engine's name (``PgDatabase``: ``postgresql``).

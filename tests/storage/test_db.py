@@ -1,7 +1,9 @@
-"""The connection seam: ``run`` in one trip or one trip per statement, errors, closing."""
+"""The connection seam: ``run`` in one trip or one trip per statement, a write's BEGIN
+with its first statement, errors, closing."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -60,5 +62,92 @@ async def test_a_failed_write_is_rolled_back(tmp_path: Path) -> None:
                 raise RuntimeError
         async with db.read() as s:
             assert await s.one("SELECT COUNT(*) FROM benchmarks") == (0,)
+    finally:
+        await db.close()
+
+
+def _insert_two(conn: Conn) -> int:
+    conn.execute("INSERT INTO benchmarks (name) VALUES ('a')")
+    conn.execute("INSERT INTO benchmarks (name) VALUES ('b')")
+    return 2
+
+
+# The first statement of a write transaction, as each Session method sends it, and what
+# it returns.
+FIRSTS = {
+    "execute": (
+        lambda s: s.execute("INSERT INTO benchmarks (name) VALUES ('a')"),
+        lambda got: got.rowcount == 1 and got.lastrowid == 1,
+    ),
+    "executemany": (
+        lambda s: s.executemany("INSERT INTO benchmarks (name) VALUES (?)", [("a",), ("b",)]),
+        lambda got: got == 2,
+    ),
+    "all": (
+        lambda s: s.all("INSERT INTO benchmarks (name) VALUES ('a') RETURNING id"),
+        lambda got: [tuple(r) for r in got] == [(1,)],
+    ),
+    "one": (
+        lambda s: s.one("INSERT INTO benchmarks (name) VALUES ('a') RETURNING name"),
+        lambda got: tuple(got) == ("a",),
+    ),
+    "run": (lambda s: s.run(_insert_two), lambda got: got == 2),
+}
+
+
+@pytest.mark.parametrize("per_statement", [False, True])
+@pytest.mark.parametrize("first", sorted(FIRSTS))
+async def test_a_write_begins_with_its_first_statement(
+    tmp_path: Path, first: str, per_statement: bool
+) -> None:
+    path = tmp_path / "db.sqlite3"
+    db = await Database.open(path, per_statement=per_statement)
+    other = sqlite3.connect(path, timeout=0)
+    send, check = FIRSTS[first]
+    try:
+        before = db.trips
+        async with db.write() as s:
+            assert s.in_transaction
+            assert check(await send(s))
+            # the transaction took the write lock before its first statement ran
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("INSERT INTO benchmarks (name) VALUES ('other')")
+            await s.execute("INSERT INTO benchmarks (name) VALUES ('c')")
+        trips = db.trips - before
+        if not per_statement:  # BEGIN travels with the first statement; then one, COMMIT
+            assert trips == 3
+        elif first != "run":  # BEGIN, the two statements, COMMIT
+            assert trips == 4
+        other.execute("INSERT INTO benchmarks (name) VALUES ('other')")  # committed: free
+        other.commit()
+        async with db.read() as s:
+            names = [r[0] for r in await s.all("SELECT name FROM benchmarks ORDER BY id")]
+        assert names[-2:] == ["c", "other"]
+    finally:
+        other.close()
+        await db.close()
+
+
+async def test_an_empty_write_sends_nothing(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        before = db.trips
+        async with db.write() as s:
+            assert s.in_transaction
+        assert db.trips == before
+    finally:
+        await db.close()
+
+
+async def test_a_failed_first_statement_leaves_no_transaction(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        with pytest.raises(StorageError):
+            async with db.write() as s:
+                await s.execute("INSERT INTO no_such_table VALUES (1)")
+        async with db.write() as s:  # begins anew: nothing was left open
+            await s.execute("INSERT INTO benchmarks (name) VALUES ('after')")
+        async with db.read() as s:
+            assert await s.one("SELECT COUNT(*) FROM benchmarks") == (1,)
     finally:
         await db.close()
