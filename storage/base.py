@@ -8,6 +8,7 @@ in its own module, all over one :class:`~storage.db.Database`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,6 +68,12 @@ class StoreBase:
     @property
     def path(self) -> Path:
         return self._path
+
+    def _writing(self, statements: int) -> AbstractAsyncContextManager[Session]:
+        """Where ``statements`` writes that land together run: a single statement is a
+        transaction of its own (autocommit; one trip to the database, where a write
+        transaction takes two), several share a write transaction."""
+        return self._db.read() if statements == 1 else self._db.write()
 
     def _now_ms(self) -> int:
         now = self._clock()

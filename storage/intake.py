@@ -54,9 +54,9 @@ class IntakeStore(StoreBase):
             return []
         now = self._now_ms()
         inserted: set[int] = set()
-        async with self._db.write() as s:
-            for start in range(0, len(updates), _ADMIT_CHUNK):
-                chunk = updates[start : start + _ADMIT_CHUNK]
+        chunks = [updates[i : i + _ADMIT_CHUNK] for i in range(0, len(updates), _ADMIT_CHUNK)]
+        async with self._writing(len(chunks)) as s:
+            for chunk in chunks:
                 rows = await s.all(
                     "INSERT INTO intake (update_id, body, received_at) VALUES "
                     + ", ".join(["(?, ?, ?)"] * len(chunk))
@@ -85,9 +85,9 @@ class IntakeStore(StoreBase):
         while self._finished:
             batch, self._finished = self._finished, []
             now = self._now_ms()
-            async with self._db.write() as s:
-                for start in range(0, len(batch), _CHUNK):
-                    chunk = batch[start : start + _CHUNK]
+            chunks = [batch[i : i + _CHUNK] for i in range(0, len(batch), _CHUNK)]
+            async with self._writing(len(chunks)) as s:
+                for chunk in chunks:
                     await s.execute(
                         f"UPDATE intake SET done_at = ? WHERE update_id IN "
                         f"({', '.join('?' * len(chunk))}) AND done_at IS NULL",

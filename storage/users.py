@@ -19,7 +19,7 @@ class UserStore(StoreBase):
     ) -> None:
         """Store a user as Telegram reports it (updated on every sight)."""
         now = self._now_ms()
-        async with self._db.write() as s:
+        async with self._writing(1) as s:
             await s.execute(
                 """INSERT INTO users (id, first_name, last_name, username, language_code,
                                       first_seen, last_seen)
@@ -35,7 +35,7 @@ class UserStore(StoreBase):
     async def upsert_chat(self, chat_id: int, *, type: str, title: str | None) -> None:
         """Store a chat as Telegram reports it (updated on every sight)."""
         now = self._now_ms()
-        async with self._db.write() as s:
+        async with self._writing(1) as s:
             await s.execute(
                 """INSERT INTO chats (id, type, title, first_seen, last_seen)
                    VALUES (?, ?, ?, ?, ?)

@@ -26,6 +26,17 @@ async def test_admit_keeps_each_update_once(store: Store) -> None:
     assert await store.admit([]) == []
 
 
+async def test_a_batch_is_admitted_and_finished_in_one_trip_each(store: Store) -> None:
+    # a getUpdates batch (at most 100) is one statement: a transaction of its own
+    before = store.db.trips
+    assert await store.admit([(u, body(u)) for u in range(1, 101)]) == list(range(1, 101))
+    assert store.db.trips - before == 1
+    before = store.db.trips
+    await asyncio.gather(*(store.finish(u) for u in range(1, 101)))
+    assert store.db.trips - before == 1
+    assert await store.unfinished() == []
+
+
 async def test_finished_updates_are_not_unfinished_after_a_restart(
     db_path: Path, clock: FakeClock
 ) -> None:
