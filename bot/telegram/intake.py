@@ -81,16 +81,31 @@ class Intake:
             log.warning("malformed update ignored", extra={"update_id": data.get("update_id")})
             return None
 
-    async def receive(self, batch: Sequence[Any]) -> int:
-        """Admit a getUpdates batch in one transaction and queue the new updates; returns
-        how many were new. Malformed entries are logged and skipped."""
-        parsed = [(data, update) for data in batch if (update := self.parse(data)) is not None]
-        rows = [(u.update_id, json.dumps(d, ensure_ascii=False)) for d, u in parsed]
+    async def admit(self, batch: Sequence[Any]) -> list[dict[str, Any]]:
+        """Keep a getUpdates batch in one transaction; returns the updates not kept before,
+        in order, for :meth:`dispatch`. Entries without an update id are skipped."""
+        entries = [d for d in batch if isinstance(d, dict) and isinstance(d.get("update_id"), int)]
+        rows = [(d["update_id"], json.dumps(d, ensure_ascii=False)) for d in entries]
         new = set(await core.admit(self.services, rows))
-        for _, update in parsed:
-            if update.update_id in new:
-                await self.app.update_queue.put(update)
-        return len(new)
+        fresh = []
+        for data in entries:
+            if data["update_id"] in new:
+                new.discard(data["update_id"])  # a repeat inside the batch is not new
+                fresh.append(data)
+        return fresh
+
+    async def dispatch(self, admitted: Sequence[dict[str, Any]]) -> None:
+        """Queue admitted updates for the Application, in order; one PTB cannot read is
+        logged and marked done."""
+        unreadable = []
+        for data in admitted:
+            update = self.parse(data)
+            if update is None:
+                unreadable.append(data["update_id"])
+            else:
+                self.app.update_queue.put_nowait(update)
+        for update_id in unreadable:
+            await core.finish(self.services, update_id)
 
     async def receive_one(self, data: Any) -> bool:
         """Admit one update (a webhook request) and queue it if it is new; False when it
@@ -194,56 +209,68 @@ async def start(app: BotApp, services: Services) -> Intake:
 
 async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
     """Fetch updates until ``stop`` is set. Each batch is admitted before the next
-    ``getUpdates`` (whose offset confirms it to Telegram) is sent."""
+    ``getUpdates`` (whose offset confirms it to Telegram) is sent, and handed to the
+    Application once that is on its way: reading the updates into PTB's objects is
+    not on the path from one batch to the next, which every update waits on."""
     # do_api_request is PTB's public way to read the Bot API's raw answer (the body kept
     # is Telegram's JSON, not a re-serialised object); it warns that get_updates exists.
     warnings.filterwarnings("ignore", message=".*getUpdates.*", category=PTBUserWarning)
     offset: int | None = None
     pause = 0.5
-    while not stop.is_set():
-        fetch = asyncio.ensure_future(
-            app.bot.do_api_request(
-                "getUpdates",
-                api_kwargs={
-                    "offset": offset,
-                    "limit": POLL_LIMIT,
-                    "timeout": POLL_TIMEOUT,
-                    "allowed_updates": Update.ALL_TYPES,
-                },
-                read_timeout=POLL_TIMEOUT + 5,
+    admitted: list[dict[str, Any]] = []  # the last batch's new updates, not yet handed over
+    try:
+        while not stop.is_set():
+            fetch = asyncio.ensure_future(
+                app.bot.do_api_request(
+                    "getUpdates",
+                    api_kwargs={
+                        "offset": offset,
+                        "limit": POLL_LIMIT,
+                        "timeout": POLL_TIMEOUT,
+                        "allowed_updates": Update.ALL_TYPES,
+                    },
+                    read_timeout=POLL_TIMEOUT + 5,
+                )
             )
-        )
-        stopping = asyncio.ensure_future(stop.wait())
-        await asyncio.wait([fetch, stopping], return_when=asyncio.FIRST_COMPLETED)
-        stopping.cancel()
-        if not fetch.done():
-            # nothing of this batch is admitted, so nothing is confirmed: Telegram keeps it
-            fetch.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await fetch
-            break
-        try:
-            batch = fetch.result()
-        except InvalidToken:
-            raise
-        except (NetworkError, Conflict, RetryAfter) as exc:
-            log.warning("getUpdates failed; trying again", extra={"error": str(exc)})
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
-            pause = min(pause * 2, 10.0)
-            continue
-        pause = 0.5
-        if not isinstance(batch, list) or not batch:
-            continue
-        try:
-            await intake.receive(batch)
-        except Exception:
-            # not admitted, so not confirmed: the same batch comes again
-            log.exception("admitting updates failed; fetching them again")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 1.0)
-            continue
-        ids = [u["update_id"] for u in batch if isinstance(u, dict)]
-        ids = [i for i in ids if isinstance(i, int)]
-        if ids:
-            offset = max(ids) + 1
+            if admitted:
+                await asyncio.sleep(0)  # the fetch's request goes out first
+                admitted, handing = [], admitted
+                await intake.dispatch(handing)
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait([fetch, stopping], return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if not fetch.done():
+                # nothing of this batch is admitted, so nothing is confirmed: Telegram
+                # keeps it
+                fetch.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await fetch
+                break
+            try:
+                batch = fetch.result()
+            except InvalidToken:
+                raise
+            except (NetworkError, Conflict, RetryAfter) as exc:
+                log.warning("getUpdates failed; trying again", extra={"error": str(exc)})
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), pause)
+                pause = min(pause * 2, 10.0)
+                continue
+            pause = 0.5
+            if not isinstance(batch, list) or not batch:
+                continue
+            try:
+                admitted = await intake.admit(batch)
+            except Exception:
+                # not admitted, so not confirmed: the same batch comes again
+                log.exception("admitting updates failed; fetching them again")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+                continue
+            ids = [u["update_id"] for u in batch if isinstance(u, dict)]
+            ids = [i for i in ids if isinstance(i, int)]
+            if ids:
+                offset = max(ids) + 1
+    finally:
+        # admitted and about to be confirmed (or stopping): handled now, not after a restart
+        await intake.dispatch(admitted)

@@ -106,3 +106,26 @@ async def test_a_split_paste_cut_by_a_crash_is_one_submission_after_restart(
         cards = [m for m in api.messages_in(chat["id"]) if "Final Score" in str(m.get("text"))]
         assert len(cards) == 1
         assert _stored(tmp_path / "data") == 1
+
+
+async def test_an_update_ptb_cannot_read_is_kept_done_and_holds_nothing_up(
+    tmp_path: Path,
+) -> None:
+    async with FakeBotAPI() as api:
+        user = api.user(91_002, "Odd")
+        chat = api.private_chat(user)
+        async with running_bot(api, tmp_path, key=KEY) as bot:
+            # a message whose sender is no object: PTB raises reading it
+            odd = {"message_id": 7, "date": 0, "chat": chat, "from": 7, "text": "hi"}
+            unreadable = await api.send_raw_update("message", odd)
+            text = "\n".join(["model: after", *answers(KEY, correct=3)])
+            reply = await api.reply_to(await api.send_text(chat, user, text), timeout=20)
+            assert "Correct: 3" in text_of(reply)
+            await wait(lambda: unfinished_in(bot.data_dir) == 0, 10, "both updates done")
+        path = tmp_path / "data" / "benchboard.sqlite3"
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            row = db.execute(
+                "SELECT done_at FROM intake WHERE update_id = ?", (unreadable["update_id"],)
+            ).fetchone()
+        assert row is not None and row[0] is not None  # kept, and marked done
+        assert "malformed update ignored" in bot.log()
