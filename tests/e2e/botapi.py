@@ -123,7 +123,9 @@ import json
 import random
 import re
 import socket
+import sys
 import time
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -618,6 +620,8 @@ class FakeBotAPI(InlineMode):
         self._calls_changed = asyncio.Event()
         self._updates_changed = asyncio.Event()
         self._abort_reason: str | None = None
+        #: tracebacks of the emulator's own failures (see ``_handle_api``)
+        self.internal_errors: list[str] = []
         self._closing = False
 
         self._runner: web.AppRunner | None = None
@@ -687,6 +691,9 @@ class FakeBotAPI(InlineMode):
         if self._session is not None:
             await self._session.close()
             self._session = None
+        if self.internal_errors:
+            failures, self.internal_errors = self.internal_errors, []
+            raise AssertionError("the Bot API emulator failed:\n" + "\n".join(failures))
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -1384,6 +1391,22 @@ class FakeBotAPI(InlineMode):
         return params
 
     async def _handle_api(self, request: web.Request) -> web.Response:
+        """A Bot API call. An exception of the emulator's own (not an ``ApiError`` it
+        means to answer) is kept with its traceback in :attr:`internal_errors`, printed,
+        answered as a Bot API 500, and raised by :meth:`stop`: a test fails on the
+        emulator's fault, not on what the bot logged about a bare 500."""
+        try:
+            return await self._serve_api(request)
+        except Exception:
+            trace = traceback.format_exc()
+            self.internal_errors.append(trace)
+            print(f"the Bot API emulator failed on {request.path}:\n{trace}", file=sys.stderr)
+            return web.json_response(
+                {"ok": False, "error_code": 500, "description": "Internal Server Error"},
+                status=500,
+            )
+
+    async def _serve_api(self, request: web.Request) -> web.Response:
         requested = request.match_info["method"]
         canonical, handler = self._handlers.get(requested.lower(), (requested, None))
         try:

@@ -117,6 +117,24 @@ async def test_get_me(botapi: FakeBotAPI, bot: Bot) -> None:
     assert botapi.calls[0]["method"] == "getMe"
 
 
+async def test_a_failure_of_the_emulator_itself_fails_the_test_with_its_traceback() -> None:
+    api = FakeBotAPI()
+    await api.start()
+
+    def broken(params: JSONDict) -> JSONDict:
+        raise KeyError("a bug in the emulator")
+
+    api._handlers["getchat"] = ("getChat", broken)
+    try:
+        async with Bot(api.token, base_url=api.base_url) as b:
+            with pytest.raises(NetworkError, match="Internal Server Error"):
+                await b.get_chat(1)
+    finally:
+        with pytest.raises(AssertionError, match=r"(?s)emulator failed.*a bug in the emulator"):
+            await api.stop()
+    await api.stop()  # reported once
+
+
 async def test_wrong_token_is_unauthorized(botapi: FakeBotAPI) -> None:
     wrong = Bot("654321:WRONG", base_url=botapi.base_url, base_file_url=botapi.file_url)
     with pytest.raises(InvalidToken):
