@@ -129,15 +129,14 @@ def _sqlite(conn: Conn) -> sqlite3.Connection:
 
 class Session:
     """Statements on the connection while its lock is held (see :meth:`Database.read`
-    and :meth:`Database.write`). Each method is one trip to the database thread; in a
-    write transaction the ``BEGIN IMMEDIATE`` goes with the first statement, in its trip
-    (the transaction begins before that statement runs, as if it had been a trip of its
-    own, which it was: a third of a short write's trips)."""
+    and :meth:`Database.write`). Each method is one trip to the database thread. In a
+    write transaction ``BEGIN IMMEDIATE`` travels with the first statement, in its trip:
+    it still runs first, and a one-statement write takes two trips, not three."""
 
     def __init__(self, db: Database, *, begin: bool = False) -> None:
         self._db = db
         #: ``BEGIN IMMEDIATE`` is still to be sent (with the first statement)
-        self.to_begin = begin
+        self._to_begin = begin
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a statement, or None."""
@@ -168,11 +167,11 @@ class Session:
     async def _folding(self) -> bool:
         """Whether ``BEGIN IMMEDIATE`` is to go with the statement about to be sent. Without
         a function on the database thread (``per_statement``) it is sent now, on its own."""
-        if not self.to_begin:
+        if not self._to_begin:
             return False
         if not self._db.per_statement:
             return True
-        self.to_begin = False
+        self._to_begin = False
         self._db.trips += 1
         await self._db._conn.execute("BEGIN IMMEDIATE")
         return False
@@ -180,7 +179,7 @@ class Session:
     async def _begun(self, work: Callable[[Conn], T]) -> T:
         """``work`` right after ``BEGIN IMMEDIATE``, in one trip (``work`` gets the
         ``sqlite3.Connection`` itself: not ``per_statement``)."""
-        self.to_begin = False
+        self._to_begin = False
 
         def begin_then(conn: Conn) -> T:
             conn.execute("BEGIN IMMEDIATE")
@@ -207,7 +206,7 @@ class Session:
 
     @property
     def in_transaction(self) -> bool:
-        return self.to_begin or self._db._conn.in_transaction
+        return self._to_begin or self._db._conn.in_transaction
 
     @property
     def total_changes(self) -> int:
@@ -315,11 +314,11 @@ class Database:
                 session = Session(self, begin=True)
                 try:
                     yield session
-                    if not session.to_begin:  # else nothing was sent: nothing to commit
+                    if not session._to_begin:  # else nothing was sent: nothing to commit
                         self.trips += 1
                         await asyncio.shield(self._conn.execute("COMMIT"))
                 except BaseException:
-                    if not session.to_begin:
+                    if not session._to_begin:
                         with suppress(sqlite3.Error, ValueError):
                             await asyncio.shield(self._conn.execute("ROLLBACK"))
                     raise

@@ -272,5 +272,5 @@ async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
             if ids:
                 offset = max(ids) + 1
     finally:
-        # admitted and about to be confirmed (or stopping): handled now, not after a restart
+        # admitted but not handed over (stopping, or an error): handled now, not after a restart
         await intake.dispatch(admitted)
