@@ -135,6 +135,42 @@ async def test_a_failure_of_the_emulator_itself_fails_the_test_with_its_tracebac
     await api.stop()  # reported once
 
 
+async def test_an_upload_that_arrives_in_pieces_is_read(botapi: FakeBotAPI) -> None:
+    # a text field cut after a few bytes, then two bytes, then the rest with a file part
+    # longer than aiohttp's read size: the multipart reader takes the path that once
+    # failed the emulator (a DeprecationWarning aiohttp raises from its own call)
+    user = botapi.user(5, "U")
+    chat = botapi.private_chat(user)
+    boundary = "XyZbOuNdArY"
+    fields = [("chat_id", str(chat["id"])), ("caption", "a card")]
+    head = "".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{n}"\r\n\r\n{v}\r\n'
+        for n, v in fields
+    )
+    head += (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="photo"; filename="c.png"'
+        "\r\nContent-Type: image/png\r\n\r\n"
+    )
+    body = head.encode() + b"\x89PNG" + b"x" * 30_000 + f"\r\n--{boundary}--\r\n".encode()
+    host, port = botapi.base_url.split("//")[1].split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    writer.write(
+        f"POST /bot{botapi.token}/sendPhoto HTTP/1.1\r\nHost: {host}\r\n"
+        f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode()
+    )
+    cut = body.index(b"a card") + 3
+    for piece in (body[:cut], body[cut : cut + 2], body[cut + 2 :]):
+        writer.write(piece)
+        await writer.drain()
+        await asyncio.sleep(0.05)
+    answer = await reader.read()
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 200"), answer[-200:]
+    sent = botapi.messages_in(chat["id"])[-1]
+    assert sent["caption"] == "a card"
+
+
 async def test_wrong_token_is_unauthorized(botapi: FakeBotAPI) -> None:
     wrong = Bot("654321:WRONG", base_url=botapi.base_url, base_file_url=botapi.file_url)
     with pytest.raises(InvalidToken):
