@@ -100,6 +100,14 @@ SELECT target, score, created_at, simplified, cost, latency, trivial, benchmark_
        model_norm, mode FROM a"""
 
 
+#: Add an attempt's scores (``excluded``) to a line's (``t``): the valid attempts, their
+#: score sum, the best (NULL: none yet).
+_ADD_SCORES = """valid = t.valid + excluded.valid,
+    score_sum = t.score_sum + excluded.score_sum,
+    best = CASE WHEN excluded.best IS NULL THEN t.best
+                WHEN t.best IS NULL OR excluded.best > t.best THEN excluded.best
+                ELSE t.best END"""
+
 #: Whether the attempt being added (``excluded``) is a better top than the line's (``t``).
 _BETTER = """(excluded.top_trivial < t.top_trivial OR (excluded.top_trivial = t.top_trivial
 AND (excluded.top_score > t.top_score OR (excluded.top_score = t.top_score
@@ -119,11 +127,7 @@ def _add_sql(table: str, columns: str, key: str, *, targets: bool) -> str:
 VALUES ({values})
 ON CONFLICT ({key}) DO UPDATE SET
     attempts = t.attempts + 1,
-    valid = t.valid + excluded.valid,
-    score_sum = t.score_sum + excluded.score_sum,
-    best = CASE WHEN excluded.best IS NULL THEN t.best
-                WHEN t.best IS NULL OR excluded.best > t.best THEN excluded.best
-                ELSE t.best END,{" targets = t.targets + excluded.targets," if targets else ""}
+    {_ADD_SCORES},{" targets = t.targets + excluded.targets," if targets else ""}
     cost_sum = t.cost_sum + excluded.cost_sum, cost_n = t.cost_n + excluded.cost_n,
     latency_sum = t.latency_sum + excluded.latency_sum,
     latency_n = t.latency_n + excluded.latency_n,
@@ -316,11 +320,7 @@ ADD_SPAN_SQL = f"""INSERT INTO natory_spans AS t ({_SPAN_COLUMNS})
 SELECT benchmark_id, span, ?, ?, ?, ?, ? FROM natory_span_days
 WHERE benchmark_id = ? AND from_day <= ?
 ON CONFLICT (benchmark_id, span, model_norm, mode) DO UPDATE SET
-    valid = t.valid + excluded.valid,
-    score_sum = t.score_sum + excluded.score_sum,
-    best = CASE WHEN excluded.best IS NULL THEN t.best
-                WHEN t.best IS NULL OR excluded.best > t.best THEN excluded.best
-                ELSE t.best END"""
+    {_ADD_SCORES}"""
 
 
 #: A day line's columns after the benchmark and the day (as a board over days reads them).
