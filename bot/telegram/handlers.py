@@ -45,7 +45,7 @@ from ..render.format import (
 )
 from ..render.i18n import N_, pick_language, t, tn
 from .context import BotApp, BotContext
-from .http import send_reply
+from .http import AiohttpRequest, send_reply
 from .keyboards import (
     Keyboard,
     markup,
@@ -244,10 +244,18 @@ class DocumentUpload:
         return await file.download_as_bytearray()
 
     async def download_to(self, path: Path) -> None:
+        """Download the file into ``path``: streamed in chunks on the bot's own
+        transport (a large upload never sits in memory whole), else as PTB does it (a
+        local Bot API server's file path)."""
         submit.check_size(self.document.file_size)
         file = await self.document.get_file()
         submit.check_size(file.file_size)
-        await file.download_to_drive(path)
+        request = file.get_bot().request
+        url = file.file_path or ""
+        if isinstance(request, AiohttpRequest) and url.startswith(("https://", "http://")):
+            await request.download_to(url, path, limit=submit.MAX_DOWNLOAD)
+        else:
+            await file.download_to_drive(path)
 
 
 async def card(

@@ -16,6 +16,7 @@ import json
 import logging
 import random
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any, TypeAlias
 
 import aiohttp
@@ -148,6 +149,41 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except aiohttp.ClientError as exc:
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+
+    async def download_to(self, url: str, path: Path, *, limit: int) -> int:
+        """Stream the file at ``url`` into ``path`` in chunks, so that no more than a
+        chunk of it is in memory at once (PTB's ``File.download_to_drive`` reads the
+        whole body first); returns the bytes written. Refuses a body over ``limit``
+        bytes. Faults map onto PTB's errors as :meth:`do_request`'s do."""
+        if self._session is None or self._session.closed:
+            raise RuntimeError("This AiohttpRequest is not initialized!")
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            sock_connect=self._connect_timeout,
+            sock_read=_longest(self._read_timeout, self._write_timeout),
+        )
+        written = 0
+        try:
+            async with self._session.get(url, timeout=timeout) as response:
+                if response.status >= 500:
+                    raise NetworkError(f"file download answered HTTP {response.status}")
+                if response.status >= 300:
+                    raise BadRequest(f"file download answered HTTP {response.status}")
+                with path.open("wb") as out:
+                    async for chunk in response.content.iter_chunked(DOWNLOAD_CHUNK):
+                        written += len(chunk)
+                        if written > limit:
+                            raise BadRequest(f"file larger than {limit} bytes")
+                        out.write(chunk)
+        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
+            raise TimedOut from exc
+        except aiohttp.ClientError as exc:
+            raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+        return written
+
+
+#: Bytes of a downloaded file read and written at a time.
+DOWNLOAD_CHUNK = 256 * 1024
 
 
 def _seconds(value: ODVInput, default: float | None) -> float | None:

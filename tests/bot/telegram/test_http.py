@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
+from telegram.error import BadRequest, NetworkError
 
 from bot.telegram.http import AiohttpRequest, markup_json
 
@@ -87,3 +90,58 @@ def test_markup_json_is_what_ptb_writes() -> None:
         ]
     )
     assert markup_json(markup) == markup.to_dict()
+
+
+@asynccontextmanager
+async def _file_server(body: bytes, status: int = 200) -> AsyncIterator[str]:
+    """A server answering every file path with ``body`` (sent in small pieces)."""
+
+    async def answer(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(status=status)
+        await response.prepare(request)
+        for start in range(0, len(body), 1000):
+            await response.write(body[start : start + 1000])
+        await response.write_eof()
+        return response
+
+    app = web.Application()
+    app.router.add_get("/file/{path:.+}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    try:
+        yield f"http://{host}:{port}/file/documents/a b.txt"
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_download_is_streamed_into_the_file_whole(tmp_path: Path) -> None:
+    body = bytes(range(256)) * 3000  # 768,000 bytes: several chunks
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        async with _file_server(body) as url:
+            written = await request.download_to(url, tmp_path / "f", limit=len(body))
+    finally:
+        await request.shutdown()
+    assert written == len(body)
+    assert (tmp_path / "f").read_bytes() == body
+
+
+async def test_a_download_over_the_limit_or_failing_is_refused(tmp_path: Path) -> None:
+    request = AiohttpRequest()
+    await request.initialize()
+    try:
+        async with _file_server(b"x" * 5000) as url:
+            with pytest.raises(BadRequest, match="larger than 4999"):
+                await request.download_to(url, tmp_path / "big", limit=4999)
+        async with _file_server(b"gone", status=404) as url:
+            with pytest.raises(BadRequest, match="404"):
+                await request.download_to(url, tmp_path / "gone", limit=100)
+        async with _file_server(b"later", status=502) as url:
+            with pytest.raises(NetworkError, match="502") as caught:
+                await request.download_to(url, tmp_path / "later", limit=100)
+            assert not isinstance(caught.value, BadRequest)  # a transient fault
+    finally:
+        await request.shutdown()
