@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
@@ -126,6 +126,38 @@ def dumps(data: Mapping[str, Any]) -> str:
     return text
 
 
+class JsonRecord(Mapping[str, Any]):
+    """A stored JSON object, decoded when it is first looked into. A submission carries
+    its result record, which most of those who get one never read: a fresh card is
+    drawn from the result itself, a button press needs the row's state. A record of ten
+    thousand invalid lines is some megabytes of objects once decoded."""
+
+    __slots__ = ("_data", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._data: dict[str, Any] | None = None
+
+    def _loaded(self) -> dict[str, Any]:
+        data = self._data
+        if data is None:
+            data = self._data = json.loads(self._text)
+            self._text = ""
+        return data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._loaded()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
+
+    def __repr__(self) -> str:
+        return f"JsonRecord({self._loaded()!r})"
+
+
 def dt(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, UTC)
 
@@ -157,7 +189,7 @@ def submission(row: Row, *, created: bool = False) -> Submission:
         mode=row[8],
         score=row[9],
         fingerprint=row[10],
-        record=MappingProxyType(json.loads(row[11])),
+        record=JsonRecord(row[11]),
         scorer_version=row[12],
         extra=extra,
         raw_chars=row[14],
