@@ -25,8 +25,15 @@ _HASHTAG = re.compile(r"#[^\s#]+")
 #: A field's name and colon, at the start of a line or after whitespace.
 _FIELD_START = re.compile(rf"(?:^|(?<=\s))(?:{_NAMES})\s*[:：]", re.IGNORECASE)
 _FIELD_AT = re.compile(rf"({_NAMES})\s*[:：]", re.IGNORECASE)
+#: The characters a tag line starts with (after blanks): ``#`` and the first letters of
+#: the field names (matched ignoring case, as the names are).
+_FIRST = "#" + "".join(sorted({name[0] for name in _NAMES.split("|")}))
 #: Lines that may be tag lines: they start (after blanks) with ``#`` or a field name.
-_CANDIDATE = re.compile(rf"^[^\S\n]*(?:#|(?:{_NAMES})\s*[:：])[^\n]*", re.IGNORECASE | re.MULTILINE)
+#: The look-ahead at the first character turns most lines (answers start with a digit)
+#: away before the names are tried.
+_CANDIDATE = re.compile(
+    rf"^[^\S\n]*(?=[{_FIRST}])(?:#|(?:{_NAMES})\s*[:：])[^\n]*", re.IGNORECASE | re.MULTILINE
+)
 _NON_SPACE = re.compile(r"\S")
 _ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*[:：]")
 _FIELD_NAMES = {

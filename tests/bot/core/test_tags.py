@@ -33,7 +33,12 @@ def reference_split(text: str) -> tuple[str, Tags]:
 LINES = st.sampled_from(
     ["", "  ", "#think", "#zerobench #tools", "model: m1", "model: m2", "target: 12",
      "1:2", "2:none", "prose here", "\r", "cost: 1", "#natory", "#thnk",
-     "model: gpt x #think", "#natory target: 8987", "Here are my answers:"]
+     "model: gpt x #think", "#natory target: 8987", "Here are my answers:",
+     # every field name, in other cases and scripts (the reader turns lines away by
+     # their first character: each of these must still reach it)
+     "MODEL: M3", "Mode: think", "BENCHMARK: natory", "K: 3", "\u212a: 2", "k : 4",
+     "Latency: 2s", "COST: 0.5", "Target: 13", "مدل: m4", "حالت: think", "هدف: 13",
+     "هزینه: 1", "تاخیر: 2", "تأخیر: 3", "  \t#tools", "kappa: 1", "Modes are many"]
 )  # fmt: skip
 
 
