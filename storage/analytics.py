@@ -125,7 +125,7 @@ async def natory_previous(
         sql += " AND s.id < ?"
         params.append(before_id)
     sql += " GROUP BY 1 ORDER BY first_id"
-    async with store.db.read() as s:
+    async with store.db.single() as s:
         rows = await s.all(sql, params)
     return tuple(str(r[0]) for r in rows if r[0])
 
@@ -495,6 +495,6 @@ async def records(store: Store, submission_ids: Iterable[int]) -> Mapping[int, M
     if len(ids) > _MAX_IDS:
         raise InvalidData(f"at most {_MAX_IDS} submissions at once")
     marks = ",".join("?" * len(ids))
-    async with store.db.read() as s:
+    async with store.db.single() as s:
         rows = await s.all(f"SELECT id, result FROM submissions WHERE id IN ({marks})", ids)
     return {int(r[0]): MappingProxyType(json.loads(r[1])) for r in rows}

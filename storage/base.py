@@ -72,8 +72,9 @@ class StoreBase:
     def _writing(self, statements: int) -> AbstractAsyncContextManager[Session]:
         """Where ``statements`` writes that land together run: a single statement is a
         transaction of its own (autocommit; one trip to the database, where a write
-        transaction takes two), several share a write transaction."""
-        return self._db.read() if statements == 1 else self._db.write()
+        transaction takes two, queued beside the other single statements), several
+        share a write transaction."""
+        return self._db.single() if statements == 1 else self._db.write()
 
     def _now_ms(self) -> int:
         now = self._clock()

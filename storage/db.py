@@ -1,11 +1,20 @@
 """The one connection seam: an aiosqlite connection, its lock, transactions, ``run``.
 
-The application owns one connection. Every operation (read or write) holds the lock
-while it talks to the database, so a transaction opened by one caller is never
-interleaved with another caller's statements on the shared connection, and a reader
-never sees another caller's uncommitted rows. Writes use ``BEGIN IMMEDIATE`` (the write
-lock is taken up front, so another process on the same file waits for ``busy_timeout``
-instead of failing) and are short.
+The application owns one connection. A session of several statements (``read``,
+``write``, ``snapshot``) has the connection to itself while it talks to the database,
+so a transaction opened by one caller is never interleaved with another caller's
+statements on the shared connection, and a reader never sees another caller's
+uncommitted rows. Writes use ``BEGIN IMMEDIATE`` (the write lock is taken up front, so
+another process on the same file waits for ``busy_timeout`` instead of failing) and are
+short.
+
+A session of one statement (``single``: a group-committed insert, a read of one row)
+needs no more than that no such session is open: its statement is one call on the
+database thread, which runs calls one at a time in the order they were queued. Any
+number of them are queued at once, so under load the database thread goes from one to
+the next without waiting for the event loop to take each answer first (which, with
+many updates being handled, takes milliseconds), and none waits behind another's
+answer.
 
 ``run(work)`` executes a synchronous function of the connection on the database thread
 in one trip: a hand-off to that thread and back costs more than a board's SQL, so a read
@@ -133,10 +142,20 @@ class Session:
     write transaction ``BEGIN IMMEDIATE`` travels with the first statement, in its trip:
     it still runs first, and a one-statement write takes two trips, not three."""
 
-    def __init__(self, db: Database, *, begin: bool = False) -> None:
+    def __init__(self, db: Database, *, begin: bool = False, single: bool = False) -> None:
         self._db = db
         #: ``BEGIN IMMEDIATE`` is still to be sent (with the first statement)
         self._to_begin = begin
+        #: a ``Database.single`` session: one trip, then no more
+        self._single = single
+        self._tripped = False
+
+    def _trip(self) -> None:
+        """Count a trip of a ``single`` session, which may make only one."""
+        if self._single:
+            if self._tripped:
+                raise RuntimeError("a single() session makes one trip; use read() or write()")
+            self._tripped = True
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         """The first row of a statement, or None."""
@@ -146,11 +165,13 @@ class Session:
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of a statement."""
+        self._trip()
         if await self._folding():
             return await self._begun(lambda conn: list(conn.execute(sql, params).fetchall()))
         return await self._db._fetchall(sql, params)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Executed:
+        self._trip()
         if await self._folding():
             return await self._begun(lambda conn: _executed(conn.execute(sql, params)))
         self._db.trips += 1
@@ -158,6 +179,7 @@ class Session:
 
     async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> int:
         """One statement for each parameter set; returns the rows they changed."""
+        self._trip()
         if await self._folding():
             return await self._begun(lambda conn: _sqlite(conn).executemany(sql, params).rowcount)
         self._db.trips += 1
@@ -200,6 +222,7 @@ class Session:
 
     async def run(self, work: Callable[[Conn], T]) -> T:
         """``work(connection)`` on the database thread, in this session."""
+        self._trip()
         if await self._folding():
             return await self._begun(work)
         return await self._db._run(work)
@@ -221,7 +244,17 @@ class Database:
         """``per_statement``: run ``work`` one statement per trip through aiosqlite's public
         API (None: only when aiosqlite lacks the calls that run a function on its thread)."""
         self._conn = conn
+        #: held by a session of several statements (read, write, snapshot)
         self._lock = asyncio.Lock()
+        #: single statements queued on the database thread and not yet answered
+        self._singles = 0
+        self._no_singles = asyncio.Event()
+        self._no_singles.set()
+        #: sessions holding the lock or waiting for it: set when there are none, so that
+        #: single statements go ahead (a waiting session goes first: none starves)
+        self._sessions = 0
+        self._no_sessions = asyncio.Event()
+        self._no_sessions.set()
         self._closed = False
         self.per_statement = not _private_api(conn) if per_statement is None else per_statement
         #: Trips to the database thread so far (a hand-off there and back).
@@ -278,7 +311,7 @@ class Database:
         """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
         if self._closed:
             return
-        async with self._lock:
+        async with self._alone():
             self._closed = True
             with suppress(sqlite3.Error):
                 await self._conn.execute("PRAGMA optimize")
@@ -288,17 +321,65 @@ class Database:
     def closed(self) -> bool:
         return self._closed
 
+    @property
+    def in_flight(self) -> int:
+        """Single statements queued on the database thread and not yet answered."""
+        return self._singles
+
     async def schema_version(self) -> int:
         async with self.read():
             return await migrations.current_version(self._conn)
 
     @asynccontextmanager
-    async def read(self) -> AsyncIterator[Session]:
-        """The connection under the lock, no transaction: each statement commits on its
-        own (autocommit), and a read sees only committed rows."""
+    async def _alone(self) -> AsyncIterator[None]:
+        """The connection to this session alone: the lock, once the single statements
+        queued before are answered; none is queued meanwhile."""
+        self._sessions += 1
+        self._no_sessions.clear()
+        try:
+            async with self._lock:
+                await self._no_singles.wait()
+                yield
+        finally:
+            self._sessions -= 1
+            if not self._sessions:
+                self._no_sessions.set()
+
+    @asynccontextmanager
+    async def single(self) -> AsyncIterator[Session]:
+        """A session of one statement (or one ``run``), no transaction (autocommit): it
+        shares the connection with the other single statements in flight, and waits
+        only while a session of several statements has it (see the module docstring).
+        A second statement in it raises ``RuntimeError``. Without a function on the
+        database thread (``per_statement``), a ``run`` is several trips: then it is a
+        session alone, like ``read``."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
-        async with self._lock:
+        if self.per_statement:
+            async with self.read() as s:
+                s._single = True
+                yield s
+            return
+        while self._sessions:
+            await self._no_sessions.wait()
+        self._singles += 1
+        self._no_singles.clear()
+        try:
+            with _translated():
+                yield Session(self, single=True)
+        finally:
+            self._singles -= 1
+            if not self._singles:
+                self._no_singles.set()
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[Session]:
+        """The connection to this session alone, no transaction: each statement commits
+        on its own (autocommit), a read sees only committed rows, and no other caller's
+        statement comes between two of this session's."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        async with self._alone():
             with _translated():
                 yield Session(self)
 
@@ -309,7 +390,7 @@ class Database:
         the ROLLBACK queued here always lands after the statements it undoes."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
-        async with self._lock:
+        async with self._alone():
             with _translated():
                 session = Session(self, begin=True)
                 try:

@@ -68,7 +68,7 @@ class IntakeStore(StoreBase):
 
     async def unfinished(self) -> list[IntakeEntry]:
         """Updates kept but not handled, oldest first."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(
                 "SELECT update_id, body FROM intake WHERE done_at IS NULL ORDER BY update_id"
             )

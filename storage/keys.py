@@ -52,7 +52,7 @@ class KeyStore(StoreBase):
         return _key(row, created=created)
 
     async def current_key(self, benchmark: str) -> KeyVersion | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 f"""SELECT {_KEY_COLUMNS} FROM benchmarks AS b
                     JOIN key_versions AS k ON k.id = b.current_key_id WHERE b.name = ?""",
@@ -62,7 +62,7 @@ class KeyStore(StoreBase):
 
     async def key_versions(self, benchmark: str) -> list[KeyVersion]:
         """Every stored key of a benchmark, oldest first."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(
                 f"""SELECT {_KEY_COLUMNS} FROM key_versions AS k
                     JOIN benchmarks AS b ON b.id = k.benchmark_id
@@ -72,7 +72,7 @@ class KeyStore(StoreBase):
         return [_key(r) for r in rows]
 
     async def key_data(self, key_version_id: int) -> bytes:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT data FROM key_versions WHERE id = ?", (key_version_id,))
         if row is None:
             raise NotFound(f"no answer key version {key_version_id}")

@@ -69,7 +69,7 @@ class LinkStore(StoreBase):
         """What a live token stands for; None for a malformed, unknown or revoked one."""
         if not well_formed(token):
             return None
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 "SELECT token, kind, submission_id, chat_id, created_by, created_at "
                 "FROM links WHERE token = ? AND revoked_at IS NULL",

@@ -68,7 +68,7 @@ class ModerationStore(StoreBase):
         return lifted
 
     async def is_banned(self, user_id: int) -> Ban | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 "SELECT user_id, reason, banned_by, banned_at FROM bans WHERE user_id = ?",
                 (user_id,),
@@ -77,7 +77,7 @@ class ModerationStore(StoreBase):
 
     async def bans(self) -> list[Ban]:
         """Every banned user, latest first."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(
                 "SELECT user_id, reason, banned_by, banned_at FROM bans "
                 "ORDER BY banned_at DESC, user_id",
@@ -111,14 +111,14 @@ class ModerationStore(StoreBase):
             sql += " WHERE chat_id = ?"
             params.append(chat_id)
         sql += " ORDER BY id DESC LIMIT ?"
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(sql, [*params, limit])
         return [AuditEntry(r[0], dt(r[1]), r[2], r[3], r[4], r[5], r[6]) for r in rows]
 
     async def same_answers_as(self, submission_id: int) -> int | None:
         """The earliest other result on the boards with the same normalised answers
         (fingerprint), benchmark, model and mode: the boards count both as one run."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 """SELECT MIN(o.id) FROM submissions AS s JOIN board_source AS o
                        ON o.benchmark_id = s.benchmark_id AND o.model_norm = s.model_norm

@@ -124,14 +124,14 @@ async def _any_rows(target: Store) -> bool:
 
 
 async def _mark(target: Store) -> str | None:
-    async with target.db.read() as s:
+    async with target.db.single() as s:
         row = await s.one("SELECT value FROM shared_state WHERE name = ?", (_MARK,))
     return None if row is None else str(row[0])
 
 
 async def _last_key(target: Store, table: Table) -> tuple[Any, ...] | None:
     order = ", ".join(f"{c} DESC" for c in table.key)
-    async with target.db.read() as s:
+    async with target.db.single() as s:
         row = await s.one(
             f"SELECT {', '.join(table.key)} FROM {table.name} ORDER BY {order} LIMIT 1"
         )

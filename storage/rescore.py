@@ -115,7 +115,7 @@ class RescoreWrites:
 class RescoreStore(StoreBase):
     async def pending_rescore(self, benchmark: str) -> int:
         """How many submissions (with a key) are not scored against the current key."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 """SELECT COUNT(*) FROM submissions AS s JOIN benchmarks AS b
                        ON b.id = s.benchmark_id
@@ -164,7 +164,7 @@ class RescoreStore(StoreBase):
     async def rescore_rows(self, job: RescoreJob, after: int, limit: int) -> list[RescoreRow]:
         """The job's next stored submissions after id ``after``, in id order: at most
         ``limit``, and about ``_BATCH_BYTES`` of compressed text. Empty: none left."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(
                 """SELECT id, raw, extra, key_version_id, scorer_version, score, fingerprint,
                           result

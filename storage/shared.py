@@ -40,7 +40,7 @@ class SharedStateStore(StoreBase):
 
     async def awaited_input(self, what: str, key: str) -> str | None:
         """The value of a reply still awaited, or None (none, or expired)."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 "SELECT value FROM shared_state WHERE name = ? AND expires_at > ?",
                 (_name("input_" + what, key), self._now_ms()),
@@ -82,7 +82,7 @@ class SharedStateStore(StoreBase):
         are spaced ``interval_ms`` apart across every instance (the schedule's next free
         time is kept in the row; an idle schedule starts at ``now_ms``). The caller
         waits until then. ``now_ms`` is the caller's wall clock."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 """INSERT INTO shared_state AS r (name, number) VALUES (?, ?)
                    ON CONFLICT (name) DO UPDATE SET number =

@@ -52,13 +52,13 @@ class ShareStore(StoreBase):
 
     async def card_theme(self, user_id: int) -> Theme:
         """The user's card theme; ``light`` until they choose."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT theme FROM card_themes WHERE user_id = ?", (user_id,))
         return "dark" if row is not None and row[0] == "dark" else "light"
 
     async def card_file(self, key: str) -> str | None:
         """The Telegram file id of an uploaded card image, by its cache key."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT file_id FROM card_files WHERE key = ?", (key,))
         return None if row is None else str(row[0])
 
@@ -95,7 +95,7 @@ class ShareStore(StoreBase):
             params += [pattern, pattern, pattern]
         sql += " ORDER BY s.published_at DESC, s.id DESC LIMIT ? OFFSET ?"
         params += [limit, offset]
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(sql, params)
         return [submission(r) for r in rows]
 
@@ -121,6 +121,6 @@ class ShareStore(StoreBase):
         """The SHA-256 of a stored key version (None: no such version, or no key)."""
         if key_version_id is None:
             return None
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT sha256 FROM key_versions WHERE id = ?", (key_version_id,))
         return None if row is None else str(row[0])

@@ -255,7 +255,7 @@ class SubmissionStore(StoreBase):
     async def _insert_rows(self, rows: list[tuple[_Prepared, int]]) -> dict[tuple[int, int], int]:
         """One multi-row INSERT; the new rows' ids by (chat_id, message_id)."""
         params = [value for p, bench_id in rows for value in _insert_values(p, bench_id)]
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             returned = await s.all(_insert_rows_sql(len(rows)), params)
         return {(chat_id, message_id): sub_id for sub_id, chat_id, message_id in returned}
 
@@ -329,19 +329,19 @@ class SubmissionStore(StoreBase):
     # --- reading -------------------------------------------------------------------------
 
     async def get_submission(self, submission_id: int) -> Submission | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(_BY_ID, (submission_id,))
         return None if row is None else submission(row)
 
     async def find_submission(self, chat_id: int, message_id: int) -> Submission | None:
         """The submission recorded for a Telegram message, if any."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(_BY_MESSAGE, (chat_id, message_id))
         return None if row is None else submission(row)
 
     async def raw_text(self, submission_id: int) -> str:
         """The raw input of a submission, exactly as it was scored."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT raw FROM submissions WHERE id = ?", (submission_id,))
         if row is None:
             raise NotFound(f"no submission {submission_id}")
@@ -359,13 +359,13 @@ class SubmissionStore(StoreBase):
             params.append(benchmark_name(benchmark))
         sql += " ORDER BY s.created_at DESC, s.id DESC LIMIT ? OFFSET ?"
         params += [limit, offset]
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             rows = await s.all(sql, params)
         return [submission(r) for r in rows]
 
     async def count_history(self, user_id: int) -> int:
         """How many submissions a user has (every visibility): :meth:`history`'s total."""
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT COUNT(*) FROM submissions WHERE user_id = ?", (user_id,))
         return int(row[0]) if row else 0
 
@@ -383,7 +383,7 @@ class SubmissionStore(StoreBase):
     async def submitted_today(self, user_id: int, *, tz: tzinfo = UTC) -> int:
         """How many submissions the user sent since midnight (in ``tz``)."""
         since = self._day_start_ms(tz)
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND created_at >= ?",
                 (user_id, since),

@@ -73,7 +73,7 @@ _GROUP = "benchmark_id = ? AND model_norm = ? AND mode = ?"
 
 async def rebuild_boards(db: Database, benchmark: str | None = None) -> None:
     """Recompute the summaries of one benchmark (or all), one transaction each."""
-    async with db.read() as s:
+    async with db.single() as s:
         rows = await s.all("SELECT id, name FROM benchmarks ORDER BY id")
     for bench_id, name in rows:
         if benchmark is not None and name != benchmark_name(benchmark):

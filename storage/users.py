@@ -57,12 +57,12 @@ class UserStore(StoreBase):
             )
 
     async def user_language(self, user_id: int) -> str | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one("SELECT chosen_language FROM users WHERE id = ?", (user_id,))
         return None if row is None else row[0]
 
     async def get_user(self, user_id: int) -> User | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 """SELECT id, first_name, last_name, username, language_code, chosen_language,
                           first_seen, last_seen, public FROM users WHERE id = ?""",
@@ -85,7 +85,7 @@ class UserStore(StoreBase):
             )
 
     async def get_chat(self, chat_id: int) -> Chat | None:
-        async with self._db.read() as s:
+        async with self._db.single() as s:
             row = await s.one(
                 "SELECT id, type, title, first_seen, last_seen FROM chats WHERE id = ?",
                 (chat_id,),

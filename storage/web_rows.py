@@ -81,7 +81,7 @@ async def row_info(
               LEFT JOIN users AS u ON u.id = s.user_id
               LEFT JOIN chats AS c ON c.id = s.chat_id
               WHERE s.id IN ({",".join("?" * len(ids))})"""
-    async with store.db.read() as s:
+    async with store.db.single() as s:
         rows = await s.all(sql, [*(d.path_param(p) for p in paths), *ids])
     return {
         int(r[0]): RowInfo(
@@ -107,7 +107,7 @@ async def result_tokens(store: Store, submission_ids: Iterable[int]) -> dict[int
     marks = ",".join("?" * len(ids))
     read = f"""SELECT submission_id, token FROM links WHERE kind = 'result'
                AND submission_id IN ({marks}) AND revoked_at IS NULL"""
-    async with store.db.read() as s:
+    async with store.db.single() as s:
         found = {int(r[0]): str(r[1]) for r in await s.all(read, ids)}
     missing = [i for i in ids if i not in found]
     if missing:

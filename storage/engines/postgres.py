@@ -233,6 +233,18 @@ class PgDatabase(Database):
             async with self._pool.connection() as conn:
                 yield PgSession(self, conn, tx=False)
 
+    @property
+    def in_flight(self) -> int:
+        """Pooled connections: no statements queued on a shared one."""
+        return 0
+
+    @asynccontextmanager
+    async def single(self) -> AsyncIterator[Session]:
+        """One statement on a pooled connection in autocommit (as :meth:`read`: pooled
+        connections need no sharing rule)."""
+        async with self.read() as s:
+            yield s
+
     @asynccontextmanager
     async def write(self) -> AsyncIterator[Session]:
         """One ``READ COMMITTED`` transaction: committed on success, rolled back on any

@@ -3,7 +3,10 @@ with its first statement, errors, closing."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -149,5 +152,128 @@ async def test_a_failed_first_statement_leaves_no_transaction(tmp_path: Path) ->
             await s.execute("INSERT INTO benchmarks (name) VALUES ('after')")
         async with db.read() as s:
             assert await s.one("SELECT COUNT(*) FROM benchmarks") == (1,)
+    finally:
+        await db.close()
+
+
+# --- single statements beside each other ----------------------------------------------
+
+
+def _slow_count(started: list[float], seconds: float) -> Callable[[Conn], Any]:
+    """A work function that notes when it ran, holds the database thread a moment, and
+    counts the benchmarks."""
+
+    def work(conn: Conn) -> Any:
+        started.append(time.monotonic())
+        time.sleep(seconds)
+        return conn.execute("SELECT COUNT(*) FROM benchmarks").fetchone()[0]
+
+    return work
+
+
+@pytest.mark.parametrize("per_statement", [False, True])
+async def test_a_single_session_makes_one_trip(tmp_path: Path, per_statement: bool) -> None:
+    db = await Database.open(tmp_path / "db.sqlite3", per_statement=per_statement)
+    try:
+        async with db.single() as s:
+            assert await s.one("SELECT 1") == (1,)
+            with pytest.raises(RuntimeError, match="one trip"):
+                await s.one("SELECT 2")
+    finally:
+        await db.close()
+
+
+async def test_single_statements_are_queued_together_not_one_after_each_answer(
+    tmp_path: Path,
+) -> None:
+    """Twenty single statements at once take twenty database calls in a row: each is
+    queued before the one ahead of it is answered (read() sessions would queue each
+    only once the last one's answer reached the event loop)."""
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        started: list[float] = []
+        queued_before_answer = 0
+
+        async def one() -> None:
+            nonlocal queued_before_answer
+            async with db.single() as s:
+                queued_before_answer += db.in_flight > 1
+                await s.run(_slow_count(started, 0.002))
+
+        await asyncio.gather(*(one() for _ in range(20)))
+        assert len(started) == 20
+        assert queued_before_answer >= 19
+    finally:
+        await db.close()
+
+
+async def test_a_single_statement_never_runs_inside_another_sessions_transaction(
+    tmp_path: Path,
+) -> None:
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        order: list[str] = []
+        in_write = asyncio.Event()
+        release = asyncio.Event()
+
+        async def writer() -> None:
+            async with db.write() as s:
+                await s.execute("INSERT INTO benchmarks (name) VALUES ('primebench')")
+                in_write.set()
+                await release.wait()  # the transaction stays open a while
+                order.append("commit")
+
+        async def reader() -> int:
+            await in_write.wait()
+            async with db.single() as s:
+                row = await s.one("SELECT COUNT(*) FROM benchmarks")
+            order.append("read")
+            assert row is not None
+            return int(row[0])
+
+        write = asyncio.create_task(writer())
+        read = asyncio.create_task(reader())
+        await in_write.wait()
+        await asyncio.sleep(0.05)
+        waited = not read.done()  # waiting for the write, not reading its uncommitted row
+        release.set()
+        await write
+        assert waited
+        assert await read == 1  # the committed row, read after the commit
+        assert order == ["commit", "read"]
+    finally:
+        await db.close()
+
+
+async def test_a_session_waits_for_the_singles_queued_before_it_and_goes_first(
+    tmp_path: Path,
+) -> None:
+    """A write begins only once the single statements queued before it are answered,
+    and single statements that come while it waits go after it (it does not starve)."""
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        started: list[float] = []
+        events: list[str] = []
+
+        async def single(name: str, seconds: float) -> None:
+            async with db.single() as s:
+                await s.run(_slow_count(started, seconds))
+            events.append(name)
+
+        async def write() -> None:
+            async with db.write() as s:
+                events.append("write begins")
+                await s.execute("INSERT INTO benchmarks (name) VALUES ('primebench')")
+            events.append("write ends")
+
+        early = [asyncio.create_task(single(f"early {n}", 0.02)) for n in range(3)]
+        await asyncio.sleep(0)  # the early ones are queued
+        writing = asyncio.create_task(write())
+        await asyncio.sleep(0)  # the write waits for them
+        late = [asyncio.create_task(single(f"late {n}", 0)) for n in range(3)]
+        await asyncio.gather(*early, writing, *late)
+        assert events[:3] == ["early 0", "early 1", "early 2"]
+        assert events[3:5] == ["write begins", "write ends"]
+        assert sorted(events[5:]) == ["late 0", "late 1", "late 2"]
     finally:
         await db.close()
