@@ -20,7 +20,7 @@ from typing import Any
 
 from . import summaries
 from .base import Clock, StoreBase
-from .db import Database, Session
+from .db import Conn, Database, Session
 from .errors import (
     InvalidData,
     LimitReached,
@@ -37,13 +37,14 @@ from .values import (
     check_page,
     clean_mode,
     clean_model,
+    compress,
     decompress,
     dumps,
     pack,
     submission,
 )
 
-#: At most this many submissions go into one group-committed INSERT (19 values each,
+#: At most this many submissions go into one group-committed INSERT (18 values each,
 #: well under SQLite's limit on bound values).
 _GROUP_ROWS = 256
 
@@ -92,7 +93,9 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
     except (TypeError, ValueError) as exc:
         raise InvalidData(f"the result or extra data is not JSON-able: {exc}") from exc
     fingerprint = sub.result.fingerprint or None
-    raw = sub.raw if isinstance(sub.raw, PackedText) else pack(sub.raw)
+    raw: str | PackedText = sub.raw
+    if isinstance(raw, str) and len(raw) > _PACK_LATER:
+        raw = pack(raw)
     values = (
         sub.user_id,
         sub.chat_id,
@@ -101,8 +104,8 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
         model,
         model_norm,
         mode,
-        raw.blob,
-        raw.chars,
+        raw if isinstance(raw, str) else raw.blob,
+        len(raw) if isinstance(raw, str) else raw.chars,
         record,
         score,
         fingerprint,
@@ -116,8 +119,27 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
 def _insert_values(
     p: _Prepared, bench_id: int, visibility: str = "private", published_at: int | None = None
 ) -> tuple[Any, ...]:
-    """The parameters of ``_INSERT_SUBMISSION`` for one prepared submission."""
+    """The parameters of ``_INSERT_SUBMISSION`` for one prepared submission (its raw
+    input still a text when it is short: see :func:`_pack_raw`)."""
     return (*p.values[:3], bench_id, *p.values[3:], visibility, published_at)
+
+
+#: A raw input up to this many characters is compressed on the database thread, in the
+#: trip that inserts it: zlib lets go of the interpreter lock while it works, so there
+#: it runs beside the event loop, which on the loop it would stop (and then wait to
+#: take the lock back). A longer one is packed at once (in a worker thread when large).
+_PACK_LATER = 1 << 16
+#: Where the raw input stands in ``_insert_values``, and how many values a row has.
+_RAW_AT, _ROW_VALUES = 8, _INSERT_ROW.count("?")
+
+
+def _pack_raw(params: list[Any]) -> list[Any]:
+    """Insert parameters of whole rows with each raw input that is still a text
+    compressed as the store keeps it."""
+    for at in range(_RAW_AT, len(params), _ROW_VALUES):
+        if isinstance(params[at], str):
+            params[at] = compress(params[at])
+    return params
 
 
 def _recorded(p: _Prepared, submission_id: int, benchmark: str) -> Submission:
@@ -253,10 +275,16 @@ class SubmissionStore(StoreBase):
             raise
 
     async def _insert_rows(self, rows: list[tuple[_Prepared, int]]) -> dict[tuple[int, int], int]:
-        """One multi-row INSERT; the new rows' ids by (chat_id, message_id)."""
+        """One multi-row INSERT; the new rows' ids by (chat_id, message_id). The raw inputs
+        are compressed on the database thread, in the same trip."""
+        sql = _insert_rows_sql(len(rows))
         params = [value for p, bench_id in rows for value in _insert_values(p, bench_id)]
+
+        def insert(conn: Conn) -> list[Any]:
+            return conn.execute(sql, _pack_raw(params)).fetchall()
+
         async with self._db.single() as s:
-            returned = await s.all(_insert_rows_sql(len(rows)), params)
+            returned = await s.run(insert)
         return {(chat_id, message_id): sub_id for sub_id, chat_id, message_id in returned}
 
     async def record_many(
@@ -323,7 +351,7 @@ class SubmissionStore(StoreBase):
         visibility, published_at = ("published", now) if publish else ("private", None)
         return await s.executemany(
             _INSERT_SUBMISSION,
-            [_insert_values(p, bench_id, visibility, published_at) for p in items],
+            [_pack_raw(list(_insert_values(p, bench_id, visibility, published_at))) for p in items],
         )
 
     # --- reading -------------------------------------------------------------------------

@@ -105,6 +105,21 @@ async def test_raw_text_is_lossless_and_compressed(store: Store, make: Maker, db
     assert stored < len(big) / 10
 
 
+async def test_short_inputs_recorded_together_are_stored_compressed(
+    store: Store, make: Maker, db_path
+) -> None:
+    """Submissions recorded at once share one INSERT, whose trip compresses their raw
+    inputs: each reads back exactly and is stored compressed."""
+    await store.record_submission(make("1:1"))  # the user and the chat now have rows
+    texts = [f"model: m\n#think\n{n}:2\n" + "3:4\n" * 300 + "\ud800" for n in range(12)]
+    subs = await asyncio.gather(*(store.record_submission(make(t)) for t in texts))
+    assert [s.raw_chars for s in subs] == [len(t) for t in texts]
+    for sub, text in zip(subs, texts, strict=True):
+        assert await store.raw_text(sub.id) == text
+    count, largest = query_one(db_path, "SELECT COUNT(*), MAX(length(raw)) FROM submissions")
+    assert count == 13 and isinstance(largest, int) and largest < len(texts[0]) / 10
+
+
 def test_short_and_long_inputs_compress_and_read_back() -> None:
     """Short inputs use a small window (cheaper to set up), long ones zlib's default:
     each reads back exactly, lone surrogates included, and compresses."""
