@@ -75,6 +75,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.admit([(update_id, json_body), ...]) -> list[int]   # the new ids
     await store.unfinished() -> list[IntakeEntry]                   # oldest first
     await store.finish(update_id) -> None                           # group-committed
+    store.finish_soon(update_id) -> Task                            # the same, not waited for
     await store.prune_intake(*, older_than_ms) -> int
 
     # opaque links (random tokens): results, challenges, group boards in the bot and web

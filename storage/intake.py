@@ -6,14 +6,17 @@ is idempotent where it has an effect (a submission is unique on its chat and mes
 publication is a state), so an update handled but not yet marked done is at worst
 answered twice.
 
-Marking done is group-committed: the ids finished while one ``UPDATE`` is on the
-database thread go together in the next.
+Marking done is group-committed: the ids finished within :data:`FINISH_GATHER` seconds
+of the first go together in one ``UPDATE`` (one commit for a few dozen updates under
+load, not one for every few). An update finished but not yet marked when the process
+dies is handled again after the restart, like one still being handled.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +25,8 @@ from .db import Database
 
 #: Ids per statement (well under SQLite's limit on bound values).
 _CHUNK = 500
+#: Seconds the ids finished after one another are gathered before they are committed.
+FINISH_GATHER = 0.02
 #: Updates per INSERT of :meth:`IntakeStore.admit` (three values each, under the 999 bound
 #: values an older SQLite allows).
 _ADMIT_CHUNK = 300
@@ -41,6 +46,8 @@ class IntakeStore(StoreBase):
         # ids handled, waiting for the next group-committed UPDATE, and the task running it
         self._finished: list[int] = []
         self._finisher: asyncio.Task[None] | None = None
+        # set when the store closes: what is gathered is committed at once
+        self._settling = asyncio.Event()
 
     async def admit(self, updates: Sequence[tuple[int, str]]) -> list[int]:
         """Keep updates (id, JSON body) in one transaction; return the ids that were not
@@ -74,15 +81,24 @@ class IntakeStore(StoreBase):
             )
         return [IntakeEntry(int(r[0]), str(r[1])) for r in rows]
 
-    async def finish(self, update_id: int) -> None:
-        """Mark an update handled; returns once that is committed."""
+    def finish_soon(self, update_id: int) -> asyncio.Task[None]:
+        """Mark an update handled, gathered with the others finishing within
+        :data:`FINISH_GATHER` seconds; returns the task that commits them (nobody need
+        wait for it: the store's closing does)."""
         self._finished.append(update_id)
         if self._finisher is None or self._finisher.done():
             self._finisher = asyncio.get_running_loop().create_task(self._commit_finished())
-        await asyncio.shield(self._finisher)
+        return self._finisher
+
+    async def finish(self, update_id: int) -> None:
+        """Mark an update handled; returns once that is committed."""
+        await asyncio.shield(self.finish_soon(update_id))
 
     async def _commit_finished(self) -> None:
         while self._finished:
+            if not self._settling.is_set():
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._settling.wait(), FINISH_GATHER)
             batch, self._finished = self._finished, []
             now = self._now_ms()
             chunks = [batch[i : i + _CHUNK] for i in range(0, len(batch), _CHUNK)]
@@ -105,6 +121,7 @@ class IntakeStore(StoreBase):
         return done.rowcount
 
     async def _intake_settled(self) -> None:
-        """Wait until the finished ids being committed have landed (before closing)."""
+        """Commit the finished ids gathered now and wait until they land (before closing)."""
+        self._settling.set()
         if self._finisher is not None:
             await asyncio.wait([self._finisher])

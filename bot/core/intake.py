@@ -16,7 +16,7 @@ from .services import Services
 #: than that can never come back.
 KEEP_MS = 24 * 3600 * 1000
 
-__all__ = ["KEEP_MS", "IntakeEntry", "admit", "finish", "prune", "unfinished"]
+__all__ = ["KEEP_MS", "IntakeEntry", "admit", "finish", "finish_soon", "prune", "unfinished"]
 
 
 async def admit(services: Services, updates: Sequence[tuple[int, str]]) -> list[int]:
@@ -30,8 +30,14 @@ async def unfinished(services: Services) -> list[IntakeEntry]:
 
 
 async def finish(services: Services, update_id: int) -> None:
-    """Mark an update handled (group-committed with the others finishing now)."""
+    """Mark an update handled; returns once that is committed."""
     await services.store.finish(update_id)
+
+
+def finish_soon(services: Services, update_id: int) -> None:
+    """Mark an update handled without waiting for it: committed with the others
+    finishing within a few milliseconds (``storage.intake.FINISH_GATHER``)."""
+    services.store.finish_soon(update_id)
 
 
 async def prune(services: Services) -> int:

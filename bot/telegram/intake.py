@@ -169,7 +169,9 @@ class Intake:
                 return
             log.error("update given up after transient faults", extra={"update_id": update_id})
         self._tries.pop(update_id, None)
-        await core.finish(self.services, update_id)
+        # its replies are out: nothing waits for the mark (it is committed with the
+        # updates finishing at about the same time)
+        core.finish_soon(self.services, update_id)
 
     async def run_jobs(self) -> None:
         """Hand the updates kept for later back to the Application; prune old entries."""

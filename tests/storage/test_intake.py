@@ -55,6 +55,31 @@ async def test_finished_updates_are_not_unfinished_after_a_restart(
         await store.close()
 
 
+async def test_updates_finished_soon_are_gathered_and_committed_by_closing(
+    db_path: Path, clock: FakeClock
+) -> None:
+    """finish_soon does not wait: the ids finished after one another are gathered into
+    one UPDATE, and closing the store commits what is gathered."""
+    store = await Store.open(db_path, clock=clock)
+    await store.admit([(u, body(u)) for u in range(1, 201)])
+    before = store.db.trips
+    for u in range(1, 51):
+        store.finish_soon(u)
+    await asyncio.sleep(0)  # the finisher is gathering
+    for u in range(51, 101):
+        task = store.finish_soon(u)
+    await task
+    assert store.db.trips - before == 1
+    for u in range(101, 150):
+        store.finish_soon(u)
+    await store.close()  # commits them at once
+    store = await Store.open(db_path, clock=clock)
+    try:
+        assert [e.update_id for e in await store.unfinished()] == list(range(150, 201))
+    finally:
+        await store.close()
+
+
 async def test_prune_forgets_only_old_finished_updates(store: Store, clock: FakeClock) -> None:
     await store.admit([(1, body(1)), (2, body(2))])
     await store.finish(1)
