@@ -6,22 +6,60 @@ The Telegram layer calls these; the rows live in ``storage.intake``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from storage.intake import IntakeEntry
 
+from .bounded import storable
 from .services import Services
 
 #: Telegram keeps an undelivered update for 24 hours: a handled one kept a day longer
 #: than that can never come back.
 KEEP_MS = 24 * 3600 * 1000
 
-__all__ = ["KEEP_MS", "IntakeEntry", "admit", "finish", "finish_soon", "prune", "unfinished"]
+__all__ = [
+    "KEEP_MS",
+    "IntakeEntry",
+    "admit",
+    "body",
+    "finish",
+    "finish_soon",
+    "keepable",
+    "prune",
+    "unfinished",
+]
 
 
-async def admit(services: Services, updates: Sequence[tuple[int, str]]) -> list[int]:
-    """Keep updates (id, JSON body) in one transaction; the ids not kept before."""
-    return await services.store.admit(updates)
+#: Updates as the intake keeps them: compact JSON, UTF-8 where it can be. JSON may carry
+#: what text in the database cannot (a lone surrogate, ``\ud800``), and Python's reader
+#: takes NaN: such an update is kept escaped, so no update can stop the ones beside it.
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ESCAPED = json.JSONEncoder(separators=(",", ":"))
+
+
+def body(update: Mapping[str, Any]) -> str:
+    """An update's JSON as the intake keeps it (read back by ``json.loads``)."""
+    text = _COMPACT.encode(update)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ESCAPED.encode(update)
+    return text
+
+
+def keepable(data: object) -> bool:
+    """Whether ``data`` can be kept: an object with an update id the store can hold."""
+    if not isinstance(data, dict):
+        return False
+    update_id = data.get("update_id")
+    return isinstance(update_id, int) and not isinstance(update_id, bool) and storable(update_id)
+
+
+async def admit(services: Services, updates: Sequence[Mapping[str, Any]]) -> list[int]:
+    """Keep updates (``keepable`` ones) in one transaction; the ids not kept before."""
+    return await services.store.admit([(u["update_id"], body(u)) for u in updates])
 
 
 async def unfinished(services: Services) -> list[IntakeEntry]:

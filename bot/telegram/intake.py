@@ -66,14 +66,15 @@ class Intake:
         #: updates whose replies failed for a transient fault: handled again later
         self._later: dict[int, Update] = {}
         self._tries: dict[int, int] = {}
-        self._admits: list[tuple[tuple[int, str], asyncio.Future[bool]]] = []
+        self._admits: list[tuple[dict[str, Any], asyncio.Future[bool]]] = []
         self._admitter: asyncio.Task[None] | None = None
 
     # --- arrival ---------------------------------------------------------------------
 
     def parse(self, data: Any) -> Update | None:
-        """The update in a JSON value, or None when it is not a well-formed update."""
-        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+        """The update in a JSON value, or None when it is not a well-formed update (an
+        update id beyond what the store keeps among them)."""
+        if not core.keepable(data):
             return None
         try:
             return Update.de_json(data, self.app.bot)
@@ -83,10 +84,13 @@ class Intake:
 
     async def admit(self, batch: Sequence[Any]) -> list[dict[str, Any]]:
         """Keep a getUpdates batch in one transaction; returns the updates not kept before,
-        in order, for :meth:`dispatch`. Entries without an update id are skipped."""
-        entries = [d for d in batch if isinstance(d, dict) and isinstance(d.get("update_id"), int)]
-        rows = [(d["update_id"], json.dumps(d, ensure_ascii=False)) for d in entries]
-        new = set(await core.admit(self.services, rows))
+        in order, for :meth:`dispatch`. Entries without an update id the store can keep
+        are skipped (logged): no update Telegram could send is one."""
+        entries = [d for d in batch if core.keepable(d)]
+        if len(entries) < len(batch):
+            ignored = len(batch) - len(entries)
+            log.warning("updates without a usable id ignored", extra={"count": ignored})
+        new = set(await core.admit(self.services, entries))
         fresh = []
         for data in entries:
             if data["update_id"] in new:
@@ -114,7 +118,7 @@ class Intake:
         if update is None:
             return False
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._admits.append(((update.update_id, json.dumps(data, ensure_ascii=False)), future))
+        self._admits.append((data, future))
         if self._admitter is None or self._admitter.done():
             self._admitter = asyncio.get_running_loop().create_task(self._admit_pending())
         if await future:
@@ -126,17 +130,17 @@ class Intake:
         while self._admits:
             batch, self._admits = self._admits, []
             try:
-                new = set(await core.admit(self.services, [row for row, _ in batch]))
+                new = set(await core.admit(self.services, [data for data, _ in batch]))
             except Exception as exc:
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(exc)
                 continue
-            for row, future in batch:
+            for data, future in batch:
                 if not future.done():
                     # copies of one update in the same batch: only the first is new
-                    future.set_result(row[0] in new)
-                    new.discard(row[0])
+                    future.set_result(data["update_id"] in new)
+                    new.discard(data["update_id"])
 
     async def replay(self) -> int:
         """Queue the updates a previous process left unfinished, oldest first."""

@@ -1046,6 +1046,12 @@ class FakeBotAPI(InlineMode):
         await self._dispatch(update)
         return update
 
+    async def queue_update(self, update: JSONDict) -> None:
+        """Queue ``update`` exactly as given, its ``update_id`` included (one Telegram
+        would never send, say): the next getUpdates returns it with the others."""
+        self.updates.append(update)
+        await self._dispatch(update)
+
     def callback_answered(self, query_id: str) -> bool:
         """Whether the bot answered the callback query ``query_id``."""
         query = self._callback_queries.get(str(query_id))

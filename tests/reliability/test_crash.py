@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from math import nan as NAN
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,39 @@ async def test_an_update_ptb_cannot_read_is_kept_done_and_holds_nothing_up(
             ).fetchone()
         assert row is not None and row[0] is not None  # kept, and marked done
         assert "malformed update ignored" in bot.log()
+
+
+async def test_updates_the_store_cannot_take_as_given_hold_nothing_up(tmp_path: Path) -> None:
+    """JSON can carry what the database's text cannot (a lone surrogate), Python reads
+    NaN, and an update id may be beyond 64 bits: none of them stops its batch (the bot
+    once fetched such a batch again and again, answering nobody)."""
+    async with FakeBotAPI() as api:
+        user = api.user(91_003, "Odd")
+        chat = api.private_chat(user)
+        async with running_bot(api, tmp_path, key=KEY) as bot:
+            lone = await api.send_raw_update(
+                "message",
+                {"message_id": 70, "date": 0, "chat": chat, "from": user, "text": "1:3\ud800"},
+            )
+            await api.send_raw_update(
+                "message",
+                {"message_id": 71, "date": 0, "chat": chat, "from": user, "text": "hi", "x": NAN},
+            )
+            message = {"message_id": 72, "date": 0, "chat": chat, "from": user, "text": "hi"}
+            await api.queue_update({"update_id": 2**70, "message": message})
+            await api.send_text(chat, user, "\n".join(["model: after", *answers(KEY, correct=3)]))
+
+            def replies() -> list[str]:
+                calls = api.calls_of("sendMessage")
+                return [text_of(c) for c in calls if c["params"]["chat_id"] == chat["id"]]
+
+            # the surrogate one and the NaN one are answered like any other text
+            await wait(lambda: len(replies()) == 3, 20, "three replies")
+            assert sum("Correct: 3" in r for r in replies()) == 1, replies()
+            await wait(lambda: unfinished_in(bot.data_dir) == 0, 10, "every update done")
+        path = tmp_path / "data" / "benchboard.sqlite3"
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            kept = db.execute("SELECT COUNT(*) FROM intake").fetchone()[0]
+        assert kept == 3  # the surrogate one, the NaN one and the last; not 2**70
+        assert lone["update_id"] < 2**63
+        assert "updates without a usable id ignored" in bot.log()
