@@ -7,7 +7,7 @@ import hashlib
 from .base import StoreBase
 from .errors import NotFound
 from .models import KeyVersion
-from .values import Row, benchmark_name, dt
+from .values import Row, benchmark_name, dt, storable_text
 
 _KEY_COLUMNS = "k.id, b.name, k.version, k.sha256, k.source, k.loaded_at"
 _BY_SHA = f"""SELECT {_KEY_COLUMNS} FROM key_versions AS k
@@ -42,7 +42,7 @@ class KeyStore(StoreBase):
                                                  loaded_at)
                        SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ?, ?
                        FROM key_versions WHERE benchmark_id = ?""",
-                    (bench_id, sha, data, source, now, bench_id),
+                    (bench_id, sha, data, storable_text(source), now, bench_id),
                 )
                 row = await s.one(_BY_SHA, (bench_id, sha))
             assert row is not None

@@ -13,7 +13,7 @@ from .base import StoreBase
 from .db import Session
 from .errors import InvalidData
 from .models import AuditEntry, Ban
-from .values import check_page, clean_reason, dt
+from .values import check_page, clean_reason, dt, storable_text
 
 
 async def _audit(
@@ -96,6 +96,7 @@ class ModerationStore(StoreBase):
         """Record a moderation action (hide, unhide, verify, setkey, ...) in the audit log."""
         if not action or not target:
             raise InvalidData("an audit entry needs an action and a target")
+        target = storable_text(target)
         why = clean_reason(reason)
         now = self._now_ms()
         async with self._db.write() as s:

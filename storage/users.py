@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import StoreBase
 from .models import Chat, User
-from .values import dt
+from .values import dt, optional_text, storable_text
 
 
 class UserStore(StoreBase):
@@ -28,7 +28,15 @@ class UserStore(StoreBase):
                        first_name = excluded.first_name, last_name = excluded.last_name,
                        username = excluded.username, language_code = excluded.language_code,
                        last_seen = excluded.last_seen""",
-                (user_id, first_name, last_name, username, language_code, now, now),
+                (
+                    user_id,
+                    storable_text(first_name),
+                    optional_text(last_name),
+                    optional_text(username),
+                    optional_text(language_code),
+                    now,
+                    now,
+                ),
             )
         self._known_users.add(user_id)
 
@@ -41,7 +49,7 @@ class UserStore(StoreBase):
                    VALUES (?, ?, ?, ?, ?)
                    ON CONFLICT (id) DO UPDATE SET type = excluded.type,
                        title = excluded.title, last_seen = excluded.last_seen""",
-                (chat_id, type, title, now, now),
+                (chat_id, storable_text(type), optional_text(title), now, now),
             )
         self._known_chats.add(chat_id)
 

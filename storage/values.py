@@ -8,6 +8,7 @@ stored) are public: a re-score reads raw text and writes records in these forms.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
@@ -28,6 +29,23 @@ EMPTY: Mapping[str, Any] = MappingProxyType({})
 MAX_MODEL_NAME = 200
 
 
+#: What neither engine's text can hold: a lone surrogate (JSON carries one, UTF-8 cannot
+#: encode it) and NUL (PostgreSQL's text refuses it).
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def storable_text(text: str) -> str:
+    """Text from a user (a name, a model, a reason) as the store keeps it: what neither
+    engine can hold becomes U+FFFD, the replacement character."""
+    if text.isascii() and "\x00" not in text:
+        return text
+    return _UNSTORABLE.sub("\ufffd", text)
+
+
+def optional_text(text: str | None) -> str | None:
+    return None if text is None else storable_text(text)
+
+
 def normalise_model(model: str) -> str:
     """The grouping form of a model name: whitespace collapsed, case folded."""
     return " ".join(model.split()).casefold()
@@ -37,7 +55,7 @@ def clean_model(model: str | None) -> tuple[str | None, str | None]:
     """A model name as shown (whitespace collapsed) and its grouping form."""
     if model is None:
         return None, None
-    shown = " ".join(model.split())
+    shown = " ".join(storable_text(model).split())
     if not shown:
         raise InvalidData("the model name is empty")
     if len(shown) > MAX_MODEL_NAME:
@@ -66,7 +84,7 @@ def clean_reason(reason: str | None) -> str | None:
     """A moderation reason as stored: trimmed, at most 500 characters, None when empty."""
     if reason is None or not reason.strip():
         return None
-    return reason.strip()[:500]
+    return storable_text(reason.strip()[:500])
 
 
 def check_page(limit: int, offset: int) -> None:

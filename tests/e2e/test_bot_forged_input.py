@@ -116,3 +116,16 @@ async def test_an_update_with_ids_beyond_64_bits_is_dropped_and_its_button_answe
     # still answering, and the forged submission was not stored (ids are per message)
     reply = text_of(await _card(bot, chat, user))
     assert submission_id(reply) == sid + 1
+
+
+async def test_names_and_a_model_no_database_holds_as_given_are_scored(bot: Bot) -> None:
+    """A user's name and a model with a lone surrogate or NUL (JSON carries both) get
+    the usual card; the model shows U+FFFD where the database could not keep it."""
+    user = bot.api.user(next(_ids), "A\ud800\x00")
+    user["last_name"] = "\udfff"
+    chat = bot.api.private_chat(user)
+    mark = bot.api.mark()
+    text = "\n".join(["model: m\ud800x\x00y", "#think", *answers(KEY, correct=3)])
+    reply = text_of(await bot.say(chat, user, text))
+    assert "Correct: 3" in reply and "m\ufffdx\ufffdy" in reply, reply
+    bot.check_clean(mark)

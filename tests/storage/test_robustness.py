@@ -199,3 +199,26 @@ async def test_backup_is_consistent_while_the_bot_keeps_writing(
 async def test_backup_refuses_to_overwrite_the_database(store: Store, db_path: Path) -> None:
     with pytest.raises(StorageError):
         await store.backup(db_path)
+
+
+async def test_text_neither_engine_holds_is_kept_with_a_replacement(
+    store: Store, make: Maker
+) -> None:
+    """A lone surrogate (JSON carries one; UTF-8 cannot encode it) or NUL (PostgreSQL's
+    text refuses it) in a name, a model, a reason or a key's source is kept as U+FFFD;
+    nothing fails."""
+    odd = "a\ud800b\x00c"
+    kept = "a\ufffdb\ufffdc"
+    await store.upsert_user(7, first_name=odd, last_name=odd, username=odd, language_code=odd)
+    await store.upsert_chat(-7, type="group", title=odd)
+    user, chat = await store.get_user(7), await store.get_chat(-7)
+    assert user is not None and (user.first_name, user.last_name, user.username) == (kept,) * 3
+    assert chat is not None and chat.title == kept
+    sub = await store.record_submission(make(answers(2), user_id=7, chat_id=-7, model=odd))
+    assert sub.model == kept and (await store.get_submission(sub.id)).model == kept  # type: ignore[union-attr]
+    entry = await store.log_action(7, "hide", f"submission {odd}", reason=odd)
+    assert entry.target == f"submission {kept}" and entry.reason == kept
+    ban = await store.ban(8, by=7, reason=odd)
+    assert ban.reason == kept
+    version = await store.save_key("zerobench", b'{"1": "2"}', source=odd)
+    assert version.source == kept
