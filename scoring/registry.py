@@ -7,6 +7,7 @@ benchmarks, imports them all (a tag is the benchmark's to say).
 
 from __future__ import annotations
 
+import functools
 from importlib import import_module
 from typing import cast
 
@@ -53,15 +54,21 @@ def names() -> tuple[str, ...]:
     return _MODULES
 
 
+@functools.cache
 def all_benchmarks() -> tuple[Benchmark, ...]:
     return tuple(map(_load, _MODULES))
+
+
+@functools.cache
+def _in_recognise_order() -> tuple[Benchmark, ...]:
+    return tuple(sorted(all_benchmarks(), key=lambda b: b.recognise_order))
 
 
 def recognising(text: str) -> Benchmark | None:
     """The benchmark that reads ``text`` (tag lines blanked) when no tag names one: of
     those that recognise it, the lowest :attr:`Benchmark.recognise_order`; None when
     no benchmark can read a line of it."""
-    for benchmark in sorted(all_benchmarks(), key=lambda b: b.recognise_order):
+    for benchmark in _in_recognise_order():
         if benchmark.recognises(text):
             return benchmark
     return None

@@ -134,13 +134,18 @@ def decompress(blob: bytes) -> str:
     return zlib.decompress(blob).decode("utf-8", "surrogatepass")
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ESCAPED = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
 def dumps(data: Mapping[str, Any]) -> str:
-    """JSON as stored (result records, extra data): compact, UTF-8 where it can be."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    """JSON as stored (result records, extra data): compact, UTF-8 where it can be (the
+    encoders are made once: json.dumps with options makes one per call)."""
+    text = _COMPACT.encode(data)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates (from undecodable input): escape them
-        text = json.dumps(data, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+        text = _ESCAPED.encode(data)
     return text
 
 

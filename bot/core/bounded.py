@@ -68,6 +68,19 @@ class Lru(MutableMapping[K, V], Generic[K, V]):
     def __delitem__(self, key: K) -> None:
         del self._data[key]
 
+    # get and pop without the KeyError that Mapping's own raise and catch for a
+    # missing key (most lookups of the caches miss, once per update)
+
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        data = self._data
+        if key not in data:
+            return default
+        data.move_to_end(key)
+        return data[key]
+
+    def pop(self, key: K, *default: V | None) -> V | None:  # type: ignore[override]
+        return self._data.pop(key, *default)
+
     def __iter__(self) -> Iterator[K]:
         return iter(self._data)
 

@@ -28,7 +28,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from scoring import Result, ScoringError, registry
+from scoring import Benchmark, Result, ScoringError, registry
 
 from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
@@ -258,6 +258,22 @@ class DocumentUpload:
             await file.download_to_drive(path)
 
 
+#: The card's line saying which benchmark read the message and which tags choose
+#: another, by (language, benchmark): the same for every card.
+_CHOSEN: dict[tuple[str, str], str] = {}
+
+
+def _chosen_line(lang: str, benchmark: Benchmark) -> str:
+    line = _CHOSEN.get((lang, benchmark.name))
+    if line is None:
+        others = " ".join(f"#{b.name}" for b in registry.all_benchmarks() if b is not benchmark)
+        title = html.escape(benchmark.title)
+        line = _CHOSEN[(lang, benchmark.name)] = t(
+            lang, "benchmark_chosen", title=title, tags=others
+        )
+    return line
+
+
 async def card(
     context: BotContext,
     sub: Submission,
@@ -270,10 +286,7 @@ async def card(
     """The score reply and its buttons (for someone else, no allowance and no buttons):
     for its owner, one line saying what is missing to publish, and the buttons for it."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
-    others = [f"#{b.name}" for b in registry.all_benchmarks() if b is not card.benchmark]
-    chosen = t(
-        lang, "benchmark_chosen", title=html.escape(card.benchmark.title), tags=" ".join(others)
-    )
+    chosen = _chosen_line(lang, card.benchmark)
     step = None
     if owner:
         step = next_step(

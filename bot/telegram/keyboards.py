@@ -16,6 +16,7 @@ handler, registered with :func:`pattern`:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
@@ -103,14 +104,17 @@ def _button(text: str, data: str) -> dict[str, str]:
     return {"text": text, "callback_data": data}
 
 
+@functools.cache
+def _mode_labels(lang: str) -> tuple[tuple[str, str], ...]:
+    """(mode, its label in ``lang``) for the four modes, in order."""
+    return tuple((m.value, mode_label(m.value, lang) or m.label) for m in Mode)
+
+
 def mode_buttons(lang: str, submission_id: int, current: str | None) -> list[dict[str, str]]:
     """The four modes (in ``lang``), the current one marked."""
     return [
-        _button(
-            ("• " if m.value == current else "") + (mode_label(m.value, lang) or m.label),
-            f"{MODE}:{submission_id}:{m.value}",
-        )
-        for m in Mode
+        _button(("• " + label) if value == current else label, f"{MODE}:{submission_id}:{value}")
+        for value, label in _mode_labels(lang)
     ]
 
 

@@ -56,3 +56,14 @@ def test_seen_users_and_chats_are_bounded() -> None:
     for n in range(SEEN_MAX + 500):
         seen[("u", n)] = n
     assert len(seen) == SEEN_MAX and ("u", 0) not in seen and ("u", SEEN_MAX + 499) in seen
+
+
+def test_lru_get_and_pop_behave_as_a_dicts() -> None:
+    lru: Lru[str, int] = Lru(2)
+    lru["a"], lru["b"] = 1, 2
+    assert lru.get("a") == 1 and lru.get("x") is None and lru.get("x", 5) == 5
+    lru["c"] = 3  # "a" was used last: "b" goes
+    assert list(lru) == ["a", "c"]
+    assert lru.pop("a", 9) == 1 and lru.pop("a", 9) == 9 and lru.pop("c") == 3
+    with pytest.raises(KeyError):
+        lru.pop("c")
