@@ -149,8 +149,7 @@ async def withdraw(services: Services, submission_id: int, user_id: int) -> Subm
 
 async def allowance(services: Services, user_id: int) -> tuple[int, int]:
     """How many more results the user may publish today, and the daily limit."""
-    left, _ = await publish_allowance(services, user_id)
-    return left, services.settings.daily_limit
+    return await _left_today(services, user_id), services.settings.daily_limit
 
 
 def _next_reset() -> datetime:
@@ -161,14 +160,18 @@ def _next_reset() -> datetime:
 
 async def publish_allowance(services: Services, user_id: int) -> tuple[int, datetime]:
     """How many more results the user may publish today, and when the count resets."""
-    today = datetime.now(UTC).date().toordinal()
+    return await _left_today(services, user_id), _next_reset()
+
+
+async def _left_today(services: Services, user_id: int) -> int:
+    today = datetime.now(UTC).toordinal()
     day, used = services.published.get(user_id, (0, 0))
     # with other instances on the database the user may have published through them:
     # this one's count would be behind, so the shared one is read
     if day != today or services.store.shared:
         used = await services.store.published_today(user_id)
         services.published[user_id] = (today, used)
-    return max(0, services.settings.daily_limit - used), _next_reset()
+    return max(0, services.settings.daily_limit - used)
 
 
 async def check_can_publish(services: Services, user_id: int) -> None:

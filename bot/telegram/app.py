@@ -150,7 +150,21 @@ def register(app: BotApp) -> None:
     # -1: every update first records who and where (users and chats, updated on sight).
     app.add_handler(TypeHandler(Update, h.track), group=-1)
 
-    # 0: Natory first: "/natory set" (an admin's) before the other /natory words;
+    # 0: texts that are no command first: they are most of what the bot receives, and
+    # none of the handlers after them takes one (those take commands, captions,
+    # buttons, inline queries, other chats).
+    # A reply to the /natory message is a Natory attempt at its target, not a PrimeBench
+    # submission: before the private-text handler.
+    app.add_handler(
+        MessageHandler(
+            new & filters.REPLY & filters.TEXT & ~filters.COMMAND & nh.REPLIES_TO_NATORY,
+            nh.on_natory_reply,
+        )
+    )
+    # A private text: a submission (or the awaited model name; core decides, and answers
+    # what it is not).
+    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
+    # Natory's commands: "/natory set" (an admin's) before the other /natory words;
     # "/leaderboard natory …" before the generic /leaderboard below, which it would
     # otherwise reach.
     app.add_handler(CommandHandler("natory", ah.on_natory_set, filters=new & nh.NATORY_SET))
@@ -160,19 +174,6 @@ def register(app: BotApp) -> None:
     app.add_handler(
         CommandHandler(board_names, nh.on_natory_leaderboard, filters=new & nh.NATORY_BOARD)
     )
-    # A reply to the /natory message is a Natory attempt at its target, not a PrimeBench
-    # submission: before the private-text handler.
-    app.add_handler(
-        MessageHandler(
-            new & filters.REPLY & filters.TEXT & ~filters.COMMAND & nh.REPLIES_TO_NATORY,
-            nh.on_natory_reply,
-        )
-    )
-    # A private text that is no command: a submission (or the awaited model name; core
-    # decides, and answers what it is not). No handler below takes such a message (they
-    # take commands, captions, buttons, inline queries, other chats), so it is tried here,
-    # before them: it is most of what the bot receives.
-    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
 
     # Users' commands.
     commands = [
