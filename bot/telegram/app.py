@@ -13,7 +13,7 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 
-from telegram import Bot, BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
+from telegram import BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
@@ -53,8 +53,33 @@ log = logging.getLogger("benchboard")
 COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
 
 
+async def _tell_telegram(app: BotApp, settings: Settings) -> None:
+    """What the start tells Telegram: the command menu in each language and, when
+    polling, that no webhook is set (else getUpdates is refused)."""
+    calls = [
+        app.bot.set_my_commands(
+            [BotCommand(name, text) for name, text in commands],
+            scope=BotCommandScopeDefault(),
+            language_code=None if lang == "en" else lang,
+        )
+        for lang, commands in COMMANDS.items()
+    ]
+    if not settings.webhook_url:
+        calls.append(app.bot.delete_webhook(drop_pending_updates=False))
+    await asyncio.gather(*calls)
+
+
 async def post_init(app: BotApp) -> None:
     settings: Settings = app.bot_data["settings"]
+    # the calls to Telegram go out while the database opens
+    telling = asyncio.ensure_future(_tell_telegram(app, settings))
+    try:
+        await _open_services(app, settings)
+    finally:
+        await telling
+
+
+async def _open_services(app: BotApp, settings: Settings) -> None:
     services = await Services.open(settings, worker=True)
     services.bot_username = app.bot.username or ""
     app.bot_data[SERVICES] = services
@@ -73,16 +98,6 @@ async def post_init(app: BotApp) -> None:
         ops.schedule_backups(app.job_queue, settings)
         ops.schedule_day_turn(app.job_queue)
     await boards.turn_day(services)  # the days since the last start may lack a publication
-    await asyncio.gather(  # the menu in each language, at once
-        *(
-            app.bot.set_my_commands(
-                [BotCommand(name, text) for name, text in commands],
-                scope=BotCommandScopeDefault(),
-                language_code=None if lang == "en" else lang,
-            )
-            for lang, commands in COMMANDS.items()
-        )
-    )
     log.info(
         "benchboard started as @%s; keys loaded: %s",
         services.bot_username,
@@ -290,23 +305,18 @@ class StartupError(Exception):
     """The bot cannot start (Telegram unreachable, token refused); the message says why."""
 
 
-async def _preflight(settings: Settings) -> str:
-    """Say who the token belongs to, or why the Bot API does not answer, before starting."""
-    bot = Bot(
-        settings.require_token(),
-        base_url=settings.api_base_url,
-        base_file_url=settings.api_file_url,
-        request=AiohttpRequest(connection_pool_size=1),
-        # else PTB makes an httpx client for getUpdates, which nothing here calls
-        get_updates_request=AiohttpRequest(connection_pool_size=1),
-    )
+async def _initialize(app: BotApp) -> None:
+    """The application initialized (its ``getMe`` says who the token belongs to), or a
+    StartupError saying why the Bot API does not answer."""
+    settings: Settings = app.bot_data["settings"]
     try:
-        async with bot:
-            return bot.username
-    except InvalidToken:
-        raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
-    except (NetworkError, TimedOut) as exc:
+        await app.initialize()
+    except (InvalidToken, NetworkError, TimedOut) as exc:
+        await app.bot.shutdown()  # the transport's sessions, opened before getMe
+        if isinstance(exc, InvalidToken):
+            raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
         raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
+    log.info("the token belongs to @%s", app.bot.username)
 
 
 async def start_intake(app: BotApp) -> intake_.Intake:
@@ -326,7 +336,7 @@ async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Ev
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await app.initialize()
+    await _initialize(app)
     try:
         await post_init(app)
         await app.start()
@@ -343,8 +353,7 @@ async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Ev
 
 async def serve_polling(app: BotApp) -> None:
     """Long polling through the durable intake until SIGTERM or SIGINT."""
-    async with running(app) as (intake, stop):
-        await app.bot.delete_webhook(drop_pending_updates=False)
+    async with running(app) as (intake, stop):  # the start deleted any webhook
         await intake_.poll(app, intake, stop)
 
 
@@ -357,8 +366,6 @@ async def serve_webhook(app: BotApp, settings: Settings) -> None:
 
 def run(settings: Settings) -> None:
     ops.configure_logging(settings)
-    username = asyncio.run(_preflight(settings))
-    log.info("the token belongs to @%s", username)
     app = build_application(settings)
     if settings.webhook_url:
         asyncio.run(serve_webhook(app, settings))
