@@ -9,6 +9,8 @@ from .base import (
     KeyCheck,
     Result,
     Source,
+    WebCells,
+    WebColumn,
     publishable,
 )
 from .errors import (
@@ -41,6 +43,8 @@ __all__ = [
     "Source",
     "UnknownBenchmark",
     "UnknownMode",
+    "WebCells",
+    "WebColumn",
     "decode",
     "get",
     "names",

@@ -129,6 +129,28 @@ class Source(NamedTuple):
     columns: tuple[str, ...] = ()
 
 
+class WebColumn(NamedTuple):
+    """A column of a web board row after the model and mode: its key (the sort key and
+    the CSV/JSON field) and the name of its heading (the bot's ``web_col_<heading>``)."""
+
+    key: str
+    heading: str
+
+
+#: A web board row's cells by column key: as shown, and as the CSV/JSON value.
+WebCells = tuple[dict[str, str], dict[str, float | int | str | None]]
+
+
+def record_number(value: object) -> float | None:
+    """A number read from a stored record (None for anything else, booleans too)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def percent_text(value: float | None) -> str:
+    """A share as a web board cell shows it (``—`` when unknown)."""
+    return "—" if value is None else f"{value:.1%}"
+
+
 class Benchmark(Protocol):
     """One benchmark: its name, its key, its scorer, and what the bot asks of it.
 
@@ -170,6 +192,10 @@ class Benchmark(Protocol):
     #: when a text without a benchmark tag is recognised by several benchmarks, the one
     #: with the lowest order takes it (structured formats before loose lines)
     recognise_order: int
+    #: the columns of a web board row before runs and mean, the ranking score (``score``)
+    #: first, and the record fields (JSON paths, ``$.main.pass_at_k``) their cells read
+    web_columns: tuple[WebColumn, ...]
+    web_paths: tuple[str, ...]
 
     def check_key(
         self, data: bytes, *, filename: str = "", questions: bytes | None = None
@@ -186,6 +212,13 @@ class Benchmark(Protocol):
     def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         """The :attr:`board_columns` of one board row as (label, value text), from the
         best submission's ``to_record()``; () when the record lacks them."""
+        ...
+
+    def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
+        """The cells of :attr:`web_columns` a web board row of ranking score ``best``
+        shows besides score, runs and mean as every board writes them (``score`` given
+        here replaces that), from the best submission's record ``fields`` (by their
+        paths in :attr:`web_paths`; missing ones are absent)."""
         ...
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:

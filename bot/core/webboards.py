@@ -9,8 +9,7 @@ they chose ``/public``.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -44,49 +43,22 @@ MAX_PAGE = 400
 #: Models on the score-against-cost chart.
 CHART_MODELS = 40
 WINDOWS = (0, 7, 30)
-#: z for a two-sided 95 % interval.
-_Z = 1.959963984540054
-
 _BASE = (
     Column("runs", N_("web_col_runs")),
     Column("mean", N_("web_col_mean")),
 )
-_PRIME_PATHS = ("$.correct", "$.wrong", "$.unanswered", "$.total_questions")
-_ZERO_PATHS = (
-    "$.k",
-    "$.primary_split",
-    "$.main.questions",
-    "$.main.pass_at_k",
-    "$.main.reliability_k_of_k",
-    "$.subquestions.questions",
-    "$.subquestions.pass_at_k",
-    "$.subquestions.reliability_k_of_k",
-)
-#: A benchmark's own columns after the model and mode, by benchmark (the others get the
-#: score, runs and mean), and the record paths they read.
-_COLUMNS: dict[str, tuple[tuple[Column, ...], tuple[str, ...]]] = {
-    "primebench": (
-        (
-            Column("score", N_("web_col_score")),
-            Column("correct", N_("web_col_correct")),
-            Column("wrong", N_("web_col_wrong")),
-            Column("unanswered", N_("web_col_unanswered")),
-            Column("coverage", N_("web_col_coverage")),
-            *_BASE,
-        ),
-        _PRIME_PATHS,
-    ),
-    "zerobench": (
-        (
-            Column("score", N_("web_col_pass1")),
-            Column("pass_k", N_("web_col_pass_k")),
-            Column("k_of_k", N_("web_col_k_of_k")),
-            *_BASE,
-        ),
-        _ZERO_PATHS,
-    ),
+#: The headings a benchmark's web columns name (``Benchmark.web_columns``).
+HEADINGS = {
+    "score": N_("web_col_score"),
+    "pass1": N_("web_col_pass1"),
+    "best": N_("web_col_best"),
+    "correct": N_("web_col_correct"),
+    "wrong": N_("web_col_wrong"),
+    "unanswered": N_("web_col_unanswered"),
+    "coverage": N_("web_col_coverage"),
+    "pass_k": N_("web_col_pass_k"),
+    "k_of_k": N_("web_col_k_of_k"),
 }
-_GENERIC = ((Column("score", N_("web_col_score")), *_BASE), ())
 _NATORY_COLUMNS = (
     Column("mean", N_("web_col_mean")),
     Column("score", N_("web_col_best")),
@@ -113,37 +85,19 @@ def costed(benchmark: Benchmark) -> bool:
 def columns(benchmark: Benchmark) -> tuple[Column, ...]:
     if costed(benchmark):
         return _NATORY_COLUMNS
-    return _COLUMNS.get(benchmark.name, _GENERIC)[0]
+    own = tuple(Column(c.key, HEADINGS[c.heading]) for c in benchmark.web_columns)
+    return (*own, *_BASE)
 
 
 def sort_keys(benchmark: Benchmark) -> tuple[str, ...]:
     return COMMON_SORTS + tuple(c.key for c in columns(benchmark))
 
 
-def wilson(p: float, n: int) -> tuple[float, float] | None:
-    """The 95 % Wilson score interval of a proportion ``p`` of ``n`` (None: n is 0)."""
-    if n <= 0:
-        return None
-    p = min(1.0, max(0.0, p))
-    z2 = _Z * _Z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = _Z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _percent(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1%}"
-
-
 def _cells(
     benchmark: Benchmark, row: BoardRow, info: RowInfo | None
 ) -> tuple[dict[str, str], dict[str, float | int | str | None]]:
-    """A board row's columns as text and as values."""
-    v: Mapping[str, Any] = info.values if info is not None else {}
+    """A board row's columns as text and as values: score, runs and mean as every board
+    writes them, then the benchmark's own (``Benchmark.web_cells``)."""
     text: dict[str, str] = {
         "score": benchmark.format_score(row.best),
         "runs": str(row.runs),
@@ -154,31 +108,9 @@ def _cells(
         "runs": row.runs,
         "mean": round(row.mean, 6),
     }
-    if benchmark.name == "primebench":
-        total = _num(v.get("$.total_questions"))
-        for key in ("correct", "wrong", "unanswered"):
-            found = _num(v.get(f"$.{key}"))
-            values[key] = None if found is None else int(found)
-            text[key] = "—" if found is None else str(int(found))
-        answered = (_num(v.get("$.correct")) or 0) + (_num(v.get("$.wrong")) or 0)
-        coverage = answered / total if total else None
-        values["coverage"] = None if coverage is None else round(coverage, 6)
-        text["coverage"] = _percent(coverage)
-    elif benchmark.name == "zerobench":
-        split = "$.subquestions" if v.get("$.primary_split") == "sub" else "$.main"
-        n = _num(v.get(f"{split}.questions"))
-        k = _num(v.get("$.k"))
-        interval = wilson(row.best, int(n)) if n else None
-        values["n"] = None if n is None else int(n)
-        values["k"] = None if k is None else int(k)
-        values["ci_low"] = None if interval is None else round(interval[0], 6)
-        values["ci_high"] = None if interval is None else round(interval[1], 6)
-        if interval is not None:
-            text["score"] += f" [{interval[0]:.1%}–{interval[1]:.1%}]"
-        for key, path in (("pass_k", "pass_at_k"), ("k_of_k", "reliability_k_of_k")):
-            found = _num(v.get(f"{split}.{path}"))
-            values[key] = found
-            text[key] = _percent(found)
+    own_text, own_values = benchmark.web_cells(row.best, info.values if info else {})
+    text.update(own_text)
+    values.update(own_values)
     return text, values
 
 
@@ -316,7 +248,7 @@ async def _rows(
             offset=offset,
         )
     ids = [r.submission_id for r in board.rows if r.submission_id is not None]
-    paths = _COLUMNS.get(benchmark.name, _GENERIC)[1]
+    paths = benchmark.web_paths
     info = await web_rows.row_info(store, ids, paths)
     tokens = await web_rows.result_tokens(store, ids)
     rows = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source
+from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
 from ..text import decode
@@ -65,6 +65,10 @@ class Natory:
     tag_fields: tuple[str, ...] = ("target", "cost", "latency")
     board_columns: tuple[str, ...] = ()
     recognise_order = 2
+    #: the web board of a benchmark with costs is the model comparison (mean and best
+    #: score, attempts, cost, latency), drawn from its own board, not from records
+    web_columns: tuple[WebColumn, ...] = (WebColumn("score", "best"),)
+    web_paths: tuple[str, ...] = ()
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
@@ -91,6 +95,9 @@ class Natory:
 
     def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return ()
+
+    def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
+        return {}, {}
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         options: dict[str, Any] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source
+from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from .dataset import (
     CREDIT,
     KEY_FILE,
@@ -18,7 +18,14 @@ from .dataset import (
 )
 from .key import PrimeKey, check_key, load_key
 from .parse import recognises
-from .result import PrimeBenchResult, format_score, result_from_record
+from .result import (
+    WEB_COLUMNS,
+    WEB_PATHS,
+    PrimeBenchResult,
+    format_score,
+    result_from_record,
+    web_cells,
+)
 from .scorer import score
 
 
@@ -39,6 +46,8 @@ class PrimeBench:
     tag_fields: tuple[str, ...] = ()
     board_columns: tuple[str, ...] = ()
     recognise_order = 1
+    web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
+    web_paths: tuple[str, ...] = WEB_PATHS
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
@@ -64,6 +73,9 @@ class PrimeBench:
 
     def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return ()
+
+    def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
+        return web_cells(best, fields)
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         return {}

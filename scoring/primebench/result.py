@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ..base import Hint, InvalidLine
+from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
 
 
@@ -135,3 +135,32 @@ def format_score(value: float, *, mean: bool = False) -> str:
     if mean:
         value = round(value, 2)
     return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+#: A web board row: the score, the breakdown of the best run, and its coverage.
+WEB_COLUMNS = (
+    WebColumn("score", "score"),
+    WebColumn("correct", "correct"),
+    WebColumn("wrong", "wrong"),
+    WebColumn("unanswered", "unanswered"),
+    WebColumn("coverage", "coverage"),
+)
+WEB_PATHS = ("$.correct", "$.wrong", "$.unanswered", "$.total_questions")
+
+
+def web_cells(best: float, fields: Mapping[str, Any]) -> WebCells:
+    """Correct, wrong, unanswered and coverage of the best run, from its record."""
+    text: dict[str, str] = {}
+    values: dict[str, float | int | str | None] = {}
+    for key in ("correct", "wrong", "unanswered"):
+        found = record_number(fields.get(f"$.{key}"))
+        values[key] = None if found is None else int(found)
+        text[key] = "—" if found is None else str(int(found))
+    total = record_number(fields.get("$.total_questions"))
+    answered = (record_number(fields.get("$.correct")) or 0) + (
+        record_number(fields.get("$.wrong")) or 0
+    )
+    coverage = answered / total if total else None
+    values["coverage"] = None if coverage is None else round(coverage, 6)
+    text["coverage"] = percent_text(coverage)
+    return text, values

@@ -54,6 +54,7 @@ from .result import (
     board_cells,
     format_score,
     result_from_record,
+    wilson,
 )
 from .scorer import score
 from .submission import FORMATS
@@ -91,4 +92,5 @@ __all__ = [
     "official_parse",
     "result_from_record",
     "score",
+    "wilson",
 ]

@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source
+from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from ..errors import OptionError, ScoringError
 from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, SOURCE, TITLE
 from .key import ZeroKey, check_key, load_key
 from .result import (
     BOARD_COLUMNS,
+    WEB_COLUMNS,
+    WEB_PATHS,
     ZeroBenchResult,
     board_cells,
     format_score,
     result_from_record,
+    web_cells,
 )
 from .scorer import k_option, score
 from .submission import recognises
@@ -41,6 +44,8 @@ class ZeroBench:
     board_columns: tuple[str, ...] = BOARD_COLUMNS
     #: JSON Lines, JSON and CSV are recognised before loose answer lines
     recognise_order = 0
+    web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
+    web_paths: tuple[str, ...] = WEB_PATHS
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
@@ -66,6 +71,9 @@ class ZeroBench:
 
     def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         return board_cells(record)
+
+    def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
+        return web_cells(best, fields)
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         if "k" not in fields:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import Hint, InvalidLine
+from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
 from .check import LENIENT_NOTE
 from .dataset import MAIN_SPLIT, NAME, SCORER_VERSION, SUB_SPLIT
 
@@ -379,3 +380,57 @@ def board_cells(record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
         if isinstance(value, int | float):
             cells.append((label, f"{value:.1%}"))
     return tuple(cells)
+
+
+#: A web board row: pass@1 with its 95 % interval, pass@k and k/k of the ranking split.
+WEB_COLUMNS = (
+    WebColumn("score", "pass1"),
+    WebColumn("pass_k", "pass_k"),
+    WebColumn("k_of_k", "k_of_k"),
+)
+WEB_PATHS = (
+    "$.k",
+    "$.primary_split",
+    "$.main.questions",
+    "$.main.pass_at_k",
+    "$.main.reliability_k_of_k",
+    "$.subquestions.questions",
+    "$.subquestions.pass_at_k",
+    "$.subquestions.reliability_k_of_k",
+)
+#: z for a two-sided 95 % interval.
+_Z = 1.959963984540054
+
+
+def wilson(p: float, n: int) -> tuple[float, float] | None:
+    """The 95 % Wilson score interval of a proportion ``p`` of ``n`` (None: n is 0)."""
+    if n <= 0:
+        return None
+    p = min(1.0, max(0.0, p))
+    z2 = _Z * _Z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = _Z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def web_cells(best: float, fields: Mapping[str, Any]) -> WebCells:
+    """pass@1 (``best``) with its Wilson interval over the split's questions, pass@k
+    and k/k, of the split the result ranks by."""
+    split = "$.subquestions" if fields.get("$.primary_split") == "sub" else "$.main"
+    n = record_number(fields.get(f"{split}.questions"))
+    k = record_number(fields.get("$.k"))
+    interval = wilson(best, int(n)) if n else None
+    text: dict[str, str] = {}
+    values: dict[str, float | int | str | None] = {
+        "n": None if n is None else int(n),
+        "k": None if k is None else int(k),
+        "ci_low": None if interval is None else round(interval[0], 6),
+        "ci_high": None if interval is None else round(interval[1], 6),
+    }
+    if interval is not None:
+        text["score"] = f"{format_score(best)} [{interval[0]:.1%}–{interval[1]:.1%}]"
+    for key, path in (("pass_k", "pass_at_k"), ("k_of_k", "reliability_k_of_k")):
+        found = record_number(fields.get(f"{split}.{path}"))
+        values[key] = found
+        text[key] = percent_text(found)
+    return text, values

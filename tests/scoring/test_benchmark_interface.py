@@ -283,3 +283,42 @@ def test_natory_refuses_a_target_beyond_int_or_ascii_briefly(typed: str) -> None
     with pytest.raises(OptionError) as caught:
         NA.options_from_tags({"target": typed})
     assert caught.value.name == "target" and len(str(caught.value)) < 120
+
+
+# --- the web board's columns -----------------------------------------------------------
+
+
+def test_web_columns_start_with_the_score_and_read_record_paths() -> None:
+    for benchmark in registry.all_benchmarks():
+        assert benchmark.web_columns[0].key == "score"
+        assert len({c.key for c in benchmark.web_columns}) == len(benchmark.web_columns)
+        assert all(path.startswith("$.") for path in benchmark.web_paths)
+
+
+def test_primebench_web_cells_give_the_breakdown_and_coverage() -> None:
+    fields = {"$.correct": 60, "$.wrong": 4, "$.unanswered": 40, "$.total_questions": 104}
+    text, values = PB.web_cells(48.0, fields)
+    assert values == {"correct": 60, "wrong": 4, "unanswered": 40, "coverage": round(64 / 104, 6)}
+    assert text == {"correct": "60", "wrong": "4", "unanswered": "40", "coverage": "61.5%"}
+    text, values = PB.web_cells(0.0, {})  # a record without them
+    assert values["correct"] is None and text["coverage"] == "—"
+
+
+def test_zerobench_web_cells_give_pass1_with_its_interval_of_the_ranking_split() -> None:
+    fields = {
+        "$.k": 5,
+        "$.primary_split": "sub",
+        "$.subquestions.questions": 10,
+        "$.subquestions.pass_at_k": 0.9,
+        "$.subquestions.reliability_k_of_k": 0.5,
+        "$.main.questions": 100,
+    }
+    text, values = ZB.web_cells(0.7, fields)
+    low, high = zb.wilson(0.7, 10) or (0.0, 0.0)
+    assert (values["n"], values["k"]) == (10, 5)
+    assert (values["ci_low"], values["ci_high"]) == (round(low, 6), round(high, 6))
+    assert 0 < low < 0.7 < high < 1
+    assert text["score"] == f"70.0% [{low:.1%}–{high:.1%}]"
+    assert (values["pass_k"], values["k_of_k"]) == (0.9, 0.5)
+    assert (text["pass_k"], text["k_of_k"]) == ("90.0%", "50.0%")
+    assert ZB.web_cells(0.1, {})[0] == {"pass_k": "—", "k_of_k": "—"}  # no interval

@@ -270,3 +270,14 @@ async def test_head_requests(site: Site) -> None:
             assert await response.read() == b""
             if expected == 200:
                 assert response.headers["ETag"]
+
+
+def test_every_benchmark_names_headings_the_web_boards_have() -> None:
+    from bot.core.webboards import HEADINGS, columns
+    from bot.render.i18n import translated
+    from scoring import registry
+
+    for benchmark in registry.all_benchmarks():
+        assert {c.heading for c in benchmark.web_columns} <= HEADINGS.keys(), benchmark.name
+        for column in columns(benchmark):
+            assert translated("fa", column.label), column.label
