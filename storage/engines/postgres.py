@@ -121,7 +121,7 @@ class PgSession(Session):
 
     def __init__(self, db: PgDatabase, conn: psycopg.AsyncConnection[Any], tx: bool) -> None:
         self._db = db
-        self._conn = conn
+        self._psycopg = conn
         self._tx = tx
 
     async def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
@@ -130,13 +130,13 @@ class PgSession(Session):
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         self._db.trips += 1
-        async with self._conn.cursor() as cur:
+        async with self._psycopg.cursor() as cur:
             await cur.execute(to_pg(sql), params)
             return list(await cur.fetchall()) if cur.description is not None else []
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Executed:
         self._db.trips += 1
-        async with self._conn.cursor() as cur:
+        async with self._psycopg.cursor() as cur:
             await cur.execute(to_pg(sql), params)
             return Executed(cur.rowcount, None)
 
@@ -145,7 +145,7 @@ class PgSession(Session):
         if not batch:
             return 0
         self._db.trips += 1
-        async with self._conn.cursor() as cur:
+        async with self._psycopg.cursor() as cur:
             await cur.executemany(to_pg(sql), batch)
             return max(cur.rowcount, 0)
 
