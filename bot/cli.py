@@ -34,7 +34,7 @@ class CliError(Exception):
     """Bad input: printed as one line on stderr, exit code 2."""
 
 
-def _fail(message: str) -> NoReturn:
+def fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
@@ -45,11 +45,11 @@ def _read_input(source: str) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        _fail(f"no such file: {source}")
+        fail(f"no such file: {source}")
     except IsADirectoryError:
-        _fail(f"{source} is a directory, not a file")
+        fail(f"{source} is a directory, not a file")
     except OSError as exc:
-        _fail(f"cannot read {source}: {exc.strerror}")
+        fail(f"cannot read {source}: {exc.strerror}")
 
 
 def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] | None:
@@ -85,7 +85,7 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
         settings = load()
         stored = _stored_key(benchmark, settings)
         if stored is None:
-            _fail(
+            fail(
                 f"no {benchmark.title} key loaded in {settings.db_label}: pass --key FILE, or run "
                 f"'benchboard data fetch {benchmark.name}' or "
                 f"'benchboard data load {benchmark.name} --key FILE'"
@@ -94,7 +94,7 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
     try:
         return benchmark.load_key(data, filename=filename)
     except ScoringError as exc:
-        _fail(f"bad key {source}: {exc}")
+        fail(f"bad key {source}: {exc}")
 
 
 def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
@@ -103,14 +103,14 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
         from .core import datafiles
 
         today = datafiles.natory_today(settings).target
-        _fail(
+        fail(
             f"{benchmark.name} needs --target N (today's target is {today}; "
             f"see 'benchboard {benchmark.name} today')"
         )
     try:
         key, _ = benchmark.key_for(benchmark.options_from_tags({"target": target}), None)
     except ScoringError as exc:
-        _fail(f"bad --target: {exc}")
+        fail(f"bad --target: {exc}")
     return key
 
 
@@ -177,7 +177,7 @@ def _parse_date(text: str) -> date:
     try:
         return date.fromisoformat(text)
     except ValueError:
-        _fail(f"bad --date {text!r}: use YYYY-MM-DD")
+        fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
@@ -186,7 +186,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
         return _score_daily(benchmark, args, load)
     if args.target is not None and "target" not in benchmark.tag_fields:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
-        _fail(f"--target is only for {', '.join(targeted)}")
+        fail(f"--target is only for {', '.join(targeted)}")
     text = decode(_read_input(args.file))  # the bytes are not kept beside the text
     key = _load_key(benchmark, args.key, load)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
@@ -198,7 +198,7 @@ def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
     benchmark = registry.get(args.benchmark)
     prompt = benchmark.prompt
     if not prompt:
-        _fail(f"{benchmark.title} has no official prompt")
+        fail(f"{benchmark.title} has no official prompt")
     sys.stdout.write(prompt)
     sys.stdout.flush()
     return 0
@@ -225,7 +225,7 @@ def _import(report: datafiles.LoadReport, settings: Settings) -> None:
     try:
         version = asyncio.run(store())
     except StorageError as exc:
-        _fail(f"the key is in the data folder but not in the database: {exc}")
+        fail(f"the key is in the data folder but not in the database: {exc}")
     print(f"in use as key version {version} (database {settings.db_label})")
 
 
@@ -237,7 +237,7 @@ def cmd_data_fetch(args: argparse.Namespace, load: Load) -> int:
     settings = load()
     benchmark = registry.get(args.benchmark)
     if not datafiles.can_fetch(benchmark):
-        _fail(f"{benchmark.title} has no files to fetch")
+        fail(f"{benchmark.title} has no files to fetch")
     url = settings.source_url(benchmark.name)
     _import(asyncio.run(datafiles.fetch(settings.data_dir, benchmark, url)), settings)
     return 0
@@ -249,9 +249,9 @@ def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
     settings = load()
     benchmark = registry.get(args.benchmark)
     if benchmark.key_file is None:
-        _fail(f"{benchmark.title} has no key files to load")
+        fail(f"{benchmark.title} has no key files to load")
     if args.questions and benchmark.questions_file is None:
-        _fail(f"{benchmark.title} has no question file")
+        fail(f"{benchmark.title} has no question file")
     key = _read_input(args.key)
     questions = _read_input(args.questions) if args.questions else None
     _import(datafiles.load(settings.data_dir, benchmark, key, questions, source=args.key), settings)
@@ -269,184 +269,21 @@ def cmd_run(args: argparse.Namespace, load: Load) -> int:
     try:
         run(settings)
     except StartupError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     return 0
 
 
-def cmd_web(args: argparse.Namespace, load: Load) -> int:
-    """``web [--host H] [--port P]``: the web boards over HTTP, until SIGTERM or SIGINT."""
-    from .web import standalone
+def _ops(name: str) -> Callable[[argparse.Namespace, Load], int]:
+    """The command ``name`` of :mod:`bot.cli_ops` (the database's and the servers'),
+    imported when it runs: scoring a file does not load them."""
 
-    standalone.run(load(), args.host, args.port)
-    return 0
+    def handler(args: argparse.Namespace, load: Load) -> int:
+        from . import cli_ops
 
+        command: Callable[[argparse.Namespace, Load], int] = getattr(cli_ops, name)
+        return command(args, load)
 
-def cmd_health(args: argparse.Namespace, load: Load) -> int:
-    """Exit 0 when the database answers and every essential key (PrimeBench's) is there
-    (a health check)."""
-    import asyncio
-
-    from .core import health
-    from .core.errors import StorageError
-    from .core.services import opened
-
-    settings = load()
-
-    async def check() -> health.Health:
-        async with opened(settings) as services:
-            return await health.check(services, stored=True)
-
-    try:
-        state = asyncio.run(check())
-    except StorageError as exc:
-        print(f"unhealthy: database: {exc}")
-        return 1
-    if state.database != "ok":
-        print(f"unhealthy: database: {state.database}")
-        return 1
-    found = "; ".join(
-        f"{registry.get(name).title} key {'loaded' if has else 'missing'}"
-        for name, (has, _) in state.keys.items()
-    )
-    print(f"database ok (schema {state.schema}); {found}")
-    return 0 if state.ok else 1
-
-
-def cmd_db_backup(args: argparse.Namespace, load: Load) -> int:
-    import asyncio
-
-    from .core.errors import StorageError
-    from .core.services import opened
-
-    settings = load()
-
-    async def backup() -> None:
-        async with opened(settings) as services:
-            await services.store.backup(args.path)
-
-    try:
-        asyncio.run(backup())
-    except StorageError as exc:
-        _fail(f"backup failed: {exc}")
-    print(f"backup written to {args.path}")
-    return 0
-
-
-def cmd_db_port(args: argparse.Namespace, load: Load) -> int:
-    """``db port --from bb.sqlite3 --to postgresql://...``: copy everything, verify."""
-    import asyncio
-
-    from .core.dbport import port_database
-    from .core.errors import StorageError
-    from .settings import redact_url
-
-    shown: dict[str, int] = {}
-
-    def progress(table: str, rows: int) -> None:
-        if rows - shown.get(table, 0) >= 50_000:
-            shown[table] = rows
-            print(f"  {table}: {rows} rows", flush=True)
-
-    try:
-        report = asyncio.run(
-            port_database(
-                args.source,
-                args.target,
-                into_non_empty=args.into_non_empty,
-                batch=args.batch,
-                progress=progress,
-            )
-        )
-    except StorageError as exc:
-        _fail(f"not ported: {exc}")
-    for table, rows in report.counts.items():
-        print(f"{table}: {rows} rows ({report.copied.get(table, 0)} copied now)")
-    if not report.ok:
-        _fail("the copy differs from the source: " + "; ".join(report.mismatches))
-    if report.merged:
-        print(f"added to {redact_url(args.target)}: every source row is there (boards mixed)")
-        return 0
-    verb = "resumed and verified" if report.resumed else "verified"
-    print(f"ported to {redact_url(args.target)}: {verb}, {report.boards} boards equal")
-    return 0
-
-
-def cmd_webhook(args: argparse.Namespace, load: Load) -> int:
-    """``webhook set|delete|info``: register the webhook once for every instance."""
-    import asyncio
-
-    from .telegram.web import manage_webhook
-
-    try:
-        print(asyncio.run(manage_webhook(load(), args.action)))
-    except Exception as exc:  # PTB's TelegramError, a missing setting: one line
-        _fail(f"webhook {args.action} failed: {exc}")
-    return 0
-
-
-def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
-    from .core import backups
-    from .core.errors import StorageError
-
-    settings = load()
-    if settings.db_url is not None:
-        _fail(
-            "BENCHBOARD_DB is PostgreSQL: restore with "
-            f"`benchboard db port --from {args.path} --to URL` into an empty database"
-        )
-
-    try:
-        version = backups.restore(args.path, settings.db_path)
-    except StorageError as exc:
-        _fail(f"not restored, nothing was changed: {exc}")
-    print(f"restored {args.path} (schema {version}) to {settings.db_path}")
-    return 0
-
-
-def cmd_compare(args: argparse.Namespace, load: Load) -> int:
-    """``compare natory --out chart.png``: the /compare chart from the bot's database."""
-    from .core import boards
-    from .core.errors import StorageError
-    from .core.services import opened
-    from .render.charts import natory_comparison_chart
-    from .render.format import mode_label
-
-    settings = load()
-
-    if not boards.comparable([args.benchmark]):
-        costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
-        _fail(f"only {', '.join(costed)} has a cost and latency comparison, not {args.benchmark!r}")
-    path = settings.db_label
-    if settings.db_url is None and not settings.db_path.is_file():
-        _fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
-
-    async def read() -> boards.NatoryBoard:
-        async with opened(settings) as services:
-            return await boards.natory_comparison(services, limit=args.models)
-
-    try:
-        import asyncio
-
-        board = asyncio.run(read())
-    except StorageError as exc:
-        _fail(f"cannot read {path}: {exc}")
-    if not board.rows:
-        _fail(f"no published Natory attempts in {path}: nothing to compare")
-    for row in board.rows:
-        cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
-        latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
-        print(
-            f"{row.rank}. {row.model} · {mode_label(row.mode)}: mean {row.mean:.1f}, "
-            f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
-            f"cost {cost}, latency {latency}"
-        )
-    out = Path(args.out)
-    try:
-        out.write_bytes(natory_comparison_chart(board.rows))
-    except OSError as exc:
-        _fail(f"cannot write {out}: {exc.strerror}")
-    print(f"chart of {len(board.rows)} models written to {out}")
-    return 0
+    return handler
 
 
 def _columns() -> int:
@@ -535,11 +372,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         compare.add_argument("benchmark", help="natory")
         compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
         compare.add_argument("--models", type=int, default=40, help="at most this many models")
-        compare.set_defaults(handler=cmd_compare)
+        compare.set_defaults(handler=_ops("cmd_compare"))
 
     health = add("health", "exit 0 when the database and the key are ready")
     if health is not None:
-        health.set_defaults(handler=cmd_health)
+        health.set_defaults(handler=_ops("cmd_health"))
 
     db = add("db", "back up, restore or port the database")
     if db is not None:
@@ -548,10 +385,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "backup", help="write a consistent snapshot (bot may be running)"
         )
         backup.add_argument("path")
-        backup.set_defaults(handler=cmd_db_backup)
+        backup.set_defaults(handler=_ops("cmd_db_backup"))
         restore = db_sub.add_parser("restore", help="check a snapshot, then replace the database")
         restore.add_argument("path")
-        restore.set_defaults(handler=cmd_db_restore)
+        restore.set_defaults(handler=_ops("cmd_db_restore"))
         port = db_sub.add_parser(
             "port", help="copy every table to another database (SQLite to PostgreSQL), verified"
         )
@@ -565,12 +402,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             help="add to a target that already holds rows (kept as they are)",
         )
         port.add_argument("--batch", type=int, default=2000, help="rows per transaction")
-        port.set_defaults(handler=cmd_db_port)
+        port.set_defaults(handler=_ops("cmd_db_port"))
 
     webhook = add("webhook", "register the webhook with Telegram once (for every instance)")
     if webhook is not None:
         webhook.add_argument("action", choices=("set", "delete", "info"))
-        webhook.set_defaults(handler=cmd_webhook)
+        webhook.set_defaults(handler=_ops("cmd_webhook"))
 
     web = add("web", "serve the web boards over HTTP (default 127.0.0.1:8080)")
     if web is not None:
@@ -578,7 +415,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         web.add_argument(
             "--port", type=int, choices=range(1, 65536), metavar="PORT", help="BENCHBOARD_WEB_PORT"
         )
-        web.set_defaults(handler=cmd_web)
+        web.set_defaults(handler=_ops("cmd_web"))
 
     run = add("run", "run the Telegram bot (needs BENCHBOARD_TOKEN)")
     if run is not None:

@@ -1,0 +1,188 @@
+"""The ``benchboard`` commands of the database and the servers: health, db backup,
+restore and port, webhook, web, compare. :mod:`bot.cli` imports this module only when
+one of them runs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from scoring import registry
+
+from .cli import Load, fail
+
+
+def cmd_web(args: argparse.Namespace, load: Load) -> int:
+    """``web [--host H] [--port P]``: the web boards over HTTP, until SIGTERM or SIGINT."""
+    from .web import standalone
+
+    standalone.run(load(), args.host, args.port)
+    return 0
+
+
+def cmd_health(args: argparse.Namespace, load: Load) -> int:
+    """Exit 0 when the database answers and every essential key (PrimeBench's) is there
+    (a health check)."""
+    import asyncio
+
+    from .core import health
+    from .core.errors import StorageError
+    from .core.services import opened
+
+    settings = load()
+
+    async def check() -> health.Health:
+        async with opened(settings) as services:
+            return await health.check(services, stored=True)
+
+    try:
+        state = asyncio.run(check())
+    except StorageError as exc:
+        print(f"unhealthy: database: {exc}")
+        return 1
+    if state.database != "ok":
+        print(f"unhealthy: database: {state.database}")
+        return 1
+    found = "; ".join(
+        f"{registry.get(name).title} key {'loaded' if has else 'missing'}"
+        for name, (has, _) in state.keys.items()
+    )
+    print(f"database ok (schema {state.schema}); {found}")
+    return 0 if state.ok else 1
+
+
+def cmd_db_backup(args: argparse.Namespace, load: Load) -> int:
+    import asyncio
+
+    from .core.errors import StorageError
+    from .core.services import opened
+
+    settings = load()
+
+    async def backup() -> None:
+        async with opened(settings) as services:
+            await services.store.backup(args.path)
+
+    try:
+        asyncio.run(backup())
+    except StorageError as exc:
+        fail(f"backup failed: {exc}")
+    print(f"backup written to {args.path}")
+    return 0
+
+
+def cmd_db_port(args: argparse.Namespace, load: Load) -> int:
+    """``db port --from bb.sqlite3 --to postgresql://...``: copy everything, verify."""
+    import asyncio
+
+    from .core.dbport import port_database
+    from .core.errors import StorageError
+    from .settings import redact_url
+
+    shown: dict[str, int] = {}
+
+    def progress(table: str, rows: int) -> None:
+        if rows - shown.get(table, 0) >= 50_000:
+            shown[table] = rows
+            print(f"  {table}: {rows} rows", flush=True)
+
+    try:
+        report = asyncio.run(
+            port_database(
+                args.source,
+                args.target,
+                into_non_empty=args.into_non_empty,
+                batch=args.batch,
+                progress=progress,
+            )
+        )
+    except StorageError as exc:
+        fail(f"not ported: {exc}")
+    for table, rows in report.counts.items():
+        print(f"{table}: {rows} rows ({report.copied.get(table, 0)} copied now)")
+    if not report.ok:
+        fail("the copy differs from the source: " + "; ".join(report.mismatches))
+    if report.merged:
+        print(f"added to {redact_url(args.target)}: every source row is there (boards mixed)")
+        return 0
+    verb = "resumed and verified" if report.resumed else "verified"
+    print(f"ported to {redact_url(args.target)}: {verb}, {report.boards} boards equal")
+    return 0
+
+
+def cmd_webhook(args: argparse.Namespace, load: Load) -> int:
+    """``webhook set|delete|info``: register the webhook once for every instance."""
+    import asyncio
+
+    from .telegram.web import manage_webhook
+
+    try:
+        print(asyncio.run(manage_webhook(load(), args.action)))
+    except Exception as exc:  # PTB's TelegramError, a missing setting: one line
+        fail(f"webhook {args.action} failed: {exc}")
+    return 0
+
+
+def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
+    from .core import backups
+    from .core.errors import StorageError
+
+    settings = load()
+    if settings.db_url is not None:
+        fail(
+            "BENCHBOARD_DB is PostgreSQL: restore with "
+            f"`benchboard db port --from {args.path} --to URL` into an empty database"
+        )
+
+    try:
+        version = backups.restore(args.path, settings.db_path)
+    except StorageError as exc:
+        fail(f"not restored, nothing was changed: {exc}")
+    print(f"restored {args.path} (schema {version}) to {settings.db_path}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace, load: Load) -> int:
+    """``compare natory --out chart.png``: the /compare chart from the bot's database."""
+    from .core import boards
+    from .core.errors import StorageError
+    from .core.services import opened
+    from .render.charts import natory_comparison_chart
+    from .render.format import mode_label
+
+    settings = load()
+
+    if not boards.comparable([args.benchmark]):
+        costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
+        fail(f"only {', '.join(costed)} has a cost and latency comparison, not {args.benchmark!r}")
+    path = settings.db_label
+    if settings.db_url is None and not settings.db_path.is_file():
+        fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
+
+    async def read() -> boards.NatoryBoard:
+        async with opened(settings) as services:
+            return await boards.natory_comparison(services, limit=args.models)
+
+    try:
+        import asyncio
+
+        board = asyncio.run(read())
+    except StorageError as exc:
+        fail(f"cannot read {path}: {exc}")
+    if not board.rows:
+        fail(f"no published Natory attempts in {path}: nothing to compare")
+    for row in board.rows:
+        cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
+        latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
+        print(
+            f"{row.rank}. {row.model} · {mode_label(row.mode)}: mean {row.mean:.1f}, "
+            f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
+            f"cost {cost}, latency {latency}"
+        )
+    out = Path(args.out)
+    try:
+        out.write_bytes(natory_comparison_chart(board.rows))
+    except OSError as exc:
+        fail(f"cannot write {out}: {exc.strerror}")
+    print(f"chart of {len(board.rows)} models written to {out}")
+    return 0
