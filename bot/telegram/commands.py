@@ -14,7 +14,7 @@ from scoring import Mode, UnknownMode, registry
 from ..core import boards, datafiles, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
-from ..render.format import render_board, render_history
+from ..render.boards import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext

@@ -14,7 +14,7 @@ from telegram.ext import filters
 
 from ..core import boards, datafiles
 from ..core.errors import UserError
-from ..render.format import render_natory_board, render_natory_challenge
+from ..render.boards import render_natory_board, render_natory_challenge
 from ..render.i18n import t, tn
 from . import handlers as h
 from .context import BotContext

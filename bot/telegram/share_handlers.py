@@ -19,7 +19,8 @@ from scoring import registry
 from ..core import boards, links, sharing, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
-from ..render.format import mode_label, render_board
+from ..render.boards import render_board
+from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
 from .handlers import error_text, in_group, user_lang

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from bot.core.boards import place_references
-from bot.render.format import render_board
+from bot.render.boards import render_board
 from bot.render.views import BoardPage, BoardQuery
 from scoring import registry
 from storage import Board, BoardRow

@@ -8,16 +8,15 @@ import re
 import pytest
 
 from bot.core.tags import split_tags
-from bot.render.charts import natory_points
-from bot.render.format import (
+from bot.render.boards import (
     board_cells_text,
-    fits,
     format_cost,
     format_latency,
-    natory_breakdown,
     render_natory_board,
     render_natory_challenge,
 )
+from bot.render.charts import natory_points
+from bot.render.format import fits, natory_breakdown
 from bot.telegram.natory_handlers import TARGET_LINE
 from scoring import OptionError, registry
 from scoring.options import parse_cost, parse_latency

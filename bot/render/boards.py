@@ -1,0 +1,247 @@
+"""Pure rendering: leaderboard pages, a user's history and the Natory boards to text
+(Telegram HTML, everything from a user or a model escaped). No Telegram objects, no I/O.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from scoring import Benchmark
+
+from .format import MESSAGE_LIMIT, fits, mode_label, shorten
+from .i18n import N_, digits, join_list, t, tn
+from .views import BoardPage, History
+
+if TYPE_CHECKING:
+    from storage.analytics import NatoryBoard
+
+
+def _figure(value: float) -> str:
+    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+#: How long a model name may be in a board or history row, tried in turn until it fits.
+_NAME_WIDTHS = (100, 48, 24, 12)
+
+
+def _fitted(build: Callable[[int], list[str]]) -> str:
+    """Render with ever shorter model names until the text fits in one message.
+
+    Never cuts the HTML itself (a cut could split a tag or an entity, and would lose the
+    footer with the credit line).
+    """
+    for width in _NAME_WIDTHS:
+        text = "\n".join(build(width))
+        if fits(text):
+            return text
+    return text[:MESSAGE_LIMIT]  # unreachable for pages of ten rows
+
+
+def _name(model: str, width: int) -> str:
+    return html.escape(shorten(model, width))
+
+
+#: A board's scope (``bot.core.boards.BoardQuery.scope``) in words.
+_SCOPES = {"g": N_("scope_global"), "c": N_("scope_chat"), "u": N_("scope_user")}
+
+
+def render_board(page: BoardPage, *, lang: str) -> str:
+    """A board page: the ranked rows (each with the result its authors reported for the
+    same model and mode, if any, and the columns its benchmark adds after the score),
+    then the reported results no row has, the key version and the credit."""
+    board, benchmark, query = page.board, page.benchmark, page.query
+    scope = t(lang, _SCOPES[query.scope])
+    days = query.days or None
+
+    def build(width: int) -> list[str]:
+        out = [t(lang, "board_title", benchmark=html.escape(benchmark.title), scope=scope)]
+        window = tn(lang, "window_days", days) if days else t(lang, "window_all")
+        mode = mode_label(query.mode, lang) or t(lang, "btn_all_modes")
+        out.append(t(lang, "board_filters", mode=mode, window=window))
+        out.append("")
+        if not board.rows:
+            out.append(t(lang, "board_empty"))
+        for position, row in enumerate(board.rows):
+            out.append(
+                tn(
+                    lang,
+                    "board_row",
+                    row.runs,
+                    rank=row.rank,
+                    model=_name(row.model, width),
+                    mode=mode_label(row.mode, lang),
+                    best=benchmark.format_score(row.best),
+                    mean=benchmark.format_score(row.mean, mean=True),
+                    verified=" ✅" if row.verified else "",
+                )
+            )
+            reported = page.reported.get(position)
+            if reported is not None:
+                out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
+            record = page.records.get(row.submission_id) if row.submission_id is not None else None
+            if record is not None:
+                out[-1] += board_cells_text(benchmark, record)
+        if page.pages > 1:
+            out.append(t(lang, "board_page", page=query.page + 1, pages=page.pages))
+        if page.apart and query.page == 0:  # once, on the first page
+            out.append("")
+            out.append(t(lang, "board_references"))
+            for ref in page.apart:
+                out.append(
+                    t(
+                        lang,
+                        "board_reference_row",
+                        model=_name(ref.model, width),
+                        mode=mode_label(ref.mode, lang),
+                        best=benchmark.format_score(ref.best),
+                    )
+                )
+        if board.key_version is not None:
+            out.append("")
+            out.append(t(lang, "board_key", version=board.key_version))
+            if board.rescoring:
+                out.append(t(lang, "board_rescoring", version=board.key_version))
+        if benchmark.credit:
+            out.append(html.escape(benchmark.credit))
+        return out
+
+    return _fitted(build)
+
+
+def render_history(
+    history: History,
+    *,
+    lang: str,
+    benchmarks: Mapping[str, Benchmark],
+    bests_benchmark: Benchmark | None = None,
+) -> str:
+    """``/me``: a page of the user's submissions with their count, then (page 1) the
+    user's bests (board rows of ``bests_benchmark``); scores as each benchmark writes
+    them (``format_score``), in the reader's digits like the card. ``benchmarks``: the
+    benchmarks by name (a stored name not among them is shown as stored)."""
+    if not history.submissions:
+        return t(lang, "me_empty")
+
+    def build(width: int) -> list[str]:
+        out = [tn(lang, "me_title_count", history.total)]
+        for sub in history.submissions:
+            out.append(
+                t(
+                    lang,
+                    "me_row",
+                    id=sub.id,
+                    benchmark=html.escape(_title(benchmarks, sub.benchmark)),
+                    model=_name(sub.model or "—", width),
+                    mode=mode_label(sub.mode, lang) or "—",
+                    score=digits(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
+                    state=t(lang, f"state_{sub.visibility.value}"),
+                    date=digits(lang, sub.created_at.strftime("%Y-%m-%d")),
+                )
+            )
+        if history.pages > 1:
+            out.append(t(lang, "board_page", page=history.page + 1, pages=history.pages))
+        if history.bests:
+            out += ["", t(lang, "me_bests")]
+            out += [
+                f"{digits(lang, row.rank)}. {_name(row.model, width)} · "
+                f"{mode_label(row.mode, lang)} · {digits(lang, _score(bests_benchmark, row.best))}"
+                for row in history.bests
+            ]
+        return out
+
+    return _fitted(build)
+
+
+def _title(benchmarks: Mapping[str, Benchmark], name: str) -> str:
+    found = benchmarks.get(name)
+    return name if found is None else found.title
+
+
+def _score(benchmark: Benchmark | None, value: float) -> str:
+    """A score as its benchmark writes it; as a plain figure when it is unknown."""
+    return _figure(value) if benchmark is None else benchmark.format_score(value)
+
+
+# --- board columns, Natory boards ---------------------------------------------------------
+
+
+def board_cells_text(benchmark: Benchmark, record: Mapping[str, object]) -> str:
+    """What a board row adds after its score: the benchmark's board columns (ZeroBench:
+    pass@k and k/k), from the best submission's record; empty when there are none."""
+    return "".join(f" · {label} {value}" for label, value in benchmark.board_cells(record))
+
+
+def format_cost(usd: float | None) -> str:
+    """Mean cost per attempt: ``$0.012`` (three significant digits), ``—`` when unknown."""
+    return "—" if usd is None else f"${usd:.3g}"
+
+
+def format_latency(seconds: float | None) -> str:
+    """Mean latency per attempt, always in seconds (``3.2s``, ``0.4s``, ``0.045s``), so
+    the figures of one board compare at a glance; ``—`` when unknown."""
+    if seconds is None:
+        return "—"
+    return f"{seconds:.2g}s" if seconds < 1 else f"{seconds:.3g}s"
+
+
+def render_natory_challenge(lang: str, *, target: int, allowed: str, digits: str, day: str) -> str:
+    """``/natory``: the day's target, its digits and how to answer. The last line,
+    ``#natory target: N``, is what a reply to this message is scored against."""
+    return "\n".join(
+        [
+            t(lang, "natory_title", day=day),
+            "",
+            t(lang, "natory_target", target=target),
+            t(lang, "natory_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
+            "",
+            t(lang, "natory_how"),
+            "",
+            f"<code>#natory target: {target}</code>",
+        ]
+    )
+
+
+def render_natory_board(
+    board: NatoryBoard,
+    *,
+    lang: str,
+    targets: Sequence[tuple[int, int]] = (),
+) -> str:
+    """A Natory board: one target's, ranked by best score, or every target's per model,
+    ranked by mean score, with mean cost and latency per attempt."""
+    from scoring import natory
+
+    def build(width: int) -> list[str]:
+        if board.target is not None:
+            out = [t(lang, "natory_board_title", target=board.target)]
+        else:
+            out = [t(lang, "natory_models_title")]
+        out.append("")
+        if not board.rows:
+            out.append(t(lang, "board_empty"))
+        for row in board.rows:
+            values = {
+                "rank": row.rank,
+                "model": _name(row.model, width),
+                "mode": mode_label(row.mode, lang),
+                "best": natory.BENCHMARK.format_score(row.best)
+                + (t(lang, "natory_trivial_mark") if row.trivial else ""),
+                "mean": natory.BENCHMARK.format_score(row.mean, mean=True),
+                "attempts": tn(lang, "natory_attempts", row.attempts),
+                "targets": tn(lang, "natory_targets", row.targets),
+                "cost": format_cost(row.mean_cost),
+                "latency": format_latency(row.mean_latency),
+            }
+            key = N_("natory_board_row") if board.target is not None else N_("natory_models_row")
+            out.append(t(lang, key, **values))
+            if board.target is not None and row.best_expression:
+                out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
+        if board.target is None and targets:
+            out += ["", t(lang, "natory_recent_targets", targets=join_list(lang, (
+                f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
+        out += ["", t(lang, "natory_board_footer")]
+        return out
+
+    return _fitted(build)
