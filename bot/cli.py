@@ -11,9 +11,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from scoring import Benchmark, Result, ScoringError, decode, registry
+
+from .cli_common import EXIT_BAD_INPUT, CliError, Load, fail
 
 if TYPE_CHECKING:
     from datetime import date
@@ -23,19 +25,6 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs: scoring a file with ``--key`` loads the one
 # scorer, not pydantic (the settings), the database, the network or Telegram.
-
-EXIT_BAD_INPUT = 2
-
-#: Settings, read (with pydantic) the first time a command asks for them.
-Load = Callable[[], "Settings"]
-
-
-class CliError(Exception):
-    """Bad input: printed as one line on stderr, exit code 2."""
-
-
-def fail(message: str) -> NoReturn:
-    raise CliError(message)
 
 
 def _read_input(source: str) -> bytes:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scoring import registry
 
-from .cli import Load, fail
+from .cli_common import Load, fail
 
 
 def cmd_web(args: argparse.Namespace, load: Load) -> int:
