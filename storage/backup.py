@@ -1,5 +1,7 @@
-"""Backups: a consistent copy while the bot runs (:meth:`BackupStore.backup`), and
-restoring one from the shell, checked before anything is replaced."""
+"""Backups: a consistent copy of an SQLite database while the bot runs
+(:meth:`BackupStore.backup`; a PostgreSQL database's is
+``Store.backup``), and restoring one from the shell, checked
+before anything is replaced."""
 
 from __future__ import annotations
 
@@ -25,53 +27,23 @@ class BackupStore(StoreBase):
         """
         if self._db.closed:
             raise StoreUnavailable("the store is closed")
-        if self._db.kind == "postgresql":
-            await self._backup_postgres(Path(path))
-            return
         try:
             await asyncio.to_thread(_backup, self._path, Path(path))
         except sqlite3.Error as exc:
             raise translate(exc) from exc
 
-    async def _backup_postgres(self, target: Path) -> None:
-        """PostgreSQL's backup, without ``pg_dump``: every table read in one
-        ``REPEATABLE READ`` snapshot and written into a new SQLite file (the schema this
-        code knows), renamed into place when complete. The file is what an SQLite
-        backup is: ``db restore`` takes it, and ``db port`` copies it back into
-        PostgreSQL."""
-        from .port import port
-        from .store import Store
 
-        partial = _fresh_partial(target)
-        try:
-            copy = await Store.open(partial, synchronous="NORMAL")
-            try:
-                report = await port(
-                    self,  # type: ignore[arg-type]  # a Store: BackupStore is one of its parts
-                    copy,
-                    source_name="",
-                    compare_boards=False,
-                )
-            finally:
-                await copy.close()
-            if not report.ok:
-                raise StoreUnavailable("the backup is incomplete: " + "; ".join(report.mismatches))
-            os.replace(partial, target)
-        finally:
-            _remove_partial(partial)
-
-
-def _fresh_partial(target: Path) -> Path:
+def fresh_partial(target: Path) -> Path:
     """Where a PostgreSQL backup is written before it is renamed to ``target``."""
     if str(target).startswith(("postgresql:", "postgres:")) or target.is_dir():
         raise InvalidData(f"{target}: name the SQLite file to write the backup to")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
-    _remove_partial(partial)
+    remove_partial(partial)
     return partial
 
 
-def _remove_partial(partial: Path) -> None:
+def remove_partial(partial: Path) -> None:
     for leftover in (partial, Path(f"{partial}-wal"), Path(f"{partial}-shm")):
         leftover.unlink(missing_ok=True)
 

@@ -25,8 +25,8 @@ allows). On an aiosqlite without them — or when opened with ``per_statement=Tr
 ``work`` runs in a worker thread instead, and each of its statements goes to the
 database thread through aiosqlite's public API (one trip each).
 
-Every trip is counted in :attr:`Database.trips`. :func:`open_database` opens a file
-path with this class, and a ``postgresql://`` URL with
+Every trip is counted in :attr:`Database.trips`. :func:`storage.engines.open_database`
+opens a file path with this class, and a ``postgresql://`` URL with
 :class:`storage.engines.postgres.PgDatabase` (the same interface, over psycopg).
 """
 
@@ -451,28 +451,3 @@ class Database:
         """Every row of one statement, in one trip (aiosqlite's public API)."""
         self.trips += 1
         return cast(list[Row], await self._conn.execute_fetchall(sql, params))
-
-
-async def open_database(
-    target: str | os.PathLike[str],
-    *,
-    busy_timeout_ms: int = 5000,
-    synchronous: Literal["NORMAL", "FULL"] = "FULL",
-    mmap_mb: int = 2048,
-    per_statement: bool | None = None,
-) -> Database:
-    """An SQLite file (a path) or a PostgreSQL database (a ``postgresql://`` URL; the
-    SQLite options do not apply), migrated."""
-    from .engines import is_postgres_url
-
-    if is_postgres_url(target):
-        from .engines.postgres import PgDatabase
-
-        return await PgDatabase.open_url(str(target))
-    return await Database.open(
-        target,
-        busy_timeout_ms=busy_timeout_ms,
-        synchronous=synchronous,
-        mmap_mb=mmap_mb,
-        per_statement=per_statement,
-    )

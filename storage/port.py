@@ -1,5 +1,5 @@
 """Copying a whole database to another engine: SQLite to PostgreSQL (``benchboard db
-port``), and PostgreSQL to an SQLite file (its backup, :meth:`BackupStore.backup`).
+port``), and PostgreSQL to an SQLite file (its backup, ``Store.backup``).
 
 Every table is copied with its ids, in primary-key order, one batch per transaction on
 the target; the source is read in one snapshot. A port interrupted half-way is resumed
@@ -19,12 +19,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from .db import Session
+from .db import Database, Session
 from .errors import NotAllowed, StorageError
-from .store import Store
 from .values import MODES
+
+
+class Ported(Protocol):
+    """What copying needs of a store (a :class:`storage.Store` is one)."""
+
+    @property
+    def db(self) -> Database: ...
+
+    async def schema_version(self) -> int: ...
+
+    async def export_csv(
+        self, benchmark: str, *, columns: Sequence[str] | None = None, **board_filters: Any
+    ) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +127,7 @@ class PortReport:
         return not self.mismatches
 
 
-async def _any_rows(target: Store) -> bool:
+async def _any_rows(target: Ported) -> bool:
     async with target.db.read() as s:
         for table in TABLES:
             if await s.one(f"SELECT 1 FROM {table.name} LIMIT 1") is not None:
@@ -123,13 +135,13 @@ async def _any_rows(target: Store) -> bool:
     return False
 
 
-async def _mark(target: Store) -> str | None:
+async def _mark(target: Ported) -> str | None:
     async with target.db.single() as s:
         row = await s.one("SELECT value FROM shared_state WHERE name = ?", (_MARK,))
     return None if row is None else str(row[0])
 
 
-async def _last_key(target: Store, table: Table) -> tuple[Any, ...] | None:
+async def _last_key(target: Ported, table: Table) -> tuple[Any, ...] | None:
     order = ", ".join(f"{c} DESC" for c in table.key)
     async with target.db.single() as s:
         row = await s.one(
@@ -139,7 +151,7 @@ async def _last_key(target: Store, table: Table) -> tuple[Any, ...] | None:
 
 
 async def _copy_table(
-    src: Session, target: Store, table: Table, batch: int, progress: Progress | None
+    src: Session, target: Ported, table: Table, batch: int, progress: Progress | None
 ) -> int:
     cols, key = ", ".join(table.columns), ", ".join(table.key)
     marks = ", ".join("?" * len(table.columns))
@@ -171,7 +183,7 @@ def _plain(row: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
 
 
-async def board_checksums(store: Store) -> dict[str, str]:
+async def board_checksums(store: Ported) -> dict[str, str]:
     """A SHA-256 of every board: each benchmark's global board (all modes, and each
     mode) and each chat's board, as the CSV export writes them."""
     async with store.db.read() as s:
@@ -195,8 +207,8 @@ async def board_checksums(store: Store) -> dict[str, str]:
 
 
 async def port(
-    source: Store,
-    target: Store,
+    source: Ported,
+    target: Ported,
     *,
     source_name: str,
     into_non_empty: bool = False,

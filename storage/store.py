@@ -11,15 +11,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Literal, Self
 
-from .backup import BackupStore
+from .backup import BackupStore, fresh_partial, remove_partial
 from .base import Clock, utc_now
 from .boards import BoardStore
-from .db import open_database
-from .engines import is_postgres_url
+from .engines import is_postgres_url, open_database
+from .errors import StoreUnavailable
 from .intake import IntakeStore
 from .keys import KeyStore
 from .links import LinkStore
 from .moderation import ModerationStore
+from .port import port
 from .rescore import RescoreStore
 from .shared import SharedStateStore
 from .sharing import ShareStore
@@ -74,6 +75,33 @@ class Store(
         # a PostgreSQL store has no file (``path``: empty; ``db.url`` names it)
         where = Path() if is_postgres_url(path) else Path(path)
         return cls(db, where, clock=clock or utc_now)
+
+    async def backup(self, path: str | os.PathLike[str]) -> None:
+        """Write a consistent copy of the database to ``path`` (an SQLite file) while the
+        bot keeps writing: SQLite's ``VACUUM INTO`` (:class:`BackupStore`), or from
+        PostgreSQL a copy of every table (:meth:`_backup_to_sqlite`)."""
+        if self._db.kind == "postgresql" and not self._db.closed:
+            await self._backup_to_sqlite(Path(path))
+        else:
+            await super().backup(path)
+
+    async def _backup_to_sqlite(self, target: Path) -> None:
+        """PostgreSQL's backup, without ``pg_dump``: every table read in one ``REPEATABLE
+        READ`` snapshot and written into a new SQLite file (the schema this code knows),
+        renamed into place when complete. The file is what an SQLite backup is: ``db
+        restore`` takes it, and ``db port`` copies it back into PostgreSQL."""
+        partial = fresh_partial(target)
+        try:
+            copy = await Store.open(partial, synchronous="NORMAL")
+            try:
+                report = await port(self, copy, source_name="", compare_boards=False)
+            finally:
+                await copy.close()
+            if not report.ok:
+                raise StoreUnavailable("the backup is incomplete: " + "; ".join(report.mismatches))
+            os.replace(partial, target)
+        finally:
+            remove_partial(partial)
 
     async def close(self) -> None:
         """Close the connection (idempotent), once the submissions being recorded land."""
