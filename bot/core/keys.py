@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
 
 from scoring import Benchmark, ScoringError, parse_mode, registry
 from storage import KeyVersion
@@ -50,6 +51,17 @@ async def reload_keys(services: Services) -> None:
             continue
         if _use(services, benchmark, await services.store.key_data(version.id), version):
             log.info("%s key version %d now in use", benchmark.title, version.version)
+
+
+def _follow(services: Services) -> Callable[[str], None]:
+    """A listener of other instances' announcements (``Services.listeners``): when one
+    says the keys changed (or anything may have), the current keys are read again."""
+
+    def heard(topic: str) -> None:
+        if topic in ("keys", ""):
+            services.spawn(reload_keys(services))
+
+    return heard
 
 
 def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:
@@ -94,7 +106,10 @@ async def current(services: Services, benchmark: Benchmark) -> tuple[bytes, KeyV
 
 
 async def load_keys(services: Services) -> None:
-    """Import new key files from the data folder, then use every benchmark's current key."""
+    """Import new key files from the data folder, then use every benchmark's current key
+    (and, with other instances on the database, the key another one makes current)."""
+    if services.store.shared:
+        services.listeners["keys"] = _follow(services)
     for benchmark in keyed():
         await import_placed(services, benchmark)
         found = await current(services, benchmark)

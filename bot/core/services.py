@@ -59,8 +59,8 @@ class Services:
     #: Cards and board images are drawn in its thread (never on the event loop).
     render: RenderPool = field(default_factory=RenderPool)
     #: Called with each change another instance announces (``lang:42``; ``""``: anything
-    #: may have changed), after the services' own handling (answer keys are reloaded).
-    listeners: list[Callable[[str], None]] = field(default_factory=list)
+    #: may have changed), by what each keeps (``keys``: the answer keys in use).
+    listeners: dict[str, Callable[[str], None]] = field(default_factory=dict)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
@@ -80,12 +80,9 @@ class Services:
             await self.store.announce(topic)
 
     def heard(self, topic: str) -> None:
-        """A change announced by an instance (this one's too): drop what is cached."""
-        if topic in ("keys", ""):
-            from .keys import reload_keys  # keys imports this module
-
-            self.spawn(reload_keys(self))
-        for listener in list(self.listeners):
+        """A change announced by an instance (this one's too): the listeners drop what
+        they cache (``keys.follow`` reloads the keys)."""
+        for listener in list(self.listeners.values()):
             listener(topic)
 
     async def close(self) -> None:

@@ -84,7 +84,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
     services.bot_username = app.bot.username or ""
     app.bot_data[SERVICES] = services
     if services.store.shared:  # other instances on the database: share what they cache
-        services.listeners.append(lambda topic: h.forget_lang(app, topic))
+        services.listeners["lang"] = lambda topic: h.forget_lang(app, topic)
         limiter = app.bot.rate_limiter
         if isinstance(limiter, RetryingRateLimiter):
             limiter.shared = SharedSendRate(

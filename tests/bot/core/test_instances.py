@@ -28,8 +28,11 @@ def pg_url(pg_database: str) -> Iterator[str]:
 
 
 async def _instance(url: str, data_dir: Path) -> Services:
+    """Services as the bot opens them: the keys loaded (and followed)."""
     settings = Settings(db=url, data_dir=data_dir, fetch_on_start=False)
-    return await Services.open(settings, worker=True)
+    services = await Services.open(settings, worker=True)
+    await keys.load_keys(services)
+    return services
 
 
 async def test_a_key_set_on_one_instance_is_used_by_the_other(pg_url: str, tmp_path: Path) -> None:
