@@ -237,6 +237,26 @@ class Session:
         return self._db._conn.total_changes
 
 
+class _Count:
+    """How many hold something now, and an event set while none does."""
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.none = asyncio.Event()
+        self.none.set()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self.n += 1
+        self.none.clear()
+        try:
+            yield
+        finally:
+            self.n -= 1
+            if not self.n:
+                self.none.set()
+
+
 class Database:
     """One SQLite file: open with :meth:`open`, close with :meth:`close`."""
 
@@ -247,14 +267,10 @@ class Database:
         #: held by a session of several statements (read, write, snapshot)
         self._lock = asyncio.Lock()
         #: single statements queued on the database thread and not yet answered
-        self._singles = 0
-        self._no_singles = asyncio.Event()
-        self._no_singles.set()
-        #: sessions holding the lock or waiting for it: set when there are none, so that
-        #: single statements go ahead (a waiting session goes first: none starves)
-        self._sessions = 0
-        self._no_sessions = asyncio.Event()
-        self._no_sessions.set()
+        self._singles = _Count()
+        #: sessions holding the lock or waiting for it; single statements wait while
+        #: there are any (a waiting session goes first: none starves)
+        self._sessions = _Count()
         self._closed = False
         self.per_statement = not _private_api(conn) if per_statement is None else per_statement
         #: Trips to the database thread so far (a hand-off there and back).
@@ -324,7 +340,7 @@ class Database:
     @property
     def in_flight(self) -> int:
         """Single statements queued on the database thread and not yet answered."""
-        return self._singles
+        return self._singles.n
 
     async def schema_version(self) -> int:
         async with self.read():
@@ -334,16 +350,10 @@ class Database:
     async def _alone(self) -> AsyncIterator[None]:
         """The connection to this session alone: the lock, once the single statements
         queued before are answered; none is queued meanwhile."""
-        self._sessions += 1
-        self._no_sessions.clear()
-        try:
+        with self._sessions.held():
             async with self._lock:
-                await self._no_singles.wait()
+                await self._singles.none.wait()
                 yield
-        finally:
-            self._sessions -= 1
-            if not self._sessions:
-                self._no_sessions.set()
 
     @asynccontextmanager
     async def single(self) -> AsyncIterator[Session]:
@@ -360,17 +370,10 @@ class Database:
                 s._single = True
                 yield s
             return
-        while self._sessions:
-            await self._no_sessions.wait()
-        self._singles += 1
-        self._no_singles.clear()
-        try:
-            with _translated():
-                yield Session(self, single=True)
-        finally:
-            self._singles -= 1
-            if not self._singles:
-                self._no_singles.set()
+        while self._sessions.n:
+            await self._sessions.none.wait()
+        with self._singles.held(), _translated():
+            yield Session(self, single=True)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[Session]:

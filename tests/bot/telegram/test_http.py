@@ -20,6 +20,19 @@ _MESSAGE = {"message_id": 5, "date": 0, "chat": {"id": 42, "type": "private"}}
 
 
 @asynccontextmanager
+async def _serving(app: web.Application) -> AsyncIterator[str]:
+    """``app`` served on a free local port: its base URL."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        await runner.cleanup()
+
+
+@asynccontextmanager
 async def _bot(seen: list[tuple[str, str, bytes]]) -> AsyncIterator[Bot]:
     """A Bot on the transport, talking to a server that records each request."""
 
@@ -30,16 +43,8 @@ async def _bot(seen: list[tuple[str, str, bytes]]) -> AsyncIterator[Bot]:
 
     app = web.Application()
     app.router.add_post("/bot{token}/{method}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    bot = Bot("1:x", base_url=f"http://{host}:{port}/bot", request=AiohttpRequest())
-    try:
-        async with bot:
-            yield bot
-    finally:
-        await runner.cleanup()
+    async with _serving(app) as url, Bot("1:x", f"{url}/bot", request=AiohttpRequest()) as bot:
+        yield bot
 
 
 def _last(seen: list[tuple[str, str, bytes]], method: str) -> tuple[str, bytes]:
@@ -106,14 +111,8 @@ async def _file_server(body: bytes, status: int = 200) -> AsyncIterator[str]:
 
     app = web.Application()
     app.router.add_get("/file/{path:.+}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", 0).start()
-    host, port = runner.addresses[0][:2]
-    try:
-        yield f"http://{host}:{port}/file/documents/a b.txt"
-    finally:
-        await runner.cleanup()
+    async with _serving(app) as url:
+        yield f"{url}/file/documents/a b.txt"
 
 
 async def test_a_download_is_streamed_into_the_file_whole(tmp_path: Path) -> None:
