@@ -15,7 +15,8 @@ import asyncio
 import json
 import logging
 import random
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
 
@@ -132,39 +133,28 @@ class AiohttpRequest(BaseRequest):
         connect_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
         pool_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
-        if self._session is None or self._session.closed:
-            raise RuntimeError("This AiohttpRequest is not initialized!")
-        read = _seconds(read_timeout, self._read_timeout)
-        write = _seconds(write_timeout, self._write_timeout)
-        connect = _seconds(connect_timeout, self._connect_timeout)
-        timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=connect, sock_read=_longest(read, write)
+        session = self._open_session()
+        timeout = _timeout(
+            _seconds(connect_timeout, self._connect_timeout),
+            _seconds(read_timeout, self._read_timeout),
+            _seconds(write_timeout, self._write_timeout),
         )
-        try:
-            async with self._session.request(
+        with _as_ptb_errors():
+            async with session.request(
                 method, url, timeout=timeout, **_body(request_data)
             ) as response:
                 return response.status, await response.read()
-        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-            raise TimedOut from exc
-        except aiohttp.ClientError as exc:
-            raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
 
     async def download_to(self, url: str, path: Path, *, limit: int) -> int:
         """Stream the file at ``url`` into ``path`` in chunks, so that no more than a
         chunk of it is in memory at once (PTB's ``File.download_to_drive`` reads the
         whole body first); returns the bytes written. Refuses a body over ``limit``
         bytes. Faults map onto PTB's errors as :meth:`do_request`'s do."""
-        if self._session is None or self._session.closed:
-            raise RuntimeError("This AiohttpRequest is not initialized!")
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            sock_connect=self._connect_timeout,
-            sock_read=_longest(self._read_timeout, self._write_timeout),
-        )
+        session = self._open_session()
+        timeout = _timeout(self._connect_timeout, self._read_timeout, self._write_timeout)
         written = 0
-        try:
-            async with self._session.get(url, timeout=timeout) as response:
+        with _as_ptb_errors():
+            async with session.get(url, timeout=timeout) as response:
                 if response.status >= 500:
                     raise NetworkError(f"file download answered HTTP {response.status}")
                 if response.status >= 300:
@@ -175,11 +165,30 @@ class AiohttpRequest(BaseRequest):
                         if written > limit:
                             raise BadRequest(f"file larger than {limit} bytes")
                         out.write(chunk)
-        except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
-            raise TimedOut from exc
-        except aiohttp.ClientError as exc:
-            raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
         return written
+
+    def _open_session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            raise RuntimeError("This AiohttpRequest is not initialized!")
+        return self._session
+
+
+def _timeout(
+    connect: float | None, read: float | None, write: float | None
+) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for PTB's: no total, the longer of read and write per socket read."""
+    return aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=_longest(read, write))
+
+
+@contextmanager
+def _as_ptb_errors() -> Iterator[None]:
+    """aiohttp's faults as PTB's: a time-out is TimedOut, any other NetworkError."""
+    try:
+        yield
+    except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
+        raise TimedOut from exc
+    except aiohttp.ClientError as exc:
+        raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
 
 
 #: Bytes of a downloaded file read and written at a time.
