@@ -1,7 +1,6 @@
 """Backups: a consistent copy of an SQLite database while the bot runs
-(:meth:`BackupStore.backup`; a PostgreSQL database's is
-``Store.backup``), and restoring one from the shell, checked
-before anything is replaced."""
+(:meth:`BackupStore.backup`; a PostgreSQL database's is ``Store.backup``), and
+restoring one from the shell, checked before anything is replaced."""
 
 from __future__ import annotations
 

@@ -152,14 +152,12 @@ def web_cells(best: float, fields: Mapping[str, Any]) -> WebCells:
     """Correct, wrong, unanswered and coverage of the best run, from its record."""
     text: dict[str, str] = {}
     values: dict[str, float | int | str | None] = {}
-    for key in ("correct", "wrong", "unanswered"):
-        found = record_number(fields.get(f"$.{key}"))
+    counts = {k: record_number(fields.get(f"$.{k}")) for k in ("correct", "wrong", "unanswered")}
+    for key, found in counts.items():
         values[key] = None if found is None else int(found)
         text[key] = "—" if found is None else str(int(found))
     total = record_number(fields.get("$.total_questions"))
-    answered = (record_number(fields.get("$.correct")) or 0) + (
-        record_number(fields.get("$.wrong")) or 0
-    )
+    answered = (counts["correct"] or 0) + (counts["wrong"] or 0)
     coverage = answered / total if total else None
     values["coverage"] = None if coverage is None else round(coverage, 6)
     text["coverage"] = percent_text(coverage)
