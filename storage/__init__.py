@@ -11,7 +11,8 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
                                              # db.run(work), db.read(), db.write(), db.trips
 
     # users and chats, as Telegram reports them (updated on sight)
-    await store.upsert_user(user_id, *, first_name, last_name, username, language_code) -> None
+    await store.upsert_user(user_id, *, first_name, last_name, username, language_code)
+        -> str | None                        # their /lang choice, read back in the same trip
     await store.upsert_chat(chat_id, *, type, title) -> None
     await store.set_user_language(user_id, lang: str | None) -> None
     await store.user_language(user_id) -> str | None

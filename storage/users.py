@@ -16,18 +16,20 @@ class UserStore(StoreBase):
         last_name: str | None,
         username: str | None,
         language_code: str | None,
-    ) -> None:
-        """Store a user as Telegram reports it (updated on every sight)."""
+    ) -> str | None:
+        """Store a user as Telegram reports it (updated on every sight); returns their
+        /lang choice (None: none), read back by the same statement."""
         now = self._now_ms()
         async with self._writing(1) as s:
-            await s.execute(
+            row = await s.one(
                 """INSERT INTO users (id, first_name, last_name, username, language_code,
                                       first_seen, last_seen)
                    VALUES (?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (id) DO UPDATE SET
                        first_name = excluded.first_name, last_name = excluded.last_name,
                        username = excluded.username, language_code = excluded.language_code,
-                       last_seen = excluded.last_seen""",
+                       last_seen = excluded.last_seen
+                   RETURNING chosen_language""",
                 (
                     user_id,
                     storable_text(first_name),
@@ -39,6 +41,7 @@ class UserStore(StoreBase):
                 ),
             )
         self._known_users.add(user_id)
+        return None if row is None else row[0]
 
     async def upsert_chat(self, chat_id: int, *, type: str, title: str | None) -> None:
         """Store a chat as Telegram reports it (updated on every sight)."""

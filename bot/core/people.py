@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from .services import Services
@@ -23,21 +24,42 @@ class Place:
     title: str | None
 
 
-async def track(services: Services, person: Person | None, place: Place | None) -> None:
-    """Record who and where, only when something changed since last seen."""
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What writing a user read back: their /lang choice (None: they made none)."""
+
+    chosen_language: str | None
+
+
+async def track(services: Services, person: Person | None, place: Place | None) -> Written | None:
+    """Record who and where, only when something changed since last seen; when the user
+    was written, what that read back (else None). A new user in a new chat is both at
+    once: the two writes go to the database together, one round trip, not two."""
     store, seen = services.store, services.seen
+    user = chat = None
     if person is not None and seen.get(("u", person.id)) != person:
-        await store.upsert_user(
+        user = store.upsert_user(
             person.id,
             first_name=person.first_name,
             last_name=person.last_name,
             username=person.username,
             language_code=person.language_code,
         )
-        seen[("u", person.id)] = person
     if place is not None and seen.get(("c", place.id)) != place:
-        await store.upsert_chat(place.id, type=place.type, title=place.title)
+        chat = store.upsert_chat(place.id, type=place.type, title=place.title)
+    written = None
+    if user is not None and chat is not None:
+        chosen, _ = await asyncio.gather(user, chat)
+        written = Written(chosen)
+    elif user is not None:
+        written = Written(await user)
+    elif chat is not None:
+        await chat
+    if person is not None:
+        seen[("u", person.id)] = person
+    if place is not None:
         seen[("c", place.id)] = place
+    return written
 
 
 async def chosen_language(services: Services, user_id: int) -> str | None:

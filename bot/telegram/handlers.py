@@ -177,7 +177,10 @@ async def track(update: Update, context: BotContext) -> None:
         )
     if chat is not None:
         place = people.Place(chat.id, chat.type, chat.title)
-    await people.track(context.services, person, place)
+    written = await people.track(context.services, person, place)
+    if written is not None and context.user_data is not None:
+        # their /lang choice came back with the write: no read of it for this update
+        context.user_data[_LANG] = written.chosen_language
 
 
 def pastes(context: BotContext) -> Pastes:

@@ -25,12 +25,17 @@ from tests.storage.pg import query_one
 
 
 async def test_users_and_chats_are_updated_on_sight(store: Store, clock: FakeClock) -> None:
-    await store.upsert_user(7, first_name="Ali", last_name=None, username="ali", language_code="fa")
+    chosen = await store.upsert_user(
+        7, first_name="Ali", last_name=None, username="ali", language_code="fa"
+    )
+    assert chosen is None  # no /lang choice yet: the write reads back none
     first = await store.get_user(7)
     clock.advance(hours=1)
-    await store.upsert_user(
+    await store.set_user_language(7, "en")
+    chosen = await store.upsert_user(
         7, first_name="Ali R", last_name="Rezaei", username=None, language_code="en"
     )
+    assert chosen == "en"  # an update from Telegram keeps the choice, and returns it
     user = await store.get_user(7)
     assert first is not None and user is not None
     assert (user.first_name, user.last_name, user.username, user.language_code) == (
