@@ -134,19 +134,33 @@ def decompress(blob: bytes) -> str:
     return zlib.decompress(blob).decode("utf-8", "surrogatepass")
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_ESCAPED = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+#: (compact, escaped) encoders by whether NaN and the infinities are written, made once
+#: (json.dumps with options makes one per call)
+_ENCODERS = {
+    allow_nan: (
+        json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan),
+        json.JSONEncoder(separators=(",", ":"), allow_nan=allow_nan),
+    )
+    for allow_nan in (False, True)
+}
+
+
+def json_text(data: Mapping[str, Any], *, allow_nan: bool = False) -> str:
+    """Compact JSON, UTF-8 where it can be: text holding a lone surrogate (which UTF-8
+    cannot encode, nor the store keep) is written escaped. ``allow_nan=False`` refuses
+    NaN and the infinities (``ValueError``)."""
+    compact, escaped = _ENCODERS[allow_nan]
+    text = compact.encode(data)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return escaped.encode(data)
+    return text
 
 
 def dumps(data: Mapping[str, Any]) -> str:
-    """JSON as stored (result records, extra data): compact, UTF-8 where it can be (the
-    encoders are made once: json.dumps with options makes one per call)."""
-    text = _COMPACT.encode(data)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates (from undecodable input): escape them
-        text = _ESCAPED.encode(data)
-    return text
+    """JSON as stored (result records, extra data): :func:`json_text`, without NaN."""
+    return json_text(data)
 
 
 class JsonRecord(Mapping[str, Any]):

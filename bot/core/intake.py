@@ -6,11 +6,11 @@ The Telegram layer calls these; the rows live in ``storage.intake``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from storage.intake import IntakeEntry
+from storage.values import json_text
 
 from .bounded import storable
 from .services import Services
@@ -32,21 +32,12 @@ __all__ = [
 ]
 
 
-#: Updates as the intake keeps them: compact JSON, UTF-8 where it can be. JSON may carry
-#: what text in the database cannot (a lone surrogate, ``\ud800``), and Python's reader
-#: takes NaN: such an update is kept escaped, so no update can stop the ones beside it.
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_ESCAPED = json.JSONEncoder(separators=(",", ":"))
-
-
 def body(update: Mapping[str, Any]) -> str:
-    """An update's JSON as the intake keeps it (read back by ``json.loads``)."""
-    text = _COMPACT.encode(update)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return _ESCAPED.encode(update)
-    return text
+    """An update's JSON as the intake keeps it (read back by ``json.loads``): compact,
+    UTF-8 where it can be. JSON may carry what text in the database cannot (a lone
+    surrogate, ``\\ud800``), and Python's reader takes NaN: such an update is kept
+    escaped, NaN as NaN, so no update can stop the ones beside it."""
+    return json_text(update, allow_nan=True)
 
 
 def keepable(data: object) -> bool:
