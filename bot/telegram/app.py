@@ -1,8 +1,8 @@
 """The Application: one builder that registers every handler in a deliberate order.
 
-Long-lived resources (the store, loaded keys, the scoring worker) are opened in
-``post_init`` and closed in ``post_shutdown``; handlers reach them through the typed
-context. ``Defaults`` give every message HTML parse mode and no link previews.
+Long-lived resources (the store, loaded keys, the scoring worker) are opened by the
+start (:func:`running`) and closed in ``post_shutdown``; handlers reach them through the
+typed context. ``Defaults`` give every message HTML parse mode and no link previews.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
 
 from telegram import BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
@@ -28,6 +29,8 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+
+from storage import StorageError
 
 from ..core import boards, keys
 from ..core.sendrate import SharedSendRate
@@ -53,36 +56,50 @@ log = logging.getLogger("benchboard")
 COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
 
 
-async def _tell_telegram(app: BotApp, settings: Settings) -> None:
-    """What the start tells Telegram: the command menu in each language and, when
-    polling, that no webhook is set (else getUpdates is refused)."""
-    calls = [
-        app.bot.set_my_commands(
-            [BotCommand(name, text) for name, text in commands],
-            scope=BotCommandScopeDefault(),
-            language_code=None if lang == "en" else lang,
+async def _tell_commands(app: BotApp) -> None:
+    """The command menu in each language."""
+    await asyncio.gather(
+        *(
+            app.bot.set_my_commands(
+                [BotCommand(name, text) for name, text in commands],
+                scope=BotCommandScopeDefault(),
+                language_code=None if lang == "en" else lang,
+            )
+            for lang, commands in COMMANDS.items()
         )
-        for lang, commands in COMMANDS.items()
-    ]
-    if not settings.webhook_url:
-        calls.append(app.bot.delete_webhook(drop_pending_updates=False))
-    await asyncio.gather(*calls)
+    )
 
 
-async def post_init(app: BotApp) -> None:
-    settings: Settings = app.bot_data["settings"]
-    # the calls to Telegram go out while the database opens
-    telling = asyncio.ensure_future(_tell_telegram(app, settings))
+async def _open_services(app: BotApp, settings: Settings) -> Services:
+    """The database, opened while ``getMe`` is out; in ``bot_data`` at once, so that
+    :func:`post_shutdown` closes it whatever happens next."""
     try:
-        await _open_services(app, settings)
+        services = await Services.open(settings, worker=True)
+    except (OSError, StorageError) as exc:
+        raise StartupError(f"cannot open the database {settings.db_label}: {exc}") from None
+    app.bot_data[SERVICES] = services
+    return services
+
+
+async def _start(app: BotApp, opening: Awaitable[Services]) -> intake_.Intake:
+    """The start after ``getMe``, while the first ``getUpdates`` is out: the command menu,
+    the services (keys, jobs, the day's turn), the application, then the durable intake
+    with what a previous process left unfinished queued before anything new."""
+    settings: Settings = app.bot_data["settings"]
+    telling = asyncio.ensure_future(_tell_commands(app))
+    try:
+        services = await opening
+        await _prepare(app, services, settings)
     finally:
         await telling
+    await app.start()
+    intake = await intake_.start(app, services)
+    ops.settle_heap()
+    return intake
 
 
-async def _open_services(app: BotApp, settings: Settings) -> None:
-    services = await Services.open(settings, worker=True)
+async def _prepare(app: BotApp, services: Services, settings: Settings) -> None:
     services.bot_username = app.bot.username or ""
-    app.bot_data[SERVICES] = services
     if services.store.shared:  # other instances on the database: share what they cache
         services.listeners["lang"] = lambda topic: h.forget_lang(app, topic)
         limiter = app.bot.rate_limiter
@@ -145,8 +162,6 @@ def build_application(settings: Settings) -> BotApp:
         .concurrent_updates(64)
         # updates are fetched by our own loop (intake.poll), which keeps them first
         .updater(None)
-        .post_init(post_init)
-        .post_shutdown(post_shutdown)
         .build()
     )
     app.bot_data["settings"] = settings
@@ -319,32 +334,50 @@ async def _initialize(app: BotApp) -> None:
     log.info("the token belongs to @%s", app.bot.username)
 
 
-async def start_intake(app: BotApp) -> intake_.Intake:
-    """The durable intake, once ``post_init`` opened the services: what a previous
-    process left unfinished is queued before anything new is taken."""
-    services = app.bot_data[SERVICES]
-    assert isinstance(services, Services)
-    return await intake_.start(app, services)
+async def _finished(task: asyncio.Future[Any]) -> None:
+    """``task`` finished, its outcome someone else's to report (the start's failure is
+    raised where it is awaited)."""
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+Starting = asyncio.Future[intake_.Intake]
 
 
 @contextlib.asynccontextmanager
-async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Event]]:
-    """The application started, with its durable intake, and an event set by SIGTERM or
-    SIGINT; on the way out no new updates are taken, the ones being handled finish and
-    are marked, and the database closes."""
+async def running(app: BotApp) -> AsyncIterator[tuple[Starting, asyncio.Event]]:
+    """The application starting, and an event set by SIGTERM or SIGINT.
+
+    Yields as soon as updates can be fetched (``getMe`` answered and, when polling, no
+    webhook set, else ``getUpdates`` is refused), with the rest of the start as a future
+    of the durable intake (:func:`_start`): the first ``getUpdates`` is on its way while
+    it completes, and the database opens while ``getMe`` is out. On the way out no new
+    updates are taken, the ones being handled finish and are marked, and the database
+    closes."""
+    settings: Settings = app.bot_data["settings"]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await _initialize(app)
+    opening = asyncio.ensure_future(_open_services(app, settings))
     try:
-        await post_init(app)
-        await app.start()
-        intake = await start_intake(app)
-        ops.settle_heap()
-        yield intake, stop
+        await _initialize(app)
+    except BaseException:
+        await _finished(opening)  # not cancelled: the open completes, then closes
+        await post_shutdown(app)
+        raise
+    started = None
+    try:
+        if not settings.webhook_url:
+            await app.bot.delete_webhook(drop_pending_updates=False)
+        started = asyncio.ensure_future(_start(app, opening))
+        yield started, stop
         log.info("stopping: finishing the updates already received")
     finally:
+        if started is not None:
+            started.cancel()  # when stopping before the start is complete
+            await _finished(started)
+        await _finished(opening)
         if app.running:
             await app.stop()
         await app.shutdown()
@@ -353,14 +386,15 @@ async def running(app: BotApp) -> AsyncIterator[tuple[intake_.Intake, asyncio.Ev
 
 async def serve_polling(app: BotApp) -> None:
     """Long polling through the durable intake until SIGTERM or SIGINT."""
-    async with running(app) as (intake, stop):  # the start deleted any webhook
-        await intake_.poll(app, intake, stop)
+    async with running(app) as (started, stop):  # the start deleted any webhook
+        await intake_.poll(app, started, stop)
 
 
 async def serve_webhook(app: BotApp, settings: Settings) -> None:
     """Our webhook server (``web.py``) until SIGTERM or SIGINT."""
     secret = web.require_secret(settings)
-    async with running(app) as (_, stop):
+    async with running(app) as (started, stop):
+        await started
         await web.serve(app, settings, secret, stop)
 
 

@@ -26,7 +26,7 @@ import contextlib
 import json
 import logging
 import warnings
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 from telegram import Update
@@ -213,17 +213,22 @@ async def start(app: BotApp, services: Services) -> Intake:
 # --- polling ---------------------------------------------------------------------------
 
 
-async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
+async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> None:
     """Fetch updates until ``stop`` is set. Each batch is admitted before the next
     ``getUpdates`` (whose offset confirms it to Telegram) is sent, and handed to the
     Application once that is on its way: reading the updates into PTB's objects is
-    not on the path from one batch to the next, which every update waits on."""
+    not on the path from one batch to the next, which every update waits on.
+
+    The first ``getUpdates`` goes out before the start is complete: ``started`` (the
+    intake, once the database is open and what a previous process left unfinished is
+    queued) is awaited while it is on its way."""
     # do_api_request is PTB's public way to read the Bot API's raw answer (the body kept
     # is Telegram's JSON, not a re-serialised object); it warns that get_updates exists.
     warnings.filterwarnings("ignore", message=".*getUpdates.*", category=PTBUserWarning)
     offset: int | None = None
     pause = 0.5
     admitted: list[dict[str, Any]] = []  # the last batch's new updates, not yet handed over
+    intake: Intake | None = None
     try:
         while not stop.is_set():
             fetch = asyncio.ensure_future(
@@ -238,6 +243,12 @@ async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
                     read_timeout=POLL_TIMEOUT + 5,
                 )
             )
+            if intake is None:
+                try:
+                    intake = await started
+                except BaseException:
+                    fetch.cancel()  # nothing it brings could be admitted
+                    raise
             if admitted:
                 await asyncio.sleep(0)  # the fetch's request goes out first
                 admitted, handing = [], admitted
@@ -279,4 +290,5 @@ async def poll(app: BotApp, intake: Intake, stop: asyncio.Event) -> None:
                 offset = max(ids) + 1
     finally:
         # admitted but not handed over (stopping, or an error): handled now, not after a restart
-        await intake.dispatch(admitted)
+        if intake is not None:
+            await intake.dispatch(admitted)

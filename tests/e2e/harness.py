@@ -7,6 +7,7 @@ import contextlib
 import os
 import random
 import sys
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,15 @@ class BotProcess:
         self.killed = True
         self.proc.kill()
         await self.proc.wait()
+
+
+async def wait_started(bot: BotProcess, timeout: float = 30.0) -> None:  # noqa: ASYNC109
+    """Wait until the bot's log says it started (its database open, its keys loaded)."""
+    deadline = time.monotonic() + timeout
+    while "benchboard started as @" not in bot.log():
+        if bot.proc.returncode is not None or time.monotonic() > deadline:
+            raise AssertionError(f"the bot did not start:\n{bot.log()[-3000:]}")
+        await asyncio.sleep(0.01)
 
 
 @contextlib.asynccontextmanager
@@ -106,6 +116,8 @@ async def running_bot(
                 await api.wait_webhook(timeout=30)
             else:
                 await api.wait_polling(timeout=30)
+            # the first getUpdates goes out while the database opens: up is when it is open
+            await wait_started(bot)
         yield bot
     finally:
         watcher.cancel()

@@ -114,3 +114,18 @@ async def test_a_refused_token_stops_start_up_with_one_line(
     assert "benchboard: Telegram refused the token: check BENCHBOARD_TOKEN" in bot.log()
     assert "Traceback" not in bot.log()
     assert "not-this-bots-token" not in bot.log()
+
+
+async def test_a_database_that_cannot_open_stops_start_up_with_one_line(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    # the database opens while the first calls to Telegram are out: its failure is still
+    # the start's, said in one line
+    (tmp_path / "a-file").write_text("not a folder")
+    env = {"BENCHBOARD_DB": str(tmp_path / "a-file" / "benchboard.sqlite3")}
+    async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
+        code = await asyncio.wait_for(bot.proc.wait(), 30)
+    assert code == 2
+    assert f"benchboard: cannot open the database {tmp_path / 'a-file'}" in bot.log()
+    assert "Traceback" not in bot.log()
+    assert not any(c["method"] == "sendMessage" for c in botapi.calls)
