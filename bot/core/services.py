@@ -1,6 +1,6 @@
 """The long-lived services the use cases work with: settings, the store, loaded keys.
 
-The Telegram layer creates one :class:`Services` at the start and hands it to the
+The Telegram layer creates one :class:`Services` in ``post_init`` and hands it to the
 use cases; nothing reaches it through module globals.
 """
 

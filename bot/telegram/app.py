@@ -1,8 +1,8 @@
 """The Application: one builder that registers every handler in a deliberate order.
 
-Long-lived resources (the store, loaded keys, the scoring worker) are opened by the
-start (:func:`running`) and closed in ``post_shutdown``; handlers reach them through the
-typed context. ``Defaults`` give every message HTML parse mode and no link previews.
+Long-lived resources (the store, loaded keys, the scoring worker) are opened in
+``post_init`` and closed in ``post_shutdown``; handlers reach them through the typed
+context. ``Defaults`` give every message HTML parse mode and no link previews.
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator, Awaitable
-from typing import Any
+from collections.abc import AsyncIterator
 
 from telegram import BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
@@ -70,36 +69,25 @@ async def _tell_commands(app: BotApp) -> None:
     )
 
 
-async def _open_services(app: BotApp, settings: Settings) -> Services:
-    """The database, opened while ``getMe`` is out; in ``bot_data`` at once, so that
-    :func:`post_shutdown` closes it whatever happens next."""
+async def post_init(app: BotApp) -> None:
+    """The long-lived services, once ``getMe`` answered, while the first ``getUpdates``
+    is out (:func:`running`): the database, the keys, the jobs, the day's turn; the
+    command menu goes to Telegram meanwhile."""
+    settings: Settings = app.bot_data["settings"]
+    telling = asyncio.ensure_future(_tell_commands(app))
+    try:
+        await _open_services(app, settings)
+    finally:
+        await telling
+
+
+async def _open_services(app: BotApp, settings: Settings) -> None:
     try:
         services = await Services.open(settings, worker=True)
     except (OSError, StorageError) as exc:
         raise StartupError(f"cannot open the database {settings.db_label}: {exc}") from None
-    app.bot_data[SERVICES] = services
-    return services
-
-
-async def _start(app: BotApp, opening: Awaitable[Services]) -> intake_.Intake:
-    """The start after ``getMe``, while the first ``getUpdates`` is out: the command menu,
-    the services (keys, jobs, the day's turn), the application, then the durable intake
-    with what a previous process left unfinished queued before anything new."""
-    settings: Settings = app.bot_data["settings"]
-    telling = asyncio.ensure_future(_tell_commands(app))
-    try:
-        services = await opening
-        await _prepare(app, services, settings)
-    finally:
-        await telling
-    await app.start()
-    intake = await intake_.start(app, services)
-    ops.settle_heap()
-    return intake
-
-
-async def _prepare(app: BotApp, services: Services, settings: Settings) -> None:
     services.bot_username = app.bot.username or ""
+    app.bot_data[SERVICES] = services
     if services.store.shared:  # other instances on the database: share what they cache
         services.listeners["lang"] = lambda topic: h.forget_lang(app, topic)
         limiter = app.bot.rate_limiter
@@ -162,6 +150,8 @@ def build_application(settings: Settings) -> BotApp:
         .concurrent_updates(64)
         # updates are fetched by our own loop (intake.poll), which keeps them first
         .updater(None)
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
         .build()
     )
     app.bot_data["settings"] = settings
@@ -334,11 +324,14 @@ async def _initialize(app: BotApp) -> None:
     log.info("the token belongs to @%s", app.bot.username)
 
 
-async def _finished(task: asyncio.Future[Any]) -> None:
-    """``task`` finished, its outcome someone else's to report (the start's failure is
-    raised where it is awaited)."""
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task
+async def _start(app: BotApp) -> intake_.Intake:
+    """The start after ``getMe``: ``post_init``, the application, then the durable
+    intake with what a previous process left unfinished queued before anything new."""
+    await post_init(app)
+    await app.start()
+    intake = await intake_.start(app, app.bot_data[SERVICES])
+    ops.settle_heap()
+    return intake
 
 
 Starting = asyncio.Future[intake_.Intake]
@@ -351,33 +344,26 @@ async def running(app: BotApp) -> AsyncIterator[tuple[Starting, asyncio.Event]]:
     Yields as soon as updates can be fetched (``getMe`` answered and, when polling, no
     webhook set, else ``getUpdates`` is refused), with the rest of the start as a future
     of the durable intake (:func:`_start`): the first ``getUpdates`` is on its way while
-    it completes, and the database opens while ``getMe`` is out. On the way out no new
-    updates are taken, the ones being handled finish and are marked, and the database
-    closes."""
+    it completes. On the way out no new updates are taken, the ones being handled
+    finish and are marked, and the database closes."""
     settings: Settings = app.bot_data["settings"]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    opening = asyncio.ensure_future(_open_services(app, settings))
-    try:
-        await _initialize(app)
-    except BaseException:
-        await _finished(opening)  # not cancelled: the open completes, then closes
-        await post_shutdown(app)
-        raise
+    await _initialize(app)
     started = None
     try:
         if not settings.webhook_url:
             await app.bot.delete_webhook(drop_pending_updates=False)
-        started = asyncio.ensure_future(_start(app, opening))
+        started = asyncio.ensure_future(_start(app))
         yield started, stop
         log.info("stopping: finishing the updates already received")
     finally:
-        if started is not None:
-            started.cancel()  # when stopping before the start is complete
-            await _finished(started)
-        await _finished(opening)
+        if started is not None and not started.done():
+            started.cancel()  # stopping before the start is complete
+            with contextlib.suppress(asyncio.CancelledError):
+                await started
         if app.running:
             await app.stop()
         await app.shutdown()
