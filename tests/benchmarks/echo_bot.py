@@ -1,19 +1,29 @@
 """A bare bot that only echoes, configured like Benchboard (for bench_bot.py): the same
-transport, rate limiter and concurrent updates, no scoring and no database."""
+transport, rate limiter, concurrent updates and defaults (its replies HTML without a link
+preview, as Benchboard's are), no scoring and no database."""
 
 from __future__ import annotations
 
+import html
 import os
 
-from telegram import Update
-from telegram.ext import AIORateLimiter, ApplicationBuilder, ContextTypes, MessageHandler, filters
+from telegram import LinkPreviewOptions, Update
+from telegram.constants import ParseMode
+from telegram.ext import (
+    AIORateLimiter,
+    ApplicationBuilder,
+    ContextTypes,
+    Defaults,
+    MessageHandler,
+    filters,
+)
 
 from bot.telegram.http import AiohttpRequest
 
 
 async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if update.effective_message is not None and update.effective_message.text:
-        await update.effective_message.reply_text(update.effective_message.text[:4000])
+        await update.effective_message.reply_text(html.escape(update.effective_message.text[:4000]))
 
 
 def main() -> None:
@@ -26,6 +36,12 @@ def main() -> None:
         .get_updates_request(AiohttpRequest(connection_pool_size=1))
         .rate_limiter(AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3))
         .concurrent_updates(True)
+        .defaults(
+            Defaults(
+                parse_mode=ParseMode.HTML,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+            )
+        )
         .build()
     )
     app.add_handler(MessageHandler(filters.TEXT, echo))
