@@ -13,8 +13,7 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 
-from telegram import BotCommand, BotCommandScopeDefault, LinkPreviewOptions, Update
-from telegram.constants import ParseMode
+from telegram import BotCommand, BotCommandScopeDefault, Update
 from telegram.error import InvalidToken, NetworkError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
@@ -22,7 +21,6 @@ from telegram.ext import (
     ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
-    Defaults,
     InlineQueryHandler,
     MessageHandler,
     TypeHandler,
@@ -48,7 +46,7 @@ from . import ops, web
 from . import share_handlers as sh
 from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
-from .http import AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
+from .http import DEFAULTS, AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 
 log = logging.getLogger("benchboard")
 
@@ -116,13 +114,6 @@ async def post_shutdown(app: BotApp) -> None:
         return
     await services.close()
     log.info("benchboard stopped; database closed")
-
-
-#: Every message the bot sends is HTML (anything from a user or a model is escaped)
-#: without link previews, unless a call says otherwise.
-DEFAULTS = Defaults(
-    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
-)
 
 
 def build_application(settings: Settings) -> BotApp:

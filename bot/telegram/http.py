@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 import aiohttp
-from telegram import InlineKeyboardMarkup, Message
+from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
-from telegram.ext import AIORateLimiter, ExtBot
+from telegram.ext import AIORateLimiter, Defaults, ExtBot
 from telegram.request import BaseRequest, RequestData
 
 #: A timeout as PTB passes one: seconds, None (no limit), or ``BaseRequest.DEFAULT_NONE``
@@ -39,6 +39,17 @@ BenchBot: TypeAlias = ExtBot[int]
 #: (``Bot.sendMessage``) and warns about it on every reply (a warning, filtered out,
 #: built and matched per call).
 SEND_MESSAGE = "sendmessage"
+
+#: Every message the bot sends is HTML (anything from a user or a model is escaped)
+#: without link previews, unless a call says otherwise: the Application's defaults, and
+#: what send_reply writes itself (``tests/benchmarks/echo_bot.py`` replies the same way).
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+DEFAULTS = Defaults(parse_mode=ParseMode.HTML, link_preview_options=_NO_PREVIEW)
+#: The same as the Bot API's JSON, for send_reply (made once).
+_REPLY_DEFAULTS: dict[str, Any] = {
+    "parse_mode": ParseMode.HTML,
+    "link_preview_options": _NO_PREVIEW.to_dict(),
+}
 
 
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
@@ -71,12 +82,7 @@ async def send_reply(
     ``do_api_request`` returns the raw answer. Parsing the answer to a score card (its
     buttons) took a tenth of the bot's time per submission. The rate limiter and its
     retries apply as to every call."""
-    kwargs: dict[str, Any] = {
-        "chat_id": to.chat_id,
-        "text": text,
-        "parse_mode": ParseMode.HTML,
-        "link_preview_options": {"is_disabled": True},
-    }
+    kwargs: dict[str, Any] = {"chat_id": to.chat_id, "text": text, **_REPLY_DEFAULTS}
     if reply_markup is not None:
         if isinstance(reply_markup, InlineKeyboardMarkup):
             reply_markup = markup_json(reply_markup)

@@ -7,18 +7,10 @@ from __future__ import annotations
 import html
 import os
 
-from telegram import LinkPreviewOptions, Update
-from telegram.constants import ParseMode
-from telegram.ext import (
-    AIORateLimiter,
-    ApplicationBuilder,
-    ContextTypes,
-    Defaults,
-    MessageHandler,
-    filters,
-)
+from telegram import Update
+from telegram.ext import AIORateLimiter, ApplicationBuilder, ContextTypes, MessageHandler, filters
 
-from bot.telegram.http import AiohttpRequest
+from bot.telegram.http import DEFAULTS, AiohttpRequest
 
 
 async def echo(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -36,12 +28,7 @@ def main() -> None:
         .get_updates_request(AiohttpRequest(connection_pool_size=1))
         .rate_limiter(AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3))
         .concurrent_updates(True)
-        .defaults(
-            Defaults(
-                parse_mode=ParseMode.HTML,
-                link_preview_options=LinkPreviewOptions(is_disabled=True),
-            )
-        )
+        .defaults(DEFAULTS)
         .build()
     )
     app.add_handler(MessageHandler(filters.TEXT, echo))
