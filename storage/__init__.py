@@ -40,7 +40,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.withdraw(submission_id, user_id) -> Submission
     await store.hide(submission_id) -> Submission
     await store.unhide(submission_id) -> Submission
-    await store.verify(submission_id, verified=True) -> Submission
+    await store.verify(submission_id, verified=True, group=False) -> Submission
     await store.history(user_id, *, benchmark=None, limit=10, offset=0) -> list[Submission]
     await store.published_today(user_id, *, tz=UTC) -> int
     await store.submitted_today(user_id, *, tz=UTC) -> int

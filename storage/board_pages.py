@@ -31,13 +31,20 @@ def fetch_one(conn: Conn, sql: str, params: Sequence[Any] = ()) -> Row | None:
         cursor.close()
 
 
-def _shown(conn: Conn, ids: Sequence[int]) -> dict[int, Row]:
-    """The model name (as typed), owner and verified mark of board rows, by id."""
+#: The verified mark of a row on the board of the chat it was published from: a bot
+#: admin's (every board) or that group's admin's (``group_verified``, its board only).
+_IN_ITS_CHAT = "CASE WHEN verified = 1 OR group_verified = 1 THEN 1 ELSE 0 END"
+
+
+def _shown(conn: Conn, ids: Sequence[int], *, in_chat: bool = False) -> dict[int, Row]:
+    """The model name (as typed), owner and verified mark of board rows, by id (on a
+    chat's board, ``in_chat``: its group admins' mark too)."""
+    mark = _IN_ITS_CHAT if in_chat else "verified"
     return {
         int(r[0]): r[1:]
         for r in fetch(
             conn,
-            "SELECT id, model, user_id, verified FROM submissions WHERE id IN "
+            f"SELECT id, model, user_id, {mark} FROM submissions WHERE id IN "
             f"({', '.join('?' * len(ids))})",
             ids,
         )
@@ -192,7 +199,8 @@ def slice_page(
     page = lines[offset : offset + limit]
     if not page:
         return [], len(lines)
-    shown = _shown(conn, [g[0][4] for g in page])
+    # a chat's board rows were all published from that chat
+    shown = _shown(conn, [g[0][4] for g in page], in_chat=chat_id is not None)
     rank = 1 + sum(1 for g in lines[:offset] if g[0][2] > page[0][0][2])
     rows: list[Row] = []
     for i, (best, runs, first_at, last_at) in enumerate(page):

@@ -416,6 +416,15 @@ _V12_NATORY_LINES = natory_lines.migration_sql(SQLITE)
 #: the same way.
 _V13_NATORY_DAYS = natory_lines.days_migration_sql(SQLITE)
 
+#: A group admin's verification (``/verify`` in the group a result was published from):
+#: the ✅ on that group's board only (``board_pages.slice_page`` of the chat). ``verified``
+#: stays the bot admins' mark, on every board and the web's verified-only board (its
+#: partial index is untouched). Read by primary key with the page's rows: no index.
+_V15_GROUP_VERIFIED = """
+ALTER TABLE submissions ADD COLUMN group_verified INTEGER NOT NULL DEFAULT 0
+    CHECK (group_verified IN (0, 1));
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -432,6 +441,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "boards: natory_lines, the Natory board's summary", _V12_NATORY_LINES),
     Migration(
         13, "boards: natory_days and natory_spans, Natory boards over days", _V13_NATORY_DAYS
+    ),
+    Migration(
+        15, "moderation: a group admin's verification, on its board", _V15_GROUP_VERIFIED, True
     ),
 )
 

@@ -565,11 +565,16 @@ class SubmissionStore(StoreBase):
         )
         return sub
 
-    async def verify(self, submission_id: int, verified: bool = True) -> Submission:
-        """An admin marks (or unmarks) a submission as verified."""
+    async def verify(
+        self, submission_id: int, verified: bool = True, *, group: bool = False
+    ) -> Submission:
+        """An admin marks (or unmarks) a submission as verified: a bot admin on every
+        board (``verified``); with ``group``, an admin of the group it was published
+        from, on that group's board only (``group_verified``)."""
+        column = "group_verified" if group else "verified"
         async with self._db.write() as s:
             sub = await _locked_submission(s, submission_id)
             await s.execute(
-                "UPDATE submissions SET verified = ? WHERE id = ?", (int(verified), sub.id)
+                f"UPDATE submissions SET {column} = ? WHERE id = ?", (int(verified), sub.id)
             )
             return await _locked_submission(s, submission_id)

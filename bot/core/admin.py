@@ -10,7 +10,8 @@ Who is an admin:
 - in a group, its Telegram administrators (creator or administrator, asked of
   Telegram and cached for :data:`ADMIN_TTL` seconds) — for that group's board
   only: they hide, unhide and verify results published from that group, and read
-  that group's audit log. Bans, keys, key info and backups are for bot admins only.
+  that group's audit log; their ✅ shows on that group's board only (a bot admin's on
+  every board). Bans, keys, key info and backups are for bot admins only.
 """
 
 from __future__ import annotations
@@ -172,8 +173,8 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
             sub = await store.hide(sub.id)
         elif action == "unhide":
             sub = await store.unhide(sub.id)
-        else:
-            sub = await store.verify(sub.id)
+        else:  # a group's admin verifies for their group's board; a bot admin for all
+            sub = await store.verify(sub.id, group=not actor.bot_admin)
     except NotAllowed:
         raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value) from None
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)

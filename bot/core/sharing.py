@@ -22,7 +22,7 @@ from storage.analytics import natory_board
 
 from ..render.card_views import BoardImageView, ResultCardView, TableRow
 from ..render.views import BoardPage
-from . import datafiles
+from . import datafiles, links
 from .errors import UserError
 from .links import shareable
 from .services import Services
@@ -248,10 +248,31 @@ async def top_view(
                           theme=theme_, bot_username=services.bot_username)  # fmt: skip
 
 
-async def published(services: Services, submission_id: int) -> Submission | None:
-    """A submission that may be shared (published), else None."""
+async def to_share(services: Services, submission_id: int, user_id: int) -> Submission:
+    """The result a Share button names, for ``user_id``: its owner's, published, on the
+    boards (its submitter not banned). Raises :class:`UserError`: ``publish_first``
+    (unknown, or not published), ``share_unavailable`` (its submitter is banned),
+    ``not_yours`` (someone else's: a result's link goes to its owner only)."""
     sub = await services.store.get_submission(submission_id)
-    return sub if sub is not None and shareable(sub) else None
+    if sub is None or not shareable(sub):
+        raise UserError("publish_first")
+    if sub.user_id != user_id:
+        raise UserError("not_yours")
+    if not await links.visible(services, sub):
+        raise UserError("share_unavailable", id=sub.id)
+    return sub
+
+
+async def to_challenge(services: Services, submission_id: int) -> Submission:
+    """The result a Challenge button names (anyone may be challenged to beat a result
+    on the boards; the caller checks who pressed where). Raises :class:`UserError`
+    ``publish_first`` or ``share_unavailable`` as :func:`to_share`."""
+    sub = await services.store.get_submission(submission_id)
+    if sub is None or not shareable(sub):
+        raise UserError("publish_first")
+    if not await links.visible(services, sub):
+        raise UserError("share_unavailable", id=sub.id)
+    return sub
 
 
 async def group_title(services: Services, chat_id: int) -> str | None:
@@ -267,7 +288,10 @@ async def inline_results(
     services: Services, user_id: int, search: str, *, offset: int = 0
 ) -> list[Submission]:
     """The user's published results for inline mode, newest first, filtered by model
-    or benchmark (``search``), one page from ``offset``."""
+    or benchmark (``search``), one page from ``offset``; none for a banned user (their
+    results are on no board, and shared by nobody)."""
+    if await services.store.is_banned(user_id) is not None:
+        return []
     return await services.store.published_by(
         user_id, search=search, limit=INLINE_PAGE, offset=offset
     )

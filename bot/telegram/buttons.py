@@ -1,6 +1,13 @@
 """Telegram handlers of the inline buttons, one per action (the callback data's first
 word, ``bot.telegram.keyboards``): a score reply's mode, model, publish and details
-buttons, ``/me``'s withdraw and page buttons, and a board's page buttons."""
+buttons, ``/me``'s withdraw and page buttons, and a board's page buttons.
+
+A press edits only a message of the presser's own flow: a submission button must be
+one of the buttons of the message it was pressed on (or that message the presser's),
+and the submission the presser's; ``/me``'s buttons work in the private chat only
+(where ``/me`` is shown); a board's page buttons on a board the bot sent the presser.
+Any other press is answered (:func:`not_yours`) and edits nothing.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ import io
 from dataclasses import dataclass
 
 from telegram import CallbackQuery, ForceReply, Update
+from telegram.constants import ChatType
 
 from ..core import awaiting, submissions
 from ..core.bounded import parse_count
@@ -18,7 +26,26 @@ from ..render.i18n import t, tn
 from .commands import board_page, me_page
 from .context import BotContext
 from .handlers import edited, error_text, refresh, user_lang
-from .keyboards import MAX_PAGE, parse_action, parse_board, parse_history
+from .keyboards import (
+    MAX_PAGE,
+    WITHDRAW,
+    on_its_message,
+    parse_action,
+    parse_board,
+    parse_history,
+    pressed_on_own,
+)
+
+
+async def not_yours(query: CallbackQuery, lang: str) -> None:
+    """The answer to a press on a message of someone else's flow (nothing is edited)."""
+    await query.answer(t(lang, "not_your_message"), show_alert=True)
+
+
+def _private(query: CallbackQuery) -> bool:
+    """Pressed in the presser's private chat (``/me`` pages are shown only there)."""
+    message = query.message
+    return message is not None and message.chat.type == ChatType.PRIVATE and pressed_on_own(query)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +71,18 @@ async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
     if parsed is None or query.message is None:
         await query.answer(t(lang, "gone"))
         return None
-    _, sub_id, argument = parsed
+    action, sub_id, argument = parsed
     try:
         sub = await submissions.owned(context.services, sub_id, query.from_user.id)
     except UserError as exc:
         await query.answer(error_text(lang, exc), show_alert=True)
+        return None
+    # the presser's own submission, pressed where: its own card (one of the message's
+    # buttons) or a message of the presser's flow; /me's withdraw only where /me shows
+    if not (on_its_message(query) or pressed_on_own(query)) or (
+        action == WITHDRAW and not _private(query)
+    ):
+        await not_yours(query, lang)
         return None
     message = query.message
     return _Pressed(query, sub, argument, lang, message.chat.id, message.message_id)
@@ -165,6 +199,9 @@ async def on_history_button(update: Update, context: BotContext) -> None:
     if page is None or query.message is None:
         await query.answer(t(lang, "gone"))
         return
+    if not _private(query):
+        await not_yours(query, lang)
+        return
     await query.answer()
     text, keyboard = await me_page(context, query.from_user.id, lang, page)
     await edited(query.edit_message_text(text, reply_markup=keyboard))
@@ -185,6 +222,9 @@ async def on_board_button(update: Update, context: BotContext) -> None:
     board_query = parse_board(query.data) if query.data is not None else None
     if board_query is None or query.message is None:
         await query.answer(t(lang, "gone"))
+        return
+    if not pressed_on_own(query):
+        await not_yours(query, lang)
         return
     try:
         text, keyboard = await board_page(

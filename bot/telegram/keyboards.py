@@ -21,7 +21,8 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, WebAppInfo
+from telegram.constants import ChatType
 
 from scoring import Mode
 
@@ -47,6 +48,36 @@ SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW)
 def pattern(action: str) -> str:
     """The ``CallbackQueryHandler`` pattern of an action's buttons."""
     return rf"^{action}:"
+
+
+def on_its_message(query: CallbackQuery) -> bool:
+    """Whether the pressed data is one of the buttons of the message it was pressed on
+    (as Telegram reports the message): data no button of that message carries is
+    forged."""
+    message = query.message
+    if not isinstance(message, Message) or message.reply_markup is None:
+        return False
+    return any(
+        button.callback_data == query.data
+        for row in message.reply_markup.inline_keyboard
+        for button in row
+    )
+
+
+def pressed_on_own(query: CallbackQuery) -> bool:
+    """Whether the message a button was pressed on belongs to the presser's own flow:
+    in a private chat, the presser's own chat; in a group, a message the bot sent in
+    answer to the presser (it quotes the presser's message: their command, or the
+    output that was scored). Only such a message is edited by a press; a message whose
+    quoted message is gone, or that quotes the bot, belongs to nobody's flow."""
+    message, presser = query.message, query.from_user.id
+    if not isinstance(message, Message):
+        return False  # inaccessible (deleted, too old): nothing to edit
+    if message.chat.type == ChatType.PRIVATE:
+        return message.chat.id == presser
+    replied = message.reply_to_message
+    author = replied.from_user if replied is not None else None
+    return author is not None and not author.is_bot and author.id == presser
 
 
 def board_data(query: BoardQuery, **changes: Any) -> str:

@@ -24,7 +24,7 @@ from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
 from .handlers import error_text, in_group, user_lang
-from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, parse_board
+from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
 
 # --- sending an image once, then by file_id ----------------------------------------------
 
@@ -109,16 +109,31 @@ async def send_result_card(
     )
 
 
-async def _pressed_submission(update: Update, context: BotContext) -> tuple[Any, str, Any] | None:
+async def _pressed_submission(
+    update: Update, context: BotContext, *, challenge: bool = False
+) -> tuple[Any, str, Any] | None:
+    """The published result a Share or Challenge button names, when the presser may
+    have it: its owner — or, for a challenge, whoever presses the button on the message
+    that carries it (a shared card's). A result whose submitter is banned is shared by
+    nobody; a forged id hands out nothing (the press is answered)."""
     query = update.callback_query
     if query is None or query.data is None or query.message is None:
         return None
     lang = await user_lang(context, query.from_user)
     parts = query.data.split(":")
     sub_id = parse_id(parts[1]) if len(parts) == 2 else None
-    sub = await sharing.published(context.services, sub_id) if sub_id is not None else None
-    if sub is None:
-        await query.answer(t(lang, "publish_first"), show_alert=True)
+    services, presser = context.services, query.from_user.id
+    try:
+        if sub_id is None:
+            raise UserError("publish_first")
+        if challenge:
+            sub = await sharing.to_challenge(services, sub_id)
+            if sub.user_id != presser and not on_its_message(query):
+                raise UserError("not_yours")
+        else:
+            sub = await sharing.to_share(services, sub_id, presser)
+    except UserError as exc:
+        await query.answer(error_text(lang, exc), show_alert=True)
         return None
     return query, lang, sub
 
@@ -139,7 +154,7 @@ async def on_share_button(update: Update, context: BotContext) -> None:
 async def on_challenge_button(update: Update, context: BotContext) -> None:
     """Challenge a friend: a link that opens the bot with the benchmark, its prompt and
     "beat <score> by <model>"."""
-    found = await _pressed_submission(update, context)
+    found = await _pressed_submission(update, context, challenge=True)
     if found is None:
         return
     query, lang, sub = found

@@ -194,6 +194,35 @@ async def test_hidden_withdrawn_and_private_leave_the_board(store: Store, make: 
     assert (await store.leaderboard("primebench")).rows[0].verified
 
 
+async def test_a_group_admins_verification_shows_on_that_groups_board_only(
+    store: Store, make: Maker
+) -> None:
+    from storage import web_rows
+
+    grouped = await put(store, make, 12, model="Lab model", user_id=1, chat_id=-7)
+    await put(store, make, 4, model="Other", user_id=2, chat_id=-7)
+    sub = await store.verify(grouped, group=True)
+    assert not sub.verified  # the bot admins' mark is untouched
+
+    def marks(board: Any) -> dict[str, bool]:
+        return {r.model: r.verified for r in board.rows}
+
+    assert marks(await store.leaderboard("primebench", chat_id=-7)) == {
+        "Lab model": True,
+        "Other": False,
+    }
+    for scope in ({}, {"days": 7}, {"mode": "default"}, {"user_id": 1}):
+        assert not any(marks(await store.leaderboard("primebench", **scope)).values()), scope
+    assert (await web_rows.verified_page(store, "primebench")).rows == ()
+    assert not (await web_rows.row_info(store, [grouped]))[grouped].verified
+    # a bot admin's mark shows everywhere, the group's own board too
+    await store.verify(grouped)
+    for scope in ({}, {"days": 7}, {"chat_id": -7}):
+        assert marks(await store.leaderboard("primebench", **scope))["Lab model"], scope
+    (row,) = (await web_rows.verified_page(store, "primebench")).rows
+    assert row.submission_id == grouped
+
+
 async def test_reference_entries_are_apart_and_idempotent(store: Store, make: Maker) -> None:
     await put(store, make, 3, model="Jibay 5 High", mode="think_tools")
     for _ in range(2):

@@ -63,7 +63,7 @@ async def test_reopening_runs_nothing_twice(tmp_path: Path) -> None:
     assert schema(path) == first
     with sqlite3.connect(path) as con:
         versions = [v for (v,) in con.execute("SELECT version FROM schema_migrations")]
-    assert versions == list(range(1, SCHEMA_VERSION + 1))
+    assert versions == [step.version for step in migrations.MIGRATIONS]
 
 
 @pytest.mark.parametrize("start", range(SCHEMA_VERSION))
