@@ -3,9 +3,10 @@
 Two places share the bot among its users:
 
 - **Handling** (:class:`FairUpdates`, PTB's ``BaseUpdateProcessor`` hook): at most
-  ``limit`` updates are handled at once, at most :data:`PER_USER` of one user's; when a
-  slot frees, the users waiting take turns (round-robin). A flood of one user's updates
-  waits in that user's own line, not in front of everyone else.
+  ``limit`` updates are handled at once, at most :data:`PER_USER` of one user's
+  messages (their presses and queries have a line of their own); when a slot frees, the
+  lines waiting take turns (round-robin). A flood of one user's updates waits in that
+  user's own line, not in front of everyone else.
 - **Sending** (:class:`FairSchedule`, used by ``http.RetryingRateLimiter``): the bot's
   overall limit (Telegram's ~30 messages a second) is given out in turns, round-robin
   over the chats that have a call waiting, so a chat with a long backlog gets its share
@@ -178,14 +179,19 @@ class _User:
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=CALM_MESSAGES))
 
 
-def _who(update: object) -> object:
-    """Whose line an update waits in: its user's, else its chat's."""
+def _who(update: object, message: bool) -> object:
+    """The line an update waits in: its user's (else its chat's), one for their messages
+    and one for the rest (a press is not held behind its user's flood of messages)."""
     if isinstance(update, Update):
         if update.effective_user is not None:
-            return update.effective_user.id
+            return (update.effective_user.id, message)
         if update.effective_chat is not None:
-            return update.effective_chat.id
+            return (update.effective_chat.id, message)
     return None
+
+
+def _id(key: object) -> object:
+    return key[0] if isinstance(key, tuple) else key
 
 
 def _quietable(update: object) -> bool:
@@ -234,11 +240,12 @@ class FairUpdates(BaseUpdateProcessor):
             task.cancel()
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        key = _who(update)
+        message = _quietable(update)
+        key = _who(update, message)
         user = self._users.get(key)
         if user is None:
             user = self._users[key] = _User()
-        quiet = _quietable(update) and self._arrived(key, user, update)
+        quiet = message and self._arrived(key, user, update)
         user.pending += 1
         try:
             await self._slot(key, user)
@@ -262,7 +269,7 @@ class FairUpdates(BaseUpdateProcessor):
                 len(recent) < self.calm_messages or recent[0] < now - self.calm_seconds
             )
             if calm:
-                log.info("a flood ended", extra={"user": key, "skipped_replies": user.skipped})
+                log.info("a flood ended", extra={"user": _id(key), "quiet": user.skipped})
                 user.flooding = False
                 user.skipped = 0
                 user.recent.clear()
@@ -271,7 +278,7 @@ class FairUpdates(BaseUpdateProcessor):
             self.floods += 1
             log.warning(
                 "a user is flooding: their messages are handled without replies",
-                extra={"user": key, "backlog": user.pending},
+                extra={"user": _id(key), "backlog": user.pending},
             )
             if self.notify is not None and isinstance(update, Update):
                 self._notice(update)

@@ -21,6 +21,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from bot.render.i18n import t as t_
+from bot.telegram.fairsend import CALM_SECONDS
 from tests.e2e.botapi import ApiError, FakeBotAPI, JSONDict
 from tests.e2e.botkit import KEY, answers, submission_id
 from tests.e2e.harness import running_bot
@@ -183,5 +185,63 @@ async def test_one_users_flood_leaves_the_others_their_latency(tmp_path: Path) -
         assert len(latency["others"]) == others * each
         assert _p95(latency["others"]) < 3.0, latency["others"]
         assert len(notices) == 1, notices
+    finally:
+        await api.stop()
+
+
+async def test_the_notice_speaks_the_users_language_and_comes_again_after_calm(
+    tmp_path: Path,
+) -> None:
+    api = RateLimitedBotAPI()
+    await api.start()
+    try:
+        texts = _texts(20)
+        persian = api.user(93_000, "Sara", language_code="fa")
+        english = api.user(93_001, "Ann")
+        chats = {u["id"]: api.private_chat(u) for u in (persian, english)}
+        env = {"BENCHBOARD_RATE_OVERALL": str(TELEGRAM_RATE), "PTB_TIMEDELTA": "1"}
+        async with running_bot(api, tmp_path, key=KEY, env=env) as bot:
+
+            async def flood(user: JSONDict, n: int) -> None:
+                for i in range(n):
+                    await api.send_text(chats[user["id"]], user, texts[i % len(texts)])
+
+            def notices(chat: int, marker: str) -> int:
+                return sum(1 for _, c, text in api.sent if c == chat and marker in text)
+
+            def stored(user: JSONDict) -> int:
+                return sum(1 for c, _ in _stored(bot.data_dir).values() if c == user["id"])
+
+            await asyncio.gather(flood(persian, 40), flood(english, 40))
+            await wait(
+                lambda: stored(persian) == 40 and stored(english) == 40,
+                60,
+                "both floods stored",
+            )
+            await wait(lambda: notices(english["id"], SLOW_DOWN) == 1, 30, "the notice")
+            await wait(lambda: notices(persian["id"], SLOW_DOWN_FA) == 1, 30, "the notice")
+            # calm: once CALM_SECONDS passed, the next message is answered as usual
+            await asyncio.sleep(CALM_SECONDS + 1)
+            mark = api.mark()
+            await api.send_text(chats[english["id"]], english, texts[0])
+            card = await api.wait_for(
+                lambda c: (
+                    c["ok"]
+                    and c["method"] == "sendMessage"
+                    and c["params"].get("chat_id") == english["id"]
+                    and SCORE in str(c["params"].get("text"))
+                ),
+                15,
+                since=mark,
+            )
+            assert card["ok"]
+            # and a new flood gets a new notice
+            await flood(english, 40)
+            await wait(lambda: stored(english) == 81, 60, "the second flood stored")
+            await wait(lambda: notices(english["id"], SLOW_DOWN) == 2, 30, "a second notice")
+            await wait(lambda: _unfinished(bot.data_dir) == 0, 30, "every update done")
+        persian_notice = [t for _, c, t in api.sent if c == persian["id"] and SLOW_DOWN_FA in t]
+        assert persian_notice == [t_("fa", "slow_down")]
+        assert notices(persian["id"], SLOW_DOWN) == 0
     finally:
         await api.stop()
