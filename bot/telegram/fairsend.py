@@ -3,10 +3,12 @@
 Two places share the bot among its users:
 
 - **Handling** (:class:`FairUpdates`, PTB's ``BaseUpdateProcessor`` hook): at most
-  ``limit`` updates are handled at once, at most :data:`PER_USER` of one user's
-  messages (their presses and queries have a line of their own); when a slot frees, the
-  lines waiting take turns (round-robin). A flood of one user's updates waits in that
-  user's own line, not in front of everyone else.
+  ``limit`` updates are handled at once; each user's messages wait in a line of their
+  own (their presses and queries in another), and when a slot frees, the lines waiting
+  take turns (round-robin). A flooding user's messages are handled at most
+  :data:`PER_USER` at a time. A flood waits in its own line, not in front of everyone
+  else. (Other users are not capped: a handler may wait for its user's next messages,
+  as the first part of a long paste does.)
 - **Sending** (:class:`FairSchedule`, used by ``http.RetryingRateLimiter``): the bot's
   overall limit (Telegram's ~30 messages a second) is given out in turns, round-robin
   over the chats that have a call waiting, so a chat with a long backlog gets its share
@@ -48,7 +50,7 @@ if TYPE_CHECKING:  # context imports http, which imports this
 
 log = logging.getLogger("benchboard.fair")
 
-#: Updates of one user handled at once (the rest wait their turn).
+#: A flooding user's messages handled at once (the rest wait their turn).
 PER_USER = 4
 #: More than this many of one user's updates arrived and not yet handled: a flood.
 FLOOD_BACKLOG = 20
@@ -202,9 +204,9 @@ def _quietable(update: object) -> bool:
 
 
 class FairUpdates(BaseUpdateProcessor):
-    """At most ``limit`` updates handled at once, at most ``per_user`` of one user's;
-    freed slots go round-robin to the users waiting; floods are handled quietly with one
-    notice (``notify``). See the module's docstring."""
+    """At most ``limit`` updates handled at once, at most ``per_user`` of a flooding
+    user's messages; freed slots go round-robin to the lines waiting; floods are handled
+    quietly with one notice (``notify``). See the module's docstring."""
 
     def __init__(
         self,
@@ -307,8 +309,8 @@ class FairUpdates(BaseUpdateProcessor):
 
     async def _slot(self, key: object, user: _User) -> None:
         """Wait for a slot: at once when one is free, this user has fewer than
-        ``per_user`` running and nobody of theirs waits before them."""
-        if self.running < self.limit and user.running < self.per_user and key not in self._waiting:
+        ``per_user`` running (or is not flooding) and nobody of theirs waits before them."""
+        if self.running < self.limit and self._may_run(user) and key not in self._waiting:
             self.running += 1
             user.running += 1
             return
@@ -327,6 +329,9 @@ class FairUpdates(BaseUpdateProcessor):
                         del self._waiting[key]
             raise
 
+    def _may_run(self, user: _User) -> bool:
+        return not user.flooding or user.running < self.per_user
+
     def _release(self, user: _User) -> None:
         self.running -= 1
         user.running -= 1
@@ -337,7 +342,7 @@ class FairUpdates(BaseUpdateProcessor):
         while self.running < self.limit and self._waiting:
             for key in self._waiting:
                 user = self._users.get(key)
-                if user is not None and user.running < self.per_user:
+                if user is not None and self._may_run(user):
                     break
             else:
                 return

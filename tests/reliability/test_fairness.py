@@ -245,3 +245,33 @@ async def test_the_notice_speaks_the_users_language_and_comes_again_after_calm(
         assert notices(persian["id"], SLOW_DOWN) == 0
     finally:
         await api.stop()
+
+
+async def test_a_paste_split_in_many_parts_is_still_one_submission(tmp_path: Path) -> None:
+    """The first part's handler waits for the next parts: handling a user's messages a
+    few at a time would leave the later parts unread until it gave up."""
+    api = RateLimitedBotAPI()
+    await api.start()
+    try:
+        user = api.user(94_000, "Long")
+        chat = api.private_chat(user)
+        filler = "the model weighs every option once more before it answers"
+        body = answers(KEY, correct=104)
+        parts = []
+        for n in range(9):
+            lines = ["model: long paste", *body[:10]] if n == 0 else []
+            while len("\n".join(lines)) < 4000:
+                lines.append(f"{n} {filler}")
+            parts.append("\n".join(lines))
+        parts.append("\n".join(body[10:]))
+        env = {"BENCHBOARD_RATE_OVERALL": str(TELEGRAM_RATE)}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            for text in parts:
+                await api.send_text(chat, user, text)
+            await wait(lambda: any(SCORE in t for _, _, t in api.sent), 60, "the card")
+            await asyncio.sleep(4)  # the paste's window: any second card would be out
+        cards = [t for _, c, t in api.sent if c == chat["id"] and SCORE in t]
+        assert len(cards) == 1, cards
+        assert "Correct: 104" in cards[0]
+    finally:
+        await api.stop()

@@ -102,8 +102,8 @@ async def _handle(updates: FairUpdates, update: Update, work: Any) -> None:
     await updates.do_process_update(update, work)
 
 
-async def test_one_users_updates_do_not_hold_the_others() -> None:
-    updates = FairUpdates(8, per_user=2)
+async def test_a_flooding_user_does_not_hold_the_others() -> None:
+    updates = FairUpdates(64, per_user=2, backlog=5)
     running: dict[int, int] = {}
     most: dict[int, int] = {}
     release = asyncio.Event()
@@ -119,13 +119,35 @@ async def test_one_users_updates_do_not_hold_the_others() -> None:
 
     flood = [asyncio.ensure_future(_handle(updates, _message(1, n), work(1))) for n in range(50)]
     await asyncio.sleep(0.01)
-    # the flooder's 2 slots are held; another user's update is handled at once
+    # the five before the flood began run; the flood's wait for 2 of the flooder's to end
+    assert most[1] == 5
     await asyncio.wait_for(_handle(updates, _message(2, 99), work(2)), 1)
     assert done == [2]
     release.set()
     await asyncio.gather(*flood)
-    assert most[1] == 2
+    assert most[1] == 5
     assert updates.running == 0
+
+
+async def test_freed_slots_go_round_robin() -> None:
+    updates = FairUpdates(2)
+    gates = {n: asyncio.Event() for n in range(12)}
+    order: list[int] = []
+
+    async def work(n: int) -> None:
+        order.append(n)
+        await gates[n].wait()
+
+    tasks = [asyncio.ensure_future(_handle(updates, _message(1, n), work(n))) for n in range(10)]
+    tasks += [asyncio.ensure_future(_handle(updates, _message(2, n), work(n))) for n in (10, 11)]
+    await asyncio.sleep(0.01)
+    assert order == [0, 1]  # both slots taken
+    for n in range(12):  # the slots free one by one
+        gates[n].set()
+        await asyncio.sleep(0.001)
+    await asyncio.gather(*tasks)
+    # user 2's two updates are not served after all of user 1's
+    assert order.index(10) <= 3 and order.index(11) <= 5, order
 
 
 async def test_a_flood_is_handled_quietly_with_one_notice_then_calm_again() -> None:
