@@ -24,7 +24,12 @@ log = logging.getLogger("benchboard.send")
 
 class SharedSendRate:
     """Waits until a call may go, across every instance (``overall`` calls a second,
-    ``group`` calls a minute per group chat; 0: no such limit)."""
+    ``group`` calls a minute per group chat; 0: no such limit).
+
+    The sender (``telegram.fairsend.FairSchedule``) waits for a group's slot
+    (:meth:`chat`) first, in the caller's own time, then for the overall one
+    (:meth:`overall`) in its turn: one reservation at a time per instance, so that calls
+    queue in the instance's fair order rather than in the database's first-come one."""
 
     def __init__(self, services: Services, *, overall: float, group: float) -> None:
         self._store = services.store
@@ -33,21 +38,29 @@ class SharedSendRate:
         self.waited = 0.0
 
     async def __call__(self, endpoint: str, chat_id: object) -> None:
-        if endpoint == "getUpdates":
+        """Both limits, one after the other."""
+        await self.chat(endpoint, chat_id)
+        await self.overall(endpoint)
+
+    async def overall(self, endpoint: str) -> None:
+        """The bot's overall slot."""
+        if endpoint != "getUpdates" and self._overall_ms:
+            await self._reserve("overall", self._overall_ms)
+
+    async def chat(self, endpoint: str, chat_id: object) -> None:
+        """A group chat's own slot for a message sent there (none for other calls)."""
+        if not self._group_ms or not endpoint.startswith(("send", "copy", "forward")):
             return
-        keys = []
-        if self._overall_ms:
-            keys.append(("overall", self._overall_ms))
-        group = (isinstance(chat_id, int) and chat_id < 0) or isinstance(chat_id, str)
-        if self._group_ms and group and endpoint.startswith(("send", "copy", "forward")):
-            keys.append((f"chat:{chat_id}", self._group_ms))
-        for key, interval in keys:
-            now = int(time.time() * 1000)
-            try:
-                slot = await self._store.reserve_send(key, interval_ms=interval, now_ms=now)
-            except StorageError as exc:  # the local limiter still applies
-                log.warning("the shared send rate is unavailable: %s", exc)
-                return
-            if slot > now:
-                self.waited += (slot - now) / 1000
-                await asyncio.sleep((slot - now) / 1000)
+        if (isinstance(chat_id, int) and chat_id < 0) or isinstance(chat_id, str):
+            await self._reserve(f"chat:{chat_id}", self._group_ms)
+
+    async def _reserve(self, key: str, interval: int) -> None:
+        now = int(time.time() * 1000)
+        try:
+            slot = await self._store.reserve_send(key, interval_ms=interval, now_ms=now)
+        except StorageError as exc:  # the local limiter still applies
+            log.warning("the shared send rate is unavailable: %s", exc)
+            return
+        if slot > now:
+            self.waited += (slot - now) / 1000
+            await asyncio.sleep((slot - now) / 1000)

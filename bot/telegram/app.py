@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import AsyncIterator
@@ -46,6 +47,7 @@ from . import ops, web
 from . import share_handlers as sh
 from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
+from .fairsend import FairUpdates, slow_down
 from .http import DEFAULTS, AiohttpRequest, BenchBot, RetryingRateLimiter, is_transient
 
 log = logging.getLogger("benchboard")
@@ -131,14 +133,16 @@ def build_application(settings: Settings) -> BotApp:
             max_retries=3,
         ),
     )
+    updates = FairUpdates(64)
     app: BotApp = (
         ApplicationBuilder()
         .application_class(ops.LoggingApplication)
         .bot(bot)
         .context_types(ContextTypes(context=BotContext))
         # updates handled at once: enough to overlap the replies' round trips; more only
-        # lengthens the queue at the database (and what a crash leaves half-done)
-        .concurrent_updates(64)
+        # lengthens the queue at the database (and what a crash leaves half-done); a
+        # few of one user's at a time, the users in turn, floods quietly (fairsend)
+        .concurrent_updates(updates)
         # updates are fetched by our own loop (intake.poll), which keeps them first
         .updater(None)
         .post_init(post_init)
@@ -146,6 +150,7 @@ def build_application(settings: Settings) -> BotApp:
         .build()
     )
     app.bot_data["settings"] = settings
+    updates.notify = functools.partial(slow_down, app)
     register(app)
     return app
 

@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import aiohttp
 from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message
@@ -26,6 +26,8 @@ from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, Defaults, ExtBot
 from telegram.request import BaseRequest, RequestData
+
+from .fairsend import FairSchedule, SharedRate, skipped
 
 #: A timeout as PTB passes one: seconds, None (no limit), or ``BaseRequest.DEFAULT_NONE``
 #: (this transport's own). PTB's alias for it is private, hence ``object``.
@@ -255,10 +257,12 @@ _ALREADY_DONE = ("message is not modified", "query is too old", "query id is inv
 
 
 class RetryingRateLimiter(AIORateLimiter):
-    """``AIORateLimiter`` (flood limits, 429 ``retry_after``) plus retries of transient
-    faults: connection errors, time-outs and 5xx answers are tried again with exponential
-    backoff and jitter, for about ``budget`` seconds in all; a 429 waits what Telegram
-    says.
+    """``AIORateLimiter`` (group flood limits, 429 ``retry_after``) with the overall
+    limit given out fairly (``fairsend.FairSchedule``: turns round-robin over the chats
+    waiting), the sends of a flooding user's updates skipped (``fairsend.QUIET``), plus
+    retries of transient faults: connection errors, time-outs and 5xx answers are tried
+    again with exponential backoff and jitter, for about ``budget`` seconds in all; a 429
+    waits what Telegram says.
 
     A call that timed out may have reached Telegram. It is tried again with a longer read
     timeout (``patient_timeout``), so a slow answer is read rather than sent a third time:
@@ -277,18 +281,31 @@ class RetryingRateLimiter(AIORateLimiter):
         first_delay: float = 0.5,
         max_delay: float = 8.0,
         patient_timeout: float = 20.0,
+        overall_max_rate: float = 30,
         **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        # the overall rate is given out in fair turns (fairsend.FairSchedule), not by
+        # AIORateLimiter's first-come limiter; its group limits and 429 waits stay
+        super().__init__(overall_max_rate=0, **kwargs)
         self.budget = budget
         self.first_delay = first_delay
         self.max_delay = max_delay
         self.patient_timeout = patient_timeout
         self.retries = 0
         self.possible_duplicates = 0
-        #: The limits shared with other instances (``core.sendrate``): awaited before
-        #: each attempt with the method and its chat; None: this process's only.
-        self.shared: Callable[[str, object], Coroutine[Any, Any, None]] | None = None
+        #: sends skipped because their update was a flooding user's (fairsend.QUIET)
+        self.skipped = 0
+        self.schedule = FairSchedule(overall_max_rate)
+
+    @property
+    def shared(self) -> SharedRate | None:
+        """The limits shared with other instances (``core.sendrate``): waited for in
+        each attempt's turn; None: this process's only."""
+        return self.schedule.shared
+
+    @shared.setter
+    def shared(self, shared: SharedRate | None) -> None:
+        self.schedule.shared = shared
 
     async def process_request(
         self,
@@ -299,13 +316,18 @@ class RetryingRateLimiter(AIORateLimiter):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> JSONResult:
+        stand_in = skipped(endpoint, data)
+        if stand_in is not None:
+            self.skipped += 1
+            return cast(JSONResult, stand_in)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.budget
         delay = self.first_delay
         timed_out = False
+        chat_id = data.get("chat_id")
         while True:
-            if self.shared is not None:
-                await self.shared(endpoint, data.get("chat_id"))
+            if chat_id is not None:
+                await self.schedule.turn(endpoint, chat_id)
             try:
                 result = await super().process_request(
                     callback, args, kwargs, endpoint, data, rate_limit_args
