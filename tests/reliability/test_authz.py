@@ -16,10 +16,10 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from .botapi import free_port
-from .botkit import BOT, KEY, Bot, answers, bot_session, button, private_user, text_of
-from .botkit import submission_id as sid_of
-from .harness import webhook_env
+from tests.e2e.botapi import free_port
+from tests.e2e.botkit import BOT, KEY, Bot, answers, bot_session, button, private_user, text_of
+from tests.e2e.botkit import submission_id as sid_of
+from tests.e2e.harness import webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
