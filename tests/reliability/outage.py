@@ -46,14 +46,16 @@ async def run_outage(
     kill_at: float,
     down_for: float,
     rate: float | None,
+    env: dict[str, str] | None = None,
     timeout: float = 120.0,  # noqa: ASYNC109
 ) -> OutageOutcome:
     """Run a burst; when ``kill_at`` of the submissions are answered, SIGKILL the
     cluster, start it again ``down_for`` seconds later. Returns once every submission
     and press is answered (or ``timeout`` passed, with a note), after a restart of the
-    bot (which must not answer anything again)."""
+    bot (which must not answer anything again). ``env``: more of the bot's settings
+    (``harness.webhook_env`` for webhook mode)."""
     burst = Burst(api, users=users, submissions=submissions, presses=presses)
-    env = {"BENCHBOARD_DB": cluster.url}
+    env = {**(env or {}), "BENCHBOARD_DB": cluster.url}
     start = time.monotonic()
     notes: list[str] = []
     async with running_bot(api, tmp, key=KEY, env=env):

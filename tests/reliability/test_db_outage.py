@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.botapi import FakeBotAPI
+import pytest
+
+from tests.e2e.botapi import FakeBotAPI, free_port
+from tests.e2e.harness import webhook_env
 from tests.reliability.outage import run_outage
 from tests.reliability.pgcluster import pg_cluster
 
 
-async def test_postgres_killed_for_8_s_mid_burst_loses_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
+async def test_postgres_killed_for_8_s_mid_burst_loses_nothing(tmp_path: Path, mode: str) -> None:
+    env = webhook_env(free_port(), "outage") if mode == "webhook" else None
     async with pg_cluster() as cluster, FakeBotAPI() as api:
         run = await run_outage(
             api,
@@ -26,10 +31,11 @@ async def test_postgres_killed_for_8_s_mid_burst_loses_nothing(tmp_path: Path) -
             kill_at=0.3,
             down_for=8.0,
             rate=None,
+            env=env,
             timeout=90.0,
         )
     out = run.burst
-    line = out.line("postgres down 8 s") + (
+    line = out.line(f"postgres down 8 s, {mode}") + (
         f"  unfinished after {run.unfinished_after}  resent after restart "
         f"{run.resent_after_restart}  {out.notes}"
     )
