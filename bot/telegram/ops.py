@@ -168,11 +168,11 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
             await self._logged(update)
             return
         # a user waiting on a database that fails gets a note (a press its answer)
-        unwatch = intake.db_wait.watch(update)
+        intake.db_wait.started(update)
         try:
             await self._logged(update)
         finally:
-            unwatch()
+            intake.db_wait.finished(update.update_id)
         later = _take(self.bot_data, _TRANSIENT, update.update_id)
         waiting = _take(self.bot_data, _WAITING, update.update_id)
         await intake.handled(update, transient=later, database=waiting)

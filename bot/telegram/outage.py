@@ -13,7 +13,7 @@ What the user sees:
   such, and the admins are told, at most once an hour), never "nothing was saved": what
   failed may have been a step after a write that was committed;
 - a pressed button is always answered: with the note when the handler fails, or when it
-  still waits for the database a few seconds after the press (:meth:`watch`), or when
+  still waits for the database a few seconds after the press (:meth:`started`), or when
   the press cannot even be admitted (:meth:`tell_unadmitted`). The handler's own answer,
   later, is then "too old", which the sender takes for done.
 """
@@ -47,8 +47,10 @@ MAX_PAUSE = 5.0
 FULL_PAUSE = 10.0
 #: Seconds a probe may take before it counts as not answered.
 PROBE_TIMEOUT = 5.0
-#: Seconds an update may wait for a failing database before its user gets the note.
+#: Seconds an update may wait for a failing database before its user gets the note,
+#: and between the looks at the updates being handled while it fails.
 PATIENCE = 3.0
+SWEEP_EVERY = 0.5
 #: Tries of one update after the database answered a probe, before it is left to the
 #: next start (it stays unfinished in the intake).
 MAX_TRIES = 30
@@ -61,6 +63,13 @@ TOLD_MAX = 20_000
 def is_unavailable(error: BaseException | None) -> bool:
     """The store could not do the work now (``StoreUnavailable``: down, locked, full)."""
     return isinstance(error, StoreUnavailable)
+
+
+def _told_key(update: Update) -> tuple[str, object]:
+    """What the note is about: a press (its query: the same press in another update is
+    answered once), else the update."""
+    query = update.callback_query
+    return ("u", update.update_id) if query is None else ("q", query.id)
 
 
 def _lang(update: Update) -> str:
@@ -84,6 +93,9 @@ class DatabaseWait:
         self._tries: dict[int, int] = {}
         self._told: Lru[object, None] = Lru(TOLD_MAX)
         self._prober: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        #: the updates being handled, and since when (loop time)
+        self._handling: dict[int, tuple[float, Update]] = {}
         self._admins_told_at: float | None = None
 
     # --- the updates ----------------------------------------------------------------
@@ -117,6 +129,8 @@ class DatabaseWait:
             self.full = isinstance(error, DiskFull)
         if self._prober is None or self._prober.done():
             self._prober = self.services.spawn(self._recover())
+        if self._sweeper is None or self._sweeper.done():
+            self._sweeper = self.services.spawn(self._sweep())
 
     async def _recover(self) -> None:
         pause = FIRST_PAUSE
@@ -150,7 +164,7 @@ class DatabaseWait:
         if error is not None:
             self.failed(error)
         query = update.callback_query
-        told = ("u", update.update_id) if query is None else ("q", query.id)
+        told = _told_key(update)
         if told in self._told:
             return
         self._told[told] = None
@@ -169,17 +183,24 @@ class DatabaseWait:
         if self.full:
             await self._tell_admins()
 
-    def watch(self, update: Update) -> Callable[[], None]:
-        """While ``update`` is handled: if the database is failing and it is still not
-        done after :data:`PATIENCE` seconds, its user gets the note. Returns what stops
-        the watch."""
+    def started(self, update: Update) -> None:
+        """``update`` is being handled: if the database fails and it is still not done
+        :data:`PATIENCE` seconds after it started, its user gets the note."""
+        self._handling[update.update_id] = (asyncio.get_running_loop().time(), update)
+
+    def finished(self, update_id: int) -> None:
+        self._handling.pop(update_id, None)
+
+    async def _sweep(self) -> None:
+        """While the database fails: the note for each update handled for longer than
+        :data:`PATIENCE` seconds (a handler waiting for a connection)."""
         loop = asyncio.get_running_loop()
-
-        def check() -> None:
-            if self.out:
-                self.services.spawn(self.tell(update))
-
-        return loop.call_later(PATIENCE, check).cancel
+        while self.out:
+            await asyncio.sleep(SWEEP_EVERY)
+            due = loop.time() - PATIENCE
+            for since, update in list(self._handling.values()):
+                if since <= due and _told_key(update) not in self._told:
+                    self.services.spawn(self.tell(update))
 
     def tell_unadmitted(self, batch: Iterable[Any], parse: Callable[[Any], Update | None]) -> None:
         """A batch the database could not admit (Telegram keeps it and it comes again):
