@@ -9,12 +9,16 @@ answered twice.
 Marking done is group-committed: the ids finished within :data:`FINISH_GATHER` seconds
 of the first go together in one ``UPDATE`` (one commit for a few dozen updates under
 load, not one for every few). An update finished but not yet marked when the process
-dies is handled again after the restart, like one still being handled.
+dies is handled again after the restart, like one still being handled. A commit that
+fails because the database does not answer is tried again (with backoff) with the ids
+finished meanwhile, until it lands: the marks of updates answered during an outage are
+not lost, so a restart does not answer them again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -22,6 +26,9 @@ from pathlib import Path
 
 from .base import Clock, StoreBase
 from .db import Database
+from .errors import StoreUnavailable
+
+log = logging.getLogger("benchboard.storage")
 
 #: Ids per statement (well under SQLite's limit on bound values).
 _CHUNK = 500
@@ -30,6 +37,10 @@ FINISH_GATHER = 0.02
 #: Updates per INSERT of :meth:`IntakeStore.admit` (three values each, under the 999 bound
 #: values an older SQLite allows).
 _ADMIT_CHUNK = 300
+#: Seconds before a finish-mark commit that failed is tried again, doubled up to
+#: :data:`FINISH_RETRY_MAX` while the database does not answer.
+FINISH_RETRY_FIRST = 0.5
+FINISH_RETRY_MAX = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,20 +106,43 @@ class IntakeStore(StoreBase):
         await asyncio.shield(self.finish_soon(update_id))
 
     async def _commit_finished(self) -> None:
+        pause = FINISH_RETRY_FIRST
         while self._finished:
             if not self._settling.is_set():
                 with suppress(TimeoutError):
                     await asyncio.wait_for(self._settling.wait(), FINISH_GATHER)
             batch, self._finished = self._finished, []
-            now = self._now_ms()
-            chunks = [batch[i : i + _CHUNK] for i in range(0, len(batch), _CHUNK)]
-            async with self._writing(len(chunks)) as s:
-                for chunk in chunks:
-                    await s.execute(
-                        f"UPDATE intake SET done_at = ? WHERE update_id IN "
-                        f"({', '.join('?' * len(chunk))}) AND done_at IS NULL",
-                        (now, *chunk),
+            try:
+                await self._mark_done(batch)
+            except StoreUnavailable as exc:
+                if self._settling.is_set():
+                    # closing: left unfinished, handled again (answered twice) after the start
+                    log.warning(
+                        "done-marks not committed before closing",
+                        extra={"count": len(batch), "error": str(exc)},
                     )
+                    return
+                self._finished[:0] = batch  # kept, with the ids finishing meanwhile
+                log.warning(
+                    "done-marks not committed; trying again",
+                    extra={"count": len(self._finished), "error": str(exc)},
+                )
+                with suppress(TimeoutError):
+                    await asyncio.wait_for(self._settling.wait(), pause)
+                pause = min(pause * 2, FINISH_RETRY_MAX)
+                continue
+            pause = FINISH_RETRY_FIRST
+
+    async def _mark_done(self, batch: list[int]) -> None:
+        now = self._now_ms()
+        chunks = [batch[i : i + _CHUNK] for i in range(0, len(batch), _CHUNK)]
+        async with self._writing(len(chunks)) as s:
+            for chunk in chunks:
+                await s.execute(
+                    f"UPDATE intake SET done_at = ? WHERE update_id IN "
+                    f"({', '.join('?' * len(chunk))}) AND done_at IS NULL",
+                    (now, *chunk),
+                )
 
     async def prune_intake(self, *, older_than_ms: int) -> int:
         """Forget handled updates received more than ``older_than_ms`` ago (Telegram keeps

@@ -11,13 +11,14 @@ they bring becomes current even when it is an older version again.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 from collections.abc import Callable
 
 from scoring import Benchmark, ScoringError, parse_mode, registry
-from storage import KeyVersion
+from storage import KeyVersion, StoreUnavailable
 
 from . import datafiles, shipped
 from .services import LoadedKey, Services
@@ -59,9 +60,24 @@ def _follow(services: Services) -> Callable[[str], None]:
 
     def heard(topic: str) -> None:
         if topic in ("keys", ""):
-            services.spawn(reload_keys(services))
+            services.spawn(_reload_when_answered(services))
 
     return heard
+
+
+async def _reload_when_answered(services: Services, attempts: int = 8) -> None:
+    """:func:`reload_keys`, again with backoff while the database does not answer (a
+    listener that lost its connection hears ``""`` as soon as it has one again, when
+    the pool's may still be broken)."""
+    for attempt in range(attempts):
+        try:
+            await reload_keys(services)
+            return
+        except StoreUnavailable as exc:
+            if attempt == attempts - 1:
+                log.warning("the keys were not read again: %s", exc)
+                return
+            await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
 def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:

@@ -43,7 +43,7 @@ from . import inline_handlers as ih
 from . import intake as intake_
 from . import keyboards as kb
 from . import natory_handlers as nh
-from . import ops, web
+from . import ops, outage, web
 from . import share_handlers as sh
 from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
@@ -297,6 +297,19 @@ async def on_error(update: object, context: BotContext) -> None:
             update.update_id if isinstance(update, Update) else None,
             context.error,
         )
+        return
+    if outage.is_unavailable(context.error):
+        # The database did not answer (down, locked, full): the update stays unfinished
+        # and is handled again once it does; its user gets one note, a press its answer.
+        ops.mark_waiting(context, update)
+        log.warning(
+            "update %s waits for the database: %s",
+            update.update_id if isinstance(update, Update) else None,
+            context.error,
+        )
+        intake = context.bot_data.get(intake_.INTAKE)
+        if isinstance(intake, intake_.Intake) and isinstance(update, Update):
+            await intake.db_wait.tell(update, context.error)
         return
     ops.mark_failed(context, update)  # the update's log line says "error"
     await h.on_error(update, context)

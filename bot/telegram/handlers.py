@@ -32,7 +32,7 @@ from scoring import Benchmark, Result, ScoringError, registry
 
 from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
-from ..core.errors import DailyLimit, NotFound, StoreUnavailable, UserError
+from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
@@ -591,9 +591,7 @@ async def on_error(update: object, context: BotContext) -> None:
     lang = pick_language(
         None, update.effective_user.language_code if update.effective_user else None
     )
-    key = N_("store_busy") if isinstance(error, StoreUnavailable) else N_("internal_error")
-    if isinstance(error, NotFound):
-        key = N_("gone")
+    key = N_("gone") if isinstance(error, NotFound) else N_("internal_error")
     try:
         text = t(lang, key)
         if isinstance(error, ScoringError):

@@ -36,6 +36,7 @@ from telegram.warnings import PTBUserWarning
 from ..core import intake as core
 from ..core.services import Services
 from .context import BotApp
+from .outage import DatabaseWait, is_unavailable
 
 log = logging.getLogger("benchboard.intake")
 
@@ -68,6 +69,8 @@ class Intake:
         self._tries: dict[int, int] = {}
         self._admits: list[tuple[dict[str, Any], asyncio.Future[bool]]] = []
         self._admitter: asyncio.Task[None] | None = None
+        #: updates whose handling failed because the database did not answer
+        self.db_wait = DatabaseWait(app, services)
 
     # --- arrival ---------------------------------------------------------------------
 
@@ -157,10 +160,16 @@ class Intake:
 
     # --- completion ------------------------------------------------------------------
 
-    async def handled(self, update: Update, *, transient: bool) -> None:
+    async def handled(self, update: Update, *, transient: bool, database: bool = False) -> None:
         """The handlers are done with ``update``: mark it done, or, when a reply failed
-        for a transient fault, keep it to be handled again."""
+        for a transient fault, keep it to be handled again; when the database did not
+        answer (``database``), keep it until it does (``outage.DatabaseWait``)."""
         update_id = update.update_id
+        if database:
+            # not marked done either way: given up here, the next start handles it
+            self.db_wait.keep(update)
+            return
+        self.db_wait.done(update_id)
         if transient:
             tries = self._tries.get(update_id, 0) + 1
             if tries <= self.max_retries:
@@ -278,9 +287,13 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
                 continue
             try:
                 admitted = await intake.admit(batch)
-            except Exception:
+            except Exception as exc:
                 # not admitted, so not confirmed: the same batch comes again
                 log.exception("admitting updates failed; fetching them again")
+                if is_unavailable(exc):
+                    # its users are told now (once), its presses answered
+                    intake.db_wait.failed(exc)
+                    intake.db_wait.tell_unadmitted(batch, intake.parse)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
                 continue

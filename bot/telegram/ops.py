@@ -25,6 +25,7 @@ log = logging.getLogger("benchboard.updates")
 _log = logging.getLogger("benchboard")
 _FAILED = "failed_updates"
 _TRANSIENT = "transient_updates"
+_WAITING = "waiting_updates"
 #: Update ids remembered as failed (or to be tried again). An id is forgotten when its
 #: update's handling ends; one whose error was reported after that (a handler that does
 #: not block) would stay: the oldest go first beyond this many.
@@ -148,6 +149,13 @@ def mark_transient(context: BotContext, update: object) -> None:
         _marked(context.bot_data, _TRANSIENT)[update.update_id] = None
 
 
+def mark_waiting(context: BotContext, update: object) -> None:
+    """The update's handling failed because the database did not answer: handle it
+    again once it does."""
+    if isinstance(update, Update):
+        _marked(context.bot_data, _WAITING)[update.update_id] = None
+
+
 class LoggingApplication(Application):  # type: ignore[type-arg]
     """Logs one structured line per update: id, chat type, command, duration, outcome;
     then marks the update done in the durable intake (or keeps it for another try when
@@ -155,11 +163,19 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
     process stopping) stays unfinished and is handled after the restart."""
 
     async def process_update(self, update: object) -> None:
-        await self._logged(update)
         intake = self.bot_data.get(INTAKE)
-        if isinstance(update, Update) and isinstance(intake, Intake):
-            later = _take(self.bot_data, _TRANSIENT, update.update_id)
-            await intake.handled(update, transient=later)
+        if not isinstance(update, Update) or not isinstance(intake, Intake):
+            await self._logged(update)
+            return
+        # a user waiting on a database that fails gets a note (a press its answer)
+        intake.db_wait.started(update)
+        try:
+            await self._logged(update)
+        finally:
+            intake.db_wait.finished(update.update_id)
+        later = _take(self.bot_data, _TRANSIENT, update.update_id)
+        waiting = _take(self.bot_data, _WAITING, update.update_id)
+        await intake.handled(update, transient=later, database=waiting)
 
     async def _logged(self, update: object) -> None:
         start = time.perf_counter()
@@ -169,7 +185,10 @@ class LoggingApplication(Application):  # type: ignore[type-arg]
             if isinstance(update, Update):
                 failed = _take(self.bot_data, _FAILED, update.update_id)
                 later = update.update_id in _marked(self.bot_data, _TRANSIENT)
-                outcome = "retry" if later else "error" if failed else "ok"
+                waiting = update.update_id in _marked(self.bot_data, _WAITING)
+                outcome = (
+                    "wait-db" if waiting else "retry" if later else "error" if failed else "ok"
+                )
                 if log.isEnabledFor(logging.INFO):
                     chat_type, command = describe(update)
                     extra = {

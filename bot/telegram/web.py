@@ -22,6 +22,7 @@ from telegram import Update
 from tornado.httpserver import HTTPServer
 
 from ..core import health
+from ..core.errors import StoreUnavailable
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
 from .context import SERVICES, BotApp
@@ -52,7 +53,16 @@ class _UpdateHandler(tornado.web.RequestHandler):
         except ValueError:
             data = None
         # kept (committed) before the 200 that tells Telegram it arrived
-        self.set_status(200 if await intake.receive_one(data) else 400)
+        try:
+            kept = await intake.receive_one(data)
+        except StoreUnavailable as exc:
+            # not kept: Telegram delivers it again; its user is told now, a press answered
+            log.warning("webhook update not admitted: %s; Telegram will deliver it again", exc)
+            intake.db_wait.failed(exc)
+            intake.db_wait.tell_unadmitted([data], intake.parse)
+            self.set_status(503)
+            return
+        self.set_status(200 if kept else 400)
 
     def check_xsrf_cookie(self) -> None:  # Telegram does not send cookies
         return

@@ -12,6 +12,7 @@ import asyncio
 import random
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,10 @@ from tests.e2e.harness import running_bot
 
 SCORE = "Final Score"
 WENT_WRONG = "Something went wrong"
+#: The old answer to a database outage (untrue when the submission was stored).
+NOTHING_SAVED = "nothing was saved"
+#: The note a user gets when their update waits for the database.
+SLOW = "taking longer than usual"
 
 
 @dataclass
@@ -39,6 +44,9 @@ class Outcome:
     published: int = 0  # submissions published (each press's effect)
     unfinished_at_kill: int | None = None  # intake entries not done when the bot died
     faults: int = 0
+    nothing_saved: int = 0  # replies saying "nothing was saved"
+    slow_notes: int = 0  # "taking longer than usual" notes (messages and press answers)
+    slow_notes_max: int = 0  # the most of those notes about one update
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -52,17 +60,35 @@ class Outcome:
             if self.unfinished_at_kill is not None
             else ""
         )
+        outage = (
+            f"  nothing-saved {self.nothing_saved}  slow notes {self.slow_notes} "
+            f"(most per update {self.slow_notes_max})"
+            if self.slow_notes or self.nothing_saved
+            else ""
+        )
         return (
             f"{name:28s} tried {self.tried:5d}  answered {self.answered:5d}  "
             f"lost {self.lost:4d}  duplicated {self.duplicated:3d}  stored {self.stored:5d}  "
             f"went wrong {self.went_wrong}  presses {self.presses_answered}/{self.presses} "
-            f"published {self.published}  faults {self.faults}{kill}  "
+            f"published {self.published}  faults {self.faults}{kill}{outage}  "
             f"({self.seconds:.1f} s)"
         )
 
 
 def _db(data_dir: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"file:{data_dir / 'benchboard.sqlite3'}?mode=ro", uri=True)
+
+
+def _rows(data_dir: Path, db_url: str | None, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` in the bot's database: the SQLite file in ``data_dir``, or
+    the PostgreSQL database at ``db_url``."""
+    if db_url is not None:
+        import psycopg
+
+        with psycopg.connect(db_url) as conn:
+            return [tuple(r) for r in conn.execute(sql.encode()).fetchall()]
+    with _db(data_dir) as db:
+        return [tuple(r) for r in db.execute(sql).fetchall()]
 
 
 def unfinished_in(data_dir: Path) -> int:
@@ -149,18 +175,26 @@ class Burst:
             and self.presses_answered() >= self.presses
         )
 
-    def outcome(self, data_dir: Path) -> Outcome:
+    def slow_notes(self) -> Counter[object]:
+        """The "taking longer" notes, counted per update they are about: a message
+        (the one it replies to) or a press (its query id)."""
+        about: Counter[object] = Counter()
+        for chat in self.chats:
+            for m in self.api.messages_in(chat["id"]):
+                if SLOW in str(m.get("text") or ""):
+                    reply = m.get("reply_to_message") or {}
+                    about[("message", chat["id"], reply.get("message_id"))] += 1
+        for c in self.api.calls_of("answerCallbackQuery"):
+            if c["ok"] and SLOW in str(c["params"].get("text") or ""):
+                about[("press", str(c["params"].get("callback_query_id")))] += 1
+        return about
+
+    def outcome(self, data_dir: Path, db_url: str | None = None) -> Outcome:
         out = Outcome(tried=len(self.sent), presses=self.presses)
-        with _db(data_dir) as db:
-            stored = {
-                int(r[0]): (int(r[1]), int(r[2]))
-                for r in db.execute("SELECT id, chat_id, message_id FROM submissions")
-            }
-            out.published = int(
-                db.execute(
-                    "SELECT count(*) FROM submissions WHERE visibility = 'published'"
-                ).fetchone()[0]
-            )
+        rows = _rows(data_dir, db_url, "SELECT id, chat_id, message_id FROM submissions")
+        stored = {int(r[0]): (int(r[1]), int(r[2])) for r in rows}
+        published = "SELECT count(*) FROM submissions WHERE visibility = 'published'"
+        out.published = int(_rows(data_dir, db_url, published)[0][0])
         out.stored = len(stored)
         cards = self.cards()
         sent = {(m["chat"]["id"], m["message_id"]) for m in self.sent}
@@ -174,6 +208,15 @@ class Burst:
             for m in self.api.messages_in(chat["id"])
             if WENT_WRONG in str(m.get("text") or "")
         )
+        out.nothing_saved = sum(
+            1
+            for chat in self.chats
+            for m in self.api.messages_in(chat["id"])
+            if NOTHING_SAVED in str(m.get("text") or "")
+        )
+        notes = self.slow_notes()
+        out.slow_notes = sum(notes.values())
+        out.slow_notes_max = max(notes.values(), default=0)
         out.presses_answered = self.presses_answered()
         out.faults = len(self.api.fault_log)
         return out
