@@ -6,8 +6,10 @@ The object is passed down; nothing imports a settings global. The token is a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -93,6 +95,17 @@ class Settings(BaseSettings):
                 raise ValueError("must be comma-separated Telegram user ids") from None
         return value
 
+    @field_validator("db")
+    @classmethod
+    def _db_form(cls, value: str | None) -> str | None:
+        if value is not None and _KEY_VALUE_DSN.match(value) and _DSN_KEYWORD.search(value):
+            # else it would be taken for an SQLite file's name (and printed, password too)
+            raise ValueError(
+                "is a key=value connection string: give PostgreSQL as a URL, "
+                "postgresql://USER:PASSWORD@HOST:5432/DBNAME"
+            )
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -162,6 +175,24 @@ class Settings(BaseSettings):
     def backups_path(self) -> Path:
         return self.backup_dir if self.backup_dir is not None else self.data_dir / "backups"
 
+    def secret_values(self) -> list[str]:
+        """What no output may show: the token, the webhook secret, the database's
+        password (as written and percent-decoded)."""
+        found = [
+            secret.get_secret_value()
+            for secret in (self.token, self.webhook_secret)
+            if secret is not None and secret.get_secret_value()
+        ]
+        found += url_passwords(self.db or "")
+        return sorted({v for v in found if len(v) >= MIN_SECRET}, key=len, reverse=True)
+
+    def redact(self, text: str) -> str:
+        """``text`` (an error's message) without any of :meth:`secret_values` or a
+        password in the form of a URL or a connection string."""
+        for secret in self.secret_values():
+            text = text.replace(secret, "***")
+        return redact_passwords(text)
+
     def require_token(self) -> str:
         if self.token is None or not self.token.get_secret_value().strip():
             raise SettingsError(
@@ -171,13 +202,56 @@ class Settings(BaseSettings):
         return self.token.get_secret_value().strip()
 
 
+#: A secret shorter than this is redacted only where its form shows it (``:...@``,
+#: ``password=``), not wherever its letters occur.
+MIN_SECRET = 4
+#: ``host=db dbname=bench password=...``: libpq's key=value form.
+_KEY_VALUE_DSN = re.compile(r"\s*[A-Za-z_]+\s*=")
+_DSN_KEYWORD = re.compile(r"(?i)\b(?:host|hostaddr|dbname|user|password|port|service)\s*=")
+#: ``password=`` in a URL's query string (``?password=...&...``).
+_QUERY_PASSWORD = re.compile(r"(?i)([?&](?:ssl)?password=)[^&#\s]*")
+#: ``password=...`` in a key=value string: a quoted value (with ``\'`` escapes) or a word.
+_KV_PASSWORD = re.compile(r"(?i)(\b(?:ssl)?password\s*=\s*)(?:'(?:[^'\\]|\\.)*'?|[^\s&]*)")
+#: ``scheme://user:password@`` (the last ``@`` before the path or query ends it).
+#: (A scheme starts where a run of scheme characters starts: linear on any text.)
+_URL_AUTH = re.compile(r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^:/?#@\s]*:)[^/?#\s]*@")
+
+
+def redact_passwords(text: str) -> str:
+    """``text`` with every password in it replaced by ``***``: a URL's ``user:pass@``, a
+    ``?password=`` parameter, a key=value ``password=...`` (quoted or not)."""
+    if "@" in text:
+        text = _URL_AUTH.sub(r"\1***@", text)
+    if "assword" in text.lower():
+        text = _QUERY_PASSWORD.sub(r"\1***", text)
+        text = _KV_PASSWORD.sub(r"\1***", text)
+    return text
+
+
 def redact_url(url: str) -> str:
-    """A database URL with its password (if any) replaced by ``***``."""
-    scheme, sep, rest = url.partition("://")
-    auth, at, host = rest.rpartition("@")
-    if not at or ":" not in auth:
-        return url
-    return f"{scheme}{sep}{auth.split(':', 1)[0]}:***@{host}"
+    """A database URL (or connection string) with its password, in whatever form it is
+    given, replaced by ``***``."""
+    return redact_passwords(url)
+
+
+def url_passwords(url: str) -> list[str]:
+    """The passwords a database URL or connection string carries (as written and
+    percent-decoded), for redacting them wherever they show."""
+    found: list[str] = []
+    if "://" in url:
+        head = url.split("?", 1)[0].split("#", 1)[0]
+        auth = head.split("://", 1)[1].rpartition("@")[0]
+        if ":" in auth:
+            found.append(auth.split(":", 1)[1])
+        query = url.partition("?")[2].partition("#")[0]
+        for part in query.split("&"):
+            name, _, value = part.partition("=")
+            if name.lower() in ("password", "sslpassword"):
+                found.append(value)
+    for match in _KV_PASSWORD.finditer(url):
+        found.append(match.group(0)[len(match.group(1)) :].strip("'"))
+    found += [unquote(value) for value in found]
+    return [value for value in found if value]
 
 
 def load_settings(**overrides: Any) -> Settings:

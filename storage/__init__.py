@@ -119,6 +119,7 @@ bot maps what people type onto them before calling the store. Times are UTC
 """
 
 from .errors import (
+    DatabaseCorrupt,
     DatabaseLocked,
     DiskFull,
     InvalidData,
@@ -150,7 +151,7 @@ from .models import (
 )
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
-from .values import MAX_MODEL_NAME
+from .values import MAX_MODEL_NAME, without_bidi
 from .values import pack as pack_raw
 
 __all__ = [
@@ -161,6 +162,7 @@ __all__ = [
     "Board",
     "BoardRow",
     "Chat",
+    "DatabaseCorrupt",
     "DatabaseLocked",
     "DiskFull",
     "IntakeEntry",
@@ -188,4 +190,5 @@ __all__ = [
     "Visibility",
     "normalise_model",
     "pack_raw",
+    "without_bidi",
 ]

@@ -12,6 +12,7 @@ from contextlib import closing, suppress
 from pathlib import Path
 
 from .base import StoreBase
+from .db import create_private
 from .errors import InvalidData, StoreUnavailable, translate
 from .migrations import LATEST
 
@@ -56,6 +57,7 @@ def _backup(source: Path, target: Path) -> None:
     with suppress(FileNotFoundError):
         partial.unlink()
     try:
+        create_private(partial)  # VACUUM INTO fills an empty file, keeping its mode
         con = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
         try:
             con.execute("PRAGMA busy_timeout = 5000")
@@ -109,7 +111,9 @@ def restore(backup: str | os.PathLike[str], target: str | os.PathLike[str]) -> i
     destination = Path(target)
     destination.parent.mkdir(parents=True, exist_ok=True)
     partial = destination.with_name(destination.name + ".restoring")
-    shutil.copyfile(backup, partial)
+    partial.unlink(missing_ok=True)
+    create_private(partial)
+    shutil.copyfile(backup, partial)  # into the file made above: its mode stays
     for suffix in ("-wal", "-shm"):
         Path(str(destination) + suffix).unlink(missing_ok=True)
     os.replace(partial, destination)

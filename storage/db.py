@@ -45,10 +45,49 @@ import aiosqlite
 
 from . import migrations
 from .dialect import SQLITE, Dialect
-from .errors import InvalidData, StoreUnavailable, translate
+from .errors import DatabaseCorrupt, InvalidData, StoreUnavailable, translate
 
 Row = Sequence[Any]
 T = TypeVar("T")
+
+#: The mode of the files the store creates: the database (SQLite gives its ``-wal`` and
+#: ``-shm`` files the database's own mode) and the backups. Its owner's only: they hold
+#: everyone's submissions and user ids.
+FILE_MODE = 0o600
+#: Up to this size the open runs ``PRAGMA integrity_check`` (every index against its
+#: table too); a larger file gets ``quick_check`` (every page and record, in one pass).
+FULL_CHECK_BYTES = 64 << 20
+
+
+def create_private(path: Path) -> None:
+    """Create ``path`` empty with :data:`FILE_MODE`, unless it exists (its mode is then
+    the operator's)."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
+async def _check_integrity(conn: aiosqlite.Connection, target: Path) -> None:
+    """Refuse a damaged file before anything is written into it (a damaged page in the
+    middle is not noticed until a statement reads it, and writes around it go on)."""
+    try:
+        async with conn.execute(
+            "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()"
+        ) as cur:
+            row = await cur.fetchone()
+        size = int(row[0]) if row else 0
+        pragma = "integrity_check" if size <= FULL_CHECK_BYTES else "quick_check"
+        async with conn.execute(f"PRAGMA {pragma}(3)") as cur:
+            found = [str(row[0]) for row in await cur.fetchall()]
+    except sqlite3.DatabaseError as exc:
+        if not isinstance(translate(exc), DatabaseCorrupt):
+            raise  # locked, an I/O error: not the file's fault
+        pragma, found = "read", [str(exc)]
+    if found != ["ok"]:
+        said = " ".join("; ".join(found).split())[:300]  # one line
+        raise DatabaseCorrupt(f"{target} is damaged ({pragma}: {said})")
 
 
 class Rows(Protocol):
@@ -287,8 +326,11 @@ class Database:
         synchronous: Literal["NORMAL", "FULL"] = "FULL",
         mmap_mb: int = 2048,
         per_statement: bool | None = None,
+        check: bool = True,
     ) -> Database:
-        """Create the parent folder, connect, set the pragmas and migrate.
+        """Create the parent folder (and the file, :data:`FILE_MODE`), connect, check the
+        file is intact (``check``: :class:`DatabaseCorrupt` when not), set the pragmas
+        and migrate.
 
         ``synchronous="FULL"`` makes every commit durable across power loss; ``"NORMAL"``
         is faster and still safe against crashes of the process. ``mmap_mb`` maps up to
@@ -301,15 +343,18 @@ class Database:
         target = Path(path)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
+            create_private(target)
             conn = await aiosqlite.connect(target, isolation_level=None)
         except sqlite3.Error as exc:
             raise translate(exc) from exc
         try:
+            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+            if check:
+                await _check_integrity(conn, target)
             async with conn.execute("PRAGMA journal_mode = WAL") as cur:
                 row = await cur.fetchone()
             if row is None or str(row[0]).lower() != "wal":
                 raise StoreUnavailable(f"could not switch {target} to WAL journal mode")
-            await conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
             await conn.execute(f"PRAGMA synchronous = {synchronous}")
             await conn.execute("PRAGMA foreign_keys = ON")
             await conn.execute("PRAGMA temp_store = MEMORY")

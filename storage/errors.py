@@ -12,6 +12,8 @@
   longer than the busy timeout, disk full, I/O error, closed store). Nothing was
   half-written: the transaction was rolled back. :class:`DiskFull` and
   :class:`DatabaseLocked` name the two common causes;
+- :class:`DatabaseCorrupt` – the file is damaged (found at open, by SQLite's integrity
+  check, or by a statement reading a damaged page): restore a backup;
 - :class:`SchemaError` – the file's schema is newer than this code, or a migration failed.
 """
 
@@ -72,6 +74,11 @@ class DiskFull(StoreUnavailable):
     """The disk (or the database's size limit) is full."""
 
 
+class DatabaseCorrupt(StorageError):
+    """The database file is damaged (a page that does not read back as written): the
+    store refuses it rather than keep writing into it. Not transient: restore a backup."""
+
+
 class SchemaError(StorageError):
     """The database schema is newer than this code, or a migration failed."""
 
@@ -89,6 +96,8 @@ def translate(exc: sqlite3.Error) -> StorageError:
     name = getattr(exc, "sqlite_errorname", "") or ""
     family = "_".join(name.split("_")[:2])  # SQLITE_BUSY_SNAPSHOT -> SQLITE_BUSY
     message = str(exc)
+    if family in ("SQLITE_CORRUPT", "SQLITE_NOTADB"):
+        return DatabaseCorrupt(f"the database file is damaged: {message}")
     if family in _UNAVAILABLE:
         return _UNAVAILABLE[family](f"the database is unavailable: {message}")
     if family.startswith(_UNAVAILABLE_PREFIXES):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .base import StoreBase
 from .models import Chat, User
-from .values import dt, optional_text, storable_text
+from .values import dt, name_text, optional_name, optional_text, storable_text
 
 
 class UserStore(StoreBase):
@@ -32,8 +32,8 @@ class UserStore(StoreBase):
                    RETURNING chosen_language""",
                 (
                     user_id,
-                    storable_text(first_name),
-                    optional_text(last_name),
+                    name_text(first_name),
+                    optional_name(last_name),
                     optional_text(username),
                     optional_text(language_code),
                     now,
@@ -52,7 +52,7 @@ class UserStore(StoreBase):
                    VALUES (?, ?, ?, ?, ?)
                    ON CONFLICT (id) DO UPDATE SET type = excluded.type,
                        title = excluded.title, last_seen = excluded.last_seen""",
-                (chat_id, storable_text(type), optional_text(title), now, now),
+                (chat_id, storable_text(type), optional_name(title), now, now),
             )
         self._known_chats.add(chat_id)
 

@@ -46,16 +46,38 @@ def optional_text(text: str | None) -> str | None:
     return None if text is None else storable_text(text)
 
 
+#: Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
+#: (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name they reorder what
+#: follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled backwards): a
+#: name is shown as it was typed, in the text's own direction.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without bidirectional control characters (for names)."""
+    return text if text.isascii() else _BIDI_CONTROLS.sub("", text)
+
+
+def name_text(text: str) -> str:
+    """A name (a model's, a person's, a group's) as the store keeps it."""
+    return without_bidi(storable_text(text))
+
+
+def optional_name(text: str | None) -> str | None:
+    return None if text is None else name_text(text)
+
+
 def normalise_model(model: str) -> str:
-    """The grouping form of a model name: whitespace collapsed, case folded."""
-    return " ".join(model.split()).casefold()
+    """The grouping form of a model name: whitespace collapsed, bidi controls dropped,
+    case folded."""
+    return " ".join(without_bidi(model).split()).casefold()
 
 
 def clean_model(model: str | None) -> tuple[str | None, str | None]:
     """A model name as shown (whitespace collapsed) and its grouping form."""
     if model is None:
         return None, None
-    shown = " ".join(storable_text(model).split())
+    shown = " ".join(name_text(model).split())
     if not shown:
         raise InvalidData("the model name is empty")
     if len(shown) > MAX_MODEL_NAME:

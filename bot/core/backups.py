@@ -26,6 +26,24 @@ def rotate(folder: Path, keep: int) -> list[Path]:
     return doomed
 
 
+def latest(folder: Path) -> Path | None:
+    """The newest snapshot in ``folder``, or None."""
+    found = sorted(folder.glob(f"{BACKUP_PREFIX}*.sqlite3")) if folder.is_dir() else []
+    return found[-1] if found else None
+
+
+def restore_advice(folder: Path) -> str:
+    """What to do about a damaged database: restore the newest snapshot (named), or, with
+    none, where snapshots would be."""
+    newest = latest(folder)
+    if newest is None:
+        return (
+            f"no backup in {folder}: restore one with `benchboard db restore FILE`, "
+            "or move the damaged file away to start empty"
+        )
+    return f"restore the latest backup with `benchboard db restore {newest}`"
+
+
 async def backup_now(services: Services, now: datetime | None = None) -> Path:
     """A snapshot in the backups folder; the oldest beyond ``backup_keep`` go."""
     folder = services.settings.backups_path

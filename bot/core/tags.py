@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
 from scoring.text import normalise_newlines
-from storage import MAX_MODEL_NAME
+from storage import MAX_MODEL_NAME, without_bidi
 
 _NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
 _HASHTAG = re.compile(r"#[^\s#]+")
@@ -174,8 +174,9 @@ def looks_like_answers(words: str) -> bool:
 
 
 def clean_model(name: str) -> str:
-    """A model name as typed, with whitespace folded and length capped."""
-    return " ".join(name.split())[:MAX_MODEL_NAME]
+    """A model name as typed, with whitespace folded, bidi controls dropped (they could
+    make it read as another) and length capped."""
+    return " ".join(without_bidi(name).split())[:MAX_MODEL_NAME]
 
 
 def read_args(command_args: str, found: dict[str, object]) -> None:

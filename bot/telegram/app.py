@@ -28,9 +28,9 @@ from telegram.ext import (
     filters,
 )
 
-from storage import StorageError
+from storage import DatabaseCorrupt, StorageError
 
-from ..core import boards, keys
+from ..core import backups, boards, keys
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
 from ..render.i18n import LANGUAGES, command_menu
@@ -84,8 +84,12 @@ async def post_init(app: BotApp) -> None:
 async def _open_services(app: BotApp, settings: Settings) -> None:
     try:
         services = await Services.open(settings, worker=True)
+    except DatabaseCorrupt as exc:  # nothing is written into it: say how to get back
+        advice = backups.restore_advice(settings.backups_path)
+        raise StartupError(f"refusing to start: {exc}; {advice}") from None
     except (OSError, StorageError) as exc:
-        raise StartupError(f"cannot open the database {settings.db_label}: {exc}") from None
+        reason = settings.redact(str(exc))
+        raise StartupError(f"cannot open the database {settings.db_label}: {reason}") from None
     services.bot_username = app.bot.username or ""
     app.bot_data[SERVICES] = services
     if services.store.shared:  # other instances on the database: share what they cache

@@ -167,6 +167,21 @@ async def _top_item(
     )
 
 
+#: The largest offset an inline query is paged to (far past what anyone publishes).
+MAX_INLINE_OFFSET = 1_000_000
+
+
+def inline_offset(text: str) -> int | None:
+    """The offset of an inline query's ``next_offset``: 0 for none or anything that is not
+    ASCII digits (``²`` passes ``isdigit()``), None past :data:`MAX_INLINE_OFFSET` (the
+    database cannot take 25 digits; nothing is there anyway)."""
+    if not (text.isascii() and text.isdigit()):
+        return 0
+    if len(text) > len(str(MAX_INLINE_OFFSET)) or int(text) > MAX_INLINE_OFFSET:
+        return None
+    return int(text)
+
+
 async def on_inline_query(update: Update, context: BotContext) -> None:
     query = update.inline_query
     if query is None:
@@ -182,8 +197,13 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
         item = await _top_item(context, lang, theme, words[1:], user.id)
         results = [item] if item is not None else []
     else:
-        offset = int(query.offset) if query.offset.isdigit() else 0
-        found = await sharing.inline_results(services, user.id, query.query, offset=offset)
+        offset = inline_offset(query.offset)
+        found = (
+            await sharing.inline_results(services, user.id, query.query, offset=offset)
+            if offset is not None
+            else []  # past any page we hand out: the end of the list
+        )
+        offset = offset or 0
         budget = _Budget()
         for sub in found:
             results.append(await _result_item(context, lang, theme, sub, budget))

@@ -7,6 +7,7 @@ import gc
 import json
 import logging
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from datetime import time as dtime
 from typing import Any
@@ -17,7 +18,7 @@ from telegram.ext import Application, JobQueue
 from ..core import backups, boards
 from ..core.bounded import Lru
 from ..core.services import Services
-from ..settings import Settings
+from ..settings import Settings, redact_passwords
 from .context import SERVICES, BotContext
 from .intake import INTAKE, Intake
 
@@ -66,22 +67,41 @@ class JsonFormatter(logging.Formatter):
             "msg": record.getMessage(),
         }
         data.update({k: v for k, v in record.__dict__.items() if k not in self._STANDARD})
-        if record.exc_info:
+        if record.exc_text:  # formatted (and redacted) by RedactToken
+            data["exc"] = record.exc_text
+        elif record.exc_info:
             data["exc"] = self.formatException(record.exc_info)
         return self._ENCODER.encode(data)
 
 
 class RedactToken(logging.Filter):
-    """Defence in depth: the token never reaches a log line, whatever logged it."""
+    """Defence in depth: the token never reaches a log line, whatever logged it; nor do
+    the ``others`` (the webhook secret, the database's password: ``***``), nor a
+    password in the form of a URL or connection string (psycopg's errors may echo one),
+    in the message or in a traceback."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, others: Sequence[str] = ()) -> None:
         super().__init__()
         self.token = token
+        self.others = [o for o in others if o and o != token]
+
+    def _clean(self, text: str) -> str:
+        if self.token:
+            text = text.replace(self.token, "<token>")
+        for other in self.others:
+            text = text.replace(other, "***")
+        return redact_passwords(text)
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if self.token and self.token in record.getMessage():
-            record.msg = record.getMessage().replace(self.token, "<token>")
+        message = record.getMessage()
+        cleaned = self._clean(message)
+        if cleaned != message:
+            record.msg = cleaned
             record.args = None
+        if record.exc_info and record.exc_text is None:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = self._clean(record.exc_text)
         return True
 
 
@@ -89,7 +109,7 @@ def configure_logging(settings: Settings) -> None:
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter())
     token = settings.token.get_secret_value() if settings.token else ""
-    handler.addFilter(RedactToken(token))
+    handler.addFilter(RedactToken(token, settings.secret_values()))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(settings.log_level)

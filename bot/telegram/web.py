@@ -17,6 +17,7 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit
 
+import tornado.http1connection
 import tornado.web
 from telegram import Update
 from tornado.httpserver import HTTPServer
@@ -30,26 +31,69 @@ from .intake import intake_of
 
 log = logging.getLogger("benchboard")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-MAX_BODY = 1 << 20
+#: The largest update body taken (Telegram's are a few KB: a message's text is at most
+#: 4,096 characters); a larger one is answered 413 without being kept.
+MAX_UPDATE = 256 * 1024
 
 
+@tornado.web.stream_request_body
 class _UpdateHandler(tornado.web.RequestHandler):
+    """Telegram's POSTs. The secret header is checked in :meth:`prepare`, once the
+    headers are in and before any of the body is read: a request without it is answered
+    403 and its connection closed, so a stranger's body never reaches memory. An
+    authenticated body is read up to :data:`MAX_UPDATE`."""
+
     def initialize(self, app: BotApp, secret: str) -> None:
         self.app = app
         self.secret = secret
+        self._body = bytearray()
+        self._too_large = False
 
-    async def post(self) -> None:
+    def prepare(self) -> None:
         given = self.request.headers.get(SECRET_HEADER, "")
         if not hmac.compare_digest(given.encode(), self.secret.encode()):
             log.warning("webhook request refused: wrong or missing secret token")
-            self.set_status(403)
+            self._refuse(403)
+            return
+        if self.request.method != "POST":
+            self.set_header("Allow", "POST")
+            self._refuse(405)
+            return
+        length = self.request.headers.get("Content-Length", "")
+        if length and (not length.isdigit() or int(length) > MAX_UPDATE):
+            log.warning("webhook request refused: a body of %s bytes", length[:20])
+            self._refuse(413)
+            return
+        # a chunked body larger than this closes the connection (tornado's own check)
+        connection = self.request.connection
+        if isinstance(connection, tornado.http1connection.HTTP1Connection):
+            connection.set_max_body_size(MAX_UPDATE)
+
+    def _refuse(self, status: int) -> None:
+        """Answer ``status`` now, and close the connection: the body is not read."""
+        self.set_status(status)
+        self.set_header("Connection", "close")
+        self.finish()
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._finished or self._too_large:
+            return
+        if len(self._body) + len(chunk) > MAX_UPDATE:
+            self._too_large = True
+            self._body.clear()
+            return
+        self._body += chunk
+
+    async def post(self) -> None:
+        if self._too_large:
+            self.set_status(413)
             return
         intake = intake_of(self.app)
         if intake is None:  # not started yet: Telegram will deliver it again
             self.set_status(503)
             return
         try:
-            data = json.loads(self.request.body)
+            data = json.loads(self._body)
         except ValueError:
             data = None
         # kept (committed) before the 200 that tells Telegram it arrived
@@ -105,7 +149,10 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
 
     board_services = await Services.open(settings)
     state = boards.WebState(board_services, settings.require_token(), lambda: app.bot.username)
-    server = HTTPServer(boards.application(state, routes), max_body_size=MAX_BODY, xheaders=True)
+    # the boards take small bodies; the webhook raises its own limit once authenticated
+    server = HTTPServer(
+        boards.application(state, routes), max_body_size=boards.MAX_BODY, xheaders=True
+    )
     try:
         server.listen(settings.webhook_port, address=settings.webhook_listen)
         if settings.webhook_register:  # several instances: `benchboard webhook set`, once

@@ -25,6 +25,10 @@ MAX_AGE = 86_400
 SKEW = 300
 #: The longest initData taken (Telegram's are well under 1 KB).
 MAX_LENGTH = 4096
+#: The largest user id taken: Telegram's have at most 52 significant bits and fit a
+#: double exactly (a signed initData with a larger one is not from a real account; the
+#: database could not even hold 10**30).
+MAX_USER_ID = (1 << 53) - 1
 
 
 class InvalidInitData(Exception):
@@ -82,6 +86,8 @@ def check(init_data: str, bot_token: str, *, now: float | None = None) -> WebApp
     user_id = user.get("id")
     if not isinstance(user_id, int) or isinstance(user_id, bool) or user_id <= 0:
         raise InvalidInitData("no user id")
+    if user_id > MAX_USER_ID:
+        raise InvalidInitData("a user id larger than Telegram's")
     name = user.get("first_name")
     code = user.get("language_code")
     return WebAppUser(

@@ -8,6 +8,7 @@ import csv
 import functools
 import io
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -334,8 +335,28 @@ def board_json(board: WebBoard) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
+#: What starts a formula in a spreadsheet, and the look-alikes some read as the same
+#: (full-width and small forms are folded by NFKC; the minus sign is not).
+_FORMULA_STARTS = frozenset("=+-@\u2212")
+
+
+def _formula_like(value: str) -> bool:
+    """Whether a spreadsheet could take the cell for a formula: its first character
+    after any whitespace and invisible formatting (a BOM, a zero-width space, a bidi
+    control) is ``=``, ``+``, ``-`` or ``@``, or a full-width or small form of one."""
+    for char in value:
+        if char.isspace() or unicodedata.category(char) == "Cf":
+            continue
+        return unicodedata.normalize("NFKC", char)[:1] in _FORMULA_STARTS or (
+            char in _FORMULA_STARTS
+        )
+    return False
+
+
 def _csv_text(value: Any) -> Any:
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    """A cell, neutralised (a leading ``'``) when it could run as a formula or starts
+    with a control character."""
+    if isinstance(value, str) and (value[:1] in ("\t", "\r", "\n") or _formula_like(value)):
         return "'" + value
     return "" if value is None else value
 

@@ -63,6 +63,10 @@ class Page:
     modified: datetime
     expires: float
     status: int = 200
+    #: an error page's message, and its body in each language it was asked in (the
+    #: cached refusal is the same for everyone; its words are the requester's)
+    message: str | None = None
+    localized: dict[tuple[str, bool], bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,6 +88,16 @@ class WebState:
 
 
 Render = Callable[[], Awaitable[tuple[str, str]]]
+
+
+def allowed_methods(handler: type[tornado.web.RequestHandler]) -> list[str]:
+    """The methods ``handler`` answers (a 405's ``Allow``)."""
+    unimplemented = tornado.web.RequestHandler.get
+    return [
+        method
+        for method in handler.SUPPORTED_METHODS
+        if getattr(handler, method.lower(), unimplemented) is not unimplemented
+    ]
 
 
 class Base(tornado.web.RequestHandler):
@@ -146,14 +160,15 @@ class Base(tornado.web.RequestHandler):
 
     async def _render(self, render: Render, old: Page | None) -> Page:
         status = 200
+        message = None
         started = time.monotonic()
         try:
             body_text, content_type = await render()
         except UserError as exc:  # a page past the last, a revoked link: kept as well
-            status, key = self.error_of(exc)
+            status, message = self.error_of(exc)
             lang, chosen = self.error_lang()
             body_text = pages.render(
-                "error.html", lang, chosen, status=status, message=key, here="/"
+                "error.html", lang, chosen, status=status, message=message, here="/"
             )
             content_type = "text/html; charset=utf-8"
         body = body_text.encode("utf-8")
@@ -164,14 +179,24 @@ class Base(tornado.web.RequestHandler):
         # longer, so that making it takes a small share of the database's time
         took = time.monotonic() - started
         keep = min(SLOW_KEEP_MAX, max(TTL, took * SLOW_FACTOR))
-        return Page(body, content_type, etag, modified, time.monotonic() + keep, status)
+        page = Page(body, content_type, etag, modified, time.monotonic() + keep, status, message)
+        if status != 200:
+            page.localized[self.error_lang()] = body
+        return page
 
     def _send(self, page: Page) -> None:
         if page.status != 200:
+            lang = self.error_lang()
+            body = page.localized.get(lang)
+            if body is None:  # kept for someone who reads another language
+                body = pages.render(
+                    "error.html", *lang, status=page.status, message=page.message, here="/"
+                ).encode("utf-8")
+                page.localized[lang] = body
             self.set_status(page.status)
             self.set_header("Content-Type", page.content_type)
             self.set_header("Cache-Control", "no-store")
-            self.finish(page.body)
+            self.finish(body)
             return
         self.set_header("ETag", page.etag)
         self.set_header("Last-Modified", format_datetime(page.modified, usegmt=True))
@@ -228,10 +253,12 @@ class Base(tornado.web.RequestHandler):
         )
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
-        lang = "en"
+        if status_code == 405:
+            self.set_header("Allow", ", ".join(allowed_methods(type(self))))
+        lang, chosen = self.error_lang()
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(
-            pages.render("error.html", lang, False, status=status_code, message=None, here="/")
+            pages.render("error.html", lang, chosen, status=status_code, message=None, here="/")
         )
 
     def key(self, lang: str) -> str:
@@ -394,9 +421,25 @@ class AppMeHandler(Base):
 
 
 class StaticHandler(tornado.web.StaticFileHandler):
+    """The stylesheet, the script, the fonts; a path no file can have (a NUL byte) is
+    a 404 before tornado looks at the disk (``os.path.realpath`` raises on it)."""
+
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", CSP)
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def parse_url_path(self, url_path: str) -> str:
+        if "\x00" in url_path:
+            raise tornado.web.HTTPError(404)
+        return super().parse_url_path(url_path)
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        if status_code == 405:
+            self.set_header("Allow", ", ".join(allowed_methods(type(self))))
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(
+            pages.render("error.html", "en", False, status=status_code, message=None, here="/")
+        )
 
 
 class NotFoundHandler(Base):

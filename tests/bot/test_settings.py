@@ -43,3 +43,70 @@ def test_the_database_is_a_file_or_a_postgresql_url(monkeypatch: pytest.MonkeyPa
     assert "s3cret" not in repr(pg.db_label)
     monkeypatch.setenv("BENCHBOARD_WEBHOOK_REGISTER", "false")
     assert Settings(_env_file=None).webhook_register is False  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://u:pw-secret@h:5432/db", "postgresql://u:***@h:5432/db"),
+        ("postgres://u:p@ss-secret@h/db", "postgres://u:***@h/db"),
+        ("postgresql://u:p%40ss-secret@h/db", "postgresql://u:***@h/db"),
+        ("postgresql://u@h/db?password=pw-secret", "postgresql://u@h/db?password=***"),
+        (
+            "postgresql://u@h/db?sslmode=require&PassWord=pw-secret&application_name=x",
+            "postgresql://u@h/db?sslmode=require&PassWord=***&application_name=x",
+        ),
+        ("postgresql://u@h/db?sslpassword=pw-secret", "postgresql://u@h/db?sslpassword=***"),
+        ("host=h user=u password=pw-secret dbname=db", "host=h user=u password=*** dbname=db"),
+        (
+            "host=h password = 'pw-secret with \\' quote' dbname=db",
+            "host=h password = *** dbname=db",
+        ),
+        ("postgresql://u@h/db", "postgresql://u@h/db"),
+        ("/srv/bench.sqlite3", "/srv/bench.sqlite3"),
+    ],
+)
+def test_a_password_is_redacted_in_every_form(url: str, shown: str) -> None:
+    from bot.settings import redact_url
+
+    assert redact_url(url) == shown
+    assert "secret" not in redact_url(url)
+
+
+def test_settings_redact_their_secrets_from_any_text() -> None:
+    pg = Settings(  # type: ignore[call-arg]
+        _env_file=None,
+        db="postgresql://u:first-pw@h/db?password=second%2Dpw",
+        token="123:tok-en",
+        webhook_secret="hook-secret",
+    )
+    said = "connection to first-pw failed; second-pw second%2Dpw 123:tok-en hook-secret"
+    cleaned = pg.redact(said)
+    for secret in ("first-pw", "second-pw", "second%2Dpw", "123:tok-en", "hook-secret"):
+        assert secret not in cleaned
+    assert "second-pw" in pg.secret_values() and "second%2Dpw" in pg.secret_values()
+
+
+def test_a_key_value_connection_string_is_refused_without_echoing_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bot.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("BENCHBOARD_DB", "host=db user=bench password=kv-secret dbname=bb")
+    with pytest.raises(SettingsError) as caught:
+        load_settings(_env_file=None)
+    assert "postgresql://" in str(caught.value) and "kv-secret" not in str(caught.value)
+    monkeypatch.setenv("BENCHBOARD_DB", "/data/odd=name.sqlite3")  # a file's name with '='
+    assert Settings(_env_file=None).db_url is None  # type: ignore[call-arg]
+
+
+def test_redaction_is_linear_on_a_megabyte_of_its_worst_cases() -> None:
+    import time
+
+    from bot.settings import redact_passwords
+
+    for text in ("a" * 1_000_000 + "@", ("password" + " " * 10) * 100_000 + "@",
+                 "x://" + "a:" * 500_000 + "@", "password='" + "\\x" * 500_000):  # fmt: skip
+        started = time.perf_counter()
+        redact_passwords(text)
+        assert time.perf_counter() - started < 1.0

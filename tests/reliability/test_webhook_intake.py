@@ -1,11 +1,16 @@
 """Webhook mode through the durable intake: a body that is not an update gets 400 and
-reaches no handler; an update delivered twice is handled (and answered) once."""
+reaches no handler; an update delivered twice is handled (and answered) once; a POST
+without the secret is refused before its body is read, and a body is capped."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import time
 from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import aiohttp
 import pytest
@@ -65,3 +70,87 @@ async def test_an_update_delivered_twice_is_answered_once(bot: Bot) -> None:
     await asyncio.sleep(0.5)
     replies = [c for c in bot.api.calls_of("sendMessage") if c["params"]["chat_id"] == chat["id"]]
     assert len(replies) == 1, replies
+
+
+async def _raw_post(
+    url: str, headers: dict[str, str], body_size: int, *, answer_first: bool = True
+) -> tuple[bytes, float, int]:
+    """POST with a ``Content-Length`` of ``body_size`` over a plain socket: the status
+    line, the seconds it took, and how many body bytes could be sent before the server
+    closed the connection. ``answer_first``: the status line is awaited before any of
+    the body is sent (a server that wants the body never answers); else the body goes
+    at once, as a flood would send it."""
+    parts = urlsplit(url)
+    reader, writer = await asyncio.open_connection(parts.hostname, parts.port)
+    head = [f"POST {parts.path} HTTP/1.1", f"Host: {parts.netloc}"]
+    head += [f"{k}: {v}" for k, v in {**headers, "Content-Length": str(body_size)}.items()]
+    writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+    started = time.monotonic()
+    status, took, sent = b"", 0.0, 0
+    piece = b"9" * 65536
+    try:
+        if answer_first:
+            status = await asyncio.wait_for(reader.readline(), 10)
+            took = time.monotonic() - started
+        with contextlib.suppress(OSError):
+            while sent < body_size:
+                writer.write(piece[: body_size - sent])
+                await asyncio.wait_for(writer.drain(), 10)
+                sent += min(len(piece), body_size - sent)
+        if not answer_first:
+            with contextlib.suppress(OSError):
+                status = await asyncio.wait_for(reader.readline(), 10)
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+    return status, took, sent
+
+
+def _rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+async def test_a_large_post_without_the_secret_is_refused_before_its_body(bot: Bot) -> None:
+    """The secret is read from the headers before the body: a 50 MB POST with a wrong
+    secret (or none) is answered 403 at once, having sent a small part of it."""
+    url = bot.api.webhook_url
+    assert url is not None
+    for headers in ({SECRET_HEADER: "wrong"}, {}):
+        status, took, sent = await _raw_post(url, headers, 50 << 20)
+        assert status.startswith(b"HTTP/1.1 403"), status
+        assert took < 3.0, took
+        # the connection is closed: what got out before is what the socket buffers held
+        assert sent < 20 << 20, sent
+
+
+async def test_unauthenticated_posts_do_not_grow_the_bot(bot: Bot) -> None:
+    """200 POSTs of 1 MB with a wrong secret (20 at a time) leave the bot's memory as
+    it was (it took 250 MB when every body was read before the secret was checked)."""
+    url = bot.api.webhook_url
+    assert url is not None
+    before = _rss_mb(bot.proc.proc.pid)
+    for _ in range(10):
+        await asyncio.gather(
+            *(
+                _raw_post(url, {SECRET_HEADER: "wrong"}, 1 << 20, answer_first=False)
+                for _ in range(20)
+            )
+        )
+    grown = _rss_mb(bot.proc.proc.pid) - before
+    assert grown < 30, f"the bot grew by {grown:.0f} MB"
+
+
+async def test_an_authenticated_body_over_the_cap_gets_413(bot: Bot) -> None:
+    url = bot.api.webhook_url
+    assert url is not None
+    headers = {SECRET_HEADER: SECRET, "Content-Type": "application/json"}
+    status, _, _ = await _raw_post(url, headers, 300 * 1024)
+    assert status.startswith(b"HTTP/1.1 413"), status
+    # and an update of ordinary size is still taken
+    user, chat = private_user(bot, 8102)
+    update = bot.api.make_text_update(chat, user, "\n".join(answers(KEY, correct=3)))
+    assert await bot.api.post_raw_update(update, SECRET) == 200

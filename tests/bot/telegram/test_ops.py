@@ -131,3 +131,24 @@ def test_settle_heap_freezes_the_start_and_collects_young_objects_less_often() -
     assert id(made_at_start[0]) not in tracked
     later = {"new": []}
     assert id(later) in {id(o) for o in gc.get_objects()}
+
+
+def test_database_passwords_are_redacted_from_log_lines_and_tracebacks() -> None:
+    redact = ops.RedactToken("123:tok", ["db-Secret-1"])
+    record = logging.LogRecord(
+        "psycopg.pool", logging.WARNING, __file__, 1,
+        "error connecting to %s: %s", ("postgresql://u:db-Secret-1@h/x", "password=other-pw"),
+        None,
+    )  # fmt: skip
+    assert redact.filter(record)
+    line = ops.JsonFormatter().format(record)
+    assert "db-Secret-1" not in line and "other-pw" not in line and "u:***@h" in line
+    try:
+        raise RuntimeError("failed: host=h password=db-Secret-1 123:tok")
+    except RuntimeError:
+        import sys
+
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "boom", None, sys.exc_info())
+    assert redact.filter(record)
+    line = ops.JsonFormatter().format(record)
+    assert "RuntimeError" in line and "db-Secret-1" not in line and "123:tok" not in line
