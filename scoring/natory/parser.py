@@ -118,8 +118,10 @@ _WRAPPERS = (
 _WRAPPER_RE = re.compile(r"\\(?:" + "|".join(re.escape(w) for w in _WRAPPERS) + r")\s*\{([^{}]*)\}")
 _PN_RE = re.compile(r"\b[pP]\s*_\s*(?:\{\s*[nN]\s*\}|[nN])")
 _COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
-_ESCAPED_RE = re.compile(r"\\[,;:! {}]|~")
+_ESCAPED_RE = re.compile(r"\\[,;:! {}()\[\]]|~")
+#: ``\(`` ``\)`` ``\[`` ``\]`` are math delimiters left in a line: spaces.
 _ESCAPED = {",": " ", ";": " ", ":": " ", "!": " ", " ": " ", "{": "(", "}": ")", "~": " "}
+_ESCAPED.update({"(": " ", ")": " ", "[": " ", "]": " "})
 _NTH_ROOT_RE = re.compile(r"\\sqrt\s*\[")
 _CHARS = {
     "×": "*",
@@ -137,6 +139,9 @@ _CHARS = {
     "}": ")",
     "\u00a0": " ",
     "$": " ",
+    # Persian (U+06F0-U+06F9) and Arabic-Indic (U+0660-U+0669) digits are read as 0-9
+    **{chr(0x06F0 + d): str(d) for d in range(10)},
+    **{chr(0x0660 + d): str(d) for d in range(10)},
 }
 
 
@@ -267,7 +272,11 @@ def _tokens(text: str, where: list[int], end_pos: int) -> list[_Token]:
                     "superscript",
                 )
             elif char.isdigit():
-                message, code = f"only the ASCII digits 0-9 are read, not {char!r}", "not_ascii"
+                message, code = (
+                    f"only the digits 0-9 (or Persian or Arabic-Indic digits) are read, "
+                    f"not {char!r}",
+                    "not_ascii",
+                )
             elif char in "=,.":
                 message, code = f"unexpected {char!r}: write one expression only", "one_only"
             else:
