@@ -1,5 +1,5 @@
-"""The natory-v1 score: challenges, the daily target, simplification and the fields
-(the result they make is :mod:`.result`).
+"""The natory score (v1 and v2, by the rules' file): challenges, the daily target,
+simplification and the fields (the result they make is :mod:`.result`).
 
 ``score(text, challenge)`` never raises on any text: an expression that cannot be read,
 is refused by a bound, or does not equal the target is a result with ``valid`` false,
@@ -30,6 +30,7 @@ from .result import (
     shown,
 )
 from .rules import Rules, load_rules
+from .simplify import simplify_by_value
 
 #: How much of an invalid expression a result keeps (a 1 MB paste is not stored twice).
 _KEPT_CHARS = 1000
@@ -253,12 +254,14 @@ class _Stats:
 def _stats(tree: Node, rules: Rules) -> _Stats:
     """One walk of the tree. Elegance: advanced operators in reading order; each kind
     pays for its first ``max_uses`` occurrences, and never for one with more than
-    ``max_same_ancestors`` of its kind around it (``sopfr(sopfr(sopfr(x)))``: the
-    innermost pays nothing)."""
+    ``max_same_ancestors`` of its kind around it (``sopfr(sopfr(sopfr(x)))``: v1 does
+    not pay the innermost; v2, ``elegance_nesting: chain``, pays none of the three)."""
     written: list[str] = []
     kinds: set[str] = set()
-    occurrences: list[tuple[int, str, int]] = []  # (position, kind, same-kind ancestors)
+    # (position, kind, same-kind ancestors, index of the nearest same-kind ancestor)
+    occurrences: list[tuple[int, str, int, int]] = []
     around: Counter[str] = Counter()
+    nearest: dict[str, int] = {}
     tokens = 0
 
     def walk(node: Node) -> None:
@@ -271,21 +274,37 @@ def _stats(tree: Node, rules: Rules) -> _Stats:
         kind = node.kind
         kinds.add(_diversity_kind(kind))
         elegant = kind in rules.elegance
+        outer = -1
         if elegant:
-            occurrences.append((node.pos, kind, around[kind]))
+            outer = nearest.get(kind, -1)
+            nearest[kind] = len(occurrences)
+            occurrences.append((node.pos, kind, around[kind], outer))
             around[kind] += 1
         for arg in node.args:
             walk(arg)
         if elegant:
             around[kind] -= 1
+            if outer < 0:
+                del nearest[kind]
+            else:
+                nearest[kind] = outer
 
     walk(tree)
-    occurrences.sort()
+    limit = rules.elegance_max_same_ancestors
+    stripped = [ancestors > limit for _, _, ancestors, _ in occurrences]
+    if rules.elegance_nesting == "chain":
+        for _, _, ancestors, outer in occurrences:
+            if ancestors > limit:  # too deep: the whole chain around it pays nothing
+                while outer >= 0 and not stripped[outer]:
+                    stripped[outer] = True
+                    outer = occurrences[outer][3]
+    order = sorted(range(len(occurrences)), key=lambda i: occurrences[i][0])
     uses: Counter[str] = Counter()
     elegance = 0
-    for _, kind, ancestors in occurrences:
+    for index in order:
+        kind = occurrences[index][1]
         uses[kind] += 1
-        if uses[kind] <= rules.elegance_max_uses and ancestors <= rules.elegance_max_same_ancestors:
+        if uses[kind] <= rules.elegance_max_uses and not stripped[index]:
             elegance += rules.elegance[kind]
     return _Stats(Counter("".join(written)), frozenset(kinds), tokens, elegance)
 
@@ -431,7 +450,10 @@ def _valid(
     hints: list[Hint],
 ) -> NatoryResult:
     tree = found.tree
-    simplified_tree, removed = simplify(tree, evaluation)
+    if rules.simplification == "by-value":
+        simplified_tree, removed = simplify_by_value(tree, evaluation)
+    else:
+        simplified_tree, removed = simplify(tree, evaluation)
     simplified = to_text(simplified_tree)
     stats = _stats(tree, rules)
     raw = _bonuses(tree, stats, challenge, rules)
@@ -472,6 +494,8 @@ def _valid(
                 f"the expression is just the target {challenge.target} written out: it scores 0",
             )
         )
+    elif rules.final_floor is not None and final < rules.final_floor:
+        final = rules.final_floor
     if extra:
         hints.append(
             Hint(
@@ -508,7 +532,8 @@ def _valid(
 def recognises(text: str, *, rules: Rules | None = None) -> bool:
     """Whether ``text`` holds an arithmetic expression (plain or LaTeX) with at least
     one operator: a bare number is not an attempt. Bounded like the extraction (the
-    text's last 64 KiB, 40 candidates)."""
+    text's last 64 KiB, 40 candidates). Prose spans are not read here: a chat message
+    that mentions "5-6 pm" is not a Natory attempt (a tag makes it one)."""
     rules = rules or load_rules()
-    found = extract(text, rules.limits)
+    found = extract(text, rules.limits, prose=False)
     return isinstance(found, Extracted) and isinstance(found.tree, Op)
