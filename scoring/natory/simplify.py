@@ -4,7 +4,7 @@ The game's author describes an engine that "symbolically simplifies" an expressi
 find mathematical padding, then scores the simplified expression; the difference is the
 ``trivialExpressionPenalty``. natory-v1 removed a fixed list of written forms (``+0``,
 ``*1``, ``x/x`` …) and missed every padding that is not written that way (``6840+0*4``,
-``6840-4+4``, ``(6840+4)-4``). natory-v2 works on values (``SPEC-v2.md``, rules S1-S6):
+``6840-4+4``, ``(6840+4)-4``). natory-v2 works on values (``SPEC-v2.md``, rules S1-S5):
 
 - sums (``+``, ``-``, unary minus) and products (``*``, ``/``) are read as chains of
   signed terms or factors, through parentheses (associativity);
@@ -23,12 +23,13 @@ find mathematical padding, then scores the simplified expression; the difference
 
 Every rule keeps the value, so the simplified tree equals the target too. Each chain is
 read once and each rule is a pass over it (S3 with a dictionary), so simplifying is
-linear in the size of the tree.
+linear in the size of the tree. Whole values are handled as ints (a Fraction's
+arithmetic is Python code, an int's is not), and a chain that no rule can touch is
+left as it is after one cheap look: most expressions have no padding.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -37,30 +38,56 @@ from .parser import Node, Num, Op, make, to_text
 
 _SUM = ("+", "-", "neg")
 _PRODUCT = ("*", "/")
-_BASIC = frozenset(("+", "-", "*", "/", "neg"))
+_BASIC = frozenset((*_SUM, *_PRODUCT))
 _FOLD_SHOWN = 40
+
+#: A value: an int when whole (most are), else the Fraction.
+Value = int | Fraction
 
 
 @dataclass(slots=True)
 class _Term:
     node: Node  # the original term
     sign: int  # +1 / -1 in a sum; +1 (factor) / -1 (divisor) in a product
-    new: Node | None = None  # the simplified term (None: not yet walked)
-    value: Fraction = Fraction(0)  # the simplified term's value (the original's)
-    basic: bool = False  # made only of numerals and + - * / (after simplification)
+    new: Node  # the simplified term
+    value: Value  # its value (the original's)
+    basic: bool  # made only of numerals and + - * / (after simplification)
     dropped: bool = False
+
+    def worth(self, product: bool) -> Value:
+        """What the term contributes: +v / -v in a sum, v / 1/v in a product."""
+        if self.sign > 0:
+            return self.value
+        return Fraction(1) / self.value if product else -self.value
 
 
 def _synthetic(value: int, pos: int) -> Num:
     return Num(str(value), pos, synthetic=True)
 
 
-def _is_digit(value: Fraction) -> bool:
-    return value.denominator == 1 and 0 <= value.numerator <= 9
+def _is_digit(value: Value) -> bool:
+    return type(value) is int and 0 <= value <= 9
+
+
+def _numerals_only(node: Node) -> bool:
+    """Whether ``node`` is made only of numerals and ``+ - * /`` (as written)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is not Num:
+            assert isinstance(current, Op)
+            if current.kind not in _BASIC:
+                return False
+            stack.extend(current.args)
+    return True
 
 
 def _shown(text: str) -> str:
     return text if len(text) <= _FOLD_SHOWN else text[: _FOLD_SHOWN - 1] + "…"
+
+
+def _whole(value: Fraction) -> Value:
+    return value.numerator if value.denominator == 1 else value
 
 
 class _Simplifier:
@@ -71,110 +98,149 @@ class _Simplifier:
 
     # -- one node ------------------------------------------------------------------------
 
-    def walk(self, node: Node) -> tuple[Node, Fraction, bool]:
+    def walk(self, node: Node) -> tuple[Node, Value, bool]:
         """The simplified node, its value and whether it is made only of numerals and
         ``+ - * /``."""
-        value = self.values[id(node)]
-        if isinstance(node, Num):
-            return node, value, True
-        if node.kind in _SUM:
-            return self.chain(node, value, _SUM)
-        if node.kind in _PRODUCT:
-            return self.chain(node, value, _PRODUCT)
-        args = [self.walk(arg) for arg in node.args]
-        new_args = tuple(a[0] for a in args)
+        exact = self.values[id(node)]
+        if type(node) is Num:
+            return node, exact.numerator, True
+        assert isinstance(node, Op)
+        value: Value = exact.numerator if exact.denominator == 1 else exact
         kind = node.kind
+        if kind in _SUM:
+            return self.chain(node, value, False)
+        if kind in _PRODUCT:
+            return self.chain(node, value, True)
+        args = [self.walk(arg) for arg in node.args]
         # S5: an operation worth one of its operands, or a constant whatever they are
         if kind == "^":
-            (base, base_value, _), (_, exponent_value, _) = args
+            (base, base_value, base_basic), (_, exponent_value, _) = args
             if value == base_value:
-                self.removed.append("^1" if exponent_value == 1 else "1^x")
-                return base, value, False
+                self.removed.append("^1" if exponent_value == 1 else f"{_shown(to_text(base))}^x")
+                return base, value, base_basic
             if exponent_value == 0:
                 self.removed.append("x^0")
                 return _synthetic(1, node.pos), value, True
         elif kind == "mod":
-            (left, left_value, _), (_, right_value, _) = args
+            (left, left_value, left_basic), (_, right_value, _) = args
             if right_value == 1:
                 self.removed.append("mod 1")
                 return _synthetic(0, node.pos), value, True
             if value == left_value:
-                self.removed.append("x mod y = x")
-                return left, value, False
-        elif kind == "!" and self.values[id(node.args[0])] == 0:
+                self.removed.append("x mod y → x")
+                return left, value, left_basic
+        elif kind == "!" and args[0][1] == 0:
             self.removed.append("0!")
             return _synthetic(1, node.pos), value, True
-        elif kind in ("!", "sqrt", "sopfr") and value == args[0][1]:
+        elif kind != "p_n" and value == args[0][1]:  # ! sqrt sopfr worth their operand
             inner = args[0][0]
-            self.removed.append(
-                "sopfr(p)" if id(node) in self.prime_sopfr else f"{kind}: {to_text(inner)}"
-            )
+            text = _shown(to_text(inner))
+            if id(node) in self.prime_sopfr:
+                self.removed.append("sopfr(p)")
+            else:
+                self.removed.append(f"{text}!" if kind == "!" else f"{kind}({text})")
             return inner, value, args[0][2]
-        if all(new is old for new, old in zip(new_args, node.args, strict=True)):
+        if len(args) == 1:
+            if args[0][0] is node.args[0]:
+                return node, value, False
+            return make(kind, (args[0][0],), node.pos), value, False
+        left, right = args[0][0], args[1][0]
+        if left is node.args[0] and right is node.args[1]:
             return node, value, False
-        return make(kind, new_args, node.pos), value, False
+        return make(kind, (left, right), node.pos), value, False
 
     # -- chains --------------------------------------------------------------------------
 
-    def terms(self, node: Node, sign: int, kinds: tuple[str, ...]) -> Iterator[_Term]:
-        """The chain's terms (factors) in reading order, with their signs."""
-        stack = [(node, sign)]
+    def chain(self, node: Op, value: Value, product: bool) -> tuple[Node, Value, bool]:
+        if _is_digit(value) and _numerals_only(node):
+            # S4 for the whole chain: numerals re-creating a digit, whatever is inside
+            self.removed.append(f"{_shown(to_text(node))} → {value}")
+            return _synthetic(int(value), node.pos), value, True
+        kinds = _PRODUCT if product else _SUM
+        unit = 1 if product else 0
+        # the terms in reading order, each simplified
+        nodes: list[Node] = []
+        signs: list[int] = []
+        results: list[tuple[Node, Value, bool]] = []
+        walk = self.walk
+        stack: list[tuple[Node, int]] = [(node, 1)]
         while stack:
-            current, current_sign = stack.pop()
-            if isinstance(current, Op) and current.kind in kinds:
-                if current.kind == "neg":
-                    stack.append((current.args[0], -current_sign))
+            current, sign = stack.pop()
+            if type(current) is Op and current.kind in kinds:
+                kind = current.kind
+                if kind == "neg":
+                    stack.append((current.args[0], -sign))
                 else:
                     left, right = current.args
-                    flip = -1 if current.kind in ("-", "/") else 1
-                    stack.append((right, current_sign * flip))
-                    stack.append((left, current_sign))
+                    stack.append((right, -sign if kind == "-" or kind == "/" else sign))
+                    stack.append((left, sign))
             else:
-                yield _Term(current, current_sign)
+                nodes.append(current)
+                signs.append(sign)
+                results.append(walk(current))
+        # one cheap look: can any rule touch this chain?
+        changed = False
+        plain = True  # every term a whole number >= 1, none the unit (S1, S2 impossible)
+        basic_terms = 0
+        compound_basic = False
+        for original, (new, term_value, basic) in zip(nodes, results, strict=True):
+            if new is not original:
+                changed = True
+            if type(term_value) is not int or term_value <= unit or term_value < 1:
+                plain = False
+            if basic:
+                basic_terms += 1
+                compound_basic = compound_basic or type(new) is not Num
+        negative = -1 in signs
+        everything = basic_terms == len(nodes)
+        if everything and _is_digit(value) and not (len(nodes) == 1 and type(nodes[0]) is Num):
+            # (the same once simplified: 3^0 + 1 is 1 + 1, then 2)
+            self.removed.append(f"{_shown(to_text(node))} → {value}")
+            return _synthetic(int(value), node.pos), value, True
+        fold = not everything and (basic_terms > 1 or compound_basic)
+        if not (changed or fold or negative or not plain):
+            return node, value, everything
+        terms = [
+            _Term(original, sign, new, term_value, basic)
+            for original, sign, (new, term_value, basic) in zip(nodes, signs, results, strict=True)
+        ]
+        return self.rules(node, value, product, terms)
 
-    def chain(
-        self, node: Op, value: Fraction, kinds: tuple[str, ...]
-    ) -> tuple[Node, Fraction, bool]:
-        product = kinds is _PRODUCT
-        unit = Fraction(1) if product else Fraction(0)
-        terms = list(self.terms(node, 1, kinds))
-        for term in terms:
-            term.new, term.value, term.basic = self.walk(term.node)
-
-        def worth(term: _Term) -> Fraction:
-            if product:
-                return term.value if term.sign > 0 else 1 / term.value
-            return term.value * term.sign
-
-        def drop(term: _Term, rule: str) -> None:
-            term.dropped = True
-            self.removed.append(rule)
-
+    def rules(
+        self, node: Op, value: Value, product: bool, terms: list[_Term]
+    ) -> tuple[Node, Value, bool]:
+        """S1-S4 on a chain's terms, then the chain rebuilt without the dropped ones."""
+        unit = 1 if product else 0
+        removed = self.removed
+        live = terms
         # S1: a term worth 0, a factor worth 1
         for term in terms:
             if term.value == unit:
-                drop(term, ("/1" if term.sign < 0 else "*1") if product else "+0")
+                term.dropped = True
+                removed.append(("/1" if term.sign < 0 else "*1") if product else "+0")
         live = [t for t in terms if not t.dropped]
         # S2: one term is worth the whole chain, the others add nothing
         if len(live) > 1:
-            whole = next((t for t in live if worth(t) == value), None)
+            whole = next((t for t in live if t.worth(product) == value), None)
             if whole is not None:
-                for term in live:
-                    if term is not whole:
-                        term.dropped = True
-                if product:
-                    self.removed.append("0*x" if value == 0 else "factors multiplying to 1")
+                rest = [t for t in live if t is not whole]
+                for term in rest:
+                    term.dropped = True
+                shown = _shown(self.joined(rest, product))
+                if product and value == 0:
+                    removed.append(f"0 * {shown}" if len(rest) == 1 else f"0 * ({shown})")
                 else:
-                    self.removed.append("terms adding up to 0")
+                    removed.append(f"{shown} → {unit}")
                 live = [whole]
         # S3: opposite terms of equal value cancel
         if len(live) > 1:
-            waiting: dict[tuple[int, Fraction], list[_Term]] = {}
+            waiting: dict[tuple[int, Value], list[_Term]] = {}
             for term in live:
                 opposite = waiting.get((-term.sign, term.value))
                 if opposite:
-                    drop(opposite.pop(), "x/x" if product else "x-x")
+                    opposite.pop().dropped = True
                     term.dropped = True
+                    removed.append("x/x" if product else "x-x")
                 else:
                     waiting.setdefault((term.sign, term.value), []).append(term)
             live = [t for t in live if not t.dropped]
@@ -182,35 +248,33 @@ class _Simplifier:
         folded: Num | None = None
         group = [t for t in live if t.basic]
         if live and len(group) == len(live):  # the whole chain is made of numerals
-            alone = len(live) == 1 and isinstance(live[0].new, Num)
-            if _is_digit(value) and not alone:
-                self.removed.append(f"{_shown(to_text(node))} → {value}")
+            alone = len(live) == 1 and type(live[0].new) is Num
+            if not alone and _is_digit(value):
+                removed.append(f"{_shown(to_text(node))} → {value}")
                 return _synthetic(int(value), node.pos), value, True
-        elif len(group) > 1 or (group and not isinstance(group[0].new, Num)):
-            part = unit
+        elif len(group) > 1 or (group and type(group[0].new) is not Num):
+            part: Value = unit
             for term in group:
-                part = part * worth(term) if product else part + worth(term)
+                part = part * term.worth(product) if product else part + term.worth(product)
+            part = _whole(Fraction(part))
             if _is_digit(part):
                 for term in group:
                     term.dropped = True
-                if part == unit:
-                    self.removed.append(
-                        "factors multiplying to 1" if product else "terms adding up to 0"
-                    )
-                else:
-                    self.removed.append(f"{_shown(self.joined(group, product))} → {part}")
+                shown = _shown(self.joined(group, product))
+                removed.append(f"{shown} → {part}")
+                if part != unit:
                     folded = _synthetic(int(part), group[0].node.pos)
-        changed = any(t.dropped or t.new is not t.node for t in terms)
-        if not changed:
-            return node, value, False
+        basic = all(t.basic for t in terms if not t.dropped)
+        if all(not t.dropped and t.new is t.node for t in terms):
+            return node, value, basic  # nothing removed, nothing below changed
         by_node = {id(t.node): t for t in terms}
+        kinds = _PRODUCT if product else _SUM
         rebuilt = self.rebuild(node, kinds, by_node)
         if folded is not None:
             joined = "*" if product else "+"
             rebuilt = folded if rebuilt is None else make(joined, (rebuilt, folded), node.pos)
         if rebuilt is None:
-            rebuilt = _synthetic(int(unit), node.pos)
-        basic = all(t.basic for t in terms if not t.dropped)
+            rebuilt = _synthetic(unit, node.pos)
         return rebuilt, value, basic
 
     @staticmethod
