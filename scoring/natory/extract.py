@@ -60,7 +60,8 @@ _SPAN = re.compile(
     ")+"
 )
 _SPAN_DIGIT = re.compile("[" + _DIGITS + "]")
-_SPAN_OPERATOR = re.compile(r"[+\-*/^!×÷·⋅∗−√%]|\\[a-z]|(?i:sqrt|sopfr|mod|frac|p_)")
+_SPAN_OPERATOR = re.compile(r"[+\-*/^!×÷·⋅∗−√%]")
+_SPAN_WORDS = ("\\", "sqrt", "sopfr", "mod", "frac", "p_")
 
 #: (opener, closer, may span lines) of the math blocks, in the order they are tried.
 _DELIMITERS = (("$$", "$$", True), ("\\[", "\\]", True), ("$", "$", False), ("\\(", "\\)", True))
@@ -172,15 +173,30 @@ def _all_expression(text: str) -> bool:
     return match is not None and match.end() == len(text)
 
 
-def last_span(text: str) -> str | None:
-    """The last expression-like span of ``text`` (a digit and an operator in it), or None."""
-    spans = _SPAN.findall(text)  # one C-speed pass; then from the end until one fits
-    last = next(
-        (s for s in reversed(spans) if _SPAN_DIGIT.search(s) and _SPAN_OPERATOR.search(s)), None
-    )
+def _expression_like(span: str) -> bool:
+    """A digit and an operator (a sign, a function name or a LaTeX command) in it."""
+    if not _SPAN_DIGIT.search(span):
+        return False
+    if _SPAN_OPERATOR.search(span):
+        return True
+    lowered = span.lower()
+    return any(word in lowered for word in _SPAN_WORDS)
+
+
+def last_span(text: str, longest: int | None = None) -> str | None:
+    """The last expression-like span of ``text`` (a digit and an operator in it), or None.
+    A span over ``longest`` characters is returned as found (it is refused as too long;
+    trimming its parentheses, one Python step per character, would change nothing)."""
+    if not _SPAN_DIGIT.search(text):  # no digit, no span (a C-speed test)
+        return None
+    spans: list[str] = _SPAN.findall(text)  # one C-speed pass; then from the end
+    last = next((s for s in reversed(spans) if _expression_like(s)), None)
     if last is None:
         return None
-    span = _balanced(last.strip(" \t\u00a0=")).strip(" \t\u00a0=")
+    last = last.strip(" \t\u00a0=")
+    if longest is not None and len(last) > longest:
+        return last
+    span = _balanced(last).strip(" \t\u00a0=")
     return span or None
 
 
@@ -239,8 +255,11 @@ def extract(text: str, limits: Limits, *, prose: bool = True) -> Extracted | Not
         expression = clean(raw) if len(raw) <= limits.max_length + _CLEAN_SLACK else raw
         read = _read(expression, limits)
         # prose around it (the candidate is not all expression characters): its span
-        if prose and isinstance(read, ExpressionError) and not _all_expression(raw):
-            span = last_span(raw)
+        # (a candidate too long to read whole is not tested for prose first: its span,
+        # if it is all expression, is as long and refused the same way)
+        short = len(raw) <= limits.max_length + _CLEAN_SLACK
+        if prose and isinstance(read, ExpressionError) and not (short and _all_expression(raw)):
+            span = last_span(raw, limits.max_length + _CLEAN_SLACK)
             if span is not None:
                 spanned = clean(span) if len(span) <= limits.max_length + _CLEAN_SLACK else span
                 if spanned != expression:
