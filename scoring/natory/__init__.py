@@ -1,6 +1,8 @@
-"""Natory: build a target number from its own digits, scored for elegance (natory-v1).
+"""Natory: build a target number from its own digits, scored for elegance.
 
-The rules are ``shared/specs/natory.md``; every constant is in ``natory-v1.json``.
+New submissions are scored with natory-v2 (``SPEC-v2.md`` beside this file, constants in
+``natory-v2.json``); natory-v1 (``shared/specs/natory.md``, ``natory-v1.json``) stays for
+the results stored with it until they are re-scored.
 
 Public surface (what the bot and the CLI call):
 

@@ -95,14 +95,17 @@ class _Evaluator:
         return value.numerator
 
     def run(self, node: Node) -> Fraction:
-        if isinstance(node, Num):
+        if type(node) is Num:
             if len(node.text) * 3.33 > self.limits.max_bits + 4:
                 limit = f"{self.limits.max_bits:,}"
                 raise self.fail(
                     f"a numeral has more than {limit} bits", node, "numeral_too_big", limit=limit
                 )
-            value = self.checked(Fraction(node.value), node)
+            value = Fraction(node.value)
+            if len(node.text) * 3.322 > self.limits.max_bits:  # else surely under the limit
+                value = self.checked(value, node)
         else:
+            assert isinstance(node, Op)
             args = [self.run(arg) for arg in node.args]
             value = self.checked(self.apply(node, args), node)
         self.values[id(node)] = value

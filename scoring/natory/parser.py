@@ -118,8 +118,10 @@ _WRAPPERS = (
 _WRAPPER_RE = re.compile(r"\\(?:" + "|".join(re.escape(w) for w in _WRAPPERS) + r")\s*\{([^{}]*)\}")
 _PN_RE = re.compile(r"\b[pP]\s*_\s*(?:\{\s*[nN]\s*\}|[nN])")
 _COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
-_ESCAPED_RE = re.compile(r"\\[,;:! {}]|~")
+_ESCAPED_RE = re.compile(r"\\[,;:! {}()\[\]]|~")
+#: ``\(`` ``\)`` ``\[`` ``\]`` are math delimiters left in a line: spaces.
 _ESCAPED = {",": " ", ";": " ", ":": " ", "!": " ", " ": " ", "{": "(", "}": ")", "~": " "}
+_ESCAPED.update({"(": " ", ")": " ", "[": " ", "]": " "})
 _NTH_ROOT_RE = re.compile(r"\\sqrt\s*\[")
 _CHARS = {
     "×": "*",
@@ -137,7 +139,13 @@ _CHARS = {
     "}": ")",
     "\u00a0": " ",
     "$": " ",
+    # Persian (U+06F0-U+06F9) and Arabic-Indic (U+0660-U+0669) digits are read as 0-9
+    **{chr(0x06F0 + d): str(d) for d in range(10)},
+    **{chr(0x0660 + d): str(d) for d in range(10)},
 }
+
+
+_CHAR_KEYS = frozenset(_CHARS)
 
 
 def _sub(
@@ -187,8 +195,11 @@ def normalise(expression: str) -> _Mapped:
         return "p_n", [mapped_where(match.start())] * 3
 
     current = mapped
-    current = _sub(_ESCAPED_RE, current, escaped)
-    nth_root = _NTH_ROOT_RE.search(current[0])
+    # every LaTeX form has a backslash, p_{n} an underscore: plain text skips the passes
+    latex = "\\" in expression
+    if latex or "~" in expression:
+        current = _sub(_ESCAPED_RE, current, escaped)
+    nth_root = _NTH_ROOT_RE.search(current[0]) if latex else None
     if nth_root is not None:
         raise ExpressionError(
             "n-th roots (\\sqrt[n]{...}) are not supported",
@@ -196,7 +207,7 @@ def normalise(expression: str) -> _Mapped:
             code="nth_root",
         )
     # Unwrap \operatorname{\mathrm{p_{n}}} from the inside out (bounded: text <= limit).
-    while True:
+    while latex or "_" in current[0]:
         before = current[0]
         current = _sub(_PN_RE, current, unwrap_braces_after_pn)
         current = _sub(_WRAPPER_RE, current, keep_group)
@@ -215,8 +226,9 @@ def normalise(expression: str) -> _Mapped:
         value = _COMMANDS[name] or ""
         return value, [mapped_where(match.start())] * len(value)
 
-    current = _sub(_COMMAND_RE, current, command)
-    if any(c in current[0] for c in _CHARS) or "\\" in current[0]:
+    if latex:
+        current = _sub(_COMMAND_RE, current, command)
+    if not _CHAR_KEYS.isdisjoint(current[0]) or "\\" in current[0]:
         text, where = current
         chars: list[str] = []
         chars_where: list[int] = []
@@ -248,33 +260,36 @@ class _Token(NamedTuple):
     pos: int
 
 
+def _unreadable(text: str, where: list[int], index: int) -> ExpressionError:
+    """The refusal of the first character at or after ``index`` (spaces skipped) that
+    starts no token."""
+    while text[index].isspace():
+        index += 1
+    char = text[index]
+    if char in "⁰¹²³⁴⁵⁶⁷⁸⁹":
+        message, code = (
+            "superscript digits are not read: write ^ for a power",
+            "superscript",
+        )
+    elif char.isdigit():
+        message, code = (
+            f"only the digits 0-9 (or Persian or Arabic-Indic digits) are read, not {char!r}",
+            "not_ascii",
+        )
+    elif char in "=,.":
+        message, code = f"unexpected {char!r}: write one expression only", "one_only"
+    else:
+        message, code = f"unexpected character {char!r}", "unexpected_char"
+    return ExpressionError(message, position=where[index], code=code, params={"char": repr(char)})
+
+
 def _tokens(text: str, where: list[int], end_pos: int) -> list[_Token]:
     tokens: list[_Token] = []
+    append = tokens.append
     index = 0
-    size = len(text)
-    while index < size:
-        match = _TOKEN_RE.match(text, index)
-        if match is None or match.end() == index:
-            rest = text[index:]
-            stripped = len(rest) - len(rest.lstrip())
-            if index + stripped >= size:
-                break
-            index += stripped
-            char = text[index]
-            if char in "⁰¹²³⁴⁵⁶⁷⁸⁹":
-                message, code = (
-                    "superscript digits are not read: write ^ for a power",
-                    "superscript",
-                )
-            elif char.isdigit():
-                message, code = f"only the ASCII digits 0-9 are read, not {char!r}", "not_ascii"
-            elif char in "=,.":
-                message, code = f"unexpected {char!r}: write one expression only", "one_only"
-            else:
-                message, code = f"unexpected character {char!r}", "unexpected_char"
-            raise ExpressionError(
-                message, position=where[index], code=code, params={"char": repr(char)}
-            )
+    for match in _TOKEN_RE.finditer(text):
+        if match.start() != index:  # something between two tokens that is no token
+            raise _unreadable(text, where, index)
         group = match.lastgroup
         assert group is not None
         start = match.start(group)
@@ -293,9 +308,11 @@ def _tokens(text: str, where: list[int], end_pos: int) -> list[_Token]:
             value = {"**": "^", "%": "mod"}.get(value, value)
             if value == "mod":
                 group = "name"
-        tokens.append(_Token(group, value, where[start]))
+        append(_Token(group, value, where[start]))
         index = match.end()
-    tokens.append(_Token("end", "", end_pos))
+    if index < len(text) and not text[index:].isspace():
+        raise _unreadable(text, where, index)
+    append(_Token("end", "", end_pos))
     return tokens
 
 

@@ -1,19 +1,28 @@
 """The natory scoring constants, read from the package's own ``<version>.json``.
 
-Every number the rules use lives in that one file, so ``natory-v2`` is a new data file,
-not new code. The file is read once per version (cached) and validated strictly: a
-missing or mistyped constant fails loudly at load time, never mid-score.
+Every number the rules use lives in that one file. ``natory-v2`` added three choices
+(``simplification``, ``elegance_nesting``, ``final_floor``; SPEC-v2.md) whose defaults
+are v1's, so ``natory-v1.json`` is unchanged and still reads as it did. The file is read
+once per version (cached) and validated strictly: a missing or mistyped constant fails
+loudly at load time, never mid-score.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Any
 
-DEFAULT_VERSION = "natory-v1"
+DEFAULT_VERSION = "natory-v2"
+
+#: How the simplified expression is found: v1's list of written null operations, or
+#: v2's rules by value (``simplify.py``).
+SIMPLIFICATIONS = ("null-list", "by-value")
+#: Which occurrences a nesting too deep stops paying: v1 the innermost ones only, v2 the
+#: whole chain of the operator nested inside itself.
+NESTINGS = ("innermost", "chain")
 
 #: The advanced operators that pay an elegance bonus, by kind.
 ELEGANT_KINDS = ("sqrt", "mod", "^", "!", "p_n", "sopfr")
@@ -54,6 +63,11 @@ class Rules:
     unique_bonus: int
     daily_min: int
     daily_max: int
+    #: v2's choices (the defaults are v1's, whose file predates them)
+    simplification: str = "null-list"
+    elegance_nesting: str = "innermost"
+    #: a valid attempt's final score is never below this (None: unbounded, v1)
+    final_floor: int | None = None
 
 
 def _int(data: dict[str, Any], name: str, where: str) -> int:
@@ -109,6 +123,18 @@ def parse_rules(data: dict[str, Any], where: str = "rules") -> Rules:
         unique_bonus=_int(data, "unique_bonus", where),
         daily_min=_int(daily, "min", f"{where}.daily"),
         daily_max=_int(daily, "max", f"{where}.daily"),
+    )
+    simplification = data.get("simplification", "null-list")
+    if simplification not in SIMPLIFICATIONS:
+        raise ValueError(f"{where}: 'simplification' must be one of {', '.join(SIMPLIFICATIONS)}")
+    nesting = data.get("elegance_nesting", "innermost")
+    if nesting not in NESTINGS:
+        raise ValueError(f"{where}: 'elegance_nesting' must be one of {', '.join(NESTINGS)}")
+    floor = data.get("final_floor")
+    if floor is not None and (not isinstance(floor, int) or isinstance(floor, bool) or floor > 0):
+        raise ValueError(f"{where}: 'final_floor' must be null or an integer <= 0")
+    rules = replace(
+        rules, simplification=simplification, elegance_nesting=nesting, final_floor=floor
     )
     if not 1 <= rules.daily_min <= rules.daily_max:
         raise ValueError(f"{where}: daily.min must be >= 1 and <= daily.max")

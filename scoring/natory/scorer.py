@@ -1,5 +1,5 @@
-"""The natory-v1 score: challenges, the daily target, simplification and the fields
-(the result they make is :mod:`.result`).
+"""The natory score (v1 and v2, by the rules' file): challenges, the daily target,
+simplification and the fields (the result they make is :mod:`.result`).
 
 ``score(text, challenge)`` never raises on any text: an expression that cannot be read,
 is refused by a bound, or does not equal the target is a result with ``valid`` false,
@@ -30,6 +30,7 @@ from .result import (
     shown,
 )
 from .rules import Rules, load_rules
+from .simplify import simplify_by_value
 
 #: How much of an invalid expression a result keeps (a 1 MB paste is not stored twice).
 _KEPT_CHARS = 1000
@@ -132,9 +133,12 @@ def _numerals(tree: Node) -> Iterator[Num]:
 def check_digits(tree: Node, challenge: Challenge) -> None:
     """Refuse the first digit (in reading order) that is not one of the target's."""
     bad: list[tuple[int, str]] = []
+    allowed = challenge.allowed_digits
     for numeral in _numerals(tree):
+        if allowed.issuperset(numeral.text):  # (one C-level pass: the common case)
+            continue
         for offset, digit in enumerate(numeral.text):
-            if digit not in challenge.allowed_digits:
+            if digit not in allowed:
                 bad.append((numeral.pos + offset, digit))
                 break
     if bad:
@@ -236,10 +240,6 @@ def simplify(tree: Node, evaluation: Evaluation) -> tuple[Node, tuple[str, ...]]
 # --- the breakdown ------------------------------------------------------------------------
 
 
-def _diversity_kind(kind: str) -> str:
-    return "-" if kind == "neg" else kind
-
-
 @dataclass(frozen=True, slots=True)
 class _Stats:
     """What the fields need from one tree, gathered in one walk."""
@@ -253,41 +253,71 @@ class _Stats:
 def _stats(tree: Node, rules: Rules) -> _Stats:
     """One walk of the tree. Elegance: advanced operators in reading order; each kind
     pays for its first ``max_uses`` occurrences, and never for one with more than
-    ``max_same_ancestors`` of its kind around it (``sopfr(sopfr(sopfr(x)))``: the
-    innermost pays nothing)."""
+    ``max_same_ancestors`` of its kind around it (``sopfr(sopfr(sopfr(x)))``: v1 does
+    not pay the innermost; v2, ``elegance_nesting: chain``, pays none of the three)."""
     written: list[str] = []
     kinds: set[str] = set()
-    occurrences: list[tuple[int, str, int]] = []  # (position, kind, same-kind ancestors)
-    around: Counter[str] = Counter()
+    # (position, kind, same-kind ancestors, index of the nearest same-kind ancestor)
+    occurrences: list[tuple[int, str, int, int]] = []
+    around: dict[str, int] = {}
+    nearest: dict[str, int] = {}
+    elegant_kinds = rules.elegance
     tokens = 0
-
-    def walk(node: Node) -> None:
-        nonlocal tokens
+    # one iterative walk; ``None`` then an elegant node marks leaving that node
+    stack: list[Node | None] = [tree]
+    leaving: list[tuple[str, int, int]] = []  # (kind, depth before, outer) per elegant node
+    while stack:
+        node = stack.pop()
+        if node is None:
+            kind, depth, outer = leaving.pop()
+            around[kind] = depth
+            if outer < 0:
+                del nearest[kind]
+            else:
+                nearest[kind] = outer
+            continue
         tokens += 1
-        if isinstance(node, Num):
+        if type(node) is Num:
             if not node.synthetic:
                 written.append(node.text)
-            return
+            continue
+        assert isinstance(node, Op)
         kind = node.kind
-        kinds.add(_diversity_kind(kind))
-        elegant = kind in rules.elegance
-        if elegant:
-            occurrences.append((node.pos, kind, around[kind]))
-            around[kind] += 1
-        for arg in node.args:
-            walk(arg)
-        if elegant:
-            around[kind] -= 1
+        kinds.add("-" if kind == "neg" else kind)
+        if kind in elegant_kinds:
+            outer = nearest.get(kind, -1)
+            nearest[kind] = len(occurrences)
+            depth = around.get(kind, 0)
+            occurrences.append((node.pos, kind, depth, outer))
+            around[kind] = depth + 1
+            leaving.append((kind, depth, outer))
+            stack.append(None)
+        stack.extend(reversed(node.args))
 
-    walk(tree)
-    occurrences.sort()
-    uses: Counter[str] = Counter()
     elegance = 0
-    for _, kind, ancestors in occurrences:
-        uses[kind] += 1
-        if uses[kind] <= rules.elegance_max_uses and ancestors <= rules.elegance_max_same_ancestors:
-            elegance += rules.elegance[kind]
+    if occurrences:
+        limit = rules.elegance_max_same_ancestors
+        stripped = [ancestors > limit for _, _, ancestors, _ in occurrences]
+        if rules.elegance_nesting == "chain":
+            for _, _, ancestors, outer in occurrences:
+                if ancestors > limit:  # too deep: the whole chain around it pays nothing
+                    while outer >= 0 and not stripped[outer]:
+                        stripped[outer] = True
+                        outer = occurrences[outer][3]
+        order = sorted(range(len(occurrences)), key=lambda i: occurrences[i][0])
+        uses: dict[str, int] = {}
+        for index in order:
+            kind = occurrences[index][1]
+            count = uses[kind] = uses.get(kind, 0) + 1
+            if count <= rules.elegance_max_uses and not stripped[index]:
+                elegance += elegant_kinds[kind]
     return _Stats(Counter("".join(written)), frozenset(kinds), tokens, elegance)
+
+
+@cache
+def _multiset(digits: tuple[str, ...]) -> Counter[str]:
+    """The target's digit multiset (a challenge's, computed once; not to be mutated)."""
+    return Counter(digits)
 
 
 def _special(tree: Node, target: int, rules: Rules) -> tuple[int, tuple[str, ...]]:
@@ -324,7 +354,7 @@ def _bonuses(tree: Node, stats: _Stats, challenge: Challenge, rules: Rules) -> _
         elegance=stats.elegance,
         diversity=rules.diversity_per_kind * len(stats.kinds),
         all_digits=rules.all_digits_bonus if challenge.allowed_digits <= stats.digits.keys() else 0,
-        exact_usage=rules.exact_usage_bonus if stats.digits == Counter(challenge.digits) else 0,
+        exact_usage=rules.exact_usage_bonus if stats.digits == _multiset(challenge.digits) else 0,
         special=special,
         special_key=key,
     )
@@ -431,14 +461,17 @@ def _valid(
     hints: list[Hint],
 ) -> NatoryResult:
     tree = found.tree
-    simplified_tree, removed = simplify(tree, evaluation)
+    if rules.simplification == "by-value":
+        simplified_tree, removed = simplify_by_value(tree, evaluation)
+    else:
+        simplified_tree, removed = simplify(tree, evaluation)
     simplified = to_text(simplified_tree)
     stats = _stats(tree, rules)
     raw = _bonuses(tree, stats, challenge, rules)
     plain = raw
     if simplified_tree is not tree:
         plain = _bonuses(simplified_tree, _stats(simplified_tree, rules), challenge, rules)
-    extra = sum((stats.digits - Counter(challenge.digits)).values())
+    extra = sum((stats.digits - _multiset(challenge.digits)).values())
     tokens = stats.tokens
     over = tokens - rules.complexity_free_tokens
     unique = 0
@@ -472,6 +505,8 @@ def _valid(
                 f"the expression is just the target {challenge.target} written out: it scores 0",
             )
         )
+    elif rules.final_floor is not None and final < rules.final_floor:
+        final = rules.final_floor
     if extra:
         hints.append(
             Hint(
@@ -508,7 +543,8 @@ def _valid(
 def recognises(text: str, *, rules: Rules | None = None) -> bool:
     """Whether ``text`` holds an arithmetic expression (plain or LaTeX) with at least
     one operator: a bare number is not an attempt. Bounded like the extraction (the
-    text's last 64 KiB, 40 candidates)."""
+    text's last 64 KiB, 40 candidates). Prose spans are not read here: a chat message
+    that mentions "5-6 pm" is not a Natory attempt (a tag makes it one)."""
     rules = rules or load_rules()
-    found = extract(text, rules.limits)
+    found = extract(text, rules.limits, prose=False)
     return isinstance(found, Extracted) and isinstance(found.tree, Op)

@@ -60,7 +60,7 @@ def test_expression_argument_json(tmp_path: Path) -> None:
     assert data["finalScore"] == 133
     assert data["value"] == 6256 and data["valid"] is True
     assert "error" not in data
-    assert data["scorer_version"] == "natory-v1"
+    assert data["scorer_version"] == "natory-v2"  # new submissions are scored with v2
 
 
 def test_file_argument_with_prose(tmp_path: Path) -> None:
@@ -69,7 +69,31 @@ def test_file_argument_with_prose(tmp_path: Path) -> None:
     done = run("score", "-b", "natory", "--target", "13", str(answer), "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["valid"] is True and data["finalScore"] == 37
+    # natory-v2: (1+1) and (3+1) re-create digits, the simplified 3^2 + 4 loses the
+    # all-digits bonus (-20); v1 gave 37
+    assert data["valid"] is True and data["finalScore"] == 17
+    assert data["trivialExpressionPenalty"] == -20 and data["simplified"] == "3^2 + 4"
+
+
+def test_prose_and_persian_digits_are_read(tmp_path: Path) -> None:
+    answer = tmp_path / "answer.txt"
+    answer.write_text("After some thought, the answer is (6+4)*684 = 6840.\n", encoding="utf-8")
+    done = run("score", "-b", "natory", "--target", "6840", str(answer), "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["valid"] is True and data["expression"] == "(6+4)*684"
+    assert data["finalScore"] > 0
+    done = run("score", "-b", "natory", "--target", "6840", "(۶+۴)×۶۸۴", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    persian = json.loads(done.stdout)
+    assert persian["valid"] is True and persian["finalScore"] == data["finalScore"]
+
+
+def test_padding_scores_zero(tmp_path: Path) -> None:
+    done = run("score", "-b", "natory", "--target", "6840", "6840-4+4", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["valid"] is True and data["simplified"] == "6840" and data["finalScore"] == 0
 
 
 def test_stdin(tmp_path: Path) -> None:
@@ -92,7 +116,8 @@ def test_invalid_expression_is_a_result_with_the_error(tmp_path: Path) -> None:
 def test_text_output(tmp_path: Path) -> None:
     done = run("score", "-b", "natory", "--target", "13", "3^(1+1)+(3+1)", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "finalScore: 37" in done.stdout
+    assert "finalScore: 17" in done.stdout  # natory-v2 (v1: 37)
+    assert "trivialExpressionPenalty: -20" in done.stdout
     assert "repetitionPenalty: -3" in done.stdout
 
 

@@ -111,3 +111,21 @@ def test_canonical_text_reads_back_to_the_same_tree(text: str) -> None:
     except ScoringError:
         return
     assert evaluate(canonical) == value
+
+
+@SETTINGS
+@given(expressions)
+def test_v2_simplification_keeps_the_value_and_never_raises(text: str) -> None:
+    from scoring.natory import load_rules
+    from scoring.natory.evaluator import evaluate_tree
+    from scoring.natory.simplify import simplify_by_value
+
+    try:
+        tree = parse_expression(text)
+        evaluation = evaluate_tree(tree, load_rules("natory-v2").limits)
+    except ScoringError:
+        return
+    simplified, _ = simplify_by_value(tree, evaluation)
+    # the simplified text reads back and equals the expression (synthetic numerals are
+    # numerals in the text)
+    assert evaluate(to_text(simplified)) == evaluation.value

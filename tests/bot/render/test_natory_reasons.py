@@ -22,7 +22,7 @@ CASES = {
     "nth_root": r"\sqrt[3]{8}",
     "latex_command": r"\foo{9}",
     "superscript": "9⁸",
-    "not_ascii": "۹+8",
+    "not_ascii": "९+8",  # Devanagari (Persian and Arabic-Indic digits are read)
     "one_only": "9,8",
     "unexpected_char": "9 @ 8",
     "unknown_name": "foo(9)",
