@@ -140,8 +140,10 @@ class IntakeStore(StoreBase):
 
     async def _claim(self, cutoff: int, limit: int) -> tuple[list[IntakeEntry], int]:
         """Take up to ``limit`` (SQLite: -1, no limit) unfinished updates whose lease
-        ends before ``cutoff``; the ones not held before (now held), and how many rows
-        the claim took."""
+        ends before ``cutoff``, the longest lapsed first (a range of ``intake_leases``,
+        read in its order: however many live leases there are, only lapsed ones are
+        read); the ones not held before (now held, oldest first), and how many rows the
+        claim took."""
         lease = self._now_ms() + LEASE_MS
         async with self._db.single() as s:
             if self._db.kind == "postgresql":
@@ -149,7 +151,7 @@ class IntakeStore(StoreBase):
                 rows = await s.all(
                     "WITH lapsed AS (SELECT update_id FROM intake"
                     " WHERE done_at IS NULL AND lease_until < ?"
-                    " ORDER BY update_id LIMIT ? FOR UPDATE SKIP LOCKED)"
+                    " ORDER BY lease_until, update_id LIMIT ? FOR UPDATE SKIP LOCKED)"
                     " UPDATE intake SET owner = ?, lease_until = ? FROM lapsed"
                     " WHERE intake.update_id = lapsed.update_id"
                     " RETURNING intake.update_id, intake.body",
@@ -159,7 +161,8 @@ class IntakeStore(StoreBase):
                 rows = await s.all(
                     "UPDATE intake SET owner = ?, lease_until = ? WHERE update_id IN"
                     " (SELECT update_id FROM intake WHERE done_at IS NULL AND lease_until < ?"
-                    " ORDER BY update_id LIMIT ?) RETURNING update_id, body",
+                    " ORDER BY lease_until, update_id LIMIT ?)"
+                    " RETURNING update_id, body",
                     (self.instance, lease, cutoff, limit),
                 )
         entries = sorted((IntakeEntry(int(r[0]), str(r[1])) for r in rows), key=_by_id)

@@ -425,7 +425,7 @@ _V13_NATORY_DAYS = natory_lines.days_migration_sql(SQLITE)
 _V14_INTAKE_LEASES = """
 ALTER TABLE intake ADD COLUMN owner TEXT;
 ALTER TABLE intake ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
-CREATE INDEX intake_leases ON intake (lease_until) WHERE done_at IS NULL;
+CREATE INDEX intake_leases ON intake (lease_until, update_id) WHERE done_at IS NULL;
 """
 
 #: Every step, in order. Append only.

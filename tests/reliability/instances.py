@@ -70,6 +70,8 @@ class Fleet:
     tmp: Path
     db_url: str
     stack: contextlib.AsyncExitStack
+    #: settings every instance gets (beyond the webhook's and the database's)
+    env: dict[str, str] = field(default_factory=dict)
     members: list[Instance] = field(default_factory=list)
     #: update id -> (the instance that answered 200, when)
     acked: dict[int, tuple[str, float]] = field(default_factory=dict)
@@ -79,6 +81,7 @@ class Fleet:
         """Start an instance; it gets updates once its ``/healthz`` answers."""
         port = free_port()
         env = {
+            **self.env,
             **webhook_env(port, SECRET),
             "BENCHBOARD_DB": self.db_url,
             "BENCHBOARD_WEBHOOK_REGISTER": "false",  # the balancer delivers
