@@ -173,23 +173,51 @@ class IntakeStore(StoreBase):
     async def renew(self) -> int:
         """Extend the leases of the updates this store holds by :data:`LEASE_MS`; return
         how many it still holds. One that is no longer this store's (done, or taken by
-        another instance after its lease lapsed) is held no more."""
+        another instance after its lease lapsed) is held no more.
+
+        A renewal never waits for a row lock (on PostgreSQL its rows are taken ``FOR
+        UPDATE SKIP LOCKED``): a row locked now is being marked done or claimed, and a
+        renewal waiting for it while that statement waits for one of the renewal's rows
+        would be a deadlock. A row skipped so is looked at without a lock: still this
+        store's, it stays held (renewed next time)."""
         held = sorted(self._held)
         if not held:
             return 0
         lease = self._now_ms() + LEASE_MS
         chunks = [held[i : i + _CHUNK] for i in range(0, len(held), _CHUNK)]
         kept: set[int] = set()
+        postgres = self._db.kind == "postgresql"
         async with self._writing(len(chunks)) as s:
             for chunk in chunks:
-                rows = await s.all(
-                    f"UPDATE intake SET lease_until = ? WHERE update_id IN "
-                    f"({', '.join('?' * len(chunk))}) AND owner = ? AND done_at IS NULL "
-                    "RETURNING update_id",
-                    (lease, *chunk, self.instance),
-                )
+                marks = ", ".join("?" * len(chunk))
+                if postgres:
+                    sql = (
+                        "WITH mine AS (SELECT update_id FROM intake WHERE update_id IN "
+                        f"({marks}) AND owner = ? AND done_at IS NULL "
+                        "ORDER BY update_id FOR UPDATE SKIP LOCKED) "
+                        "UPDATE intake SET lease_until = ? FROM mine "
+                        "WHERE intake.update_id = mine.update_id RETURNING intake.update_id"
+                    )
+                    params: tuple[object, ...] = (*chunk, self.instance, lease)
+                else:
+                    sql = (
+                        f"UPDATE intake SET lease_until = ? WHERE update_id IN ({marks}) "
+                        "AND owner = ? AND done_at IS NULL RETURNING update_id"
+                    )
+                    params = (lease, *chunk, self.instance)
+                rows = await s.all(sql, params)
                 kept.update(int(r[0]) for r in rows)
-        self._held.difference_update(set(held) - kept)
+        gone = set(held) - kept
+        if gone and postgres:
+            skipped = sorted(gone)
+            async with self._db.single() as s:  # a plain read waits for no lock
+                rows = await s.all(
+                    f"SELECT update_id FROM intake WHERE update_id IN "
+                    f"({', '.join('?' * len(skipped))}) AND owner = ? AND done_at IS NULL",
+                    (*skipped, self.instance),
+                )
+            gone -= {int(r[0]) for r in rows}
+        self._held.difference_update(gone)
         return len(self._held)
 
     async def release(self, update_ids: Sequence[int] | None = None) -> None:

@@ -279,3 +279,25 @@ async def test_looking_for_lapsed_leases_is_one_indexed_statement(
     detail = " ".join(str(r[-1]) for r in plan)
     assert "intake_leases" in detail, detail
     assert "TEMP B-TREE" not in detail and "Sort" not in detail, detail  # read in order
+
+
+@pytest.mark.postgresql_only
+async def test_a_renewal_waits_for_no_row_lock(
+    store: Store, clock: FakeClock, db_path: Path
+) -> None:
+    """A row locked by another statement (a done mark, a claim) is skipped, not waited
+    for (waiting could deadlock with that statement), and stays held."""
+    import psycopg
+
+    await store.admit([(1, body(1)), (2, body(2))])
+    clock.advance(seconds=LEASE_S / 2)
+    async with await psycopg.AsyncConnection.connect(str(db_path)) as other:
+        await other.execute("SELECT 1 FROM intake WHERE update_id = 1 FOR UPDATE")
+        assert await asyncio.wait_for(store.renew(), 5) == 2
+        await other.rollback()
+    assert store.held == {1, 2}
+    async with store.db.read() as s:
+        rows = await s.all("SELECT update_id, lease_until FROM intake ORDER BY update_id")
+    start = store._now_ms() - LEASE_MS // 2
+    assert [tuple(r) for r in rows] == [(1, start + LEASE_MS), (2, start + LEASE_MS * 3 // 2)]
+    assert await store.renew() == 2  # renewed this time
