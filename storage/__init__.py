@@ -73,8 +73,13 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.backup(path) -> None
 
     # the durable intake (updates kept from arrival until handled)
-    await store.admit([(update_id, json_body), ...]) -> list[int]   # the new ids
+    await store.admit([(update_id, json_body), ...]) -> list[int]   # the new ids, leased
     await store.unfinished() -> list[IntakeEntry]                   # oldest first
+    await store.claim_at_start() -> list[IntakeEntry]   # lapsed leases (SQLite: all open)
+    await store.claim_lapsed(*, limit=100) -> list[IntakeEntry]     # a dead instance's
+    await store.renew() -> int                       # extend the leases of what is held
+    await store.release(update_ids=None) -> None     # give leases up (closing: all held)
+    store.instance -> str; store.held -> frozenset[int]             # this store's leases
     await store.finish(update_id) -> None                           # group-committed
     store.finish_soon(update_id) -> Task                            # the same, not waited for
     await store.prune_intake(*, older_than_ms) -> int

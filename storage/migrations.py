@@ -416,6 +416,18 @@ _V12_NATORY_LINES = natory_lines.migration_sql(SQLITE)
 #: the same way.
 _V13_NATORY_DAYS = natory_lines.days_migration_sql(SQLITE)
 
+#: The intake as a work queue shared by several instances (:mod:`storage.intake`): an
+#: update is handled by the instance that holds its lease, ``owner`` (a name of the
+#: running store, NULL: none) until ``lease_until`` (UTC milliseconds), renewed while
+#: it is handled; once it lapses (the instance died) another instance takes the update.
+#: Rows kept before this step have no lease (0): the next instance to start takes them.
+#: ``intake_leases`` finds the lapsed leases among the unfinished rows. Shared SQL.
+_V14_INTAKE_LEASES = """
+ALTER TABLE intake ADD COLUMN owner TEXT;
+ALTER TABLE intake ADD COLUMN lease_until BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX intake_leases ON intake (lease_until, update_id) WHERE done_at IS NULL;
+"""
+
 #: A group admin's verification (``/verify`` in the group a result was published from):
 #: the ✅ on that group's board only (``board_pages.slice_page`` of the chat). ``verified``
 #: stays the bot admins' mark, on every board and the web's verified-only board (its
@@ -441,6 +453,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(12, "boards: natory_lines, the Natory board's summary", _V12_NATORY_LINES),
     Migration(
         13, "boards: natory_days and natory_spans, Natory boards over days", _V13_NATORY_DAYS
+    ),
+    Migration(
+        14, "intake: leases, several instances share it as a work queue", _V14_INTAKE_LEASES, True
     ),
     Migration(
         15, "moderation: a group admin's verification, on its board", _V15_GROUP_VERIFIED, True

@@ -1,5 +1,7 @@
 """The durable intake as use cases: keep updates on arrival, mark them handled, replay
-what a stopped process left unfinished, forget old handled ones.
+what a stopped process left unfinished, forget old handled ones; with several instances,
+the leases that say which instance handles an update (``storage.intake``: claimed on
+admission, renewed while handled, taken over by another instance once lapsed).
 
 The Telegram layer calls these; the rows live in ``storage.intake``.
 """
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from storage.intake import IntakeEntry
+from storage.intake import CLAIM_LIMIT, LEASE_MS, IntakeEntry
 from storage.values import json_text
 
 from .bounded import storable
@@ -19,15 +21,22 @@ from .services import Services
 #: than that can never come back.
 KEEP_MS = 24 * 3600 * 1000
 
+#: Seconds an instance's lease on an update lasts unless renewed.
+LEASE_SECONDS = LEASE_MS / 1000
+
 __all__ = [
     "KEEP_MS",
+    "LEASE_SECONDS",
     "IntakeEntry",
     "admit",
     "body",
+    "claim_at_start",
+    "claim_lapsed",
     "finish",
     "finish_soon",
     "keepable",
     "prune",
+    "renew",
     "unfinished",
 ]
 
@@ -49,13 +58,36 @@ def keepable(data: object) -> bool:
 
 
 async def admit(services: Services, updates: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Keep updates (``keepable`` ones) in one transaction; the ids not kept before."""
+    """Keep updates (``keepable`` ones) in one transaction; the ids not kept before,
+    this instance's to handle (leased to it by the same statement)."""
     return await services.store.admit([(u["update_id"], body(u)) for u in updates])
 
 
 async def unfinished(services: Services) -> list[IntakeEntry]:
-    """Updates kept but not handled, oldest first."""
+    """Updates kept but not handled, oldest first (whoever handles them)."""
     return await services.store.unfinished()
+
+
+async def claim_at_start(services: Services) -> list[IntakeEntry]:
+    """What a starting instance handles first, oldest first: the unfinished updates no
+    running instance holds (on SQLite, one process: every unfinished one)."""
+    return await services.store.claim_at_start()
+
+
+async def claim_lapsed(services: Services) -> list[IntakeEntry]:
+    """Unfinished updates whose instance stopped renewing their lease (it died, or
+    released them), now this instance's, oldest first (claimed a batch at a time)."""
+    taken: list[IntakeEntry] = []
+    while True:
+        batch = await services.store.claim_lapsed(limit=CLAIM_LIMIT)
+        taken.extend(batch)
+        if len(batch) < CLAIM_LIMIT:
+            return taken
+
+
+async def renew(services: Services) -> int:
+    """Extend the leases of the updates this instance is handling; how many it holds."""
+    return await services.store.renew()
 
 
 async def finish(services: Services, update_id: int) -> None:

@@ -7,7 +7,8 @@ arrived, and marked done once handled, so a process that dies loses nothing.
 - Webhook (``web.py``): :meth:`Intake.receive_one` admits the update before the request
   answers 200; admits arriving together are committed together.
 - On start, :meth:`Intake.replay` queues the updates a previous process left unfinished,
-  oldest first, before anything new is taken.
+  oldest first, before anything new is taken: on PostgreSQL only those whose lease has
+  lapsed, never those a running instance is handling (see "Several instances").
 - An update is marked done after its handlers ran and their replies went out
   (``LoggingApplication.process_update``). The effects are idempotent (a submission is
   unique on its chat and message, a publication is a state change that checks the day's
@@ -17,6 +18,17 @@ arrived, and marked done once handled, so a process that dies loses nothing.
   (``http.RetryingRateLimiter``) leaves its update unfinished: it is handled again later
   in this process (:meth:`Intake.later`) and, if the process stops, after the restart.
 - Handled entries are pruned after a day (Telegram keeps updates 24 hours).
+
+Several instances (PostgreSQL) share the intake as a work queue (``storage.intake``):
+the instance that admits an update holds a lease on it, from the same statement. While
+it handles the update — queued, running, kept for a later try (:meth:`Intake.handled`:
+its lease is renewed like the others, not released, so no other instance answers it
+meanwhile), its done mark on its way — :meth:`Intake.run_leases` renews the lease every
+:data:`RENEW_EVERY` seconds. An instance that dies stops renewing: within
+``core.LEASE_SECONDS`` its leases lapse, and every :data:`CLAIM_EVERY` seconds each
+instance takes lapsed ones (one indexed statement; on PostgreSQL ``FOR UPDATE SKIP
+LOCKED``, so two instances never take the same) and handles them. A stopping instance
+releases what it still holds, for the others to take at once.
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ import contextlib
 import json
 import logging
 import warnings
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from telegram import Update
@@ -45,6 +57,11 @@ INTAKE = "intake"
 POLL_TIMEOUT = 10
 #: Updates per getUpdates (Telegram's maximum).
 POLL_LIMIT = 100
+#: Seconds between renewals of this instance's leases (a quarter of a lease: three
+#: renewals may be missed, or the event loop stall that long, before one lapses).
+RENEW_EVERY = core.LEASE_SECONDS / 4
+#: Seconds between looks for updates whose lease lapsed (an instance died).
+CLAIM_EVERY = 1.0
 
 
 class Intake:
@@ -146,17 +163,31 @@ class Intake:
                     new.discard(data["update_id"])
 
     async def replay(self) -> int:
-        """Queue the updates a previous process left unfinished, oldest first."""
-        entries = await core.unfinished(self.services)
+        """Queue the updates a previous process left unfinished, oldest first (on
+        PostgreSQL: those no running instance holds)."""
+        entries = await core.claim_at_start(self.services)
+        await self._queue(entries)
+        if entries:
+            log.info("replaying unfinished updates", extra={"count": len(entries)})
+        return len(entries)
+
+    async def take_lapsed(self) -> int:
+        """Queue the unfinished updates whose lease lapsed (their instance died), now
+        this instance's, oldest first."""
+        entries = await core.claim_lapsed(self.services)
+        await self._queue(entries)
+        if entries:
+            log.info("taking over updates whose lease lapsed", extra={"count": len(entries)})
+        return len(entries)
+
+    async def _queue(self, entries: Sequence[core.IntakeEntry]) -> None:
+        """Queue kept updates for the Application; one PTB cannot read is marked done."""
         for entry in entries:
             update = self.parse(json.loads(entry.body))
             if update is None:
                 await core.finish(self.services, entry.update_id)
                 continue
             await self.app.update_queue.put(update)
-        if entries:
-            log.info("replaying unfinished updates", extra={"count": len(entries)})
-        return len(entries)
 
     # --- completion ------------------------------------------------------------------
 
@@ -204,6 +235,29 @@ class Intake:
                 else:
                     log.info("intake pruned", extra={"count": pruned})
 
+    # --- leases (several instances) -----------------------------------------------------
+
+    async def run_leases(self) -> None:
+        """Renew this instance's leases every :data:`RENEW_EVERY` seconds, and take the
+        updates whose lease lapsed every :data:`CLAIM_EVERY` seconds (two loops: a slow
+        look for lapsed leases never delays a renewal)."""
+        await asyncio.gather(
+            self._every(RENEW_EVERY, self._renew, "renewing the intake's leases failed"),
+            self._every(CLAIM_EVERY, self.take_lapsed, "taking lapsed updates failed"),
+        )
+
+    async def _renew(self) -> int:
+        return await core.renew(self.services)
+
+    @staticmethod
+    async def _every(seconds: float, job: Callable[[], Awaitable[object]], failed: str) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            try:
+                await job()
+            except Exception as exc:  # the database away: the next round tries again
+                log.warning(failed, extra={"error": str(exc)})
+
 
 def intake_of(app: BotApp) -> Intake | None:
     intake = app.bot_data.get(INTAKE)
@@ -216,6 +270,7 @@ async def start(app: BotApp, services: Services) -> Intake:
     app.bot_data[INTAKE] = intake
     await intake.replay()
     services.spawn(intake.run_jobs())
+    services.spawn(intake.run_leases())
     return intake
 
 
