@@ -3,9 +3,9 @@ text (the pattern as the code applies it, or the public function that applies it
 megabyte of its worst case and must finish within a time budget.
 
 A pattern that backtracks quadratically takes minutes on a megabyte (the old PrimeBench
-full-width-colon hint ``[0-9…]+\\s*：`` took 35 s on 80,000 ``9``), a linear one a few
-hundredths of a second, so the budget is generous for a noisy machine and still tells
-them apart (:func:`test_the_budget_tells_a_quadratic_pattern` shows it on the old hint).
+full-width-colon hint ``[0-9…]+\\s*：`` took 35 s on 80,000 ``9``), a linear one from
+hundredths to a few tenths of a second, so the budget is generous for a noisy machine and
+still tells them apart (:func:`test_the_budget_tells_a_quadratic_pattern` shows it on the old hint).
 Each case runs in a forked child that is killed at the budget, so a quadratic reader
 fails in seconds instead of holding the run.
 
@@ -41,8 +41,8 @@ from scoring.zerobench import check as zb_check
 
 #: The size of each worst case, in characters.
 SIZE = 1_000_000
-#: Seconds each case may take. A linear reader takes a few hundredths on a megabyte; a
-#: quadratic one takes minutes. (Generous: the machine is shared and noisy.)
+#: Seconds each case may take. A linear reader takes hundredths to a few tenths on a
+#: megabyte; a quadratic one takes minutes. (Generous: the machine is shared and noisy.)
 BUDGET = 2.0
 #: A child still running this long after the budget is killed.
 GRACE = 0.5
