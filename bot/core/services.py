@@ -95,17 +95,20 @@ class Services:
             self.pool = None
         await self.store.close()
 
-    async def offload(self, seconds: float, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in the worker process (started now if need be), one job at a
-        time, or inline when these services have no worker. Raises :class:`TimeoutError`
-        once the job has run ``seconds`` seconds: its process is killed, so the next job
-        does not wait behind it (it gets a fresh one); :class:`bot.core.offload.WorkerLost`
-        when the process died."""
+    async def offload(
+        self, seconds: float, fn: Callable[..., T], *args: Any, owner: Hashable = None
+    ) -> T:
+        """``fn(*args)`` in a worker process (started now if need be), in ``owner``'s
+        turn (the user it is done for: one job of theirs at a time, users served in
+        turn), or inline when these services have no worker. Raises
+        :class:`TimeoutError` once the job has run ``seconds`` seconds: its process is
+        killed, so the next job does not wait behind it (it gets a fresh one);
+        :class:`bot.core.offload.WorkerLost` when the process died."""
         if not self.worker:
             return fn(*args)
         if self.pool is None:
             self.pool = Worker()
-        return await self.pool.run(seconds, fn, *args)
+        return await self.pool.run(seconds, fn, *args, owner=owner)
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         """Run a background task, keeping a reference until it ends."""

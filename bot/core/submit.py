@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,9 +88,11 @@ def decode_upload(data: bytes | bytearray) -> str:
         raise UserError("bad_encoding", reason=str(exc)) from None
 
 
-async def _offloaded(services: Services, fn: Callable[..., T], *args: Any) -> T:
+async def _offloaded(
+    services: Services, fn: Callable[..., T], *args: Any, owner: Hashable = None
+) -> T:
     try:
-        return await services.offload(SCORE_TIMEOUT, fn, *args)
+        return await services.offload(SCORE_TIMEOUT, fn, *args, owner=owner)
     except TimeoutError:
         raise UserError("too_slow") from None
     except offload.WorkerLost:
@@ -115,18 +117,32 @@ async def saved(upload: Upload) -> AsyncIterator[Path]:
 
 
 async def run_scorer(
-    services: Services, benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
+    services: Services,
+    benchmark: Benchmark,
+    text: str,
+    key: Any,
+    options: Mapping[str, Any],
+    *,
+    owner: Hashable = None,
 ) -> tuple[Result, PackedText | None]:
-    """Score small inputs inline; large ones in the worker process, with a time limit,
-    where they are also packed as the store keeps them (returned beside the result)."""
+    """Score small inputs inline; large ones in a worker process (in ``owner``'s turn),
+    with a time limit, where they are also packed as the store keeps them (returned
+    beside the result)."""
     if len(text) < POOL_THRESHOLD:
         return benchmark.score(text, key, options=options), None
-    done = await _offloaded(services, offload.score_text, benchmark.name, text, key, dict(options))
+    done = await _offloaded(
+        services, offload.score_text, benchmark.name, text, key, dict(options), owner=owner
+    )
     return done.result, done.raw
 
 
 async def read_submission(
-    services: Services, text: str, command_args: str = "", benchmark_hint: str | None = None
+    services: Services,
+    text: str,
+    command_args: str = "",
+    benchmark_hint: str | None = None,
+    *,
+    owner: Hashable = None,
 ) -> tuple[str, Reading]:
     """The body (tag lines blanked) and what the text is; a large one is read in the
     worker process. Raises :class:`UserError` for a bad tag and for a text no benchmark
@@ -135,7 +151,9 @@ async def read_submission(
     if len(text) < POOL_THRESHOLD:
         reading = read(text, command_args, benchmark_hint)
     else:
-        reading = await _offloaded(services, offload.read_job, text, command_args, benchmark_hint)
+        reading = await _offloaded(
+            services, offload.read_job, text, command_args, benchmark_hint, owner=owner
+        )
     body = blank(text, reading.spans)
     _check_reading(reading, blank=not body.strip())
     return body, reading
@@ -181,48 +199,71 @@ async def _key_and_options(
 
 
 async def score_submission(
-    services: Services, text: str, *, command_args: str = "", benchmark_hint: str | None = None
+    services: Services,
+    text: str,
+    *,
+    command_args: str = "",
+    benchmark_hint: str | None = None,
+    owner: Hashable = None,
 ) -> Scored:
-    """Split tags from the text, pick the benchmark and key, and score."""
-    body, reading = await read_submission(services, text, command_args, benchmark_hint)
+    """Split tags from the text, pick the benchmark and key, and score (a large text in
+    a worker process, in ``owner``'s turn)."""
+    body, reading = await read_submission(services, text, command_args, benchmark_hint, owner=owner)
     benchmark, key, options, key_version_id = await _key_and_options(services, reading)
-    result, packed = await run_scorer(services, benchmark, body, key, options)
+    result, packed = await run_scorer(services, benchmark, body, key, options, owner=owner)
     return Scored(
         benchmark, result, reading.tags, packed or body, key_version_id, options, reading.detected
     )
 
 
 async def score_file(
-    services: Services, path: Path, *, command_args: str = "", benchmark_hint: str | None = None
+    services: Services,
+    path: Path,
+    *,
+    command_args: str = "",
+    benchmark_hint: str | None = None,
+    owner: Hashable = None,
 ) -> Scored:
-    """:func:`score_submission` of a large upload saved at ``path``: the worker process
-    reads it, then scores and packs it; the text never comes to this process."""
-    found = await _offloaded(services, offload.read_file, str(path), command_args, benchmark_hint)
+    """:func:`score_submission` of a large upload saved at ``path``: a worker process
+    reads it, then scores and packs it (each in ``owner``'s turn); the text never comes
+    to this process."""
+    found = await _offloaded(
+        services, offload.read_file, str(path), command_args, benchmark_hint, owner=owner
+    )
     reading = found.reading
     _check_reading(reading, blank=found.blank)
     benchmark, key, options, key_version_id = await _key_and_options(services, reading)
     done = await _offloaded(
-        services, offload.score_file, str(path), reading.spans, benchmark.name, key, options
+        services,
+        offload.score_file,
+        str(path),
+        reading.spans,
+        benchmark.name,
+        key,
+        options,
+        owner=owner,
     )
     return Scored(
         benchmark, done.result, reading.tags, done.raw, key_version_id, options, reading.detected
     )
 
 
-async def score_upload(services: Services, upload: Upload, *, command_args: str = "") -> Scored:
+async def score_upload(
+    services: Services, upload: Upload, *, command_args: str = "", owner: Hashable = None
+) -> Scored:
     """Check and score an uploaded file: a small one here, a large one (saved to a
-    temporary file) in the worker process."""
+    temporary file) in a worker process, in ``owner``'s turn."""
     check_document(upload.file_name, upload.file_size)
     if upload.file_size is not None and upload.file_size < OFFLOAD_BYTES:
         text = decode_upload(await upload.download())
-        return await score_submission(services, text, command_args=command_args)
+        return await score_submission(services, text, command_args=command_args, owner=owner)
     async with saved(upload) as path:
         size = await asyncio.to_thread(os.path.getsize, path)
         check_size(size)
         if size >= OFFLOAD_BYTES:
-            return await score_file(services, path, command_args=command_args)
+            return await score_file(services, path, command_args=command_args, owner=owner)
         text = decode_upload(await asyncio.to_thread(path.read_bytes))
-    return await score_submission(services, text, command_args=command_args)
+    return await score_submission(services, text, command_args=command_args, owner=owner)
 
 
 async def record(
@@ -284,10 +325,14 @@ async def submit(
     Returns the stored submission and, when it was stored just now, its result (a
     delivery repeated by Telegram shows what was stored the first time: None).
     """
+    # heavy work is shared out by who sent it (not by whose output it is)
+    owner = asked_by if asked_by is not None else user_id
     if upload is not None:
-        scored = await score_upload(services, upload, command_args=command_args)
+        scored = await score_upload(services, upload, command_args=command_args, owner=owner)
     else:
-        scored = await score_submission(services, text or "", command_args=command_args)
+        scored = await score_submission(
+            services, text or "", command_args=command_args, owner=owner
+        )
     sub = await record(
         services,
         scored,

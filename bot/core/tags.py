@@ -23,8 +23,8 @@ from storage import MAX_MODEL_NAME, without_bidi
 _NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
 _HASHTAG = re.compile(r"#[^\s#]+")
 #: A field's name and colon, at the start of a line or after whitespace.
-_FIELD_START = re.compile(rf"(?:^|(?<=\s))(?:{_NAMES})\s*[:：]", re.IGNORECASE)
-_FIELD_AT = re.compile(rf"({_NAMES})\s*[:：]", re.IGNORECASE)
+_FIELD_START = re.compile(rf"(?:^|(?<=\s))(?:{_NAMES})\s*+[:：]", re.IGNORECASE)
+_FIELD_AT = re.compile(rf"({_NAMES})\s*+[:：]", re.IGNORECASE)
 #: The characters a tag line starts with (after blanks): ``#`` and the first letters of
 #: the field names (matched ignoring case, as the names are).
 _FIRST = "#" + "".join(sorted({name[0] for name in _NAMES.split("|")}))
@@ -32,10 +32,10 @@ _FIRST = "#" + "".join(sorted({name[0] for name in _NAMES.split("|")}))
 #: The look-ahead at the first character turns most lines (answers start with a digit)
 #: away before the names are tried.
 _CANDIDATE = re.compile(
-    rf"^[^\S\n]*(?=[{_FIRST}])(?:#|(?:{_NAMES})\s*[:：])[^\n]*", re.IGNORECASE | re.MULTILINE
+    rf"^[^\S\n]*+(?=[{_FIRST}])(?:#|(?:{_NAMES})\s*+[:：])[^\n]*+", re.IGNORECASE | re.MULTILINE
 )
 _NON_SPACE = re.compile(r"\S")
-_ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*[:：]")
+_ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*+[:：]")
 _FIELD_NAMES = {
     "model": "model",
     "مدل": "model",
@@ -124,7 +124,8 @@ def _items(line: str) -> tuple[list[_Item], bool] | None:
             break
         if line[pos] == "#":
             match = _HASHTAG.match(line, pos)
-            assert match is not None
+            if match is None:  # a bare "#" (a Markdown heading's "# Answers"): not a tag
+                return None
             items.append(("#", match[0]))
             unknown = unknown or not _known_hashtag(match[0])
             pos = match.end()

@@ -9,36 +9,48 @@ from typing import Any
 from ..base import Hint, InvalidLine
 
 _PERSIAN_DIGIT = "[\u06f0-\u06f9\u0660-\u0669]"
+_ANY_DIGIT = "[0-9\u06f0-\u06f9\u0660-\u0669]"
 _NONE_RE = "[nN][oO][nN][eE]"
 #: (code, pattern, message), compiled on first use (see :func:`_patterns`).
+#:
+#: Every pattern is searched over whole lines of whatever a user sent, so each runs in
+#: time linear in the text: a run (of digits, of spaces) is entered only at its start
+#: (a look-behind at its first character turns every later position away at once) and
+#: taken whole, never given back (possessive ``++``/``*+``: what follows a run can never
+#: be part of it, so giving some back could not make a match). Each starts with the
+#: character class it needs first, so that the search skips to where one stands.
+#: Without that, ``[0-9]+\s*：`` over one line of 80,000 ``9`` tried every start and
+#: every length: 35 s. Only whether a pattern matches is used, so a trailing run is
+#: matched by its first character alone.
+#: ``tests/scoring/test_linear_inputs.py`` feeds each a megabyte of its worst case.
 _HINT_SOURCES: tuple[tuple[str, str, str], ...] = (
     (
         "persian_digits",
-        rf"{_PERSIAN_DIGIT}+\s*[:：]\s*(?:{_PERSIAN_DIGIT}|[0-9])+",
+        rf"{_PERSIAN_DIGIT}(?<!{_PERSIAN_DIGIT}{{2}}){_PERSIAN_DIGIT}*+\s*+[:：]\s*+{_ANY_DIGIT}",
         "Persian/Arabic-Indic digits on {lines}: the official rules count such lines "
         "invalid (answers must use ASCII digits 0-9)",
     ),
     (
         "fullwidth_colon",
-        r"[0-9\u06f0-\u06f9\u0660-\u0669]+\s*：",
+        rf"{_ANY_DIGIT}(?<!{_ANY_DIGIT}{{2}}){_ANY_DIGIT}*+\s*+：",
         "a full-width colon (：) on {lines}: the official rules count such lines invalid "
         "(use the ASCII colon :)",
     ),
     (
         "q_prefix",
-        r"(?<![^\s,;])[Qq]\s*[0-9]+\s*[:：.)]",
+        r"[Qq](?<![^\s,;][Qq])\s*+[0-9]++\s*+[:：.)]",
         "a Q before the question number on {lines}: the official rules count such lines "
         "invalid (write 1:3, not Q1:3)",
     ),
     (
         "trailing_period",
-        rf"(?<![^\s,;])[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\.(?!\S)",
+        rf"[0-9](?<![^\s,;][0-9])[0-9]*+\s*+:\s*+(?:[0-9]++|{_NONE_RE})\.(?!\S)",
         "an answer ending in a period on {lines}: the official rules count such lines "
         "invalid (write 1:3, not 1:3.)",
     ),
     (
         "markdown_bold",
-        rf"(?:\*\*|__)\s*[0-9]+\s*:\s*(?:[0-9]+|{_NONE_RE})\s*(?:\*\*|__)",
+        rf"(?:\*\*|__)\s*+[0-9]++\s*+:\s*+(?:[0-9]++|{_NONE_RE})\s*+(?:\*\*|__)",
         "an answer in markdown bold (**1:3**) on {lines}: the official rules count such "
         "lines invalid (write 1:3, without the asterisks)",
     ),

@@ -83,7 +83,15 @@ class PrimeKey:
         return len(self.answers)
 
 
-_KEY_LINE = re.compile(r"([0-9]+)[^\S\n]*:[^\S\n]*([0-9]+)")
+_KEY_LINE = re.compile(r"([0-9]++)[^\S\n]*+:[^\S\n]*+([0-9]++)")
+#: The largest question number a key may have (a larger one is a typing mistake).
+_MAX_QUESTION = 10**9
+
+
+def _number(digits: str) -> int:
+    """``digits`` as a number, or one past :data:`_MAX_QUESTION` when it is larger."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 10 else _MAX_QUESTION + 1
 
 
 def load_key(data: bytes, *, filename: str = "A.txt") -> PrimeKey:
@@ -101,7 +109,11 @@ def load_key(data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         match = _KEY_LINE.fullmatch(stripped)
         if match is None:
             raise KeyFormatError("expected question:option such as 12:3", line=number, text=line)
-        question, option = int(match[1]), int(match[2])
+        # int() of thousands of digits raises (and is slow): such numbers are refused
+        # by their length, with the message the number would get
+        question, option = _number(match[1]), _number(match[2])
+        if question > _MAX_QUESTION:
+            raise KeyFormatError("the question number is too large", line=number, text=line)
         if option not in OPTIONS:
             raise KeyFormatError("the option must be 1, 2, 3 or 4", line=number, text=line)
         if question < 1:

@@ -32,7 +32,10 @@ INVALID_LINE = re.compile(
     rf"^(?!{_SEP}*(?:{_BARE_PAIR}(?:{_SEP}+{_BARE_PAIR})*{_SEP}*)?$)[^\n]*",
     re.MULTILINE,
 )
-_WS_AROUND_COLON = re.compile(r"[^\S\n]+:[^\S\n]*|:[^\S\n]+")
+#: Whitespace (but newlines) around a colon. A run of blanks is entered only at its start
+#: and taken whole (without the look-behind, a long run of blanks not followed by a
+#: colon was scanned again from each of its characters: quadratic).
+_WS_AROUND_COLON = re.compile(r"[^\S\n](?<![^\S\n]{2})[^\S\n]*+:[^\S\n]*+|:[^\S\n]++")
 #: ASCII whitespace other than space and newline (what \s also matches).
 _RARE_ASCII_SPACE = ("\t", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f")
 _SEPARATOR = re.compile(r"[\s,;]")
@@ -80,7 +83,9 @@ def parse_line(line: str) -> Parsed:
 
 #: An answer as it may be written before whitespace around its colon is removed
 #: (compiled on first use, by re's cache: scoring alone never needs it).
-_LOOSE_ANSWER = r"(?<![^\s,;])[0-9]+[^\S\n]*:[^\S\n]*(?:[0-9]+|[nN][oO][nN][eE])(?![^\s,;])"
+_LOOSE_ANSWER = (
+    r"[0-9](?<![^\s,;][0-9])[0-9]*+[^\S\n]*+:[^\S\n]*+(?:[0-9]++|[nN][oO][nN][eE])(?![^\s,;])"
+)
 
 
 def recognises(text: str) -> bool:

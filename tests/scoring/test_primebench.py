@@ -449,3 +449,14 @@ def test_an_old_record_without_counts_still_reads() -> None:
         del record[name]
     result = pb.result_from_record(record)
     assert (result.duplicate_count, result.unknown_question_count) == (1, 1)
+
+
+def test_a_key_line_with_a_huge_number_is_refused_with_its_line() -> None:
+    for data, message in [
+        (b"1:1\n" + b"9" * 5000 + b":1\n", "too large"),
+        (b"1:1\n2:" + b"0" * 5000 + b"3" + b"9" * 5000 + b"\n", "the option must be"),
+    ]:
+        with pytest.raises(KeyFormatError, match=message) as caught:
+            pb.load_key(data)
+        assert caught.value.line == 2
+    assert pb.load_key(b"0001:0004\n").answers == {1: 4}

@@ -576,3 +576,12 @@ def test_key_errors_are_strict(data: bytes, message: str, line: int | None) -> N
         zb.load_key(data)
     if line is not None:
         assert isinstance(info.value, KeyFormatError) and info.value.line == line
+
+
+def test_question_ids_of_any_length_sort_naturally() -> None:
+    """Ids sort as numbers where they hold digits (q2 before q10), however many digits:
+    an id of 5,000 digits, or a superscript digit, does not make scoring raise."""
+    key = make_key({"q10": "1", "q2": "1", "q" + "9" * 5000: "1", "q²": "1", "q02x": "1"})
+    result = zb.score(jsonl({"question_id": "8" * 5000, "response": "{1}"}), key, k=1)
+    long_id = "q" + "9" * 5000
+    assert result.main.unattempted == ("q2", "q02x", "q10", long_id, "q²")

@@ -4,6 +4,8 @@ process so the next heavy input does not wait behind it."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import os
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -174,5 +176,87 @@ async def test_errors_cross_from_the_worker() -> None:
             await worker.run(10, raise_awkward)
         assert await worker.run(10, pow, 3, 2) == 9
         assert worker.started == 1
+    finally:
+        worker.close()
+
+
+# --- fair to every user --------------------------------------------------------------
+
+
+def nap(seconds: float) -> tuple[float, float]:
+    """A job of ``seconds`` in the worker: when it started and ended (wall clock)."""
+    start = time.time()
+    time.sleep(seconds)
+    return start, time.time()
+
+
+async def test_one_users_heavy_jobs_do_not_hold_every_process() -> None:
+    """Alice's four long jobs run one after another in one process; Bob's job, sent
+    after them all, takes the other process at once instead of waiting behind them."""
+    worker = Worker(processes=2)
+    alice: list[asyncio.Task[tuple[float, float]]] = []
+    try:
+        await asyncio.gather(worker.run(30, pow, 2, 2), worker.run(30, pow, 2, 3, owner="b"))
+        assert worker.started == 2  # both processes up: start-up time is not measured
+        alice = [asyncio.create_task(worker.run(30, nap, 1.5, owner="alice")) for _ in range(4)]
+        await asyncio.sleep(0.2)
+        assert worker.busy == 1 and worker.queued("alice") == 3
+        sent = time.time()
+        bob = await worker.run(30, nap, 0.2, owner="bob")
+        # its own 0.2 s and a margin; behind Alice's four it would be over 6 s
+        assert bob[1] - sent < 2.5, bob[1] - sent
+        spans = sorted(await asyncio.gather(*alice))
+        assert bob[1] < spans[1][1]  # before Alice's second job ended
+        for before, after in itertools.pairwise(spans):  # one of Alice's at a time
+            assert after[0] >= before[1] - 0.05, spans
+    finally:
+        for task in alice:
+            task.cancel()
+        worker.close()
+
+
+async def test_users_waiting_are_served_in_turn() -> None:
+    """With one process busy, the waiting users are served round-robin: one who was
+    just served goes behind those still waiting, whatever order the jobs came in."""
+    worker = Worker(processes=1)
+    done: list[str] = []
+    tasks: list[asyncio.Task[None]] = []
+
+    async def job(owner: str, name: str) -> None:
+        await worker.run(30, pow, 2, 2, owner=owner)
+        done.append(name)
+
+    try:
+        await worker.run(30, pow, 2, 2)  # the process is up
+        first = asyncio.create_task(worker.run(30, nap, 0.5, owner="a"))
+        await asyncio.sleep(0.1)
+        names = ["a2", "a3", "a4", "b1", "b2", "c1"]
+        tasks += [asyncio.create_task(job(name[0], name)) for name in names]
+        await asyncio.sleep(0.1)
+        assert worker.queued("a") == 3 and worker.queued("b") == 2
+        await first
+        await asyncio.gather(*tasks)
+        assert done == ["b1", "c1", "a2", "b2", "a3", "a4"]
+    finally:
+        for task in tasks:
+            task.cancel()
+        worker.close()
+
+
+async def test_a_waiting_job_given_up_leaves_the_queue() -> None:
+    worker = Worker(processes=1)
+    try:
+        busy = asyncio.create_task(worker.run(30, nap, 0.5, owner="a"))
+        await asyncio.sleep(0.1)
+        waiting = asyncio.create_task(worker.run(30, pow, 2, 2, owner="b"))
+        await asyncio.sleep(0.05)
+        assert worker.queued("b") == 1
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        assert worker.queued("b") == 0
+        await busy
+        assert await worker.run(30, pow, 2, 5, owner="b") == 32
+        assert worker.busy == 0 and not worker._served  # nothing kept of who was served
     finally:
         worker.close()

@@ -100,3 +100,13 @@ def test_an_unknown_hashtag_in_the_middle_is_an_ordinary_line() -> None:
         pass
     else:
         raise AssertionError("an unknown hashtag at the end is an error")
+
+
+def test_a_bare_hash_is_no_tag() -> None:
+    """A Markdown heading (``# Answers``) or a lone ``#`` is an ordinary line wherever it
+    stands, and the tags beside it are still read."""
+    for text in ["# Answers\n1:3", "1:3\n#", "##\n1:3", "1:3\n## x", "#think\n# Final\n1:3"]:
+        body, tags = split_tags(text)
+        assert "#" in body and body.count("\n") == text.count("\n"), text
+    _, tags = split_tags("#think\n# Final\n1:3")
+    assert tags.mode is not None and tags.mode.value == "think"
