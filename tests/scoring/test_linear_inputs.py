@@ -162,10 +162,6 @@ LINES = ("newlines", "carriage returns", "blank lines", "answer lines", "differe
 JSON_SHAPES = ("JSON record, braces", "JSON record, long id", "JSON object, long name")
 #: What a pattern searched over one line is fed.
 ONE_LINE = DIGITS + BLANKS + COLONS + ANSWERS + MARKDOWN + BRACES + TAGS[:3]
-NATORY_QUADRATIC = (
-    "Natory's math-block pattern (scoring/natory/extract.py, _BLOCKS) rescans the rest of "
-    "its 64 KiB window from every \\( or \\[; Natory's reading is being rewritten"
-)
 
 
 @dataclass(frozen=True)
@@ -184,9 +180,6 @@ def _hint(code: str) -> Callable[[str], object]:
     return pattern.search
 
 
-_NATORY_SLOW = dict.fromkeys(("math parens", "math brackets"), NATORY_QUADRATIC)
-
-
 def _refused(read: Callable[..., object], *args: Any) -> object:
     """``read(*args)``, a refusal of bad input (the scoring errors, a tag error)
     counting as an answer: only the time matters here."""
@@ -199,11 +192,11 @@ def _refused(read: Callable[..., object], *args: Any) -> object:
 CASES: tuple[Case, ...] = (
     # whole submissions: what the bot does with any text it is sent (its tags, then
     # which benchmark reads it: every benchmark's recogniser), and each scorer
-    Case("bot.core.classify.read", classify.read, EVERY, _NATORY_SLOW),
+    Case("bot.core.classify.read", classify.read, EVERY),
     Case("bot.core.tags.split_tags", tags.split_tags, EVERY),
     Case("PrimeBench.score", lambda text: PRIME.score(text, PRIME_KEY), EVERY),
     Case("ZeroBench.score", lambda text: ZERO.score(text, ZERO_KEY), EVERY),
-    Case("Natory.score", lambda text: NATORY.score(text, NATORY_KEY), EVERY, _NATORY_SLOW),
+    Case("Natory.score", lambda text: NATORY.score(text, NATORY_KEY), EVERY),
     Case("scoring.text.decode", lambda text: scoring_text.decode(text.encode()), LINES),
     Case("scoring.text.normalise_newlines", scoring_text.normalise_newlines, LINES),
     # PrimeBench's readers one by one
@@ -241,8 +234,8 @@ CASES: tuple[Case, ...] = (
         lambda text: _refused(ZERO.load_key, text.encode()),
         JSON_SHAPES + BRACES + BLANKS,
     ),
-    # Natory's (scoring/natory/ is being rewritten: these entries follow it)
-    Case("Natory.recognises", NATORY.recognises, MATH + DIGITS + BLANKS, _NATORY_SLOW),
+    # Natory's
+    Case("Natory.recognises", NATORY.recognises, MATH + DIGITS + BLANKS),
     # the tags around a submission (a caption, the words after /score), tag values
     Case(
         "bot.core.tags.read_args",
