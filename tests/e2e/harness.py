@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
+
 from .botapi import FakeBotAPI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,3 +130,16 @@ async def running_bot(
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
+
+
+async def healthy(port: int, *, timeout: float = 60.0) -> None:  # noqa: ASYNC109
+    """Wait until a bot in webhook mode answers ``/healthz`` on ``port``."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            with contextlib.suppress(aiohttp.ClientError):
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
+                    if r.status == 200:
+                        return
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"no healthy instance on port {port}")

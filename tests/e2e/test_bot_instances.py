@@ -17,7 +17,6 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import aiohttp
 import psycopg
 import pytest
 import pytest_asyncio
@@ -27,7 +26,7 @@ from tests.storage.pg import pg_schema_url, pg_test_database
 from .botapi import FakeBotAPI, free_port
 from .botkit import KEY, answers, buttons, check_log, private_user, text_of
 from .botkit import submission_id as sid_of
-from .harness import BotProcess, make_key, running_bot, webhook_env
+from .harness import BotProcess, healthy, make_key, running_bot, webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "two-instances"
@@ -66,17 +65,6 @@ class Pair:
         return int(row[0])
 
 
-async def _healthy(port: int) -> None:
-    async with aiohttp.ClientSession() as session:
-        for _ in range(300):
-            with contextlib.suppress(aiohttp.ClientError):
-                async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
-                    if r.status == 200:
-                        return
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"no healthy instance on port {port}")
-
-
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIterator[Pair]:
     api = FakeBotAPI()
@@ -104,7 +92,7 @@ async def pair(tmp_path_factory: pytest.TempPathFactory, pg_url: str) -> AsyncIt
                 bot = await stack.enter_async_context(
                     running_bot(api, tmp, key=KEY, env=env, wait=False)
                 )
-                await _healthy(port)
+                await healthy(port, timeout=30.0)
                 bots.append(bot)
             urls = [f"http://127.0.0.1:{p}/telegram" for p in ports]
             yield Pair(api, bots, urls, pg_url, backups)

@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import psycopg
 from aiohttp import web
 
 from tests.e2e.botapi import FakeBotAPI, JSONDict, free_port
 from tests.e2e.botkit import KEY, answers
-from tests.e2e.harness import BotProcess, running_bot, webhook_env
+from tests.e2e.harness import BotProcess, healthy, running_bot, webhook_env
 
 SCORE = "Final Score"
 SECRET = "lease-secret"
@@ -120,17 +119,6 @@ class Fleet:
             row = conn.execute(b"SELECT count(*) FROM intake WHERE done_at IS NULL").fetchone()
         assert row is not None
         return int(row[0])
-
-
-async def healthy(port: int) -> None:
-    async with aiohttp.ClientSession() as session:
-        for _ in range(600):
-            with contextlib.suppress(aiohttp.ClientError):
-                async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
-                    if r.status == 200:
-                        return
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"no healthy instance on port {port}")
 
 
 class Submitters:
