@@ -4,11 +4,16 @@ The use cases run on SQLite; a module that sets ``ENGINES = BOTH`` runs each of 
 tests on PostgreSQL too (skipped, saying how to get it, without a server), as the
 storage tests do. ``services`` are the use cases' services over the test's store, with
 a PrimeBench key of the project's own (``tests.e2e.harness.make_key``) loaded.
+A test of such a module decorated :func:`engine_free` runs on SQLite only: what it
+checks is the use case's own (refusals, words, what the storage tests already check on
+both engines), so the set stays fast (PostgreSQL costs a migrated schema per test).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -31,8 +36,19 @@ BOT_ADMIN = 900
 DAILY_LIMIT = 3
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def engine_free(test: F) -> F:
+    """Run this test on SQLite only, in a module that sets ``ENGINES = BOTH``."""
+    test.engines = ("sqlite",)  # type: ignore[attr-defined]
+    return test
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    engines = getattr(metafunc.module, "ENGINES", None)
+    engines = getattr(metafunc.function, "engines", None) or getattr(
+        metafunc.module, "ENGINES", None
+    )
     if engines and "engine" in metafunc.fixturenames:
         metafunc.parametrize("engine", engines, indirect=True)
 

@@ -16,7 +16,7 @@ from bot.core.services import Services
 from storage import Store, Visibility
 from tests.e2e.harness import key_text
 
-from .conftest import BOT_ADMIN, BOTH, KEY
+from .conftest import BOT_ADMIN, BOTH, KEY, engine_free
 from .usecases import Submitter, answer_text, points
 
 ENGINES = BOTH
@@ -59,6 +59,7 @@ async def verified_on(services: Services, submission_id: int, scope: str, chat_i
     return row.verified
 
 
+@engine_free
 async def test_who_is_an_admin_where(services: Services) -> None:
     bot_admin = await actor(services, BOT_ADMIN)
     assert bot_admin.bot_admin and not bot_admin.group_admin
@@ -69,6 +70,7 @@ async def test_who_is_an_admin_where(services: Services) -> None:
     assert not (await actor(services, 1)).admin
 
 
+@engine_free
 async def test_telegram_is_asked_once_within_the_cache_time(services: Services) -> None:
     now = [0.0]
     cache = admin.AdminCache(ttl=60, clock=lambda: now[0])
@@ -113,6 +115,7 @@ async def test_a_group_admins_verify_is_for_their_group_only(
     assert (await sharing.card_view(services, done, lang="en")).verified
 
 
+@engine_free
 async def test_a_group_admin_acts_only_on_their_groups_results(services: Services) -> None:
     post = Submitter(services)
     elsewhere = await post.published(30, model="Other", chat_id=OTHER_GROUP)
@@ -129,6 +132,7 @@ async def test_a_group_admin_acts_only_on_their_groups_results(services: Service
     assert hidden.visibility is Visibility.HIDDEN
 
 
+@engine_free
 @pytest.mark.parametrize(
     ("user_id", "action", "args", "key"),
     [
@@ -206,6 +210,7 @@ async def test_a_ban_takes_a_users_results_off_every_board(
     assert await links.open_result(services, token) is not None
 
 
+@engine_free
 async def test_bans_are_for_bot_admins(services: Services, store: Store) -> None:
     for who, args, key in (
         (await actor(services, GROUP_ADMIN), ["7"], "bot_admin_only"),
@@ -257,6 +262,7 @@ async def test_a_corrected_key_rescores_what_is_stored(services: Services, store
     assert entry.target == "primebench v2"
 
 
+@engine_free
 async def test_a_bad_key_changes_nothing(services: Services, store: Store) -> None:
     await Submitter(services).published(10)
     bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)

@@ -15,7 +15,7 @@ from bot.core.services import Services
 from storage import Store, Visibility
 from tests.storage.helpers import FakeClock
 
-from .conftest import BOTH, DAILY_LIMIT
+from .conftest import BOTH, DAILY_LIMIT, engine_free
 from .usecases import Submitter, answer_text
 
 ENGINES = BOTH
@@ -78,6 +78,7 @@ async def test_concurrent_presses_publish_exactly_the_allowance(
     assert (await store.leaderboard("primebench")).total == DAILY_LIMIT
 
 
+@engine_free
 async def test_publishing_needs_a_mode_and_a_model(services: Services, store: Store) -> None:
     post = Submitter(services)
     nameless = await post.submit(answer_text(12, mode="think"))
@@ -138,6 +139,7 @@ async def test_a_withdrawn_result_leaves_the_boards(services: Services) -> None:
     assert (await services.store.leaderboard("primebench")).rows[0].best == 40
 
 
+@engine_free
 async def test_only_the_owner_withdraws(services: Services) -> None:
     post = Submitter(services)
     sub = await post.published(10, user_id=1)
@@ -148,6 +150,7 @@ async def test_only_the_owner_withdraws(services: Services) -> None:
     assert (await services.store.get_submission(sub.id)).visibility is Visibility.PUBLISHED  # type: ignore[union-attr]
 
 
+@engine_free
 async def test_a_shared_link_opens_published_results_and_ones_own(services: Services) -> None:
     post = Submitter(services)
     private = await post.submit(answer_text(4, model="P"), user_id=1)

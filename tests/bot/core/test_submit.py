@@ -16,7 +16,7 @@ from bot.settings import Settings
 from scoring import registry
 from storage import Store, Visibility
 
-from .conftest import BOTH, KEY
+from .conftest import BOTH, KEY, engine_free
 from .usecases import Submitter, answer_text, points
 
 ENGINES = BOTH
@@ -77,6 +77,7 @@ async def test_a_repeated_delivery_is_stored_once(services: Services, store: Sto
     assert other.id != first.id and await store.count_history(1) == 2
 
 
+@engine_free
 async def test_scoring_someone_elses_output_names_both(services: Services, store: Store) -> None:
     await store.upsert_user(5, username="ada", first_name="Ada", last_name=None, language_code=None)
     await store.upsert_user(6, username=None, first_name="Bob", last_name="B", language_code=None)
@@ -93,6 +94,7 @@ async def test_scoring_someone_elses_output_names_both(services: Services, store
     assert (await submissions.card(services, own)).author is None
 
 
+@engine_free
 @pytest.mark.parametrize(
     ("text", "key"),
     [
@@ -112,6 +114,7 @@ async def test_bad_input_is_refused_and_nothing_is_stored(
     assert await store.count_history(1) == 0
 
 
+@engine_free
 async def test_a_bad_tag_names_what_is_valid(services: Services) -> None:
     with pytest.raises(UserError) as refused:
         await submit.submit(services, text="#thnk\n1:2", user_id=1, chat_id=-1, message_id=1)
@@ -119,6 +122,7 @@ async def test_a_bad_tag_names_what_is_valid(services: Services) -> None:
     assert "#thnk" in reason and "#think" in reason and "#primebench" in reason
 
 
+@engine_free
 async def test_without_a_key_nothing_is_scored(store: Store, tmp_path: Path) -> None:
     bare = Services(settings=Settings(data_dir=tmp_path, fetch_on_start=False), store=store)
     with pytest.raises(UserError) as refused:
@@ -127,6 +131,7 @@ async def test_without_a_key_nothing_is_scored(store: Store, tmp_path: Path) -> 
     assert await store.count_history(1) == 0
 
 
+@engine_free
 async def test_an_uploaded_file_scores_as_its_text(services: Services, store: Store) -> None:
     text = answer_text(20, 1, model="Doc Model")
     upload = Upload("answers.TXT", text.encode())
@@ -142,6 +147,7 @@ async def test_an_uploaded_file_scores_as_its_text(services: Services, store: St
     assert again.score == 17.0 and again.fingerprint == sub.fingerprint
 
 
+@engine_free
 @pytest.mark.parametrize(
     ("upload", "key"),
     [
@@ -164,6 +170,7 @@ async def test_a_bad_upload_is_refused(
     assert await store.count_history(1) == 0
 
 
+@engine_free
 async def test_a_result_through_a_challenge_keeps_it(services: Services) -> None:
     post = Submitter(services)
     champion = await post.published(30, model="Champ", user_id=1)
