@@ -198,3 +198,20 @@ async def test_the_front_page_leads_with_each_boards_best(services: Services) ->
     best = (await chat_rows(services, "g", -100))[:3]
     assert [r.model for r in prime.rows] == [r.model for r in best]
     assert found["zerobench"].total == 0 and found["zerobench"].rows == ()
+
+
+async def test_a_group_admins_mark_shows_on_that_groups_web_board_only(
+    services: Services,
+) -> None:
+    post = Submitter(services)
+    sub = await post.published(30, model="Checked", chat_id=-100)
+    group_admin = admin.Actor(50, -100, True, False, True)
+    await admin.moderate(services, group_admin, "verify", [str(sub.id)])
+    token = await links.web_board_token(services, -100, by=50)
+    (row,) = (await webboards.group_board(services, token, WebQuery("primebench"))).rows
+    assert row.mark == "verified"
+    (row,) = (await webboards.board(services, WebQuery("primebench"))).rows
+    assert row.mark == "self"
+    assert (await webboards.board(services, WebQuery("primebench", verified=True))).rows == ()
+    shown = await webboards.result(services, await links.result_token(services, sub), None)
+    assert shown.mark == "self"
