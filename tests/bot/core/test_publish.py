@@ -160,3 +160,19 @@ async def test_a_shared_link_opens_published_results_and_ones_own(services: Serv
     with pytest.raises(UserError) as refused:
         await submissions.shared(services, private.id, 2)
     assert refused.value.key == "not_found"
+
+
+@engine_free
+async def test_a_hidden_result_is_not_published_again_by_its_owner(
+    services: Services, store: Store
+) -> None:
+    """A stale Publish button (a second card of the same submission) pressed after an
+    admin hid the result: the owner is told, as for every other refused press."""
+    post = Submitter(services)
+    sub = await post.published(10)
+    await store.hide(sub.id)
+    with pytest.raises(UserError) as refused:
+        await submissions.publish(services, await submissions.owned(services, sub.id, 1))
+    assert refused.value.key == "gone"
+    found = await store.get_submission(sub.id)
+    assert found is not None and found.visibility is Visibility.HIDDEN
