@@ -186,3 +186,25 @@ async def test_a_result_through_a_challenge_keeps_it(services: Services) -> None
         challenge=("zerobench", {"submission_id": champion.id}),
     )  # fmt: skip
     assert "challenge" not in other.extra
+
+
+async def test_a_large_text_and_file_are_stored_as_a_small_one(
+    services: Services, store: Store
+) -> None:
+    """Past the offload size the text is read, scored and packed by the worker's code
+    (here in this process: the services have no worker), and the store keeps the same
+    text and result as for a small one."""
+    filler = "\n".join(f"thinking out loud, step {i}" for i in range(3000))
+    text = answer_text(40, 2, model="Verbose") + "\n" + filler
+    assert len(text.encode()) >= submit.POOL_THRESHOLD
+    sub, result = await submit.submit(services, text=text, user_id=1, chat_id=-1, message_id=1)
+    assert result is not None and sub.score == points(40, 2)
+    assert sub.record["invalid_line_count"] == 3000 and sub.model == "Verbose"
+    raw = await store.raw_text(sub.id)
+    assert raw.splitlines()[2:] == text.splitlines()[2:] and raw.splitlines()[:2] == ["", ""]
+    upload = Upload("long.txt", text.encode())
+    from_file, _ = await submit.submit(
+        services, text=None, upload=upload, user_id=1, chat_id=-1, message_id=2
+    )
+    assert (from_file.score, from_file.fingerprint) == (sub.score, sub.fingerprint)
+    assert await store.raw_text(from_file.id) == raw
