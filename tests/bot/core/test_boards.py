@@ -82,6 +82,7 @@ async def test_a_line_is_a_model_and_mode_with_its_best_and_mean(services: Servi
     assert [(r.rank, r.mode) for r in think.board.rows] == [(1, "think")]
 
 
+@engine_free
 async def test_the_chats_and_the_users_boards(services: Services) -> None:
     post = Submitter(services)
     await post.published(30, model="Here", user_id=1, chat_id=-100)

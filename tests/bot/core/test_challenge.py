@@ -69,6 +69,7 @@ async def test_the_web_board_is_the_chat_board(services: Services) -> None:
     assert [r.model for r in comparison.rows] == [r.model for r in chat.rows]
 
 
+@engine_free
 async def test_a_result_that_misses_its_target_is_not_published(services: Services) -> None:
     post = Submitter(services)
     miss = await post.submit("#natory\ntarget: 6256\nmodel: Off\n2*5^5+7", user_id=1)

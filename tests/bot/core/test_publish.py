@@ -39,6 +39,7 @@ async def test_the_daily_limit_refuses_the_next_publication(
     assert (await submissions.publish(services, other)).left == DAILY_LIMIT - 1
 
 
+@engine_free
 async def test_the_limit_counts_a_day_of_the_store_clock(
     services: Services, store: Store, clock: FakeClock
 ) -> None:
@@ -103,6 +104,7 @@ async def test_publishing_needs_a_mode_and_a_model(services: Services, store: St
     assert gone.value.key == "gone"
 
 
+@engine_free
 async def test_equal_answers_are_one_run(services: Services) -> None:
     post = Submitter(services)
     first = await post.published(20, model="Twin")

@@ -44,6 +44,7 @@ async def test_a_shared_token_resolves_back_to_its_result(services: Services, st
     assert await links.open_group(services, token) is None
 
 
+@engine_free
 async def test_a_group_token_opens_its_group(services: Services, store: Store) -> None:
     await store.upsert_chat(-100, type="supergroup", title="The Lab")
     token = await links.group_token(services, -100, created_by=1)
@@ -80,6 +81,7 @@ async def test_who_may_share_and_challenge(services: Services) -> None:
     assert refused.value.key == "not_shareable"
 
 
+@engine_free
 async def test_a_card_shows_the_result_as_it_stands(services: Services, store: Store) -> None:
     post = Submitter(services)
     sub = await post.published(30, 1, model="Carded", mode="think", user_id=1)
@@ -120,6 +122,7 @@ async def test_inline_results_are_the_users_published_ones(services: Services) -
     assert len(await sharing.inline_results(services, 1, "primebench")) == sharing.INLINE_PAGE
 
 
+@engine_free
 async def test_the_top_image_shows_the_boards_top(services: Services) -> None:
     post = Submitter(services)
     for i in range(7):

@@ -137,6 +137,7 @@ async def test_a_refused_view(services: Services) -> None:
     assert (await webboards.board(services, WebQuery("primebench", page=2, per=5))).rows
 
 
+@engine_free
 async def test_a_group_board_link_and_its_renewal(services: Services) -> None:
     await fill(services)
     old = await links.web_board_token(services, -100, by=1)
@@ -155,6 +156,7 @@ async def test_a_group_board_link_and_its_renewal(services: Services) -> None:
     assert refused.value.key == "web_bad_filter"
 
 
+@engine_free
 async def test_a_result_by_its_token(services: Services) -> None:
     post = Submitter(services)
     sub = await post.published(40, 2, model="Shown", mode="think", user_id=3)
