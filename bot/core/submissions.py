@@ -198,7 +198,7 @@ async def publish(services: Services, sub: Submission) -> Published:
     a result its benchmark refuses (a Natory expression not equal to the target), within
     the daily limit (checked and used in the publication's own transaction; one
     withdrawn and published again the same day counts once), with its mode and model
-    set."""
+    set; not one an admin hid (``gone``)."""
     limit = services.settings.daily_limit
     if sub.visibility is Visibility.PUBLISHED:
         return Published(sub, 0, limit, already=True)
@@ -213,6 +213,8 @@ async def publish(services: Services, sub: Submission) -> Published:
         raise DailyLimit(limit, _next_reset().strftime("%H:%M")) from None
     except MissingModeOrModel:
         raise UserError("need_mode_model") from None
+    except NotAllowed:  # hidden by an admin since the card was sent: not the owner's to undo
+        raise UserError("gone") from None
     services.published[sub.user_id] = (today, used)
     # Equal answer sets for the same model and mode are one run on the boards.
     twin = await services.store.same_answers_as(sub.id)

@@ -1,0 +1,304 @@
+"""Admins' use cases, straight through ``bot.core.admin`` on a real store: who may act
+where, a group admin's verification (that group's board only) against a bot admin's
+(every board), hiding, bans that take a user's results off every board, a corrected
+key that re-scores what is stored, and exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from bot.core import admin, boards, links, sharing, submissions
+from bot.core.errors import UserError
+from bot.core.services import Services
+from storage import Store, Visibility
+from tests.e2e.harness import key_text
+
+from .conftest import BOT_ADMIN, BOTH, KEY, engine_free
+from .usecases import Submitter, answer_text, points
+
+ENGINES = BOTH
+GROUP, OTHER_GROUP = -100, -200
+#: Administers GROUP in Telegram (and nothing else).
+GROUP_ADMIN = 50
+
+
+class Telegram:
+    """Who administers which group, as Telegram would answer (and how often it was
+    asked)."""
+
+    def __init__(self, admins: set[tuple[int, int]]) -> None:
+        self.admins = admins
+        self.asked = 0
+
+    async def __call__(self, chat_id: int, user_id: int) -> bool:
+        self.asked += 1
+        return (chat_id, user_id) in self.admins
+
+
+TELEGRAM = Telegram({(GROUP, GROUP_ADMIN)})
+
+
+async def actor(
+    services: Services, user_id: int, chat_id: int = GROUP, *, in_group: bool = True
+) -> admin.Actor:
+    return await admin.identify(
+        services, admin.AdminCache(), TELEGRAM, user_id=user_id, chat_id=chat_id, in_group=in_group
+    )
+
+
+def query(scope: str) -> boards.BoardQuery:
+    return boards.BoardQuery("primebench", scope, None, 0, 0)
+
+
+async def verified_on(services: Services, submission_id: int, scope: str, chat_id: int) -> bool:
+    page = await boards.page(services, query(scope), chat_id=chat_id, user_id=1)
+    (row,) = [r for r in page.board.rows if r.submission_id == submission_id]
+    return row.verified
+
+
+@engine_free
+async def test_who_is_an_admin_where(services: Services) -> None:
+    bot_admin = await actor(services, BOT_ADMIN)
+    assert bot_admin.bot_admin and not bot_admin.group_admin
+    group_admin = await actor(services, GROUP_ADMIN)
+    assert group_admin.group_admin and not group_admin.bot_admin
+    assert not (await actor(services, GROUP_ADMIN, OTHER_GROUP)).admin
+    assert not (await actor(services, GROUP_ADMIN, GROUP, in_group=False)).admin
+    assert not (await actor(services, 1)).admin
+
+
+@engine_free
+async def test_telegram_is_asked_once_within_the_cache_time(services: Services) -> None:
+    now = [0.0]
+    cache = admin.AdminCache(ttl=60, clock=lambda: now[0])
+    telegram = Telegram({(GROUP, GROUP_ADMIN)})
+    for _ in range(3):
+        found = await admin.identify(services, cache, telegram, user_id=GROUP_ADMIN,
+                                     chat_id=GROUP, in_group=True)  # fmt: skip
+        assert found.group_admin
+    assert telegram.asked == 1
+    telegram.admins.clear()  # demoted in Telegram: believed until the answer expires
+    now[0] = 61.0
+    found = await admin.identify(services, cache, telegram, user_id=GROUP_ADMIN, chat_id=GROUP,
+                                 in_group=True)  # fmt: skip
+    assert not found.admin and telegram.asked == 2
+    await admin.identify(services, cache, telegram, user_id=BOT_ADMIN, chat_id=GROUP, in_group=True)
+    assert telegram.asked == 2  # a bot admin is known without asking
+
+
+async def test_a_group_admins_verify_is_for_their_group_only(
+    services: Services, store: Store
+) -> None:
+    post = Submitter(services)
+    sub = await post.published(30, model="Mine", chat_id=GROUP)
+    group_admin = await actor(services, GROUP_ADMIN)
+    done = await admin.moderate(services, group_admin, "verify", [str(sub.id), "checked", "it"])
+    assert not done.verified  # not the global mark
+    assert await verified_on(services, sub.id, "c", GROUP)
+    assert not await verified_on(services, sub.id, "g", GROUP)
+    assert not await verified_on(services, sub.id, "u", GROUP)
+    assert not (await sharing.card_view(services, done, lang="en")).verified
+    (entry,) = await admin.audit(services, group_admin)
+    assert (entry.actor_id, entry.action, entry.target, entry.chat_id, entry.reason) == (
+        GROUP_ADMIN, "verify", str(sub.id), GROUP, "checked it"
+    )  # fmt: skip
+    # a bot admin's mark is on every board
+    done = await admin.moderate(
+        services, await actor(services, BOT_ADMIN), "verify", [f"#{sub.id}"]
+    )
+    assert done.verified
+    assert await verified_on(services, sub.id, "g", GROUP)
+    assert await verified_on(services, sub.id, "c", GROUP)
+    assert (await sharing.card_view(services, done, lang="en")).verified
+
+
+@engine_free
+async def test_a_group_admin_acts_only_on_their_groups_results(services: Services) -> None:
+    post = Submitter(services)
+    elsewhere = await post.published(30, model="Other", chat_id=OTHER_GROUP)
+    group_admin = await actor(services, GROUP_ADMIN)
+    for action in admin.MODERATION:
+        with pytest.raises(UserError) as refused:
+            await admin.moderate(services, group_admin, action, [str(elsewhere.id)])
+        assert refused.value.key == "not_this_group"
+    found = await services.store.get_submission(elsewhere.id)
+    assert found is not None and not found.verified and found.visibility is Visibility.PUBLISHED
+    # a bot admin may, from anywhere
+    bot_admin = await actor(services, BOT_ADMIN, GROUP)
+    hidden = await admin.moderate(services, bot_admin, "hide", [str(elsewhere.id)])
+    assert hidden.visibility is Visibility.HIDDEN
+
+
+@engine_free
+@pytest.mark.parametrize(
+    ("user_id", "action", "args", "key"),
+    [
+        (1, "verify", ["1"], "not_admin"),
+        (GROUP_ADMIN, "verify", [], "usage_verify"),
+        (GROUP_ADMIN, "hide", ["abc"], "usage_hide"),
+        (GROUP_ADMIN, "unhide", ["99999999999999999999999"], "usage_unhide"),
+        (GROUP_ADMIN, "verify", ["12345"], "not_found"),
+        (GROUP_ADMIN, "unhide", ["1"], "cannot_unhide"),
+    ],
+)
+async def test_moderation_refusals(
+    services: Services, user_id: int, action: str, args: list[str], key: str
+) -> None:
+    await Submitter(services).published(10, chat_id=GROUP)  # submission 1
+    with pytest.raises(UserError) as refused:
+        await admin.moderate(services, await actor(services, user_id), action, args)
+    assert refused.value.key == key
+    if key == "cannot_unhide":
+        assert refused.value.values == {"id": 1, "state": "published"}
+
+
+async def test_hidden_results_leave_the_boards_until_unhidden(services: Services) -> None:
+    post = Submitter(services)
+    sub = await post.published(30, model="Hid", chat_id=GROUP)
+    await post.published(20, model="Stays", chat_id=GROUP, user_id=2)
+    group_admin = await actor(services, GROUP_ADMIN)
+    token = await links.result_token(services, sub)
+    await admin.moderate(services, group_admin, "hide", [str(sub.id), "spam"])
+    for scope in ("g", "c"):
+        rows = (await boards.page(services, query(scope), chat_id=GROUP, user_id=1)).board.rows
+        assert [r.model for r in rows] == ["Stays"]
+    assert await links.open_result(services, token) is None
+    with pytest.raises(UserError) as twice:
+        await admin.moderate(services, group_admin, "hide", [str(sub.id)])
+    assert twice.value.key == "cannot_hide"
+    back = await admin.moderate(services, group_admin, "unhide", [str(sub.id)])
+    assert back.visibility is Visibility.PUBLISHED and back.published_at == sub.published_at
+    rows = (await boards.page(services, query("g"), chat_id=GROUP, user_id=1)).board.rows
+    assert [r.model for r in rows] == ["Hid", "Stays"]
+    assert await links.open_result(services, token) is not None
+    assert [e.action for e in await admin.audit(services, group_admin)] == ["unhide", "hide"]
+
+
+async def test_a_ban_takes_a_users_results_off_every_board(
+    services: Services, store: Store
+) -> None:
+    post = Submitter(services)
+    banned = await post.published(40, model="Cheat", user_id=7, chat_id=GROUP)
+    await post.published(20, model="Fair", user_id=8, chat_id=GROUP)
+    waiting = await post.submit(answer_text(41, model="Cheat 2"), user_id=7)
+    token = await links.result_token(services, banned)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    ban = await admin.ban(services, bot_admin, ["7", "copied", "answers"])
+    assert (ban.user_id, ban.reason, ban.banned_by) == (7, "copied answers", BOT_ADMIN)
+    for scope in ("g", "c"):
+        rows = (await boards.page(services, query(scope), chat_id=GROUP, user_id=8)).board.rows
+        assert [r.model for r in rows] == ["Fair"]
+    assert (await store.leaderboard("primebench", days=7)).total == 1
+    assert await links.open_result(services, token) is None
+    assert await sharing.inline_results(services, 7, "") == []
+    with pytest.raises(UserError) as refused:
+        await sharing.to_share(services, banned.id, 7)
+    assert refused.value.key == "share_unavailable"
+    with pytest.raises(UserError) as refused:
+        await submissions.publish(services, waiting)
+    assert refused.value.key == "banned_publish"
+    # they still score privately
+    scored = await post.submit(answer_text(5, model="Private"), user_id=7)
+    assert scored.score == points(5)
+    assert await admin.unban(services, bot_admin, ["7"]) == (7, True)
+    assert await admin.unban(services, bot_admin, ["7"]) == (7, False)
+    rows = (await boards.page(services, query("g"), chat_id=GROUP, user_id=8)).board.rows
+    assert [r.model for r in rows] == ["Cheat", "Fair"]
+    assert await links.open_result(services, token) is not None
+
+
+@engine_free
+async def test_bans_are_for_bot_admins(services: Services, store: Store) -> None:
+    for who, args, key in (
+        (await actor(services, GROUP_ADMIN), ["7"], "bot_admin_only"),
+        (await actor(services, 1), ["7"], "not_admin"),
+        (await actor(services, BOT_ADMIN), [str(BOT_ADMIN)], "cannot_ban_admin"),
+        (await actor(services, BOT_ADMIN), ["seven"], "usage_ban"),
+    ):
+        with pytest.raises(UserError) as refused:
+            await admin.ban(services, who, args)
+        assert refused.value.key == key
+    assert await store.bans() == []
+
+
+async def test_a_corrected_key_rescores_what_is_stored(services: Services, store: Store) -> None:
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = dict(KEY)
+    for q in range(1, 21):  # the first 20 answers were wrong in the first key
+        corrected[q] = KEY[q] % 4 + 1
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    assert change.loaded.version.version == 2 and change.pending == len(subs)
+    assert [r.best for r in change.before] == [40.0, 30.0, 20.0, 10.0]
+    assert services.keys["primebench"].version.id == change.loaded.version.id
+    report, after = await admin.rescore(services, change)
+    assert report.rescored == len(subs) and report.key_version == 2
+    # each answered 10*i from question 1: the first 20 now cost 3 points each
+    want = {10: -30.0, 20: -60.0, 30: -50.0, 40: -40.0}
+    for sub in subs:
+        stored = await store.get_submission(sub.id)
+        assert stored is not None and stored.key_version_id == change.loaded.version.id
+        assert stored.score == want[int(sub.score)]
+        assert submissions.result_of(stored).primary == want[int(sub.score)]
+    assert [(r.model, r.best) for r in after] == [
+        ("M1", -30.0), ("M4", -40.0), ("M3", -50.0), ("M2", -60.0)
+    ]  # fmt: skip
+    assert await store.pending_rescore("primebench") == 0
+    # a new submission scores against the corrected key at once
+    new = await post.submit(answer_text(20, model="New"), user_id=9)
+    assert new.score == -60.0 and new.key_version_id == change.loaded.version.id
+    (info,) = [
+        i for i in await admin.key_info(services, bot_admin) if i.benchmark.name == "primebench"
+    ]
+    assert info.version is not None and info.version.version == 2 and info.versions == 2
+    (entry,) = [e for e in await admin.audit(services, bot_admin) if e.action == "setkey"]
+    assert entry.target == "primebench v2"
+
+
+@engine_free
+async def test_a_bad_key_changes_nothing(services: Services, store: Store) -> None:
+    await Submitter(services).published(10)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    benchmark = admin.keyed_benchmark(["primebench"])
+    with pytest.raises(UserError) as refused:
+        await admin.install_key(services, bot_admin, benchmark, b"1:1\n2:x\n", source="t")
+    assert refused.value.key == "bad_key" and "line 2" in str(refused.value.values["reason"])
+    with pytest.raises(UserError) as refused:
+        await admin.install_key(services, await actor(services, GROUP_ADMIN), benchmark,
+                                key_text(KEY).encode(), source="t")  # fmt: skip
+    assert refused.value.key == "bot_admin_only"
+    assert [v.version for v in await store.key_versions("primebench")] == [1]
+    assert await store.pending_rescore("primebench") == 0
+    for words in ([], ["natory"], ["nothing"]):
+        with pytest.raises(UserError) as usage:
+            admin.keyed_benchmark(words)
+        assert usage.value.key == "usage_setkey"
+
+
+async def test_an_export_names_submitters_for_bot_admins_only(services: Services) -> None:
+    post = Submitter(services)
+    await post.published(30, model="In Group", user_id=3, chat_id=GROUP)
+    await post.published(20, model="Elsewhere", user_id=4, chat_id=OTHER_GROUP)
+
+    def table(data: bytes) -> list[dict[str, str]]:
+        return list(csv.DictReader(io.StringIO(data.decode())))
+
+    _, name, data = await admin.export_board(services, await actor(services, 1, GROUP), [])
+    rows = table(data)
+    assert name == f"primebench-chat{GROUP}.csv" and [r["model"] for r in rows] == ["In Group"]
+    assert "user_id" not in rows[0] and rows[0]["score"] == "30"
+    private = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    _, name, data = await admin.export_board(services, private, ["primebench"])
+    rows = table(data)
+    assert name == "primebench-global.csv"
+    assert [(r["model"], r["user_id"]) for r in rows] == [("In Group", "3"), ("Elsewhere", "4")]
+    with pytest.raises(UserError) as refused:
+        await admin.export_board(services, private, ["nope"])
+    assert refused.value.key == "usage_export"
