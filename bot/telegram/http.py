@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, TypeAlias, cast
 
 import aiohttp
-from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, Defaults, ExtBot
@@ -41,22 +41,12 @@ ODVInput: TypeAlias = float | object | None
 #: The bot: PTB's ``ExtBot`` with ``AIORateLimiter`` (whose per-call argument is an int).
 BenchBot: TypeAlias = ExtBot[int]
 
-#: The Bot API method send_reply calls. Method names are case-insensitive to the Bot API;
-#: written in lower case, do_api_request does not take it for one of PTB's own methods
-#: (``Bot.sendMessage``) and warns about it on every reply (a warning, filtered out,
-#: built and matched per call).
-SEND_MESSAGE = "sendmessage"
-
 #: Every message the bot sends is HTML (anything from a user or a model is escaped)
-#: without link previews, unless a call says otherwise: the Application's defaults, and
-#: what send_reply writes itself (``tests/benchmarks/echo_bot.py`` replies the same way).
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-DEFAULTS = Defaults(parse_mode=ParseMode.HTML, link_preview_options=_NO_PREVIEW)
-#: The same as the Bot API's JSON, for send_reply (made once).
-_REPLY_DEFAULTS: dict[str, Any] = {
-    "parse_mode": ParseMode.HTML,
-    "link_preview_options": _NO_PREVIEW.to_dict(),
-}
+#: without link previews, unless a call says otherwise: the Application's defaults
+#: (``tests/benchmarks/echo_bot.py`` replies the same way).
+DEFAULTS = Defaults(
+    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+)
 
 
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
@@ -83,22 +73,24 @@ async def send_reply(
     reply_markup: InlineKeyboardMarkup | dict[str, Any] | None,
 ) -> None:
     """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (``reply_markup``
-    also as the Bot API's JSON) (HTML, no link
-    preview, quoting the message outside private chats, in its forum topic), without
-    building a ``Message`` from Telegram's answer, which nobody reads: PTB's public
-    ``do_api_request`` returns the raw answer. Parsing the answer to a score card (its
-    buttons) took a tenth of the bot's time per submission. The rate limiter and its
-    retries apply as to every call."""
-    kwargs: dict[str, Any] = {"chat_id": to.chat_id, "text": text, **_REPLY_DEFAULTS}
+    also as the Bot API's JSON): HTML without a link preview (the bot's defaults),
+    quoting the message outside private chats, in its forum topic. The markup goes as
+    the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`, not PTB's generic
+    ``to_dict``). The rate limiter and its retries apply as to every call."""
+    api_kwargs: dict[str, Any] | None = None
     if reply_markup is not None:
         if isinstance(reply_markup, InlineKeyboardMarkup):
             reply_markup = markup_json(reply_markup)
-        kwargs["reply_markup"] = reply_markup
-    if to.chat.type != ChatType.PRIVATE:
-        kwargs["reply_parameters"] = {"message_id": to.message_id}
-    if to.is_topic_message and to.message_thread_id is not None:
-        kwargs["message_thread_id"] = to.message_thread_id
-    await bot.do_api_request(SEND_MESSAGE, api_kwargs=kwargs)
+        api_kwargs = {"reply_markup": reply_markup}
+    await bot.send_message(
+        chat_id=to.chat_id,
+        text=text,
+        reply_parameters=(
+            None if to.chat.type == ChatType.PRIVATE else ReplyParameters(to.message_id)
+        ),
+        message_thread_id=to.message_thread_id if to.is_topic_message else None,
+        api_kwargs=api_kwargs,
+    )
 
 
 class AiohttpRequest(BaseRequest):
