@@ -259,9 +259,20 @@ async def _timed_chunks(
     written, the answer's wait is bounded by the read timeout alone."""
     loop = asyncio.get_running_loop()
     for start in range(0, len(body), _CHUNK):
-        writing.reschedule(None if seconds is None else loop.time() + seconds)
+        if not _bound(writing, None if seconds is None else loop.time() + seconds):
+            return
         yield body[start : start + _CHUNK]
-    writing.reschedule(None)
+    _bound(writing, None)
+
+
+def _bound(writing: asyncio.Timeout, when: float | None) -> bool:
+    """``writing`` moved to ``when``; False once the call is over (answered before its
+    body was written whole, or given up), when nothing more is to be written."""
+    try:
+        writing.reschedule(when)
+    except RuntimeError:  # the scope was left
+        return False
+    return True
 
 
 @contextmanager

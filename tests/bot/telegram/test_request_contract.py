@@ -324,3 +324,30 @@ async def test_after_shutdown_it_refuses_and_it_can_start_again(make: Make) -> N
                 assert await request.post(f"{url}/wait/0") == "late"
         with pytest.raises(RuntimeError, match="not initialized"):
             await request.do_request(url=f"{url}/wait/0", method="POST")
+
+
+async def test_an_answer_before_the_upload_is_read_ends_the_call_cleanly(make: Make) -> None:
+    """A server that refuses an upload without reading it: the call fails with PTB's
+    error, and nothing is left writing in the background (no error on the loop)."""
+    loop_errors: list[dict[str, Any]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: loop_errors.append(context))
+
+    async def refuse(request: web.Request) -> web.Response:
+        if request.match_info["method"] == "getMe":
+            return web.json_response({"ok": True, "result": _ME})
+        return web.json_response({"ok": False, "description": "Bad Request: no"}, status=400)
+
+    app = web.Application()
+    app.router.add_post("/bot{token}/{method}", refuse)
+    runner = web.AppRunner(app, shutdown_timeout=0.1)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    host, port = runner.addresses[0][:2]
+    try:
+        for _ in range(2):
+            with pytest.raises((BadRequest, NetworkError)):
+                await _upload(f"http://{host}:{port}/bot", make())
+        await asyncio.sleep(0.2)
+    finally:
+        await runner.cleanup()
+    assert loop_errors == []
