@@ -1,8 +1,20 @@
 """The Application: one builder that registers every handler in a deliberate order.
 
-Long-lived resources (the store, loaded keys, the scoring worker) are opened in
-``post_init`` and closed in ``post_shutdown``; handlers reach them through the typed
-context. ``Defaults`` give every message HTML parse mode and no link previews.
+The lifecycle is PTB's for an application that fetches its own updates (its
+``customwebhookbot`` example): ``async with application`` (``initialize``, then
+``shutdown`` on the way out) around ``start()`` and ``stop()``, with no ``Updater``.
+PTB calls ``post_init``/``post_shutdown`` only from ``run_polling``/``run_webhook``
+(``Application.initialize``'s and ``shutdown``'s documentation says so), and those need
+its ``Updater``, which does not fit here: its polling confirms a batch (the next
+``getUpdates``' offset) once the updates are in memory, where the durable intake
+(``intake.py``) keeps each batch in the database first, and its webhook server would
+replace ours (``web.py``), which keeps each update before answering 200 and serves
+the web boards. So no ``post_init`` is registered: the long-lived resources (the
+store, loaded keys, the scoring worker) are opened by :func:`open_services` inside the
+``async with`` block, after ``getMe``, while the first ``getUpdates`` is out, and
+closed by :func:`close_services` after PTB's ``shutdown``, in the order ``run_polling``
+keeps. Handlers reach them through the typed context. ``Defaults`` give every message
+HTML parse mode and no link previews.
 """
 
 from __future__ import annotations
@@ -69,10 +81,11 @@ async def _tell_commands(app: BotApp) -> None:
     )
 
 
-async def post_init(app: BotApp) -> None:
+async def open_services(app: BotApp) -> None:
     """The long-lived services, once ``getMe`` answered, while the first ``getUpdates``
     is out (:func:`running`): the database, the keys, the jobs, the day's turn; the
-    command menu goes to Telegram meanwhile."""
+    command menu goes to Telegram meanwhile. What a ``post_init`` would do, run where
+    the custom lifecycle has its place (see the module's docstring)."""
     settings: Settings = app.bot_data["settings"]
     telling = asyncio.ensure_future(_tell_commands(app))
     try:
@@ -114,7 +127,9 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
     )
 
 
-async def post_shutdown(app: BotApp) -> None:
+async def close_services(app: BotApp) -> None:
+    """The services closed, after the application's ``shutdown`` (where ``run_polling``
+    calls ``post_shutdown``)."""
     services = app.bot_data.get(SERVICES)
     if not isinstance(services, Services):
         return
@@ -123,12 +138,13 @@ async def post_shutdown(app: BotApp) -> None:
 
 
 def build_application(settings: Settings) -> BotApp:
+    updates_request = AiohttpRequest(connection_pool_size=1)
     bot = BenchBot(
         settings.require_token(),
         base_url=settings.api_base_url,
         base_file_url=settings.api_file_url,
         request=AiohttpRequest(connection_pool_size=256),
-        get_updates_request=AiohttpRequest(connection_pool_size=1),
+        get_updates_request=updates_request,
         defaults=DEFAULTS,
         # flood limits, and retries of transient faults (time-outs, 5xx, lost connections)
         rate_limiter=RetryingRateLimiter(
@@ -147,13 +163,13 @@ def build_application(settings: Settings) -> BotApp:
         # lengthens the queue at the database (and what a crash leaves half-done); a
         # few of one user's at a time, the users in turn, floods quietly (fairsend)
         .concurrent_updates(updates)
-        # updates are fetched by our own loop (intake.poll), which keeps them first
+        # updates are fetched by our own loop (intake.poll), which keeps them first;
+        # without an Updater, PTB calls no post_init/post_shutdown (module docstring)
         .updater(None)
-        .post_init(post_init)
-        .post_shutdown(post_shutdown)
         .build()
     )
     app.bot_data["settings"] = settings
+    app.bot_data[intake_.UPDATES_REQUEST] = updates_request
     updates.notify = functools.partial(slow_down, app)
     register(app)
     return app
@@ -323,14 +339,17 @@ class StartupError(Exception):
     """The bot cannot start (Telegram unreachable, token refused); the message says why."""
 
 
-async def _initialize(app: BotApp) -> None:
-    """The application initialized (its ``getMe`` says who the token belongs to), or a
-    StartupError saying why the Bot API does not answer."""
+async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:
+    """``async with app`` entered on ``stack`` (PTB's ``initialize``: its ``getMe`` says
+    who the token belongs to; ``shutdown`` when the stack closes), or a StartupError
+    saying why the Bot API does not answer."""
     settings: Settings = app.bot_data["settings"]
     try:
-        await app.initialize()
+        await stack.enter_async_context(app)
     except (InvalidToken, NetworkError, TimedOut) as exc:
-        await app.bot.shutdown()  # the transport's sessions, opened before getMe
+        # getMe failed after the transport's sessions opened, before the application
+        # counts as initialized (so its shutdown does nothing): the bot's closes them
+        await app.bot.shutdown()
         if isinstance(exc, InvalidToken):
             raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
         raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
@@ -338,9 +357,9 @@ async def _initialize(app: BotApp) -> None:
 
 
 async def _start(app: BotApp) -> intake_.Intake:
-    """The start after ``getMe``: ``post_init``, the application, then the durable
+    """The start after ``getMe``: the services, the application, then the durable
     intake with what a previous process left unfinished queued before anything new."""
-    await post_init(app)
+    await open_services(app)
     await app.start()
     intake = await intake_.start(app, app.bot_data[SERVICES])
     ops.settle_heap()
@@ -364,23 +383,26 @@ async def running(app: BotApp) -> AsyncIterator[tuple[Starting, asyncio.Event]]:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await _initialize(app)
-    started = None
     try:
-        if not settings.webhook_url:
-            await app.bot.delete_webhook(drop_pending_updates=False)
-        started = asyncio.ensure_future(_start(app))
-        yield started, stop
-        log.info("stopping: finishing the updates already received")
+        async with contextlib.AsyncExitStack() as stack:
+            await _initialized(app, stack)
+            started = None
+            try:
+                if not settings.webhook_url:
+                    await app.bot.delete_webhook(drop_pending_updates=False)
+                started = asyncio.ensure_future(_start(app))
+                yield started, stop
+                log.info("stopping: finishing the updates already received")
+            finally:
+                if started is not None and not started.done():
+                    started.cancel()  # stopping before the start is complete
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await started
+                if app.running:
+                    await app.stop()
+        # PTB's shutdown is done (the stack closed)
     finally:
-        if started is not None and not started.done():
-            started.cancel()  # stopping before the start is complete
-            with contextlib.suppress(asyncio.CancelledError):
-                await started
-        if app.running:
-            await app.stop()
-        await app.shutdown()
-        await post_shutdown(app)
+        await close_services(app)
 
 
 async def serve_polling(app: BotApp) -> None:

@@ -1,6 +1,6 @@
 """The typed context: handlers reach the services as ``context.services``.
 
-``post_init`` creates one :class:`~bot.core.services.Services` and puts it in
+``app.open_services`` creates one :class:`~bot.core.services.Services` and puts it in
 ``bot_data``; :class:`BotContext` is the Application's context type.
 """
 
@@ -23,7 +23,7 @@ class BotContext(CallbackContext[BenchBot, dict[Any, Any], dict[Any, Any], dict[
     def services(self) -> Services:
         services = self.bot_data.get(SERVICES)
         if not isinstance(services, Services):
-            raise RuntimeError("services are not initialised (post_init has not run)")
+            raise RuntimeError("services are not initialised (app.open_services has not run)")
         return services
 
 

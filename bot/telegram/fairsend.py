@@ -142,8 +142,9 @@ class FairSchedule:
                 turn.future.set_result(None)
 
 
-#: What a skipped send answers, by method (lower case); a message for the others.
-_SKIPPED: dict[str, Any] = {"sendchataction": True, "sendmediagroup": []}
+#: What a skipped send answers, by method (as PTB names the endpoint); a message for
+#: the others.
+_SKIPPED: dict[str, Any] = {"sendChatAction": True, "sendMediaGroup": []}
 #: The message id of a skipped message (Telegram's are positive): edits of it are skipped.
 SKIPPED_MESSAGE_ID = 0
 
@@ -155,8 +156,8 @@ def skipped(endpoint: str, data: dict[str, Any]) -> Any | None:
         return None
     method = endpoint.lower()
     if method.startswith(("send", "copy", "forward")):
-        if method in _SKIPPED:
-            return _SKIPPED[method]
+        if endpoint in _SKIPPED:
+            return _SKIPPED[endpoint]
         chat_id = data.get("chat_id")
         chat = chat_id if isinstance(chat_id, int) else 0
         return {

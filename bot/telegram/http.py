@@ -2,11 +2,14 @@
 limiter that retries transient faults, and the score reply.
 
 It stands in for PTB's default transport (httpx), which costs more CPU per request
-(``tests/benchmarks/bench_bot.py`` measures the bot on it); timeouts, errors and uploads
-map onto PTB's own types, so the bot behaves the same.
+(``tests/benchmarks/bench_bot.py`` measures the bot on it). It keeps PTB's request
+contract as ``HTTPXRequest`` does (its timeouts, its pool's time-out, its media write
+timeout; ``tests/bot/telegram/test_request_contract.py`` runs PTB's cases on both), and
+faults map onto PTB's own errors, so the bot behaves the same.
 
 Calls without files are sent as one JSON body (the Bot API accepts ``application/json``),
-which ``json.dumps`` writes faster than a URL-encoded form.
+which ``json.dumps`` writes faster than a URL-encoded form; uploads as multipart form
+data, written as httpx writes it.
 """
 
 from __future__ import annotations
@@ -14,14 +17,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import random
-from collections.abc import Callable, Coroutine, Iterator
+import re
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias, cast
 
 import aiohttp
-from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message
+from telegram import InlineKeyboardMarkup, LinkPreviewOptions, Message, ReplyParameters
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, Defaults, ExtBot
@@ -36,22 +41,12 @@ ODVInput: TypeAlias = float | object | None
 #: The bot: PTB's ``ExtBot`` with ``AIORateLimiter`` (whose per-call argument is an int).
 BenchBot: TypeAlias = ExtBot[int]
 
-#: The Bot API method send_reply calls. Method names are case-insensitive to the Bot API;
-#: written in lower case, do_api_request does not take it for one of PTB's own methods
-#: (``Bot.sendMessage``) and warns about it on every reply (a warning, filtered out,
-#: built and matched per call).
-SEND_MESSAGE = "sendmessage"
-
 #: Every message the bot sends is HTML (anything from a user or a model is escaped)
-#: without link previews, unless a call says otherwise: the Application's defaults, and
-#: what send_reply writes itself (``tests/benchmarks/echo_bot.py`` replies the same way).
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-DEFAULTS = Defaults(parse_mode=ParseMode.HTML, link_preview_options=_NO_PREVIEW)
-#: The same as the Bot API's JSON, for send_reply (made once).
-_REPLY_DEFAULTS: dict[str, Any] = {
-    "parse_mode": ParseMode.HTML,
-    "link_preview_options": _NO_PREVIEW.to_dict(),
-}
+#: without link previews, unless a call says otherwise: the Application's defaults
+#: (``tests/benchmarks/echo_bot.py`` replies the same way).
+DEFAULTS = Defaults(
+    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+)
 
 
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
@@ -78,28 +73,53 @@ async def send_reply(
     reply_markup: InlineKeyboardMarkup | dict[str, Any] | None,
 ) -> None:
     """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (``reply_markup``
-    also as the Bot API's JSON) (HTML, no link
-    preview, quoting the message outside private chats, in its forum topic), without
-    building a ``Message`` from Telegram's answer, which nobody reads: PTB's public
-    ``do_api_request`` returns the raw answer. Parsing the answer to a score card (its
-    buttons) took a tenth of the bot's time per submission. The rate limiter and its
-    retries apply as to every call."""
-    kwargs: dict[str, Any] = {"chat_id": to.chat_id, "text": text, **_REPLY_DEFAULTS}
+    also as the Bot API's JSON): HTML without a link preview (the bot's defaults),
+    quoting the message outside private chats, in its forum topic. The markup goes as
+    the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`, not PTB's generic
+    ``to_dict``). The rate limiter and its retries apply as to every call."""
+    api_kwargs: dict[str, Any] | None = None
     if reply_markup is not None:
         if isinstance(reply_markup, InlineKeyboardMarkup):
             reply_markup = markup_json(reply_markup)
-        kwargs["reply_markup"] = reply_markup
-    if to.chat.type != ChatType.PRIVATE:
-        kwargs["reply_parameters"] = {"message_id": to.message_id}
-    if to.is_topic_message and to.message_thread_id is not None:
-        kwargs["message_thread_id"] = to.message_thread_id
-    await bot.do_api_request(SEND_MESSAGE, api_kwargs=kwargs)
+        api_kwargs = {"reply_markup": reply_markup}
+    await bot.send_message(
+        chat_id=to.chat_id,
+        text=text,
+        reply_parameters=(
+            None if to.chat.type == ChatType.PRIVATE else ReplyParameters(to.message_id)
+        ),
+        message_thread_id=to.message_thread_id if to.is_topic_message else None,
+        api_kwargs=api_kwargs,
+    )
 
 
 class AiohttpRequest(BaseRequest):
-    """``telegram.request.BaseRequest`` over one ``aiohttp.ClientSession``."""
+    """``telegram.request.BaseRequest`` over one ``aiohttp.ClientSession``, keeping
+    PTB's request contract as its own ``HTTPXRequest`` does (the defaults are its):
 
-    __slots__ = ("_connect_timeout", "_limit", "_read_timeout", "_session", "_write_timeout")
+    - ``read_timeout`` bounds each wait for the answer (aiohttp's ``sock_read``, whose
+      clock starts once the request is written), ``write_timeout`` each write of the
+      request (a body larger than a socket buffer is written in chunks, each bounded);
+      neither stands in for the other. ``None`` is no limit.
+    - ``pool_timeout`` bounds the wait for one of the ``connection_pool_size``
+      connections; past it the call raises ``TimedOut("Pool timeout: ...")`` and is not
+      sent.
+    - A call that uploads files has ``media_write_timeout`` (20 s) as its write timeout
+      unless it passes one.
+
+    ``tests/bot/telegram/test_request_contract.py`` proves it against a real server.
+    """
+
+    __slots__ = (
+        "_connect_timeout",
+        "_limit",
+        "_media_write_timeout",
+        "_pool",
+        "_pool_timeout",
+        "_read_timeout",
+        "_session",
+        "_write_timeout",
+    )
 
     def __init__(
         self,
@@ -108,11 +128,18 @@ class AiohttpRequest(BaseRequest):
         read_timeout: float | None = 5.0,
         write_timeout: float | None = 5.0,
         connect_timeout: float | None = 5.0,
+        pool_timeout: float | None = 1.0,
+        media_write_timeout: float | None = 20.0,
     ) -> None:
         self._limit = connection_pool_size
         self._read_timeout = read_timeout
         self._write_timeout = write_timeout
         self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._media_write_timeout = media_write_timeout
+        #: the pool's places: a call holds one from before it connects until its answer
+        #: is read (aiohttp's own limit has no time-out of its own)
+        self._pool = asyncio.Semaphore(connection_pool_size)
         self._session: aiohttp.ClientSession | None = None
 
     @property
@@ -142,16 +169,38 @@ class AiohttpRequest(BaseRequest):
         pool_timeout: ODVInput = BaseRequest.DEFAULT_NONE,
     ) -> tuple[int, bytes]:
         session = self._open_session()
-        timeout = _timeout(
-            _seconds(connect_timeout, self._connect_timeout),
-            _seconds(read_timeout, self._read_timeout),
-            _seconds(write_timeout, self._write_timeout),
+        files = request_data is not None and request_data.contains_files
+        write = _seconds(write_timeout, self._media_write_timeout if files else self._write_timeout)
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=None,  # the pool's wait is ours (pool_timeout), the connection's below
+            sock_connect=_seconds(connect_timeout, self._connect_timeout),
+            sock_read=_seconds(read_timeout, self._read_timeout),
         )
-        with _as_ptb_errors():
-            async with session.request(
-                method, url, timeout=timeout, **_body(request_data)
-            ) as response:
-                return response.status, await response.read()
+        await self._take_place(_seconds(pool_timeout, self._pool_timeout))
+        try:
+            with _as_ptb_errors():
+                body, length = _body(request_data)
+                if length <= _CHUNK:
+                    # written at once into the socket's buffer: no write waits
+                    async with session.request(method, url, timeout=timeout, **body) as response:
+                        return response.status, await response.read()
+                async with asyncio.timeout(None) as writing:
+                    body["data"] = _timed_chunks(body["data"], writing, write)
+                    body["headers"] = {**body["headers"], "Content-Length": str(length)}
+                    async with session.request(method, url, timeout=timeout, **body) as response:
+                        return response.status, await response.read()
+        finally:
+            self._pool.release()
+
+    async def _take_place(self, pool_timeout: float | None) -> None:
+        if not self._pool.locked():
+            await self._pool.acquire()  # a free place: taken without waiting
+            return
+        try:
+            await asyncio.wait_for(self._pool.acquire(), pool_timeout)
+        except TimeoutError:
+            raise TimedOut(POOL_TIMEOUT) from None
 
     async def download_to(self, url: str, path: Path, *, limit: int) -> int:
         """Stream the file at ``url`` into ``path`` in chunks, so that no more than a
@@ -159,20 +208,29 @@ class AiohttpRequest(BaseRequest):
         whole body first); returns the bytes written. Refuses a body over ``limit``
         bytes. Faults map onto PTB's errors as :meth:`do_request`'s do."""
         session = self._open_session()
-        timeout = _timeout(self._connect_timeout, self._read_timeout, self._write_timeout)
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            connect=None,
+            sock_connect=self._connect_timeout,
+            sock_read=self._read_timeout,
+        )
         written = 0
-        with _as_ptb_errors():
-            async with session.get(url, timeout=timeout) as response:
-                if response.status >= 500:
-                    raise NetworkError(f"file download answered HTTP {response.status}")
-                if response.status >= 300:
-                    raise BadRequest(f"file download answered HTTP {response.status}")
-                with path.open("wb") as out:
-                    async for chunk in response.content.iter_chunked(DOWNLOAD_CHUNK):
-                        written += len(chunk)
-                        if written > limit:
-                            raise BadRequest(f"file larger than {limit} bytes")
-                        out.write(chunk)
+        await self._take_place(self._pool_timeout)
+        try:
+            with _as_ptb_errors():
+                async with session.get(url, timeout=timeout) as response:
+                    if response.status >= 500:
+                        raise NetworkError(f"file download answered HTTP {response.status}")
+                    if response.status >= 300:
+                        raise BadRequest(f"file download answered HTTP {response.status}")
+                    with path.open("wb") as out:
+                        async for chunk in response.content.iter_chunked(DOWNLOAD_CHUNK):
+                            written += len(chunk)
+                            if written > limit:
+                                raise BadRequest(f"file larger than {limit} bytes")
+                            out.write(chunk)
+        finally:
+            self._pool.release()
         return written
 
     def _open_session(self) -> aiohttp.ClientSession:
@@ -181,11 +239,40 @@ class AiohttpRequest(BaseRequest):
         return self._session
 
 
-def _timeout(
-    connect: float | None, read: float | None, write: float | None
-) -> aiohttp.ClientTimeout:
-    """aiohttp's timeouts for PTB's: no total, the longer of read and write per socket read."""
-    return aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=_longest(read, write))
+#: PTB's words for a full pool (``HTTPXRequest``'s).
+POOL_TIMEOUT = (
+    "Pool timeout: All connections in the connection pool are occupied. Request was *not* "
+    "sent to Telegram. Consider adjusting the connection pool size or the pool timeout."
+)
+
+#: Bytes written at a time (asyncio's default high-water mark of a socket's buffer): a
+#: body no longer than this is written at once, a longer one chunk by chunk, each write
+#: bounded by the write timeout.
+_CHUNK = 64 * 1024
+
+
+async def _timed_chunks(
+    body: bytes, writing: asyncio.Timeout, seconds: float | None
+) -> AsyncIterator[bytes]:
+    """``body`` in chunks, each given ``seconds`` to be written (aiohttp writes a chunk
+    and waits for the socket to take it before it asks for the next); once the last is
+    written, the answer's wait is bounded by the read timeout alone."""
+    loop = asyncio.get_running_loop()
+    for start in range(0, len(body), _CHUNK):
+        if not _bound(writing, None if seconds is None else loop.time() + seconds):
+            return
+        yield body[start : start + _CHUNK]
+    _bound(writing, None)
+
+
+def _bound(writing: asyncio.Timeout, when: float | None) -> bool:
+    """``writing`` moved to ``when``; False once the call is over (answered before its
+    body was written whole, or given up), when nothing more is to be written."""
+    try:
+        writing.reschedule(when)
+    except RuntimeError:  # the scope was left
+        return False
+    return True
 
 
 @contextmanager
@@ -209,27 +296,53 @@ def _seconds(value: ODVInput, default: float | None) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _longest(*values: float | None) -> float | None:
-    present = [v for v in values if v is not None]
-    return max(present) if present else None
-
-
 _JSON = {"Content-Type": "application/json"}
 
 
-def _body(request_data: RequestData | None) -> dict[str, Any]:
-    """The request's body: JSON, or multipart form data when files are uploaded."""
+def _body(request_data: RequestData | None) -> tuple[dict[str, Any], int]:
+    """The request's body as ``session.request``'s arguments, and its length: JSON, or
+    multipart form data (as httpx writes it) when files are uploaded."""
     if request_data is None:
-        return {}
+        return {}, 0
     if not request_data.contains_files:
         parameters = request_data.parameters
-        return {"data": json.dumps(parameters).encode(), "headers": _JSON} if parameters else {}
-    form = aiohttp.FormData()
+        if not parameters:
+            return {}, 0
+        data = json.dumps(parameters).encode()
+        return {"data": data, "headers": _JSON}, len(data)
+    boundary = os.urandom(16).hex()
+    parts = []
     for name, value in request_data.json_parameters.items():
-        form.add_field(name, value)
+        parts.append(_part_head(boundary, name) + b"\r\n" + value.encode() + b"\r\n")
     for name, (filename, content, mime_type) in request_data.multipart_data.items():
-        form.add_field(name, content, filename=filename, content_type=mime_type)
-    return {"data": form}
+        head = _part_head(boundary, name, filename)
+        kind = f"Content-Type: {mime_type}\r\n\r\n".encode()
+        # an InputFile made with read_file_handle=False: its file is read now
+        body = content if isinstance(content, bytes) else content.read()
+        parts.append(head + kind + body + b"\r\n")
+    parts.append(f"--{boundary}--\r\n".encode())
+    data = b"".join(parts)
+    headers = {
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+        "Content-Length": str(len(data)),
+    }
+    return {"data": data, "headers": headers}, len(data)
+
+
+def _part_head(boundary: str, name: str, filename: str | None = None) -> bytes:
+    disposition = f"--{boundary}\r\nContent-Disposition: form-data; name={_quoted(name)}"
+    if filename is not None:
+        disposition += f"; filename={_quoted(filename)}"
+    return (disposition + "\r\n").encode()
+
+
+#: How httpx quotes a form field's name or file name (HTML5's form encoding).
+_FORM_QUOTES = {'"': "%22", "\\": "\\\\"} | {chr(c): f"%{c:02X}" for c in range(32) if c != 27}
+_FORM_QUOTED = re.compile("|".join(re.escape(c) for c in _FORM_QUOTES))
+
+
+def _quoted(value: str) -> str:
+    return '"' + _FORM_QUOTED.sub(lambda m: _FORM_QUOTES[m.group(0)], value) + '"'
 
 
 # --- retries ---------------------------------------------------------------------------
@@ -350,7 +463,8 @@ class RetryingRateLimiter(AIORateLimiter):
             except NetworkError as exc:
                 if not is_transient(exc):
                     raise
-                if isinstance(exc, TimedOut):
+                if isinstance(exc, TimedOut) and not exc.message.startswith("Pool timeout"):
+                    # it may have reached Telegram (a full pool's call was not sent)
                     timed_out = True
                     kwargs = {**kwargs, "read_timeout": self.patient_timeout}
                 pause = delay / 2 + random.uniform(0, delay / 2)

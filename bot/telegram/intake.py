@@ -37,13 +37,13 @@ import asyncio
 import contextlib
 import json
 import logging
-import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+from urllib.parse import urlencode
 
 from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter
-from telegram.warnings import PTBUserWarning
+from telegram.request import BaseRequest
 
 from ..core import intake as core
 from ..core.services import Services
@@ -53,6 +53,8 @@ from .outage import DatabaseWait, is_unavailable
 log = logging.getLogger("benchboard.intake")
 
 INTAKE = "intake"
+#: bot_data's key for the transport of getUpdates (the bot's ``get_updates_request``)
+UPDATES_REQUEST = "updates_request"
 #: Seconds a getUpdates long poll waits for updates.
 POLL_TIMEOUT = 10
 #: Updates per getUpdates (Telegram's maximum).
@@ -286,26 +288,25 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
     The first ``getUpdates`` goes out before the start is complete: ``started`` (the
     intake, once the database is open and what a previous process left unfinished is
     queued) is awaited while it is on its way."""
-    # do_api_request is PTB's public way to read the Bot API's raw answer (the body kept
-    # is Telegram's JSON, not a re-serialised object); it warns that get_updates exists.
-    warnings.filterwarnings("ignore", message=".*getUpdates.*", category=PTBUserWarning)
+    # Bot.get_updates would read the batch into Update objects: the intake keeps
+    # Telegram's own JSON, and reads each update once, after it is kept. So the call goes
+    # through PTB's public BaseRequest.post, which maps the answer's errors as for any
+    # method and returns the raw result; its parameters in the URL's query string, as
+    # the Bot API takes them (https://core.telegram.org/bots/api#making-requests).
+    request: BaseRequest = app.bot_data[UPDATES_REQUEST]
+    url = f"{app.bot.base_url}/getUpdates"
+    allowed = json.dumps(Update.ALL_TYPES)
     offset: int | None = None
     pause = 0.5
     admitted: list[dict[str, Any]] = []  # the last batch's new updates, not yet handed over
     intake: Intake | None = None
     try:
         while not stop.is_set():
+            query = {"limit": POLL_LIMIT, "timeout": POLL_TIMEOUT, "allowed_updates": allowed}
+            if offset is not None:
+                query["offset"] = offset
             fetch = asyncio.ensure_future(
-                app.bot.do_api_request(
-                    "getUpdates",
-                    api_kwargs={
-                        "offset": offset,
-                        "limit": POLL_LIMIT,
-                        "timeout": POLL_TIMEOUT,
-                        "allowed_updates": Update.ALL_TYPES,
-                    },
-                    read_timeout=POLL_TIMEOUT + 5,
-                )
+                request.post(f"{url}?{urlencode(query)}", read_timeout=POLL_TIMEOUT + 5)
             )
             if intake is None:
                 try:

@@ -196,10 +196,10 @@ async def test_a_flood_is_handled_quietly_with_one_notice_then_calm_again() -> N
 
 def test_a_quiet_update_skips_sends_and_edits_of_what_it_skipped() -> None:
     data: dict[str, Any] = {"chat_id": 7, "text": "x"}
-    assert skipped("sendmessage", data) is None  # not quiet: sent
+    assert skipped("sendMessage", data) is None  # not quiet: sent
     token = QUIET.set(True)
     try:
-        message = skipped("sendmessage", data)
+        message = skipped("sendMessage", data)
         assert isinstance(message, dict)
         assert message["chat"] == {"id": 7, "type": "private"}
         assert skipped("sendChatAction", data) is True
