@@ -38,6 +38,7 @@ from scoring.base import InvalidLine
 from scoring.primebench import hints as pb_hints
 from scoring.primebench import parse as pb_parse
 from scoring.zerobench import check as zb_check
+from scoring.zerobench import reading as zb_reading
 
 #: The size of each worst case, in characters.
 SIZE = 1_000_000
@@ -117,6 +118,9 @@ SHAPES: dict[str, Callable[[], str]] = {
     "JSON object, long name": lambda: json.dumps({_run(N, "9", head="q"): "{1}"}),
     "CSV, braces": lambda: "question_id,response\n1," + _run(N, "{"),
     "CSV, quotes": lambda: "question_id,response\n1," + _run(N, '"'),
+    "CSV, bare CRs": lambda: _run(N, "\r", head="question_id,response\n1,", tail="x\n"),
+    "CSV, CR in each row": lambda: _run(N, "1,a\rb\n", head="question_id,response\n"),
+    "CSV, CR runs ending lines": lambda: _run(N, "\r\r\r\n", head="question_id,response\n"),
 }
 
 #: Every shape: what the readers of whole submissions are fed.
@@ -147,6 +151,13 @@ COLONS = ("colons", "full-width colons", "digit, colon", "digit, full-width colo
 ANSWERS = ("answers on a line", "answer, long option", "answer, period", "digit, blank, colon")
 MARKDOWN = ("Q, digits", "Q digit runs", "bold, digits", "bold runs", "underscores")
 BRACES = ("open braces", "brace, digit", "braces", "CSV, braces")
+CSV = (
+    "CSV, braces",
+    "CSV, quotes",
+    "CSV, bare CRs",
+    "CSV, CR in each row",
+    "CSV, CR runs ending lines",
+)
 TAGS = (
     "hashes",
     "hashtags",
@@ -232,7 +243,12 @@ CASES: tuple[Case, ...] = (
     Case(
         "ZeroBench key",
         lambda text: _refused(ZERO.load_key, text.encode()),
-        JSON_SHAPES + BRACES + BLANKS,
+        JSON_SHAPES + BRACES + BLANKS + CSV,
+    ),
+    Case(
+        "zerobench.reading.csv_reader",
+        lambda t: list(zb_reading.csv_reader(t, skip_space=True)),
+        CSV + LINES,
     ),
     # Natory's
     Case("Natory.recognises", NATORY.recognises, MATH + DIGITS + BLANKS),
