@@ -24,6 +24,19 @@ def decode(data: bytes) -> str:
     return text
 
 
+def normalise_line_ends(text: str) -> str:
+    """``\r\n`` becomes ``\n``; a lone ``\r`` becomes ``\n`` only in a text without
+    any ``\n`` (an old Mac file). Elsewhere a lone ``\r`` is data inside a line, as
+    tools write it: pandas leaves a ``\r`` inside a CSV field unquoted. What the bot
+    does with a submission before its tags and benchmark are read; each benchmark that
+    reads lines breaks the rest its own way (PrimeBench at every ``\r``)."""
+    if "\r" not in text:
+        return text
+    if "\n" not in text:
+        return text.replace("\r", "\n")
+    return text.replace("\r\n", "\n")
+
+
 def normalise_newlines(text: str) -> str:
     """``\\r\\n`` and lone ``\\r`` become ``\\n``; nothing else changes."""
     if "\r" not in text:

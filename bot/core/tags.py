@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
-from scoring.text import normalise_newlines
+from scoring.text import normalise_line_ends
 from storage import MAX_MODEL_NAME, without_bidi
 
 _NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
@@ -239,7 +239,7 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
     Raises :class:`TagError`, :class:`scoring.UnknownMode` or
     :class:`scoring.UnknownBenchmark` for a tag that names nothing known.
     """
-    text = normalise_newlines(text)
+    text = normalise_line_ends(text)
     spans, tags = find_tags(text, command_args)
     return blank(text, spans), tags
 

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from bot.core.tags import Tags, split_tags
 from scoring import ScoringError
+from scoring.text import normalise_line_ends
 
 
 def reference_split(text: str) -> tuple[str, Tags]:
@@ -15,7 +16,7 @@ def reference_split(text: str) -> tuple[str, Tags]:
     from bot.core import tags as t
 
     found: dict[str, object] = {}
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = normalise_line_ends(text).split("\n")
     filled = [i for i, line in enumerate(lines) if line.strip()]
     for i, line in enumerate(lines):
         if line.strip() and t._tag_line(line, found, at_end=i in (filled[0], filled[-1])):
