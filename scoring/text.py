@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 from .errors import DecodeError
+
+#: The longest model name kept (characters, after whitespace is folded): the store's
+#: limit, here so that reading tags (the command line's too) needs no storage.
+MAX_MODEL_NAME = 200
+
+#: Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
+#: (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name they reorder what
+#: follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled backwards): a
+#: name is shown as it was typed, in the text's own direction.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without bidirectional control characters (for names)."""
+    return text if text.isascii() else _BIDI_CONTROLS.sub("", text)
 
 
 def decode(data: bytes) -> str:

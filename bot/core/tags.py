@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
-from scoring.text import normalise_line_ends
-from storage import MAX_MODEL_NAME, without_bidi
+from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_bidi
 
 _NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
 _HASHTAG = re.compile(r"#[^\s#]+")
