@@ -93,6 +93,18 @@ SHAPES: dict[str, Callable[[], str]] = {
     "bold, digits": lambda: _run(N, "9", head="**", tail="x"),
     "bold runs": lambda: _run(N, "**1:"),
     "underscores": lambda: _run(N, "_"),
+    "bullet answer lines": lambda: _run(N, "- 1: 1\n"),
+    "bullet, digits": lambda: _run(N, "9", head="- ", tail="x"),
+    "bullets, blanks": lambda: _run(N, " ", head="- 1", tail="x"),
+    "numbered, digits": lambda: _run(N, "9", head="1. ", tail="x"),
+    "table rows": lambda: _run(N, "| 1 | 2 |\n"),
+    "pipes": lambda: _run(N, "|"),
+    "pipe, digits": lambda: _run(N, "9", head="| ", tail="x"),
+    "pipe, blanks": lambda: _run(N, " ", head="| 1", tail="x"),
+    "bold answers, open": lambda: _run(N, "**1:** "),
+    "answers in prose lines": lambda: "".join(
+        f"so {q % 104 + 1}: 2 it is\n" for q in range(N // 16)
+    ),
     "open braces": lambda: _run(N, "{"),
     "brace, digit": lambda: _run(N, "{9"),
     "braces": lambda: _run(N, "{}"),
@@ -157,7 +169,23 @@ BLANKS = (
 )
 COLONS = ("colons", "full-width colons", "digit, colon", "digit, full-width colon", "k fields")
 ANSWERS = ("answers on a line", "answer, long option", "answer, period", "digit, blank, colon")
-MARKDOWN = ("Q, digits", "Q digit runs", "bold, digits", "bold runs", "underscores")
+MARKDOWN = (
+    "Q, digits",
+    "Q digit runs",
+    "bold, digits",
+    "bold runs",
+    "underscores",
+    "bullet answer lines",
+    "bullet, digits",
+    "bullets, blanks",
+    "numbered, digits",
+    "table rows",
+    "pipes",
+    "pipe, digits",
+    "pipe, blanks",
+    "bold answers, open",
+    "answers in prose lines",
+)
 BRACES = ("open braces", "brace, digit", "braces", "CSV, braces")
 CSV = (
     "CSV, braces",
@@ -246,6 +274,16 @@ CASES: tuple[Case, ...] = (
     Case("hint q_prefix", _hint("q_prefix"), ONE_LINE),
     Case("hint trailing_period", _hint("trailing_period"), ONE_LINE),
     Case("hint markdown_bold", _hint("markdown_bold"), ONE_LINE),
+    Case("hint bullets", _hint("bullets"), ONE_LINE + LINES),
+    Case("hint markdown_table", _hint("markdown_table"), ONE_LINE + LINES),
+    Case(
+        "primebench.hints.hints_for, repeated questions",
+        lambda text: pb_hints.hints_for(
+            [InvalidLine(n, line) for n, line in enumerate(text.split("\n")[:10_000], 1)],
+            frozenset(range(1, 105)),
+        ),
+        DIGITS + BLANKS + ANSWERS + MARKDOWN + LINES,
+    ),
     Case(
         "PrimeBench key (A.txt)",
         lambda text: _refused(PRIME.load_key, text.encode()),
