@@ -103,14 +103,32 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
     return key
 
 
-def _score_daily(benchmark: Benchmark, args: argparse.Namespace, load: Load) -> int:
-    """``score --benchmark natory``: the argument is a file if one exists, ``-`` is stdin,
-    anything else is the expression itself."""
+def _daily_text(source: str) -> str:
+    """A daily benchmark's argument: a file if one exists, ``-`` stdin, anything else
+    the expression itself."""
+    return decode(_read_input(source)) if source == "-" or _is_file(source) else source
+
+
+def _score_daily(
+    benchmark: Benchmark,
+    args: argparse.Namespace,
+    load: Load,
+    text: str | None = None,
+    note: str = "",
+) -> int:
+    """``score --benchmark natory`` (``text``: the input, when already read; ``note``:
+    the line saying the benchmark was detected)."""
     challenge = _daily_challenge(benchmark, args.target, load())
-    source: str = args.file
-    text = decode(_read_input(source)) if source == "-" or _is_file(source) else source
+    if text is None:
+        text = _daily_text(args.file)
+    _say(note)
     _print_result(benchmark.score(text, challenge), benchmark, as_json=args.json)
     return 0
+
+
+def _say(note: str) -> None:
+    if note:
+        print(note, file=sys.stderr, flush=True)
 
 
 def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
@@ -169,16 +187,62 @@ def _parse_date(text: str) -> date:
         fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
+def _detected(args: argparse.Namespace) -> tuple[Benchmark, str, str]:
+    """The benchmark of the input when ``--benchmark`` is absent, read as the bot reads
+    a message (:func:`bot.core.classify.read`: a tag in the file names it, else the
+    first benchmark that recognises a line of it; ``--target`` names the benchmark
+    that takes one), the text the bot would score (its tag lines blanked), and the
+    line that says which (for stderr, once the key is loaded: ``--json`` stays clean,
+    a refusal stays one line). Refuses an input no benchmark reads."""
+    from scoring.text import normalise_line_ends
+
+    from .core.classify import read
+    from .core.tags import blank
+
+    targeted = [b for b in registry.all_benchmarks() if "target" in b.tag_fields]
+    hint = targeted[0].name if args.target is not None and len(targeted) == 1 else None
+    source: str = args.file
+    text = _daily_text(source) if hint is not None else decode(_read_input(source))
+    text = normalise_line_ends(text)
+    reading = read(text, benchmark_hint=hint)
+    shown = "stdin" if source == "-" else source
+    if reading.error is not None:
+        fail(f"{shown}: {reading.error} (or choose the benchmark with --benchmark NAME)")
+    if reading.benchmark is None:
+        fail(
+            f"{shown}: no benchmark reads it (not a line of it is a PrimeBench answer "
+            f"such as 1:2, a ZeroBench record or a Natory expression); "
+            f"choose one with --benchmark {'|'.join(registry.names())}"
+        )
+    benchmark = registry.get(reading.benchmark)
+    if reading.detected:
+        why = "recognised from its content"
+    elif reading.tags.benchmark:
+        why = "named by a tag in it"
+    else:
+        why = "--target given"
+    note = f"benchboard: scoring {shown} as {benchmark.title} ({why}; "
+    note += "--benchmark NAME chooses another)"
+    return benchmark, blank(text, reading.spans) if reading.spans else text, note
+
+
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
-    benchmark = registry.get(args.benchmark)
+    text: str | None = None
+    note = ""
+    if args.benchmark is None:
+        benchmark, text, note = _detected(args)
+    else:
+        benchmark = registry.get(args.benchmark)
     if benchmark.daily:
-        return _score_daily(benchmark, args, load)
+        return _score_daily(benchmark, args, load, text, note)
     if args.target is not None and "target" not in benchmark.tag_fields:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         fail(f"--target is only for {', '.join(targeted)}")
-    text = decode(_read_input(args.file))  # the bytes are not kept beside the text
+    if text is None:
+        text = decode(_read_input(args.file))  # the bytes are not kept beside the text
     key = _load_key(benchmark, args.key, load)
     options = {name: value for name, value in (("k", args.k),) if value is not None}
+    _say(note)
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0
 
@@ -420,7 +484,9 @@ def _score_arguments(score: argparse.ArgumentParser) -> None:
         "itself; put -- before one that starts with -)",
     )
     score.add_argument(
-        "--benchmark", "-b", default=registry.DEFAULT, help=f"default: {registry.DEFAULT}"
+        "--benchmark",
+        "-b",
+        help="default: the one that reads the file, found as the bot finds it (said on stderr)",
     )
     score.add_argument("--key", help="answer key file (default: the current one in the database)")
     score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")

@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
+import re
+
 from .errors import DecodeError
+
+#: The longest model name kept (characters, after whitespace is folded): the store's
+#: limit, here so that reading tags (the command line's too) needs no storage.
+MAX_MODEL_NAME = 200
+
+#: Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
+#: (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name they reorder what
+#: follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled backwards): a
+#: name is shown as it was typed, in the text's own direction.
+_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without bidirectional control characters (for names)."""
+    return text if text.isascii() else _BIDI_CONTROLS.sub("", text)
 
 
 def decode(data: bytes) -> str:
@@ -22,6 +39,19 @@ def decode(data: bytes) -> str:
     if text.startswith("\ufeff"):
         text = text[1:]
     return text
+
+
+def normalise_line_ends(text: str) -> str:
+    """``\r\n`` becomes ``\n``; a lone ``\r`` becomes ``\n`` only in a text without
+    any ``\n`` (an old Mac file). Elsewhere a lone ``\r`` is data inside a line, as
+    tools write it: pandas leaves a ``\r`` inside a CSV field unquoted. What the bot
+    does with a submission before its tags and benchmark are read; each benchmark that
+    reads lines breaks the rest its own way (PrimeBench at every ``\r``)."""
+    if "\r" not in text:
+        return text
+    if "\n" not in text:
+        return text.replace("\r", "\n")
+    return text.replace("\r\n", "\n")
 
 
 def normalise_newlines(text: str) -> str:

@@ -16,6 +16,8 @@ from types import MappingProxyType
 from typing import Any
 
 from scoring import Mode
+from scoring.text import MAX_MODEL_NAME as MAX_MODEL_NAME
+from scoring.text import without_bidi as without_bidi
 
 from .errors import InvalidData
 from .models import PackedText, Submission, Visibility
@@ -25,8 +27,6 @@ Row = Sequence[Any]
 MS_PER_DAY = 86_400_000
 MODES = tuple(m.value for m in Mode)
 EMPTY: Mapping[str, Any] = MappingProxyType({})
-#: The longest model name the store takes (characters, after whitespace is folded).
-MAX_MODEL_NAME = 200
 
 
 #: What neither engine's text can hold: a lone surrogate (JSON carries one, UTF-8 cannot
@@ -44,18 +44,6 @@ def storable_text(text: str) -> str:
 
 def optional_text(text: str | None) -> str | None:
     return None if text is None else storable_text(text)
-
-
-#: Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
-#: (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name they reorder what
-#: follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled backwards): a
-#: name is shown as it was typed, in the text's own direction.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
-
-
-def without_bidi(text: str) -> str:
-    """``text`` without bidirectional control characters (for names)."""
-    return text if text.isascii() else _BIDI_CONTROLS.sub("", text)
 
 
 def name_text(text: str) -> str:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from scoring import DecodeError, Result, decode, registry
-from scoring.text import normalise_newlines
+from scoring.text import normalise_line_ends
 from storage import PackedText, pack_raw
 
 from .classify import Reading, read
@@ -77,14 +77,15 @@ class FileScore:
 
 
 def _file_text(path: str) -> str:
-    """The text of the upload saved at ``path``, line breaks made ``\\n``."""
+    """The text of the upload saved at ``path``, line ends made ``\\n`` (a lone CR
+    inside a line kept: :func:`scoring.text.normalise_line_ends`)."""
     data = Path(path).read_bytes()
     try:
         text = decode(data)
     except DecodeError as exc:
         raise Refused("bad_encoding", str(exc)) from None
     del data
-    return normalise_newlines(text)
+    return normalise_line_ends(text)
 
 
 def read_file(path: str, command_args: str, benchmark_hint: str | None) -> FileReading:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from scoring import Benchmark, DecodeError, OptionError, Result, decode, registry
-from scoring.text import normalise_newlines
+from scoring.text import normalise_line_ends
 from storage import NewSubmission, PackedText, Submission, analytics
 
 from . import datafiles, offload
@@ -147,7 +147,7 @@ async def read_submission(
     """The body (tag lines blanked) and what the text is; a large one is read in the
     worker process. Raises :class:`UserError` for a bad tag and for a text no benchmark
     can read (``not_submission``: nothing is scored or stored)."""
-    text = normalise_newlines(text)
+    text = normalise_line_ends(text)
     if len(text) < POOL_THRESHOLD:
         reading = read(text, command_args, benchmark_hint)
     else:

@@ -17,23 +17,44 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
-from scoring.text import normalise_newlines
-from storage import MAX_MODEL_NAME, without_bidi
+from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_bidi
 
 _NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
 _HASHTAG = re.compile(r"#[^\s#]+")
-#: A field's name and colon, at the start of a line or after whitespace.
-_FIELD_START = re.compile(rf"(?:^|(?<=\s))(?:{_NAMES})\s*+[:：]", re.IGNORECASE)
-_FIELD_AT = re.compile(rf"({_NAMES})\s*+[:：]", re.IGNORECASE)
-#: The characters a tag line starts with (after blanks): ``#`` and the first letters of
-#: the field names (matched ignoring case, as the names are).
-_FIRST = "#" + "".join(sorted({name[0] for name in _NAMES.split("|")}))
-#: Lines that may be tag lines: they start (after blanks) with ``#`` or a field name.
-#: The look-ahead at the first character turns most lines (answers start with a digit)
-#: away before the names are tried.
-_CANDIDATE = re.compile(
-    rf"^[^\S\n]*+(?=[{_FIRST}])(?:#|(?:{_NAMES})\s*+[:：])[^\n]*+", re.IGNORECASE | re.MULTILINE
+#: Markdown emphasis around a field's name or value (``**Model:**``, ``*model*:``).
+_MARK = r"(?:[*_]{1,3}+)?"
+#: A list bullet before a tag (``- model: x``): the marker and a blank.
+_BULLET = r"(?:[-*+•][^\S\n]++)?"
+#: A field's name and colon (in emphasis or not), at the start of a line or after a
+#: blank, a comma or a semicolon (``model: X, mode: Y``): where a field's value ends.
+_FIELD_START = re.compile(
+    rf"(?:^|(?<=[\s,;،؛|])){_MARK}(?:{_NAMES}){_MARK}\s*+[:：]", re.IGNORECASE
 )
+#: The names that may also be followed by a dash between blanks (``Model - X``): only
+#: the model's, so that prose such as "Cost - benefit" is no tag.
+_DASH_NAMES = r"model|مدل"
+#: A field at the start of a tag: a bullet, emphasis, the name, then a colon (or, for
+#: the model, a dash between blanks), and emphasis closing after it (``**Model:** X``).
+_FIELD_AT = re.compile(
+    rf"{_BULLET}{_MARK}(?:({_NAMES}){_MARK}\s*+[:：]|({_DASH_NAMES}){_MARK}\s++[-–—](?=\s))"
+    rf"{_MARK}",
+    re.IGNORECASE,
+)
+#: The characters a tag line starts with (after blanks): ``#``, a bullet or emphasis,
+#: and the first letters of the field names (matched ignoring case, as the names are).
+_FIRST = "#*_+•\\-" + "".join(sorted({name[0] for name in _NAMES.split("|")}))
+#: Lines that may be tag lines: they start (after blanks) with ``#`` or a field (as
+#: :data:`_FIELD_AT` reads one). The look-ahead at the first character turns most
+#: lines (answers start with a digit) away before the names are tried.
+_CANDIDATE = re.compile(
+    rf"^[^\S\n]*+(?=[{_FIRST}])(?:#|{_BULLET}{_MARK}(?:(?:{_NAMES}){_MARK}[^\S\n]*+[:：]"
+    rf"|(?:{_DASH_NAMES}){_MARK}[^\S\n]++[-–—](?=\s)))[^\n]*+",
+    re.IGNORECASE | re.MULTILINE,
+)
+#: What ends a value as models write it and is not part of it: emphasis and code marks
+#: around it, and punctuation after it (``**GPT-5.5**.``, ``o5-high,``).
+_VALUE_MARKS = "*_`"
+_VALUE_END = ".,;:!?،؛。"
 _NON_SPACE = re.compile(r"\S")
 _ANSWERISH = re.compile(r"[0-9۰-۹٠-٩]\s*+[:：]")
 _FIELD_NAMES = {
@@ -133,7 +154,7 @@ def _items(line: str) -> tuple[list[_Item], bool] | None:
         match = _FIELD_AT.match(line, pos)
         if match is None:
             return None
-        name = _FIELD_NAMES[match[1].lower()]
+        name = _FIELD_NAMES[(match[1] or match[2]).lower()]
         following = _FIELD_START.search(line, match.end())
         end = size if following is None else following.start()
         # known hashtags among the value's words are tags of their own (model: gpt x #think)
@@ -141,10 +162,19 @@ def _items(line: str) -> tuple[list[_Item], bool] | None:
         hashtags: list[str] = []
         for word in line[match.end() : end].split():
             (hashtags if word.startswith("#") and _known_hashtag(word) else words).append(word)
-        items.append((name, " ".join(words)))
+        items.append((name, _value(" ".join(words))))
         items.extend(("#", tag) for tag in hashtags)
         pos = end
     return (items, unknown) if items else None
+
+
+def _value(typed: str) -> str:
+    """A field's value without what models put around it: emphasis or code marks
+    (``**GPT-5.5**``) and punctuation after it (``o5-high,``, ``think.``)."""
+    if not typed or (typed[0] not in _VALUE_MARKS and typed[-1] not in _VALUE_MARKS + _VALUE_END):
+        return typed
+    value = typed.rstrip(_VALUE_END).strip(_VALUE_MARKS).rstrip(_VALUE_END).strip()
+    return value
 
 
 def _apply(items: list[_Item], found: dict[str, object]) -> None:
@@ -239,7 +269,7 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
     Raises :class:`TagError`, :class:`scoring.UnknownMode` or
     :class:`scoring.UnknownBenchmark` for a tag that names nothing known.
     """
-    text = normalise_newlines(text)
+    text = normalise_line_ends(text)
     spans, tags = find_tags(text, command_args)
     return blank(text, spans), tags
 

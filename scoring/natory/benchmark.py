@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
-from ..text import decode
+from ..text import decode, normalise_newlines
 from .result import CREDIT, NAME, SCORER_VERSION, TITLE, NatoryResult, result_from_record
 from .scorer import Challenge, parse_target, recognises, score
 
@@ -71,7 +71,7 @@ class Natory:
     web_paths: tuple[str, ...] = ()
 
     def recognises(self, text: str) -> bool:
-        return recognises(text)
+        return recognises(normalise_newlines(text))  # a lone \r breaks a line here
 
     def load_key(self, data: bytes, *, filename: str = "") -> Challenge:
         return parse_target(decode(data))
@@ -85,7 +85,7 @@ class Natory:
         self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
     ) -> NatoryResult:
         previous = (options or {}).get("previous")
-        return score(text, key, previous=previous)
+        return score(normalise_newlines(text), key, previous=previous)
 
     def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
         return result_from_record(data)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
@@ -101,16 +101,28 @@ class PrimeBenchResult(NamedTuple):
         for line in data["invalid_lines"]:
             if len(line["text"]) > RECORD_LINE_TEXT:
                 line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
-        data["hint_codes"] = [[h.code, list(h.lines)] for h in self.hints]
+        data["hint_codes"] = [
+            [h.code, list(h.lines), dict(h.params)] if h.params else [h.code, list(h.lines)]
+            for h in self.hints
+        ]
         data["fingerprint"] = self.fingerprint
         return data
+
+
+def _hint(entry: Sequence[Any], message: str) -> Hint:
+    """A hint from its record entry: ``[code, lines]``, or ``[code, lines, params]``
+    for one that quotes values (older records hold none)."""
+    params: Mapping[str, Any] = entry[2] if len(entry) > 2 else {}
+    return Hint(
+        entry[0], message, tuple(entry[1]), tuple((str(k), str(v)) for k, v in params.items())
+    )
 
 
 def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
     """Rebuild a result from :meth:`PrimeBenchResult.to_record` output."""
     hints = tuple(
-        Hint(code, message, tuple(lines))
-        for (code, lines), message in zip(data.get("hint_codes", []), data["hints"], strict=True)
+        _hint(entry, message)
+        for entry, message in zip(data.get("hint_codes", []), data["hints"], strict=True)
     )
     return PrimeBenchResult(
         total_questions=data["total_questions"],

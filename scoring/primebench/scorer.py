@@ -304,6 +304,7 @@ def _build_result(
     wrong = len(final) - correct - len(key.none_lines.intersection(standing))
     total = len(key.answers)
     listed, unknown_count = unknown or ((), 0)
+    repeated = _numbers(duplicates[:MAX_REPORTED_QUESTIONS])
     return PrimeBenchResult(
         total_questions=total,
         correct=correct,
@@ -311,9 +312,9 @@ def _build_result(
         unanswered=total - correct - wrong,
         invalid_lines=tuple(invalid),
         invalid_line_count=invalid_count,
-        duplicates=_numbers(duplicates[:MAX_REPORTED_QUESTIONS]),
+        duplicates=repeated,
         unknown_questions=_numbers(listed),
-        hints=hints_for(invalid) if invalid else (),
+        hints=hints_for(invalid, frozenset(repeated)) if invalid else (),
         fingerprint=fingerprint,
         duplicate_count=len(duplicates),
         unknown_question_count=unknown_count,

@@ -147,7 +147,7 @@ def _load_csv_key(text: str) -> tuple[dict[str, str], dict[str, str]]:
         except csv.Error as exc:
             raise KeyFormatError(f"unreadable CSV: {exc}", line=previous_line + 1) from None
         line = previous_line + 1
-        previous_line = reader.line_num  # type: ignore[attr-defined]
+        previous_line = reader.line_num
         if not row or all(not cell.strip() for cell in row):
             continue
         shown = ",".join(row)

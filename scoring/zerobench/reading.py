@@ -4,18 +4,74 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
-from collections.abc import Iterator
+import re
 from typing import Any
 
 #: The csv module's field limit is process-wide; raised once so a 10 MB cell reads.
 _CSV_FIELD_LIMIT = 2**31 - 1
 
 
-def csv_reader(text: str, *, skip_space: bool) -> Iterator[list[str]]:
-    if csv.field_size_limit() < _CSV_FIELD_LIMIT:
-        csv.field_size_limit(_CSV_FIELD_LIMIT)
-    return csv.reader(io.StringIO(text, newline=""), skipinitialspace=skip_space)
+#: A run of carriage returns; a run not followed by ``\n`` (nor at the end) is data.
+_CR_RUN = re.compile(r"\r+")
+
+
+class CsvRows:
+    """CSV rows of ``text``, the way tools write them: lines end at ``\n`` (or
+    ``\r\n``), and a bare ``\r`` inside a field is data even unquoted, as pandas
+    leaves it with its default line terminator. ``line_num`` counts ``\n`` lines. A
+    text without any ``\n`` keeps ``\r`` as its line break (old Mac files)."""
+
+    def __init__(self, text: str, *, skip_space: bool) -> None:
+        if csv.field_size_limit() < _CSV_FIELD_LIMIT:
+            csv.field_size_limit(_CSV_FIELD_LIMIT)
+        self._mark = ""
+        if "\r" in text and "\n" in text:
+            text = self._hide_bare_cr(text)
+            source = io.StringIO(text, newline="\n")  # iterates on \n only
+        else:
+            source = io.StringIO(text, newline="")
+        self._reader = csv.reader(source, skipinitialspace=skip_space)
+
+    def _hide_bare_cr(self, text: str) -> str:
+        mark = _unused_char(text)
+
+        def hide(match: re.Match[str]) -> str:
+            end = match.end()
+            if end == len(text) or text[end] == "\n":
+                return match.group()  # part of a line break (\r\n, \r\r\n)
+            self._mark = mark
+            return mark * (end - match.start())
+
+        return _CR_RUN.sub(hide, text)
+
+    @property
+    def line_num(self) -> int:
+        return self._reader.line_num
+
+    def __iter__(self) -> CsvRows:
+        return self
+
+    def __next__(self) -> list[str]:
+        row = next(self._reader)
+        mark = self._mark
+        if mark:
+            return [cell.replace(mark, "\r") if mark in cell else cell for cell in row]
+        return row
+
+
+def _unused_char(text: str) -> str:
+    """A private-use character that ``text`` does not hold (to stand for a bare CR)."""
+    used = set(text)
+    for point in itertools.chain(range(0xE000, 0xF900), range(0xF0000, 0xFFFFE)):
+        if chr(point) not in used:
+            return chr(point)
+    raise AssertionError("unreachable: a text cannot hold every private-use character")
+
+
+def csv_reader(text: str, *, skip_space: bool) -> CsvRows:
+    return CsvRows(text, skip_space=skip_space)
 
 
 class LineFinder:

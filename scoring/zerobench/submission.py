@@ -233,14 +233,14 @@ def _read_csv(text: str, sub: Submission) -> None:
             break
         except csv.Error:
             line = previous_line + 1
-            now = reader.line_num  # type: ignore[attr-defined]
+            now = reader.line_num
             sub.bad(line, raw(line, max(line, now)))
             if now <= previous_line:
                 break  # pragma: no cover - the reader always moves on
             previous_line = now
             continue
         line = previous_line + 1
-        previous_line = reader.line_num  # type: ignore[attr-defined]
+        previous_line = reader.line_num
         if not row or all(not cell.strip() for cell in row):
             continue
         if header is None:

@@ -72,12 +72,23 @@ def test_score_with_a_key_loads_only_its_scorer(tmp_path: Path, output: list[str
     assert heavy(names) == []
 
 
-def test_the_default_benchmark_loads_only_its_scorer(tmp_path: Path) -> None:
+#: What detecting the benchmark adds (no ``--benchmark``): the bot's own reading of a
+#: message (its tags and classify) and every scorer's recogniser. Still no database,
+#: Telegram, settings or network.
+DETECTION = ("bot.core", "bot.core.classify", "bot.core.tags")
+
+
+def test_detecting_the_benchmark_loads_no_database_nor_telegram(tmp_path: Path) -> None:
     key = tmp_path / "A.txt"
     key.write_text("1:2\n2:3\n")
-    names = imported("score", str(key), "--key", str(key), "--json", cwd=tmp_path)
+    answers = tmp_path / "out.txt"
+    answers.write_text("#think\nmodel: **GPT-5.5**\n1:2\n2:3\n")
+    names = imported("score", str(answers), "--key", str(key), "--json", cwd=tmp_path)
     assert "scoring.primebench.scorer" in names
-    assert heavy(names) == []
+    assert {"bot.core.classify", "scoring.zerobench.benchmark", "scoring.natory.benchmark"} <= names
+    light = [n for n in heavy(names) if n not in DETECTION]
+    light = [n for n in light if not n.startswith(("scoring.zerobench", "scoring.natory"))]
+    assert light == []
 
 
 def test_the_lists_catch_a_heavy_import(tmp_path: Path) -> None:

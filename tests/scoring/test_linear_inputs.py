@@ -38,6 +38,7 @@ from scoring.base import InvalidLine
 from scoring.primebench import hints as pb_hints
 from scoring.primebench import parse as pb_parse
 from scoring.zerobench import check as zb_check
+from scoring.zerobench import reading as zb_reading
 
 #: The size of each worst case, in characters.
 SIZE = 1_000_000
@@ -92,6 +93,18 @@ SHAPES: dict[str, Callable[[], str]] = {
     "bold, digits": lambda: _run(N, "9", head="**", tail="x"),
     "bold runs": lambda: _run(N, "**1:"),
     "underscores": lambda: _run(N, "_"),
+    "bullet answer lines": lambda: _run(N, "- 1: 1\n"),
+    "bullet, digits": lambda: _run(N, "9", head="- ", tail="x"),
+    "bullets, blanks": lambda: _run(N, " ", head="- 1", tail="x"),
+    "numbered, digits": lambda: _run(N, "9", head="1. ", tail="x"),
+    "table rows": lambda: _run(N, "| 1 | 2 |\n"),
+    "pipes": lambda: _run(N, "|"),
+    "pipe, digits": lambda: _run(N, "9", head="| ", tail="x"),
+    "pipe, blanks": lambda: _run(N, " ", head="| 1", tail="x"),
+    "bold answers, open": lambda: _run(N, "**1:** "),
+    "answers in prose lines": lambda: "".join(
+        f"so {q % 104 + 1}: 2 it is\n" for q in range(N // 16)
+    ),
     "open braces": lambda: _run(N, "{"),
     "brace, digit": lambda: _run(N, "{9"),
     "braces": lambda: _run(N, "{}"),
@@ -103,6 +116,14 @@ SHAPES: dict[str, Callable[[], str]] = {
     "k fields": lambda: _run(N, "k:"),
     "field, blanks": lambda: _run(N, " ", head="model", tail="x"),
     "Persian field names": lambda: _run(N, "مدل "),
+    "bold fields": lambda: _run(N, "**model:** "),
+    "bold field names": lambda: _run(N, "**model** "),
+    "emphasis marks": lambda: _run(N, "*_", head="model: ", tail="x"),
+    "fields after commas": lambda: _run(N, "model: x, ", tail="mode"),
+    "field, dashes": lambda: _run(N, " -", head="model", tail="x"),
+    "model dashes": lambda: _run(N, "model - "),
+    "bullets": lambda: _run(N, "- "),
+    "field, punctuation": lambda: _run(N, ".,", head="model: x", tail="x"),
     "dollars": lambda: _run(N, "$"),
     "math parens": lambda: _run(N, "\\("),
     "math brackets": lambda: _run(N, "\\["),
@@ -117,6 +138,9 @@ SHAPES: dict[str, Callable[[], str]] = {
     "JSON object, long name": lambda: json.dumps({_run(N, "9", head="q"): "{1}"}),
     "CSV, braces": lambda: "question_id,response\n1," + _run(N, "{"),
     "CSV, quotes": lambda: "question_id,response\n1," + _run(N, '"'),
+    "CSV, bare CRs": lambda: _run(N, "\r", head="question_id,response\n1,", tail="x\n"),
+    "CSV, CR in each row": lambda: _run(N, "1,a\rb\n", head="question_id,response\n"),
+    "CSV, CR runs ending lines": lambda: _run(N, "\r\r\r\n", head="question_id,response\n"),
 }
 
 #: Every shape: what the readers of whole submissions are fed.
@@ -145,8 +169,31 @@ BLANKS = (
 )
 COLONS = ("colons", "full-width colons", "digit, colon", "digit, full-width colon", "k fields")
 ANSWERS = ("answers on a line", "answer, long option", "answer, period", "digit, blank, colon")
-MARKDOWN = ("Q, digits", "Q digit runs", "bold, digits", "bold runs", "underscores")
+MARKDOWN = (
+    "Q, digits",
+    "Q digit runs",
+    "bold, digits",
+    "bold runs",
+    "underscores",
+    "bullet answer lines",
+    "bullet, digits",
+    "bullets, blanks",
+    "numbered, digits",
+    "table rows",
+    "pipes",
+    "pipe, digits",
+    "pipe, blanks",
+    "bold answers, open",
+    "answers in prose lines",
+)
 BRACES = ("open braces", "brace, digit", "braces", "CSV, braces")
+CSV = (
+    "CSV, braces",
+    "CSV, quotes",
+    "CSV, bare CRs",
+    "CSV, CR in each row",
+    "CSV, CR runs ending lines",
+)
 TAGS = (
     "hashes",
     "hashtags",
@@ -156,6 +203,14 @@ TAGS = (
     "k fields",
     "field, blanks",
     "Persian field names",
+    "bold fields",
+    "bold field names",
+    "emphasis marks",
+    "fields after commas",
+    "field, dashes",
+    "model dashes",
+    "bullets",
+    "field, punctuation",
 )
 MATH = ("dollars", "math parens", "math brackets", "LaTeX commands")
 LINES = ("newlines", "carriage returns", "blank lines", "answer lines", "different answer lines")
@@ -219,6 +274,16 @@ CASES: tuple[Case, ...] = (
     Case("hint q_prefix", _hint("q_prefix"), ONE_LINE),
     Case("hint trailing_period", _hint("trailing_period"), ONE_LINE),
     Case("hint markdown_bold", _hint("markdown_bold"), ONE_LINE),
+    Case("hint bullets", _hint("bullets"), ONE_LINE + LINES),
+    Case("hint markdown_table", _hint("markdown_table"), ONE_LINE + LINES),
+    Case(
+        "primebench.hints.hints_for, repeated questions",
+        lambda text: pb_hints.hints_for(
+            [InvalidLine(n, line) for n, line in enumerate(text.split("\n")[:10_000], 1)],
+            frozenset(range(1, 105)),
+        ),
+        DIGITS + BLANKS + ANSWERS + MARKDOWN + LINES,
+    ),
     Case(
         "PrimeBench key (A.txt)",
         lambda text: _refused(PRIME.load_key, text.encode()),
@@ -232,7 +297,12 @@ CASES: tuple[Case, ...] = (
     Case(
         "ZeroBench key",
         lambda text: _refused(ZERO.load_key, text.encode()),
-        JSON_SHAPES + BRACES + BLANKS,
+        JSON_SHAPES + BRACES + BLANKS + CSV,
+    ),
+    Case(
+        "zerobench.reading.csv_reader",
+        lambda t: list(zb_reading.csv_reader(t, skip_space=True)),
+        CSV + LINES,
     ),
     # Natory's
     Case("Natory.recognises", NATORY.recognises, MATH + DIGITS + BLANKS),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from scoring import MAX_REPORTED_INVALID_LINES, KeyFormatError, decode, registry
 from scoring import primebench as pb
+from scoring.base import Hint
 from scoring.errors import DecodeError
 
 # A generated key: question n's answer is (n % 4) + 1, so 1:2, 2:3, 3:4, 4:1, 5:2 ...
@@ -149,6 +150,20 @@ def test_full_key_random_guessing_expectation_shape() -> None:
         ("1:3.", "trailing_period"),
         ("**1:3**", "markdown_bold"),
         ("__2: none__", "markdown_bold"),
+        ("**1:** 3", "markdown_bold"),
+        ("**1**: 3", "markdown_bold"),
+        # the answers on these lines count: question 9 is not in the key
+        ("- 9: 3", "bullets"),
+        ("* 9: 3", "bullets"),
+        ("+ 9:3", "bullets"),
+        ("• 9:3", "bullets"),
+        ("1. 9:3", "bullets"),
+        ("  2) 9: none", "bullets"),
+        ("| 1 | 3 |", "markdown_table"),
+        ("| **1** | none |", "markdown_table"),
+        ("|1|3|", "markdown_table"),
+        ("| Q1 | 3 |", "markdown_table"),
+        ("| 9:3 |", "markdown_table"),
     ],
 )
 def test_hints_name_the_near_miss_and_never_change_the_score(text: str, code: str) -> None:
@@ -460,3 +475,87 @@ def test_a_key_line_with_a_huge_number_is_refused_with_its_line() -> None:
             pb.load_key(data)
         assert caught.value.line == 2
     assert pb.load_key(b"0001:0004\n").answers == {1: 4}
+
+
+def _hint(result: pb.PrimeBenchResult, code: str) -> Hint:
+    return next(h for h in result.hints if h.code == code)
+
+
+def test_bullets_say_the_answers_still_counted_and_how_to_send_them() -> None:
+    text = "Here are my answers:\n" + "\n".join(f"- {q}: {q % 4 + 1}" for q in range(1, 6))
+    result = pb.score(text, KEY5)
+    plain = pb.score("\n".join(f"{q}:{q % 4 + 1}" for q in range(1, 6)), KEY5)
+    assert result.final_score == plain.final_score  # the answers count: the rule reads them
+    assert result.invalid_line_count == 6
+    hint = _hint(result, "bullets")
+    assert hint.lines == (2, 3, 4, 5, 6)
+    assert "5 answers on them still counted" in hint.message
+    assert "one answer per line as 1:2, without the bullet" in hint.message
+    assert dict(hint.params) == {"counted": "5"}
+
+
+def test_numbered_and_starred_lists_too() -> None:
+    text = "1. 1:2\n2. 2:3\n* 3: 4\n"
+    hint = _hint(pb.score(text, KEY5), "bullets")
+    assert hint.lines == (1, 2, 3) and "3 answers on them still counted" in hint.message
+
+
+def test_a_markdown_table_says_no_answer_was_read() -> None:
+    text = "| Question | Answer |\n|---|---|\n" + "\n".join(
+        f"| {q} | {q % 4 + 1} |" for q in range(1, 6)
+    )
+    result = pb.score(text, KEY5)
+    assert (result.correct, result.wrong, result.final_score) == (0, 0, 0)
+    hint = _hint(result, "markdown_table")
+    assert hint.lines == (3, 4, 5, 6, 7)  # the rows with answers, not the header
+    assert "read no answer from them" in hint.message
+    assert "write one answer per line as 1:2, not a table" in hint.message
+    assert dict(hint.params) == {"counted": "0"}
+
+
+def test_bold_says_how_many_were_read() -> None:
+    hint = _hint(pb.score("**1:2**\n**2: 3**\n", KEY5), "markdown_bold")
+    assert "read no answer from them" in hint.message and hint.lines == (1, 2)
+
+
+def test_answers_inside_reasoning_are_listed_with_their_lines() -> None:
+    final = "\n".join(f"{q}:{q % 4 + 1}" for q in range(1, 6))
+    text = (
+        "Let me think. For question 2: 4 options look plausible.\n"
+        "Question 5: 1 is a trap, and question 3 needs care.\n" + final + "\n"
+    )
+    result = pb.score(text, KEY5)
+    assert result.final_score == pb.score(final, KEY5).final_score  # the last ones stand
+    assert result.duplicates == (2, 5)
+    hint = _hint(result, "answers_in_prose")
+    assert hint.lines == (1, 2)
+    assert "answered more than once (2, 5)" in hint.message
+    assert "the last answer to each question stands" in hint.message
+    assert dict(hint.params) == {"ids": "2, 5"}
+
+
+def test_reasoning_after_the_final_answers_is_listed_too() -> None:
+    text = "1:2\n2:3\nOn second thought, 2: 4 is better.\n"
+    result = pb.score(text, KEY5)
+    assert _hint(result, "answers_in_prose").lines == (3,)
+
+
+def test_no_reasoning_hint_without_repeats_nor_for_list_lines() -> None:
+    assert "answers_in_prose" not in {h.code for h in pb.score("I think 1: 2\n2:3\n", KEY5).hints}
+    codes = {h.code for h in pb.score("- 1: 2\n- 1: 3\n", KEY5).hints}
+    assert codes == {"bullets"}  # a list repeated is the bullets hint, not reasoning
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "- 1: 2\n- 2: 3",
+        "| 1 | 2 |\n| 2 | 3 |",
+        "**1:2**",
+        "question 2: 4 options\n1:2\n2:3",
+    ],
+)
+def test_new_hints_survive_the_record(text: str) -> None:
+    result = pb.score(text, KEY5)
+    assert result.hints
+    assert pb.result_from_record(result.to_record()) == result

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from scoring import MAX_REPORTED_INVALID_LINES
 from scoring import primebench as pb
-from scoring.base import Hint, InvalidLine
+from scoring.base import InvalidLine
 from scoring.primebench import hints as pb_hints
 from scoring.primebench import parse as pb_parse
 from scoring.primebench import scorer as pb_scorer
@@ -67,14 +67,12 @@ def reference(text: str, key: pb.PrimeKey) -> pb.PrimeBenchResult:
     correct = sum(1 for q, o in known.items() if o == expected[str(q)])
     wrong = sum(1 for q, o in known.items() if o not in (expected[str(q)], pb.NONE))
     shown = invalid[:MAX_REPORTED_INVALID_LINES]
-    hints = []
-    for code, pattern, message in pb_hints._HINT_PATTERNS:
-        hinted = tuple(n for n, t in shown if pattern.search(t))
-        if hinted:
-            hints.append(Hint(code, message.format(lines=pb_hints._lines_phrase(hinted)), hinted))
     # the fingerprint is of the answers that count (the key's questions)
     standing = ";".join(f"{q}:{final[q]}" for q in sorted(known))
     duplicates = sorted(q for q, n in seen.items() if n > 1)
+    # the hints never change the score: they are the hints module's own (its tests
+    # in test_primebench.py), given the lines and the repeated questions found here
+    hints = pb_hints.hints_for([InvalidLine(n, t) for n, t in shown], frozenset(duplicates))
     unknown = sorted(q for q in final if str(q) not in expected)
     return pb.PrimeBenchResult(
         total_questions=len(key.answers),

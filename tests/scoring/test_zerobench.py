@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from scoring import DecodeError, KeyFormatError, ScoringError, decode, registry
 from scoring import zerobench as zb
+from scoring.zerobench.submission import read_submission
 
 
 def official_reference(response: str, gt: str) -> bool:
@@ -585,3 +586,67 @@ def test_question_ids_of_any_length_sort_naturally() -> None:
     result = zb.score(jsonl({"question_id": "8" * 5000, "response": "{1}"}), key, k=1)
     long_id = "q" + "9" * 5000
     assert result.main.unattempted == ("q2", "q02x", "q10", long_id, "q²")
+
+
+# --- CSV as tools write it: a bare CR inside a field is data ---------------------------
+
+
+def pandas_official_csv(rows: list[tuple[str, str, str, bool]]) -> str:
+    """The official snippet's DataFrame as ``df.to_csv(path)`` writes it with pandas'
+    defaults (index column, ``\\n`` line ends, minimal quoting): a field holding a bare
+    ``\\r`` is not quoted, since ``\\r`` is not in the line terminator. Written by hand
+    here (the bytes pandas 2.x produces) so the test needs no pandas."""
+    out = [",Question_ID,Ground_Truth,Model_Output,Correct?\n"]
+    for index, (qid, gt, output, correct) in enumerate(rows):
+        quoted = any(c in output for c in ',"\n')
+        cell = '"' + output.replace('"', '""') + '"' if quoted else output
+        out.append(f"{index},{qid},{gt},{cell},{correct}\n")
+    return "".join(out)
+
+
+def test_pandas_csv_with_a_bare_cr_in_model_output_counts_every_row() -> None:
+    text = pandas_official_csv(
+        [("1", "42", "Let me think\rso the answer is {42}", True), ("2", "7", "{7}", True)]
+    )
+    assert "think\rso" in text  # unquoted, as pandas leaves it
+    result = zb.score(text, make_key(KEY), k=1)
+    assert result.submission_format == "official_csv"
+    assert result.invalid_line_count == 0, result.invalid_lines
+    assert result.main.attempts == 2
+    assert result.main.official.correct_attempts == 2
+    assert not {h.code for h in result.hints} & {"correct_column_differs"}
+
+
+def test_bare_cr_keeps_the_response_and_line_numbers_of_newline_lines() -> None:
+    text = "question_id,response\n1,first\rsecond {42}\n2\n3,{x}\r\n"
+    sub = read_submission(text)
+    assert sub.attempts == [("1", "first\rsecond {42}", 2), ("3", "{x}", 4)]
+    assert [(il.line, il.text) for il in sub.invalid] == [(3, "2")]
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("question_id,response\r\n1,a\rb {42}\r\n2,{7}\r\n", "CRLF file, a bare CR inside"),
+        ("question_id,response\n1,a\r\rb {42}\n2,{7}\r\r\n", "runs of CRs, CRCRLF line end"),
+        ('question_id,response\n1,"a\rb\nc {42}"\n2,{7}\n', "a CR inside a quoted field"),
+        ("question_id,response\r1,{42}\r2,{7}\r", "no \\n at all: CR is the line break"),
+        ("question_id,response\n1,{42}\n2,{7}\r", "a CR at the very end"),
+    ],
+)
+def test_carriage_returns_as_tools_write_them(text: str, why: str) -> None:
+    result = zb.score(text, make_key(KEY), k=1)
+    assert result.invalid_line_count == 0, (why, result.invalid_lines)
+    assert result.main.official.correct_attempts == 2, why
+
+
+def test_bare_cr_with_private_use_characters_in_the_text() -> None:
+    used = "".join(chr(p) for p in range(0xE000, 0xE100))
+    text = f"question_id,response\n1,{used}\r{{42}}\n2,{{7}}\n"
+    sub = read_submission(text)
+    assert sub.attempts[0] == ("1", used + "\r{42}", 2)
+
+
+def test_key_csv_with_a_bare_cr_in_an_answer_reads() -> None:
+    key = zb.load_key(b"question_id,question_answer\n1,4\r2\n2,7\n")
+    assert dict(key.main) == {"1": "4\r2", "2": "7"}

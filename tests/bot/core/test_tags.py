@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.core.tags import Tags, split_tags
-from scoring import ScoringError
+from scoring import Mode, ScoringError
+from scoring.text import normalise_line_ends
 
 
 def reference_split(text: str) -> tuple[str, Tags]:
@@ -15,7 +17,7 @@ def reference_split(text: str) -> tuple[str, Tags]:
     from bot.core import tags as t
 
     found: dict[str, object] = {}
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = normalise_line_ends(text).split("\n")
     filled = [i for i, line in enumerate(lines) if line.strip()]
     for i, line in enumerate(lines):
         if line.strip() and t._tag_line(line, found, at_end=i in (filled[0], filled[-1])):
@@ -38,7 +40,12 @@ LINES = st.sampled_from(
      # their first character: each of these must still reach it)
      "MODEL: M3", "Mode: think", "BENCHMARK: natory", "K: 3", "\u212a: 2", "k : 4",
      "Latency: 2s", "COST: 0.5", "Target: 13", "مدل: m4", "حالت: think", "هدف: 13",
-     "هزینه: 1", "تاخیر: 2", "تأخیر: 3", "  \t#tools", "kappa: 1", "Modes are many"]
+     "هزینه: 1", "تاخیر: 2", "تأخیر: 3", "  \t#tools", "kappa: 1", "Modes are many",
+     # as models write them: emphasis, bullets, dashes, several fields, punctuation
+     "**Model:** GPT-5.5", "*model*: **m5**.", "- **Mode:** think", "* model: m6",
+     "Model: o5-high, mode: think & tools", "Model - m7", "Model — m8 #tools",
+     "Cost - benefit", "- 1: 2", "* 1: 2", "1. 1:2", "**1:2**", "__Model__: m9,",
+     "model:m1,mode:tools", "**Model: m10**", "- ", "**", "Model -", "Model -x"]
 )  # fmt: skip
 
 
@@ -110,3 +117,63 @@ def test_a_bare_hash_is_no_tag() -> None:
         assert "#" in body and body.count("\n") == text.count("\n"), text
     _, tags = split_tags("#think\n# Final\n1:3")
     assert tags.mode is not None and tags.mode.value == "think"
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "mode"),
+    [
+        ("**Model:** GPT-5.5", "GPT-5.5", None),
+        ("**Model**: GPT-5.5", "GPT-5.5", None),
+        ("*Model:* GPT-5.5", "GPT-5.5", None),
+        ("__Model:__ GPT-5.5", "GPT-5.5", None),
+        ("Model: **GPT-5.5**", "GPT-5.5", None),
+        ("**Model: GPT-5.5**", "GPT-5.5", None),
+        ("Model: `GPT-5.5`", "GPT-5.5", None),
+        ("- **Model:** GPT-5.5", "GPT-5.5", None),
+        ("* model: GPT-5.5", "GPT-5.5", None),
+        ("Model: o5-high, mode: think & tools", "o5-high", Mode.THINK_TOOLS),
+        ("model: o5-high,mode: tools", "o5-high", Mode.TOOLS),
+        ("model: o5-high; mode: think", "o5-high", Mode.THINK),
+        ("**Model:** o5 **Mode:** think", "o5", Mode.THINK),
+        ("Model: o5-high,", "o5-high", None),
+        ("Model: GPT-5.5.", "GPT-5.5", None),
+        ("Model: **GPT-5.5**.", "GPT-5.5", None),
+        ("mode: think.", None, Mode.THINK),
+        ("Model - GPT-5.5", "GPT-5.5", None),
+        ("Model – GPT-5.5", "GPT-5.5", None),
+        ("Model — GPT-5.5 #think", "GPT-5.5", Mode.THINK),
+        ("**Model** - GPT-5.5", "GPT-5.5", None),
+        ("مدل: جی‌پی‌تی، حالت: think", "جی\u200cپی\u200cتی", Mode.THINK),
+        # what stays as typed: inner punctuation and underscores, a comma without a field
+        ("model: llama_3_70b", "llama_3_70b", None),
+        ("model: Claude 3.5 Sonnet, v2", "Claude 3.5 Sonnet, v2", None),
+        ("model: a,b", "a,b", None),
+    ],
+)
+def test_tags_as_models_write_them(text: str, model: str | None, mode: Mode | None) -> None:
+    body, tags = split_tags(text + "\n1:2\n")
+    assert (tags.model, tags.mode) == (model, mode)
+    assert body == "\n1:2\n"  # the tag line is metadata, blanked
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cost - benefit is clear",
+        "Mode - any",
+        "K - means",
+        "- 1: 2",
+        "* 1: 2",
+        "**1:2**",
+        "Model -x",
+    ],
+)
+def test_lines_that_stay_text(line: str) -> None:
+    text = f"1:2\n{line}\n2:3\n"
+    body, tags = split_tags(text)
+    assert body == text and tags == Tags()
+
+
+def test_a_caption_in_markdown_sets_the_model() -> None:
+    _, tags = split_tags("1:2\n", "**Model:** GPT-5.5, mode: think & tools")
+    assert (tags.model, tags.mode) == ("GPT-5.5", Mode.THINK_TOOLS)

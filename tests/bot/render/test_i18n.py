@@ -115,6 +115,9 @@ def _fields(text: str) -> set[str]:
 
 #: What a hint about a Natory result may say (``bot.render.format._natory_hint_values``).
 _NATORY_HINT_VALUES = {"target", "removed", "extra", "digits", "line", "expression"}
+#: What a PrimeBench hint about lines may say besides them: its params, the answers the
+#: rule still read on them and the questions answered again (``scoring.primebench.hints``).
+_LINE_HINT_VALUES = {"lines", "counted", "ids"}
 
 
 def test_translations_use_the_english_placeholders() -> None:
@@ -126,7 +129,10 @@ def test_translations_use_the_english_placeholders() -> None:
         if _english_from_scorer(key):
             # a hint about lines names them; one about a Natory result, its figures
             fields = [_fields(form) for form in _forms(message)]
-            assert all(f == {"lines"} or (f and f <= _NATORY_HINT_VALUES) for f in fields), key
+            assert all(
+                ("lines" in f and f <= _LINE_HINT_VALUES) or (f and f <= _NATORY_HINT_VALUES)
+                for f in fields
+            ), key
             continue
         expected = _fields(_forms(reference)[-1])
         for form in (*_forms(reference), *_forms(message)):
