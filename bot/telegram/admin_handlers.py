@@ -178,8 +178,36 @@ async def on_setkey(update: Update, context: BotContext) -> None:
     await _run(update, context, work)
 
 
+async def on_rescore(update: Update, context: BotContext) -> None:
+    """``/rescore BENCHMARK``: bot admins re-score the stored submissions that are not on
+    the current key and scorer version, in the background, and get the report."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        services = context.services
+        ask = await admin.ask_rescore(services, actor, _words(message))
+        if not ask.pending:
+            await message.reply_text(t(lang, "key_nothing_to_rescore"))
+            return
+        sent = await message.reply_text(
+            tn(
+                lang,
+                "rescore_started",
+                ask.pending,
+                benchmark=html.escape(ask.benchmark.title),
+                version=html.escape(ask.benchmark.scorer_version),
+            )
+        )
+        services.spawn(_rescore_then_report(context.bot, services, ask, sent.chat_id, lang))
+
+    await _run(update, context, work)
+
+
 async def _rescore_then_report(
-    bot: Bot, services: Services, change: admin.KeyChange, chat_id: int, lang: str
+    bot: Bot,
+    services: Services,
+    change: admin.KeyChange | admin.RescoreAsk,
+    chat_id: int,
+    lang: str,
 ) -> None:
     """The background re-score; its report (or its failure) goes to the admin's chat."""
     title = change.benchmark.title
