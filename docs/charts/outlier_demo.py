@@ -6,6 +6,8 @@ attempt natory-v1 scored -20,441 (stored before natory-v2, not re-scored).
         --out docs/charts/compare-natory-outlier.png
     BENCHBOARD_DATA_DIR=/tmp/demo/data .venv/bin/benchboard web --port 8765
     # then a screenshot of http://127.0.0.1:8765/b/natory (docs/charts/web-natory-outlier.png)
+    .venv/bin/python docs/charts/outlier_demo.py /tmp/demo/data/benchboard.sqlite3 \
+        --board-image docs/charts/board-natory-outlier.png   # the board as an image
 """
 
 from __future__ import annotations
@@ -72,5 +74,32 @@ async def build(path: Path) -> None:
         await store.close()
 
 
+async def board_image(path: Path, out: Path) -> None:
+    """The Natory board of 6840 as the bot's "as image" button draws it."""
+    from datetime import UTC, datetime
+
+    from bot.render.card_views import BoardImageView, TableRow
+    from bot.render.cards import render_board_image
+    from scoring import registry
+
+    natory = registry.get("natory")
+    store = await Store.open(path)
+    try:
+        board = await analytics.natory_board(store, target=6840)
+    finally:
+        await store.close()
+    rows = tuple(
+        TableRow(r.rank, r.model, r.mode, natory.format_score(r.best), r.attempts)
+        for r in board.rows
+    )
+    view = BoardImageView(natory, "g", rows, datetime.now(UTC), target=6840)
+    out.write_bytes(render_board_image(view))
+
+
 if __name__ == "__main__":
-    asyncio.run(build(Path(sys.argv[1])))
+    if "--board-image" in sys.argv:
+        asyncio.run(
+            board_image(Path(sys.argv[1]), Path(sys.argv[sys.argv.index("--board-image") + 1]))
+        )
+    else:
+        asyncio.run(build(Path(sys.argv[1])))
