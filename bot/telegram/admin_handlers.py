@@ -210,16 +210,18 @@ async def _rescore_then_report(
     lang: str,
 ) -> None:
     """The background re-score; its report (or its failure) goes to the admin's chat."""
-    title = change.benchmark.title
+    title, name = change.benchmark.title, change.benchmark.name
     try:
         report, after = await admin.rescore(services, change)
         text = render_rescore_done(lang, title, report, change.before, after)
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
-        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=html.escape(str(exc)))
+        reason = html.escape(str(exc))
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), name=name, reason=reason)
     except Exception as exc:  # a background task: nobody else would see it
         log.exception("re-score of %s failed", change.benchmark.name)
-        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=type(exc).__name__)
+        reason = type(exc).__name__
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), name=name, reason=reason)
     await bot.send_message(chat_id, text)
 
 
