@@ -259,13 +259,11 @@ def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
                 note.set_horizontalalignment(ha)
                 note.set_verticalalignment(va)
                 box = note.get_window_extent(renderer)
-                own = taken[i]
                 if (
                     inside.contains(box.x0, box.y0)
                     and inside.contains(box.x1, box.y1)
-                    and not any(
-                        box.overlaps(other) for j, other in enumerate(taken) if other is not own
-                    )
+                    # (its own point's mark aside: the nearest places are clear of it)
+                    and not any(box.overlaps(other) for j, other in enumerate(taken) if j != i)
                 ):
                     taken.append(box)
                     placed = True
