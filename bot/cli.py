@@ -374,6 +374,7 @@ COMMANDS = (
     "prompt",
     "data",
     "compare",
+    "rescore",
     "health",
     "db",
     "web",
@@ -426,6 +427,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
         compare.add_argument("--models", type=int, default=40, help="at most this many models")
         compare.set_defaults(handler=_ops("cmd_compare"))
+
+    rescore = add("rescore", "re-score stored submissions to the current key and scorer version")
+    if rescore is not None:
+        rescore.add_argument("benchmark", help=", ".join(registry.names()))
+        rescore.set_defaults(handler=_ops("cmd_rescore"))
 
     health = add("health", "exit 0 when the database and the key are ready")
     if health is not None:

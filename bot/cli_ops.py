@@ -5,11 +5,16 @@ one of them runs."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scoring import registry
 
 from .cli_common import Load, fail
+
+if TYPE_CHECKING:
+    from storage import BoardRow
 
 
 def cmd_web(args: argparse.Namespace, load: Load) -> int:
@@ -185,4 +190,60 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     except OSError as exc:
         fail(f"cannot write {out}: {exc.strerror}")
     print(f"chart of {len(board.rows)} models written to {out}")
+    return 0
+
+
+def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
+    """``rescore BENCHMARK``: re-score its stored submissions that are not on the current
+    key and scorer version (the bot's ``/rescore``), printing the counts and the top
+    before and after. Resumable: an interrupted run continues where it stopped."""
+    import asyncio
+
+    from .core.errors import StorageError
+    from .core.rescore import rescore
+    from .core.services import opened
+    from .render.format import mode_label
+
+    settings = load()
+    benchmark = registry.find(args.benchmark)
+    if benchmark is None:
+        fail(f"no benchmark {args.benchmark!r}: one of {', '.join(registry.names())}")
+    name = benchmark.name
+    if settings.db_url is None and not settings.db_path.is_file():
+        fail(f"no database at {settings.db_label}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
+
+    def top(rows: Sequence[BoardRow]) -> list[str]:
+        shown = [
+            f"  {r.rank}. {r.model} · {mode_label(r.mode)} · {benchmark.format_score(r.best)}"
+            for r in rows
+        ]
+        return shown or ["  (empty)"]
+
+    async def work() -> list[str]:
+        async with opened(settings) as services:
+            store = services.store
+            pending = await store.pending_rescore(
+                name, scorer_version=benchmark.scorer_version, keyless=benchmark.daily
+            )
+            if not pending:
+                return [f"{benchmark.title}: no stored submission needs re-scoring"]
+            before = (await store.leaderboard(name, limit=5)).rows
+            report = await rescore(store, name)
+            after = (await store.leaderboard(name, limit=5)).rows
+        on = f"key version {report.key_version}" if report.key_version else "no key"
+        return [
+            f"{benchmark.title}: {report.rescored} of {report.total} submissions re-scored to "
+            f"{report.scorer_version} ({on}), {report.changed} changed, "
+            f"{report.seconds:.1f} s",
+            "top before:",
+            *top(before),
+            "top after:",
+            *top(after),
+        ]
+
+    try:
+        lines = asyncio.run(work())
+    except StorageError as exc:
+        fail(f"re-score of {benchmark.title} stopped (run it again to resume): {exc}")
+    print("\n".join(lines))
     return 0

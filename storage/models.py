@@ -190,7 +190,8 @@ class RescoreReport:
     """
 
     benchmark: str
-    key_version: int
+    #: None for a benchmark without stored keys
+    key_version: int | None
     total: int
     rescored: int
     changed: int
@@ -198,6 +199,8 @@ class RescoreReport:
     batches: int
     resumed: bool
     seconds: float
+    #: the scorer version every re-scored submission is now on
+    scorer_version: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -55,10 +55,13 @@ class RescoreRow(NamedTuple):
 class RescoreJob:
     """A re-score of a benchmark against one key version and scorer version."""
 
+    #: 0 for a benchmark without stored keys: no job row (its progress is the rows'
+    #: scorer versions: a row already on the current one is not scored again)
     id: int
     benchmark: str
     benchmark_id: int
-    key_version_id: int
+    #: None for a benchmark without stored keys (Natory's key is each row's challenge)
+    key_version_id: int | None
     scorer_version: str
     #: the last submission id done (0: none yet)
     last_id: int
@@ -74,7 +77,7 @@ class RescoreWrites:
     """A batch's new results, sorted by what they change (an UPDATE that leaves score
     and fingerprint alone touches no board index), and its counts."""
 
-    key_version_id: int
+    key_version_id: int | None
     scorer_version: str
     versions: list[tuple[Any, ...]] = field(default_factory=list)
     records: list[tuple[Any, ...]] = field(default_factory=list)
@@ -113,28 +116,49 @@ class RescoreWrites:
 
 
 class RescoreStore(StoreBase):
-    async def pending_rescore(self, benchmark: str) -> int:
-        """How many submissions (with a key) are not scored against the current key."""
+    async def pending_rescore(
+        self, benchmark: str, *, scorer_version: str | None = None, keyless: bool = False
+    ) -> int:
+        """How many submissions (with a key) are not scored against the current key.
+
+        With ``scorer_version``: also those scored by another scorer version; with
+        ``keyless`` (a benchmark without stored keys), every submission not scored by
+        ``scorer_version``."""
+        where = "s.key_version_id IS NOT NULL AND s.key_version_id IS NOT b.current_key_id"
+        params: list[Any] = [benchmark_name(benchmark)]
+        if scorer_version is not None:
+            if keyless:
+                where = "s.scorer_version <> ?"
+            else:
+                where = (
+                    "s.key_version_id IS NOT NULL AND (s.key_version_id IS NOT "
+                    "b.current_key_id OR s.scorer_version <> ?)"
+                )
+            params.append(scorer_version)
         async with self._db.single() as s:
             row = await s.one(
-                """SELECT COUNT(*) FROM submissions AS s JOIN benchmarks AS b
-                       ON b.id = s.benchmark_id
-                   WHERE b.name = ? AND s.key_version_id IS NOT NULL
-                     AND s.key_version_id IS NOT b.current_key_id""",
-                (benchmark_name(benchmark),),
+                "SELECT COUNT(*) FROM submissions AS s JOIN benchmarks AS b "
+                f"ON b.id = s.benchmark_id WHERE b.name = ? AND {where}",
+                params,
             )
         return int(row[0]) if row else 0
 
     async def start_rescore(
-        self, benchmark: str, *, key_version_id: int, scorer_version: str
+        self, benchmark: str, *, key_version_id: int | None, scorer_version: str
     ) -> RescoreJob:
         """Resume the unfinished job for this key and scorer, or start one (a job for an
-        older key or scorer is superseded); the boards are marked stale meanwhile."""
+        older key or scorer is superseded); the boards are marked stale meanwhile.
+
+        ``key_version_id`` None: a benchmark without stored keys; no job row is kept
+        (``id`` 0), the rows already on ``scorer_version`` are what is done."""
         name = benchmark_name(benchmark)
         now = self._now_ms()
         async with self._db.write() as s:
             bench_id = await self._ensure_bench(s, name)
             await s.lock("board", bench_id)
+            if key_version_id is None:
+                await s.execute("UPDATE benchmarks SET boards_stale = 1 WHERE id = ?", (bench_id,))
+                return RescoreJob(0, name, bench_id, None, scorer_version, 0, 0, 0, 0, False)
             job = await s.one(
                 """SELECT id, last_id, total, changed, skipped FROM rescore_jobs
                    WHERE benchmark_id = ? AND key_version_id = ? AND scorer_version = ?
@@ -191,6 +215,8 @@ class RescoreStore(StoreBase):
             for sql, params in writes.statements():
                 if params:
                     await s.executemany(sql, params)
+            if not job.id:
+                return
             await s.execute(
                 """UPDATE rescore_jobs SET last_id = ?, total = total + ?,
                        changed = changed + ?, skipped = skipped + ? WHERE id = ?""",
@@ -204,6 +230,8 @@ class RescoreStore(StoreBase):
         async with self._db.write() as s:
             await s.lock("board", job.benchmark_id)
             await summaries.rebuild(s, job.benchmark_id)
+            if not job.id:
+                return
             await s.execute(
                 "UPDATE rescore_jobs SET finished_at = ? WHERE id = ?", (self._now_ms(), job.id)
             )

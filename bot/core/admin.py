@@ -264,8 +264,48 @@ async def install_key(
     return KeyChange(benchmark, loaded, note, pending, before)
 
 
+@dataclass(frozen=True, slots=True)
+class RescoreAsk:
+    """An admin's ``/rescore BENCHMARK``: how many stored submissions wait, the top before."""
+
+    benchmark: Benchmark
+    pending: int
+    before: tuple[BoardRow, ...]
+
+
+def rescored_benchmark(args: list[str]) -> Benchmark:
+    """The benchmark named by ``/rescore NAME`` (any in the registry)."""
+    usage = UserError("usage_rescore", benchmarks=", ".join(registry.names()))
+    if not args:
+        raise usage
+    try:
+        return registry.get(args[0])
+    except UnknownBenchmark:
+        raise usage from None
+
+
+async def ask_rescore(services: Services, actor: Actor, args: list[str]) -> RescoreAsk:
+    """``/rescore BENCHMARK``: how many stored submissions are not on the current key and
+    scorer version (a benchmark without stored keys: scorer version). Re-scoring is the
+    caller's next step (:func:`rescore`), in the background, when any wait."""
+    require_bot_admin(actor)
+    benchmark = rescored_benchmark(args)
+    name = benchmark.name
+    store = services.store
+    if not benchmark.daily and await store.current_key(name) is None:
+        raise UserError("no_key", benchmark=benchmark.title)
+    pending = await store.pending_rescore(
+        name, scorer_version=benchmark.scorer_version, keyless=benchmark.daily
+    )
+    before = (await store.leaderboard(name, limit=TOP)).rows
+    await store.log_action(
+        actor.user_id, "rescore", f"{name} {benchmark.scorer_version}", reason=f"{pending} pending"
+    )
+    return RescoreAsk(benchmark, pending, before)
+
+
 async def rescore(
-    services: Services, change: KeyChange
+    services: Services, change: KeyChange | RescoreAsk
 ) -> tuple[RescoreReport, tuple[BoardRow, ...]]:
     """Re-score every stored submission of the benchmark; the report and the new top."""
     name = change.benchmark.name

@@ -6,6 +6,11 @@ registered scorer (``scoring.registry``) is pure: equal inputs (raw text and opt
 are scored once per call, and batches are scored in worker processes while the previous
 batch is written. Another scorer (``benchmarks=``, for tests and benchmarks) scores
 every row, in a thread.
+
+A :attr:`~scoring.base.Benchmark.daily` benchmark (Natory) has no stored key: each row
+is scored against the challenge its options name, with the results stored before it
+for that challenge as ``previous`` (as when it was submitted), in id order, in a
+thread; the rows already on the current scorer version are what a re-score skips.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from storage import (
     RescoreRow,
     RescoreWrites,
     Store,
+    analytics,
 )
 from storage.values import benchmark_name, decompress, dumps
 
@@ -87,17 +93,26 @@ async def rescore(
         bench = (benchmarks or scoring_registry.get)(name)
     except Exception as exc:
         raise NotFound(f"no scorer for benchmark {benchmark!r}: {exc}") from exc
-    key = await store.current_key(name)
-    if key is None:
-        raise NotFound(f"benchmark {benchmark!r} has no answer key")
-    key_data = await store.key_data(key.id)
-    loaded = await asyncio.to_thread(bench.load_key, key_data)
-    job = await store.start_rescore(
-        name, key_version_id=key.id, scorer_version=bench.scorer_version
-    )
+    key_version: int | None = None
+    scorer: _Rescorer
+    if getattr(bench, "daily", False):  # (a supplied scorer may leave it out)
+        job = await store.start_rescore(
+            name, key_version_id=None, scorer_version=bench.scorer_version
+        )
+        scorer = _DailyRescorer(bench, store, job)
+    else:
+        key = await store.current_key(name)
+        if key is None:
+            raise NotFound(f"benchmark {benchmark!r} has no answer key")
+        key_version = key.version
+        key_data = await store.key_data(key.id)
+        loaded = await asyncio.to_thread(bench.load_key, key_data)
+        job = await store.start_rescore(
+            name, key_version_id=key.id, scorer_version=bench.scorer_version
+        )
+        scorer = _Rescorer(bench, loaded, key_data, job, workers)
     last_id, total, changed_all, skipped_all = job.last_id, job.total, job.changed, job.skipped
     rescored = batches = 0
-    scorer = _Rescorer(bench, loaded, key_data, job, workers)
     scoring: asyncio.Future[RescoreWrites] | None = None
     try:
         rows = await store.rescore_rows(job, last_id, batch_size)
@@ -128,7 +143,7 @@ async def rescore(
     await store.finish_rescore(job)
     return RescoreReport(
         benchmark=name,
-        key_version=key.version,
+        key_version=key_version,
         total=total,
         rescored=rescored,
         changed=changed_all,
@@ -136,6 +151,7 @@ async def rescore(
         batches=batches,
         resumed=job.resumed,
         seconds=time.perf_counter() - started,
+        scorer_version=bench.scorer_version,
     )
 
 
@@ -270,6 +286,72 @@ class _Rescorer:
         out = RescoreWrites(job.key_version_id, job.scorer_version, skipped=len(rows) - len(todo))
         for row, (score, fingerprint, record) in zip(todo, scored, strict=True):
             out.add(row, score, fingerprint, record)
+        return out
+
+
+class _DailyRescorer(_Rescorer):
+    """Scores the rows of a daily benchmark: each against the challenge its options
+    name, with ``previous`` as it stood when the row was stored (the valid results
+    stored before it for that challenge, as this re-score leaves them), in id order."""
+
+    def __init__(self, bench: Benchmark, store: Store, job: RescoreJob) -> None:
+        super().__init__(bench, None, b"", job, 1)
+        self._store = store
+        #: per challenge target: the distinct results stored so far, in order
+        self._previous: dict[int, dict[str, None]] = {}
+
+    async def score(self, rows: list[RescoreRow]) -> RescoreWrites:
+        current = self._job.scorer_version
+        keyed: list[tuple[RescoreRow, Any, dict[str, Any]] | None] = []
+        for row in rows:
+            found = self._key_of(row)
+            keyed.append(found)
+            if found is not None and found[2]["target"] not in self._previous:
+                # the first row of this challenge in this run: what was stored before it
+                # is final (re-scored earlier, or already current)
+                target = found[2]["target"]
+                stored = await analytics.natory_previous(self._store, target, before_id=row.id)
+                self._previous[target] = dict.fromkeys(stored)
+        todo = [
+            row
+            for row, found in zip(rows, keyed, strict=True)
+            if found is not None and row.scorer_version != current
+        ]
+        scored = await asyncio.to_thread(self._score_in_order, rows, keyed)
+        return self._assemble(rows, todo, scored)
+
+    def _key_of(self, row: RescoreRow) -> tuple[RescoreRow, Any, dict[str, Any]] | None:
+        """The row's challenge and options; None when its options name none (left as is)."""
+        try:
+            options = json.loads(row.extra) if row.extra is not None else {}
+            key, options = self._bench.key_for(options, None)
+        except Exception:
+            return None
+        if key is None or not isinstance(options.get("target"), int):
+            return None
+        return row, key, dict(options)
+
+    def _score_in_order(
+        self, rows: list[RescoreRow], keyed: list[tuple[RescoreRow, Any, dict[str, Any]] | None]
+    ) -> list[_Scored]:
+        current = self._job.scorer_version
+        out: list[_Scored] = []
+        for row, found in zip(rows, keyed, strict=True):
+            if found is None:
+                continue
+            _, key, options = found
+            seen = self._previous[options["target"]]
+            if row.scorer_version == current:  # kept as it is: it counts for later rows
+                record = json.loads(row.result)
+            else:
+                options["previous"] = tuple(seen)
+                result = self._bench.score(decompress(row.raw), key, options=options)
+                record = result.to_record()
+                fingerprint = result.fingerprint or None
+                out.append((float(result.primary), fingerprint, dumps(record)))
+            simplified = record.get("simplified")
+            if record.get("valid") is True and isinstance(simplified, str) and simplified:
+                seen.setdefault(simplified)
         return out
 
 

@@ -71,16 +71,19 @@ def render_rescore_done(
     after: Sequence[BoardRow],
 ) -> str:
     """The report sent when a background re-score ends: changes, top before and after."""
+    counts = {
+        "benchmark": html.escape(title),
+        "changed": report.changed,
+        "seconds": f"{report.seconds:.1f}",
+    }
+    if report.key_version is None:  # no stored key: the scorer version is what changed
+        done = tn(
+            lang, "rescore_done_scorer", report.total, version=report.scorer_version, **counts
+        )
+    else:
+        done = tn(lang, "rescore_done", report.total, version=report.key_version, **counts)
     out = [
-        tn(
-            lang,
-            "rescore_done",
-            report.total,
-            benchmark=html.escape(title),
-            version=report.key_version,
-            changed=report.changed,
-            seconds=f"{report.seconds:.1f}",
-        ),
+        done,
         "",
         t(lang, "rescore_before"),
         *_top(before, lang),

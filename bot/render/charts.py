@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
+from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.transforms import Bbox
 
 from .format import mode_label
+from .scales import plain_number, robust_range
 
 if TYPE_CHECKING:
     from storage.analytics import NatoryRow
@@ -82,7 +87,53 @@ def _short(name: str) -> str:
     return name if len(name) <= _NAME_LIMIT else name[: _NAME_LIMIT - 1] + "…"
 
 
-def _panel(axes: Axes, points: Sequence[ModelPoint], x: Axis, label: str, missing: str) -> None:
+#: Label offsets from a point, in points (direction, horizontal and vertical
+#: alignment), tried in order at growing distances; the first that overlaps no label,
+#: no other point and stays inside the panel is taken.
+_Across = Literal["left", "center", "right"]
+_Up = Literal["bottom", "center", "top"]
+_PLACES: tuple[tuple[tuple[float, float], _Across, _Up], ...] = (
+    ((1, 1), "left", "bottom"),
+    ((-1, 1), "right", "bottom"),
+    ((1, -1), "left", "top"),
+    ((-1, -1), "right", "top"),
+    ((0, 1.4), "center", "bottom"),
+    ((0, -1.4), "center", "top"),
+    ((1.5, 0), "left", "center"),
+    ((-1.5, 0), "right", "center"),
+    ((0.4, 1.2), "left", "bottom"),
+    ((-0.4, 1.2), "right", "bottom"),
+    ((0.4, -1.2), "left", "top"),
+    ((-0.4, -1.2), "right", "top"),
+)
+_DISTANCES = (9.0, 20.0, 34.0, 50.0, 70.0, 95.0)
+#: The gid of a point's label (tests find the labels by it).
+LABEL_GID = "point-label"
+_MARKER_AREA = 140
+_FRONT_AREA = 260
+
+
+def _plain_axis(axis: Any, log_scale: bool) -> None:
+    """Ticks as numbers are written (no ``1e6``, no offset); on a log axis too."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: plain_number(value)))
+    if log_scale:
+        axis.set_minor_formatter(NullFormatter())
+
+
+@dataclass(frozen=True, slots=True)
+class _Labels:
+    """A panel's point labels, placed once the figure is laid out."""
+
+    #: (point, x, y as drawn, label text)
+    texts: list[tuple[ModelPoint, float, float, str]]
+    on_front: set[int]
+    notes: list[str]
+    footer: Text
+
+
+def _panel(
+    axes: Axes, points: Sequence[ModelPoint], x: Axis, label: str, missing: str
+) -> _Labels | None:
     shown = [p for p in points if _value(p, x) is not None]
     axes.tick_params(labelsize=_LABEL_FONT)
     axes.grid(True, alpha=0.3)
@@ -93,61 +144,183 @@ def _panel(axes: Axes, points: Sequence[ModelPoint], x: Axis, label: str, missin
                   transform=axes.transAxes)  # fmt: skip
         axes.set_xticks([])
         axes.set_yticks([])
-        return
+        return None
     front = pareto_front(shown, x=x)
     on_front = {id(p) for p in front}
     xs = [_value(p, x) or 0.0 for p in shown]
-    ys = [p.mean_score for p in shown]
-    others = [(vx, vy) for p, vx, vy in zip(shown, xs, ys, strict=True) if id(p) not in on_front]
+    # the score axis at the normal models' scale: an outlier (one wild attempt) is drawn
+    # clipped to its edge, marked with a triangle, its value in its label
+    scale = robust_range([p.mean_score for p in shown])
+    # (equal scores: a range a tenth of their size either way, not a thousandth)
+    span = max(scale.high - scale.low, 0.2 * max(abs(scale.high), abs(scale.low)), 1.0)
+    band = span * 0.2
+    ys = [scale.clip(p.mean_score, band) for p in shown]
+    clipped = {id(p) for p in shown if scale.outlier(p.mean_score)}
+
+    def draw(group: list[int], area: int, color: str, edge: str | None, name: str) -> None:
+        plain = [i for i in group if id(shown[i]) not in clipped]
+        if plain:
+            axes.scatter([xs[i] for i in plain], [ys[i] for i in plain], s=area, color=color,
+                         edgecolor=edge, linewidth=1.2, zorder=4, label=name)  # fmt: skip
+        for marker, side in (("v", -1), ("^", 1)):
+            out = [
+                i for i in group if id(shown[i]) in clipped and (ys[i] > scale.high) == (side > 0)
+            ]
+            if out:
+                axes.scatter([xs[i] for i in out], [ys[i] for i in out], s=area * 1.3,
+                             marker=marker, color=color, edgecolor="black", linewidth=1.2,
+                             zorder=4, label=None if plain else name)  # fmt: skip
+
+    others = [i for i, p in enumerate(shown) if id(p) not in on_front]
     if others:
-        axes.scatter([o[0] for o in others], [o[1] for o in others], s=140, color="#8c96a6",
-                     zorder=3, label="dominated")  # fmt: skip
-    fx = [_value(p, x) or 0.0 for p in front]
-    fy = [p.mean_score for p in front]
-    axes.step(fx, fy, where="post", color="#d1495b", linewidth=3, zorder=2)
-    axes.scatter(fx, fy, s=260, color="#d1495b", edgecolor="black", linewidth=1.2,
-                 zorder=4, label="Pareto front")  # fmt: skip
+        draw(others, _MARKER_AREA, "#8c96a6", None, "dominated")
+    front_at = [i for i, p in enumerate(shown) if id(p) in on_front]
+    front_at.sort(key=lambda i: (xs[i], -shown[i].mean_score))
+    axes.step([xs[i] for i in front_at], [ys[i] for i in front_at], where="post",
+              color="#d1495b", linewidth=3, zorder=2)  # fmt: skip
+    draw(front_at, _FRONT_AREA, "#d1495b", "black", "Pareto front")
     positive = [v for v in xs if v > 0]
     log_scale = len(positive) == len(xs) and max(xs) / min(positive) > 100
     if log_scale:
         axes.set_xscale("log")
-    low, high = min(xs), max(xs)
-    for point, vx, vy in zip(shown, xs, ys, strict=True):
-        where = (
-            (math.log(vx) - math.log(low)) / (math.log(high) - math.log(low) or 1.0)
-            if log_scale
-            else (vx - low) / ((high - low) or 1.0)
-        )
-        right_half = where > 0.5
-        note = axes.annotate(
-            f"{_short(point.model)} (n={point.attempts})",
-            (vx, vy),
-            xytext=(-10 if right_half else 10, 10),
-            textcoords="offset points",
-            ha="right" if right_half else "left",
-            fontsize=_LABEL_FONT,
-            weight="bold" if id(point) in on_front else "normal",
-        )
-        note.set_in_layout(False)  # long names must not squeeze the plot
-    axes.margins(x=0.15, y=0.15)
+    axes.margins(x=0.15)
+    low = scale.low - (band * 1.6 if any(y < scale.low for y in ys) else span * 0.15)
+    high = scale.high + (band * 1.6 if any(y > scale.high for y in ys) else span * 0.15)
+    axes.set_ylim(low, high)
+    if clipped:  # no tick where the axis is not to scale (the clipped band)
+        ticks = axes.get_yticks()
+        axes.set_yticks([v for v in ticks if scale.low - band / 2 <= v <= scale.high + band / 2])
+        axes.set_ylim(low, high)
+    # where the axis stops being to scale: a dashed line between the normal range and
+    # the clipped outliers
+    if any(y < scale.low for y in ys):
+        axes.axhline(scale.low - band / 2, color="#555555", linewidth=1,
+                     linestyle=(0, (4, 4)), zorder=1)  # fmt: skip
+    if any(y > scale.high for y in ys):
+        axes.axhline(scale.high + band / 2, color="#555555", linewidth=1,
+                     linestyle=(0, (4, 4)), zorder=1)  # fmt: skip
+    _plain_axis(axes.yaxis, False)
+    _plain_axis(axes.xaxis, log_scale)
     axes.legend(fontsize=_LABEL_FONT, loc="lower right")
+    texts = []
+    for point, vx, vy in zip(shown, xs, ys, strict=True):
+        text = f"{_short(point.model)} (n={point.attempts})"
+        if id(point) in clipped:
+            text += f": {plain_number(point.mean_score)}"
+        texts.append((point, vx, vy, text))
     hidden = len(points) - len(shown)
-    if hidden:
-        axes.text(0.01, 0.01, f"{hidden} model(s) without data", fontsize=_LABEL_FONT - 2,
-                  transform=axes.transAxes, color="#555555")  # fmt: skip
+    notes = [f"{hidden} model(s) without data"] if hidden else []
+    # a line under the axis label for what the panel cannot show; laid out now (its
+    # room is kept), written once the labels are placed
+    footer = axes.annotate(
+        "·", (0, 0), xycoords="axes fraction", xytext=(0, -56), textcoords="offset points",
+        fontsize=_LABEL_FONT - 2, color="#555555", va="top", ha="left",
+    )  # fmt: skip
+    return _Labels(texts, on_front, notes, footer)
+
+
+def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
+    """Put each point's label where it overprints no other label and no point, in the
+    panel (front points and outliers first); a label with no such place is left out and
+    its model named in a line under the panel."""
+    texts, on_front, notes = labels.texts, labels.on_front, labels.notes
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    axes.set_autoscale_on(False)  # the leader lines must not move the points
+    inside = axes.get_window_extent(renderer).padded(-2)
+    to_pixels = axes.transData
+    radius = math.sqrt(_FRONT_AREA) / 2 * figure.dpi / 72
+    taken = [
+        Bbox.from_bounds(px - radius, py - radius, 2 * radius, 2 * radius)
+        for _p, vx, vy, _t in texts
+        for px, py in [to_pixels.transform((vx, vy))]
+    ]
+    legend = axes.get_legend()
+    if legend is not None:
+        taken.append(legend.get_window_extent(renderer))
+    order = sorted(
+        range(len(texts)),
+        key=lambda i: (id(texts[i][0]) not in on_front, ":" not in texts[i][3], i),
+    )
+    left_out = []
+    for i in order:
+        point, vx, vy, text = texts[i]
+        note = axes.annotate(
+            text, (vx, vy), xytext=(0, 0), textcoords="offset points",
+            fontsize=_LABEL_FONT, weight="bold" if id(point) in on_front else "normal",
+            zorder=5, bbox={"boxstyle": "square,pad=0.05", "facecolor": "white",
+                            "edgecolor": "none", "alpha": 0.75},
+        )  # fmt: skip
+        note.set_gid(LABEL_GID)
+        note.set_in_layout(False)  # long names must not squeeze the plot
+        placed = False
+        for distance in _DISTANCES:
+            for (dx, dy), ha, va in _PLACES:
+                note.xyann = (dx * distance, dy * distance)
+                note.set_horizontalalignment(ha)
+                note.set_verticalalignment(va)
+                box = note.get_window_extent(renderer)
+                if (
+                    inside.contains(box.x0, box.y0)
+                    and inside.contains(box.x1, box.y1)
+                    # (its own point's mark aside: the nearest places are clear of it)
+                    and not any(box.overlaps(other) for j, other in enumerate(taken) if j != i)
+                ):
+                    taken.append(box)
+                    placed = True
+                    if distance > _DISTANCES[0]:  # a far label: a line to its point
+                        _leader(axes, (vx, vy), (dx * distance, dy * distance), figure.dpi)
+                    break
+            if placed:
+                break
+        if not placed:
+            note.remove()
+            left_out.append(text)
+    if left_out:
+        notes = [*notes, "not labelled: " + "; ".join(left_out)]
+    labels.footer.set_text(textwrap.shorten("  ·  ".join(notes), 130, placeholder=" …"))
+
+
+def _leader(axes: Axes, xy: tuple[float, float], offset: tuple[float, float], dpi: float) -> None:
+    """A thin line from a point towards its label, ``offset`` points away (stopping
+    short of both)."""
+    px, py = axes.transData.transform(xy)
+    ox, oy = (v * dpi / 72 for v in offset)
+    length = math.hypot(ox, oy)
+    start, end = 10 * dpi / 72 / length, max(0.0, 1 - 3 * dpi / 72 / length)
+    if end <= start:
+        return
+    back = axes.transData.inverted()
+    a = back.transform((px + ox * start, py + oy * start))
+    b = back.transform((px + ox * end, py + oy * end))
+    axes.plot([a[0], b[0]], [a[1], b[1]], color="#777777", linewidth=0.8, zorder=3)
+
+
+def score_cost_latency_figure(points: Sequence[ModelPoint], *, title: str = "") -> Figure:
+    """The figure of :func:`score_cost_latency_chart` (its labels placed)."""
+    figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI)
+    FigureCanvasAgg(figure)
+    cost_axes, latency_axes = figure.subplots(2, 1)
+    panels = [
+        (cost_axes, _panel(cost_axes, points, "mean_cost", "mean cost per attempt (USD)",
+                           "no cost data yet")),
+        (latency_axes, _panel(latency_axes, points, "mean_latency",
+                              "mean latency per attempt (s)", "no latency data yet")),
+    ]  # fmt: skip
+    cost_axes.set_title(title or "Score against cost and latency", fontsize=_TITLE_FONT, pad=14)
+    figure.tight_layout(pad=1.5)
+    # after the layout: the labels are placed where the points are finally drawn
+    for axes, labels in panels:
+        if labels is not None:
+            _place_labels(figure, axes, labels)
+    return figure
 
 
 def score_cost_latency_chart(points: Sequence[ModelPoint], *, title: str = "") -> bytes:
     """A PNG (1080 px wide) with two panels: score against cost, score against latency,
-    each with its Pareto front marked (higher score and lower cost/latency is better)."""
-    figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI)
-    FigureCanvasAgg(figure)
-    cost_axes, latency_axes = figure.subplots(2, 1)
-    _panel(cost_axes, points, "mean_cost", "mean cost per attempt (USD)", "no cost data yet")
-    _panel(latency_axes, points, "mean_latency", "mean latency per attempt (s)",
-           "no latency data yet")  # fmt: skip
-    cost_axes.set_title(title or "Score against cost and latency", fontsize=_TITLE_FONT, pad=14)
-    figure.tight_layout(pad=1.5)
+    each with its Pareto front marked (higher score and lower cost/latency is better).
+    The score axis keeps the normal models' scale (an outlier is drawn clipped to its
+    edge, its value in its label) and no label overprints another."""
+    figure = score_cost_latency_figure(points, title=title)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     return buffer.getvalue()

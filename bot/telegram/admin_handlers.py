@@ -178,20 +178,50 @@ async def on_setkey(update: Update, context: BotContext) -> None:
     await _run(update, context, work)
 
 
+async def on_rescore(update: Update, context: BotContext) -> None:
+    """``/rescore BENCHMARK``: bot admins re-score the stored submissions that are not on
+    the current key and scorer version, in the background, and get the report."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        services = context.services
+        ask = await admin.ask_rescore(services, actor, _words(message))
+        if not ask.pending:
+            await message.reply_text(t(lang, "key_nothing_to_rescore"))
+            return
+        sent = await message.reply_text(
+            tn(
+                lang,
+                "rescore_started",
+                ask.pending,
+                benchmark=html.escape(ask.benchmark.title),
+                version=html.escape(ask.benchmark.scorer_version),
+            )
+        )
+        services.spawn(_rescore_then_report(context.bot, services, ask, sent.chat_id, lang))
+
+    await _run(update, context, work)
+
+
 async def _rescore_then_report(
-    bot: Bot, services: Services, change: admin.KeyChange, chat_id: int, lang: str
+    bot: Bot,
+    services: Services,
+    change: admin.KeyChange | admin.RescoreAsk,
+    chat_id: int,
+    lang: str,
 ) -> None:
     """The background re-score; its report (or its failure) goes to the admin's chat."""
-    title = change.benchmark.title
+    title, name = change.benchmark.title, change.benchmark.name
     try:
         report, after = await admin.rescore(services, change)
         text = render_rescore_done(lang, title, report, change.before, after)
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
-        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=html.escape(str(exc)))
+        reason = html.escape(str(exc))
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), name=name, reason=reason)
     except Exception as exc:  # a background task: nobody else would see it
         log.exception("re-score of %s failed", change.benchmark.name)
-        text = t(lang, "rescore_failed", benchmark=html.escape(title), reason=type(exc).__name__)
+        reason = type(exc).__name__
+        text = t(lang, "rescore_failed", benchmark=html.escape(title), name=name, reason=reason)
     await bot.send_message(chat_id, text)
 
 

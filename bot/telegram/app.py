@@ -245,6 +245,7 @@ def register(app: BotApp) -> None:
     admin_commands = [
         ("setkey", ah.on_setkey),  # as text: usage, or a reply to the key file
         ("keyinfo", ah.on_keyinfo),
+        ("rescore", ah.on_rescore),
         ("hide", ah.on_hide),
         ("unhide", ah.on_unhide),
         ("verify", ah.on_verify),

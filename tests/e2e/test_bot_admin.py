@@ -43,6 +43,7 @@ async def _board(bot: Bot, mode: str = "") -> str:
 REFUSED = [
     "/setkey primebench",
     "/keyinfo",
+    "/rescore natory",
     "/hide 1",
     "/unhide 1",
     "/verify 1",

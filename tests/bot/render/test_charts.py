@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
+from typing import Any
 
 import pytest
 
-from bot.render.charts import ModelPoint, pareto_front, score_cost_latency_chart
+from bot.render.charts import (
+    LABEL_GID,
+    ModelPoint,
+    pareto_front,
+    score_cost_latency_chart,
+    score_cost_latency_figure,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -93,3 +101,68 @@ def test_chart_leaves_no_global_state() -> None:
         import matplotlib.pyplot as plt
 
         assert plt.get_fignums() == []
+
+
+#: Ten normal models (means 22 to 38) and one whose only attempt natory-v1 scored -20,441.
+CROWD = [
+    ModelPoint("gpt-5.5 · think", 38.2, 0.031, 14.2, 12),
+    ModelPoint("claude-opus-5 · think", 36.9, 0.045, 11.0, 10),
+    ModelPoint("gemini-3-pro · default", 33.5, 0.012, 6.3, 15),
+    ModelPoint("o5-high · think_tools", 35.1, 0.060, 22.5, 8),
+    ModelPoint("deepseek-v4 · default", 29.8, 0.004, 9.1, 20),
+    ModelPoint("qwen-4-max · default", 27.4, 0.006, 7.4, 11),
+    ModelPoint("llama-5-405b · default", 22.0, 0.009, 8.8, 9),
+    ModelPoint("mistral-large-3 · default", 24.6, 0.008, 5.2, 7),
+    ModelPoint("grok-5 · think", 31.0, 0.030, 13.0, 6),
+    ModelPoint("kimi-k3 · default", 28.3, 0.005, 10.5, 10),
+    ModelPoint("wild-model · default", -20441.0, 0.015, 9.8, 1),
+]
+
+
+def labels_of(axes: Any) -> list[Any]:
+    return [t for t in axes.texts if t.get_gid() == LABEL_GID and t.get_text()]
+
+
+def test_one_wild_model_does_not_set_the_scale() -> None:
+    figure = score_cost_latency_figure(CROWD)
+    for axes in figure.axes:
+        low, high = axes.get_ylim()
+        assert -20 < low < 22 and 38.2 < high < 60  # the normal models' scale
+        ticks = [t.get_text() for t in axes.get_yticklabels()]
+        assert all("e" not in t and "×" not in t for t in ticks)
+        figure.canvas.draw()
+        assert axes.yaxis.get_offset_text().get_text() == ""  # no 1e6 offset
+        # the wild model is drawn at the axis' edge, marked, with its value written
+        wild = [t for t in labels_of(axes) if t.get_text().startswith("wild-model")]
+        assert [t.get_text() for t in wild] == ["wild-model · default (n=1): −20,441"]
+        assert low < wild[0].xy[1] < 22.0  # below every normal model, inside the axis
+
+
+def test_labels_do_not_overprint_each_other() -> None:
+    for points in (CROWD, [replace(p, mean_score=30.0) for p in CROWD]):  # many ties too
+        figure = score_cost_latency_figure(points)
+        renderer = figure.canvas.get_renderer()
+        for axes in figure.axes:
+            labels = labels_of(axes)
+            boxes = [t.get_window_extent(renderer) for t in labels]
+            inside = axes.get_window_extent(renderer)
+            for i, box in enumerate(boxes):
+                assert inside.x0 <= box.x0 and box.x1 <= inside.x1, labels[i].get_text()
+                assert inside.y0 <= box.y0 and box.y1 <= inside.y1, labels[i].get_text()
+                for j in range(i):
+                    assert not box.overlaps(boxes[j]), (labels[i].get_text(), labels[j].get_text())
+            footer = " ".join(t.get_text() for t in axes.texts if t.get_gid() != LABEL_GID)
+            named = {t.get_text().split(" (n=")[0] for t in labels}
+            for point in points:  # every model is labelled, or named under the panel
+                short = point.model if len(point.model) <= 22 else point.model[:21] + "…"
+                assert short in named or short in footer, short
+
+
+def test_plain_ticks_on_a_log_cost_axis() -> None:
+    points = [ModelPoint(f"m{i}", 10.0 + i, 0.0001 * 10**i, 1.0 + i, 3) for i in range(5)]
+    figure = score_cost_latency_figure(points)
+    figure.canvas.draw()
+    cost_axes = figure.axes[0]
+    assert cost_axes.get_xscale() == "log"
+    ticks = [t.get_text() for t in cost_axes.get_xticklabels() if t.get_text()]
+    assert "0.001" in ticks and not any("10^" in t or "e-" in t or "$" in t for t in ticks)
