@@ -16,14 +16,16 @@ the next without waiting for the event loop to take each answer first (which, wi
 many updates being handled, takes milliseconds), and none waits behind another's
 answer.
 
-``run(work)`` executes a synchronous function of the connection on the database thread
-in one trip: a hand-off to that thread and back costs more than a board's SQL, so a read
-of several statements is one function, not one trip per statement. aiosqlite has no
-public call for it; this module is the only one that uses what its own methods use
-(``Connection._execute`` and ``Connection._conn``, present in the versions pyproject
-allows). On an aiosqlite without them — or when opened with ``per_statement=True`` —
-``work`` runs in a worker thread instead, and each of its statements goes to the
-database thread through aiosqlite's public API (one trip each).
+``run(work)`` executes a synchronous function of a connection in one trip: a hand-off
+to a thread and back costs more than a board's SQL, so a read of several statements is
+one function, not one trip per statement. aiosqlite has no public call that runs a
+function on its thread, so ``Database.run`` (reads outside any transaction) runs
+``work`` on a read-only ``sqlite3`` connection of its own, in a thread of its own: one
+hand-off, like aiosqlite's own calls, and it sees what is committed (WAL), as a read on
+the shared connection would. Inside a session (``Session.run``: it must see the
+session's own uncommitted rows) ``work`` runs in a worker thread and each of its
+statements goes to aiosqlite's thread through its public API (one trip each); and so
+does ``Database.run`` when opened with ``per_statement=True``.
 
 Every trip is counted in :attr:`Database.trips`. :func:`storage.engines.open_database`
 opens a file path with this class, and a ``postgresql://`` URL with
@@ -36,6 +38,7 @@ import asyncio
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,14 +117,6 @@ class Executed:
     lastrowid: int | None
 
 
-def _private_api(conn: aiosqlite.Connection) -> bool:
-    """Whether aiosqlite has the calls that run a function on its thread."""
-    kind = type(conn)
-    return callable(getattr(kind, "_execute", None)) and isinstance(
-        getattr(kind, "_conn", None), property
-    )
-
-
 @contextmanager
 def _translated() -> Iterator[None]:
     try:
@@ -170,20 +165,15 @@ def _executed(cursor: Any) -> Executed:
     return Executed(cursor.rowcount, cursor.lastrowid)
 
 
-def _sqlite(conn: Conn) -> sqlite3.Connection:
-    """The connection a function on the database thread gets (see ``Database._run``)."""
-    return cast(sqlite3.Connection, conn)
-
-
 class Session:
     """Statements on the connection while its lock is held (see :meth:`Database.read`
-    and :meth:`Database.write`). Each method is one trip to the database thread. In a
-    write transaction ``BEGIN IMMEDIATE`` travels with the first statement, in its trip:
-    it still runs first, and a one-statement write takes two trips, not three."""
+    and :meth:`Database.write`). Each method is one trip to the database thread; in a
+    write transaction ``BEGIN IMMEDIATE`` is sent, on its own trip, just before the
+    first statement (a transaction with nothing in it sends nothing)."""
 
     def __init__(self, db: Database, *, begin: bool = False, single: bool = False) -> None:
         self._db = db
-        #: ``BEGIN IMMEDIATE`` is still to be sent (with the first statement)
+        #: ``BEGIN IMMEDIATE`` is still to be sent (before the first statement)
         self._to_begin = begin
         #: a ``Database.single`` session: one trip, then no more
         self._single = single
@@ -205,48 +195,31 @@ class Session:
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of a statement."""
         self._trip()
-        if await self._folding():
-            return await self._begun(lambda conn: list(conn.execute(sql, params).fetchall()))
+        await self._begin()
         return await self._db._fetchall(sql, params)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> Executed:
         self._trip()
-        if await self._folding():
-            return await self._begun(lambda conn: _executed(conn.execute(sql, params)))
+        await self._begin()
         self._db.trips += 1
         return _executed(await self._db._conn.execute(sql, params))
 
     async def executemany(self, sql: str, params: Iterable[Sequence[Any]]) -> int:
-        """One statement for each parameter set; returns the rows they changed."""
+        """One statement for each parameter set, in one trip; returns the rows they
+        changed."""
         self._trip()
-        if await self._folding():
-            return await self._begun(lambda conn: _sqlite(conn).executemany(sql, params).rowcount)
+        await self._begin()
         self._db.trips += 1
         cursor = await self._db._conn.executemany(sql, params)
         return cursor.rowcount
 
-    async def _folding(self) -> bool:
-        """Whether ``BEGIN IMMEDIATE`` is to go with the statement about to be sent. Without
-        a function on the database thread (``per_statement``) it is sent now, on its own."""
+    async def _begin(self) -> None:
+        """Send ``BEGIN IMMEDIATE`` if this write transaction has not sent it yet."""
         if not self._to_begin:
-            return False
-        if not self._db.per_statement:
-            return True
+            return
         self._to_begin = False
         self._db.trips += 1
         await self._db._conn.execute("BEGIN IMMEDIATE")
-        return False
-
-    async def _begun(self, work: Callable[[Conn], T]) -> T:
-        """``work`` right after ``BEGIN IMMEDIATE``, in one trip (``work`` gets the
-        ``sqlite3.Connection`` itself: not ``per_statement``)."""
-        self._to_begin = False
-
-        def begin_then(conn: Conn) -> T:
-            conn.execute("BEGIN IMMEDIATE")
-            return work(conn)
-
-        return await self._db._run(begin_then)
 
     async def lock(self, space: str, key: object, *, shared: bool = False) -> bool:
         """Serialise this transaction with others that lock the same (space, key) until
@@ -260,11 +233,11 @@ class Session:
         return self._db.dialect
 
     async def run(self, work: Callable[[Conn], T]) -> T:
-        """``work(connection)`` on the database thread, in this session."""
+        """``work(connection)`` in this session: in a worker thread, each of its
+        statements a trip to the database thread (it sees this session's own rows)."""
         self._trip()
-        if await self._folding():
-            return await self._begun(work)
-        return await self._db._run(work)
+        await self._begin()
+        return await self._db._relayed(work)
 
     @property
     def in_transaction(self) -> bool:
@@ -274,6 +247,44 @@ class Session:
     def total_changes(self) -> int:
         """Rows changed since the connection opened (differences count a batch's rows)."""
         return self._db._conn.total_changes
+
+
+class _Reader:
+    """A read-only ``sqlite3`` connection to the file and the one thread that uses it
+    (opened there on first use): ``Database.run``'s work runs on it in one hand-off."""
+
+    def __init__(self, path: Path, pragmas: Sequence[str]) -> None:
+        self._path, self._pragmas = path, pragmas
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-read")
+        self._conn: sqlite3.Connection | None = None
+
+    def _opened(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self._path, isolation_level=None)
+            try:
+                for pragma in self._pragmas:
+                    conn.execute(pragma)
+            except BaseException:
+                conn.close()
+                raise
+            self._conn = conn
+        return self._conn
+
+    async def run(self, work: Callable[[Conn], T]) -> T:
+        def call() -> T:
+            return work(self._opened())
+
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    async def close(self) -> None:
+        def shut() -> None:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+        with suppress(sqlite3.Error):
+            await asyncio.get_running_loop().run_in_executor(self._executor, shut)
+        self._executor.shutdown(wait=False)
 
 
 class _Count:
@@ -299,10 +310,19 @@ class _Count:
 class Database:
     """One SQLite file: open with :meth:`open`, close with :meth:`close`."""
 
-    def __init__(self, conn: aiosqlite.Connection, *, per_statement: bool | None = None) -> None:
-        """``per_statement``: run ``work`` one statement per trip through aiosqlite's public
-        API (None: only when aiosqlite lacks the calls that run a function on its thread)."""
+    def __init__(
+        self,
+        conn: aiosqlite.Connection,
+        *,
+        per_statement: bool | None = None,
+        reader: _Reader | None = None,
+    ) -> None:
+        """``reader``: the connection ``run`` uses (None, or ``per_statement``: ``run``
+        sends ``work``'s statements one per trip through aiosqlite's public API)."""
         self._conn = conn
+        self._reader = None if per_statement else reader
+        #: ``Database.run`` calls under way on the reader
+        self._reading = _Count()
         #: held by a session of several statements (read, write, snapshot)
         self._lock = asyncio.Lock()
         #: single statements queued on the database thread and not yet answered
@@ -311,7 +331,7 @@ class Database:
         #: there are any (a waiting session goes first: none starves)
         self._sessions = _Count()
         self._closed = False
-        self.per_statement = not _private_api(conn) if per_statement is None else per_statement
+        self.per_statement = self._reader is None
         #: Trips to the database thread so far (a hand-off there and back).
         self.trips = 0
         #: What this engine's SQL spells differently (see :mod:`storage.dialect`).
@@ -355,18 +375,24 @@ class Database:
                 row = await cur.fetchone()
             if row is None or str(row[0]).lower() != "wal":
                 raise StoreUnavailable(f"could not switch {target} to WAL journal mode")
-            await conn.execute(f"PRAGMA synchronous = {synchronous}")
-            await conn.execute("PRAGMA foreign_keys = ON")
-            await conn.execute("PRAGMA temp_store = MEMORY")
-            await conn.execute("PRAGMA cache_size = -32000")
-            await conn.execute(f"PRAGMA mmap_size = {int(mmap_mb) << 20}")
+            shared = (
+                f"PRAGMA busy_timeout = {int(busy_timeout_ms)}",
+                "PRAGMA foreign_keys = ON",
+                "PRAGMA temp_store = MEMORY",
+                "PRAGMA cache_size = -32000",
+                f"PRAGMA mmap_size = {int(mmap_mb) << 20}",
+            )
+            await conn.executescript(
+                ";".join((f"PRAGMA synchronous = {synchronous}", *shared[1:])) + ";"
+            )
             await migrations.migrate(conn)
         except BaseException as exc:
             await conn.close()
             if isinstance(exc, sqlite3.Error):
                 raise translate(exc) from exc
             raise
-        return cls(conn, per_statement=per_statement)
+        reader = _Reader(target, (*shared, "PRAGMA query_only = ON"))
+        return cls(conn, per_statement=per_statement, reader=reader)
 
     async def close(self) -> None:
         """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
@@ -374,6 +400,9 @@ class Database:
             return
         async with self._alone():
             self._closed = True
+            await self._reading.none.wait()
+            if self._reader is not None:
+                await self._reader.close()
             with suppress(sqlite3.Error):
                 await self._conn.execute("PRAGMA optimize")
             await self._conn.close()
@@ -405,16 +434,10 @@ class Database:
         """A session of one statement (or one ``run``), no transaction (autocommit): it
         shares the connection with the other single statements in flight, and waits
         only while a session of several statements has it (see the module docstring).
-        A second statement in it raises ``RuntimeError``. Without a function on the
-        database thread (``per_statement``), a ``run`` is several trips: then it is a
-        session alone, like ``read``."""
+        A second statement in it raises ``RuntimeError``. A ``run`` in it is a trip per
+        statement, each in autocommit like the other single statements."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
-        if self.per_statement:
-            async with self.read() as s:
-                s._single = True
-                yield s
-            return
         while self._sessions.n:
             await self._sessions.none.wait()
         with self._singles.held(), _translated():
@@ -478,22 +501,24 @@ class Database:
         """After a bulk copy with ids (PostgreSQL's identity sequences); SQLite: nothing."""
 
     async def run(self, work: Callable[[Conn], T]) -> T:
-        """``work(connection)`` on the database thread in one trip, under the lock and
-        outside any transaction (each statement sees what is committed). Not from inside
-        :meth:`read` or :meth:`write` (the lock is not re-entrant): there, use
-        :meth:`Session.run`."""
-        async with self.read():
-            return await self._run(work)
-
-    async def _run(self, work: Callable[[Conn], T]) -> T:
-        if self.per_statement:
-            relay = _Relay(self, asyncio.get_running_loop())
-            return await asyncio.to_thread(work, relay)
+        """``work(connection)`` in one trip, outside any transaction (each statement sees
+        what is committed): on the reader connection's thread, without waiting for the
+        lock (``work`` only reads: the reader is ``query_only``); ``per_statement``:
+        under the lock, each statement a trip to the database thread. Not from inside
+        :meth:`read` or :meth:`write` (use :meth:`Session.run` there)."""
+        if self._closed:
+            raise StoreUnavailable("the store is closed")
+        if self._reader is None:
+            async with self.read():
+                return await self._relayed(work)
         self.trips += 1
-        conn = self._conn
-        # the one use of aiosqlite's private calls (see the module docstring)
-        job = conn._execute(lambda: work(conn._conn))  # type: ignore[no-untyped-call]
-        return cast(T, await job)
+        with self._reading.held(), _translated():
+            return await self._reader.run(work)
+
+    async def _relayed(self, work: Callable[[Conn], T]) -> T:
+        """``work`` in a worker thread, each statement a trip to the database thread."""
+        relay = _Relay(self, asyncio.get_running_loop())
+        return await asyncio.to_thread(work, relay)
 
     async def _fetchall(self, sql: str, params: Sequence[Any]) -> list[Row]:
         """Every row of one statement, in one trip (aiosqlite's public API)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, tzinfo
@@ -131,6 +132,33 @@ def _insert_values(
 _PACK_LATER = 1 << 16
 #: Where the raw input stands in ``_insert_values``, and how many values a row has.
 _RAW_AT, _ROW_VALUES = 8, _INSERT_ROW.count("?")
+
+
+class _Unpacked:
+    """A short raw input that SQLite's binding compresses (:func:`_adapt_unpacked`, an
+    adapter registered with ``sqlite3``): on the database thread, in the trip that
+    inserts it."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _adapt_unpacked(value: _Unpacked) -> bytes:
+    return compress(value.text)
+
+
+sqlite3.register_adapter(_Unpacked, _adapt_unpacked)
+
+
+def _pack_later(params: list[Any]) -> list[Any]:
+    """Insert parameters with each raw input that is still a text wrapped to be
+    compressed as SQLite binds it (see :class:`_Unpacked`)."""
+    for at in range(_RAW_AT, len(params), _ROW_VALUES):
+        if isinstance(params[at], str):
+            params[at] = _Unpacked(params[at])
+    return params
 
 
 def _pack_raw(params: list[Any]) -> list[Any]:
@@ -284,7 +312,10 @@ class SubmissionStore(StoreBase):
             return conn.execute(sql, _pack_raw(params)).fetchall()
 
         async with self._db.single() as s:
-            returned = await s.run(insert)
+            if s.dialect.postgres:  # psycopg: in a worker thread (``PgSession.run``)
+                returned = await s.run(insert)
+            else:  # one statement, compressed as it is bound, in one trip
+                returned = await s.all(sql, _pack_later(params))
         return {(chat_id, message_id): sub_id for sub_id, chat_id, message_id in returned}
 
     async def record_many(

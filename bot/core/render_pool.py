@@ -1,5 +1,4 @@
-"""Images are drawn off the event loop: one render thread, and the challenges people
-opened (kept until they submit, in this process's memory).
+"""Images are drawn off the event loop, in one render thread.
 
 matplotlib draws in one dedicated thread (the object API touches no global state, and
 one thread keeps its font cache single-threaded): a card takes tens of milliseconds
@@ -12,22 +11,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .bounded import Lru
-
 T = TypeVar("T")
-
-#: Challenges remembered at once (one per user who opened one and has not submitted).
-CHALLENGES_MAX = 50_000
 
 
 @dataclass
 class RenderPool:
-    """The render thread (started on first use) and the open challenges by user id."""
+    """The render thread (started on first use)."""
 
-    challenges: Lru[int, Any] = field(default_factory=lambda: Lru(CHALLENGES_MAX))
     _executor: ThreadPoolExecutor | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

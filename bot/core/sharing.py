@@ -339,19 +339,49 @@ def challenge_of(sub: Submission) -> Challenge:
     )
 
 
-def accept(services: Services, user_id: int, challenge: Challenge) -> None:
-    """The user opened a challenge: their next result on its benchmark answers it."""
-    services.render.challenges[user_id] = challenge
+#: How long an opened challenge waits for the result that answers it.
+CHALLENGE_TTL_MS = 30 * 24 * 3600 * 1000
+#: The kind of ``shared_state`` entry an opened challenge is (by user id).
+_OPENED = "challenge"
 
 
-def pending(services: Services, user_id: int) -> Challenge | None:
-    found = services.render.challenges.get(user_id)
-    return found if isinstance(found, Challenge) else None
+def _stored(challenge: Challenge) -> str:
+    """A challenge as stored (the same challenge: the same text)."""
+    fields = (challenge.submission_id, challenge.benchmark, challenge.score, challenge.model,
+              challenge.mode, challenge.target)  # fmt: skip
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
 
 
-def answered(services: Services, user_id: int, sub: Submission) -> bool:
-    """After a submission: True (and the challenge closed) when it answered one."""
+def _loaded(text: str | None) -> Challenge | None:
+    if text is None:
+        return None
+    try:
+        sub_id, benchmark, score, model, mode, target = json.loads(text)
+        found = Challenge(int(sub_id), str(benchmark), str(score), str(model),
+                          None if mode is None else str(mode),
+                          None if target is None else int(target))  # fmt: skip
+    except (ValueError, TypeError):
+        return None  # not a challenge this version wrote: none
+    return found if registry.find(found.benchmark) is not None else None
+
+
+async def accept(services: Services, user_id: int, challenge: Challenge) -> None:
+    """The user opened a challenge: their next result on its benchmark answers it. It
+    is stored (``shared_state``), so it survives a restart and any instance honours it."""
+    await services.store.expect_input(
+        _OPENED, str(user_id), _stored(challenge), ttl_ms=CHALLENGE_TTL_MS
+    )
+
+
+async def pending(services: Services, user_id: int) -> Challenge | None:
+    """The challenge the user opened and has not answered yet (None: none, or lapsed)."""
+    return _loaded(await services.store.awaited_input(_OPENED, str(user_id)))
+
+
+async def answered(services: Services, user_id: int, sub: Submission, challenge: Challenge) -> bool:
+    """After a submission made while ``challenge`` was pending: True (and the challenge
+    closed) when the submission answered it. A challenge opened since stays open."""
     if CHALLENGE not in sub.extra:
         return False
-    services.render.challenges.pop(user_id, None)
+    await services.store.take_input(_OPENED, str(user_id), _stored(challenge))
     return True

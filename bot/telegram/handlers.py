@@ -367,7 +367,7 @@ async def score(
             None,
         )
     # a challenge the user opened (a link): their next result on its benchmark answers it
-    challenge = sharing.pending(context.services, owner_id) if asked_by is None else None
+    challenge = await sharing.pending(context.services, owner_id) if asked_by is None else None
     try:
         sub, fresh = await submit.submit(
             context.services,
@@ -387,7 +387,7 @@ async def score(
         if paste is not None:
             paste.stored.set()
     if challenge is not None:
-        sharing.answered(context.services, owner_id, sub)
+        await sharing.answered(context.services, owner_id, sub, challenge)
     notes = []
     if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
         notes.append(t(lang, "partial_paste"))

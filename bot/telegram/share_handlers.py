@@ -295,7 +295,7 @@ async def _open_challenge(
     result on that benchmark answers it (its card says so)."""
     challenge = sharing.challenge_of(sub)
     if message.from_user is not None:
-        sharing.accept(context.services, message.from_user.id, challenge)
+        await sharing.accept(context.services, message.from_user.id, challenge)
     benchmark = registry.get(sub.benchmark)
     beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
              benchmark=html.escape(benchmark.title))  # fmt: skip

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -208,6 +209,49 @@ async def test_the_daily_limit_holds_for_both_instances_together(pair: Pair) -> 
         "SELECT COUNT(*) FROM submissions WHERE user_id = 9901 AND visibility = 'published'"
     )
     assert published == LIMIT
+
+
+async def test_a_challenge_opened_through_one_instance_is_honoured_by_the_other(
+    pair: Pair,
+) -> None:
+    """An opened challenge is in the database, not in the instance that opened it: the
+    link is opened through the first instance, the answer scored by the second."""
+    bot = type("B", (), {"api": pair.api})
+    owner, chat = private_user(bot, 9921)  # type: ignore[arg-type]
+    body = "\n".join(answers(KEY, correct=9, wrong=1))
+    reply = await _score(pair, chat, owner, f"#think\nmodel: Champion\n{body}", pair.urls[0])
+    mark = pair.api.mark()
+    assert "Published #" in await _publish(pair, chat, owner, reply, pair.urls[0])
+    msg = reply["result"]
+    await pair.api.wait_for(  # the card, edited to its published form (its buttons)
+        lambda c: (
+            c["method"] == "editMessageText"
+            and c["params"].get("message_id") == msg["message_id"]  # type: ignore[index]
+            and c["params"].get("chat_id") == chat["id"]  # type: ignore[union-attr]
+        ),
+        timeout=30,
+        since=mark,
+    )
+    mark = pair.api.mark()
+    press = pair.api.make_callback_update(chat, owner, reply, f"chl:{sid_of(text_of(reply))}")
+    assert await pair.api.post_raw_update(press, SECRET, url=pair.urls[0]) == 200
+    link = await pair.api.wait_call("sendMessage", chat_id=chat["id"], since=mark, timeout=30)
+    payload = re.search(r"\?start=(c_[A-Za-z0-9_-]{16})", text_of(link))
+    assert payload is not None, text_of(link)
+    friend, friend_chat = private_user(bot, 9922)  # type: ignore[arg-type]
+    opened = await _score(pair, friend_chat, friend, f"/start {payload[1]}", pair.urls[0])
+    # (the score to beat depends on the key in use: an earlier test sets a new one)
+    beat = re.search(r"beat (\S+) by Champion on PrimeBench", text_of(opened))
+    assert beat is not None, text_of(opened)
+    body = "\n".join(answers(KEY, correct=10))
+    answer = await _score(
+        pair, friend_chat, friend, f"#think\nmodel: Challenger\n{body}", pair.urls[1]
+    )
+    assert f"Challenge: beat {beat[1]} by Champion" in text_of(answer), text_of(answer)
+    again = await _score(
+        pair, friend_chat, friend, f"#think\nmodel: Challenger\n{body}", pair.urls[0]
+    )
+    assert "Challenge: beat" not in text_of(again)
 
 
 def _backup_runs(pair: Pair) -> dict[str, list[tuple[int, str]]]:

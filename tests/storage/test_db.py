@@ -1,5 +1,5 @@
-"""The connection seam: ``run`` in one trip or one trip per statement, a write's BEGIN
-with its first statement, errors, closing."""
+"""The connection seam: ``run`` in one trip (the reader connection) or one trip per
+statement, a write's BEGIN before its first statement, errors, closing."""
 
 from __future__ import annotations
 
@@ -117,9 +117,7 @@ async def test_a_write_begins_with_its_first_statement(
                 other.execute("INSERT INTO benchmarks (name) VALUES ('other')")
             await s.execute("INSERT INTO benchmarks (name) VALUES ('c')")
         trips = db.trips - before
-        if not per_statement:  # BEGIN travels with the first statement; then one, COMMIT
-            assert trips == 3
-        elif first != "run":  # BEGIN, the two statements, COMMIT
+        if first != "run":  # BEGIN, the two statements, COMMIT
             assert trips == 4
         other.execute("INSERT INTO benchmarks (name) VALUES ('other')")  # committed: free
         other.commit()
@@ -272,8 +270,61 @@ async def test_a_session_waits_for_the_singles_queued_before_it_and_goes_first(
         await asyncio.sleep(0)  # the write waits for them
         late = [asyncio.create_task(single(f"late {n}", 0)) for n in range(3)]
         await asyncio.gather(*early, writing, *late)
-        assert events[:3] == ["early 0", "early 1", "early 2"]
+        # (each ``run`` works in a worker thread, its statement on the database thread:
+        # the early ones may end in any order, but all before the write)
+        assert sorted(events[:3]) == ["early 0", "early 1", "early 2"]
         assert events[3:5] == ["write begins", "write ends"]
         assert sorted(events[5:]) == ["late 0", "late 1", "late 2"]
     finally:
         await db.close()
+
+
+# --- run on the reader connection (aiosqlite's public API only) ------------------------
+
+
+async def test_run_reads_what_is_committed_and_never_writes(tmp_path: Path) -> None:
+    """``Database.run`` works on a read-only connection of its own: it sees each write
+    once committed (not a write transaction's rows before), does not wait for a write
+    transaction to end, and refuses to write."""
+    db = await Database.open(tmp_path / "db.sqlite3")
+    try:
+        count = "SELECT COUNT(*) FROM benchmarks"
+        async with db.write() as s:
+            await s.execute("INSERT INTO benchmarks (name) VALUES ('a')")
+            # inside an open write: run answers at once, with the committed state
+            seen = await asyncio.wait_for(
+                db.run(lambda conn: conn.execute(count).fetchone()), timeout=10
+            )
+            assert seen == (0,)
+        assert await db.run(lambda conn: conn.execute(count).fetchone()) == (1,)
+        with pytest.raises(StorageError, match="readonly"):
+            await db.run(lambda conn: conn.execute("DELETE FROM benchmarks").rowcount)
+        assert await db.run(lambda conn: conn.execute(count).fetchone()) == (1,)
+    finally:
+        await db.close()
+
+
+async def test_close_waits_for_a_run_under_way(tmp_path: Path) -> None:
+    db = await Database.open(tmp_path / "db.sqlite3")
+    started: list[float] = []
+    running = asyncio.create_task(db.run(_slow_count(started, 0.2)))
+    await asyncio.sleep(0.05)  # under way (or queued on the reader's thread)
+    await db.close()
+    assert running.done() and await running == 0
+    with pytest.raises(StoreUnavailable):
+        await db.run(lambda conn: conn.execute("SELECT 1").fetchone())
+
+
+def test_storage_uses_no_private_aiosqlite_attribute() -> None:
+    """Only aiosqlite's public API: none of its private calls anywhere in storage/
+    (``Database._conn`` is our aiosqlite connection: only public names after it)."""
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "storage"
+    private = re.compile(r"\._execute\b|\bconn\._conn\b|\._conn\._\w|\._tx\.|_connection\b")
+    found = []
+    for path in root.rglob("*.py"):
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            if private.search(line):
+                found.append(f"{path.name}:{n}: {line.strip()}")
+    assert not found, found

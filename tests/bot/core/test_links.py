@@ -117,16 +117,37 @@ async def test_a_challenge_waits_for_a_result_of_its_benchmark(
     sub = await store.publish((await store.record_submission(make(answers(1), model="Champ"))).id)
     challenge = sharing.challenge_of(sub)
     assert (challenge.benchmark, challenge.model) == ("primebench", "Champ")
-    sharing.accept(services, 42, challenge)
-    assert sharing.pending(services, 42) == challenge
+    await sharing.accept(services, 42, challenge)
+    assert await sharing.pending(services, 42) == challenge
+    assert await sharing.pending(services, 43) is None
     plain = await store.record_submission(make(answers(1), user_id=42))
-    assert not sharing.answered(services, 42, plain)  # not recorded through it: still open
-    assert sharing.pending(services, 42) == challenge
+    assert not await sharing.answered(services, 42, plain, challenge)  # not through it: open
+    assert await sharing.pending(services, 42) == challenge
     through = await store.record_submission(
         make(answers(1), user_id=42, extra={"challenge": challenge.extra()})
     )
-    assert sharing.answered(services, 42, through)
-    assert sharing.pending(services, 42) is None
+    assert await sharing.answered(services, 42, through, challenge)
+    assert await sharing.pending(services, 42) is None
+
+
+async def test_a_challenge_opened_since_stays_open(
+    services: Services, store: Store, make: Maker
+) -> None:
+    """Answering a challenge closes that one only: one opened meanwhile stays open."""
+    first = sharing.challenge_of(
+        await store.publish((await store.record_submission(make(answers(1), model="A"))).id)
+    )
+    second = sharing.challenge_of(
+        await store.publish((await store.record_submission(make(answers(2), model="B"))).id)
+    )
+    await sharing.accept(services, 7, first)
+    await sharing.accept(services, 7, second)  # opened while the first was pending
+    through = await store.record_submission(
+        make(answers(1), user_id=7, extra={"challenge": first.extra()})
+    )
+    assert await sharing.answered(services, 7, through, first)
+    assert await sharing.pending(services, 7) == second
+    assert await store.awaited_input("challenge", "7") is not None  # in the store itself
 
 
 def test_starting_the_bot_loads_no_card_renderer() -> None:
