@@ -1,7 +1,8 @@
 """The long-lived services the use cases work with: settings, the store, loaded keys.
 
-The Telegram layer creates one :class:`Services` in ``post_init`` and hands it to the
-use cases; nothing reaches it through module globals.
+The Telegram layer creates one :class:`Services` when the Application starts
+(``bot.telegram.app.open_services``) and hands it to the use cases; nothing reaches it
+through module globals.
 """
 
 from __future__ import annotations
