@@ -42,12 +42,15 @@ from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from .base import Clock, StoreBase
 from .db import Database
 from .errors import StorageError, StoreUnavailable
 
 log = logging.getLogger("benchboard.storage")
+
+_T = TypeVar("_T")
 
 #: Ids per statement (well under SQLite's limit on bound values).
 _CHUNK = 500
@@ -106,7 +109,7 @@ class IntakeStore(StoreBase):
         now = self._now_ms()
         lease = now + LEASE_MS
         inserted: set[int] = set()
-        chunks = [updates[i : i + _ADMIT_CHUNK] for i in range(0, len(updates), _ADMIT_CHUNK)]
+        chunks = _chunks(updates, _ADMIT_CHUNK)
         async with self._writing(len(chunks)) as s:
             for chunk in chunks:
                 rows = await s.all(
@@ -194,7 +197,7 @@ class IntakeStore(StoreBase):
         if not held:
             return 0
         lease = self._now_ms() + LEASE_MS
-        chunks = [held[i : i + _CHUNK] for i in range(0, len(held), _CHUNK)]
+        chunks = _chunks(held, _CHUNK)
         kept: set[int] = set()
         postgres = self._db.kind == "postgresql"
         async with self._writing(len(chunks)) as s:
@@ -237,7 +240,7 @@ class IntakeStore(StoreBase):
         if not ids:
             return
         self._held.difference_update(ids)
-        chunks = [ids[i : i + _CHUNK] for i in range(0, len(ids), _CHUNK)]
+        chunks = _chunks(ids, _CHUNK)
         async with self._writing(len(chunks)) as s:
             for chunk in chunks:
                 await s.execute(
@@ -297,7 +300,7 @@ class IntakeStore(StoreBase):
 
     async def _mark_done(self, batch: list[int]) -> None:
         now = self._now_ms()
-        chunks = [batch[i : i + _CHUNK] for i in range(0, len(batch), _CHUNK)]
+        chunks = _chunks(batch, _CHUNK)
         async with self._writing(len(chunks)) as s:
             for chunk in chunks:
                 await s.execute(
@@ -329,6 +332,11 @@ class IntakeStore(StoreBase):
         if self._held:
             with suppress(StorageError):  # unreleased, they lapse
                 await self.release()
+
+
+def _chunks(items: Sequence[_T], size: int) -> list[Sequence[_T]]:
+    """``items`` in runs of at most ``size`` (one statement each)."""
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _by_id(entry: IntakeEntry) -> int:
