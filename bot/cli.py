@@ -210,8 +210,8 @@ def _detected(args: argparse.Namespace) -> tuple[Benchmark, str, str]:
         fail(f"{shown}: {reading.error} (or choose the benchmark with --benchmark NAME)")
     if reading.benchmark is None:
         fail(
-            f"{shown}: no benchmark reads it (not a line of it is a PrimeBench answer "
-            f"such as 1:2, a ZeroBench record or a Natory expression); "
+            f"{shown}: no benchmark reads it (none of "
+            f"{', '.join(b.title for b in registry.all_benchmarks())} recognises a line of it); "
             f"choose one with --benchmark {'|'.join(registry.names())}"
         )
     benchmark = registry.get(reading.benchmark)
