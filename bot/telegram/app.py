@@ -24,10 +24,11 @@ import contextlib
 import functools
 import logging
 import signal
+import sys
 from collections.abc import AsyncIterator
 
 from telegram import BotCommand, BotCommandScopeDefault, Update
-from telegram.error import InvalidToken, NetworkError, TimedOut
+from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -68,8 +69,9 @@ COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
 
 
 async def _tell_commands(app: BotApp) -> None:
-    """The command menu in each language."""
-    await asyncio.gather(
+    """The command menu in each language. Only the menu depends on it: a refusal is
+    logged and the bot runs on (the commands work typed)."""
+    results = await asyncio.gather(
         *(
             app.bot.set_my_commands(
                 [BotCommand(name, text) for name, text in commands],
@@ -77,8 +79,17 @@ async def _tell_commands(app: BotApp) -> None:
                 language_code=None if lang == "en" else lang,
             )
             for lang, commands in COMMANDS.items()
-        )
+        ),
+        return_exceptions=True,
     )
+    for lang, result in zip(COMMANDS, results, strict=True):
+        if isinstance(result, TelegramError):
+            log.warning(
+                "the command menu was not set: the bot runs without it",
+                extra={"lang": lang, "error": f"{type(result).__name__}: {result}"},
+            )
+        elif isinstance(result, BaseException):
+            raise result
 
 
 async def open_services(app: BotApp) -> None:
@@ -345,6 +356,9 @@ async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:
     who the token belongs to; ``shutdown`` when the stack closes), or a StartupError
     saying why the Bot API does not answer."""
     settings: Settings = app.bot_data["settings"]
+    waiting = asyncio.get_running_loop().call_later(
+        SLOW_START_S, _say_unreachable, app, settings.api_base_url
+    )
     try:
         await stack.enter_async_context(app)
     except (InvalidToken, NetworkError, TimedOut) as exc:
@@ -354,7 +368,27 @@ async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:
         if isinstance(exc, InvalidToken):
             raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
         raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
+    finally:
+        waiting.cancel()
     log.info("the token belongs to @%s", app.bot.username)
+
+
+#: After this long without an answer to ``getMe`` the operator is told, in one plain line,
+#: which address does not answer (the retries go on, logged as before).
+SLOW_START_S = 3.0
+
+
+def _say_unreachable(app: BotApp, url: str) -> None:
+    limiter = app.bot.rate_limiter
+    fault = limiter.last_fault if isinstance(limiter, RetryingRateLimiter) else ""
+    why = f" ({fault})" if fault else ""
+    budget = limiter.budget if isinstance(limiter, RetryingRateLimiter) else 60.0
+    print(
+        f"benchboard: the Bot API at {url} does not answer yet{why}; "
+        f"retrying for up to {budget:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 async def _start(app: BotApp) -> intake_.Intake:

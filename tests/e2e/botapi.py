@@ -300,7 +300,7 @@ class _FloodRule:
 
 
 #: What :meth:`FakeBotAPI.faults` can make a call do instead of answering normally.
-FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout"]
+FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout", "400"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "502", "timeout", "delivered_timeout")
 
 
@@ -757,6 +757,8 @@ class FakeBotAPI(InlineMode):
         * ``"500"`` / ``"502"``: a server error; the call has no effect;
         * ``"timeout"``: the answer comes after ``delay`` seconds (longer than the
           client waits) and the call has no effect;
+        * ``"400"``: Bad Request, a refusal that no retry changes (not in the default
+          ``kinds``);
         * ``"delivered_timeout"``: the call takes effect (the user sees the message),
           then the answer comes after ``delay`` seconds, as when Telegram delivered a
           message but the connection dropped before the answer.
@@ -1448,6 +1450,8 @@ class FakeBotAPI(InlineMode):
         if fault == "timeout":
             await asyncio.sleep(entry["delay"])
             raise ApiError(500, "Internal Server Error: timed out")
+        if fault == "400":  # a refusal, not transient (drawn only when asked for)
+            raise ApiError(400, "Bad Request: refused by the emulator")
         raise ApiError(int(fault), "Internal Server Error" if fault == "500" else "Bad Gateway")
 
     def _finish(

@@ -129,3 +129,37 @@ async def test_a_database_that_cannot_open_stops_start_up_with_one_line(
     assert f"benchboard: cannot open the database {tmp_path / 'a-file'}" in bot.log()
     assert "Traceback" not in bot.log()
     assert not any(c["method"] == "sendMessage" for c in botapi.calls)
+
+
+async def test_an_unreachable_bot_api_is_named_in_one_plain_line_within_5_s(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    nobody = f"http://127.0.0.1:{free_port()}/bot"  # nothing listens there
+    env = {"BENCHBOARD_API_BASE_URL": nobody}
+    async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        said = ""
+        while loop.time() - started < 5 and not said:
+            await asyncio.sleep(0.1)
+            said = next((x for x in bot.log().splitlines() if x.startswith("benchboard:")), "")
+        assert said.startswith(f"benchboard: the Bot API at {nobody} does not answer yet"), (
+            bot.log()[-2000:]
+        )
+        assert "retrying" in said and bot.proc.returncode is None  # and it goes on trying
+    assert "Traceback" not in bot.log()
+
+
+async def test_a_refused_command_menu_is_logged_and_the_bot_runs_on(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    botapi.faults(methods=("setMyCommands",), kinds=("400",))
+    key = make_key()
+    async with running_bot(botapi, tmp_path, key=key) as bot:
+        ann = botapi.user(2101, "Ann")
+        message = await botapi.send_text(botapi.private_chat(ann), ann, f"1:{key[1]}")
+        call = await botapi.reply_to(message, timeout=20)
+        assert "Final Score:" in call["params"]["text"]
+        assert any(f["method"] == "setMyCommands" for f in botapi.fault_log)
+    assert "the command menu was not set" in bot.log()
+    assert "Traceback" not in bot.log()
