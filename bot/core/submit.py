@@ -192,7 +192,7 @@ async def _key_and_options(
     else:
         loaded = services.keys.get(benchmark.name)
         if loaded is None:
-            raise UserError("no_key", benchmark=benchmark.title)
+            raise UserError("no_key", benchmark=benchmark.title, name=benchmark.name)
         key, options = benchmark.key_for(options, loaded.key)
         key_version_id = loaded.version.id
     return benchmark, key, dict(options), key_version_id

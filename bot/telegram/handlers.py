@@ -12,6 +12,7 @@ import difflib
 import html
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ from ..render.format import (
     next_step,
     render_score_reply,
 )
-from ..render.i18n import N_, pick_language, t, tn
+from ..render.i18n import DEFAULT_LANGUAGE, N_, pick_language, t, tn
 from .context import BotApp, BotContext
 from .http import AiohttpRequest, send_reply
 from .keyboards import (
@@ -120,6 +121,34 @@ def error_text(lang: str, error: UserError) -> str:
 
 async def reply_error(message: Message, lang: str, error: UserError) -> None:
     await message.reply_text(error_text(lang, error))
+
+
+#: How often the admins are told again that a key is missing (per benchmark, per process).
+KEY_MISSING_EVERY = 3600.0
+
+
+async def no_key(
+    context: BotContext, source: Message, lang: str, user_id: int, error: UserError
+) -> None:
+    """A submission whose benchmark's key is not loaded: an admin is told how to load it;
+    anyone else that the admins know and when to send it again, and the admins are told
+    (at most once an hour per benchmark)."""
+    admins = context.services.settings.admins
+    if user_id in admins:
+        await source.reply_text(t(lang, "no_key_admin", **_escaped(error.values)))
+        return
+    await reply_error(source, lang, error)
+    told: dict[str, float] = context.bot_data.setdefault("key_missing_told", {})
+    name, now = str(error.values.get("name", "")), time.monotonic()
+    if now - told.get(name, -KEY_MISSING_EVERY) < KEY_MISSING_EVERY:
+        return
+    told[name] = now
+    log.error("a submission met a missing key", extra={"benchmark": name})
+    for admin in sorted(admins):
+        with contextlib.suppress(TelegramError):
+            await context.bot.send_message(
+                admin, t(DEFAULT_LANGUAGE, "admin_key_missing", **_escaped(error.values))
+            )
 
 
 def in_group(chat: Chat | None) -> bool:
@@ -381,7 +410,10 @@ async def score(
             challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
         )
     except UserError as exc:
-        await reply_error(source, lang, exc)
+        if exc.key == "no_key":
+            await no_key(context, source, lang, user.id, exc)
+        else:
+            await reply_error(source, lang, exc)
         return
     finally:
         if paste is not None:

@@ -163,3 +163,34 @@ async def test_a_refused_command_menu_is_logged_and_the_bot_runs_on(
         assert any(f["method"] == "setMyCommands" for f in botapi.fault_log)
     assert "the command menu was not set" in bot.log()
     assert "Traceback" not in bot.log()
+
+
+async def test_a_missing_key_tells_users_when_and_admins_how(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    admin = 9301
+    env = {"BENCHBOARD_ADMINS": str(admin)}
+    async with running_bot(botapi, tmp_path, key=None, env=env):
+        ann = botapi.user(2201, "Ann")
+        first = await botapi.send_text(botapi.private_chat(ann), ann, "1:3\n2:1")
+        said = (await botapi.reply_to(first, timeout=20))["params"]["text"]
+        assert "not loaded yet" in said and "admins have been told" in said
+        told = await botapi.wait_for(
+            lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == admin,
+            timeout=20,
+        )
+        assert "benchboard data fetch primebench" in told["params"]["text"]
+        assert "/setkey primebench" in told["params"]["text"]
+        # a second user's miss within the hour tells the admins nothing new
+        bob = botapi.user(2202, "Bob")
+        again = await botapi.send_text(botapi.private_chat(bob), bob, "1:2")
+        await botapi.reply_to(again, timeout=20)
+        boss = botapi.user(admin, "Boss")
+        own = await botapi.send_text(botapi.private_chat(boss), boss, "1:4")
+        reply = (await botapi.reply_to(own, timeout=20))["params"]["text"]
+        assert "benchboard data load primebench --key FILE" in reply
+    to_admin = [
+        c for c in botapi.calls
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == admin
+    ]  # fmt: skip
+    assert len(to_admin) == 2  # one notice, then the reply to the admin's own message
