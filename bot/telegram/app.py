@@ -319,7 +319,20 @@ def register(app: BotApp) -> None:
     app.add_error_handler(on_error)
 
 
+def _answer_unread(error: BaseException | None) -> bool:
+    """Telegram answered a call with a body that could not be read (PTB's "Invalid server
+    response"): the call went through, only its answer was lost on the way."""
+    return type(error) is TelegramError and str(error).startswith("Invalid server response")
+
+
 async def on_error(update: object, context: BotContext) -> None:
+    if _answer_unread(context.error):
+        # the reply went through (the user sees it): "something went wrong" would be false
+        log.warning(
+            "update %s: Telegram's answer to a call could not be read; the call went through",
+            update.update_id if isinstance(update, Update) else None,
+        )
+        return
     if is_transient(context.error):
         # The sender's retries ran out (Telegram unreachable for a minute): no "something
         # went wrong" (that would fail too); the update is handled again later.

@@ -300,7 +300,7 @@ class _FloodRule:
 
 
 #: What :meth:`FakeBotAPI.faults` can make a call do instead of answering normally.
-FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout", "400"]
+FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout", "400", "unreadable"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "502", "timeout", "delivered_timeout")
 
 
@@ -759,6 +759,8 @@ class FakeBotAPI(InlineMode):
           client waits) and the call has no effect;
         * ``"400"``: Bad Request, a refusal that no retry changes (not in the default
           ``kinds``);
+        * ``"unreadable"``: the call takes effect, and its answer is cut short (a 200
+          whose JSON ends halfway; not in the default ``kinds``);
         * ``"delivered_timeout"``: the call takes effect (the user sees the message),
           then the answer comes after ``delay`` seconds, as when Telegram delivered a
           message but the connection dropped before the answer.
@@ -1428,7 +1430,7 @@ class FakeBotAPI(InlineMode):
         fault = self._draw_fault(canonical, params)
         try:
             self._check_flood(canonical, params)
-            if fault is not None and fault != "delivered_timeout":
+            if fault is not None and fault not in ("delivered_timeout", "unreadable"):
                 await self._inject(fault)
             result = handler(params) if handler is not None else True
             if asyncio.iscoroutine(result):
@@ -1437,7 +1439,11 @@ class FakeBotAPI(InlineMode):
             return self._finish(canonical, params, exc, request=request)
         if fault == "delivered_timeout":
             await asyncio.sleep(self.fault_log[-1]["delay"])
-        return self._finish(canonical, params, None, result, request=request)
+        answer = self._finish(canonical, params, None, result, request=request)
+        if fault == "unreadable":  # done, but its answer arrives cut short
+            body = answer.body if isinstance(answer.body, bytes) else b"{}"
+            return web.Response(body=body[: len(body) // 2], content_type="application/json")
+        return answer
 
     async def _inject(self, fault: FaultKind) -> None:
         """Raise the error of an injected fault (after its delay, for a time-out)."""

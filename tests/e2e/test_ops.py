@@ -194,3 +194,26 @@ async def test_a_missing_key_tells_users_when_and_admins_how(
         if c["method"] == "sendMessage" and c["params"].get("chat_id") == admin
     ]  # fmt: skip
     assert len(to_admin) == 2  # one notice, then the reply to the admin's own message
+
+
+async def test_a_reply_that_went_through_is_never_reported_as_failed(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    key = make_key()
+    async with running_bot(botapi, tmp_path, key=key) as bot:
+        botapi.faults(methods=("sendMessage",), kinds=("unreadable",), times=1)
+        ann = botapi.user(2301, "Ann")
+        message = await botapi.send_text(botapi.private_chat(ann), ann, f"1:{key[1]}")
+        call = await botapi.reply_to(message, timeout=20)
+        assert "Final Score:" in call["params"]["text"]
+        await asyncio.sleep(2)  # what would follow it: "something went wrong"
+        # the next message is handled as usual
+        later = await botapi.send_text(botapi.private_chat(ann), ann, f"2:{key[2]}")
+        await botapi.reply_to(later, timeout=20)
+    to_ann = [
+        c["params"]["text"] for c in botapi.calls
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == 2301
+    ]  # fmt: skip
+    assert len(to_ann) == 2 and all("Final Score:" in text for text in to_ann), to_ann
+    assert botapi.fault_log and botapi.fault_log[0]["kind"] == "unreadable"
+    assert "the call went through" in bot.log()
