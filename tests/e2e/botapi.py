@@ -1239,6 +1239,11 @@ class FakeBotAPI(InlineMode):
         """The command list stored by setMyCommands for this scope + language (None: unset)."""
         return self._commands.get((self._scope_key(scope), language_code))
 
+    def forget_file(self, file_id: str) -> None:
+        """Make ``file_id`` unknown, as to another bot (a database moved to a new token):
+        sending it again is refused with "wrong file identifier"."""
+        self._files.pop(file_id, None)
+
     def file_content(self, file_id: str) -> bytes | None:
         stored = self._files.get(file_id)
         return stored.content if stored is not None else None

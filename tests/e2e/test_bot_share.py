@@ -95,6 +95,31 @@ async def test_share_sends_the_card_once_then_by_file_id(bot: Bot) -> None:
     bot.check_clean(mark)
 
 
+async def test_a_refused_cached_card_is_drawn_and_uploaded_again(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, _card, sid = await _published(bot, 18011, "Sharer 11", correct=6)
+    first = await _share(bot, chat, user, reply, sid)
+    old_id = first["result"]["photo"][-1]["file_id"]
+    bot.api.forget_file(old_id)  # the database moved to another bot, say
+    since = bot.api.mark()
+    await bot.press(chat, user, reply, f"sh:{sid}")
+    again = await bot.api.wait_for(
+        lambda c: c["method"] == "sendPhoto" and c["ok"] and c["params"]["chat_id"] == chat["id"],
+        since=since,
+        timeout=20,
+    )
+    assert isinstance(again["params"]["photo"], UploadedFile)  # drawn and uploaded anew
+    refused = [c for c in bot.api.calls[since:] if c["method"] == "sendPhoto" and not c["ok"]]
+    assert [c["params"]["photo"] for c in refused] == [old_id]
+    assert "Sharer 11" in text_of(again)
+    third = await _share(bot, chat, user, reply, sid)
+    assert third["params"]["photo"] == again["result"]["photo"][-1]["file_id"]
+    assert not any(
+        "went wrong" in text_of(c) for c in bot.api.calls[since:] if c["method"] == "sendMessage"
+    )
+    assert [c for c in bot.api.errors() if c["index"] >= mark] == refused  # and nothing else
+
+
 async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) -> None:
     mark = bot.api.mark()
     owner, owner_chat, reply, _card, sid = await _published(bot, 18002, "Linked", correct=4)
