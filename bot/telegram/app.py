@@ -44,6 +44,7 @@ from telegram.ext import (
 from storage import DatabaseCorrupt, StorageError
 
 from ..core import backups, boards, keys
+from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
 from ..render.i18n import LANGUAGES, command_menu
@@ -358,10 +359,6 @@ async def on_error(update: object, context: BotContext) -> None:
         return
     ops.mark_failed(context, update)  # the update's log line says "error"
     await h.on_error(update, context)
-
-
-class StartupError(Exception):
-    """The bot cannot start (Telegram unreachable, token refused); the message says why."""
 
 
 async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -107,12 +108,13 @@ async def test_webhook_mode_stops_cleanly_on_sigterm(botapi: FakeBotAPI, tmp_pat
 async def test_a_refused_token_stops_start_up_with_one_line(
     botapi: FakeBotAPI, tmp_path: Path
 ) -> None:
-    env = {"BENCHBOARD_TOKEN": "999:not-this-bots-token"}
+    env = {"BENCHBOARD_TOKEN": "999:not-this-bots-token", "PYTHONDEVMODE": "1"}
     async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
         code = await asyncio.wait_for(bot.proc.wait(), 30)
     assert code == 2
     assert "benchboard: Telegram refused the token: check BENCHBOARD_TOKEN" in bot.log()
     assert "Traceback" not in bot.log()
+    assert "Unclosed" not in bot.log()  # the failed start closed what it opened
     assert "not-this-bots-token" not in bot.log()
 
 
@@ -122,12 +124,12 @@ async def test_a_database_that_cannot_open_stops_start_up_with_one_line(
     # the database opens while the first calls to Telegram are out: its failure is still
     # the start's, said in one line
     (tmp_path / "a-file").write_text("not a folder")
-    env = {"BENCHBOARD_DB": str(tmp_path / "a-file" / "benchboard.sqlite3")}
+    env = {"BENCHBOARD_DB": str(tmp_path / "a-file" / "benchboard.sqlite3"), "PYTHONDEVMODE": "1"}
     async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
         code = await asyncio.wait_for(bot.proc.wait(), 30)
     assert code == 2
     assert f"benchboard: cannot open the database {tmp_path / 'a-file'}" in bot.log()
-    assert "Traceback" not in bot.log()
+    assert "Traceback" not in bot.log() and "Unclosed" not in bot.log()
     assert not any(c["method"] == "sendMessage" for c in botapi.calls)
 
 
@@ -217,3 +219,20 @@ async def test_a_reply_that_went_through_is_never_reported_as_failed(
     assert len(to_ann) == 2 and all("Final Score:" in text for text in to_ann), to_ann
     assert botapi.fault_log and botapi.fault_log[0]["kind"] == "unreadable"
     assert "the call went through" in bot.log()
+
+
+async def test_a_taken_webhook_port_stops_start_up_with_one_line_closing_all(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # development mode: every unclosed session, socket or file is reported
+        env = {**webhook_env(port, SECRET), "PYTHONDEVMODE": "1", "PYTHONWARNINGS": "always"}
+        async with running_bot(botapi, tmp_path, key=make_key(), env=env, wait=False) as bot:
+            code = await asyncio.wait_for(bot.proc.wait(), 30)
+    assert code == 2, bot.log()[-2000:]
+    assert f"benchboard: cannot listen on 127.0.0.1:{port}: address already in use" in bot.log()
+    assert "Traceback" not in bot.log()
+    assert "Unclosed" not in bot.log() and "ResourceWarning" not in bot.log(), bot.log()[-3000:]
