@@ -25,9 +25,16 @@ import functools
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
+from telegram import (
+    BotCommand,
+    BotCommandScopeChat,
+    BotCommandScopeDefault,
+    MenuButtonWebApp,
+    Update,
+    WebAppInfo,
+)
 from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
@@ -47,7 +54,7 @@ from ..core import backups, boards, keys
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
-from ..render.i18n import LANGUAGES, command_menu
+from ..render.i18n import DEFAULT_LANGUAGE, LANGUAGES, command_menu, t
 from ..settings import Settings
 from . import admin_handlers as ah
 from . import buttons as b
@@ -67,27 +74,39 @@ from .http import DEFAULTS, AiohttpRequest, BenchBot, RetryingRateLimiter, is_tr
 log = logging.getLogger("benchboard")
 
 COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
+ADMIN_COMMANDS = {lang: command_menu(lang, admin=True) for lang in LANGUAGES}
 
 
 async def _tell_commands(app: BotApp) -> None:
-    """The command menu in each language. Only the menu depends on it: a refusal is
-    logged and the bot runs on (the commands work typed)."""
-    results = await asyncio.gather(
-        *(
-            app.bot.set_my_commands(
-                [BotCommand(name, text) for name, text in commands],
-                scope=BotCommandScopeDefault(),
-                language_code=None if lang == "en" else lang,
+    """The command menu in each language, each bot admin's with their commands (a menu
+    of their own chat), and the Mini App as the menu button when the boards' public
+    address is known. Only the menus depend on it: a refusal is logged and the bot runs
+    on (the commands work typed)."""
+    settings: Settings = app.bot_data["settings"]
+    calls: dict[str, Awaitable[bool]] = {}
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        calls[f"menu {lang}"] = app.bot.set_my_commands(
+            [BotCommand(name, text) for name, text in COMMANDS[lang]],
+            scope=BotCommandScopeDefault(),
+            language_code=code,
+        )
+        for admin in sorted(settings.admins):
+            calls[f"admin menu {lang} {admin}"] = app.bot.set_my_commands(
+                [BotCommand(name, text) for name, text in ADMIN_COMMANDS[lang]],
+                scope=BotCommandScopeChat(admin),
+                language_code=code,
             )
-            for lang, commands in COMMANDS.items()
-        ),
-        return_exceptions=True,
-    )
-    for lang, result in zip(COMMANDS, results, strict=True):
+    web = settings.public_web_url
+    if web:
+        button = MenuButtonWebApp(t(DEFAULT_LANGUAGE, "menu_button"), WebAppInfo(f"{web}/app"))
+        calls["menu button"] = app.bot.set_chat_menu_button(menu_button=button)
+    results = await asyncio.gather(*calls.values(), return_exceptions=True)
+    for what, result in zip(calls, results, strict=True):
         if isinstance(result, TelegramError):
             log.warning(
-                "the command menu was not set: the bot runs without it",
-                extra={"lang": lang, "error": f"{type(result).__name__}: {result}"},
+                "a menu was not set: the bot runs without it",
+                extra={"menu": what, "error": f"{type(result).__name__}: {result}"},
             )
         elif isinstance(result, BaseException):
             raise result

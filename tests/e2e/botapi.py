@@ -299,6 +299,9 @@ class _FloodRule:
     methods: frozenset[str] | None
 
 
+#: The emoji a bot may react with (a few of Telegram's list of allowed reactions).
+_REACTIONS = frozenset("👍👎❤🔥👏🤔👀🎉🙏✍🏆⚡💯😁🤩👌")
+
 #: What :meth:`FakeBotAPI.faults` can make a call do instead of answering normally.
 FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout", "400", "unreadable"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "502", "timeout", "delivered_timeout")
@@ -594,6 +597,10 @@ class FakeBotAPI(InlineMode):
         self._users: dict[int, JSONDict] = {}
         self._chats: dict[int, JSONDict] = {}
         self._messages: dict[tuple[int, int], _StoredMessage] = {}
+        #: setChatMenuButton's buttons by chat id (None: the default for every chat)
+        self.menu_buttons: dict[int | None, JSONDict] = {}
+        #: the bot's reactions by (chat id, message id), as setMessageReaction left them
+        self.reactions: dict[tuple[int, int], list[str]] = {}
         self._next_message_id: dict[int, int] = {}
         self._files: dict[str, StoredFile] = {}
         self._files_by_path: dict[str, StoredFile] = {}
@@ -1780,7 +1787,9 @@ class FakeBotAPI(InlineMode):
             "getChatAdministrators": self._m_get_chat_administrators,
             "getChatMemberCount": self._m_get_chat_member_count,
             "getChat": self._m_get_chat,
-            "getChatMenuButton": lambda p: {"type": "commands"},
+            "getChatMenuButton": self._m_get_chat_menu_button,
+            "setChatMenuButton": self._m_set_chat_menu_button,
+            "setMessageReaction": self._m_set_message_reaction,
             "answerInlineQuery": self._m_answer_inline_query,
         }
 
@@ -2035,6 +2044,38 @@ class FakeBotAPI(InlineMode):
         self._commands[key] = [
             {"command": c["command"], "description": c["description"]} for c in commands
         ]
+        return True
+
+    def _m_set_chat_menu_button(self, p: JSONDict) -> bool:
+        button = p.get("menu_button") or {"type": "default"}
+        if not isinstance(button, dict) or button.get("type") not in (
+            "default", "commands", "web_app"
+        ):  # fmt: skip
+            raise _bad_request("can't parse menu button")
+        if button["type"] == "web_app":
+            url = str((button.get("web_app") or {}).get("url", ""))
+            if not url.startswith("https://") or not button.get("text"):
+                raise _bad_request("BUTTON_URL_INVALID")  # a Web App needs an HTTPS address
+        chat = None if p.get("chat_id") is None else self._chat(p)["id"]
+        self.menu_buttons[chat] = button
+        return True
+
+    def _m_get_chat_menu_button(self, p: JSONDict) -> JSONDict:
+        chat = None if p.get("chat_id") is None else self._chat(p)["id"]
+        return self.menu_buttons.get(chat, self.menu_buttons.get(None, {"type": "commands"}))
+
+    def _m_set_message_reaction(self, p: JSONDict) -> bool:
+        chat = self._sendable_chat(p)
+        key = (chat["id"], int(p.get("message_id") or 0))
+        if key not in self._messages:
+            raise _bad_request("message to react not found")
+        reaction = p.get("reaction") or []
+        if not isinstance(reaction, list) or any(
+            not isinstance(r, dict) or r.get("type") != "emoji" or r.get("emoji") not in _REACTIONS
+            for r in reaction
+        ):
+            raise _bad_request("REACTION_INVALID")
+        self.reactions[key] = [r["emoji"] for r in reaction]
         return True
 
     def _m_get_my_commands(self, p: JSONDict) -> list[JSONDict]:

@@ -236,3 +236,23 @@ async def test_a_taken_webhook_port_stops_start_up_with_one_line_closing_all(
     assert f"benchboard: cannot listen on 127.0.0.1:{port}: address already in use" in bot.log()
     assert "Traceback" not in bot.log()
     assert "Unclosed" not in bot.log() and "ResourceWarning" not in bot.log(), bot.log()[-3000:]
+
+
+async def test_admins_get_their_own_menu_and_the_mini_app_is_the_menu_button(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    admin = 9401
+    env = {"BENCHBOARD_ADMINS": str(admin), "BENCHBOARD_WEB_URL": "https://boards.example.com"}
+    async with running_bot(botapi, tmp_path, key=make_key(), env=env):
+        pass
+    scope = {"type": "chat", "chat_id": admin}
+    for lang in ("", "fa"):
+        everyone = {c["command"] for c in botapi.commands(lang) or []}
+        theirs = {c["command"] for c in botapi.commands(lang, scope) or []}
+        assert {"score", "leaderboard"} <= everyone and "setkey" not in everyone
+        assert everyone < theirs and {"setkey", "rescore", "verify", "backup"} <= theirs
+    button = botapi.menu_buttons[None]
+    assert button["type"] == "web_app" and button["web_app"]["url"] == (
+        "https://boards.example.com/app"
+    )
+    assert button["text"] == "Boards"
