@@ -13,7 +13,7 @@ import html
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ async def no_key(
     if now - told.get(name, -KEY_MISSING_EVERY) < KEY_MISSING_EVERY:
         return
     told[name] = now
-    log.error("a submission met a missing key", extra={"benchmark": name})
+    log.warning("a submission met a missing key", extra={"benchmark": name})
     for admin in sorted(admins):
         with contextlib.suppress(TelegramError):
             await context.bot.send_message(
@@ -357,7 +357,59 @@ async def card(
     return text, keyboard if owner else None
 
 
+#: Texts from this size on are scored in the worker pool (and watched with 👀).
+POOL = submit.POOL_THRESHOLD
+
+
+@contextlib.asynccontextmanager
+async def _watched(context: BotContext, message: Message, on: bool) -> AsyncIterator[None]:
+    """The bot's 👀 on ``message`` while the block runs (when ``on``); a chat where the
+    bot may not react is no error."""
+
+    async def react(emoji: str | None) -> None:
+        with contextlib.suppress(TelegramError):
+            await context.bot.set_message_reaction(
+                message.chat_id, message.message_id, [emoji] if emoji else []
+            )
+
+    if on:
+        await react("👀")
+    try:
+        yield
+    finally:
+        if on:
+            await react(None)
+
+
 async def score(
+    update: Update,
+    context: BotContext,
+    source: Message,
+    *,
+    text: str | None,
+    document: Document | None = None,
+    command_args: str = "",
+    paste: Paste | None = None,
+    author: User | None = None,
+) -> None:
+    """Score text or a document from ``source`` and reply to it (:func:`_scored`). A file,
+    or a paste big enough for the worker pool, may take a moment: it wears the bot's 👀
+    until it is answered (a small paste is answered before a reaction would show)."""
+    big = document is not None or len(text or "") >= POOL
+    async with _watched(context, source, big):
+        await _scored(
+            update,
+            context,
+            source,
+            text=text,
+            document=document,
+            command_args=command_args,
+            paste=paste,
+            author=author,
+        )
+
+
+async def _scored(
     update: Update,
     context: BotContext,
     source: Message,

@@ -108,9 +108,11 @@ async def _probe(url: str) -> None:
     to the pool, which waits for it."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=5)
-    except psycopg.OperationalError as exc:
+    except psycopg.Error as exc:  # a malformed address too: the pool's open says it
         text = str(exc)
-        if not any(words in text for words in _PERMANENT):
+        if not isinstance(exc, psycopg.OperationalError) or not any(
+            words in text for words in _PERMANENT
+        ):
             return
         info = conninfo_to_dict(url)
         name = str(info.get("dbname") or info.get("user") or "postgres")

@@ -256,3 +256,26 @@ async def test_admins_get_their_own_menu_and_the_mini_app_is_the_menu_button(
         "https://boards.example.com/app"
     )
     assert button["text"] == "Boards"
+
+
+async def test_an_uploaded_submission_wears_eyes_while_it_is_scored(
+    botapi: FakeBotAPI, tmp_path: Path
+) -> None:
+    key = make_key()
+    async with running_bot(botapi, tmp_path, key=key):
+        ann = botapi.user(2401, "Ann")
+        chat = botapi.private_chat(ann)
+        small = await botapi.send_text(chat, ann, f"1:{key[1]}")
+        await botapi.reply_to(small, timeout=20)
+        body = "\n".join(f"{q}:{a}" for q, a in key.items()).encode()
+        upload = await botapi.send_document(chat, ann, body, "out.txt")
+        reply = await botapi.reply_to(upload, timeout=20)
+        cleared = await botapi.wait_for(
+            lambda c: c["method"] == "setMessageReaction" and c["params"]["reaction"] == [],
+            timeout=20,
+        )
+    reactions = [c for c in botapi.calls if c["method"] == "setMessageReaction"]
+    assert [c["params"]["message_id"] for c in reactions] == [upload["message_id"]] * 2
+    assert reactions[0]["params"]["reaction"] == [{"type": "emoji", "emoji": "👀"}]
+    assert reactions[0]["index"] < reply["index"] < cleared["index"]  # on while scored
+    assert botapi.reactions[(chat["id"], upload["message_id"])] == []
