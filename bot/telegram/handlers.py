@@ -34,7 +34,7 @@ from scoring import Benchmark, Result, ScoringError, registry
 from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
-from ..core.pastes import Paste, Pastes
+from ..core.pastes import Paste, Pastes, at_limit
 from ..core.submissions import Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..render.card_views import challenge_line
@@ -473,7 +473,10 @@ async def _scored(
     if challenge is not None:
         await sharing.answered(context.services, owner_id, sub, challenge)
     notes = []
-    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
+    # the text's last message at Telegram's limit: what follows may be the rest of it
+    last = paste.parts[-1][1] if paste is not None else text
+    long = last is not None and at_limit(last)
+    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh, long=long):
         notes.append(t(lang, "partial_paste"))
     body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
     await send_reply(context.bot, source, body, keyboard)
