@@ -39,6 +39,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
@@ -241,6 +242,9 @@ def register(app: BotApp) -> None:
     app.add_handler(
         CommandHandler(board_names, nh.on_natory_leaderboard, filters=new & nh.NATORY_BOARD)
     )
+
+    # The bot added to a group: how it works there.
+    app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
 
     # Users' commands.
     commands = [

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 
 from telegram import Chat, InlineKeyboardMarkup, Update
+from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 
 from scoring import Mode, UnknownMode, registry
@@ -18,7 +19,7 @@ from ..render.boards import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
-from .handlers import card, in_group, remember_lang, reply_error, user_lang
+from .handlers import card, greet_group, in_group, remember_lang, reply_error, user_lang
 from .http import send_reply
 from .keyboards import board_keyboard, history_keyboard
 
@@ -106,6 +107,9 @@ async def on_start(update: Update, context: BotContext) -> None:
     # shared links (a result, a challenge, a group's board) and /start in a group
     if await share_handlers.open_start(update, context, payload):
         return
+    if in_group(message.chat):  # a bare /start there: how the bot works in a group
+        await greet_group(context, message.chat, lang)
+        return
     if payload == "me" and not in_group(message.chat):  # from /me in a group
         text, keyboard = await me_page(context, user.id, lang)
         await message.reply_text(text, reply_markup=keyboard)
@@ -127,6 +131,22 @@ async def on_start(update: Update, context: BotContext) -> None:
         return
     shown, buttons = await card(context, sub, lang, owner=sub.user_id == user.id)
     await send_reply(context.bot, message, shown, buttons)
+
+
+async def on_bot_added(update: Update, context: BotContext) -> None:
+    """The bot added to a group (``my_chat_member``: from left or kicked to a member):
+    it says how it works there, in the language of whoever added it."""
+    change = update.my_chat_member
+    if change is None or not in_group(change.chat):
+        return
+    joined = change.new_chat_member.status in (
+        ChatMemberStatus.MEMBER,
+        ChatMemberStatus.ADMINISTRATOR,
+    )
+    was_out = change.old_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
+    if joined and was_out:
+        lang = await user_lang(context, change.from_user)
+        await greet_group(context, change.chat, lang, once=True)
 
 
 async def on_help(update: Update, context: BotContext) -> None:

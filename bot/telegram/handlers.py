@@ -151,6 +151,23 @@ async def no_key(
             )
 
 
+#: Seconds within which a group is greeted once (added through a ``startgroup`` link,
+#: Telegram sends both the member update and a ``/start``).
+GREET_EVERY = 60.0
+
+
+async def greet_group(context: BotContext, chat: Chat, lang: str, *, once: bool = False) -> None:
+    """How the bot works in a group: ``/score``, the group's board and its web address.
+    ``once``: not again within :data:`GREET_EVERY` (the bot just joined)."""
+    greeted: Lru[int, float] = context.bot_data.setdefault("greeted", Lru(1000))
+    now, then = time.monotonic(), greeted.get(chat.id)
+    if once and then is not None and now - then < GREET_EVERY:
+        return
+    greeted[chat.id] = now
+    title = html.escape(chat.title or "")
+    await context.bot.send_message(chat.id, t(lang, "group_welcome", title=title))
+
+
 def in_group(chat: Chat | None) -> bool:
     return chat is not None and chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
 

@@ -25,7 +25,7 @@ from ..render.boards import render_board
 from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
-from .handlers import error_text, in_group, user_lang
+from .handlers import error_text, greet_group, in_group, user_lang
 from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
 
 log = logging.getLogger(__name__)
@@ -279,10 +279,9 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
     if in_group(message.chat):
         if not payload:
             return False  # a bare /start typed in a group: the welcome
-        # added through a startgroup link (its payload): the group's board
-        query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
-        page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
-        await message.reply_text(render_board(page, lang=lang))
+        # added through a startgroup link (its payload): how the bot works here, once
+        # (the member update that came with it may have said it already)
+        await greet_group(context, message.chat, lang, once=True)
         return True
     if payload == "board":  # the button of an inline top-five image: the global board
         query = boards.BoardQuery(registry.DEFAULT, "g", None, 0, 0)

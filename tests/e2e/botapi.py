@@ -887,6 +887,22 @@ class FakeBotAPI(InlineMode):
         await self._dispatch(update)
         return dict(update["message"])
 
+    async def add_bot(self, chat: JSONDict, user: JSONDict) -> JSONDict:
+        """``user`` adds the bot to the group ``chat``: the ``my_chat_member`` update
+        (left → member) Telegram sends; returns it."""
+        self._users.setdefault(int(user["id"]), user)
+        bot = {k: v for k, v in self.me.items() if k in ("id", "is_bot", "first_name", "username")}
+        change = {
+            "chat": chat,
+            "from": user,
+            "date": int(time.time()),
+            "old_chat_member": {"status": "left", "user": bot},
+            "new_chat_member": {"status": "member", "user": bot},
+        }
+        update = self._new_update("my_chat_member", change)
+        await self._dispatch(update)
+        return change
+
     async def edit_text(self, message: JSONDict, text: str) -> JSONDict:
         """The user edits one of their text messages; returns the edited Message."""
         edited = dict(message)

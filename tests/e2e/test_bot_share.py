@@ -195,9 +195,9 @@ async def test_the_board_as_an_image_and_the_group_links(bot: Bot) -> None:
     visitor, visitor_chat = private_user(bot, 18010)
     opened = text_of(await bot.say(visitor_chat, visitor, f"/start {payload}"))
     assert "The board of Share Lab" in opened and "Group Model" in opened
-    # added through a startgroup link: /start in the group shows its board
+    # added through a startgroup link: /start in the group says how the bot works there
     shown = text_of(await bot.say(group, member, f"/start@{BOT} board"))
-    assert "Group Model" in shown and "this group" in shown
+    assert "Hi Share Lab!" in shown and "/score" in shown and "/leaderboard" in shown
     bot.check_clean(mark)
 
 
@@ -264,6 +264,8 @@ async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
     assert "The board of <Lab & co>" in text_of(
         await bot.say(visitor_chat, visitor, f"/start {payload}")
     )
-    # a bare /start in a group is still the welcome
-    assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(group, member, "/start"))
+    # a bare /start in a group is the group's welcome, its name escaped
+    assert "Hi <Lab & co>! I score LLM benchmark outputs" in text_of(
+        await bot.say(group, member, "/start")
+    )
     bot.check_clean(mark)
