@@ -35,7 +35,7 @@ from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
-from ..core.submissions import Submission
+from ..core.submissions import DETECTED, Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..render.card_views import challenge_line
 from ..render.format import (
@@ -335,7 +335,8 @@ async def card(
     """The score reply and its buttons (for someone else, no allowance and no buttons):
     for its owner, one line saying what is missing to publish, and the buttons for it."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
-    chosen = _chosen_line(lang, card.benchmark)
+    # which benchmark read it, and how to choose another: only when it was guessed
+    chosen = _chosen_line(lang, card.benchmark) if sub.extra.get(DETECTED) else None
     step = None
     if owner:
         step = next_step(
@@ -358,7 +359,7 @@ async def card(
         author=card.author,
         asked_by=card.asked_by,
         withdrawn=card.withdrawn,
-        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra)]), chosen],
+        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra), chosen])],
     )
     keyboard = score_keyboard(
         lang,

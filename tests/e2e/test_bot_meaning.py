@@ -167,6 +167,16 @@ async def test_a_zerobench_jsonl_without_a_tag_is_zerobench(bot: Bot) -> None:
     assert "Invalid lines" not in plain
 
 
+async def test_a_benchmark_named_by_the_user_is_not_second_guessed(bot: Bot) -> None:
+    user, chat = private_user(bot, 9031)
+    body = "\n".join(answers(KEY, correct=3))
+    for named in (f"#primebench\n{body}", f"benchmark: primebench\n{body}"):
+        plain = text_of(await bot.say(chat, user, named))
+        assert plain.splitlines()[0] == "PrimeBench" and "Read as" not in plain, plain
+    guessed = text_of(await bot.say(chat, user, body))
+    assert "Read as PrimeBench" in guessed and "#zerobench #natory" in guessed
+
+
 # --- 6. split pastes ---------------------------------------------------------------------------
 
 
