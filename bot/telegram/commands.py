@@ -152,7 +152,25 @@ async def on_bot_added(update: Update, context: BotContext) -> None:
 async def on_help(update: Update, context: BotContext) -> None:
     if update.effective_message is not None:
         lang = await user_lang(context, update.effective_user)
-        await update.effective_message.reply_text(t(lang, "help"))
+        await update.effective_message.reply_text(help_text(lang))
+
+
+def help_text(lang: str) -> str:
+    """Every user command, grouped; the benchmarks' tags and their challenges' commands
+    from the registry."""
+    benchmarks = registry.all_benchmarks()
+    challenges = "".join(
+        t(lang, "help_challenge", command=b.name, title=html.escape(b.title))
+        for b in benchmarks
+        if b.daily
+    )
+    return t(
+        lang,
+        "help",
+        tags=" ".join(f"#{b.name}" for b in benchmarks),
+        default=html.escape(registry.get(registry.DEFAULT).title),
+        challenges=challenges,
+    )
 
 
 async def on_prompt(update: Update, context: BotContext) -> None:
