@@ -12,14 +12,22 @@ from telegram.error import BadRequest, Forbidden
 
 from scoring import Mode, UnknownMode, registry
 
-from ..core import boards, datafiles, people, submissions
+from ..core import boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
-from .handlers import card, greet_group, in_group, remember_lang, reply_error, user_lang
+from .handlers import (
+    card,
+    greet_group,
+    in_group,
+    remember_lang,
+    reply_error,
+    send_questions,
+    user_lang,
+)
 from .http import send_reply
 from .keyboards import board_keyboard, history_keyboard
 
@@ -190,14 +198,7 @@ async def on_questions(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
-    default = registry.get(registry.DEFAULT)
-    path = datafiles.questions_path(context.services.settings.data_dir, default)
-    if path is None:
-        await message.reply_text(t(lang, "no_questions"))
-        return
-    await message.reply_document(
-        path.read_bytes(), filename=path.name, caption=t(lang, "questions_caption"), parse_mode=None
-    )
+    await send_questions(context, message, registry.get(registry.DEFAULT), lang)
 
 
 async def on_benchmarks(update: Update, context: BotContext) -> None:

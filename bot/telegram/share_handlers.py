@@ -25,7 +25,7 @@ from ..render.boards import render_board
 from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
-from .handlers import error_text, greet_group, in_group, user_lang
+from .handlers import error_text, greet_group, in_group, send_questions, user_lang
 from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
 
 log = logging.getLogger(__name__)
@@ -330,6 +330,8 @@ async def _open_challenge(
     if benchmark.credit:
         text += "\n" + html.escape(benchmark.credit)
     await message.reply_text(text)
+    # and what the prompt is about, so the friend can run the benchmark from here
+    await send_questions(context, message, benchmark, lang, missing_ok=True)
 
 
 def is_private(message: Message | None) -> bool:

@@ -13,7 +13,18 @@ import pytest
 import pytest_asyncio
 
 from .botapi import UploadedFile
-from .botkit import BOT, KEY, Bot, answers, bot_session, button, buttons, private_user, text_of
+from .botkit import (
+    BOT,
+    KEY,
+    Bot,
+    answers,
+    bot_session,
+    button,
+    buttons,
+    private_user,
+    questions_json,
+    text_of,
+)
 from .botkit import submission_id as sid_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -22,11 +33,12 @@ RESULT_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(r_[A-Za-z0-9_-]{{16}})")
 CHALLENGE_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(c_[A-Za-z0-9_-]{{16}})")
 GROUP_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(g_[A-Za-z0-9_-]{{16}})")
 CREDIT = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+QUESTIONS = questions_json()
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
-    async with bot_session(tmp_path_factory.mktemp("share")) as b:
+    async with bot_session(tmp_path_factory.mktemp("share"), questions=QUESTIONS) as b:
         yield b
 
 
@@ -161,6 +173,11 @@ async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> No
     assert "beat +6 by Champion on PrimeBench" in plain
     assert "Based on the questions, choose the correct option." in plain  # the prompt
     assert "<pre>" in opened["params"]["text"] and CREDIT in plain
+    # and the questions the prompt is about, so the friend can run the benchmark
+    sent = await bot.api.wait_call("sendDocument", chat_id=friend_chat["id"], since=since)
+    document = sent["params"]["document"]
+    assert document.filename == "Q.json" and document.content == QUESTIONS
+    assert "PrimeBench's questions (Q.json)" in text_of(sent) and CREDIT in text_of(sent)
     body = "\n".join(answers(KEY, correct=10))
     answer = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
     assert "Challenge: beat +6 by Champion" in text_of(answer)
