@@ -315,7 +315,8 @@ def cmd_run(args: argparse.Namespace, load: Load) -> int:
     # the start (imports, the application) makes objects that live as long as the
     # process and next to no garbage: no collections until it is up (ops.settle_heap)
     gc.disable()
-    from .telegram.app import StartupError, run  # imported here: scoring offline needs no Telegram
+    from .core.errors import StartupError
+    from .telegram.app import run  # imported here: scoring offline needs no Telegram
 
     settings = load()
     settings.require_token()

@@ -19,9 +19,13 @@ if TYPE_CHECKING:
 
 def cmd_web(args: argparse.Namespace, load: Load) -> int:
     """``web [--host H] [--port P]``: the web boards over HTTP, until SIGTERM or SIGINT."""
+    from .core.errors import StartupError
     from .web import standalone
 
-    standalone.run(load(), args.host, args.port)
+    try:
+        standalone.run(load(), args.host, args.port)
+    except StartupError as exc:
+        fail(str(exc))
     return 0
 
 

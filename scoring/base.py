@@ -9,7 +9,12 @@ function here touches the network, a database or Telegram.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .runs import RunMaterials, RunPlan
 
 # The value types here and in a scorer's path are NamedTuples, not dataclasses: frozen
 # and as small, and importing ``dataclasses`` (and the ``inspect`` it loads) would be a
@@ -252,6 +257,26 @@ class Benchmark(Protocol):
 
     def result_from_record(self, data: Mapping[str, Any]) -> Result:
         """Rebuild a result from ``to_record()`` output (what storage keeps)."""
+        ...
+
+    # --- how it is run against a model (scoring.runs) ---------------------------------
+
+    #: the version of the instruction a run sends, recorded with the run
+    run_version: str
+    #: the file a run sends as its questions, relative to the data folder (None: the
+    #: run sends none, or the benchmark's :attr:`questions_file`)
+    run_questions_file: str | None
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        """The calls a run sends to a model, from the key (or challenge) and the question
+        file; ``attempts``: attempts per question where the benchmark scores several
+        (ZeroBench's k; the others make one). Raise :class:`scoring.runs.RunRefused` when
+        it cannot be run (its questions are not loaded)."""
+        ...
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        """The raw output a run's answers make (one per call, in the plan's order): the
+        text scored exactly as if it had been pasted, with the plan's options."""
         ...
 
 

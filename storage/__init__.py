@@ -92,7 +92,8 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     # sharing (storage.sharing): card theme, uploaded card file ids, inline results, rank
     await store.set_card_theme(user_id, "light" | "dark") -> None
     await store.card_theme(user_id) -> "light" | "dark"          # light until chosen
-    await store.card_file(key) -> str | None; await store.save_card_file(key, file_id)
+    await store.card_file(key) -> str | None; await store.save_card_file(key, file_id);
+    await store.forget_card_file(key, file_id)
     await store.published_by(user_id, *, search="", limit=10, offset=0) -> list[Submission]
     await store.global_rank(submission) -> int | None              # None: not published
     await store.key_sha256(key_version_id) -> str | None

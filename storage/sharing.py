@@ -62,6 +62,13 @@ class ShareStore(StoreBase):
             row = await s.one("SELECT file_id FROM card_files WHERE key = ?", (key,))
         return None if row is None else str(row[0])
 
+    async def forget_card_file(self, key: str, file_id: str) -> None:
+        """Forget an uploaded card image's file id that Telegram refused (a database moved
+        to another bot): the next send draws and uploads it again. A newer upload's id,
+        saved meanwhile, is kept."""
+        async with self._db.write() as s:
+            await s.execute("DELETE FROM card_files WHERE key = ? AND file_id = ?", (key, file_id))
+
     async def save_card_file(self, key: str, file_id: str) -> None:
         """Remember the file id of an uploaded card image (the latest upload wins)."""
         if not key or len(key) > _MAX_KEY or not file_id or len(file_id) > _MAX_FILE_ID:

@@ -293,7 +293,7 @@ async def ask_rescore(services: Services, actor: Actor, args: list[str]) -> Resc
     name = benchmark.name
     store = services.store
     if not benchmark.daily and await store.current_key(name) is None:
-        raise UserError("no_key", benchmark=benchmark.title)
+        raise UserError("no_key", benchmark=benchmark.title, name=benchmark.name)
     pending = await store.pending_rescore(
         name, scorer_version=benchmark.scorer_version, keyless=benchmark.daily
     )

@@ -24,4 +24,23 @@ class DailyLimit(UserError):
         self.limit = limit
 
 
-__all__ = ["DailyLimit", "NotFound", "StorageError", "StoreUnavailable", "UserError"]
+class StartupError(Exception):
+    """A server cannot start (Telegram unreachable, the token refused, the database or
+    the port unavailable); the message says why, in one line."""
+
+
+def listen_failed(host: str, port: int, error: OSError) -> StartupError:
+    """The start-up error of a port that cannot be listened on (taken, not allowed)."""
+    reason = error.strerror or str(error)
+    return StartupError(f"cannot listen on {host}:{port}: {reason.lower()}")
+
+
+__all__ = [
+    "DailyLimit",
+    "NotFound",
+    "StartupError",
+    "StorageError",
+    "StoreUnavailable",
+    "UserError",
+    "listen_failed",
+]

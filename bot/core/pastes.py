@@ -82,7 +82,7 @@ class Pastes:
         self.clock = clock
         self._open: Lru[Key, Paste] = Lru(maxsize)
         self._roles: Lru[tuple[Key, int], tuple[Paste, bool]] = Lru(maxsize)
-        self._submitted: Lru[Key, float] = Lru(maxsize)
+        self._submitted: Lru[Key, tuple[float, bool]] = Lru(maxsize)
 
     def note(self, chat_id: int, user_id: int, message_id: int, text: str) -> None:
         """A text message arrived (called in arrival order, before its handler runs)."""
@@ -138,13 +138,18 @@ class Pastes:
             return False
         return True
 
-    def submitted(self, chat_id: int, user_id: int, result: Any) -> bool:
-        """Note a submission stored just now; True when it looks like part of a longer
-        paste (many questions unanswered) and came right after another."""
+    def submitted(self, chat_id: int, user_id: int, result: Any, *, long: bool) -> bool:
+        """Note a submission stored just now (``long``: its text was at Telegram's length
+        limit); True when it looks like the rest of a paste Telegram cut: many questions
+        unanswered, right after a submission at the limit (two short messages in a row
+        are two messages: Telegram cuts only near 4,096 characters)."""
         key, now = (chat_id, user_id), self.clock()
         previous = self._submitted.get(key)
-        self._submitted[key] = now
-        return previous is not None and now - previous <= RECENT and looks_partial(result)
+        self._submitted[key] = (now, long)
+        if previous is None:
+            return False
+        then, cut = previous
+        return cut and now - then <= RECENT and looks_partial(result)
 
 
 def looks_partial(result: Any) -> bool:

@@ -149,6 +149,14 @@ async def uploaded(services: Services, image: Image, file_id: str) -> None:
     await services.store.save_card_file(image.key, file_id)
 
 
+async def refused(services: Services, image: Image) -> Image:
+    """Telegram refused the image's cached ``file_id`` (the database moved to another
+    bot, the file expired): it is forgotten, and the image is to be drawn and uploaded."""
+    if image.file_id is not None:
+        await services.store.forget_card_file(image.key, image.file_id)
+    return Image(image.key, None, image.view)
+
+
 # --- board images -----------------------------------------------------------------------
 
 

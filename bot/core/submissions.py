@@ -16,6 +16,9 @@ from .services import Services
 #: ``Submission.extra``'s entry naming who asked for the scoring, when it was someone
 #: other than the author (``/score`` in reply to someone's message in a group).
 ASKED_BY = "asked_by"
+#: ``Submission.extra``'s mark of a benchmark chosen from the content (no tag named it):
+#: the card then says which benchmark read it and how to choose another.
+DETECTED = "detected"
 
 
 @dataclass(frozen=True, slots=True)

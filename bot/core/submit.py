@@ -24,7 +24,7 @@ from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES
 from .services import Services
-from .submissions import ASKED_BY
+from .submissions import ASKED_BY, DETECTED
 from .tags import Tags, blank
 
 #: Inputs at least this large are read, scored and packed in a worker process.
@@ -192,7 +192,7 @@ async def _key_and_options(
     else:
         loaded = services.keys.get(benchmark.name)
         if loaded is None:
-            raise UserError("no_key", benchmark=benchmark.title)
+            raise UserError("no_key", benchmark=benchmark.title, name=benchmark.name)
         key, options = benchmark.key_for(options, loaded.key)
         key_version_id = loaded.version.id
     return benchmark, key, dict(options), key_version_id
@@ -285,6 +285,8 @@ async def record(
     extra = {k: v for k, v in scored.options.items() if k != "previous"}
     if asked_by is not None and asked_by != user_id:
         extra[ASKED_BY] = asked_by
+    if scored.detected:
+        extra[DETECTED] = True
     if (
         challenge is not None
         and challenge[0] == scored.benchmark.name

@@ -56,6 +56,20 @@ MENU = (
     ("help", N_("cmd_help")),
 )
 
+#: What the command menu adds for a bot admin (a ``BotCommandScopeChat`` menu of their own).
+ADMIN_MENU = (
+    ("setkey", N_("cmd_admin_setkey")),
+    ("rescore", N_("cmd_admin_rescore")),
+    ("keyinfo", N_("cmd_admin_keyinfo")),
+    ("hide", N_("cmd_admin_hide")),
+    ("unhide", N_("cmd_admin_unhide")),
+    ("verify", N_("cmd_admin_verify")),
+    ("ban", N_("cmd_admin_ban")),
+    ("unban", N_("cmd_admin_unban")),
+    ("audit", N_("cmd_admin_audit")),
+    ("backup", N_("cmd_admin_backup")),
+)
+
 #: Ids the code builds from a value (``f"state_{visibility}"``, ``f"hint_{code}"``, ...):
 #: listed here only so that extraction keeps them in the catalogues.
 RUNTIME_IDS = (
@@ -297,6 +311,7 @@ def field_label(lang: str, key: str) -> str:
     return _template(lang, f"field_{key}") or key
 
 
-def command_menu(lang: str) -> list[tuple[str, str]]:
-    """The bot's command menu in ``lang``: (command, description) pairs, in order."""
-    return [(name, t(lang, key)) for name, key in MENU]
+def command_menu(lang: str, *, admin: bool = False) -> list[tuple[str, str]]:
+    """The bot's command menu in ``lang``: (command, description) pairs, in order; a bot
+    admin's adds theirs."""
+    return [(name, t(lang, key)) for name, key in MENU + (ADMIN_MENU if admin else ())]

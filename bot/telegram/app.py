@@ -24,13 +24,22 @@ import contextlib
 import functools
 import logging
 import signal
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Awaitable
 
-from telegram import BotCommand, BotCommandScopeDefault, Update
-from telegram.error import InvalidToken, NetworkError, TimedOut
+from telegram import (
+    BotCommand,
+    BotCommandScopeChat,
+    BotCommandScopeDefault,
+    MenuButtonWebApp,
+    Update,
+    WebAppInfo,
+)
+from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
 from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     ChosenInlineResultHandler,
     CommandHandler,
     ContextTypes,
@@ -43,9 +52,10 @@ from telegram.ext import (
 from storage import DatabaseCorrupt, StorageError
 
 from ..core import backups, boards, keys
+from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
-from ..render.i18n import LANGUAGES, command_menu
+from ..render.i18n import DEFAULT_LANGUAGE, LANGUAGES, command_menu, t
 from ..settings import Settings
 from . import admin_handlers as ah
 from . import buttons as b
@@ -65,20 +75,42 @@ from .http import DEFAULTS, AiohttpRequest, BenchBot, RetryingRateLimiter, is_tr
 log = logging.getLogger("benchboard")
 
 COMMANDS = {lang: command_menu(lang) for lang in LANGUAGES}
+ADMIN_COMMANDS = {lang: command_menu(lang, admin=True) for lang in LANGUAGES}
 
 
 async def _tell_commands(app: BotApp) -> None:
-    """The command menu in each language."""
-    await asyncio.gather(
-        *(
-            app.bot.set_my_commands(
-                [BotCommand(name, text) for name, text in commands],
-                scope=BotCommandScopeDefault(),
-                language_code=None if lang == "en" else lang,
-            )
-            for lang, commands in COMMANDS.items()
+    """The command menu in each language, each bot admin's with their commands (a menu
+    of their own chat), and the Mini App as the menu button when the boards' public
+    address is known. Only the menus depend on it: a refusal is logged and the bot runs
+    on (the commands work typed)."""
+    settings: Settings = app.bot_data["settings"]
+    calls: dict[str, Awaitable[bool]] = {}
+    for lang in LANGUAGES:
+        code = None if lang == "en" else lang
+        calls[f"menu {lang}"] = app.bot.set_my_commands(
+            [BotCommand(name, text) for name, text in COMMANDS[lang]],
+            scope=BotCommandScopeDefault(),
+            language_code=code,
         )
-    )
+        for admin in sorted(settings.admins):
+            calls[f"admin menu {lang} {admin}"] = app.bot.set_my_commands(
+                [BotCommand(name, text) for name, text in ADMIN_COMMANDS[lang]],
+                scope=BotCommandScopeChat(admin),
+                language_code=code,
+            )
+    web = settings.public_web_url
+    if web:
+        button = MenuButtonWebApp(t(DEFAULT_LANGUAGE, "menu_button"), WebAppInfo(f"{web}/app"))
+        calls["menu button"] = app.bot.set_chat_menu_button(menu_button=button)
+    results = await asyncio.gather(*calls.values(), return_exceptions=True)
+    for what, result in zip(calls, results, strict=True):
+        if isinstance(result, TelegramError):
+            log.warning(
+                "a menu was not set: the bot runs without it",
+                extra={"menu": what, "error": f"{type(result).__name__}: {result}"},
+            )
+        elif isinstance(result, BaseException):
+            raise result
 
 
 async def open_services(app: BotApp) -> None:
@@ -211,6 +243,9 @@ def register(app: BotApp) -> None:
         CommandHandler(board_names, nh.on_natory_leaderboard, filters=new & nh.NATORY_BOARD)
     )
 
+    # The bot added to a group: how it works there.
+    app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
+
     # Users' commands.
     commands = [
         ("start", c.on_start),
@@ -308,7 +343,20 @@ def register(app: BotApp) -> None:
     app.add_error_handler(on_error)
 
 
+def _answer_unread(error: BaseException | None) -> bool:
+    """Telegram answered a call with a body that could not be read (PTB's "Invalid server
+    response"): the call went through, only its answer was lost on the way."""
+    return type(error) is TelegramError and str(error).startswith("Invalid server response")
+
+
 async def on_error(update: object, context: BotContext) -> None:
+    if _answer_unread(context.error):
+        # the reply went through (the user sees it): "something went wrong" would be false
+        log.warning(
+            "update %s: Telegram's answer to a call could not be read; the call went through",
+            update.update_id if isinstance(update, Update) else None,
+        )
+        return
     if is_transient(context.error):
         # The sender's retries ran out (Telegram unreachable for a minute): no "something
         # went wrong" (that would fail too); the update is handled again later.
@@ -336,15 +384,14 @@ async def on_error(update: object, context: BotContext) -> None:
     await h.on_error(update, context)
 
 
-class StartupError(Exception):
-    """The bot cannot start (Telegram unreachable, token refused); the message says why."""
-
-
 async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:
     """``async with app`` entered on ``stack`` (PTB's ``initialize``: its ``getMe`` says
     who the token belongs to; ``shutdown`` when the stack closes), or a StartupError
     saying why the Bot API does not answer."""
     settings: Settings = app.bot_data["settings"]
+    waiting = asyncio.get_running_loop().call_later(
+        SLOW_START_S, _say_unreachable, app, settings.api_base_url
+    )
     try:
         await stack.enter_async_context(app)
     except (InvalidToken, NetworkError, TimedOut) as exc:
@@ -354,7 +401,27 @@ async def _initialized(app: BotApp, stack: contextlib.AsyncExitStack) -> None:
         if isinstance(exc, InvalidToken):
             raise StartupError("Telegram refused the token: check BENCHBOARD_TOKEN") from None
         raise StartupError(f"cannot reach the Bot API at {settings.api_base_url}: {exc}") from None
+    finally:
+        waiting.cancel()
     log.info("the token belongs to @%s", app.bot.username)
+
+
+#: After this long without an answer to ``getMe`` the operator is told, in one plain line,
+#: which address does not answer (the retries go on, logged as before).
+SLOW_START_S = 3.0
+
+
+def _say_unreachable(app: BotApp, url: str) -> None:
+    limiter = app.bot.rate_limiter
+    fault = limiter.last_fault if isinstance(limiter, RetryingRateLimiter) else ""
+    why = f" ({fault})" if fault else ""
+    budget = limiter.budget if isinstance(limiter, RetryingRateLimiter) else 60.0
+    print(
+        f"benchboard: the Bot API at {url} does not answer yet{why}; "
+        f"retrying for up to {budget:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 async def _start(app: BotApp) -> intake_.Intake:

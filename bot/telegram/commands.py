@@ -7,18 +7,27 @@ from __future__ import annotations
 import html
 
 from telegram import Chat, InlineKeyboardMarkup, Update
+from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 
 from scoring import Mode, UnknownMode, registry
 
-from ..core import boards, datafiles, people, submissions
+from ..core import boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
-from .handlers import card, in_group, remember_lang, reply_error, user_lang
+from .handlers import (
+    card,
+    greet_group,
+    in_group,
+    remember_lang,
+    reply_error,
+    send_questions,
+    user_lang,
+)
 from .http import send_reply
 from .keyboards import board_keyboard, history_keyboard
 
@@ -106,6 +115,9 @@ async def on_start(update: Update, context: BotContext) -> None:
     # shared links (a result, a challenge, a group's board) and /start in a group
     if await share_handlers.open_start(update, context, payload):
         return
+    if in_group(message.chat):  # a bare /start there: how the bot works in a group
+        await greet_group(context, message.chat, lang)
+        return
     if payload == "me" and not in_group(message.chat):  # from /me in a group
         text, keyboard = await me_page(context, user.id, lang)
         await message.reply_text(text, reply_markup=keyboard)
@@ -129,10 +141,44 @@ async def on_start(update: Update, context: BotContext) -> None:
     await send_reply(context.bot, message, shown, buttons)
 
 
+async def on_bot_added(update: Update, context: BotContext) -> None:
+    """The bot added to a group (``my_chat_member``: from left or kicked to a member):
+    it says how it works there, in the language of whoever added it."""
+    change = update.my_chat_member
+    if change is None or not in_group(change.chat):
+        return
+    joined = change.new_chat_member.status in (
+        ChatMemberStatus.MEMBER,
+        ChatMemberStatus.ADMINISTRATOR,
+    )
+    was_out = change.old_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED)
+    if joined and was_out:
+        lang = await user_lang(context, change.from_user)
+        await greet_group(context, change.chat, lang, once=True)
+
+
 async def on_help(update: Update, context: BotContext) -> None:
     if update.effective_message is not None:
         lang = await user_lang(context, update.effective_user)
-        await update.effective_message.reply_text(t(lang, "help"))
+        await update.effective_message.reply_text(help_text(lang))
+
+
+def help_text(lang: str) -> str:
+    """Every user command, grouped; the benchmarks' tags and their challenges' commands
+    from the registry."""
+    benchmarks = registry.all_benchmarks()
+    challenges = "".join(
+        t(lang, "help_challenge", command=b.name, title=html.escape(b.title))
+        for b in benchmarks
+        if b.daily
+    )
+    return t(
+        lang,
+        "help",
+        tags=" ".join(f"#{b.name}" for b in benchmarks),
+        default=html.escape(registry.get(registry.DEFAULT).title),
+        challenges=challenges,
+    )
 
 
 async def on_prompt(update: Update, context: BotContext) -> None:
@@ -152,14 +198,7 @@ async def on_questions(update: Update, context: BotContext) -> None:
     if message is None:
         return
     lang = await user_lang(context, update.effective_user)
-    default = registry.get(registry.DEFAULT)
-    path = datafiles.questions_path(context.services.settings.data_dir, default)
-    if path is None:
-        await message.reply_text(t(lang, "no_questions"))
-        return
-    await message.reply_document(
-        path.read_bytes(), filename=path.name, caption=t(lang, "questions_caption"), parse_mode=None
-    )
+    await send_questions(context, message, registry.get(registry.DEFAULT), lang)
 
 
 async def on_benchmarks(update: Update, context: BotContext) -> None:

@@ -12,7 +12,8 @@ import difflib
 import html
 import logging
 import re
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,11 @@ from telegram.ext import ApplicationHandlerStop
 
 from scoring import Benchmark, Result, ScoringError, registry
 
-from ..core import awaiting, people, sharing, submissions, submit
+from ..core import awaiting, datafiles, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
-from ..core.pastes import Paste, Pastes
-from ..core.submissions import Submission
+from ..core.pastes import Paste, Pastes, at_limit
+from ..core.submissions import DETECTED, Submission
 from ..core.tags import clean_model, looks_like_answers
 from ..render.card_views import challenge_line
 from ..render.format import (
@@ -43,7 +44,7 @@ from ..render.format import (
     next_step,
     render_score_reply,
 )
-from ..render.i18n import N_, pick_language, t, tn
+from ..render.i18n import DEFAULT_LANGUAGE, N_, pick_language, t, tn
 from .context import BotApp, BotContext
 from .http import AiohttpRequest, send_reply
 from .keyboards import (
@@ -120,6 +121,75 @@ def error_text(lang: str, error: UserError) -> str:
 
 async def reply_error(message: Message, lang: str, error: UserError) -> None:
     await message.reply_text(error_text(lang, error))
+
+
+#: How often the admins are told again that a key is missing (per benchmark, per process).
+KEY_MISSING_EVERY = 3600.0
+
+
+async def no_key(
+    context: BotContext, source: Message, lang: str, user_id: int, error: UserError
+) -> None:
+    """A submission whose benchmark's key is not loaded: an admin is told how to load it;
+    anyone else that the admins know and when to send it again, and the admins are told
+    (at most once an hour per benchmark)."""
+    admins = context.services.settings.admins
+    if user_id in admins:
+        await source.reply_text(t(lang, "no_key_admin", **_escaped(error.values)))
+        return
+    await reply_error(source, lang, error)
+    told: dict[str, float] = context.bot_data.setdefault("key_missing_told", {})
+    name, now = str(error.values.get("name", "")), time.monotonic()
+    if now - told.get(name, -KEY_MISSING_EVERY) < KEY_MISSING_EVERY:
+        return
+    told[name] = now
+    log.warning("a submission met a missing key", extra={"benchmark": name})
+    for admin in sorted(admins):
+        with contextlib.suppress(TelegramError):
+            await context.bot.send_message(
+                admin, t(DEFAULT_LANGUAGE, "admin_key_missing", **_escaped(error.values))
+            )
+
+
+#: Seconds within which a group is greeted once (added through a ``startgroup`` link,
+#: Telegram sends both the member update and a ``/start``).
+GREET_EVERY = 60.0
+
+
+async def greet_group(context: BotContext, chat: Chat, lang: str, *, once: bool = False) -> None:
+    """How the bot works in a group: ``/score``, the group's board and its web address.
+    ``once``: not again within :data:`GREET_EVERY` (the bot just joined)."""
+    greeted: Lru[int, float] = context.bot_data.setdefault("greeted", Lru(1000))
+    now, then = time.monotonic(), greeted.get(chat.id)
+    if once and then is not None and now - then < GREET_EVERY:
+        return
+    greeted[chat.id] = now
+    title = html.escape(chat.title or "")
+    await context.bot.send_message(chat.id, t(lang, "group_welcome", title=title))
+
+
+async def send_questions(
+    context: BotContext,
+    message: Message,
+    benchmark: Benchmark,
+    lang: str,
+    *,
+    missing_ok: bool = False,
+) -> None:
+    """The benchmark's question file as a document, with its credit; when it is not
+    loaded, a line saying so (nothing with ``missing_ok``)."""
+    path = datafiles.questions_path(context.services.settings.data_dir, benchmark)
+    title = html.escape(benchmark.title)
+    if path is None:
+        if not missing_ok:
+            await message.reply_text(t(lang, "no_questions", benchmark=title))
+        return
+    caption = t(lang, "questions_caption", benchmark=benchmark.title, file=path.name)
+    if benchmark.credit:
+        caption += "\n" + benchmark.credit
+    await message.reply_document(
+        path.read_bytes(), filename=path.name, caption=caption, parse_mode=None
+    )
 
 
 def in_group(chat: Chat | None) -> bool:
@@ -289,7 +359,8 @@ async def card(
     """The score reply and its buttons (for someone else, no allowance and no buttons):
     for its owner, one line saying what is missing to publish, and the buttons for it."""
     card = await submissions.card(context.services, sub, owner=owner, result=result)
-    chosen = _chosen_line(lang, card.benchmark)
+    # which benchmark read it, and how to choose another: only when it was guessed
+    chosen = _chosen_line(lang, card.benchmark) if sub.extra.get(DETECTED) else None
     step = None
     if owner:
         step = next_step(
@@ -312,7 +383,7 @@ async def card(
         author=card.author,
         asked_by=card.asked_by,
         withdrawn=card.withdrawn,
-        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra)]), chosen],
+        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra), chosen])],
     )
     keyboard = score_keyboard(
         lang,
@@ -328,7 +399,59 @@ async def card(
     return text, keyboard if owner else None
 
 
+#: Texts from this size on are scored in the worker pool (and watched with 👀).
+POOL = submit.POOL_THRESHOLD
+
+
+@contextlib.asynccontextmanager
+async def _watched(context: BotContext, message: Message, on: bool) -> AsyncIterator[None]:
+    """The bot's 👀 on ``message`` while the block runs (when ``on``); a chat where the
+    bot may not react is no error."""
+
+    async def react(emoji: str | None) -> None:
+        with contextlib.suppress(TelegramError):
+            await context.bot.set_message_reaction(
+                message.chat_id, message.message_id, [emoji] if emoji else []
+            )
+
+    if on:
+        await react("👀")
+    try:
+        yield
+    finally:
+        if on:
+            await react(None)
+
+
 async def score(
+    update: Update,
+    context: BotContext,
+    source: Message,
+    *,
+    text: str | None,
+    document: Document | None = None,
+    command_args: str = "",
+    paste: Paste | None = None,
+    author: User | None = None,
+) -> None:
+    """Score text or a document from ``source`` and reply to it (:func:`_scored`). A file,
+    or a paste big enough for the worker pool, may take a moment: it wears the bot's 👀
+    until it is answered (a small paste is answered before a reaction would show)."""
+    big = document is not None or len(text or "") >= POOL
+    async with _watched(context, source, big):
+        await _scored(
+            update,
+            context,
+            source,
+            text=text,
+            document=document,
+            command_args=command_args,
+            paste=paste,
+            author=author,
+        )
+
+
+async def _scored(
     update: Update,
     context: BotContext,
     source: Message,
@@ -381,7 +504,10 @@ async def score(
             challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
         )
     except UserError as exc:
-        await reply_error(source, lang, exc)
+        if exc.key == "no_key":
+            await no_key(context, source, lang, user.id, exc)
+        else:
+            await reply_error(source, lang, exc)
         return
     finally:
         if paste is not None:
@@ -389,7 +515,10 @@ async def score(
     if challenge is not None:
         await sharing.answered(context.services, owner_id, sub, challenge)
     notes = []
-    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh):
+    # the text's last message at Telegram's limit: what follows may be the rest of it
+    last = paste.parts[-1][1] if paste is not None else text
+    long = last is not None and at_limit(last)
+    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh, long=long):
         notes.append(t(lang, "partial_paste"))
     body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
     await send_reply(context.bot, source, body, keyboard)

@@ -405,6 +405,8 @@ class RetryingRateLimiter(AIORateLimiter):
         self.max_delay = max_delay
         self.patient_timeout = patient_timeout
         self.retries = 0
+        #: the last transient fault retried, as "Type: message" ("" before any)
+        self.last_fault = ""
         self.possible_duplicates = 0
         #: sends skipped because their update was a flooding user's (fairsend.QUIET)
         self.skipped = 0
@@ -481,6 +483,7 @@ class RetryingRateLimiter(AIORateLimiter):
             if loop.time() + pause > deadline:
                 raise error
             self.retries += 1
+            self.last_fault = f"{type(error).__name__}: {error}"
             log.info(
                 "retrying after a transient fault",
                 extra={

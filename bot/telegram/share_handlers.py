@@ -9,10 +9,12 @@ photo's ``file_id``, which is kept (``bot.core.sharing``) and sent from then on.
 from __future__ import annotations
 
 import html
+import logging
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
+from telegram.error import BadRequest
 
 from scoring import registry
 
@@ -23,8 +25,10 @@ from ..render.boards import render_board
 from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
-from .handlers import error_text, in_group, user_lang
+from .handlers import error_text, greet_group, in_group, send_questions, user_lang
 from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
+
+log = logging.getLogger(__name__)
 
 # --- sending an image once, then by file_id ----------------------------------------------
 
@@ -41,19 +45,35 @@ async def send_image(
     """Send an image by its cached ``file_id``, or draw and upload it and keep the
     ``file_id`` Telegram gives it."""
     services = context.services
-    photo: Any = image.file_id
-    if photo is None:
-        photo = await sharing.draw(services, image)
-    sent = await context.bot.send_photo(
-        chat_id,
-        photo,
-        caption=caption,
-        reply_markup=markup,
-        reply_to_message_id=reply_to,
-    )
-    if image.file_id is None and sent.photo:
+
+    async def send(photo: Any) -> Message:
+        return await context.bot.send_photo(
+            chat_id, photo, caption=caption, reply_markup=markup, reply_to_message_id=reply_to
+        )
+
+    if image.file_id is not None:
+        try:
+            return await send(image.file_id)
+        except BadRequest as exc:
+            if not _refused_file(exc):
+                raise
+            log.info(
+                "a cached card file id was refused: drawing it again", extra={"error": str(exc)}
+            )
+            image = await sharing.refused(services, image)
+    sent = await send(await sharing.draw(services, image))
+    if sent.photo:
         await sharing.uploaded(services, image, sent.photo[-1].file_id)
     return sent
+
+
+#: What the Bot API says of a file id it does not know (another bot's, expired).
+_FILE_REFUSALS = ("wrong file identifier", "wrong remote file", "file reference", "wrong file_id")
+
+
+def _refused_file(error: BadRequest) -> bool:
+    text = error.message.lower()
+    return any(words in text for words in _FILE_REFUSALS)
 
 
 def result_caption(lang: str, sub: submissions.Submission, link: str) -> str:
@@ -259,10 +279,9 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
     if in_group(message.chat):
         if not payload:
             return False  # a bare /start typed in a group: the welcome
-        # added through a startgroup link (its payload): the group's board
-        query = boards.BoardQuery(registry.DEFAULT, "c", None, 0, 0)
-        page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
-        await message.reply_text(render_board(page, lang=lang))
+        # added through a startgroup link (its payload): how the bot works here, once
+        # (the member update that came with it may have said it already)
+        await greet_group(context, message.chat, lang, once=True)
         return True
     if payload == "board":  # the button of an inline top-five image: the global board
         query = boards.BoardQuery(registry.DEFAULT, "g", None, 0, 0)
@@ -311,6 +330,8 @@ async def _open_challenge(
     if benchmark.credit:
         text += "\n" + html.escape(benchmark.credit)
     await message.reply_text(text)
+    # and what the prompt is about, so the friend can run the benchmark from here
+    await send_questions(context, message, benchmark, lang, missing_ok=True)
 
 
 def is_private(message: Message | None) -> bool:

@@ -23,7 +23,7 @@ from telegram import Update
 from tornado.httpserver import HTTPServer
 
 from ..core import health
-from ..core.errors import StoreUnavailable
+from ..core.errors import StoreUnavailable, listen_failed
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
 from .context import SERVICES, BotApp
@@ -154,7 +154,10 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
         boards.application(state, routes), max_body_size=boards.MAX_BODY, xheaders=True
     )
     try:
-        server.listen(settings.webhook_port, address=settings.webhook_listen)
+        try:
+            server.listen(settings.webhook_port, address=settings.webhook_listen)
+        except OSError as exc:
+            raise listen_failed(settings.webhook_listen, settings.webhook_port, exc) from None
         if settings.webhook_register:  # several instances: `benchboard webhook set`, once
             await app.bot.set_webhook(
                 url=settings.webhook_url, secret_token=secret, allowed_updates=Update.ALL_TYPES

@@ -12,6 +12,7 @@ import signal
 from tornado.httpserver import HTTPServer
 
 from ..core import boards
+from ..core.errors import listen_failed
 from ..core.services import Services
 from ..settings import Settings
 from .server import MAX_BODY, WebState, application
@@ -38,7 +39,10 @@ async def serve(
         application(state_for(services, settings)), max_body_size=MAX_BODY, xheaders=True
     )
     try:
-        server.listen(port, address=host)
+        try:
+            server.listen(port, address=host)
+        except OSError as exc:
+            raise listen_failed(host, port, exc) from None
         log.info("web boards listening on http://%s:%s/", host, port)
         print(f"web boards on http://{host}:{port}/", flush=True)
         await stop.wait()

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
+from ..runs import RunMaterials, RunPlan, RunRefused, single_answer
 from ..text import decode, normalise_newlines
+from . import runs
 from .result import CREDIT, NAME, SCORER_VERSION, TITLE, NatoryResult, result_from_record
 from .scorer import Challenge, parse_target, recognises, score
 
@@ -69,6 +71,9 @@ class Natory:
     #: score, attempts, cost, latency), drawn from its own board, not from records
     web_columns: tuple[WebColumn, ...] = (WebColumn("score", "best"),)
     web_paths: tuple[str, ...] = ()
+    #: the challenge's target with its digits and rules, in a fixed instruction
+    run_version = runs.RUN_VERSION
+    run_questions_file: str | None = None
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
@@ -116,6 +121,14 @@ class Natory:
         key = default if target is None else self.load_key(str(target).encode())
         rest = {name: value for name, value in options.items() if name != "target"}
         return key, {"target": key.target, **rest}
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        if attempts != 1:
+            raise RunRefused(f"a {TITLE} run makes one attempt", code="bad_attempts")
+        return runs.run_plan(materials)
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        return single_answer(plan, answers)
 
 
 BENCHMARK = Natory()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..runs import RunMaterials, RunPlan, RunRefused, questions_and_prompt, questions_text
+from ..runs import single_answer as _single_answer
 from ..text import normalise_newlines
 from .dataset import (
     CREDIT,
@@ -49,6 +51,9 @@ class PrimeBench:
     recognise_order = 1
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
+    #: Q.json's whole text, then the official prompt, both byte-exact, in one message
+    run_version = "primebench-run-1"
+    run_questions_file: str | None = QUESTIONS_FILE
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
@@ -77,6 +82,17 @@ class PrimeBench:
 
     def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
         return web_cells(best, fields)
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        if attempts != 1:
+            raise RunRefused(f"a {TITLE} run makes one attempt", code="bad_attempts")
+        hint = f"benchboard data fetch {NAME}"
+        return questions_and_prompt(
+            self.run_version, questions_text(materials, TITLE, hint), PROMPT
+        )
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        return _single_answer(plan, answers)
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         return {}

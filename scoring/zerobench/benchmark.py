@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
 from ..errors import OptionError, ScoringError
+from ..runs import RunMaterials, RunPlan
+from . import runs
 from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, SOURCE, TITLE
 from .key import ZeroKey, check_key, load_key
 from .result import (
@@ -46,6 +48,9 @@ class ZeroBench:
     recognise_order = 0
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
+    run_version = runs.RUN_VERSION
+    #: the question set with its images (not part of the key; see :mod:`.runs`)
+    run_questions_file: str | None = runs.QUESTIONS_FILE
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
@@ -86,6 +91,12 @@ class ZeroBench:
 
     def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
         return default, dict(options)
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        return runs.run_plan(materials, attempts)
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        return runs.run_output(plan, answers)
 
 
 BENCHMARK = ZeroBench()

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from ..db import Conn, Database, Executed, Row, Rows, Session, _Relayed
@@ -92,6 +93,40 @@ def translate(exc: BaseException) -> StorageError:
     if isinstance(exc, psycopg.OperationalError | PoolTimeout | psycopg.InterfaceError):
         return StoreUnavailable(f"the database is unavailable: {message}")
     return StorageError(f"database error: {message}")
+
+
+#: What a refused connection says when waiting cannot help: the database or the role
+#: does not exist, the password is wrong (libpq's words; the sqlstate is not reported
+#: for a connection that never opened).
+_PERMANENT = ("does not exist", "password authentication failed", "no pg_hba.conf entry")
+
+
+async def _probe(url: str) -> None:
+    """One connection before the pool's, so that what waiting cannot fix (a database
+    that does not exist, a refused role) is said at once in one line, not after the
+    pool's 15 s of retries and a log line each. A server that is down or slow is left
+    to the pool, which waits for it."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, connect_timeout=5)
+    except psycopg.Error as exc:  # a malformed address too: the pool's open says it
+        text = str(exc)
+        if not isinstance(exc, psycopg.OperationalError) or not any(
+            words in text for words in _PERMANENT
+        ):
+            return
+        info = conninfo_to_dict(url)
+        name = str(info.get("dbname") or info.get("user") or "postgres")
+        where = f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
+        if f'database "{name}" does not exist' in text:
+            user = f" -U {info['user']}" if info.get("user") else ""
+            host, _, port = where.partition(":")
+            raise StorageError(
+                f'the database "{name}" does not exist on {where}: create it first '
+                f"(createdb -h {host} -p {port}{user} {name})"
+            ) from None
+        reason = text.strip().splitlines()[0].rpartition("FATAL:")[2].strip()
+        raise StorageError(f"PostgreSQL at {where} refused the connection: {reason}") from None
+    await conn.close()
 
 
 @contextmanager
@@ -187,6 +222,7 @@ class PgDatabase(Database):
     @classmethod
     async def open_url(cls, url: str, *, min_size: int = 2, max_size: int = 16) -> PgDatabase:
         """Connect (a pool of ``min_size`` to ``max_size`` connections) and migrate."""
+        await _probe(url)
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url,
             min_size=min_size,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,3 +49,19 @@ def test_port_copies_verifies_and_refuses_a_non_empty_target(
     assert main(["db", "port", "--from", str(other), "--to", pg_url]) == 2
     assert "not empty" in capsys.readouterr().err
     assert main(["db", "port", "--from", str(other), "--to", pg_url, "--force"]) == 0
+
+
+def test_port_to_a_database_that_does_not_exist_says_so_in_one_line(
+    tmp_path: Path, pg_database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "bb.sqlite3"
+    asyncio.run(_fill(source))
+    missing = pg_database.rsplit("/", 1)[0] + "/benchboard_no_such_db"
+    started = time.monotonic()
+    assert main(["db", "port", "--from", str(source), "--to", missing]) == 2
+    assert time.monotonic() - started < 5
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert 'the database "benchboard_no_such_db" does not exist' in lines[0]
+    assert "createdb" in lines[0] and "benchboard_no_such_db" in lines[0]

@@ -299,8 +299,11 @@ class _FloodRule:
     methods: frozenset[str] | None
 
 
+#: The emoji a bot may react with (a few of Telegram's list of allowed reactions).
+_REACTIONS = frozenset("👍👎❤🔥👏🤔👀🎉🙏✍🏆⚡💯😁🤩👌")
+
 #: What :meth:`FakeBotAPI.faults` can make a call do instead of answering normally.
-FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout"]
+FaultKind = Literal["429", "500", "502", "timeout", "delivered_timeout", "400", "unreadable"]
 FAULT_KINDS: tuple[FaultKind, ...] = ("429", "500", "502", "timeout", "delivered_timeout")
 
 
@@ -594,6 +597,10 @@ class FakeBotAPI(InlineMode):
         self._users: dict[int, JSONDict] = {}
         self._chats: dict[int, JSONDict] = {}
         self._messages: dict[tuple[int, int], _StoredMessage] = {}
+        #: setChatMenuButton's buttons by chat id (None: the default for every chat)
+        self.menu_buttons: dict[int | None, JSONDict] = {}
+        #: the bot's reactions by (chat id, message id), as setMessageReaction left them
+        self.reactions: dict[tuple[int, int], list[str]] = {}
         self._next_message_id: dict[int, int] = {}
         self._files: dict[str, StoredFile] = {}
         self._files_by_path: dict[str, StoredFile] = {}
@@ -757,6 +764,10 @@ class FakeBotAPI(InlineMode):
         * ``"500"`` / ``"502"``: a server error; the call has no effect;
         * ``"timeout"``: the answer comes after ``delay`` seconds (longer than the
           client waits) and the call has no effect;
+        * ``"400"``: Bad Request, a refusal that no retry changes (not in the default
+          ``kinds``);
+        * ``"unreadable"``: the call takes effect, and its answer is cut short (a 200
+          whose JSON ends halfway; not in the default ``kinds``);
         * ``"delivered_timeout"``: the call takes effect (the user sees the message),
           then the answer comes after ``delay`` seconds, as when Telegram delivered a
           message but the connection dropped before the answer.
@@ -875,6 +886,22 @@ class FakeBotAPI(InlineMode):
         update = self.make_text_update(chat, user, text, reply_to=reply_to, entities=entities)
         await self._dispatch(update)
         return dict(update["message"])
+
+    async def add_bot(self, chat: JSONDict, user: JSONDict) -> JSONDict:
+        """``user`` adds the bot to the group ``chat``: the ``my_chat_member`` update
+        (left → member) Telegram sends; returns it."""
+        self._users.setdefault(int(user["id"]), user)
+        bot = {k: v for k, v in self.me.items() if k in ("id", "is_bot", "first_name", "username")}
+        change = {
+            "chat": chat,
+            "from": user,
+            "date": int(time.time()),
+            "old_chat_member": {"status": "left", "user": bot},
+            "new_chat_member": {"status": "member", "user": bot},
+        }
+        update = self._new_update("my_chat_member", change)
+        await self._dispatch(update)
+        return change
 
     async def edit_text(self, message: JSONDict, text: str) -> JSONDict:
         """The user edits one of their text messages; returns the edited Message."""
@@ -1235,6 +1262,11 @@ class FakeBotAPI(InlineMode):
         """The command list stored by setMyCommands for this scope + language (None: unset)."""
         return self._commands.get((self._scope_key(scope), language_code))
 
+    def forget_file(self, file_id: str) -> None:
+        """Make ``file_id`` unknown, as to another bot (a database moved to a new token):
+        sending it again is refused with "wrong file identifier"."""
+        self._files.pop(file_id, None)
+
     def file_content(self, file_id: str) -> bytes | None:
         stored = self._files.get(file_id)
         return stored.content if stored is not None else None
@@ -1426,7 +1458,7 @@ class FakeBotAPI(InlineMode):
         fault = self._draw_fault(canonical, params)
         try:
             self._check_flood(canonical, params)
-            if fault is not None and fault != "delivered_timeout":
+            if fault is not None and fault not in ("delivered_timeout", "unreadable"):
                 await self._inject(fault)
             result = handler(params) if handler is not None else True
             if asyncio.iscoroutine(result):
@@ -1435,7 +1467,11 @@ class FakeBotAPI(InlineMode):
             return self._finish(canonical, params, exc, request=request)
         if fault == "delivered_timeout":
             await asyncio.sleep(self.fault_log[-1]["delay"])
-        return self._finish(canonical, params, None, result, request=request)
+        answer = self._finish(canonical, params, None, result, request=request)
+        if fault == "unreadable":  # done, but its answer arrives cut short
+            body = answer.body if isinstance(answer.body, bytes) else b"{}"
+            return web.Response(body=body[: len(body) // 2], content_type="application/json")
+        return answer
 
     async def _inject(self, fault: FaultKind) -> None:
         """Raise the error of an injected fault (after its delay, for a time-out)."""
@@ -1448,6 +1484,8 @@ class FakeBotAPI(InlineMode):
         if fault == "timeout":
             await asyncio.sleep(entry["delay"])
             raise ApiError(500, "Internal Server Error: timed out")
+        if fault == "400":  # a refusal, not transient (drawn only when asked for)
+            raise ApiError(400, "Bad Request: refused by the emulator")
         raise ApiError(int(fault), "Internal Server Error" if fault == "500" else "Bad Gateway")
 
     def _finish(
@@ -1765,7 +1803,9 @@ class FakeBotAPI(InlineMode):
             "getChatAdministrators": self._m_get_chat_administrators,
             "getChatMemberCount": self._m_get_chat_member_count,
             "getChat": self._m_get_chat,
-            "getChatMenuButton": lambda p: {"type": "commands"},
+            "getChatMenuButton": self._m_get_chat_menu_button,
+            "setChatMenuButton": self._m_set_chat_menu_button,
+            "setMessageReaction": self._m_set_message_reaction,
             "answerInlineQuery": self._m_answer_inline_query,
         }
 
@@ -2020,6 +2060,38 @@ class FakeBotAPI(InlineMode):
         self._commands[key] = [
             {"command": c["command"], "description": c["description"]} for c in commands
         ]
+        return True
+
+    def _m_set_chat_menu_button(self, p: JSONDict) -> bool:
+        button = p.get("menu_button") or {"type": "default"}
+        if not isinstance(button, dict) or button.get("type") not in (
+            "default", "commands", "web_app"
+        ):  # fmt: skip
+            raise _bad_request("can't parse menu button")
+        if button["type"] == "web_app":
+            url = str((button.get("web_app") or {}).get("url", ""))
+            if not url.startswith("https://") or not button.get("text"):
+                raise _bad_request("BUTTON_URL_INVALID")  # a Web App needs an HTTPS address
+        chat = None if p.get("chat_id") is None else self._chat(p)["id"]
+        self.menu_buttons[chat] = button
+        return True
+
+    def _m_get_chat_menu_button(self, p: JSONDict) -> JSONDict:
+        chat = None if p.get("chat_id") is None else self._chat(p)["id"]
+        return self.menu_buttons.get(chat, self.menu_buttons.get(None, {"type": "commands"}))
+
+    def _m_set_message_reaction(self, p: JSONDict) -> bool:
+        chat = self._sendable_chat(p)
+        key = (chat["id"], int(p.get("message_id") or 0))
+        if key not in self._messages:
+            raise _bad_request("message to react not found")
+        reaction = p.get("reaction") or []
+        if not isinstance(reaction, list) or any(
+            not isinstance(r, dict) or r.get("type") != "emoji" or r.get("emoji") not in _REACTIONS
+            for r in reaction
+        ):
+            raise _bad_request("REACTION_INVALID")
+        self.reactions[key] = [r["emoji"] for r in reaction]
         return True
 
     def _m_get_my_commands(self, p: JSONDict) -> list[JSONDict]:

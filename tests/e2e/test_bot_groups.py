@@ -173,3 +173,24 @@ async def test_group_and_global_boards(bot: Bot) -> None:
     ann_chat = bot.api.private_chat(ann)
     assert "group-model-x" in text_of(await bot.say(ann_chat, ann, "/leaderboard"))
     bot.check_clean(mark)
+
+
+async def test_a_group_is_told_how_the_bot_works_there_when_it_joins(bot: Bot) -> None:
+    mark = bot.api.mark()
+    group = bot.api.group_chat(-1007701, "Eval Club")
+    adder = bot.api.user(7701, "Adder", language_code="fa")
+    await bot.api.add_bot(group, adder)
+    hello = await bot.api.wait_call("sendMessage", chat_id=group["id"], since=mark, timeout=20)
+    said = text_of(hello)
+    assert "Eval Club" in said and "/score" in said and "/leaderboard" in said
+    assert "/weblink" in said and "سلام" in said  # in the language of who added it
+    # added through "Add to a group" Telegram also sends /start with the link's payload:
+    # the bot has said it already
+    since = bot.api.mark()
+    await bot.api.send_text(group, adder, f"/start@{BOT} board")
+    member = bot.api.user(7702, "Member")
+    later = await _in_group(bot, group, member, f"/start@{BOT}")  # typed: said again
+    assert "Eval Club" in text_of(later) and "/score" in text_of(later)
+    to_group = [c for c in bot.api.calls[since:] if c["method"] == "sendMessage"]
+    assert len(to_group) == 1
+    bot.check_clean(mark)

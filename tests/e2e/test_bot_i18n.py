@@ -62,6 +62,12 @@ async def test_start_and_help(bot: Bot) -> None:
     plain = text_of(await bot.say(chat, user, "/help"))
     for word in ("/score", "/leaderboard", "/me", "/prompt", "/questions", "/lang", "#think"):
         assert word in plain
+    # every command of the menu, and the settings that have none there, grouped
+    menu = {c["command"] for c in bot.api.commands() or []}
+    assert all(f"/{command}" in plain for command in menu | {"theme", "public"}), plain
+    groups = ("Scoring", "Results and boards", "Benchmarks", "Settings")
+    assert [line for line in plain.splitlines() if line in groups] == list(groups)
+    assert "#primebench #zerobench #natory" in plain
 
 
 async def test_prompt_is_byte_exact_in_a_pre_block(bot: Bot) -> None:

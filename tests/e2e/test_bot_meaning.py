@@ -167,6 +167,16 @@ async def test_a_zerobench_jsonl_without_a_tag_is_zerobench(bot: Bot) -> None:
     assert "Invalid lines" not in plain
 
 
+async def test_a_benchmark_named_by_the_user_is_not_second_guessed(bot: Bot) -> None:
+    user, chat = private_user(bot, 9031)
+    body = "\n".join(answers(KEY, correct=3))
+    for named in (f"#primebench\n{body}", f"benchmark: primebench\n{body}"):
+        plain = text_of(await bot.say(chat, user, named))
+        assert plain.splitlines()[0] == "PrimeBench" and "Read as" not in plain, plain
+    guessed = text_of(await bot.say(chat, user, body))
+    assert "Read as PrimeBench" in guessed and "#zerobench #natory" in guessed
+
+
 # --- 6. split pastes ---------------------------------------------------------------------------
 
 
@@ -215,15 +225,24 @@ async def test_a_message_at_the_limit_alone_is_scored_after_the_wait(bot: Bot) -
         (9043, "fa", "بخشی از یک متن طولانی‌تر"),
     ],
 )
-async def test_two_partial_cards_in_a_row_suggest_a_file(
+async def test_a_partial_card_after_one_at_the_length_limit_suggests_a_file(
     bot: Bot, uid: int, lang: str, note: str
 ) -> None:
     user, chat = private_user(bot, uid, lang)
     body = answers(KEY, correct=104)
-    first = text_of(await bot.say(chat, user, "\n".join(body[:58])))
-    assert note not in first
-    second = text_of(await bot.say(chat, user, "\n".join(body[58:])))
+    # the model's reasoning and the first answers, cut by Telegram at its limit
+    reasoning = "\n".join(["Let me think about each question in turn."] * 100)[:3700]
+    first = text_of(await bot.say(chat, user, reasoning + "\n" + "\n".join(body[:40])))
+    assert note not in first  # answered once its wait for more parts ran out
+    second = text_of(await bot.say(chat, user, "\n".join(body[40:])))
     assert note in second
+
+
+async def test_two_short_partial_messages_in_a_row_are_two_messages(bot: Bot) -> None:
+    user, chat = private_user(bot, 9044)
+    body = answers(KEY, correct=104)
+    assert "longer paste" not in text_of(await bot.say(chat, user, "\n".join(body[:58])))
+    assert "longer paste" not in text_of(await bot.say(chat, user, "\n".join(body[58:])))
 
 
 # --- 7. media and unknown commands -----------------------------------------------------------

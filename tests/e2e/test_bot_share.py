@@ -13,7 +13,18 @@ import pytest
 import pytest_asyncio
 
 from .botapi import UploadedFile
-from .botkit import BOT, KEY, Bot, answers, bot_session, button, buttons, private_user, text_of
+from .botkit import (
+    BOT,
+    KEY,
+    Bot,
+    answers,
+    bot_session,
+    button,
+    buttons,
+    private_user,
+    questions_json,
+    text_of,
+)
 from .botkit import submission_id as sid_of
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -22,11 +33,12 @@ RESULT_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(r_[A-Za-z0-9_-]{{16}})")
 CHALLENGE_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(c_[A-Za-z0-9_-]{{16}})")
 GROUP_LINK = re.compile(rf"https://t\.me/{BOT}\?start=(g_[A-Za-z0-9_-]{{16}})")
 CREDIT = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+QUESTIONS = questions_json()
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
 async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
-    async with bot_session(tmp_path_factory.mktemp("share")) as b:
+    async with bot_session(tmp_path_factory.mktemp("share"), questions=QUESTIONS) as b:
         yield b
 
 
@@ -95,6 +107,31 @@ async def test_share_sends_the_card_once_then_by_file_id(bot: Bot) -> None:
     bot.check_clean(mark)
 
 
+async def test_a_refused_cached_card_is_drawn_and_uploaded_again(bot: Bot) -> None:
+    mark = bot.api.mark()
+    user, chat, reply, _card, sid = await _published(bot, 18011, "Sharer 11", correct=6)
+    first = await _share(bot, chat, user, reply, sid)
+    old_id = first["result"]["photo"][-1]["file_id"]
+    bot.api.forget_file(old_id)  # the database moved to another bot, say
+    since = bot.api.mark()
+    await bot.press(chat, user, reply, f"sh:{sid}")
+    again = await bot.api.wait_for(
+        lambda c: c["method"] == "sendPhoto" and c["ok"] and c["params"]["chat_id"] == chat["id"],
+        since=since,
+        timeout=20,
+    )
+    assert isinstance(again["params"]["photo"], UploadedFile)  # drawn and uploaded anew
+    refused = [c for c in bot.api.calls[since:] if c["method"] == "sendPhoto" and not c["ok"]]
+    assert [c["params"]["photo"] for c in refused] == [old_id]
+    assert "Sharer 11" in text_of(again)
+    third = await _share(bot, chat, user, reply, sid)
+    assert third["params"]["photo"] == again["result"]["photo"][-1]["file_id"]
+    assert not any(
+        "went wrong" in text_of(c) for c in bot.api.calls[since:] if c["method"] == "sendMessage"
+    )
+    assert [c for c in bot.api.errors() if c["index"] >= mark] == refused  # and nothing else
+
+
 async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) -> None:
     mark = bot.api.mark()
     owner, owner_chat, reply, _card, sid = await _published(bot, 18002, "Linked", correct=4)
@@ -136,6 +173,11 @@ async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> No
     assert "beat +6 by Champion on PrimeBench" in plain
     assert "Based on the questions, choose the correct option." in plain  # the prompt
     assert "<pre>" in opened["params"]["text"] and CREDIT in plain
+    # and the questions the prompt is about, so the friend can run the benchmark
+    sent = await bot.api.wait_call("sendDocument", chat_id=friend_chat["id"], since=since)
+    document = sent["params"]["document"]
+    assert document.filename == "Q.json" and document.content == QUESTIONS
+    assert "PrimeBench's questions (Q.json)" in text_of(sent) and CREDIT in text_of(sent)
     body = "\n".join(answers(KEY, correct=10))
     answer = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
     assert "Challenge: beat +6 by Champion" in text_of(answer)
@@ -170,9 +212,9 @@ async def test_the_board_as_an_image_and_the_group_links(bot: Bot) -> None:
     visitor, visitor_chat = private_user(bot, 18010)
     opened = text_of(await bot.say(visitor_chat, visitor, f"/start {payload}"))
     assert "The board of Share Lab" in opened and "Group Model" in opened
-    # added through a startgroup link: /start in the group shows its board
+    # added through a startgroup link: /start in the group says how the bot works there
     shown = text_of(await bot.say(group, member, f"/start@{BOT} board"))
-    assert "Group Model" in shown and "this group" in shown
+    assert "Hi Share Lab!" in shown and "/score" in shown and "/leaderboard" in shown
     bot.check_clean(mark)
 
 
@@ -239,6 +281,8 @@ async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
     assert "The board of <Lab & co>" in text_of(
         await bot.say(visitor_chat, visitor, f"/start {payload}")
     )
-    # a bare /start in a group is still the welcome
-    assert "Hi! I score LLM benchmark outputs" in text_of(await bot.say(group, member, "/start"))
+    # a bare /start in a group is the group's welcome, its name escaped
+    assert "Hi <Lab & co>! I score LLM benchmark outputs" in text_of(
+        await bot.say(group, member, "/start")
+    )
     bot.check_clean(mark)

@@ -87,3 +87,19 @@ def test_a_partial_result() -> None:
     assert not looks_partial(_Result(104, 3))
     assert not looks_partial(_Result(104, 104))
     assert not looks_partial(object())
+
+
+def test_the_rest_of_a_cut_paste_is_noted_only_after_a_message_at_the_limit() -> None:
+    now = [0.0]
+    pastes = Pastes(clock=lambda: now[0])
+    partial = _Result(104, 60)
+    assert not pastes.submitted(1, 2, partial, long=False)
+    now[0] += 5
+    assert not pastes.submitted(1, 2, partial, long=False)  # two short messages
+    assert not pastes.submitted(1, 2, partial, long=True)
+    now[0] += 5
+    assert pastes.submitted(1, 2, partial, long=False)  # right after one at the limit
+    assert not pastes.submitted(1, 3, partial, long=False)  # another user
+    pastes.submitted(1, 2, partial, long=True)
+    now[0] += 1000
+    assert not pastes.submitted(1, 2, partial, long=False)  # long after

@@ -127,7 +127,10 @@ async def test_without_a_key_nothing_is_scored(store: Store, tmp_path: Path) -> 
     bare = Services(settings=Settings(data_dir=tmp_path, fetch_on_start=False), store=store)
     with pytest.raises(UserError) as refused:
         await submit.submit(bare, text=answer_text(5), user_id=1, chat_id=-1, message_id=1)
-    assert refused.value.key == "no_key" and refused.value.values == {"benchmark": "PrimeBench"}
+    assert refused.value.key == "no_key" and refused.value.values == {
+        "benchmark": "PrimeBench",
+        "name": "primebench",
+    }
     assert await store.count_history(1) == 0
 
 
