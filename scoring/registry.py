@@ -99,6 +99,15 @@ def unregister(name: str) -> None:
         _changed()
 
 
+def adopt(benchmarks: tuple[Benchmark, ...]) -> None:
+    """Make ``benchmarks`` the registered ones (another process's :func:`defined`,
+    already checked there): what a worker process is told."""
+    if tuple(_defined.values()) != benchmarks:
+        _defined.clear()
+        _defined.update((b.name, b) for b in benchmarks)
+        _changed()
+
+
 def defined() -> tuple[Benchmark, ...]:
     """The benchmarks registered at run time, in order."""
     return tuple(_defined.values())

@@ -42,7 +42,7 @@ from telegram.ext import (
 
 from storage import DatabaseCorrupt, StorageError
 
-from ..core import backups, boards, keys
+from ..core import backups, benchmarks, boards, keys
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
 from ..render.i18n import LANGUAGES, command_menu
@@ -112,6 +112,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
             limiter.shared = SharedSendRate(
                 services, overall=settings.rate_overall, group=settings.rate_group
             )
+    await benchmarks.start(services)  # the benchmarks defined by data, before their keys
     await keys.load_keys(services)
     await keys.seed_references(services)
     if keys.missing_essential(services):
