@@ -29,6 +29,8 @@ from scoring.errors import DefinitionError
 from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
 
 from . import keys
+from .admin import Actor, require_bot_admin
+from .errors import UserError
 from .services import LoadedKey, Services
 
 log = logging.getLogger(__name__)
@@ -193,3 +195,14 @@ async def _every(services: Services) -> None:
 async def listed(services: Services) -> list[DefinitionVersion]:
     """The stored definitions, each benchmark's latest (``benchmark list``)."""
     return await services.store.definitions()
+
+
+async def add_upload(services: Services, actor: Actor, data: bytes, *, source: str) -> Added:
+    """A bot admin's ``/benchmark add`` document: :func:`add`, a refused file as the
+    ``bad_definition`` answer (nothing changed)."""
+    require_bot_admin(actor)
+    try:
+        definition = read_upload(data)
+        return await add(services, definition, source=source, actor_id=actor.user_id)
+    except DefinitionError as exc:
+        raise UserError("bad_definition", reason=str(exc)) from None

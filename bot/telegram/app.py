@@ -245,6 +245,7 @@ def register(app: BotApp) -> None:
     # everyone. Not in setMyCommands: the menu is for users.
     admin_commands = [
         ("setkey", ah.on_setkey),  # as text: usage, or a reply to the key file
+        ("benchmark", ah.on_benchmark),  # "add" as text: usage, or a reply to the TOML file
         ("keyinfo", ah.on_keyinfo),
         ("rescore", ah.on_rescore),
         ("hide", ah.on_hide),
@@ -260,6 +261,9 @@ def register(app: BotApp) -> None:
         app.add_handler(CommandHandler(name, callback, filters=new))
     app.add_handler(
         MessageHandler(document & filters.CaptionRegex(ah.SETKEY_COMMAND), ah.on_setkey)
+    )
+    app.add_handler(
+        MessageHandler(document & filters.CaptionRegex(ah.BENCHMARK_ADD), ah.on_benchmark)
     )
 
     # Buttons: one handler per action (the callback data's first word), then whatever
