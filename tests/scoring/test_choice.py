@@ -68,7 +68,7 @@ def test_a_bad_file_is_refused_naming_the_field(text: str, field: str, said: str
 
 def test_an_upload_cannot_name_files_and_a_folder_reads_them() -> None:
     text = _with(GOOD[GOOD.index("key =") :], 'key_file = "k.txt"\n')
-    with pytest.raises(DefinitionError, match="^key_file: not read from an upload"):
+    with pytest.raises(DefinitionError, match=r"^key_file: not read from an upload"):
         choice.read_definition(text)
     read: list[tuple[str, str]] = []
 
