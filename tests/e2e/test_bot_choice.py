@@ -7,7 +7,6 @@ document captioned ``/benchmark add``. The keys are made up here."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiohttp
 import pytest
