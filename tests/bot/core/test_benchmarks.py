@@ -9,9 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 import bot.core.rescore as rescore_module
-from bot.core import benchmarks, submit
+from bot.core import benchmarks, offload, submit
 from bot.core.admin import Actor
 from bot.core.errors import UserError
+from bot.core.offload import Worker
 from bot.core.rescore import rescore
 from bot.core.services import Services
 from scoring import choice, registry
@@ -124,3 +125,22 @@ async def test_another_process_reads_them_and_refusals_change_nothing(
         await benchmarks.add_upload(services, user, TINY.encode(), source="u")
     assert not_admin.value.key == "not_admin"
     assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
+    """A large input is read and scored in a worker process: it knows ``#tinymcq``, and
+    forgets it when this process does."""
+    bench = choice.ChoiceBenchmark(choice.read_definition(TINY))
+    worker = Worker()
+    try:
+        assert (await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)).error
+        registry.register(bench)
+        reading = await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)
+        assert reading.benchmark == "tinymcq"
+        key = bench.load_key(bench.definition.key)
+        done = await worker.run(30, offload.score_text, "tinymcq", "1:3\n2:2", key, {})
+        assert done.result.final_score == 2 - 1 and done.result.benchmark == "tinymcq"
+        registry.unregister("tinymcq")
+        assert (await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)).error
+    finally:
+        worker.close()
