@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from scoring import Benchmark, Result, ScoringError, decode, registry
 
-from .cli_common import EXIT_BAD_INPUT, CliError, Load, fail
+from .cli_common import (
+    EXIT_BAD_INPUT,
+    CliError,
+    Load,
+    fail,
+    find_benchmark,
+    has_database,
+    read_defined,
+)
 
 if TYPE_CHECKING:
     from datetime import date
@@ -51,7 +59,7 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
     from .core.services import opened
 
     placed = datafiles.read_key_file(settings.data_dir, benchmark)
-    if placed is None and settings.db_url is None and not settings.db_path.is_file():
+    if placed is None and not has_database(settings):
         return None
 
     async def read() -> tuple[bytes, str] | None:
@@ -187,7 +195,7 @@ def _parse_date(text: str) -> date:
         fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
-def _detected(args: argparse.Namespace) -> tuple[Benchmark, str, str]:
+def _detected(args: argparse.Namespace, load: Load) -> tuple[Benchmark, str, str]:
     """The benchmark of the input when ``--benchmark`` is absent, read as the bot reads
     a message (:func:`bot.core.classify.read`: a tag in the file names it, else the
     first benchmark that recognises a line of it; ``--target`` names the benchmark
@@ -205,6 +213,9 @@ def _detected(args: argparse.Namespace) -> tuple[Benchmark, str, str]:
     text = _daily_text(source) if hint is not None else decode(_read_input(source))
     text = normalise_line_ends(text)
     reading = read(text, benchmark_hint=hint)
+    if reading.error is not None and not registry.defined():  # a tag of one defined by data?
+        read_defined(load)
+        reading = read(text, benchmark_hint=hint)
     shown = "stdin" if source == "-" else source
     if reading.error is not None:
         fail(f"{shown}: {reading.error} (or choose the benchmark with --benchmark NAME)")
@@ -230,9 +241,9 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
     text: str | None = None
     note = ""
     if args.benchmark is None:
-        benchmark, text, note = _detected(args)
+        benchmark, text, note = _detected(args, load)
     else:
-        benchmark = registry.get(args.benchmark)
+        benchmark = find_benchmark(args.benchmark, load)
     if benchmark.daily:
         return _score_daily(benchmark, args, load, text, note)
     if args.target is not None and "target" not in benchmark.tag_fields:
@@ -248,7 +259,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
 
 
 def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
-    benchmark = registry.get(args.benchmark)
+    benchmark = find_benchmark(args.benchmark, load)
     prompt = benchmark.prompt
     if not prompt:
         fail(f"{benchmark.title} has no official prompt")
@@ -308,6 +319,62 @@ def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
     key = _read_input(args.key)
     questions = _read_input(args.questions) if args.questions else None
     _import(datafiles.load(settings.data_dir, benchmark, key, questions, source=args.key), settings)
+    return 0
+
+
+def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
+    """``benchmark add FILE.toml``: register a multiple-choice benchmark defined by data,
+    store it with its key, and re-score its stored submissions when that changed them."""
+    import asyncio
+
+    from .core import benchmarks
+    from .core.rescore import rescore
+    from .core.services import opened
+
+    path = Path(args.file)
+    definition = benchmarks.read_file(path)
+    settings = load()
+
+    async def add() -> tuple[benchmarks.Added, int]:
+        async with opened(settings) as services:
+            added = await benchmarks.add(services, definition, source=f"file {path.name}")
+            rescored = 0
+            if added.pending:
+                rescored = (await rescore(services.store, added.benchmark.name)).rescored
+        return added, rescored
+
+    added, rescored = asyncio.run(add())
+    benchmark, version, key = added.benchmark, added.definition, added.key
+    said = "stored as" if version.created else "unchanged,"
+    print(f"{benchmark.name}: {benchmark.title}, {said} definition version {version.version}")
+    done = f"re-scored {rescored}" if rescored else "nothing to re-score"
+    fresh = "new" if key.created else "unchanged"
+    print(f"  key version {key.version} ({fresh}), sha256 {key.sha256}; {done}")
+    print(f"  tag #{benchmark.name}; board /b/{benchmark.name} (database {settings.db_label})")
+    return 0
+
+
+def cmd_benchmark_list(args: argparse.Namespace, load: Load) -> int:
+    """``benchmark list``: every benchmark, those defined by data with their version."""
+    import asyncio
+
+    from .core import benchmarks
+    from .core.services import opened
+
+    settings = load()
+    versions: dict[str, int] = {}
+    if has_database(settings):
+
+        async def read() -> None:
+            async with opened(settings) as services:
+                stored = await benchmarks.listed(services)
+            versions.update((d.benchmark, d.version) for d in stored)
+
+        asyncio.run(read())
+    for benchmark in registry.all_benchmarks():
+        defined = versions.get(benchmark.name)
+        how = "built in" if defined is None else f"defined by data, version {defined}"
+        print(f"{benchmark.name}\t{benchmark.title}\t{how}")
     return 0
 
 
@@ -374,6 +441,7 @@ COMMANDS = (
     "natory",
     "prompt",
     "data",
+    "benchmark",
     "compare",
     "rescore",
     "health",
@@ -421,6 +489,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     data = add("data", "fetch or load official benchmark files")
     if data is not None:
         _data_arguments(data)
+
+    bench = add("benchmark", "add a multiple-choice benchmark from a TOML file, or list them")
+    if bench is not None:
+        bench_sub = bench.add_subparsers(dest="benchmark_command", required=True, metavar="ACTION")
+        bench_add = bench_sub.add_parser("add", help="add (or update) one from FILE.toml")
+        bench_add.add_argument("file", metavar="FILE.toml")
+        bench_add.set_defaults(handler=cmd_benchmark_add)
+        bench_list = bench_sub.add_parser("list", help="list the benchmarks")
+        bench_list.set_defaults(handler=cmd_benchmark_list)
 
     compare = add("compare", "chart score against cost and latency per model (Natory), as a PNG")
     if compare is not None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from scoring import registry
 
-from .cli_common import Load, fail
+from .cli_common import Load, fail, read_defined
 
 if TYPE_CHECKING:
     from storage import BoardRow
@@ -209,6 +209,8 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
     from .render.format import mode_label
 
     settings = load()
+    if registry.find(args.benchmark) is None:
+        read_defined(load)  # one defined by data?
     benchmark = registry.find(args.benchmark)
     if benchmark is None:
         fail(f"no benchmark {args.benchmark!r}: one of {', '.join(registry.names())}")

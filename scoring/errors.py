@@ -71,3 +71,12 @@ class OptionError(ScoringError):
         self.name = name
         self.value = value
         super().__init__(message)
+
+
+class DefinitionError(ScoringError):
+    """A benchmark definition (a TOML file) that is refused; ``field`` names what is
+    wrong (``options``, ``points.right``, ``key``), the message says it in one line."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")

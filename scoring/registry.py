@@ -1,8 +1,12 @@
-"""Benchmarks by name. Adding a benchmark is one module (or package) plus one line here.
+"""Benchmarks by name. Adding a benchmark is one module (or package) plus one line here,
+or, for a multiple-choice one, a definition registered at run time (:func:`register`:
+``scoring.choice``, from the database).
 
 A benchmark's module is imported when it is first asked for by its name: scoring a
 PrimeBench file loads neither ZeroBench nor Natory. Asking by another tag, or for all
-benchmarks, imports them all (a tag is the benchmark's to say).
+benchmarks, imports them all (a tag is the benchmark's to say). Registered benchmarks
+come after the modules' in every listing; :func:`generation` counts the changes, for
+whoever remembers what a name meant.
 """
 
 from __future__ import annotations
@@ -12,7 +16,8 @@ from importlib import import_module
 from typing import cast
 
 from .base import Benchmark
-from .errors import UnknownBenchmark
+from .errors import DefinitionError, UnknownBenchmark, UnknownMode
+from .modes import parse_mode
 
 #: The benchmark modules, in the order the bot lists them; the first is the default.
 #: Each exposes ``BENCHMARK``, an object satisfying :class:`Benchmark` whose ``name``
@@ -25,6 +30,9 @@ DEFAULT = _MODULES[0]
 _loaded: dict[str, Benchmark] = {}
 #: Every tag (folded) → its benchmark, once all are loaded; two never share a tag.
 _by_tag: dict[str, Benchmark] = {}
+#: The benchmarks registered at run time (defined by data), by name, in order.
+_defined: dict[str, Benchmark] = {}
+_generation = [0]
 
 
 def _folded(word: str) -> str:
@@ -42,7 +50,7 @@ def _load(module: str) -> Benchmark:
 def _tags() -> dict[str, Benchmark]:
     if not _by_tag:
         tags: dict[str, Benchmark] = {}
-        for benchmark in map(_load, _MODULES):
+        for benchmark in (*map(_load, _MODULES), *_defined.values()):
             for tag in benchmark.tags:
                 if tags.setdefault(_folded(tag), benchmark) is not benchmark:
                     raise RuntimeError(f"tag {tag!r} names two benchmarks")
@@ -51,12 +59,70 @@ def _tags() -> dict[str, Benchmark]:
 
 
 def names() -> tuple[str, ...]:
-    return _MODULES
+    return (*_MODULES, *_defined) if _defined else _MODULES
 
 
 @functools.cache
 def all_benchmarks() -> tuple[Benchmark, ...]:
-    return tuple(map(_load, _MODULES))
+    return (*map(_load, _MODULES), *_defined.values())
+
+
+def check(benchmark: Benchmark) -> None:
+    """Refuse (:class:`DefinitionError` on ``name``) a benchmark to register whose name
+    or a tag is a module benchmark's name or tag, another registered benchmark's tag,
+    or a mode's word (``#think``). A registered benchmark of the same name is replaced."""
+    for tag in benchmark.tags:
+        folded = _folded(tag)
+        if folded in _MODULES:
+            raise DefinitionError("name", f"{tag!r} is taken by a built-in benchmark")
+        taken = _tags().get(folded)
+        if taken is not None and taken.name != benchmark.name:
+            raise DefinitionError("name", f"{tag!r} is taken by {taken.title} (#{taken.name})")
+        try:
+            parse_mode(folded)
+        except UnknownMode:
+            continue
+        raise DefinitionError("name", f"{tag!r} is a mode's tag (#{tag} names a mode)")
+
+
+def register(benchmark: Benchmark) -> None:
+    """Add a benchmark defined at run time, or replace the registered one of its name
+    (checked first: :func:`check`)."""
+    check(benchmark)
+    _defined[benchmark.name] = benchmark
+    _changed()
+
+
+def unregister(name: str) -> None:
+    """Forget a benchmark registered at run time (nothing for another name)."""
+    if _defined.pop(_folded(name), None) is not None:
+        _changed()
+
+
+def adopt(benchmarks: tuple[Benchmark, ...]) -> None:
+    """Make ``benchmarks`` the registered ones (another process's :func:`defined`,
+    already checked there): what a worker process is told."""
+    if tuple(_defined.values()) != benchmarks:
+        _defined.clear()
+        _defined.update((b.name, b) for b in benchmarks)
+        _changed()
+
+
+def defined() -> tuple[Benchmark, ...]:
+    """The benchmarks registered at run time, in order."""
+    return tuple(_defined.values())
+
+
+def generation() -> int:
+    """How many times the registered benchmarks changed (in this process)."""
+    return _generation[0]
+
+
+def _changed() -> None:
+    _by_tag.clear()
+    all_benchmarks.cache_clear()
+    _in_recognise_order.cache_clear()
+    _generation[0] += 1
 
 
 @functools.cache
@@ -79,6 +145,8 @@ def find(name: str) -> Benchmark | None:
     folded = _folded(name)
     if folded in _MODULES:
         return _load(folded)
+    if folded in _defined:
+        return _defined[folded]
     return _tags().get(folded)
 
 
@@ -87,6 +155,8 @@ def get(name: str) -> Benchmark:
     folded = _folded(name)
     if folded in _MODULES:
         return _load(folded)
+    if folded in _defined:
+        return _defined[folded]
     try:
         return _tags()[folded]
     except KeyError:

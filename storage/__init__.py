@@ -24,6 +24,10 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.save_key(benchmark, data: bytes, *, source: str) -> KeyVersion
     await store.current_key(benchmark) -> KeyVersion | None
     await store.key_versions(benchmark) -> list[KeyVersion]
+    await store.save_definition(benchmark, kind, definition: str, key: bytes, *, source)
+        -> (DefinitionVersion, KeyVersion)          # a benchmark defined by data
+    await store.definitions() -> list[DefinitionVersion]        # each one's latest
+    await store.definitions_stamp() -> int                      # changes on each save
     await store.key_data(key_version_id) -> bytes
 
     # submissions
@@ -146,6 +150,7 @@ from .models import (
     Board,
     BoardRow,
     Chat,
+    DefinitionVersion,
     KeyVersion,
     NewSubmission,
     PackedText,
@@ -170,6 +175,7 @@ __all__ = [
     "Chat",
     "DatabaseCorrupt",
     "DatabaseLocked",
+    "DefinitionVersion",
     "DiskFull",
     "IntakeEntry",
     "InvalidData",

@@ -437,6 +437,23 @@ ALTER TABLE submissions ADD COLUMN group_verified INTEGER NOT NULL DEFAULT 0
     CHECK (group_verified IN (0, 1));
 """
 
+#: Benchmarks defined by data (``storage.definitions``): each version of a benchmark's
+#: definition (JSON of its ``kind``), the latest one the benchmark's; its key lives in
+#: ``key_versions`` like any other. Read whole at start and when the count changes (a
+#: handful of rows): no index beyond the key. Shared SQL.
+_V16_DEFINITIONS = """
+CREATE TABLE benchmark_definitions (
+    benchmark_id BIGINT NOT NULL REFERENCES benchmarks (id),
+    version      INTEGER NOT NULL CHECK (version >= 1),
+    kind         TEXT NOT NULL,
+    sha256       TEXT NOT NULL CHECK (length(sha256) = 64),
+    definition   TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    loaded_at    BIGINT NOT NULL,
+    PRIMARY KEY (benchmark_id, version)
+);
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -460,6 +477,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         15, "moderation: a group admin's verification, on its board", _V15_GROUP_VERIFIED, True
     ),
+    Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -100,6 +100,21 @@ class Submission:
 
 
 @dataclass(frozen=True, slots=True)
+class DefinitionVersion:
+    """One stored definition of a benchmark defined by data (its text, a kind's JSON);
+    the latest version is the benchmark's. ``created`` is True when it was stored now."""
+
+    benchmark: str
+    version: int
+    kind: str
+    sha256: str
+    definition: str
+    source: str
+    loaded_at: datetime
+    created: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class KeyVersion:
     """One stored answer key of a benchmark. ``created`` is True when ``save_key`` stored it."""
 

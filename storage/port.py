@@ -61,6 +61,8 @@ TABLES: tuple[Table, ...] = (
     Table("benchmarks", ("id",), ("id", "name", "boards_stale")),
     Table("key_versions", ("id",), ("id", "benchmark_id", "version", "sha256", "data",
                                     "source", "loaded_at")),
+    Table("benchmark_definitions", ("benchmark_id", "version"),
+          ("benchmark_id", "version", "kind", "sha256", "definition", "source", "loaded_at")),
     Table("submissions", ("id",), _SUBMISSION),
     Table("reference_results", ("id",), ("id", "benchmark_id", "model", "model_norm", "mode",
                                          "score", "source", "added_at")),

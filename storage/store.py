@@ -14,6 +14,7 @@ from typing import Literal, Self
 from .backup import BackupStore, fresh_partial, remove_partial
 from .base import Clock, utc_now
 from .boards import BoardStore
+from .definitions import DefinitionStore
 from .engines import is_postgres_url, open_database
 from .errors import StoreUnavailable
 from .intake import IntakeStore
@@ -31,6 +32,7 @@ from .values import normalise_model
 
 class Store(
     UserStore,
+    DefinitionStore,
     KeyStore,
     SubmissionStore,
     BoardStore,

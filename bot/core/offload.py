@@ -137,14 +137,16 @@ def _serve(conn: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the bot decides when its worker stops
     while True:
         try:
-            fn, args = conn.recv()
+            fn, args, defined = conn.recv()
         except (EOFError, OSError):
             return
         try:
+            if defined is not None:  # the benchmarks defined by data, as the bot has them
+                registry.adopt(defined)
             reply: tuple[bool, Any] = (True, fn(*args))
         except Exception as exc:
             reply = (False, _sendable(exc))
-        del fn, args  # the job's inputs and outputs go before the next job
+        del fn, args, defined  # the job's inputs and outputs go before the next job
         try:
             conn.send(reply)
         except (EOFError, OSError):
@@ -154,7 +156,9 @@ def _serve(conn: Connection) -> None:
         del reply
 
 
-def _exchange(conn: Connection, message: tuple[Callable[..., Any], tuple[Any, ...]]) -> Any:
+def _exchange(
+    conn: Connection, message: tuple[Callable[..., Any], tuple[Any, ...], tuple[Any, ...] | None]
+) -> Any:
     conn.send(message)
     return conn.recv()
 
@@ -169,6 +173,8 @@ class _Process:
         self._on_start = on_start
         self._process: BaseProcess | None = None
         self._pipe: Connection | None = None
+        #: the registry's generation the process was last told (-1: never)
+        self._told = -1
         # Sending and waiting for a reply block: one thread of our own does both.
         self._io = ThreadPoolExecutor(1, thread_name_prefix="benchboard-worker-io")
 
@@ -189,7 +195,7 @@ class _Process:
             )
             process.start()
             theirs.close()  # so that its death is seen here as the end of the pipe
-            self._process, self._pipe = process, ours
+            self._process, self._pipe, self._told = process, ours, -1
             self._on_start()
         return self._pipe
 
@@ -208,7 +214,12 @@ class _Process:
 
     async def run(self, seconds: float, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
         conn = self._ensure()
-        exchange = cast("Future[tuple[bool, Any]]", self._io.submit(_exchange, conn, (fn, args)))
+        generation = registry.generation()
+        defined = registry.defined() if generation != self._told else None
+        self._told = generation
+        exchange = cast(
+            "Future[tuple[bool, Any]]", self._io.submit(_exchange, conn, (fn, args, defined))
+        )
         try:
             ok, value = await asyncio.wait_for(asyncio.wrap_future(exchange), seconds)
         except BaseException as exc:

@@ -169,8 +169,9 @@ def _score_texts(bench: Benchmark, key: Any, texts: Sequence[_Text]) -> list[_Sc
 _WORKER: tuple[Benchmark, Any] | None = None
 
 
-def _worker_init(name: str, key_data: bytes) -> None:
+def _worker_init(name: str, key_data: bytes, defined: tuple[Benchmark, ...] = ()) -> None:
     global _WORKER
+    scoring_registry.adopt(defined)  # the benchmarks defined by data, as the caller has them
     bench = scoring_registry.get(name)
     _WORKER = (bench, bench.load_key(key_data))
 
@@ -256,7 +257,7 @@ class _Rescorer:
                 self._workers,
                 mp_context=cast(BaseContext, self._spawner),
                 initializer=_worker_init,
-                initargs=(self._bench.name, self._key_data),
+                initargs=(self._bench.name, self._key_data, scoring_registry.defined()),
             )
         loop = asyncio.get_running_loop()
         step = -(-len(texts) // (self._workers * 2))

@@ -62,6 +62,9 @@ class Services:
     #: Called with each change another instance announces (``lang:42``; ``""``: anything
     #: may have changed), by what each keeps (``keys``: the answer keys in use).
     listeners: dict[str, Callable[[str], None]] = field(default_factory=dict)
+    #: The count of stored benchmark definitions when they were last read (-1: never;
+    #: ``bot.core.benchmarks.refresh``).
+    definitions_stamp: int = -1
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:
@@ -121,9 +124,13 @@ class Services:
 
 @asynccontextmanager
 async def opened(settings: Settings) -> AsyncIterator[Services]:
-    """Services for one command-line command: the database, no worker."""
+    """Services for one command-line command: the database (the benchmarks defined in
+    it registered), no worker."""
+    from .benchmarks import load_defined  # it uses these services
+
     services = await Services.open(settings)
     try:
+        await load_defined(services)
         yield services
     finally:
         await services.close()

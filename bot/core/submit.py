@@ -19,7 +19,7 @@ from scoring import Benchmark, DecodeError, OptionError, Result, decode, registr
 from scoring.text import normalise_line_ends
 from storage import NewSubmission, PackedText, Submission, analytics
 
-from . import datafiles, offload
+from . import benchmarks, datafiles, offload
 from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES
@@ -148,15 +148,26 @@ async def read_submission(
     worker process. Raises :class:`UserError` for a bad tag and for a text no benchmark
     can read (``not_submission``: nothing is scored or stored)."""
     text = normalise_line_ends(text)
-    if len(text) < POOL_THRESHOLD:
-        reading = read(text, command_args, benchmark_hint)
-    else:
-        reading = await _offloaded(
-            services, offload.read_job, text, command_args, benchmark_hint, owner=owner
-        )
+    for _ in range(2):
+        if len(text) < POOL_THRESHOLD:
+            reading = read(text, command_args, benchmark_hint)
+        else:
+            reading = await _offloaded(
+                services, offload.read_job, text, command_args, benchmark_hint, owner=owner
+            )
+        if not await _defined_since(services, reading):
+            break
     body = blank(text, reading.spans)
     _check_reading(reading, blank=not body.strip())
     return body, reading
+
+
+async def _defined_since(services: Services, reading: Reading) -> bool:
+    """Whether a text with a bad tag is worth reading again: its tag may name a benchmark
+    another instance defined since this one read the definitions (read again now)."""
+    return (
+        reading.error is not None and services.store.shared and await benchmarks.refresh(services)
+    )
 
 
 def _check_reading(reading: Reading, *, blank: bool) -> None:
@@ -227,9 +238,12 @@ async def score_file(
     """:func:`score_submission` of a large upload saved at ``path``: a worker process
     reads it, then scores and packs it (each in ``owner``'s turn); the text never comes
     to this process."""
-    found = await _offloaded(
-        services, offload.read_file, str(path), command_args, benchmark_hint, owner=owner
-    )
+    for _ in range(2):
+        found = await _offloaded(
+            services, offload.read_file, str(path), command_args, benchmark_hint, owner=owner
+        )
+        if not await _defined_since(services, found.reading):
+            break
     reading = found.reading
     _check_reading(reading, blank=found.blank)
     benchmark, key, options, key_version_id = await _key_and_options(services, reading)

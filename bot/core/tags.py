@@ -90,10 +90,15 @@ class Tags:
 _Item = tuple[str, str]
 
 
-@lru_cache(maxsize=1024)
 def _hashtag(word: str) -> tuple[str, str | Mode] | None:
     """What a hashtag's word names: ("benchmark", its name) or ("mode", the mode); None
-    for nothing known. Remembered: the same few tags come with every submission."""
+    for nothing known. Remembered: the same few tags come with every submission (and
+    forgotten when a benchmark is defined: the registry's generation)."""
+    return _named(word, registry.generation())
+
+
+@lru_cache(maxsize=1024)
+def _named(word: str, generation: int) -> tuple[str, str | Mode] | None:
     benchmark = registry.find(word)
     if benchmark is not None:
         return "benchmark", benchmark.name

@@ -15,7 +15,7 @@ from telegram import Bot, Message, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import TelegramError
 
-from ..core import admin
+from ..core import admin, benchmarks
 from ..core.errors import StorageError, UserError
 from ..core.services import Services
 from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 _CACHE = "admin_cache"
 #: ``/setkey`` at the start of a caption (commands are case-insensitive).
 SETKEY_COMMAND = re.compile(r"^/setkey(?:@\w+)?(?=\s|$)", re.IGNORECASE)
+#: ``/benchmark add`` at the start of a caption.
+BENCHMARK_ADD = re.compile(r"^/benchmark(?:@\w+)?\s+add(?=\s|$)", re.IGNORECASE)
 
 
 def _cache(context: BotContext) -> admin.AdminCache:
@@ -174,6 +176,41 @@ async def on_setkey(update: Update, context: BotContext) -> None:
         sent = await message.reply_text("\n".join(lines))
         if change.pending:
             services.spawn(_rescore_then_report(context.bot, services, change, sent.chat_id, lang))
+
+    await _run(update, context, work)
+
+
+async def on_benchmark(update: Update, context: BotContext) -> None:
+    """``/benchmark add`` as a TOML file's caption (or a reply to it): a bot admin adds
+    a multiple-choice benchmark defined by data (``bot.core.benchmarks``)."""
+
+    async def work(message: Message, lang: str, actor: admin.Actor) -> None:
+        admin.require_bot_admin(actor)
+        replied = message.reply_to_message
+        document = message.document or (replied.document if replied is not None else None)
+        if _words(message)[:1] != ["add"] or document is None:
+            raise UserError("benchmark_need_file")
+        data = bytes(await DocumentUpload(document).download())
+        source = f"Telegram upload {document.file_name or 'benchmark'} by user {actor.user_id}"
+        services = context.services
+        added = await benchmarks.add_upload(services, actor, data, source=source)
+        bench, version = added.benchmark, added.definition
+        lines = [
+            t(
+                lang,
+                N_("benchmark_added") if version.created else N_("benchmark_same"),
+                title=html.escape(bench.title),
+                name=bench.name,
+                version=version.version,
+                key_version=added.key.version,
+            )
+        ]
+        if added.pending:
+            lines.append(tn(lang, "key_rescoring", added.pending))
+        sent = await message.reply_text("\n".join(lines))
+        if added.pending:
+            ask = admin.RescoreAsk(bench, added.pending, added.before)
+            services.spawn(_rescore_then_report(context.bot, services, ask, sent.chat_id, lang))
 
     await _run(update, context, work)
 

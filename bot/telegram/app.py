@@ -51,7 +51,7 @@ from telegram.ext import (
 
 from storage import DatabaseCorrupt, StorageError
 
-from ..core import backups, boards, keys
+from ..core import backups, benchmarks, boards, keys
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
@@ -144,6 +144,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
             limiter.shared = SharedSendRate(
                 services, overall=settings.rate_overall, group=settings.rate_group
             )
+    await benchmarks.start(services)  # the benchmarks defined by data, before their keys
     await keys.load_keys(services)
     await keys.seed_references(services)
     if keys.missing_essential(services):
@@ -279,6 +280,7 @@ def register(app: BotApp) -> None:
     # everyone. Not in setMyCommands: the menu is for users.
     admin_commands = [
         ("setkey", ah.on_setkey),  # as text: usage, or a reply to the key file
+        ("benchmark", ah.on_benchmark),  # "add" as text: usage, or a reply to the TOML file
         ("keyinfo", ah.on_keyinfo),
         ("rescore", ah.on_rescore),
         ("hide", ah.on_hide),
@@ -294,6 +296,9 @@ def register(app: BotApp) -> None:
         app.add_handler(CommandHandler(name, callback, filters=new))
     app.add_handler(
         MessageHandler(document & filters.CaptionRegex(ah.SETKEY_COMMAND), ah.on_setkey)
+    )
+    app.add_handler(
+        MessageHandler(document & filters.CaptionRegex(ah.BENCHMARK_ADD), ah.on_benchmark)
     )
 
     # Buttons: one handler per action (the callback data's first word), then whatever

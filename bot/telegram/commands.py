@@ -187,9 +187,16 @@ async def on_prompt(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, update.effective_user)
     default = registry.get(registry.DEFAULT)
-    await message.reply_text(
+    # /prompt NAME: that benchmark's prompt, when it has one (PrimeBench's otherwise)
+    named = registry.find(context.args[0]) if context.args else None
+    benchmark = named if named is not None and named.prompt else default
+    intro = (
         t(lang, "prompt_intro")
-        + f"\n<pre>{html.escape(default.prompt)}</pre>\n{html.escape(default.credit)}"
+        if benchmark is default
+        else t(lang, "prompt_intro_of", title=html.escape(benchmark.title))
+    )
+    await message.reply_text(
+        intro + f"\n<pre>{html.escape(benchmark.prompt)}</pre>\n{html.escape(benchmark.credit)}"
     )
 
 

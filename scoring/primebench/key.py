@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ..base import KeyCheck
@@ -94,8 +94,19 @@ def _number(digits: str) -> int:
     return int(significant or "0") if len(significant) <= 10 else _MAX_QUESTION + 1
 
 
-def load_key(data: bytes, *, filename: str = "A.txt") -> PrimeKey:
-    """Parse ``A.txt`` strictly: one ``question:option`` line per question, option 1–4.
+def _options_phrase(options: Collection[int]) -> str:
+    """``1, 2, 3 or 4`` (PrimeBench's), ``1 to 5`` for a longer run."""
+    ordered = sorted(options)
+    if len(ordered) > 4:
+        return f"{ordered[0]} to {ordered[-1]}"
+    return ", ".join(map(str, ordered[:-1])) + f" or {ordered[-1]}"
+
+
+def load_key(
+    data: bytes, *, filename: str = "A.txt", options: Collection[int] = OPTIONS
+) -> PrimeKey:
+    """Parse ``A.txt`` strictly: one ``question:option`` line per question, option 1–4
+    (or one of ``options``: a multiple-choice benchmark of its own, ``scoring.choice``).
 
     Blank lines and surrounding whitespace are tolerated; anything else is refused with
     the first bad line's number and text.
@@ -114,8 +125,10 @@ def load_key(data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         question, option = _number(match[1]), _number(match[2])
         if question > _MAX_QUESTION:
             raise KeyFormatError("the question number is too large", line=number, text=line)
-        if option not in OPTIONS:
-            raise KeyFormatError("the option must be 1, 2, 3 or 4", line=number, text=line)
+        if option not in options:
+            raise KeyFormatError(
+                f"the option must be {_options_phrase(options)}", line=number, text=line
+            )
         if question < 1:
             raise KeyFormatError("question numbers start at 1", line=number, text=line)
         if question in answers:

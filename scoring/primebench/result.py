@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
@@ -57,56 +57,114 @@ class PrimeBenchResult(NamedTuple):
         return self.answered / self.total_questions if self.total_questions else 0.0
 
     def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields = [
-            ("total_questions", str(self.total_questions)),
-            ("correct", str(self.correct)),
-            ("wrong", str(self.wrong)),
-            ("unanswered", str(self.unanswered)),
-            ("positive_points", str(self.positive_points)),
-            ("negative_points", str(self.negative_points)),
-            ("final_score", str(self.final_score)),
-        ]
-        if self.accuracy is not None:
-            fields.append(("accuracy", f"{self.accuracy:.1%} ({self.correct}/{self.answered})"))
-        fields.append(("coverage", f"{self.coverage:.1%} ({self.answered}/{self.total_questions})"))
-        return tuple(fields)
+        return summary_fields(self)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "total_questions": self.total_questions,
-            "correct": self.correct,
-            "wrong": self.wrong,
-            "unanswered": self.unanswered,
-            "positive_points": self.positive_points,
-            "negative_points": self.negative_points,
-            "final_score": self.final_score,
-            "invalid_lines": [il.to_json() for il in self.invalid_lines],
-            "invalid_line_count": self.invalid_line_count,
-            "duplicates": list(self.duplicates),
-            "duplicate_count": self.duplicate_count,
-            "unknown_questions": list(self.unknown_questions),
-            "unknown_question_count": self.unknown_question_count,
-            "hints": [h.message for h in self.hints],
-        }
-        return data
+        return counts_json(self)
 
     def to_record(self) -> dict[str, Any]:
-        """Everything needed to rebuild this result (``to_json`` plus internals).
+        """Everything needed to rebuild this result (``to_json`` plus internals)."""
+        return counts_record(self)
 
-        An invalid line's text is kept up to ``RECORD_LINE_TEXT`` characters (the raw
-        input is stored whole beside the record), so one 20 MB line does not make a
-        20 MB record that every button press reads back.
-        """
-        data = self.to_json()
-        for line in data["invalid_lines"]:
-            if len(line["text"]) > RECORD_LINE_TEXT:
-                line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
-        data["hint_codes"] = [
-            [h.code, list(h.lines), dict(h.params)] if h.params else [h.code, list(h.lines)]
-            for h in self.hints
-        ]
-        data["fingerprint"] = self.fingerprint
-        return data
+
+class Counts(Protocol):
+    """What a result of answer lines ``Q:O`` shows: PrimeBench's, and those of the
+    multiple-choice benchmarks defined by data (``scoring.choice``), which score
+    the same counts with points of their own."""
+
+    @property
+    def total_questions(self) -> int: ...
+    @property
+    def correct(self) -> int: ...
+    @property
+    def wrong(self) -> int: ...
+    @property
+    def unanswered(self) -> int: ...
+    @property
+    def invalid_lines(self) -> tuple[InvalidLine, ...]: ...
+    @property
+    def invalid_line_count(self) -> int: ...
+    @property
+    def duplicates(self) -> tuple[int, ...]: ...
+    @property
+    def unknown_questions(self) -> tuple[int, ...]: ...
+    @property
+    def hints(self) -> tuple[Hint, ...]: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def duplicate_count(self) -> int: ...
+    @property
+    def unknown_question_count(self) -> int: ...
+    @property
+    def positive_points(self) -> int: ...
+    @property
+    def negative_points(self) -> int: ...
+    @property
+    def final_score(self) -> int: ...
+    @property
+    def answered(self) -> int: ...
+    @property
+    def accuracy(self) -> float | None: ...
+    @property
+    def coverage(self) -> float: ...
+
+
+def summary_fields(result: Counts) -> tuple[tuple[str, str], ...]:
+    fields = [
+        ("total_questions", str(result.total_questions)),
+        ("correct", str(result.correct)),
+        ("wrong", str(result.wrong)),
+        ("unanswered", str(result.unanswered)),
+        ("positive_points", str(result.positive_points)),
+        ("negative_points", str(result.negative_points)),
+        ("final_score", str(result.final_score)),
+    ]
+    if result.accuracy is not None:
+        fields.append(("accuracy", f"{result.accuracy:.1%} ({result.correct}/{result.answered})"))
+    fields.append(
+        ("coverage", f"{result.coverage:.1%} ({result.answered}/{result.total_questions})")
+    )
+    return tuple(fields)
+
+
+def counts_json(result: Counts) -> dict[str, Any]:
+    """The machine-readable breakdown (what ``benchboard score --json`` prints)."""
+    return {
+        "total_questions": result.total_questions,
+        "correct": result.correct,
+        "wrong": result.wrong,
+        "unanswered": result.unanswered,
+        "positive_points": result.positive_points,
+        "negative_points": result.negative_points,
+        "final_score": result.final_score,
+        "invalid_lines": [il.to_json() for il in result.invalid_lines],
+        "invalid_line_count": result.invalid_line_count,
+        "duplicates": list(result.duplicates),
+        "duplicate_count": result.duplicate_count,
+        "unknown_questions": list(result.unknown_questions),
+        "unknown_question_count": result.unknown_question_count,
+        "hints": [h.message for h in result.hints],
+    }
+
+
+def counts_record(result: Counts) -> dict[str, Any]:
+    """Everything needed to rebuild a result (``to_json`` plus internals).
+
+    An invalid line's text is kept up to ``RECORD_LINE_TEXT`` characters (the raw
+    input is stored whole beside the record), so one 20 MB line does not make a
+    20 MB record that every button press reads back.
+    """
+    data = counts_json(result)
+    for line in data["invalid_lines"]:
+        if len(line["text"]) > RECORD_LINE_TEXT:
+            line["text"] = line["text"][: RECORD_LINE_TEXT - 1] + "…"
+    data["hint_codes"] = [
+        [h.code, list(h.lines), dict(h.params)] if h.params else [h.code, list(h.lines)]
+        for h in result.hints
+    ]
+    data["fingerprint"] = result.fingerprint
+    return data
 
 
 def _hint(entry: Sequence[Any], message: str) -> Hint:
@@ -118,27 +176,33 @@ def _hint(entry: Sequence[Any], message: str) -> Hint:
     )
 
 
-def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
-    """Rebuild a result from :meth:`PrimeBenchResult.to_record` output."""
+def record_counts(data: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The first twelve fields of a result (those of :class:`PrimeBenchResult` before
+    ``benchmark``), in order, from :func:`counts_record` output."""
     hints = tuple(
         _hint(entry, message)
         for entry, message in zip(data.get("hint_codes", []), data["hints"], strict=True)
     )
-    return PrimeBenchResult(
-        total_questions=data["total_questions"],
-        correct=data["correct"],
-        wrong=data["wrong"],
-        unanswered=data["unanswered"],
-        invalid_lines=tuple(InvalidLine(il["line"], il["text"]) for il in data["invalid_lines"]),
-        invalid_line_count=data.get("invalid_line_count", len(data["invalid_lines"])),
-        duplicates=tuple(data["duplicates"]),
-        unknown_questions=tuple(data["unknown_questions"]),
-        hints=hints,
-        fingerprint=data.get("fingerprint", ""),
+    return (
+        data["total_questions"],
+        data["correct"],
+        data["wrong"],
+        data["unanswered"],
+        tuple(InvalidLine(il["line"], il["text"]) for il in data["invalid_lines"]),
+        data.get("invalid_line_count", len(data["invalid_lines"])),
+        tuple(data["duplicates"]),
+        tuple(data["unknown_questions"]),
+        hints,
+        data.get("fingerprint", ""),
         # records written before the lists were capped hold every number
-        duplicate_count=data.get("duplicate_count", len(data["duplicates"])),
-        unknown_question_count=data.get("unknown_question_count", len(data["unknown_questions"])),
+        data.get("duplicate_count", len(data["duplicates"])),
+        data.get("unknown_question_count", len(data["unknown_questions"])),
     )
+
+
+def result_from_record(data: Mapping[str, Any]) -> PrimeBenchResult:
+    """Rebuild a result from :meth:`PrimeBenchResult.to_record` output."""
+    return PrimeBenchResult(*record_counts(data))
 
 
 def format_score(value: float, *, mean: bool = False) -> str:

@@ -142,3 +142,21 @@ def test_a_one_call_plan_takes_one_answer() -> None:
     plan = NA.run_plan(RunMaterials(natory.Challenge.for_target(13)))
     with pytest.raises(ValueError):
         NA.run_output(plan, ["a", "b"])
+
+
+def test_a_data_defined_choice_benchmark_sends_its_questions_then_its_prompt() -> None:
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    questions = "1. Which is odd? (1) two (2) three\n"
+    tiny = ChoiceBenchmark(
+        Definition("tinyrun", "TinyRun", 2, Points(2, -1, 0), prompt="Answer Q:O.", key=b"1:2\n",
+                   questions=questions)
+    )  # fmt: skip
+    plan = tiny.run_plan(RunMaterials(tiny.load_key(b"1:2\n")))
+    (call,) = plan.calls
+    assert call.messages == (Message("user", (questions, "Answer Q:O.")),)
+    raw = tiny.run_output(plan, ["1:2"])
+    assert tiny.score(raw, tiny.load_key(b"1:2\n")).primary == 2
+    bare = ChoiceBenchmark(Definition("bare", "Bare", 2, Points(1, -1, 0), key=b"1:1\n"))
+    with pytest.raises(RunRefused, match="no questions_file"):
+        bare.run_plan(RunMaterials(bare.load_key(b"1:1\n")))

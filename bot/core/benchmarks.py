@@ -1,0 +1,208 @@
+"""Benchmarks defined by data: a multiple-choice benchmark's TOML file added by an admin
+(``benchmark add``: the command line, or the bot's ``/benchmark add`` document).
+
+A definition is validated whole (:mod:`scoring.choice`; its name must not clash with a
+benchmark or tag already known) before anything is stored; a refused file changes
+nothing. Stored (:mod:`storage.definitions`), its key is the benchmark's key: adding
+the same name again with another key makes a new key version, and the stored
+submissions are re-scored as after ``/setkey``. A definition may change its title,
+prompt, credit, license, options and points (a new definition version): options and
+points are part of the scorer's version, so every stored result is re-scored with the
+new ones; the kind cannot change (there is one). A built-in benchmark is never
+replaced.
+
+Every process reads the definitions into the registry at start (the bot, and each
+command-line command that opens the database); a bot instance reads them again when
+another one announces a change (PostgreSQL), every :data:`REFRESH_S` seconds, and when
+it meets a tag it does not know (:func:`refresh`: one count, cheap).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from scoring import Benchmark, DecodeError, ScoringError, choice, decode, registry
+from scoring.errors import DefinitionError
+from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
+
+from . import keys
+from .admin import Actor, require_bot_admin
+from .errors import UserError
+from .services import LoadedKey, Services
+
+log = logging.getLogger(__name__)
+
+#: How often a bot instance sharing the database checks for definitions (seconds).
+REFRESH_S = 60.0
+#: Board rows shown before and after a re-score.
+TOP = 5
+#: The largest definition file read (bytes).
+MAX_FILE = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """A definition added: the benchmark, its stored definition and key versions, how
+    many stored submissions wait for a re-score, and the board's top before it."""
+
+    benchmark: Benchmark
+    definition: DefinitionVersion
+    key: KeyVersion
+    pending: int
+    before: tuple[BoardRow, ...]
+
+
+def read_file(path: Path) -> choice.Definition:
+    """A definition file and the files it names (beside it); DefinitionError."""
+    folder = path.parent
+
+    def files(field: str, relative: str) -> bytes:
+        try:
+            return _read(folder / relative)
+        except OSError as exc:
+            raise DefinitionError(field, f"cannot read {relative}: {exc.strerror}") from None
+
+    try:
+        data = _read(path)
+    except OSError as exc:
+        raise DefinitionError("file", f"cannot read {path}: {exc.strerror}") from None
+    return choice.read_definition(_text(data), files=files)
+
+
+def _read(path: Path) -> bytes:
+    with path.open("rb") as f:
+        data = f.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        raise DefinitionError("file", f"{path.name} is larger than {MAX_FILE // 2**20} MB")
+    return data
+
+
+def read_upload(data: bytes) -> choice.Definition:
+    """A definition sent as a document (its key inline); DefinitionError."""
+    if len(data) > MAX_FILE:
+        raise DefinitionError("file", f"larger than {MAX_FILE // 2**20} MB")
+    return choice.read_definition(_text(data))
+
+
+def _text(data: bytes) -> str:
+    try:
+        return decode(data)
+    except DecodeError as exc:
+        raise DefinitionError("file", str(exc)) from None
+
+
+async def add(
+    services: Services,
+    definition: choice.Definition,
+    *,
+    source: str,
+    actor_id: int | None = None,
+) -> Added:
+    """Register a definition, store it with its key (its key in use at once) and log it
+    (``actor_id``: the admin, for the audit log). Re-scoring is the caller's next step,
+    when ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
+    benchmark = choice.ChoiceBenchmark(definition)
+    registry.check(benchmark)
+    key = await asyncio.to_thread(benchmark.load_key, definition.key)
+    store, name = services.store, benchmark.name
+    before = (await store.leaderboard(name, limit=TOP)).rows if registry.find(name) else ()
+    saved, key_version = await store.save_definition(
+        name, definition.kind, definition.dumps(), definition.key, source=source
+    )
+    registry.register(benchmark)
+    services.keys[name] = LoadedKey(key_version, key, source)
+    services.definitions_stamp = -1  # read again on the next refresh: others may have saved
+    if actor_id is not None:
+        await store.log_action(
+            actor_id,
+            "benchmark_add",
+            f"{name} v{saved.version} key v{key_version.version}",
+            reason=key_version.sha256,
+        )
+    await services.announce("benchmarks")
+    pending = await store.pending_rescore(name, scorer_version=benchmark.scorer_version)
+    return Added(benchmark, saved, key_version, pending, tuple(before))
+
+
+async def load_defined(services: Services) -> list[Benchmark]:
+    """Register every stored definition (a bad one is logged and left out); returns
+    those registered. Their keys are the caller's next step (:func:`keys.load_keys`)."""
+    store = services.store
+    stamp = await store.definitions_stamp()
+    found: list[Benchmark] = []
+    for stored in await store.definitions():
+        try:
+            if stored.kind != choice.KIND:
+                raise DefinitionError("kind", f"unknown kind {stored.kind!r}")
+            benchmark = choice.from_stored(stored.definition)
+            registry.register(benchmark)
+        except ScoringError as exc:
+            log.error("benchmark %s (definition %d) is not loaded: %s", stored.benchmark,
+                      stored.version, exc)  # fmt: skip
+            continue
+        found.append(benchmark)
+    services.definitions_stamp = stamp
+    return found
+
+
+async def start(services: Services) -> None:
+    """The bot's start: the definitions registered (before the keys are loaded), then
+    followed as other instances change them."""
+    await load_defined(services)
+    await follow(services)
+
+
+async def refresh(services: Services) -> bool:
+    """Read the definitions (and the keys) again when another process stored one since
+    they were last read; whether they were."""
+    if await services.store.definitions_stamp() == services.definitions_stamp:
+        return False
+    await load_defined(services)
+    await keys.reload_keys(services)
+    return True
+
+
+async def follow(services: Services) -> None:
+    """Keep the definitions as the other instances store them (PostgreSQL): read them
+    again on their announcement, and every :data:`REFRESH_S` seconds."""
+    if not services.store.shared:
+        return
+
+    def heard(topic: str) -> None:
+        if topic in ("benchmarks", ""):
+            services.spawn(_refreshed(services))
+
+    services.listeners["benchmarks"] = heard
+    services.spawn(_every(services))
+
+
+async def _refreshed(services: Services) -> None:
+    try:
+        await refresh(services)
+    except StoreUnavailable as exc:
+        log.warning("the benchmark definitions were not read again: %s", exc)
+
+
+async def _every(services: Services) -> None:
+    while True:
+        await asyncio.sleep(REFRESH_S)
+        await _refreshed(services)
+
+
+async def listed(services: Services) -> list[DefinitionVersion]:
+    """The stored definitions, each benchmark's latest (``benchmark list``)."""
+    return await services.store.definitions()
+
+
+async def add_upload(services: Services, actor: Actor, data: bytes, *, source: str) -> Added:
+    """A bot admin's ``/benchmark add`` document: :func:`add`, a refused file as the
+    ``bad_definition`` answer (nothing changed)."""
+    require_bot_admin(actor)
+    try:
+        definition = read_upload(data)
+        return await add(services, definition, source=source, actor_id=actor.user_id)
+    except DefinitionError as exc:
+        raise UserError("bad_definition", reason=str(exc)) from None

@@ -1,0 +1,418 @@
+"""Multiple-choice benchmarks defined by data: a TOML file, no code.
+
+A definition names the benchmark, its options count, its points and its key; its answers
+are ``Q:O`` lines read by PrimeBench's rules (:mod:`scoring.primebench`: the parser,
+the hints, the key's format), scored with the definition's points::
+
+    name = "tinymcq"            # lower-case letters and digits: /b/tinymcq, #tinymcq
+    title = "TinyMCQ"
+    kind = "choice"
+    options = 5                 # options 1..5
+    points = { right = 2, wrong = -1, none = 0 }
+    prompt = \"\"\"...\"\"\"          # optional: sent byte-exact by /prompt tinymcq
+    credit = "TinyMCQ by Example Lab"   # optional
+    license = "CC BY 4.0"               # optional
+    key = \"\"\"
+    1:3
+    2:1
+    \"\"\"                          # or key_file = "key.txt"; questions_file optional
+
+``right`` counts for each correct answer, ``wrong`` for each other option given (an
+option outside 1..options too), ``none`` for each question of the key answered ``none``
+or not at all. Pure: the files a definition names are read by the caller's ``files``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .base import Benchmark, Hint, InvalidLine, KeyCheck, Source, WebCells, WebColumn
+from .errors import DecodeError, DefinitionError, KeyFormatError
+from .primebench.key import PrimeKey, load_key
+from .primebench.parse import recognises
+from .primebench.result import (
+    WEB_COLUMNS,
+    WEB_PATHS,
+    counts_json,
+    counts_record,
+    format_score,
+    record_counts,
+    summary_fields,
+    web_cells,
+)
+from .primebench.scorer import score as score_lines
+from .runs import (
+    RunMaterials,
+    RunPlan,
+    RunRefused,
+    questions_and_prompt,
+    questions_text,
+    single_answer,
+)
+from .text import decode, normalise_newlines
+
+#: The one kind so far.
+KIND = "choice"
+#: A name is used in URLs (/b/NAME), hashtags (#NAME) and commands (/leaderboard NAME).
+NAME = re.compile(r"[a-z][a-z0-9]{1,31}")
+#: The options count a definition may have.
+MIN_OPTIONS, MAX_OPTIONS = 2, 99
+#: The largest number of points (either sign) an answer may earn.
+MAX_POINTS = 1_000_000
+#: The longest text fields (characters); a prompt may be long.
+MAX_TITLE, MAX_TEXT, MAX_PROMPT = 64, 300, 100_000
+#: The fields of a file: required, then optional.
+REQUIRED = ("name", "title", "kind", "options", "points")
+OPTIONAL = ("prompt", "credit", "license", "key", "key_file", "questions_file")
+POINTS = ("right", "wrong", "none")
+
+#: Reads a file a definition names (``key_file``, ``questions_file``): (field, path as
+#: written) -> its bytes; raises DefinitionError naming the field.
+Files = Callable[[str, str], bytes]
+
+
+class Points(NamedTuple):
+    right: int
+    wrong: int
+    none: int
+
+
+class Definition(NamedTuple):
+    """A validated definition. ``key`` is the key's text as bytes (stored apart, as the
+    benchmark's key, versioned); ``questions`` the question file's text, or ""."""
+
+    name: str
+    title: str
+    options: int
+    points: Points
+    prompt: str = ""
+    credit: str = ""
+    license: str = ""
+    key: bytes = b""
+    questions: str = ""
+    kind: str = KIND
+
+    def to_json(self) -> dict[str, Any]:
+        """What storage keeps of the definition (the key apart): plain JSON."""
+        return {
+            "name": self.name,
+            "title": self.title,
+            "kind": self.kind,
+            "options": self.options,
+            "points": self.points._asdict(),
+            "prompt": self.prompt,
+            "credit": self.credit,
+            "license": self.license,
+            "questions": self.questions,
+        }
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
+
+
+def read_definition(text: str, *, files: Files | None = None) -> Definition:
+    """Parse and validate a TOML definition. ``files`` reads the files it names; None
+    (an upload: no folder beside it) refuses ``key_file`` and ``questions_file``.
+    Raises :class:`DefinitionError` (one line naming the field)."""
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DefinitionError("TOML", str(exc)) from None
+    return definition_from(table, files=files)
+
+
+def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> Definition:
+    """Validate a definition's fields (a parsed TOML table, or stored JSON with the key
+    given as ``key``)."""
+    unknown = [f for f in table if f not in REQUIRED and f not in OPTIONAL and f != "questions"]
+    if unknown:
+        raise DefinitionError(
+            unknown[0], f"unknown field (the fields are {', '.join(REQUIRED + OPTIONAL)})"
+        )
+    for field in REQUIRED:
+        if field not in table:
+            raise DefinitionError(field, "missing (required)")
+    kind = _text(table, "kind", limit=MAX_TITLE)
+    if kind != KIND:
+        raise DefinitionError("kind", f"unknown kind {kind!r} (the one kind is {KIND!r})")
+    name = _text(table, "name", limit=MAX_TITLE)
+    if NAME.fullmatch(name) is None:
+        raise DefinitionError(
+            "name",
+            f"{name!r} is not a name: 2 to 32 lower-case letters and digits, starting with a "
+            "letter (it is used in /b/NAME, #NAME and commands)",
+        )
+    title = _text(table, "title", limit=MAX_TITLE)
+    if not title.strip():
+        raise DefinitionError("title", "empty")
+    options = table["options"]
+    if not _integer(options):
+        raise DefinitionError("options", f"must be a whole number, not {options!r}")
+    if not MIN_OPTIONS <= options <= MAX_OPTIONS:
+        raise DefinitionError("options", f"must be {MIN_OPTIONS} to {MAX_OPTIONS}, not {options}")
+    points = _points(table["points"])
+    key = _key(table, files)
+    questions = _questions(table, files)
+    definition = Definition(
+        name=name,
+        title=title.strip(),
+        options=options,
+        points=points,
+        prompt=_text(table, "prompt", limit=MAX_PROMPT, strip=False),
+        credit=_text(table, "credit", limit=MAX_TEXT),
+        license=_text(table, "license", limit=MAX_TEXT),
+        key=key,
+        questions=questions,
+    )
+    try:
+        load_key(key, filename="key", options=range(1, options + 1))
+    except (KeyFormatError, DecodeError) as exc:
+        raise DefinitionError("key", str(exc)) from None
+    return definition
+
+
+def _integer(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(table: Mapping[str, Any], field: str, *, limit: int, strip: bool = True) -> str:
+    value = table.get(field, "")
+    if not isinstance(value, str):
+        raise DefinitionError(field, f"must be text, not {value!r}")
+    if len(value) > limit:
+        raise DefinitionError(field, f"longer than {limit:,} characters")
+    return value.strip() if strip else value
+
+
+def _points(value: object) -> Points:
+    if not isinstance(value, Mapping):
+        raise DefinitionError(
+            "points", "must be a table such as { right = 1, wrong = -3, none = 0 }"
+        )
+    for field in value:
+        if field not in POINTS:
+            raise DefinitionError(f"points.{field}", "unknown (the points are right, wrong, none)")
+    found = []
+    for field in POINTS:
+        if field not in value:
+            raise DefinitionError(f"points.{field}", "missing (required)")
+        points = value[field]
+        if not _integer(points):
+            raise DefinitionError(f"points.{field}", f"must be a whole number, not {points!r}")
+        if abs(points) > MAX_POINTS:
+            raise DefinitionError(f"points.{field}", f"must be within ±{MAX_POINTS:,}")
+        found.append(points)
+    return Points(*found)
+
+
+def _key(table: Mapping[str, Any], files: Files | None) -> bytes:
+    if "key" in table and "key_file" in table:
+        raise DefinitionError("key_file", "give the key or key_file, not both")
+    if "key_file" in table:
+        path = _text(table, "key_file", limit=MAX_TEXT)
+        if files is None:
+            raise DefinitionError(
+                "key_file", "not read from an upload: put the key in the file as key"
+            )
+        return files("key_file", path)
+    if "key" not in table:
+        raise DefinitionError("key", "missing (required: key, or key_file)")
+    return _text(table, "key", limit=MAX_PROMPT * 100, strip=False).encode()
+
+
+def _questions(table: Mapping[str, Any], files: Files | None) -> str:
+    if "questions" in table:  # stored JSON carries them inline
+        return _text(table, "questions", limit=MAX_PROMPT * 100, strip=False)
+    if "questions_file" not in table:
+        return ""
+    path = _text(table, "questions_file", limit=MAX_TEXT)
+    if files is None:
+        raise DefinitionError("questions_file", "not read from an upload: leave it out")
+    try:
+        return normalise_newlines(decode(files("questions_file", path)))
+    except DecodeError as exc:
+        raise DefinitionError("questions_file", str(exc)) from None
+
+
+class ChoiceResult(NamedTuple):
+    """A choice benchmark's result: PrimeBench's counts (the same attributes, so what
+    shows a PrimeBench result shows it) with the definition's points."""
+
+    total_questions: int
+    correct: int
+    wrong: int
+    unanswered: int
+    invalid_lines: tuple[InvalidLine, ...]
+    invalid_line_count: int
+    duplicates: tuple[int, ...]
+    unknown_questions: tuple[int, ...]
+    hints: tuple[Hint, ...]
+    fingerprint: str
+    duplicate_count: int
+    unknown_question_count: int
+    benchmark: str
+    points: Points
+
+    def _terms(self) -> tuple[int, int, int]:
+        right, wrong, none = self.points
+        return self.correct * right, self.wrong * wrong, self.unanswered * none
+
+    @property
+    def positive_points(self) -> int:
+        return sum(term for term in self._terms() if term > 0)
+
+    @property
+    def negative_points(self) -> int:
+        return -sum(term for term in self._terms() if term < 0)
+
+    @property
+    def final_score(self) -> int:
+        return sum(self._terms())
+
+    @property
+    def primary(self) -> float:
+        return float(self.final_score)
+
+    @property
+    def answered(self) -> int:
+        return self.correct + self.wrong
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+    @property
+    def coverage(self) -> float:
+        return self.answered / self.total_questions if self.total_questions else 0.0
+
+    def summary_fields(self) -> tuple[tuple[str, str], ...]:
+        return summary_fields(self)
+
+    def to_json(self) -> dict[str, Any]:
+        data = counts_json(self)
+        data["points"] = self.points._asdict()
+        return data
+
+    def to_record(self) -> dict[str, Any]:
+        data = counts_record(self)
+        data["points"] = self.points._asdict()
+        return data
+
+
+#: The scorer's version: the points and options are part of it, so a definition that
+#: changes them leaves every stored result to re-score (``/rescore``'s pending rows).
+SCORER_VERSION = "choice-1"
+
+
+class ChoiceBenchmark:
+    """The registry object of a data-defined multiple-choice benchmark (see
+    :class:`scoring.base.Benchmark`)."""
+
+    essential = False
+    daily = False
+    source: Source | None = None
+    questions_file: str | None = None
+    tag_fields: tuple[str, ...] = ()
+    board_columns: tuple[str, ...] = ()
+    #: after PrimeBench's (1): a text both read without a tag is PrimeBench's
+    recognise_order = 3
+    web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
+    web_paths: tuple[str, ...] = WEB_PATHS
+
+    def __init__(self, definition: Definition) -> None:
+        self.definition = definition
+        self.name = definition.name
+        self.title = definition.title
+        self.prompt = definition.prompt
+        self.credit = " · ".join(filter(None, (definition.credit, definition.license)))
+        self.license = definition.license
+        self.options = definition.options
+        self.points = definition.points
+        self.tags: tuple[str, ...] = (definition.name,)
+        #: where a key placed in the data folder would be imported from (``keys.keyed``)
+        self.key_file: str | None = f"{definition.name}/key.txt"
+        right, wrong, none = definition.points
+        self.scorer_version = f"{SCORER_VERSION}:o{definition.options}:{right},{wrong},{none}"
+        self._options = range(1, definition.options + 1)
+        #: its questions (the definition's ``questions_file``), then its prompt
+        self.run_version = f"{definition.name}-run-1"
+
+    def __repr__(self) -> str:
+        return f"ChoiceBenchmark({self.name!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # to worker processes, as its definition
+        return (ChoiceBenchmark, (self.definition,))
+
+    def recognises(self, text: str) -> bool:
+        return recognises(normalise_newlines(text))
+
+    def load_key(self, data: bytes, *, filename: str = "key") -> PrimeKey:
+        return load_key(data, filename=filename or "key", options=self._options)
+
+    def check_key(
+        self, data: bytes, *, filename: str = "", questions: bytes | None = None
+    ) -> KeyCheck:
+        key = self.load_key(data, filename=filename)
+        return KeyCheck(data=data, questions=len(key))
+
+    def score(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> ChoiceResult:
+        counts = score_lines(text, key)
+        return ChoiceResult._make((*counts[:12], self.name, self.points))
+
+    def result_from_record(self, data: Mapping[str, Any]) -> ChoiceResult:
+        stored = data.get("points")
+        points = Points(**stored) if isinstance(stored, Mapping) else self.points
+        return ChoiceResult._make((*record_counts(data), self.name, points))
+
+    def format_score(self, value: float, *, mean: bool = False) -> str:
+        return format_score(value, mean=mean)
+
+    def board_cells(self, record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+        return ()
+
+    def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
+        return web_cells(best, fields)
+
+    def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
+        return {}
+
+    def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
+        return default, dict(options)
+
+    #: the question file travels in the definition, not in the data folder
+    run_questions_file: str | None = None
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        if attempts != 1:
+            raise RunRefused(f"a {self.title} run makes one attempt", code="bad_attempts")
+        questions = self.definition.questions
+        if not questions:
+            hint = "its definition has no questions_file"
+            questions = questions_text(materials, self.title, hint)
+        return questions_and_prompt(self.run_version, questions, self.prompt)
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        return single_answer(plan, answers)
+
+
+def from_stored(definition: str, key: bytes = b"") -> ChoiceBenchmark:
+    """A benchmark from a stored definition (:meth:`Definition.dumps`); the key is
+    checked only when given. Raises DefinitionError."""
+    try:
+        table = json.loads(definition)
+    except json.JSONDecodeError as exc:
+        raise DefinitionError("definition", f"not JSON: {exc.msg}") from None
+    if not isinstance(table, dict):
+        raise DefinitionError("definition", "not a table")
+    table["key"] = key.decode() if key else "1:1"
+    return ChoiceBenchmark(definition_from(table)._replace(key=key))
+
+
+if TYPE_CHECKING:  # the registry object satisfies the interface
+    _CHECKED: Benchmark = ChoiceBenchmark(Definition("x", "X", 2, Points(1, 0, 0)))

@@ -1,0 +1,146 @@
+"""Benchmarks defined by data, through ``bot.core.benchmarks`` on a real store: added,
+scored from ``#tinymcq``, re-scored (in worker processes too) after a corrected key or
+new points, read again by another process's services, refused without a change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import bot.core.rescore as rescore_module
+from bot.core import benchmarks, offload, submit
+from bot.core.admin import Actor
+from bot.core.errors import UserError
+from bot.core.offload import Worker
+from bot.core.rescore import rescore
+from bot.core.services import Services
+from scoring import choice, registry
+
+from .conftest import BOT_ADMIN, BOTH
+
+ENGINES = BOTH
+
+TINY = """name = "tinymcq"
+title = "TinyMCQ"
+kind = "choice"
+options = 5
+points = { right = 2, wrong = -1, none = 0 }
+key = "1:3\\n2:1\\n3:5\\n4:2\\n"
+"""
+ADMIN = Actor(BOT_ADMIN, BOT_ADMIN, in_group=False, bot_admin=True, group_admin=False)
+
+
+@pytest.fixture(autouse=True)
+def forget() -> Iterator[None]:
+    """The registry is the process's: each test starts and ends without tinymcq."""
+    registry.unregister("tinymcq")
+    yield
+    registry.unregister("tinymcq")
+
+
+async def _submit(services: Services, text: str, message_id: int) -> tuple[int, float]:
+    sub, _ = await submit.submit(services, text=text, user_id=1, chat_id=1, message_id=message_id)
+    assert sub.benchmark == "tinymcq"
+    return sub.id, sub.score
+
+
+async def _score(services: Services, submission_id: int) -> float:
+    sub = await services.store.get_submission(submission_id)
+    assert sub is not None
+    return sub.score
+
+
+async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Services) -> None:
+    added = await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    assert (added.definition.version, added.key.version, added.pending) == (1, 1, 0)
+    assert registry.get("tinymcq") is added.benchmark
+    sid, score = await _submit(services, "#tinymcq\n1:3\n2:4\n3:5\n4:none", 1)
+    assert score == 3.0
+    corrected = TINY.replace("2:1", "2:4")
+    again = await benchmarks.add(services, choice.read_definition(corrected), source="fix")
+    assert (again.definition.version, again.definition.created) == (1, False)
+    assert (again.key.version, again.pending) == (2, 1)
+    report = await rescore(services.store, "tinymcq", workers=1)
+    assert report.rescored == 1
+    assert await _score(services, sid) == 2 + 2 + 2  # 2:4 is right now
+    board = await services.store.leaderboard("tinymcq", limit=5)
+    assert board.rows == ()  # nothing published; the stored score is the new one
+    stored = (
+        await services.store.submissions_of_user(1, benchmark="tinymcq")
+        if hasattr(services.store, "submissions_of_user")
+        else None
+    )
+    del stored
+    assert (
+        await services.store.pending_rescore(
+            "tinymcq", scorer_version=again.benchmark.scorer_version
+        )
+        == 0
+    )
+
+
+async def test_new_points_are_a_new_version_and_rescore_in_worker_processes(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    ids = [(await _submit(services, f"#tinymcq\n1:3\n2:{1 + i}", 10 + i))[0] for i in range(6)]
+    more = TINY.replace("right = 2", "right = 7")
+    added = await benchmarks.add(services, choice.read_definition(more), source="t2")
+    assert (added.definition.version, added.key.version, added.pending) == (2, 1, 6)
+    monkeypatch.setattr(rescore_module, "_POOL_MIN_TEXTS", 1)
+    report = await rescore(services.store, "tinymcq", workers=2)  # spawned processes
+    assert report.rescored == 6
+    # 1:3 right (+7); 2:1 right (+7), 2:2..2:6 wrong (-1)
+    assert [await _score(services, i) for i in ids] == [14.0, 6.0, 6.0, 6.0, 6.0, 6.0]
+    assert (
+        await services.store.pending_rescore(
+            "tinymcq", scorer_version=added.benchmark.scorer_version
+        )
+        == 0
+    )
+
+
+async def test_another_process_reads_them_and_refusals_change_nothing(
+    services: Services,
+) -> None:
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    registry.unregister("tinymcq")  # as a process that has not read them
+    services.keys.pop("tinymcq")
+    assert await benchmarks.refresh(services)
+    assert registry.find("tinymcq") is not None and "tinymcq" in services.keys
+    assert not await benchmarks.refresh(services)  # nothing new: one count, no reading
+    stamp = await services.store.definitions_stamp()
+    with pytest.raises(UserError) as refused:
+        await benchmarks.add_upload(
+            services, ADMIN, TINY.replace("3:5", "3:6").encode(), source="u"
+        )
+    assert refused.value.key == "bad_definition"
+    clash = TINY.replace('"tinymcq"', '"natory"').encode()
+    with pytest.raises(UserError) as taken:
+        await benchmarks.add_upload(services, ADMIN, clash, source="u")
+    assert "name: 'natory' is taken" in str(taken.value.values["reason"])
+    user = Actor(5, 5, in_group=False, bot_admin=False, group_admin=False)
+    with pytest.raises(UserError) as not_admin:
+        await benchmarks.add_upload(services, user, TINY.encode(), source="u")
+    assert not_admin.value.key == "not_admin"
+    assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
+    """A large input is read and scored in a worker process: it knows ``#tinymcq``, and
+    forgets it when this process does."""
+    bench = choice.ChoiceBenchmark(choice.read_definition(TINY))
+    worker = Worker()
+    try:
+        assert (await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)).error
+        registry.register(bench)
+        reading = await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)
+        assert reading.benchmark == "tinymcq"
+        key = bench.load_key(bench.definition.key)
+        done = await worker.run(30, offload.score_text, "tinymcq", "1:3\n2:2", key, {})
+        assert done.result.final_score == 2 - 1 and done.result.benchmark == "tinymcq"
+        registry.unregister("tinymcq")
+        assert (await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)).error
+    finally:
+        worker.close()

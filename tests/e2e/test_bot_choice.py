@@ -1,0 +1,112 @@
+"""A multiple-choice benchmark defined by data (issue 30): added with ``benchboard
+benchmark add`` to the bot's database before it starts, it is a benchmark everywhere —
+scored from ``#tinymcq`` with its points, published, on ``/leaderboard tinymcq``, in
+``/benchmarks`` and on the web board ``/b/tinymcq``; a bot admin adds another one as a
+document captioned ``/benchmark add``. The keys are made up here."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+import pytest_asyncio
+
+from tests.cli.test_cli import run_cli
+
+from .botapi import free_port
+from .botkit import Bot, bot_session, private_user, submission_id, text_of
+from .harness import webhook_env
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ADMIN = 9301
+SECRET = "choice-secret-0123456789"
+
+TINY = '''name = "tinymcq"
+title = "TinyMCQ"
+kind = "choice"
+options = 5
+points = { right = 2, wrong = -1, none = 0 }
+prompt = """Answer as Q:O, options 1 to 5.
+"""
+credit = "TinyMCQ by Example Lab"
+license = "CC BY 4.0"
+key = """
+1:3
+2:1
+3:5
+4:2
+"""
+'''
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def bot(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bot]:
+    tmp = tmp_path_factory.mktemp("choice")
+    (tmp / "tiny.toml").write_text(TINY)
+    added = run_cli("benchmark", "add", str(tmp / "tiny.toml"), cwd=tmp)
+    assert added.returncode == 0, added.stderr
+    port = free_port()
+    env = {**webhook_env(port, SECRET), "BENCHBOARD_ADMINS": str(ADMIN)}
+    async with bot_session(tmp, env=env) as b:
+        b.port = port  # type: ignore[attr-defined]
+        yield b
+
+
+async def get(bot: Bot, path: str) -> tuple[int, str]:
+    port = bot.port  # type: ignore[attr-defined]
+    async with (
+        aiohttp.ClientSession() as session,
+        session.get(f"http://127.0.0.1:{port}{path}") as response,
+    ):
+        return response.status, await response.text()
+
+
+async def test_a_defined_benchmark_is_scored_published_and_listed(bot: Bot) -> None:
+    user, chat = private_user(bot, 9311)
+    mark = bot.api.mark()
+    reply = await bot.say(chat, user, "#tinymcq #think\nmodel: Tiny One\n1:3\n2:4\n3:5\n4:none")
+    plain = text_of(reply)
+    assert "TinyMCQ" in plain and "Final Score: 3" in plain, plain
+    sid = submission_id(plain)
+    answer = await bot.press(chat, user, reply, f"pub:{sid}")
+    assert f"Published #{sid}" in answer["text"]
+    board = text_of(await bot.say(chat, user, "/leaderboard tinymcq"))
+    assert "TinyMCQ" in board and "1. Tiny One" in board, board
+    listed = text_of(await bot.say(chat, user, "/benchmarks"))
+    assert "TinyMCQ" in listed and "PrimeBench" in listed
+    prompt = await bot.say(chat, user, "/prompt tinymcq")
+    assert "Answer as Q:O, options 1 to 5." in text_of(prompt)
+    # untagged answer lines stay PrimeBench's
+    untagged = text_of(await bot.say(chat, user, "model: Plain\n1:3"))
+    assert "PrimeBench" in untagged and "TinyMCQ" not in untagged
+    status, html = await get(bot, "/b/tinymcq")
+    assert status == 200 and "Tiny One" in html and "TinyMCQ" in html
+    bot.check_clean(mark)
+
+
+async def test_an_admin_adds_a_benchmark_by_document(bot: Bot) -> None:
+    admin, chat = private_user(bot, ADMIN)
+    quiz = TINY.replace('"tinymcq"', '"quizb"').replace('"TinyMCQ"', '"QuizB"')
+    quiz = quiz.replace("right = 2, wrong = -1", "right = 10, wrong = -5")
+    user, user_chat = private_user(bot, 9312)
+    refused = await bot.api.send_document(
+        user_chat, user, quiz.encode(), "quiz.toml", caption="/benchmark add"
+    )
+    assert "admin" in text_of(await bot.api.reply_to(refused, timeout=20)).lower()
+    bad = await bot.api.send_document(
+        chat, admin, quiz.replace("options = 5", "options = 1").encode(), "quiz.toml",
+        caption="/benchmark add",
+    )  # fmt: skip
+    said = text_of(await bot.api.reply_to(bad, timeout=20))
+    assert said == "Benchmark file refused, nothing changed: options: must be 2 to 99, not 1"
+    good = await bot.api.send_document(
+        chat, admin, quiz.encode(), "quiz.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(good, timeout=20))
+    assert "QuizB is a benchmark now" in said and "#quizb" in said, said
+    scored = text_of(await bot.say(user_chat, user, "#quizb\nmodel: Q\n1:3\n2:2"))
+    assert "QuizB" in scored and "Final Score: 5" in scored, scored
+    audit = text_of(await bot.say(chat, admin, "/audit"))
+    assert "benchmark_add" in audit and "quizb v1" in audit, audit
