@@ -25,6 +25,7 @@ from .rescore import RescoreStore
 from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
+from .tokens import TokenStore
 from .users import UserStore
 from .values import normalise_model
 
@@ -41,6 +42,7 @@ class Store(
     LinkStore,
     ShareStore,
     SharedStateStore,
+    TokenStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 
