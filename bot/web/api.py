@@ -31,7 +31,7 @@ from ..core import api
 from ..core.errors import DailyLimit, UserError
 from ..core.services import Services
 from ..core.submit import MAX_DOWNLOAD, decode_upload
-from ..render.i18n import t
+from ..render.i18n import t, tn
 
 if TYPE_CHECKING:
     from .server import WebState
@@ -88,9 +88,13 @@ class _Failure(Exception):
         self.retry_after = retry_after
 
 
-def _plain(key: str, values: dict[str, object]) -> str:
-    """A catalogue message in English, as plain text (no HTML)."""
-    return html.unescape(_TAG.sub("", t("en", key, **values))).strip()
+def _plain(error: UserError) -> str:
+    """A use case's refusal in English, as plain text (no HTML)."""
+    if isinstance(error, DailyLimit):
+        text = tn("en", "limit_reached", error.limit, **error.values)
+    else:
+        text = t("en", error.key, **error.values)
+    return html.unescape(_TAG.sub("", text)).strip()
 
 
 def _failure_of(exc: Exception) -> _Failure:
@@ -105,12 +109,12 @@ def _failure_of(exc: Exception) -> _Failure:
         return _Failure(
             429,
             "daily_limit",
-            _plain(exc.key, exc.values),
+            _plain(exc),
             retry_after=(reset - now).total_seconds(),
         )
     if isinstance(exc, UserError):
         status = _USER_ERROR_STATUS.get(exc.key, 422)
-        return _Failure(status, exc.key, _plain(exc.key, exc.values))
+        return _Failure(status, exc.key, _plain(exc))
     raise exc
 
 
@@ -170,6 +174,8 @@ class _Handler(tornado.web.RequestHandler):
             if self.request.headers.get("Authorization"):
                 challenge += ', error="invalid_token"'
             self.set_header("WWW-Authenticate", challenge)
+        if failure.status == 405:
+            self.set_header("Allow", self.ALLOW)
         if failure.retry_after is not None:
             self.set_header("Retry-After", str(max(1, math.ceil(failure.retry_after))))
         if close:  # the body is not read: the connection cannot carry another request
@@ -182,8 +188,6 @@ class _Handler(tornado.web.RequestHandler):
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         reason = self._reason if status_code != 500 else "internal error"
         self.fail(_Failure(status_code, reason.lower().replace(" ", "_"), reason))
-        if status_code == 405:
-            self.set_header("Allow", self.ALLOW)
 
     #: The methods a handler answers (a 405's ``Allow``).
     ALLOW = "GET"
