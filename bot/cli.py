@@ -449,6 +449,7 @@ COMMANDS = (
     "web",
     "webhook",
     "run",
+    "submit",
 )
 
 
@@ -557,6 +558,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     run = add("run", "run the Telegram bot (needs BENCHBOARD_TOKEN)")
     if run is not None:
         run.set_defaults(handler=cmd_run)
+
+    submit = add(
+        "submit", "send an output or an Inspect log to a server's API (BENCHBOARD_API_TOKEN)"
+    )
+    if submit is not None:
+        from .cli_submit import arguments
+
+        arguments(submit)
     return parser
 
 

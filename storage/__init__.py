@@ -102,6 +102,14 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.global_rank(submission) -> int | None              # None: not published
     await store.key_sha256(key_version_id) -> str | None
 
+    # personal API tokens (hashes only), the API's idempotent requests, its rate
+    await store.add_api_token(user_id, token_hash) -> ApiToken
+    await store.api_tokens(user_id) -> list[ApiToken]               # live ones
+    await store.revoke_api_tokens(user_id) -> int
+    await store.api_token_owner(token_hash) -> ApiToken | None      # last use noted
+    await store.api_request(user_id, idempotency_key) -> ApiRequest # .message_id, .created
+    await store.take_rate(key, *, interval_ms, burst) -> int        # 0, or ms to wait
+
     # what the instances of one bot share (PostgreSQL; harmless on SQLite)
     await store.expect_input(what, key, value, *, ttl_ms) -> None  # a reply awaited
     await store.awaited_input(what, key) -> str | None
@@ -117,7 +125,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     # restoring a backup: storage.backup; copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``shared``, ``submissions``,
+``users``, ``keys``, ``intake``, ``links``, ``tokens``, ``sharing``, ``shared``, ``submissions``,
 ``boards`` with ``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``,
 ``analytics``, ``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON),
 ``models``, ``errors``, ``migrations``; ``dialect`` and ``engines`` (PostgreSQL:
@@ -162,12 +170,15 @@ from .models import (
 )
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
+from .tokens import ApiRequest, ApiToken
 from .values import MAX_MODEL_NAME, without_bidi
 from .values import pack as pack_raw
 
 __all__ = [
     "MAX_MODEL_NAME",
     "SCHEMA_VERSION",
+    "ApiRequest",
+    "ApiToken",
     "AuditEntry",
     "Ban",
     "Board",

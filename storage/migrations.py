@@ -454,6 +454,31 @@ CREATE TABLE benchmark_definitions (
 );
 """
 
+#: Personal API tokens (``storage.tokens``), kept only as hashes, and the API's requests
+#: with their idempotency keys. PostgreSQL's text is in ``pg_schema.STEPS``.
+_V17_API_TOKENS = """
+CREATE TABLE api_tokens (
+    id           INTEGER PRIMARY KEY,
+    user_id      INTEGER NOT NULL REFERENCES users (id),
+    hash         TEXT NOT NULL UNIQUE CHECK (length(hash) = 64),  -- SHA-256 of the token
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at   INTEGER
+);
+CREATE INDEX api_tokens_user ON api_tokens (user_id, created_at);
+
+-- One row per submission through the API: its id names the submission's message
+-- (chat: the owner's private chat, message_id: -id), so a repeated request with the
+-- same idempotency key finds the submission it made.
+CREATE TABLE api_requests (
+    id              INTEGER PRIMARY KEY,
+    user_id         INTEGER NOT NULL REFERENCES users (id),
+    idempotency_key TEXT,
+    created_at      INTEGER NOT NULL,
+    UNIQUE (user_id, idempotency_key)
+);
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -478,6 +503,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         15, "moderation: a group admin's verification, on its board", _V15_GROUP_VERIFIED, True
     ),
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
+    Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -100,12 +100,15 @@ TABLES: tuple[Table, ...] = (
                                 "created_at", "revoked_at")),
     Table("card_themes", ("user_id",), ("user_id", "theme")),
     Table("card_files", ("key",), ("key", "file_id", "created_at")),
+    Table("api_tokens", ("id",), ("id", "user_id", "hash", "created_at", "last_used_at",
+                                  "revoked_at")),
+    Table("api_requests", ("id",), ("id", "user_id", "idempotency_key", "created_at")),
 )  # fmt: skip
 #: Not copied (see the module's docstring), and the schema's own record.
 NOT_COPIED = ("shared_state", "schema_migrations")
 #: Tables whose ``id`` is an identity column (PostgreSQL's sequences continue after it).
 _WITH_IDS = ("benchmarks", "key_versions", "submissions", "reference_results",
-             "rescore_jobs", "audit_log")  # fmt: skip
+             "rescore_jobs", "audit_log", "api_tokens", "api_requests")  # fmt: skip
 _MARK = "port:source"
 
 Progress = Callable[[str, int], None]

@@ -26,6 +26,7 @@ from .rescore import RescoreStore
 from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
+from .tokens import TokenStore
 from .users import UserStore
 from .values import normalise_model
 
@@ -43,6 +44,7 @@ class Store(
     LinkStore,
     ShareStore,
     SharedStateStore,
+    TokenStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

@@ -67,6 +67,7 @@ from . import keyboards as kb
 from . import natory_handlers as nh
 from . import ops, outage, web
 from . import share_handlers as sh
+from . import token_handlers as th
 from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
 from .fairsend import FairUpdates, slow_down
@@ -261,6 +262,7 @@ def register(app: BotApp) -> None:
         ("theme", sh.on_theme),
         ("public", wc.on_public),  # the web boards: show one's name there or not
         ("weblink", wc.on_weblink),  # a group's web board link (its admins)
+        ("token", th.on_token),  # API tokens for scripts and CI (a private chat's)
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))

@@ -31,7 +31,7 @@ from scoring import registry
 from ..core import webboards
 from ..core.errors import UserError
 from ..core.services import Services
-from . import initdata, pages
+from . import api, initdata, pages
 
 log = logging.getLogger("benchboard.web")
 
@@ -367,7 +367,7 @@ class ResultHandler(Base):
 class OpenApiHandler(Base):
     async def get(self) -> None:
         async def render() -> tuple[str, str]:
-            spec = pages.openapi(registry.names())
+            spec = api.describe(pages.openapi(registry.names()), list(registry.names()))
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
         await self.cached("openapi", render)
@@ -454,6 +454,7 @@ def routes(state: WebState) -> list[Any]:
     """The web boards' routes, for a tornado ``Application`` (ours, or the webhook's)."""
     args = {"state": state}
     return [
+        *api.routes(state),  # /api/v1: scripts and CI (bot.web.api)
         (r"/", IndexHandler, args),
         (rf"/b/{_NAME}\.(csv|json)", BoardHandler, args),
         (rf"/b/{_NAME}", BoardHandler, args),

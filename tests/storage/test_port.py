@@ -39,6 +39,8 @@ async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
     await store.set_card_theme(1, "dark")
     await store.save_card_file("card:2:dark", "AgACAgQAAxkBAAIB")
     await store.save_definition("tinymcq", "choice", '{"name": "tinymcq"}', b"1:2\n", source="t")
+    await store.add_api_token(1, "ab" * 32)
+    await store.api_request(1, "run-1")
     key = await store.current_key("primebench")
     assert key is not None
     job = await store.start_rescore("primebench", key_version_id=key.id, scorer_version="t")

@@ -1,0 +1,292 @@
+"""Submitting from scripts and CI: personal API tokens and the API's use cases.
+
+A token is ``bb_`` and 43 characters of ``secrets.token_urlsafe`` (256 random bits); the
+store keeps only its SHA-256. A token acts as its owner: a submission through the API is
+scored and recorded by the chat's own use cases (:mod:`bot.core.submit`,
+:mod:`bot.core.submissions`), so the same daily publish limit, bans and moderation
+apply; it is recorded in the owner's private chat under message ``-n`` (``n``: its API
+request), with ``extra["source"] = "api"``. A repeated ``Idempotency-Key`` finds the
+request (and so the submission) the first one made. Each token has a rate
+(:class:`Rate`), counted in the database: every instance shares it.
+
+Nothing here speaks HTTP: :class:`Refused` names what went wrong (``kind``), and
+``bot.web.api`` turns it into a status code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from scoring import Mode, Result, UnknownMode, parse_mode, registry
+from scoring.text import MAX_MODEL_NAME
+from storage import ApiToken, InvalidData, Submission
+
+from . import keys, links
+from .services import Services
+from .submissions import is_published, publish, result_of
+from .submit import record, score_submission
+
+#: What a token starts with (so that a leaked one is recognisable, e.g. by scanners).
+TOKEN_PREFIX = "bb_"
+#: ``extra["source"]`` of a submission made through the API.
+SOURCE = "api"
+#: Seconds between checks that the keys in use are still the current ones (the web
+#: server loads them itself; the bot may load a new one meanwhile).
+KEY_RECHECK = 5.0
+#: Optional number-like fields, passed to the scorer as the chat's tag fields are.
+OPTION_FIELDS = ("target", "cost", "latency", "k")
+#: The provenance fields (the trust rules read them): kept with the submission.
+PROVENANCE_FIELDS = ("provider", "run_id", "harness", "seed", "temperature", "notes")
+_OPTION_CHARS = frozenset("0123456789.+-eE$")
+
+RefusalKind = Literal[
+    "bad_request",  # not a request this API reads
+    "invalid",  # a field's value is refused (``field`` names it)
+    "not_found",
+    "forbidden",  # the owner is banned from publishing
+    "daily_limit",  # the day's publications are used up (``retry_after``)
+    "rate_limited",  # the token's rate (``retry_after``)
+]
+
+
+class Refused(Exception):
+    """What the API refuses, and why (``message``: English, for a script's log)."""
+
+    def __init__(
+        self,
+        kind: RefusalKind,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after = retry_after
+
+
+def new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+# --- tokens (the bot's /token) -------------------------------------------------------
+
+
+async def make_token(services: Services, user_id: int) -> str:
+    """A new token for ``user_id``: returned once, kept only as its hash."""
+    token = new_token()
+    await services.store.add_api_token(user_id, token_hash(token))
+    return token
+
+
+async def tokens(services: Services, user_id: int) -> list[ApiToken]:
+    """The user's live tokens (when made, when last used), oldest first."""
+    return await services.store.api_tokens(user_id)
+
+
+async def revoke(services: Services, user_id: int) -> int:
+    """Revoke every token of the user; how many there were."""
+    return await services.store.revoke_api_tokens(user_id)
+
+
+async def owner(services: Services, token: str) -> ApiToken | None:
+    """The live token a request presents, or None (unknown, revoked, malformed)."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 200:
+        return None
+    return await services.store.api_token_owner(token_hash(token))
+
+
+# --- the rate --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Rate:
+    """Requests per minute per token, and how many may come at once."""
+
+    per_minute: float
+    burst: int
+
+    @property
+    def interval_ms(self) -> int:
+        return max(1, round(60_000 / self.per_minute))
+
+
+async def check_rate(services: Services, token: ApiToken, rate: Rate) -> None:
+    """Count one request of ``token``; :class:`Refused` ``rate_limited`` past its rate."""
+    if rate.per_minute <= 0:
+        return
+    wait_ms = await services.store.take_rate(
+        str(token.id), interval_ms=rate.interval_ms, burst=rate.burst
+    )
+    if wait_ms:
+        raise Refused(
+            "rate_limited",
+            "rate_limited",
+            f"more than {rate.per_minute:g} requests a minute with this token",
+            retry_after=wait_ms / 1000,
+        )
+
+
+# --- submitting ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A submission as a script sends it (already checked for shape by the web layer)."""
+
+    benchmark: str
+    output: str
+    model: str | None = None
+    mode: str | None = None
+    publish: bool = False
+    #: target, cost, latency, k as given (numbers, or their text)
+    options: Mapping[str, object] = field(default_factory=dict)
+    provenance: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A submission as the API shows it; ``created``: made by this request."""
+
+    submission: Submission
+    result: Result
+    url: str | None
+    created: bool
+
+    @property
+    def published(self) -> bool:
+        return is_published(self.submission)
+
+
+@dataclass
+class KeyWatch:
+    """When the keys in use were last compared with the current ones."""
+
+    checked: float = float("-inf")
+
+
+def _invalid(name: str, message: str) -> Refused:
+    return Refused("invalid", "invalid_field", f"{name}: {message}", field=name)
+
+
+def check_request(request: Request) -> tuple[str, Mode | None, str | None, str]:
+    """The benchmark's name, the mode, the model and the scorer's tag fields (as the
+    chat's ``/score`` arguments) of a request; :class:`Refused` ``invalid`` naming the
+    first bad field."""
+    benchmark = registry.find(request.benchmark)
+    if benchmark is None:
+        names = ", ".join(registry.names())
+        raise _invalid("benchmark", f"unknown benchmark {request.benchmark!r} (one of {names})")
+    mode: Mode | None = None
+    if request.mode is not None:
+        try:
+            mode = parse_mode(request.mode)
+        except UnknownMode as exc:
+            raise _invalid("mode", str(exc)) from None
+    model = request.model.strip() if request.model is not None else None
+    if model is not None and not 0 < len(model) <= MAX_MODEL_NAME:
+        raise _invalid("model", f"1 to {MAX_MODEL_NAME} characters")
+    if request.publish:
+        if mode is None:
+            raise _invalid("mode", "required to publish")
+        if not model:
+            raise _invalid("model", "required to publish")
+    args = []
+    for name in OPTION_FIELDS:
+        value = request.options.get(name)
+        if value is None:
+            continue
+        typed = str(value)
+        if isinstance(value, bool) or not typed or not set(typed) <= _OPTION_CHARS:
+            raise _invalid(name, f"a number, not {typed[:40]!r}")
+        args.append(f"{name}: {typed}")
+    return benchmark.name, mode, model or None, " ".join(args)
+
+
+async def submit(
+    services: Services,
+    token: ApiToken,
+    request: Request,
+    *,
+    idempotency_key: str | None,
+    web_base: str,
+    watch: KeyWatch,
+) -> Submitted:
+    """Score and record a submission for the token's owner (publish it when asked), or
+    the one an earlier request with the same idempotency key made."""
+    user_id = token.user_id
+    name, mode, model, args = check_request(request)
+    try:
+        api_request = await services.store.api_request(user_id, idempotency_key)
+    except InvalidData as exc:
+        raise Refused("bad_request", "bad_idempotency_key", str(exc)) from None
+    if not api_request.created:
+        earlier = await services.store.find_submission(user_id, api_request.message_id)
+        if earlier is not None:
+            return await _shown(services, earlier, request, web_base, created=False)
+    await _fresh_keys(services, watch)
+    scored = await score_submission(
+        services, request.output, command_args=args, benchmark_hint=name, owner=user_id
+    )
+    if scored.benchmark.name != name:
+        raise _invalid("output", f"its tags name another benchmark ({scored.benchmark.name})")
+    tags = replace(scored.tags, model=model or scored.tags.model, mode=mode or scored.tags.mode)
+    extra: dict[str, Any] = {"source": SOURCE}
+    provenance = {k: v for k, v in request.provenance.items() if k in PROVENANCE_FIELDS}
+    if provenance:
+        extra["provenance"] = provenance
+    scored = replace(scored, tags=tags, options={**scored.options, **extra})
+    sub = await record(
+        services, scored, user_id=user_id, chat_id=user_id, message_id=api_request.message_id
+    )
+    return await _shown(services, sub, request, web_base, created=sub.created)
+
+
+async def _shown(
+    services: Services, sub: Submission, request: Request, web_base: str, *, created: bool
+) -> Submitted:
+    """The submission published when asked (a repeated request publishes what the first
+    could not), with its result and its page's address when published."""
+    if request.publish and not is_published(sub):
+        sub = (await publish(services, sub)).submission
+    url = None
+    if is_published(sub):
+        url = f"{web_base}/r/{await links.result_token(services, sub)}"
+    return Submitted(sub, result_of(sub), url, created)
+
+
+async def _fresh_keys(services: Services, watch: KeyWatch) -> None:
+    """Use the current keys (checked at most every :data:`KEY_RECHECK` seconds)."""
+    now = time.monotonic()
+    if now - watch.checked >= KEY_RECHECK:
+        watch.checked = now
+        await keys.reload_keys(services)
+
+
+async def shown(services: Services, user_id: int, submission_id: int, web_base: str) -> Submitted:
+    """An owner's submission; :class:`Refused` ``not_found`` for anyone else's."""
+    sub = await services.store.get_submission(submission_id)
+    if sub is None or sub.user_id != user_id:
+        raise Refused("not_found", "not_found", f"no submission {submission_id} of yours")
+    url = None
+    if is_published(sub):
+        url = f"{web_base}/r/{await links.result_token(services, sub)}"
+    return Submitted(sub, result_of(sub), url, created=False)
+
+
+async def recent(services: Services, user_id: int, *, limit: int = 20) -> list[Submission]:
+    """The owner's most recent submissions, newest first."""
+    return await services.store.history(user_id, limit=limit)

@@ -1,0 +1,101 @@
+"""Inspect AI logs as Benchboard submissions: one per epoch.
+
+The log is read with Inspect's own reader (``inspect_ai.log.read_eval_log``): ``.eval``
+and ``.json`` logs alike. A submission's raw output is the completion of each of the
+epoch's samples (in sample order, one after the other), its model the log's model id,
+its mode what the generation config asked for (reasoning: ``think``; tool calls made:
+``tools``), its benchmark the samples' ``benchmark`` metadata (the shipped tasks set
+it) or the task's name. Its idempotency key is the log's eval id and the epoch, so
+submitting one log twice makes no second submission.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from scoring import registry
+
+INSTALL = "reading Inspect AI logs needs the inspect extra: pip install 'benchboard[inspect]'"
+
+
+class NotInstalled(Exception):
+    """inspect_ai is not installed."""
+
+
+class UnreadableLog(Exception):
+    """Not a log this can submit (unreadable, unfinished, without completions)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Epoch:
+    epoch: int
+    output: str
+    model: str
+    mode: str
+    benchmark: str | None
+    idempotency_key: str
+
+
+def read(path: Path) -> list[Epoch]:
+    """The submissions of a log, by epoch."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise NotInstalled(INSTALL) from None
+    try:
+        log = read_eval_log(str(path))
+    except Exception as exc:  # Inspect's reader raises many kinds for a bad file
+        raise UnreadableLog(f"not an Inspect log Inspect can read ({exc})") from None
+    if log.status != "success":
+        raise UnreadableLog(f"the evaluation did not finish (status {log.status})")
+    samples = list(log.samples or [])
+    if not samples:
+        raise UnreadableLog("the log holds no samples")
+    by_epoch: dict[int, list[Any]] = defaultdict(list)
+    for sample in samples:
+        by_epoch[int(sample.epoch)].append(sample)
+    benchmark = _benchmark(log, samples)
+    mode = _mode(log, samples)
+    epochs = []
+    for epoch in sorted(by_epoch):
+        texts = [s.output.completion for s in by_epoch[epoch] if s.output is not None]
+        output = "\n".join(t for t in texts if t)
+        if not output.strip():
+            raise UnreadableLog(f"epoch {epoch} has no completion")
+        epochs.append(
+            Epoch(epoch, output, str(log.eval.model), mode, benchmark,
+                  f"inspect:{log.eval.eval_id}:{epoch}")
+        )  # fmt: skip
+    return epochs
+
+
+def _benchmark(log: Any, samples: list[Any]) -> str | None:
+    for sample in samples:
+        named = (sample.metadata or {}).get("benchmark")
+        if isinstance(named, str) and registry.find(named) is not None:
+            return registry.get(named).name
+    task = str(log.eval.task).rsplit("/", 1)[-1]
+    found = registry.find(task)
+    return found.name if found is not None else None
+
+
+def _mode(log: Any, samples: list[Any]) -> str:
+    """``think`` when the generation config asked for reasoning, ``tools`` when a
+    sample called a tool, both, or ``default``."""
+    configs = [getattr(log.eval, "model_generate_config", None)]
+    plan = getattr(log, "plan", None)
+    configs.append(getattr(plan, "config", None))
+    think = any(
+        c is not None
+        and (
+            getattr(c, "reasoning_effort", None) not in (None, "none", "minimal")
+            or (getattr(c, "reasoning_tokens", None) or 0) > 0
+        )
+        for c in configs
+    )
+    tools = any(getattr(m, "role", None) == "tool" for s in samples for m in (s.messages or []))
+    return {(False, False): "default", (True, False): "think", (False, True): "tools",
+            (True, True): "think_tools"}[(think, tools)]  # fmt: skip

@@ -1,0 +1,57 @@
+"""``/token``: personal API tokens for scripts and CI (``bot.core.api``), in a private
+chat only: ``/token`` makes one (shown once), ``/token list`` shows when each was made
+and last used, ``/token revoke`` revokes them all."""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime
+
+from telegram import Update
+from telegram.constants import ChatType
+
+from ..core import api
+from ..render.i18n import t, tn
+from .context import BotContext
+from .handlers import user_lang
+from .web_commands import web_base
+
+
+def _when(at: datetime | None, lang: str) -> str:
+    return at.strftime("%Y-%m-%d %H:%M UTC") if at is not None else t(lang, "token_never")
+
+
+async def on_token(update: Update, context: BotContext) -> None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    if message.chat.type != ChatType.PRIVATE:
+        # a token shown in a group is a token leaked
+        await message.reply_text(t(lang, "token_private_only"))
+        return
+    word = (context.args or [""])[0].lower()
+    services = context.services
+    if word == "list":
+        tokens = await api.tokens(services, user.id)
+        if not tokens:
+            await message.reply_text(t(lang, "token_none"))
+            return
+        lines = [tn(lang, "token_list", len(tokens))]
+        lines += [
+            t(lang, "token_line", n=i, made=_when(tok.created_at, lang),
+              used=_when(tok.last_used_at, lang))
+            for i, tok in enumerate(tokens, start=1)
+        ]  # fmt: skip
+        await message.reply_text("\n".join(lines))
+    elif word == "revoke":
+        revoked = await api.revoke(services, user.id)
+        await message.reply_text(tn(lang, "token_revoked", revoked))
+    elif word:
+        await message.reply_text(t(lang, "token_usage"))
+    else:
+        token = await api.make_token(services, user.id)
+        server = web_base(context) or "https://…"
+        await message.reply_text(
+            t(lang, "token_made", token=html.escape(token), server=html.escape(server))
+        )

@@ -1,0 +1,608 @@
+"""The HTTP API for scripts and CI (``/api/v1``), beside the web boards.
+
+``Authorization: Bearer <token>`` (a personal token from the bot's ``/token``) on every
+request. ``POST /api/v1/submissions`` takes a JSON body or ``multipart/form-data`` with
+the output as a file; the token and the token's rate are checked once the headers are
+in, and the body's size before it is read (:data:`MAX_REQUEST`), so neither a stranger
+nor an oversized body reaches memory. ``GET /api/v1/submissions/<id>`` shows one of the
+owner's submissions, ``GET /api/v1/me`` the owner's latest. Every error is JSON:
+``{"error": {"code": ..., "message": ...}}`` (and ``field`` for a refused field).
+:func:`describe` adds all of it to ``/openapi.json``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import math
+import re
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import tornado.http1connection
+import tornado.httputil
+import tornado.web
+
+from scoring import Mode
+from storage import ApiToken, StoreUnavailable, Submission
+
+from ..core import api
+from ..core.errors import DailyLimit, UserError
+from ..core.services import Services
+from ..core.submit import MAX_DOWNLOAD, decode_upload
+from ..render.i18n import t, tn
+
+if TYPE_CHECKING:
+    from .server import WebState
+
+log = logging.getLogger("benchboard.api")
+
+#: The largest request body: an output of up to 20 MB (the bot's limit) and the fields
+#: and multipart framing around it.
+MAX_REQUEST = MAX_DOWNLOAD + 64 * 1024
+#: ``GET /api/v1/me``: how many recent submissions.
+RECENT = 20
+_STATUS: dict[str, int] = {
+    "bad_request": 400,
+    "invalid": 422,
+    "not_found": 404,
+    "forbidden": 403,
+    "daily_limit": 429,
+    "rate_limited": 429,
+}
+#: The chat's refusals that are not a bad field (422).
+_USER_ERROR_STATUS = {"banned_publish": 403, "too_big": 413, "no_key": 503, "gone": 409}
+_TAG = re.compile(r"<[^>]*>")
+
+
+class ApiState:
+    """What the API's handlers share: the web's state, the rate, the keys' last check."""
+
+    def __init__(self, web: WebState) -> None:
+        settings = web.services.settings
+        self.web = web
+        self.rate = api.Rate(settings.api_rate, settings.api_burst)
+        self.watch = api.KeyWatch()
+
+    @property
+    def services(self) -> Services:
+        return self.web.services
+
+
+class _Failure(Exception):
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        field: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+        self.retry_after = retry_after
+
+
+def _plain(error: UserError) -> str:
+    """A use case's refusal in English, as plain text (no HTML)."""
+    if isinstance(error, DailyLimit):
+        text = tn("en", "limit_reached", error.limit, **error.values)
+    else:
+        text = t("en", error.key, **error.values)
+    return html.unescape(_TAG.sub("", text)).strip()
+
+
+def _failure_of(exc: Exception) -> _Failure:
+    """The HTTP refusal of a use case's refusal."""
+    if isinstance(exc, api.Refused):
+        return _Failure(
+            _STATUS[exc.kind], exc.code, exc.message, field=exc.field, retry_after=exc.retry_after
+        )
+    if isinstance(exc, DailyLimit):
+        now = datetime.now(UTC)
+        reset = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+        return _Failure(
+            429,
+            "daily_limit",
+            _plain(exc),
+            retry_after=(reset - now).total_seconds(),
+        )
+    if isinstance(exc, UserError):
+        status = _USER_ERROR_STATUS.get(exc.key, 422)
+        return _Failure(status, exc.key, _plain(exc))
+    raise exc
+
+
+def submission_json(shown: api.Submitted) -> dict[str, Any]:
+    """A submission as the API shows it: the score fields as ``benchboard score --json``
+    prints them, beside what the store knows."""
+    sub = shown.submission
+    return {
+        **shown.result.to_json(),
+        "id": sub.id,
+        "benchmark": sub.benchmark,
+        "model": sub.model,
+        "mode": sub.mode,
+        "score": sub.score,
+        "created_at": sub.created_at.isoformat(),
+        "published": shown.published,
+        "url": shown.url,
+        "held": False,
+    }
+
+
+def _summary(sub: Submission) -> dict[str, Any]:
+    return {
+        "id": sub.id,
+        "benchmark": sub.benchmark,
+        "model": sub.model,
+        "mode": sub.mode,
+        "score": sub.score,
+        "created_at": sub.created_at.isoformat(),
+        "published": sub.visibility.value == "published",
+        "source": "api" if sub.extra.get("source") == api.SOURCE else "chat",
+    }
+
+
+class _Handler(tornado.web.RequestHandler):
+    """JSON in and out; the token checked (and its rate counted) before anything else."""
+
+    token: ApiToken | None = None
+
+    def initialize(self, state: ApiState) -> None:
+        self.state = state
+
+    def set_default_headers(self) -> None:
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Content-Type-Options", "nosniff")
+
+    def check_xsrf_cookie(self) -> None:  # a bearer token, no cookies
+        return
+
+    def fail(self, failure: _Failure, *, close: bool = False) -> None:
+        self.clear()
+        self.set_default_headers()
+        self.set_status(failure.status)
+        if failure.status == 401:
+            challenge = 'Bearer realm="benchboard"'
+            if self.request.headers.get("Authorization"):
+                challenge += ', error="invalid_token"'
+            self.set_header("WWW-Authenticate", challenge)
+        if failure.status == 405:
+            self.set_header("Allow", self.ALLOW)
+        if failure.retry_after is not None:
+            self.set_header("Retry-After", str(max(1, math.ceil(failure.retry_after))))
+        if close:  # the body is not read: the connection cannot carry another request
+            self.set_header("Connection", "close")
+        error: dict[str, Any] = {"code": failure.code, "message": failure.message}
+        if failure.field is not None:
+            error["field"] = failure.field
+        self.finish(json.dumps({"error": error}))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        reason = self._reason if status_code != 500 else "internal error"
+        self.fail(_Failure(status_code, reason.lower().replace(" ", "_"), reason))
+
+    #: The methods a handler answers (a 405's ``Allow``).
+    ALLOW = "GET"
+
+    async def authenticate(self) -> ApiToken | None:
+        """The request's token (its rate counted), or None once refused (answered)."""
+        header = self.request.headers.get("Authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            self.fail(
+                _Failure(401, "unauthorized", "send Authorization: Bearer <token>"), close=True
+            )
+            return None
+        try:
+            token = await api.owner(self.state.services, given.strip())
+            if token is None:
+                self.fail(
+                    _Failure(401, "invalid_token", "the token is unknown or revoked"), close=True
+                )
+                return None
+            await api.check_rate(self.state.services, token, self.state.rate)
+        except api.Refused as exc:
+            self.fail(_failure_of(exc), close=True)
+            return None
+        except StoreUnavailable:
+            self.fail(_Failure(503, "unavailable", "the database is unavailable"), close=True)
+            return None
+        return token
+
+    def web_base(self) -> str:
+        base = self.state.services.settings.public_web_url
+        return str(base) if base else f"{self.request.protocol}://{self.request.host}"
+
+    async def answer(self, status: int, data: dict[str, Any]) -> None:
+        self.set_status(status)
+        await self.finish(json.dumps(data, ensure_ascii=False))
+
+
+@tornado.web.stream_request_body
+class SubmissionsHandler(_Handler):
+    """``POST /api/v1/submissions``."""
+
+    ALLOW = "POST"
+
+    async def prepare(self) -> None:
+        self._body = bytearray()
+        self._too_large = False
+        if self.request.method != "POST":
+            return  # tornado answers 405
+        self.token = await self.authenticate()
+        if self.token is None:
+            return
+        length = self.request.headers.get("Content-Length", "")
+        if length and (not length.isdigit() or int(length) > MAX_REQUEST):
+            self.fail(self._too_big(), close=True)
+            return
+        # a chunked body larger than this closes the connection (tornado's own check)
+        connection = self.request.connection
+        if isinstance(connection, tornado.http1connection.HTTP1Connection):
+            connection.set_max_body_size(MAX_REQUEST)
+
+    @staticmethod
+    def _too_big() -> _Failure:
+        return _Failure(413, "too_big", f"the body is over {MAX_DOWNLOAD >> 20} MB")
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._finished or self._too_large:
+            return
+        if len(self._body) + len(chunk) > MAX_REQUEST:
+            self._too_large = True
+            self._body = bytearray()
+            return
+        self._body += chunk
+
+    async def post(self) -> None:
+        if self._too_large:
+            self.fail(self._too_big())
+            return
+        assert self.token is not None
+        try:
+            request = self._request()
+            key = self.request.headers.get("Idempotency-Key")
+            shown = await api.submit(
+                self.state.services,
+                self.token,
+                request,
+                idempotency_key=key,
+                web_base=self.web_base(),
+                watch=self.state.watch,
+            )
+        except _Failure as failure:
+            self.fail(failure)
+            return
+        except (api.Refused, UserError) as exc:
+            self.fail(_failure_of(exc))
+            return
+        except StoreUnavailable:
+            self.fail(_Failure(503, "unavailable", "the database is unavailable"))
+            return
+        await self.answer(201 if shown.created else 200, submission_json(shown))
+
+    def _request(self) -> api.Request:
+        """The submission the body describes (:class:`_Failure` for a bad one)."""
+        content_type = self.request.headers.get("Content-Type", "")
+        body = bytes(self._body)
+        self._body = bytearray()
+        if content_type.startswith("multipart/form-data"):
+            return self._form(content_type, body)
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise _Failure(
+                400, "not_json", "the body is not JSON (nor multipart/form-data)"
+            ) from None
+        if not isinstance(data, dict):
+            raise _Failure(400, "not_json", "the body is not a JSON object")
+        output = data.get("output")
+        if not isinstance(output, str):
+            raise _Failure(400, "missing_output", "output (the model's raw text) is missing")
+        if len(output.encode("utf-8", "surrogatepass")) > MAX_DOWNLOAD:
+            raise self._too_big()
+        for name in ("benchmark", "model", "mode"):
+            if data.get(name) is not None and not isinstance(data[name], str):
+                raise _Failure(422, "invalid_field", f"{name}: a string", field=name)
+        if not isinstance(data.get("benchmark"), str):
+            raise _Failure(422, "invalid_field", "benchmark: required", field="benchmark")
+        publish = data.get("publish", False)
+        if not isinstance(publish, bool):
+            raise _Failure(422, "invalid_field", "publish: true or false", field="publish")
+        provenance = data.get("provenance") or {}
+        if not isinstance(provenance, dict):
+            raise _Failure(422, "invalid_field", "provenance: an object", field="provenance")
+        provenance |= {k: data[k] for k in api.PROVENANCE_FIELDS if k in data}
+        return api.Request(
+            benchmark=data["benchmark"],
+            output=output,
+            model=data.get("model"),
+            mode=data.get("mode"),
+            publish=publish,
+            options={k: data[k] for k in api.OPTION_FIELDS if data.get(k) is not None},
+            provenance=provenance,
+        )
+
+    def _form(self, content_type: str, body: bytes) -> api.Request:
+        fields: dict[str, list[bytes]] = {}
+        files: dict[str, list[tornado.httputil.HTTPFile]] = {}
+        tornado.httputil.parse_body_arguments(content_type, body, fields, files)
+        uploads = files.get("output") or files.get("file")
+        if not uploads:
+            raise _Failure(400, "missing_output", "the form has no output file")
+        upload = uploads[0]
+        if len(upload.body) > MAX_DOWNLOAD:
+            raise self._too_big()
+        try:
+            output = decode_upload(upload.body)
+        except UserError as exc:
+            raise _failure_of(exc) from None
+        values: dict[str, str] = {}
+        for name, given in fields.items():
+            try:
+                values[name] = given[0].decode("utf-8")
+            except UnicodeDecodeError:
+                raise _Failure(422, "invalid_field", f"{name}: not UTF-8", field=name) from None
+        if "benchmark" not in values:
+            raise _Failure(422, "invalid_field", "benchmark: required", field="benchmark")
+        return api.Request(
+            benchmark=values["benchmark"],
+            output=output,
+            model=values.get("model"),
+            mode=values.get("mode"),
+            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
+            provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
+        )
+
+
+class SubmissionHandler(_Handler):
+    """``GET /api/v1/submissions/<id>``: the owner's submission (404 for anyone else)."""
+
+    async def get(self, submission_id: str) -> None:
+        token = await self.authenticate()
+        if token is None:
+            return
+        try:
+            shown = await api.shown(
+                self.state.services, token.user_id, int(submission_id), self.web_base()
+            )
+        except api.Refused as exc:
+            self.fail(_failure_of(exc))
+            return
+        await self.answer(200, submission_json(shown))
+
+
+class MeHandler(_Handler):
+    """``GET /api/v1/me``: the token's owner and their latest submissions."""
+
+    async def get(self) -> None:
+        token = await self.authenticate()
+        if token is None:
+            return
+        recent = await api.recent(self.state.services, token.user_id, limit=RECENT)
+        await self.answer(
+            200, {"user_id": token.user_id, "submissions": [_summary(s) for s in recent]}
+        )
+
+
+class NotFoundHandler(_Handler):
+    async def get(self, *_: str) -> None:
+        self.fail(_Failure(404, "not_found", "no such API path"))
+
+    post = get
+
+
+def routes(web: WebState) -> list[Any]:
+    """The API's routes, for the web's tornado ``Application``."""
+    args = {"state": ApiState(web)}
+    return [
+        (r"/api/v1/submissions", SubmissionsHandler, args),
+        (r"/api/v1/submissions/([0-9]{1,18})", SubmissionHandler, args),
+        (r"/api/v1/me", MeHandler, args),
+        (r"/api/(.*)", NotFoundHandler, args),
+    ]
+
+
+def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
+    """``spec`` (the boards' OpenAPI description) with the API added."""
+    error = {
+        "description": "an error",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+    secured: list[dict[str, list[str]]] = [{"bearer": []}]
+    submission = {"$ref": "#/components/schemas/Submission"}
+    shown = {"content": {"application/json": {"schema": submission}}}
+    fields = {
+        "benchmark": {"type": "string", "enum": benchmarks},
+        "output": {"type": "string", "description": "the model's raw output (at most 20 MB)"},
+        "model": {"type": "string", "maxLength": 200},
+        "mode": {"type": "string", "enum": [m.value for m in Mode]},
+        "publish": {
+            "type": "boolean",
+            "default": False,
+            "description": "put the result on the boards (needs mode and model)",
+        },
+        "target": {"type": ["integer", "string"], "description": "Natory's target"},
+        "cost": {"type": ["number", "string"], "description": "USD"},
+        "latency": {"type": ["number", "string"], "description": "seconds"},
+        "k": {"type": ["integer", "string"], "description": "ZeroBench's attempts per question"},
+        **{
+            name: {"type": ["string", "number"], "description": "provenance (kept)"}
+            for name in api.PROVENANCE_FIELDS
+        },
+    }
+    form = {
+        **{k: v for k, v in fields.items() if k != "output"},
+        "output": {"type": "string", "format": "binary", "description": "the output file"},
+        "publish": {"type": "string", "enum": ["true", "false"]},
+    }
+    limited = {
+        "description": "past the token's rate, or the day's publications used up",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+        "content": error["content"],
+    }
+    unauthorized = {**error, "description": "no token, or an unknown or revoked one"}
+    paths = {
+        "/api/v1/submissions": {
+            "post": {
+                "summary": "Score a model's output (and publish it)",
+                "description": (
+                    "The token acts as its owner: the same daily publish limit, bans and "
+                    "moderation apply as in the chat. The same Idempotency-Key from the "
+                    "same owner returns the first request's submission (200)."
+                ),
+                "security": secured,
+                "parameters": [
+                    {
+                        "name": "Idempotency-Key",
+                        "in": "header",
+                        "required": False,
+                        "schema": {"type": "string", "maxLength": 200},
+                    },
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["benchmark", "output"],
+                                "properties": fields,
+                            },
+                        },
+                        "multipart/form-data": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["benchmark", "output"],
+                                "properties": form,
+                            },
+                        },
+                    },
+                },
+                "responses": {
+                    "201": {**shown, "description": "scored (and published when asked)"},
+                    "200": {
+                        **shown,
+                        "description": "the submission of an earlier request "
+                        "with the same Idempotency-Key",
+                    },
+                    "400": {**error, "description": "not JSON, or no output"},
+                    "401": unauthorized,
+                    "403": {**error, "description": "the owner may not publish (banned)"},
+                    "413": {**error, "description": "a body over 20 MB"},
+                    "422": {
+                        **error,
+                        "description": "a refused field (error.field names it), "
+                        "or an output no benchmark reads",
+                    },
+                    "429": limited,
+                },
+            }
+        },
+        "/api/v1/submissions/{id}": {
+            "get": {
+                "summary": "One of the token owner's submissions",
+                "security": secured,
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+                ],
+                "responses": {
+                    "200": {**shown, "description": "the submission"},
+                    "401": unauthorized,
+                    "404": {**error, "description": "none of the token owner's"},
+                    "429": limited,
+                },
+            }
+        },
+        "/api/v1/me": {
+            "get": {
+                "summary": "The token's owner and their latest submissions",
+                "security": secured,
+                "responses": {
+                    "200": {
+                        "description": f"the latest {RECENT}, newest first",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "user_id": {"type": "integer"},
+                                        "submissions": {
+                                            "type": "array",
+                                            "items": {"type": "object"},
+                                        },
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "401": unauthorized,
+                    "429": limited,
+                },
+            }
+        },
+    }
+    schemas = {
+        "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {
+                        "code": {"type": "string"},
+                        "message": {"type": "string"},
+                        "field": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "Submission": {
+            "type": "object",
+            "description": "The score fields as `benchboard score --json` prints them "
+            "(final_score etc., by benchmark), and these.",
+            "required": ["id", "benchmark", "published", "url", "held"],
+            "properties": {
+                "id": {"type": "integer"},
+                "benchmark": {"type": "string"},
+                "model": {"type": ["string", "null"]},
+                "mode": {"type": ["string", "null"]},
+                "score": {"type": "number", "description": "the ranking figure"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "published": {"type": "boolean"},
+                "url": {
+                    "type": ["string", "null"],
+                    "description": "the result's page (/r/<token>) when published",
+                },
+                "held": {
+                    "type": "boolean",
+                    "description": "held for review by the trust rules; always false "
+                    "for now (the trust rules are not in place yet)",
+                },
+            },
+        },
+    }
+    spec = dict(spec)
+    spec["info"] = {**spec.get("info", {}), "title": "Benchboard boards and API"}
+    spec["paths"] = {**spec.get("paths", {}), **paths}
+    components = dict(spec.get("components", {}))
+    components["schemas"] = {**components.get("schemas", {}), **schemas}
+    components["securitySchemes"] = {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "a personal token from the bot's /token (private chat)",
+        }
+    }
+    spec["components"] = components
+    return spec

@@ -1,0 +1,231 @@
+"""The HTTP API (``/api/v1``) served by the real web server over HTTP: tokens, scoring
+and publishing, idempotency, every error as JSON, the rate, and ``/openapi.json``."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from bot.core import api
+
+from .apikit import OWNER, Api, output, serve
+
+
+@pytest.fixture
+async def web(tmp_path: Path) -> AsyncIterator[Api]:
+    async for one in serve(tmp_path):
+        yield one
+
+
+def submission(**fields: Any) -> dict[str, Any]:
+    return {
+        "benchmark": "primebench",
+        "output": output(15),
+        "model": "api-model",
+        "mode": "think",
+        **fields,
+    }
+
+
+async def test_a_submission_is_scored_published_and_shown_to_its_owner(web: Api) -> None:
+    status, data, _ = await web.post(submission(publish=True))
+    assert status == 201, data
+    assert data["benchmark"] == "primebench" and data["published"] is True
+    assert data["correct"] == 15 and data["wrong"] == 5
+    assert data["final_score"] == 15 - 3 * 5 and data["held"] is False
+    assert data["url"].startswith(web.base + "/r/")
+    # the result's page is served, and the board lists the model
+    async with web.session.get(data["url"]) as r:
+        assert r.status == 200 and "api-model" in await r.text()
+    async with web.session.get(web.base + "/b/primebench.json") as r:
+        board = await r.json()
+    assert [row["model"] for row in board["rows"]] == ["api-model"]
+    # it is a submission of the owner's, marked as made through the API
+    sub = await web.services.store.get_submission(data["id"])
+    assert sub is not None and sub.user_id == OWNER and sub.extra["source"] == "api"
+
+    status, shown, _ = await web.get(f"/api/v1/submissions/{data['id']}")
+    assert status == 200 and shown["final_score"] == 0 and shown["url"] == data["url"]
+    status, err, _ = await web.get(f"/api/v1/submissions/{data['id']}", token=web.other)
+    assert status == 404 and err["error"]["code"] == "not_found"
+    assert (await web.get("/api/v1/submissions/999999"))[0] == 404
+    status, me, _ = await web.get("/api/v1/me")
+    assert status == 200 and me["user_id"] == OWNER
+    assert [s["id"] for s in me["submissions"]] == [data["id"]]
+    assert me["submissions"][0]["source"] == "api"
+
+
+async def test_a_private_submission_and_the_fields(web: Api) -> None:
+    status, data, _ = await web.post({"benchmark": "primebench", "output": output(20)})
+    assert status == 201 and data["published"] is False and data["url"] is None
+    assert data["final_score"] == 20 and data["model"] is None
+
+
+async def test_the_same_idempotency_key_gives_the_same_submission(web: Api) -> None:
+    key = {"Idempotency-Key": "ci-run-42"}
+    first = await web.post(submission(publish=True), headers=key)
+    again = await web.post(submission(publish=True), headers=key)
+    assert (first[0], again[0]) == (201, 200)
+    assert again[1]["id"] == first[1]["id"] and again[1]["url"] == first[1]["url"]
+    # another key, and no key: new submissions; the stranger's same key is theirs
+    other = await web.post(submission(), headers={"Idempotency-Key": "ci-run-43"})
+    plain = await web.post(submission())
+    theirs = await web.post(submission(), token=web.other, headers=key)
+    ids = {first[1]["id"], other[1]["id"], plain[1]["id"], theirs[1]["id"]}
+    assert len(ids) == 4
+    assert (await web.post(submission(), headers={"Idempotency-Key": "x" * 201}))[0] == 400
+
+
+@pytest.mark.parametrize(
+    ("token", "code", "challenge"),
+    [
+        (None, "unauthorized", 'Bearer realm="benchboard"'),
+        ("bb_" + "made-up" * 7, "invalid_token", 'error="invalid_token"'),
+        ("not even a token", "invalid_token", 'error="invalid_token"'),
+    ],
+)
+async def test_without_a_valid_token_401(
+    web: Api, token: str | None, code: str, challenge: str
+) -> None:
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    async with web.session.post(
+        web.base + "/api/v1/submissions", json=submission(), headers=headers
+    ) as r:
+        assert r.status == 401
+        assert (await r.json())["error"]["code"] == code
+        assert challenge in r.headers["WWW-Authenticate"]
+    async with web.session.get(web.base + "/api/v1/me", headers=headers) as r:
+        assert r.status == 401 and (await r.json())["error"]["code"] == code
+
+
+async def test_a_revoked_token_401(web: Api) -> None:
+    assert (await web.get("/api/v1/me"))[0] == 200
+    assert await api.revoke(web.services, OWNER) == 1
+    status, err, _ = await web.post(submission())
+    assert status == 401 and err["error"]["code"] == "invalid_token"
+    fresh = await api.make_token(web.services, OWNER)
+    assert (await web.get("/api/v1/me", token=fresh))[0] == 200
+
+
+async def test_bad_bodies_400_and_bad_fields_422(web: Api) -> None:
+    status, err, _ = await web.post(b"benchmark=primebench&output=1:2")
+    assert status == 400 and err["error"]["code"] == "not_json"
+    assert (await web.post([1, 2]))[0] == 400
+    status, err, _ = await web.post({"benchmark": "primebench", "model": "m"})
+    assert status == 400 and err["error"]["code"] == "missing_output"
+
+    status, err, _ = await web.post(submission(mode=None, publish=True))
+    assert status == 422 and err["error"]["field"] == "mode"
+    assert "mode" in err["error"]["message"]
+    status, err, _ = await web.post(submission(model=None, publish=True))
+    assert status == 422 and err["error"]["field"] == "model"
+    status, err, _ = await web.post(submission(benchmark="nosuchbench"))
+    assert status == 422 and err["error"]["field"] == "benchmark"
+    assert "primebench" in err["error"]["message"]
+    status, err, _ = await web.post(submission(mode="sideways"))
+    assert status == 422 and err["error"]["field"] == "mode"
+    status, err, _ = await web.post(submission(publish="yes"))
+    assert status == 422 and err["error"]["field"] == "publish"
+    status, err, _ = await web.post(submission(output="  \n"))
+    assert status == 422 and err["error"]["code"] == "empty"
+    assert "<" not in err["error"]["message"]  # plain text, not the chat's HTML
+    # nothing was stored by any of these
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+
+
+async def test_over_20_mb_413_before_the_body_is_read(web: Api) -> None:
+    body = b'{"benchmark": "primebench", "output": "' + b"1" * (21 << 20) + b'"}'
+    headers = {**web.auth(), "Content-Type": "application/json"}
+    async with web.session.post(
+        web.base + "/api/v1/submissions", data=io.BytesIO(body), headers=headers, expect100=True
+    ) as r:
+        assert r.status == 413
+        assert (await r.json())["error"]["code"] == "too_big"
+
+
+async def test_a_file_upload_as_multipart(web: Api) -> None:
+    form = aiohttp.FormData()
+    form.add_field("benchmark", "primebench")
+    form.add_field("model", "form-model")
+    form.add_field("mode", "default")
+    form.add_field("publish", "true")
+    form.add_field("output", output(18).encode(), filename="out.txt", content_type="text/plain")
+    async with web.session.post(
+        web.base + "/api/v1/submissions", data=form, headers=web.auth()
+    ) as r:
+        data = await r.json()
+        assert r.status == 201, data
+    assert data["correct"] == 18 and data["published"] is True and data["model"] == "form-model"
+
+
+async def test_the_daily_publish_limit_applies(tmp_path: Path) -> None:
+    async for web in serve(tmp_path, daily_limit=1):
+        assert (await web.post(submission(publish=True)))[0] == 201
+        status, err, response = await web.post(submission(publish=True))
+        assert status == 429 and err["error"]["code"] == "daily_limit"
+        assert int(response.headers["Retry-After"]) > 0
+
+
+async def test_a_banned_owner_is_refused_publishing(web: Api) -> None:
+    await web.services.store.ban(OWNER, by=1, reason="spam")
+    status, err, _ = await web.post(submission(publish=True))
+    assert status == 403 and err["error"]["code"] == "banned_publish"
+
+
+async def test_past_the_rate_429_with_retry_after(tmp_path: Path) -> None:
+    async for web in serve(tmp_path, api_rate=6, api_burst=2):  # one per 10 s, 2 at once
+        assert (await web.get("/api/v1/me"))[0] == 200
+        assert (await web.post(submission()))[0] == 201
+        status, err, response = await web.post(submission())
+        assert status == 429 and err["error"]["code"] == "rate_limited"
+        assert 1 <= int(response.headers["Retry-After"]) <= 10
+        # the rate is the token's: another owner's token is not held back
+        assert (await web.get("/api/v1/me", token=web.other))[0] == 200
+
+
+async def test_openapi_describes_the_api_with_the_bearer_scheme(web: Api) -> None:
+    async with web.session.get(web.base + "/openapi.json") as r:
+        spec = json.loads(await r.text())
+    assert spec["openapi"].startswith("3.")
+    assert {"/api/v1/submissions", "/api/v1/submissions/{id}", "/api/v1/me"} <= set(spec["paths"])
+    assert "/b/{benchmark}.json" in spec["paths"]  # the boards' downloads stay
+    assert spec["components"]["securitySchemes"]["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": spec["components"]["securitySchemes"]["bearer"]["description"],
+    }
+    post = spec["paths"]["/api/v1/submissions"]["post"]
+    assert post["security"] == [{"bearer": []}]
+    assert {"201", "200", "400", "401", "413", "422", "429"} <= set(post["responses"])
+    assert "Retry-After" in post["responses"]["429"]["headers"]
+    # every reference resolves
+    text = json.dumps(spec)
+    for name in spec["components"]["schemas"]:
+        assert f"#/components/schemas/{name}" in text or name in ("Board", "Row")
+    refs = {ref.split("/")[-1] for ref in _refs(spec)}
+    assert refs <= set(spec["components"]["schemas"])
+    held = spec["components"]["schemas"]["Submission"]["properties"]["held"]
+    assert "false" in held["description"]
+
+
+def _refs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["$ref"]] if "$ref" in node else []
+        return found + [r for v in node.values() for r in _refs(v)]
+    if isinstance(node, list):
+        return [r for v in node for r in _refs(v)]
+    return []
+
+
+async def test_unknown_api_paths_and_methods_are_json(web: Api) -> None:
+    status, err, _ = await web.get("/api/v1/nothing")
+    assert status == 404 and err["error"]["code"] == "not_found"
+    async with web.session.get(web.base + "/api/v1/submissions", headers=web.auth()) as r:
+        assert r.status == 405 and r.headers["Allow"] == "POST"
+        assert "error" in await r.json()

@@ -1,0 +1,121 @@
+"""Inspect AI logs, for real: the shipped PrimeBench task run by Inspect with its
+``mockllm`` model (a made-up completion per epoch) over generated question and key
+files writes a ``.eval`` log; ``benchboard submit run.eval`` (a real process) reads it
+with Inspect's reader and submits one result per epoch to the real web server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "inspect_ai", reason="inspect_ai is not installed (the inspect extra: pip install -e '.[dev]')"
+)
+
+from .apikit import KEY, OWNER, Api, output, serve
+
+ROOT = Path(__file__).resolve().parents[2]
+QUESTIONS = 20
+
+
+@pytest.fixture
+async def web(tmp_path: Path) -> AsyncIterator[Api]:
+    async for one in serve(tmp_path):
+        yield one
+
+
+#: Inspect in a process of its own (its event loop leaves streams for the garbage
+#: collector, which the suite's warning filters would blame on the next test): the
+#: shipped task, mockllm answering each epoch with the completions given.
+EVAL = """
+import json, sys
+from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from bot.evals.tasks import primebench
+
+folder, outputs = sys.argv[1], json.loads(sys.argv[2])
+def completion(text):
+    made = ModelOutput.from_content(model="mockllm/model", content=text)
+    # with its usage given, mockllm counts no tokens (tiktoken would download a file)
+    made.usage = ModelUsage(input_tokens=100, output_tokens=60, total_tokens=160)
+    return made
+model = get_model("mockllm/model", custom_outputs=[completion(o) for o in outputs])
+task = primebench(questions=folder + "/Q.json", key=folder + "/key.txt")
+[log] = eval(task, model=model, epochs=len(outputs), log_dir=folder + "/logs", display="none")
+print(json.dumps({"status": log.status, "location": log.location,
+                  "mean": log.results.scores[0].metrics["mean"].value if log.results else None}))
+"""
+
+
+async def run_inspect(folder: Path, outputs: list[str]) -> Path:
+    """The shipped task over generated files, run by Inspect with mockllm: the log."""
+    questions = {
+        f"Question_{i}": {"question": f"Q{i}?", **{f"option_{o}": f"o{o}" for o in range(1, 5)}}
+        for i in range(1, QUESTIONS + 1)
+    }
+    (folder / "Q.json").write_text(json.dumps(questions))
+    (folder / "key.txt").write_bytes(KEY)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", EVAL, str(folder), json.dumps(outputs),
+        cwd=folder, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 180)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    done = json.loads(out.decode().strip().splitlines()[-1])
+    assert done["status"] == "success", err.decode()[-3000:]
+    # Inspect scored each epoch with Benchboard's own scorer, too
+    assert done["mean"] == pytest.approx((20 + 0) / 2)
+    return Path(done["location"])
+
+
+async def submit(*args: str, token: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "submit", *args,
+        env={"BENCHBOARD_API_TOKEN": token, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+             "HOME": str(Path.home())},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_an_inspect_log_is_submitted_one_result_per_epoch(web: Api, tmp_path: Path) -> None:
+    # epoch 1: all 20 right; epoch 2: 15 right, 5 wrong (15 - 15 = 0)
+    path = await run_inspect(tmp_path, [output(20), output(15)])
+    assert path.suffix == ".eval"
+    # (read by the CLI process only: Inspect's reader leaves an event loop behind it)
+    code, out, err = await submit(str(path), "--server", web.base, "--publish", token=web.token)
+    assert code == 0, err
+    lines = out.strip().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("epoch 1: primebench #") and "score 20" in lines[0]
+    assert lines[1].startswith("epoch 2: primebench #") and "score 0" in lines[1]
+    assert all(f"{web.base}/r/" in line for line in lines)
+
+    mine = await web.services.store.history(OWNER)
+    assert sorted(s.score for s in mine) == [0, 20]
+    assert {(s.model, s.mode, s.visibility.value) for s in mine} == {
+        ("mockllm/model", "default", "published")
+    }
+    # the same log again: the same submissions (its eval id and epoch are the keys)
+    code, out, _ = await submit(str(path), "--server", web.base, "--publish", token=web.token)
+    assert code == 0 and out.count("sent before") == 2
+    assert len(await web.services.store.history(OWNER)) == 2
+
+
+async def test_a_file_that_is_not_a_log_is_refused_in_one_line(tmp_path: Path) -> None:
+    fake = tmp_path / "run.eval"
+    fake.write_bytes(b"not a zip")
+    code, out, err = await submit(
+        str(fake), "--server", "http://127.0.0.1:9", token="bb_" + "z" * 43
+    )
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "run.eval" in err
