@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
 from ..text import decode, normalise_newlines
+from .challenge import CHALLENGE
 from .result import CREDIT, NAME, SCORER_VERSION, TITLE, NatoryResult, result_from_record
 from .scorer import Challenge, parse_target, recognises, score
 
@@ -69,6 +70,7 @@ class Natory:
     #: score, attempts, cost, latency), drawn from its own board, not from records
     web_columns: tuple[WebColumn, ...] = (WebColumn("score", "best"),)
     web_paths: tuple[str, ...] = ()
+    challenge: ChallengeSpec | None = CHALLENGE
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
@@ -84,7 +86,7 @@ class Natory:
     def score(
         self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
     ) -> NatoryResult:
-        previous = (options or {}).get("previous")
+        previous = (options or {}).get(CHALLENGE.previous_option)
         return score(normalise_newlines(text), key, previous=previous)
 
     def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..text import normalise_newlines
 from .dataset import (
     CREDIT,
@@ -49,6 +49,7 @@ class PrimeBench:
     recognise_order = 1
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
+    challenge: ChallengeSpec | None = None
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..errors import OptionError, ScoringError
 from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, SOURCE, TITLE
 from .key import ZeroKey, check_key, load_key
@@ -46,6 +46,7 @@ class ZeroBench:
     recognise_order = 0
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
+    challenge: ChallengeSpec | None = None
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
