@@ -52,6 +52,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.references(benchmark, *, mode=None) -> tuple[BoardRow, ...]
     await store.export_csv(benchmark, *, columns=None, **board_filters) -> str
     await store.rebuild_boards(benchmark=None) -> None
+    await store.declare_challenges({name: ChallengeFields(...)}) -> None   # at start
 
     # moderation (bans and the audit log; hide/unhide/verify above)
     await store.ban(user_id, *, by, reason=None) -> Ban      # off every board
@@ -107,7 +108,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.on_announcement(callback) -> None                   # LISTEN
     store.shared -> bool                                            # PostgreSQL
 
-    # Natory and record queries: storage.analytics; what the web boards read beside a
+    # challenge boards and record queries: storage.analytics; what the web boards read beside a
     # board page (row details, result tokens, the verified-only board): storage.web_rows;
     # restoring a backup: storage.backup; copying to another engine: storage.port
 
@@ -123,6 +124,7 @@ bot maps what people type onto them before calling the store. Times are UTC
 (timezone-aware datetimes). Errors form one tree under :class:`StorageError`.
 """
 
+from .challenge_lines import ChallengeFields
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -166,6 +168,7 @@ __all__ = [
     "Ban",
     "Board",
     "BoardRow",
+    "ChallengeFields",
     "Chat",
     "DatabaseCorrupt",
     "DatabaseLocked",
