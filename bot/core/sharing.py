@@ -18,11 +18,10 @@ from typing import Any
 
 from scoring import UnknownBenchmark, registry
 from storage import Submission
-from storage.analytics import natory_board
 
 from ..render.card_views import BoardImageView, ResultCardView, TableRow
 from ..render.views import BoardPage
-from . import datafiles, links
+from . import challenges, links
 from .errors import UserError
 from .links import shareable
 from .services import Services
@@ -230,9 +229,9 @@ async def top_view(
             continue
     benchmark = registry.get(name)
     now = datetime.now(UTC)
-    if benchmark.daily:
-        target = datafiles.natory_today(services.settings).target
-        board = await natory_board(services.store, target=target, limit=TOP_ROWS)
+    if benchmark.challenge is not None:
+        target = challenges.today(services.settings, benchmark).target
+        board, _ = await challenges.board(services, benchmark, target, limit=TOP_ROWS)
         rows = tuple(
             TableRow(row.rank, row.model, row.mode, benchmark.format_score(row.best), row.attempts)
             for row in board.rows
