@@ -157,10 +157,14 @@ def percent_text(value: float | None) -> str:
 
 class ChallengeKey(Protocol):
     """What a challenge's key (the day's, or one a submission names) tells a reader: its
-    target and what an answer may use (``allowed_text``; ``digits``: its pieces)."""
+    target and what an answer may use (``allowed_digits``, as ``allowed_text``; ``digits``:
+    the pieces an exact answer uses)."""
 
     @property
     def target(self) -> int: ...
+
+    @property
+    def allowed_digits(self) -> frozenset[str]: ...
 
     @property
     def allowed_text(self) -> str: ...

@@ -327,7 +327,8 @@ class Challenge:
 
 def challenge_of(sub: Submission) -> Challenge:
     benchmark = registry.get(sub.benchmark)
-    target = sub.record.get("target") if benchmark.daily else None
+    spec = benchmark.challenge
+    target = None if spec is None else sub.record.get(spec.target_field)
     return Challenge(
         sub.id,
         sub.benchmark,

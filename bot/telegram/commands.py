@@ -170,8 +170,8 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
     lines = []
     for benchmark in registry.all_benchmarks():
         loaded = context.services.keys.get(benchmark.name)
-        if benchmark.daily:
-            status = t(lang, "key_daily", command=benchmark.name)
+        if benchmark.challenge is not None:
+            status = t(lang, "key_daily", command=benchmark.challenge.command)
         elif loaded is not None:
             status = t(lang, "key_loaded", version=loaded.version.version)
         else:

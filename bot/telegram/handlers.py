@@ -12,7 +12,7 @@ import difflib
 import html
 import logging
 import re
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -338,6 +338,7 @@ async def score(
     command_args: str = "",
     paste: Paste | None = None,
     author: User | None = None,
+    given: tuple[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Score text or a document from ``source`` and reply to it (the submission).
 
@@ -346,7 +347,8 @@ async def score(
     message is the first part of a split paste (``text`` is the whole paste), whose
     later parts wait until the submission is stored. ``author``: whose output it is,
     when someone else asked (``/score`` in reply to their message): the submission is
-    theirs.
+    theirs. ``given``: the benchmark the text is of and options the handler knows (a
+    reply to a challenge's message: its target).
     """
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
@@ -379,6 +381,7 @@ async def score(
             message_id=message.message_id,
             asked_by=asked_by,
             challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
+            given=given,
         )
     except UserError as exc:
         await reply_error(source, lang, exc)
