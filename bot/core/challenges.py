@@ -59,7 +59,7 @@ def compared(args: Sequence[str]) -> Benchmark | None:
         return None
     if not args:
         return next(iter(benchmarks()), None)
-    found = registry.find(args[0])
+    found = by_command(args[0]) or registry.find(args[0])  # its command word, or a tag
     return found if found is not None and found.challenge is not None else None
 
 
