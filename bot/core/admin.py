@@ -343,12 +343,12 @@ async def set_challenge_target(
     require_bot_admin(actor)
     command = challenges.spec(benchmark).command
     if not args or len(args) > 2:
-        raise UserError("natory_set_usage", command=command)
+        raise UserError("daily_set_usage", command=command)
     try:
         day = date.fromisoformat(args[1]) if len(args) == 2 else datetime.now(UTC).date()
         challenge = challenges.set_target(services.settings.data_dir, benchmark, day, args[0])
     except (ValueError, datafiles.DataError):
-        raise UserError("natory_set_usage", command=command) from None
+        raise UserError("daily_set_usage", command=command) from None
     await services.store.log_action(
         actor.user_id,
         f"{command}_target",

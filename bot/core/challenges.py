@@ -126,7 +126,7 @@ def target(benchmark: Benchmark, word: str) -> int:
         return spec(benchmark).parse(word).target
     except KeyFormatError:
         raise UserError(
-            "natory_bad_target", word=word[:40], command=spec(benchmark).command
+            "daily_bad_target", word=word[:40], command=spec(benchmark).command
         ) from None
 
 

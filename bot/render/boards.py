@@ -199,12 +199,12 @@ def render_challenge(
     named = {"title": html.escape(title), "command": command}
     return "\n".join(
         [
-            t(lang, "natory_title", day=day, **named),
+            t(lang, "daily_title", day=day, **named),
             "",
-            t(lang, "natory_target", target=target),
-            t(lang, "natory_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
+            t(lang, "daily_target", target=target),
+            t(lang, "daily_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
             "",
-            t(lang, "natory_how", **named),
+            t(lang, "daily_how", **named),
             "",
             f"<code>{target_line(command, target)}</code>",
         ]
@@ -225,9 +225,9 @@ def render_challenge_board(
 
     def build(width: int) -> list[str]:
         if board.target is not None:
-            out = [t(lang, "natory_board_title", target=board.target, **named)]
+            out = [t(lang, "daily_board_title", target=board.target, **named)]
         else:
-            out = [t(lang, "natory_models_title", **named)]
+            out = [t(lang, "daily_models_title", **named)]
         out.append("")
         if not board.rows:
             out.append(t(lang, "board_empty"))
@@ -237,21 +237,21 @@ def render_challenge_board(
                 "model": _name(row.model, width),
                 "mode": mode_label(row.mode, lang),
                 "best": benchmark.format_score(row.best)
-                + (t(lang, "natory_trivial_mark") if row.trivial else ""),
+                + (t(lang, "daily_trivial_mark") if row.trivial else ""),
                 "mean": benchmark.format_score(row.mean, mean=True),
-                "attempts": tn(lang, "natory_attempts", row.attempts),
-                "targets": tn(lang, "natory_targets", row.targets),
+                "attempts": tn(lang, "daily_attempts", row.attempts),
+                "targets": tn(lang, "daily_targets", row.targets),
                 "cost": format_cost(row.mean_cost),
                 "latency": format_latency(row.mean_latency),
             }
-            key = N_("natory_board_row") if board.target is not None else N_("natory_models_row")
+            key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
             out.append(t(lang, key, **values))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:
-            out += ["", t(lang, "natory_recent_targets", targets=join_list(lang, (
+            out += ["", t(lang, "daily_recent_targets", targets=join_list(lang, (
                 f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
-        out += ["", t(lang, "natory_board_footer", **named)]
+        out += ["", t(lang, "daily_board_footer", **named)]
         return out
 
     return _fitted(build)

@@ -245,7 +245,7 @@ async def on_challenge_set(update: Update, context: BotContext) -> None:
         challenge, day = await admin.set_challenge_target(
             context.services, actor, benchmark, _words(message)[1:]
         )
-        text = t(lang, "natory_target_set", target=challenge.target, day=day, title=benchmark.title)
+        text = t(lang, "daily_target_set", target=challenge.target, day=day, title=benchmark.title)
         await message.reply_text(text)
 
     await _run(update, context, work)

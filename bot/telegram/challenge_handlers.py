@@ -130,7 +130,7 @@ async def on_challenge(update: Update, context: BotContext) -> None:
     elif len(args) == 1 and args[0].isdigit():
         await _board_for(message, context, lang, benchmark, args[0])
     else:
-        await message.reply_text(t(lang, "natory_usage", command=command))
+        await message.reply_text(t(lang, "daily_usage", command=command))
 
 
 async def on_challenge_leaderboard(update: Update, context: BotContext) -> None:
@@ -151,7 +151,7 @@ async def on_challenge_leaderboard(update: Update, context: BotContext) -> None:
     else:
         command = challenges.spec(benchmark).command
         await h.reply_error(
-            message, lang, UserError("natory_bad_target", word=" ".join(args), command=command)
+            message, lang, UserError("daily_bad_target", word=" ".join(args), command=command)
         )
 
 

@@ -115,7 +115,7 @@ def test_a_typed_target() -> None:
     assert challenges.target(NATORY, "6256") == 6256
     with pytest.raises(UserError) as refused:
         challenges.target(NATORY, "<x>" * 20)
-    assert refused.value.key == "natory_bad_target"
+    assert refused.value.key == "daily_bad_target"
     assert refused.value.values == {"word": ("<x>" * 20)[:40], "command": "natory"}
 
 
@@ -132,9 +132,9 @@ async def test_a_bot_admin_chooses_the_days_target(services: Services) -> None:
     assert (entry.action, entry.target) == ("natory_target", f"{day}=7777")
     for who, args, key in (
         (admin.Actor(5, -100, True, False, True), ["7778"], "bot_admin_only"),
-        (bot_admin, [], "natory_set_usage"),
-        (bot_admin, ["nope"], "natory_set_usage"),
-        (bot_admin, ["7778", "2026-13-40"], "natory_set_usage"),
+        (bot_admin, [], "daily_set_usage"),
+        (bot_admin, ["nope"], "daily_set_usage"),
+        (bot_admin, ["7778", "2026-13-40"], "daily_set_usage"),
     ):
         with pytest.raises(UserError) as refused:
             await admin.set_challenge_target(services, who, NATORY, args)
