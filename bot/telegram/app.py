@@ -190,7 +190,7 @@ def register(app: BotApp) -> None:
     # none of the handlers after them takes one (those take commands, captions,
     # buttons, inline queries, other chats).
     # The challenges' commands come from the registry: each benchmark with a challenge
-    # (a daily target) has its command word (``/natory`` …).
+    # (a daily target) has its command word.
     challenge_words = [challenges.spec(b).command for b in challenges.benchmarks()]
     routes = ch.routes(challenge_words) if challenge_words else None
     # A reply to a challenge's message is an attempt at its target, not a submission of
