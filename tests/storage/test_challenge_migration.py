@@ -30,35 +30,64 @@ ATTEMPTS = [
 ]
 
 
-async def _before_the_step(path: Path) -> None:
+_ATTEMPT_SQL = """INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id,
+    model, model_norm, mode, raw, raw_chars, result, score, fingerprint, scorer_version,
+    extra, created_at, published_at, visibility)
+VALUES (1, -100, ?, 2, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"""
+
+
+def _attempts() -> list[tuple[object, ...]]:
+    """The parameters of :data:`_ATTEMPT_SQL` for each of :data:`ATTEMPTS`."""
+    rows = []
+    for i, (model, mode, expression, target, cost, latency, vis) in enumerate(ATTEMPTS):
+        result = natory.score(expression, natory.Challenge.for_target(target))
+        extra = {"target": target, "cost": cost, "latency": latency}
+        at = 1767225600000 + i * 60_000
+        rows.append((
+            100 + i, model, model.casefold(), mode, zlib.compress(expression.encode()),
+            len(expression), json.dumps(result.to_record()), result.primary,
+            result.fingerprint, natory.SCORER_VERSION,
+            json.dumps({k: v for k, v in extra.items() if v is not None}), at,
+            None if vis == "private" else at, vis,
+        ))  # fmt: skip
+    return rows
+
+
+async def _sqlite_before_the_step(path: Path) -> None:
     """A file one step before :data:`STEP` whose Natory attempts went in before step 12
     (which, like 13, summarises them as it runs)."""
     await make_fixture(11, path)
     db = await aiosqlite.connect(path, isolation_level=None)
     try:
         await db.execute("INSERT INTO benchmarks (id, name) VALUES (2, ?)", (NAME,))
-        for i, (model, mode, expression, target, cost, latency, vis) in enumerate(ATTEMPTS):
-            result = natory.score(expression, natory.Challenge.for_target(target))
-            extra = {"target": target, "cost": cost, "latency": latency}
-            at = 1767225600000 + i * 60_000
-            await db.execute(
-                """INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id,
-                       model, model_norm, mode, raw, raw_chars, result, score, fingerprint,
-                       scorer_version, extra, created_at, published_at, visibility)
-                   VALUES (1, -100, ?, 2, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                (
-                    100 + i, model, model.casefold(), mode, zlib.compress(expression.encode()),
-                    len(expression), json.dumps(result.to_record()), result.primary,
-                    result.fingerprint, natory.SCORER_VERSION,
-                    json.dumps({k: v for k, v in extra.items() if v is not None}), at,
-                    None if vis == "private" else at, vis,
-                ),
-            )  # fmt: skip
+        await db.executemany(_ATTEMPT_SQL, _attempts())
         await migrations.migrate(db, target=STEP - 1)
         async with db.execute("SELECT COUNT(*) FROM natory_lines") as cur:
             assert (await cur.fetchone()) == (7,)  # per target and over all targets
     finally:
         await db.close()
+
+
+async def _postgres_before_the_step(url: str) -> None:
+    """The same on PostgreSQL (whose baseline is step 8)."""
+    import psycopg
+
+    from storage.engines import pg_schema
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await pg_schema.migrate(conn, target=11)
+        for sql in (
+            "INSERT INTO users (id, first_name, first_seen, last_seen) VALUES (1, 'Ali', 0, 0)",
+            "INSERT INTO chats (id, type, first_seen, last_seen) VALUES (-100, 'group', 0, 0)",
+            "INSERT INTO benchmarks (id, name) VALUES (1, 'primebench')",
+        ):
+            await conn.execute(sql)
+        await conn.execute("INSERT INTO benchmarks (id, name) VALUES (2, %s)", (NAME,))
+        async with conn.cursor() as cur:
+            await cur.executemany(_ATTEMPT_SQL.replace("?", "%s"), _attempts())
+        await pg_schema.migrate(conn, target=STEP - 1)
+        found = await (await conn.execute("SELECT COUNT(*) FROM natory_lines")).fetchone()
+        assert found == (7,)
 
 
 def _shown(board: analytics.ChallengeBoard) -> list[tuple[object, ...]]:
@@ -80,17 +109,32 @@ async def _from_rows(store: Store, **kw: object) -> analytics.ChallengeBoard:
             await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE name = ?", (NAME,))
 
 
+async def _tables(store: Store) -> set[str]:
+    sql = (
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() UNION "
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() UNION "
+        "SELECT conname FROM pg_constraint WHERE connamespace = current_schema()::regnamespace"
+        if store.db.kind == "postgresql"
+        else "SELECT name FROM sqlite_master"
+    )
+    async with store.db.read() as s:
+        return {str(n) for (n,) in await s.all(sql)}
+
+
 async def test_natory_summaries_move_to_the_challenge_tables_with_the_same_boards(
-    tmp_path: Path,
+    db_path: Path, engine: str
 ) -> None:
-    path = tmp_path / "before.sqlite3"
-    await _before_the_step(path)
-    async with await Store.open(path, clock=FakeClock()) as store:
+    if engine == "sqlite":
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        await _sqlite_before_the_step(db_path)
+    else:
+        await _postgres_before_the_step(str(db_path))
+    async with await Store.open(db_path, clock=FakeClock()) as store:
+        tables = await _tables(store)
         async with store.db.read() as s:
-            tables = {n for (n,) in await s.all("SELECT name FROM sqlite_master")}
             marked = await s.all("SELECT name, challenge FROM benchmarks ORDER BY id")
             lines = await s.one("SELECT COUNT(*) FROM challenge_lines")
-        assert not {t for t in tables if t.startswith("natory")}
+        assert not {t for t in tables if "natory" in t}
         assert {"challenge_lines", "challenge_days", "challenge_spans", "challenge_span_days",
                 "challenge_attempts", "challenge_lines_group"} <= tables  # fmt: skip
         # the benchmark whose summaries they are is marked with the fields they read
