@@ -95,7 +95,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.card_theme(user_id) -> "light" | "dark"          # light until chosen
     await store.card_file(key) -> str | None; await store.save_card_file(key, file_id)
     await store.published_by(user_id, *, search="", limit=10, offset=0) -> list[Submission]
-    await store.global_rank(submission) -> int | None              # None: not published
+    await store.global_rank(submission, challenge_fields=None) -> int | None  # None: unpublished
     await store.key_sha256(key_version_id) -> str | None
 
     # what the instances of one bot share (PostgreSQL; harmless on SQLite)

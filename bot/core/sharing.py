@@ -66,7 +66,9 @@ async def card_view(
         result=benchmark.result_from_record(sub.record),
         model=sub.model or "",
         mode=sub.mode,
-        rank=await store.global_rank(sub),
+        rank=await store.global_rank(
+            sub, challenges.fields(benchmark) if benchmark.challenge else None
+        ),
         verified=sub.verified,
         key_sha=await store.key_sha256(sub.key_version_id),
         date=sub.published_at or sub.created_at,

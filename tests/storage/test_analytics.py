@@ -352,3 +352,16 @@ async def test_span_lines_rank_the_last_days_as_the_rows_do(store: Store, clock:
     await _same_from_summary_and_rows(store, windows(), (None,))
     await put_natory(store, "7*7/7", 7, model="Alpha", mode="think")
     await _same_from_summary_and_rows(store, windows(), (None,))
+
+
+async def test_a_challenge_attempt_ranks_among_the_attempts_at_its_target(store: Store) -> None:
+    await put_natory(store, "2*sopfr(6)^5+6", model="Alpha")  # 138 at 6256
+    beta = await put_natory(store, "2*5^5+6", model="Beta")  # fewer points, same target
+    gamma = await put_natory(store, "13", target=13, model="Gamma")  # alone at 13 (0)
+    ranks = {}
+    for sub_id in (beta, gamma):
+        sub = await store.get_submission(sub_id)
+        assert sub is not None
+        ranks[sub_id] = (await store.global_rank(sub, FIELDS), await store.global_rank(sub))
+    # among its target's attempts, and on the benchmark's global board without the fields
+    assert ranks == {beta: (2, 2), gamma: (1, 3)}
