@@ -182,7 +182,7 @@ class ChallengeSpec(NamedTuple):
     chose for that day (None: none). The challenge board reads a stored result's record
     fields :attr:`target_field`, :attr:`shown_field` (the answer shown beside the best
     score) and :attr:`valid_field` (only valid attempts count), and the submission's
-    optional tag fields (:attr:`optional`, such as cost and latency) for its model board.
+    optional tag fields (:attr:`cost_option`, :attr:`latency_option`) for its model board.
     """
 
     #: the chat command and CLI word (``/natory``, ``benchboard natory today``,
@@ -194,9 +194,10 @@ class ChallengeSpec(NamedTuple):
     parse: Callable[[str], ChallengeKey]
     #: the tag field a submission names its target in (the day's when it names none)
     target_option: str
-    #: tag fields kept with an attempt and averaged on the model board (``cost`` in USD,
-    #: ``latency`` in seconds)
-    optional: tuple[str, ...]
+    #: the optional tag fields an attempt may carry, kept with it and averaged on the
+    #: model board: its cost in USD and its latency in seconds
+    cost_option: str
+    latency_option: str
     #: the result record's fields the board reads
     target_field: str
     shown_field: str

@@ -66,7 +66,9 @@ def compared(args: Sequence[str]) -> Benchmark | None:
 def fields(benchmark: Benchmark) -> ChallengeFields:
     """Where the benchmark's stored results keep what its boards read (for the store)."""
     c = spec(benchmark)
-    return ChallengeFields(c.target_field, c.shown_field, c.valid_field, c.trivial)
+    return ChallengeFields(
+        c.target_field, c.shown_field, c.valid_field, c.trivial, c.cost_option, c.latency_option
+    )
 
 
 async def declare(store: Store) -> None:

@@ -18,7 +18,10 @@ _message = iter(range(1, 10_000))
 #: Natory's challenge, as the bot declares it to the store (bot.core.challenges).
 SPEC = natory.BENCHMARK.challenge
 assert SPEC is not None
-FIELDS = ChallengeFields(SPEC.target_field, SPEC.shown_field, SPEC.valid_field, SPEC.trivial)
+FIELDS = ChallengeFields(
+    SPEC.target_field, SPEC.shown_field, SPEC.valid_field, SPEC.trivial,
+    SPEC.cost_option, SPEC.latency_option,
+)  # fmt: skip
 NAME = natory.NAME
 
 
