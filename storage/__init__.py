@@ -114,10 +114,11 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
 ``users``, ``keys``, ``intake``, ``links``, ``sharing``, ``shared``, ``submissions``,
-``boards`` with ``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``,
-``analytics``, ``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON),
-``models``, ``errors``, ``migrations``; ``dialect`` and ``engines`` (PostgreSQL:
-``engines.postgres``, ``engines.pg_schema``), ``port``.
+``boards`` with ``board_pages``, ``summaries`` and ``challenge_lines`` (the challenge
+boards' summaries), ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``;
+``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``,
+``migrations`` (with ``frozen_steps``: released SQL kept verbatim); ``dialect`` and
+``engines`` (PostgreSQL: ``engines.postgres``, ``engines.pg_schema``), ``port``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC
