@@ -95,17 +95,20 @@ def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
 
 
 def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
-    """The challenge ``--target`` names (a daily benchmark scores against one)."""
+    """The challenge ``--target`` names (a challenge benchmark scores against one)."""
+    assert benchmark.challenge is not None
+    spec = benchmark.challenge
     if target is None:
-        from .core import datafiles
+        from .core import challenges
 
-        today = datafiles.natory_today(settings).target
+        today = challenges.today(settings, benchmark).target
         fail(
             f"{benchmark.name} needs --target N (today's target is {today}; "
-            f"see 'benchboard {benchmark.name} today')"
+            f"see 'benchboard {spec.command} today')"
         )
     try:
-        key, _ = benchmark.key_for(benchmark.options_from_tags({"target": target}), None)
+        tags = {spec.target_option: target}
+        key, _ = benchmark.key_for(benchmark.options_from_tags(tags), None)
     except ScoringError as exc:
         fail(f"bad --target: {exc}")
     return key
@@ -124,8 +127,8 @@ def _score_daily(
     text: str | None = None,
     note: str = "",
 ) -> int:
-    """``score --benchmark natory`` (``text``: the input, when already read; ``note``:
-    the line saying the benchmark was detected)."""
+    """``score`` of a challenge benchmark (``text``: the input, when already read;
+    ``note``: the line saying the benchmark was detected)."""
     challenge = _daily_challenge(benchmark, args.target, load())
     if text is None:
         text = _daily_text(args.file)
@@ -160,27 +163,27 @@ def _is_file(source: str) -> bool:
         return False
 
 
-def cmd_natory_today(args: argparse.Namespace, load: Load) -> int:
+def cmd_challenge_today(args: argparse.Namespace, load: Load) -> int:
+    """``benchboard C today``: the day's target of the challenge whose command is C."""
     import json
     from datetime import UTC, datetime
 
-    from scoring import natory
+    from .core import challenges
 
-    from .core import datafiles
-
+    benchmark = registry.get(args.challenge)
     day = datetime.now(UTC).date() if args.date is None else _parse_date(args.date)
-    challenge = datafiles.natory_today(load(), day)
+    challenge = challenges.today(load(), benchmark, day)
     if args.json:
         data = {
             "date": day.isoformat(),
             "target": challenge.target,
             "allowed_digits": sorted(challenge.allowed_digits),
             "digits": list(challenge.digits),
-            "scorer_version": natory.SCORER_VERSION,
+            "scorer_version": benchmark.scorer_version,
         }
         print(json.dumps(data, indent=2))
     else:
-        print(f"Natory target for {day.isoformat()}: {challenge.target}")
+        print(f"{benchmark.title} target for {day.isoformat()}: {challenge.target}")
         print(f"allowed digits: {challenge.allowed_text}")
         print(f"digits for exact use (the bonus): {' '.join(challenge.digits)}")
     return 0
@@ -435,10 +438,10 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-#: The commands, in the order ``--help`` lists them.
+#: The commands, in the order ``--help`` lists them (after ``score``, each challenge's
+#: command word: ``benchboard C today``, from the registry).
 COMMANDS = (
     "score",
-    "natory",
     "prompt",
     "data",
     "benchmark",
@@ -451,6 +454,10 @@ COMMANDS = (
     "run",
     "submit",
 )
+
+
+def _challenge_benchmarks() -> tuple[Benchmark, ...]:
+    return tuple(b for b in registry.all_benchmarks() if b.challenge is not None)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -472,15 +479,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if score is not None:
         _score_arguments(score)
 
-    natory_cmd = add("natory", "Natory: the day's target")
-    if natory_cmd is not None:
-        natory_sub = natory_cmd.add_subparsers(
-            dest="natory_command", required=True, metavar="ACTION"
-        )
-        today = natory_sub.add_parser("today", help="print today's target and its allowed digits")
+    # the challenges' commands need every benchmark loaded: not for the commands above
+    for benchmark in () if not full else _challenge_benchmarks():
+        assert benchmark.challenge is not None
+        word = add(benchmark.challenge.command, f"{benchmark.title}: the day's target")
+        assert word is not None
+        actions = word.add_subparsers(dest="challenge_command", required=True, metavar="ACTION")
+        today = actions.add_parser("today", help="print today's target and its allowed digits")
         today.add_argument("--date", help="another day (YYYY-MM-DD)")
         today.add_argument("--json", action="store_true", help="print one JSON object")
-        today.set_defaults(handler=cmd_natory_today)
+        today.set_defaults(handler=cmd_challenge_today, challenge=benchmark.name)
 
     prompt = add("prompt", "print a benchmark's official prompt, byte-exact")
     if prompt is not None:
@@ -500,10 +508,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         bench_list = bench_sub.add_parser("list", help="list the benchmarks")
         bench_list.set_defaults(handler=cmd_benchmark_list)
 
-    compare = add("compare", "chart score against cost and latency per model (Natory), as a PNG")
+    compare = add("compare", "chart a challenge's score against cost and latency per model (PNG)")
     if compare is not None:
-        compare.add_argument("benchmark", help="natory")
-        compare.add_argument("--out", default="natory-compare.png", help="the PNG file to write")
+        compare.add_argument("benchmark", help="a benchmark with a challenge")
+        compare.add_argument("--out", help="the PNG file to write (default: BENCHMARK-compare.png)")
         compare.add_argument("--models", type=int, default=40, help="at most this many models")
         compare.set_defaults(handler=_ops("cmd_compare"))
 
@@ -573,8 +581,8 @@ def _score_arguments(score: argparse.ArgumentParser) -> None:
     score.add_argument(
         "file",
         metavar="FILE",
-        help="the model's output; - reads stdin (natory: an existing file, or the expression "
-        "itself; put -- before one that starts with -)",
+        help="the model's output; - reads stdin (a challenge's answer: an existing file, or the "
+        "answer itself; put -- before one that starts with -)",
     )
     score.add_argument(
         "--benchmark",
@@ -583,7 +591,7 @@ def _score_arguments(score: argparse.ArgumentParser) -> None:
     )
     score.add_argument("--key", help="answer key file (default: the current one in the database)")
     score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")
-    score.add_argument("--target", help="natory: the target number N")
+    score.add_argument("--target", help="a challenge's target number N")
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(handler=cmd_score)
 

@@ -152,25 +152,27 @@ def cmd_db_restore(args: argparse.Namespace, load: Load) -> int:
 
 
 def cmd_compare(args: argparse.Namespace, load: Load) -> int:
-    """``compare natory --out chart.png``: the /compare chart from the bot's database."""
-    from .core import boards
+    """``compare C --out chart.png`` (C: a challenge benchmark): the /compare chart from
+    the bot's database."""
+    from .core import challenges
     from .core.errors import StorageError
     from .core.services import opened
-    from .render.charts import natory_comparison_chart
+    from .render.charts import comparison_chart
     from .render.format import mode_label
 
     settings = load()
 
-    if not boards.comparable([args.benchmark]):
-        costed = [b.name for b in registry.all_benchmarks() if "cost" in b.tag_fields]
+    benchmark = challenges.compared([args.benchmark])
+    if benchmark is None:
+        costed = [b.name for b in challenges.benchmarks()]
         fail(f"only {', '.join(costed)} has a cost and latency comparison, not {args.benchmark!r}")
     path = settings.db_label
     if settings.db_url is None and not settings.db_path.is_file():
         fail(f"no database at {path}: set BENCHBOARD_DB or BENCHBOARD_DATA_DIR")
 
-    async def read() -> boards.NatoryBoard:
+    async def read() -> challenges.ChallengeBoard:
         async with opened(settings) as services:
-            return await boards.natory_comparison(services, limit=args.models)
+            return await challenges.comparison(services, benchmark, limit=args.models)
 
     try:
         import asyncio
@@ -179,7 +181,7 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     except StorageError as exc:
         fail(f"cannot read {path}: {exc}")
     if not board.rows:
-        fail(f"no published Natory attempts in {path}: nothing to compare")
+        fail(f"no published {benchmark.title} attempts in {path}: nothing to compare")
     for row in board.rows:
         cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
         latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
@@ -188,9 +190,9 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
             f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
             f"cost {cost}, latency {latency}"
         )
-    out = Path(args.out)
+    out = Path(args.out or f"{benchmark.name}-compare.png")
     try:
-        out.write_bytes(natory_comparison_chart(board.rows))
+        out.write_bytes(comparison_chart(benchmark.title, board.rows))
     except OSError as exc:
         fail(f"cannot write {out}: {exc.strerror}")
     print(f"chart of {len(board.rows)} models written to {out}")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 TELEGRAM_API = "https://api.telegram.org/bot"
@@ -68,7 +68,15 @@ class Settings(BaseSettings):
     #: Download addresses that replace a benchmark's own (see :meth:`source_url`).
     primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
     zerobench_url: str = "https://datasets-server.huggingface.co"
-    natory_seed: str = "benchboard"
+    #: The seed each challenge benchmark draws its daily target from
+    #: (``BENCHBOARD_CHALLENGE_SEED``; its first name, ``BENCHBOARD_NATORY_SEED``, is read
+    #: too, so existing deployments keep their targets).
+    challenge_seed: str = Field(
+        default="benchboard",
+        validation_alias=AliasChoices(
+            "challenge_seed", PREFIX + "CHALLENGE_SEED", PREFIX + "NATORY_SEED"
+        ),
+    )
     #: The web boards (``benchboard web``; ``benchboard run`` in webhook mode serves them
     #: on the webhook's port instead).
     web_host: str = "127.0.0.1"

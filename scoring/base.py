@@ -8,7 +8,8 @@ function here touches the network, a database or Telegram.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -156,6 +157,64 @@ def percent_text(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
+# --- challenges: a daily target with its own board and chat command ----------------------
+
+
+class ChallengeKey(Protocol):
+    """What a challenge's key (the day's, or one a submission names) tells a reader: its
+    target and what an answer may use (``allowed_digits``, as ``allowed_text``; ``digits``:
+    the pieces an exact answer uses)."""
+
+    @property
+    def target(self) -> int: ...
+
+    @property
+    def allowed_digits(self) -> frozenset[str]: ...
+
+    @property
+    def allowed_text(self) -> str: ...
+
+    @property
+    def digits(self) -> tuple[str, ...]: ...
+
+
+class ChallengeSpec(NamedTuple):
+    """A benchmark's challenge (:attr:`Benchmark.challenge`): a target for each day, its
+    own chat command, boards and comparison chart. The bot and the store ask this; they
+    never name the benchmark.
+
+    The day's key is :attr:`today` of the date, the bot's seed and the target an admin
+    chose for that day (None: none). The challenge board reads a stored result's record
+    fields :attr:`target_field`, :attr:`shown_field` (the answer shown beside the best
+    score) and :attr:`valid_field` (only valid attempts count), and the submission's
+    optional tag fields (:attr:`cost_option`, :attr:`latency_option`) for its model board.
+    """
+
+    #: the chat command and CLI word (``/natory``, ``benchboard natory today``,
+    #: ``/leaderboard natory``, ``/compare natory``)
+    command: str
+    #: the day's key: ``today(day, seed, chosen)``
+    today: Callable[[date, str, int | None], ChallengeKey]
+    #: a typed target as a key; raises :class:`scoring.errors.KeyFormatError`
+    parse: Callable[[str], ChallengeKey]
+    #: the tag field a submission names its target in (the day's when it names none)
+    target_option: str
+    #: the optional tag fields an attempt may carry, kept with it and averaged on the
+    #: model board: its cost in USD and its latency in seconds
+    cost_option: str
+    latency_option: str
+    #: the result record's fields the board reads
+    target_field: str
+    shown_field: str
+    valid_field: str
+    #: when an attempt is trivial (ranked below every other, scored 0): ``"digits"``, its
+    #: shown answer is digits only (the target written out); ``""``: never
+    trivial: str
+    #: the scorer option given the shown answers already stored for the target, oldest
+    #: first ("" when the scorer takes none)
+    previous_option: str
+
+
 class Benchmark(Protocol):
     """One benchmark: its name, its key, its scorer, and what the bot asks of it.
 
@@ -201,6 +260,8 @@ class Benchmark(Protocol):
     #: first, and the record fields (JSON paths, ``$.main.pass_at_k``) their cells read
     web_columns: tuple[WebColumn, ...]
     web_paths: tuple[str, ...]
+    #: its challenge (a daily target with its own board and command), or None
+    challenge: ChallengeSpec | None
 
     def check_key(
         self, data: bytes, *, filename: str = "", questions: bytes | None = None

@@ -30,7 +30,7 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .base import Benchmark, Hint, InvalidLine, KeyCheck, Source, WebCells, WebColumn
+from .base import Benchmark, ChallengeSpec, Hint, InvalidLine, KeyCheck, Source, WebCells, WebColumn
 from .errors import DecodeError, DefinitionError, KeyFormatError
 from .primebench.key import PrimeKey, load_key
 from .primebench.parse import recognises
@@ -46,6 +46,7 @@ from .primebench.result import (
 )
 from .primebench.scorer import score as score_lines
 from .runs import (
+    BAD_ATTEMPTS,
     RunMaterials,
     RunPlan,
     RunRefused,
@@ -314,6 +315,7 @@ class ChoiceBenchmark:
 
     essential = False
     daily = False
+    challenge: ChallengeSpec | None = None
     source: Source | None = None
     questions_file: str | None = None
     tag_fields: tuple[str, ...] = ()
@@ -390,7 +392,7 @@ class ChoiceBenchmark:
 
     def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
         if attempts != 1:
-            raise RunRefused(f"a {self.title} run makes one attempt", code="bad_attempts")
+            raise RunRefused(f"a {self.title} run makes one attempt", code=BAD_ATTEMPTS)
         questions = self.definition.questions
         if not questions:
             hint = "its definition has no questions_file"

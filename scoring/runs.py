@@ -21,6 +21,11 @@ from typing import Any, NamedTuple
 
 from .errors import ScoringError
 
+#: :attr:`RunRefused.code` of a run asked for more attempts than the benchmark makes.
+BAD_ATTEMPTS = "bad_attempts"
+#: :attr:`RunRefused.code` of a challenge's run without a target.
+TARGET_MISSING = "target_missing"
+
 
 class RunRefused(ScoringError):
     """A benchmark that cannot be run as asked: its questions are not loaded, a file is

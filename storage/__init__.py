@@ -56,6 +56,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.references(benchmark, *, mode=None) -> tuple[BoardRow, ...]
     await store.export_csv(benchmark, *, columns=None, **board_filters) -> str
     await store.rebuild_boards(benchmark=None) -> None
+    await store.declare_challenges({name: ChallengeFields(...)}) -> None   # at start
 
     # moderation (bans and the audit log; hide/unhide/verify above)
     await store.ban(user_id, *, by, reason=None) -> Ban      # off every board
@@ -99,7 +100,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.card_file(key) -> str | None; await store.save_card_file(key, file_id);
     await store.forget_card_file(key, file_id)
     await store.published_by(user_id, *, search="", limit=10, offset=0) -> list[Submission]
-    await store.global_rank(submission) -> int | None              # None: not published
+    await store.global_rank(submission, challenge_fields=None) -> int | None  # None: unpublished
     await store.key_sha256(key_version_id) -> str | None
 
     # personal API tokens (hashes only), the API's idempotent requests, its rate
@@ -120,22 +121,24 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.on_announcement(callback) -> None                   # LISTEN
     store.shared -> bool                                            # PostgreSQL
 
-    # Natory and record queries: storage.analytics; what the web boards read beside a
+    # challenge boards and record queries: storage.analytics; what the web boards read beside a
     # board page (row details, result tokens, the verified-only board): storage.web_rows;
     # restoring a backup: storage.backup; copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
 ``users``, ``keys``, ``intake``, ``links``, ``tokens``, ``sharing``, ``shared``, ``submissions``,
-``boards`` with ``board_pages`` and ``summaries``, ``moderation``, ``rescore``, ``backup``,
-``analytics``, ``web_rows``; ``values`` (pure helpers: cleaning, stored text and JSON),
-``models``, ``errors``, ``migrations``; ``dialect`` and ``engines`` (PostgreSQL:
-``engines.postgres``, ``engines.pg_schema``), ``port``.
+``boards`` with ``board_pages``, ``summaries`` and ``challenge_lines`` (the challenge
+boards' summaries), ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``;
+``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``,
+``migrations`` (with ``frozen_steps``: released SQL kept verbatim); ``dialect`` and
+``engines`` (PostgreSQL: ``engines.postgres``, ``engines.pg_schema``), ``port``.
 
 Modes are the values of ``scoring.Mode`` (default, think, tools, think_tools); the
 bot maps what people type onto them before calling the store. Times are UTC
 (timezone-aware datetimes). Errors form one tree under :class:`StorageError`.
 """
 
+from .challenge_lines import ChallengeFields
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -183,6 +186,7 @@ __all__ = [
     "Ban",
     "Board",
     "BoardRow",
+    "ChallengeFields",
     "Chat",
     "DatabaseCorrupt",
     "DatabaseLocked",

@@ -1,19 +1,21 @@
-"""Benchmark-specific board queries: Natory targets and models, ZeroBench board records.
+"""Board queries beside the plain boards: a challenge benchmark's targets and models, the
+records of board rows.
 
 Functions over a :class:`Store`, through its connection seam (``store.db``: each query
-one trip to the database thread). The Natory fields are the result record's (JSON,
-``json_extract``) and ``submissions.extra``'s (``target``, ``cost``, ``latency``).
+one trip to the database thread). A challenge's fields are the result record's (JSON,
+``json_extract``) and ``submissions.extra``'s, where the caller's
+:class:`~storage.challenge_lines.ChallengeFields` say.
 
 What counts on a board is ``board_source`` (published, and whatever moderation adds),
-joined back to ``submissions`` for the JSON columns. ``natory_previous`` counts every
-stored valid submission for a target (the spec's "earlier stored submission").
+joined back to ``submissions`` for the JSON columns. ``challenge_previous`` counts every
+stored valid submission for a target (an "earlier stored submission").
 
-The Natory board of a target or over all targets, whole or of one mode, reads its
-summary (``natory_lines``, :mod:`storage.natory_lines`): a few thousand lines, not the
-benchmark's rows; over the last days, the day lines (``natory_days``) and the rows of
-the window's first day. Narrowed to a chat or verified results — or while the
+The challenge board of a target or over all targets, whole or of one mode, reads its
+summary (``challenge_lines``, :mod:`storage.challenge_lines`): a few thousand lines, not
+the benchmark's rows; over the last days, the day lines (``challenge_days``) and the rows
+of the window's first day. Narrowed to a chat or verified results — or while the
 summaries are stale (a bulk import or a re-score under way) — it scans the benchmark's
-published rows (``json_extract`` per row), as ``natory_targets`` does.
+published rows (``json_extract`` per row), as ``challenge_targets`` does.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from . import natory_lines
+from . import challenge_lines
+from .challenge_lines import ALL_TARGETS, ChallengeFields
 from .db import Conn
 from .dialect import Dialect
 from .errors import InvalidData
-from .natory_lines import ALL_TARGETS, NATORY
 from .store import Store
 from .values import MS_PER_DAY
 
@@ -37,15 +39,15 @@ _MAX_IDS = 500
 
 
 @dataclass(frozen=True, slots=True)
-class NatoryRow:
-    """One (model, mode) on a Natory board.
+class ChallengeRow:
+    """One (model, mode) on a challenge board.
 
-    Only valid attempts count (an expression not equal to the target is never ranked,
-    even one published before that rule). ``best`` and ``mean`` are over its valid
+    Only valid attempts count (an answer not equal to the target is never ranked, even
+    one published before that rule). ``best`` and ``mean`` are over its valid
     non-trivial attempts; ``trivial`` is True when it has none (only the target written
     out, zeroed by the triviality rule: shown at 0, ranked below every row with a
     non-trivial attempt). ``valid`` counts the non-trivial attempts, ``attempts`` all.
-    ``best_expression`` is the simplified expression of the best attempt (non-trivial
+    ``best_expression`` is the shown answer of the best attempt (non-trivial
     first, earliest among equals) and ``best_id`` its submission. ``targets`` counts
     distinct targets;
     ``mean_cost`` (USD) and ``mean_latency`` (seconds) average the attempts that gave
@@ -71,25 +73,26 @@ class NatoryRow:
 
 
 @dataclass(frozen=True, slots=True)
-class NatoryBoard:
-    """A Natory board: for one target (``target``) or over all targets (None)."""
+class ChallengeBoard:
+    """A challenge board: for one target (``target``) or over all targets (None)."""
 
     target: int | None
-    rows: tuple[NatoryRow, ...]
+    rows: tuple[ChallengeRow, ...]
     total: int
 
 
-def _natory_rows(
+def _challenge_rows(
     conn: Conn,
+    benchmark: str,
     sql: str,
     params: list[Any],
     summary: Callable[[Conn, int], list[Any]] | None = None,
 ) -> list[Any] | None:
-    """The rows of a Natory query whose first parameter is the benchmark's id (None: no
-    Natory benchmark yet), on the database thread. ``summary``: the same rows read from
+    """The rows of a challenge query whose first parameter is the benchmark's id (None:
+    no such benchmark yet), on the database thread. ``summary``: the same rows read from
     the summaries (given the benchmark's id), used unless they are stale."""
     found = conn.execute(
-        "SELECT id, boards_stale FROM benchmarks WHERE name = ?", (NATORY,)
+        "SELECT id, boards_stale FROM benchmarks WHERE name = ?", (benchmark,)
     ).fetchone()
     if found is None:
         return None
@@ -98,29 +101,31 @@ def _natory_rows(
     return conn.execute(sql, [found[0], *params]).fetchall()
 
 
-#: Natory's benchmark id, as a subquery (the board's own first parameter is the same).
-_NATORY_ID = f"(SELECT id FROM benchmarks WHERE name = '{NATORY}')"
-
-
 def _check_target(target: int) -> int:
     if isinstance(target, bool) or not isinstance(target, int) or target < 1:
         raise InvalidData(f"the target must be a positive whole number, not {target!r}")
     return target
 
 
-async def natory_previous(
-    store: Store, target: int, *, before_id: int | None = None
+async def challenge_previous(
+    store: Store,
+    benchmark: str,
+    fields: ChallengeFields,
+    target: int,
+    *,
+    before_id: int | None = None,
 ) -> tuple[str, ...]:
-    """The distinct simplified expressions of every stored valid Natory submission for
-    ``target`` (any visibility), oldest first — the scorer's ``previous``. ``before_id``
-    keeps only submissions stored before that one (a re-score's view)."""
+    """The distinct shown answers of every stored valid submission of a challenge
+    ``benchmark`` for ``target`` (any visibility), oldest first — what its scorer is told
+    came before. ``before_id`` keeps only submissions stored before that one (a
+    re-score's view)."""
     d = store.db.dialect
     sql = f"""
-        SELECT {d.json_text("s.result", "simplified")} AS simplified, MIN(s.id) AS first_id
+        SELECT {d.json_text("s.result", fields.shown)} AS shown, MIN(s.id) AS first_id
         FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id
-        WHERE b.name = ? AND {d.json_number("s.result", "target")} = ?
-          AND {d.json_true("s.result", "valid")}"""
-    params: list[Any] = [NATORY, _check_target(target)]
+        WHERE b.name = ? AND {d.json_number("s.result", fields.target)} = ?
+          AND {d.json_true("s.result", fields.valid)}"""
+    params: list[Any] = [benchmark, _check_target(target)]
     if before_id is not None:
         sql += " AND s.id < ?"
         params.append(before_id)
@@ -130,21 +135,22 @@ async def natory_previous(
     return tuple(str(r[0]) for r in rows if r[0])
 
 
-def _natory_board_sql(d: Dialect) -> str:
-    """The Natory board query in ``d``'s spelling ({where} and {rank_by} still to fill)."""
-    return _NATORY_BOARD.format(
-        target=d.json_number("s.result", "target"),
-        simplified=d.json_text("s.result", "simplified"),
-        cost=d.json_number("s.extra", "cost"),
-        latency=d.json_number("s.extra", "latency"),
-        valid=d.json_true("s.result", "valid"),
-        trivial=d.digits_only("simplified"),
+def _board_sql(d: Dialect, f: ChallengeFields) -> str:
+    """The challenge board query in ``d``'s spelling ({where} and {rank_by} still to
+    fill)."""
+    return _BOARD.format(
+        target=d.json_number("s.result", f.target),
+        simplified=d.json_text("s.result", f.shown),
+        cost=d.json_number("s.extra", f.cost),
+        latency=d.json_number("s.extra", f.latency),
+        valid=d.json_true("s.result", f.valid),
+        trivial=d.digits_only("simplified") if f.trivial == "digits" else "0",
         where="{where}",
         rank_by="{rank_by}",
     )
 
 
-_NATORY_BOARD = """
+_BOARD = """
 WITH src AS MATERIALIZED (
     SELECT s.id, s.model_norm, s.mode, s.score, s.created_at, s.verified,
            {target} AS target,
@@ -180,8 +186,8 @@ ORDER BY {rank_by}, r.best_id
 LIMIT ? OFFSET ?
 """
 
-#: The board over the last days: the day lines (``natory_days`` as ``l``, matching
-#: ``{days}``) and the attempts of the window's first day (``natory_attempts`` matching
+#: The board over the last days: the day lines (``challenge_days`` as ``l``, matching
+#: ``{days}``) and the attempts of the window's first day (``challenge_attempts`` matching
 #: ``{first}``), each attempt a line of its own. Every (model, mode) is scored
 #: (``groups``) from the attempts and ``{scored}`` (the day lines, or the span lines of
 #: the window's days); the page's first and last groups are found by sorting on the rank
@@ -194,10 +200,10 @@ LIMIT ? OFFSET ?
 #: {g_ahead_h}, {t_ahead_g}, {o_ahead_h} (:func:`_ahead`). Parameters:
 #: the first day's, the scored lines', the page's offset and its last place's (offset +
 #: limit - 1), the days'.
-_NATORY_WINDOW = """
+_WINDOW = """
 WITH a AS (
     SELECT x.id, x.model_norm, x.mode, x.score, x.trivial, x.created_at, x.target
-    FROM natory_attempts AS x WHERE {first}),
+    FROM challenge_attempts AS x WHERE {first}),
 lines AS (
     SELECT l.model_norm, l.mode, l.valid, l.score_sum, l.best FROM {scored}
     UNION ALL
@@ -214,7 +220,7 @@ near AS MATERIALIZED (
     SELECT g.* FROM groups AS g, head AS h
     WHERE NOT ({g_ahead_h}) AND NOT EXISTS (SELECT 1 FROM tail AS t WHERE {t_ahead_g})),
 mine AS MATERIALIZED (
-    SELECT {line} FROM natory_days AS l
+    SELECT {line} FROM challenge_days AS l
     WHERE {days} AND (l.model_norm, l.mode) IN (SELECT model_norm, mode FROM near)
     UNION ALL
     SELECT {attempt_line} FROM (
@@ -243,20 +249,20 @@ JOIN submissions AS s ON s.id = t.id
 ORDER BY {rank_by}, t.id
 """
 
-#: The board from the summary (:mod:`storage.natory_lines`): a target's lines (or the
+#: The board from the summary (:mod:`storage.challenge_lines`): a target's lines (or the
 #: lines over every target), already one per (model, mode). The page is sorted by the
 #: rank keys (``{rank_by}``: its two scores, :func:`_rank_by`) and its first row's rank
 #: counted (the lines strictly before it, ``before``); the other
 #: ranks follow from the page's order (:func:`_ranked`) - a window function over every
 #: line costs more than the rest of the page. Filled: {mode}, {rank_by}, {o_ahead_p}
 #: (:func:`_ahead`).
-_NATORY_SUMMARY = """
+_SUMMARY = """
 WITH l AS (
     SELECT model_norm, mode, best, score_sum / NULLIF(valid, 0) AS mean, attempts, valid,
            targets, cost_sum / NULLIF(cost_n, 0) AS mean_cost,
            latency_sum / NULLIF(latency_n, 0) AS mean_latency, top_id AS best_id,
            top_simplified AS simplified, first_at AS first_ms, last_at AS last_ms
-    FROM natory_lines WHERE benchmark_id = ? AND target = ? {mode}),
+    FROM challenge_lines WHERE benchmark_id = ? AND target = ? {mode}),
 page AS (
     SELECT * FROM l ORDER BY {rank_by}, best_id LIMIT ? OFFSET ?),
 head AS (
@@ -302,6 +308,7 @@ def _ranked(rows: list[Any], offset: int) -> list[Any]:
 
 def _window_reader(
     d: Dialect,
+    f: ChallengeFields,
     since_ms: int,
     *,
     target: int | None,
@@ -310,7 +317,7 @@ def _window_reader(
     limit: int,
     offset: int,
 ) -> Callable[[Conn, int], list[Any]]:
-    """The reader of a Natory board over the attempts made at ``since_ms`` or later
+    """The reader of a challenge board over the attempts made at ``since_ms`` or later
     (ranked by the scores ``keys``, first and second): the whole days after the first
     from the span lines or the day lines, the first day's rest from its rows."""
     a, b = keys
@@ -329,9 +336,9 @@ def _window_reader(
         narrow.append(mode)
 
     def window(scored: str) -> str:
-        return _NATORY_WINDOW.format(
+        return _WINDOW.format(
             first=first_where,
-            fields=natory_lines.attempt_fields(d),
+            fields=challenge_lines.attempt_fields(d, f),
             scored=scored,
             days=day_where,
             rank_by=rank_by,
@@ -340,8 +347,8 @@ def _window_reader(
             g_ahead_h=_ahead("g", "h", keys),
             t_ahead_g=_ahead("t", "g", keys),
             o_ahead_h=_ahead("o", "h", keys),
-            line=", ".join(f"l.{c}" for c in natory_lines.LINE),
-            attempt_line=natory_lines.ATTEMPT_LINE,
+            line=", ".join(f"l.{c}" for c in challenge_lines.LINE),
+            attempt_line=challenge_lines.ATTEMPT_LINE,
         )
 
     def summary(conn: Conn, bench_id: int) -> list[Any]:
@@ -351,15 +358,15 @@ def _window_reader(
         span = None
         if target is None:
             span = conn.execute(
-                "SELECT span FROM natory_span_days WHERE benchmark_id = ? AND from_day = ?",
+                "SELECT span FROM challenge_span_days WHERE benchmark_id = ? AND from_day = ?",
                 (bench_id, day + 1),
             ).fetchone()
         if span is None:
-            sql, scored = window(f"natory_days AS l WHERE {day_where}"), days
+            sql, scored = window(f"challenge_days AS l WHERE {day_where}"), days
         else:
             spans = "l.benchmark_id = ? AND l.span = ?" + (" AND l.mode = ?" if mode else "")
             sql, scored = (
-                window(f"natory_spans AS l WHERE {spans}"),
+                window(f"challenge_spans AS l WHERE {spans}"),
                 [bench_id, span[0], *narrow],
             )
         near = conn.execute(sql, [*first, *scored, offset, offset + limit - 1, *days])
@@ -372,8 +379,10 @@ def _window_reader(
     return summary
 
 
-async def natory_board(
+async def challenge_board(
     store: Store,
+    benchmark: str,
+    fields: ChallengeFields,
     *,
     target: int | None = None,
     chat_id: int | None = None,
@@ -382,12 +391,13 @@ async def natory_board(
     verified: bool = False,
     limit: int = 20,
     offset: int = 0,
-) -> NatoryBoard:
-    """Published Natory attempts per (model, mode).
+) -> ChallengeBoard:
+    """Published attempts at a challenge ``benchmark`` (``fields``: where they keep it)
+    per (model, mode).
 
     With ``target``: that target's board, ranked by best score (then mean). Without: every
     target, ranked by mean score (then best) — the per-model comparison. Valid attempts
-    only; trivial ones rank below the rest (:class:`NatoryRow`). ``chat_id`` narrows to
+    only; trivial ones rank below the rest (:class:`ChallengeRow`). ``chat_id`` narrows to
     one chat's submissions; ``mode`` to one mode, ``since_ms`` to attempts made then or
     later, ``verified`` to results an admin verified (the web boards' filters).
     """
@@ -397,7 +407,7 @@ async def natory_board(
     params: list[Any] = []
     d = store.db.dialect
     if target is not None:
-        where += f" AND {d.json_number('s.result', 'target')} = ?"
+        where += f" AND {d.json_number('s.result', fields.target)} = ?"
         params.append(_check_target(target))
     if chat_id is not None:
         where += " AND v.chat_id = ?"
@@ -409,25 +419,26 @@ async def natory_board(
         where += " AND v.created_at >= ?"
         params.append(int(since_ms))
     # verified-only reads only those rows (their ids from the partial index of verified
-    # published rows), not every Natory attempt with its JSON
+    # published rows), not every attempt with its JSON
     if verified:
         where += (
             " AND s.verified = 1 AND v.id IN (SELECT id FROM submissions"
-            f" WHERE benchmark_id = {_NATORY_ID} AND visibility = 'published'"
-            " AND verified = 1)"
+            " WHERE benchmark_id = (SELECT id FROM benchmarks WHERE name = ?)"
+            " AND visibility = 'published' AND verified = 1)"
         )
+        params.append(benchmark)
     # Trivial attempts (the target written out, zeroed) count for no score: a row with
     # nothing else ranks below every row with a valid non-trivial attempt. A target's
     # board ranks by best score, then mean (a, b); the board over all targets the other
     # way round.
     a, b = ("mean", "best") if target is None else ("best", "mean")
     rank_by = _rank_by((a, b))
-    sql = _natory_board_sql(d).format(where=where, rank_by=rank_by)
+    sql = _board_sql(d, fields).format(where=where, rank_by=rank_by)
     summary: Callable[[Conn, int], list[Any]] | None = None
     if chat_id is None and since_ms is None and not verified:
         # the summary has a line per target and one over all targets, per (model, mode)
         line = ALL_TARGETS if target is None else target
-        whole = _NATORY_SUMMARY.format(
+        whole = _SUMMARY.format(
             mode="" if mode is None else "AND mode = ?",
             rank_by=rank_by,
             o_ahead_p=_ahead("o", "p", (a, b)),
@@ -440,15 +451,22 @@ async def natory_board(
 
     elif chat_id is None and since_ms is not None and not verified:
         summary = _window_reader(
-            d, int(since_ms), target=target, mode=mode, keys=(a, b), limit=limit, offset=offset
+            d,
+            fields,
+            int(since_ms),
+            target=target,
+            mode=mode,
+            keys=(a, b),
+            limit=limit,
+            offset=offset,
         )
     rows = await store.db.run(
-        lambda conn: _natory_rows(conn, sql, [*params, limit, offset], summary)
+        lambda conn: _challenge_rows(conn, benchmark, sql, [*params, limit, offset], summary)
     )
     if rows is None:
-        return NatoryBoard(target, (), 0)
+        return ChallengeBoard(target, (), 0)
     board_rows = tuple(
-        NatoryRow(
+        ChallengeRow(
             rank=int(r[0]),
             model=str(r[1]),
             mode=str(r[2]),
@@ -468,19 +486,22 @@ async def natory_board(
         for r in rows
     )
     total = int(rows[0][12]) if rows else 0
-    return NatoryBoard(target, board_rows, total)
+    return ChallengeBoard(target, board_rows, total)
 
 
-async def natory_targets(store: Store, *, limit: int = 10) -> tuple[tuple[int, int], ...]:
-    """The targets with published attempts, most recent first: (target, attempts)."""
+async def challenge_targets(
+    store: Store, benchmark: str, fields: ChallengeFields, *, limit: int = 10
+) -> tuple[tuple[int, int], ...]:
+    """The targets of a challenge ``benchmark`` with published attempts, most recent
+    first: (target, attempts)."""
     d = store.db.dialect
     sql = f"""
-        SELECT {d.json_number("s.result", "target")} AS target, COUNT(*),
+        SELECT {d.json_number("s.result", fields.target)} AS target, COUNT(*),
                MAX(s.created_at) AS last
         FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-        WHERE v.benchmark_id = ? AND {d.json_true("s.result", "valid")}
+        WHERE v.benchmark_id = ? AND {d.json_true("s.result", fields.valid)}
         GROUP BY 1 ORDER BY last DESC LIMIT ?"""
-    rows = await store.db.run(lambda conn: _natory_rows(conn, sql, [limit]))
+    rows = await store.db.run(lambda conn: _challenge_rows(conn, benchmark, sql, [limit]))
     if rows is None:
         return ()
     return tuple((int(r[0]), int(r[1])) for r in rows if r[0] is not None)

@@ -7,13 +7,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from . import board_pages as pages
 from . import summaries
 from .base import Clock, StoreBase
+from .challenge_lines import ChallengeFields
 from .db import Conn, Database
 from .errors import InvalidData
 from .models import Board, BoardRow
@@ -240,12 +241,38 @@ class BoardStore(StoreBase):
         await summaries.rebuild_boards(self._db, benchmark)
 
     async def roll_boards(self) -> None:
-        """Move the summaries kept for the last days (Natory's span lines) to today: done
-        by the day's first publication, and by the bot just after midnight UTC and at
-        start for the days without one. Idempotent."""
+        """Move the summaries kept for the last days (the challenges' span lines) to
+        today: done by the day's first publication, and by the bot just after midnight UTC
+        and at start for the days without one. Idempotent."""
         today = self._now_ms() // MS_PER_DAY
         async with self._db.write() as s:
-            await summaries.roll_natory(s, today)
+            await summaries.roll_challenges(s, today)
+
+    async def declare_challenges(self, challenges: Mapping[str, ChallengeFields]) -> None:
+        """Say which benchmarks (by name) have a challenge and where their results keep
+        its fields; every other benchmark has none. The bot calls it at start, from its
+        registry. A benchmark whose declaration changed gets its challenge summaries
+        rebuilt (its rows created first); one unchanged costs one read for all."""
+        async with self._db.single() as s:
+            rows = await s.all("SELECT name, challenge FROM benchmarks")
+        now = {str(name): None if c is None else ChallengeFields.from_json(c) for name, c in rows}
+        changed = {name for name in now if name not in challenges and now[name] is not None}
+        changed |= {name for name, f in challenges.items() if now.get(name) != f}
+        for name in sorted(changed):
+            fields = challenges.get(name)
+            async with self._db.write() as s:
+                bench_id = await self._ensure_bench(s, name)
+                await s.lock("board", bench_id)
+                await s.execute(
+                    "UPDATE benchmarks SET challenge = ? WHERE id = ?",
+                    (None if fields is None else fields.to_json(), bench_id),
+                )
+                for table in ("lines", "days", "spans", "span_days", "attempts"):
+                    await s.execute(
+                        f"DELETE FROM challenge_{table} WHERE benchmark_id = ?", (bench_id,)
+                    )
+                if fields is not None:
+                    await summaries.rebuild_challenge(s, fields, ("benchmark_id",), (bench_id,))
 
 
 def _csv_text(value: str) -> str:

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import aiosqlite
 
-from . import natory_lines
-from .dialect import SQLITE
+from . import frozen_steps
 from .errors import SchemaError
 
 
@@ -407,14 +406,14 @@ CREATE TABLE shared_state (
 CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at IS NOT NULL;
 """
 
-#: The Natory board's summary (:mod:`storage.natory_lines`), filled from the published
+#: The Natory board's summary (frozen: :mod:`storage.frozen_steps`), filled from the published
 #: rows. PostgreSQL's text is built the same way for its types and JSON operators.
-_V12_NATORY_LINES = natory_lines.migration_sql(SQLITE)
+_V12_NATORY_LINES = frozen_steps.V12_SQLITE
 
-#: The Natory board's day and span lines (:mod:`storage.natory_lines`: boards over the
+#: The Natory board's day and span lines (frozen: :mod:`storage.frozen_steps`; boards over the
 #: last days), the day lines filled from the published rows; PostgreSQL's text built
 #: the same way.
-_V13_NATORY_DAYS = natory_lines.days_migration_sql(SQLITE)
+_V13_NATORY_DAYS = frozen_steps.V13_SQLITE
 
 #: The intake as a work queue shared by several instances (:mod:`storage.intake`): an
 #: update is handled by the instance that holds its lease, ``owner`` (a name of the
@@ -479,6 +478,41 @@ CREATE TABLE api_requests (
 );
 """
 
+#: The summaries of steps 12 and 13, once one benchmark's, become any challenge
+#: benchmark's (:mod:`storage.challenge_lines`): renamed, their rows kept. Which
+#: benchmarks have a challenge, and where their results keep its fields, is
+#: ``benchmarks.challenge`` (:class:`~storage.challenge_lines.ChallengeFields` as JSON,
+#: NULL: none), which the bot sets at start (``Store.declare_challenges``); the benchmark
+#: whose summaries these are gets the fields steps 12 and 13 read. SQLite cannot rename
+#: an index: they are made again under the new names. PostgreSQL's text: ``pg_schema``.
+V18_TABLES = (
+    ("lines", "benchmark_id, model_norm, mode"),
+    ("days", "benchmark_id, model_norm, mode, day"),
+    ("spans", "benchmark_id, model_norm, mode"),
+    ("span_days", ""),
+    ("attempts", "benchmark_id, model_norm, mode"),
+)
+#: The fields steps 12 and 13 read (``ChallengeFields.to_json()``'s spelling).
+CHALLENGE_V12_FIELDS = (
+    '{"cost": "cost", "latency": "latency", "shown": "simplified", "target": "target", '
+    '"trivial": "digits", "valid": "valid"}'
+)
+V18_MARK = f"""ALTER TABLE benchmarks ADD COLUMN challenge TEXT;
+UPDATE benchmarks SET challenge = '{CHALLENGE_V12_FIELDS}'
+    WHERE id IN (SELECT benchmark_id FROM natory_lines UNION
+                 SELECT benchmark_id FROM natory_days);
+"""
+_V18_CHALLENGES = V18_MARK + "".join(
+    f"ALTER TABLE natory_{t} RENAME TO challenge_{t};\n"
+    + (
+        f"DROP INDEX natory_{t}_group;\n"
+        f"CREATE INDEX challenge_{t}_group ON challenge_{t} ({group});\n"
+        if group
+        else ""
+    )
+    for t, group in V18_TABLES
+)
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -504,6 +538,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     ),
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
+    Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from .base import StoreBase
+from .challenge_lines import ChallengeFields
 from .errors import InvalidData
 from .models import Submission, Visibility
 from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, check_page, submission
@@ -22,8 +23,8 @@ _MAX_KEY = 128
 _MAX_FILE_ID = 512
 
 #: The rank of a published result: 1 + the (model, mode) lines of its benchmark's
-#: global board whose best is higher. Natory ranks among the attempts at the same
-#: target (valid ones: a published Natory result is valid).
+#: global board whose best is higher. A challenge's attempt ranks among the valid
+#: attempts at the same target (a published one is valid).
 _RANK = """SELECT 1 + COUNT(*) FROM board_totals
            WHERE benchmark_id = (SELECT benchmark_id FROM submissions WHERE id = ?)
              AND best > ?"""
@@ -106,18 +107,21 @@ class ShareStore(StoreBase):
             rows = await s.all(sql, params)
         return [submission(r) for r in rows]
 
-    async def global_rank(self, sub: Submission) -> int | None:
+    async def global_rank(
+        self, sub: Submission, challenge: ChallengeFields | None = None
+    ) -> int | None:
         """Where a published result stands on its benchmark's global board now (None: not
-        published). A Natory result ranks among the attempts at its target."""
+        published). An attempt at a challenge (``challenge``: where its benchmark's
+        results keep it) ranks among the attempts at its target."""
         if sub.visibility is not Visibility.PUBLISHED:
             return None
-        target = sub.record.get("target")
+        target = None if challenge is None else sub.record.get(challenge.target)
         async with self._db.read() as s:
-            if isinstance(target, int) and not isinstance(target, bool):
+            if challenge is not None and isinstance(target, int) and not isinstance(target, bool):
                 d = self._db.dialect
                 sql = _RANK_SAME_TARGET.format(
-                    target=d.json_number("s.result", "target"),
-                    valid=d.json_true("s.result", "valid"),
+                    target=d.json_number("s.result", challenge.target),
+                    valid=d.json_true("s.result", challenge.valid),
                 )
                 row = await s.one(sql, (sub.id, target, sub.score))
             else:

@@ -3,16 +3,18 @@ and ``board_totals`` (one line per model and mode), kept from ``board_source`` r
 
 Publishing adds a row to its lines in constant time; hiding, withdrawing, a ban or an
 unban recompute the lines they touch; a bulk import or a re-score rebuilds a benchmark's
-summaries whole. Natory's board has its own summaries, ``natory_lines``, ``natory_days``,
-``natory_spans`` and ``natory_attempts`` (:mod:`storage.natory_lines`), kept at the same
-places. Functions over a write :class:`~storage.db.Session`.
+summaries whole. A challenge benchmark's boards have their own summaries,
+``challenge_lines``, ``challenge_days``, ``challenge_spans`` and ``challenge_attempts``
+(:mod:`storage.challenge_lines`), kept at the same places. Functions over a write
+:class:`~storage.db.Session`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import natory_lines
+from . import challenge_lines
+from .challenge_lines import ChallengeFields
 from .db import Database, Session
 from .models import Submission
 from .values import MS_PER_DAY, benchmark_name
@@ -111,46 +113,48 @@ async def rebuild(s: Session, bench_id: int) -> None:
            FROM b JOIN submissions AS s ON s.id = b.best_id""",
         (bench_id, bench_id, bench_id),
     )
-    if await _natory(s, bench_id):
-        await _rebuild_natory(s, ("benchmark_id",), (bench_id,))
+    fields = await challenge_of(s, bench_id)
+    if fields is not None:
+        await rebuild_challenge(s, fields, ("benchmark_id",), (bench_id,))
     await s.execute("UPDATE benchmarks SET boards_stale = 0 WHERE id = ?", (bench_id,))
 
 
-async def _rebuild_natory(s: Session, key: tuple[str, ...], params: tuple[Any, ...]) -> None:
-    """Recompute Natory's summary lines whose ``key`` columns (the benchmark's, model's,
-    mode's) equal ``params`` from the rows: its lines, day lines and attempts, and its
-    span lines from the day lines."""
+async def rebuild_challenge(
+    s: Session, fields: ChallengeFields, key: tuple[str, ...], params: tuple[Any, ...]
+) -> None:
+    """Recompute the challenge summary lines whose ``key`` columns (the benchmark's,
+    model's, mode's) equal ``params`` from the rows (their challenge ``fields``): its
+    lines, day lines and attempts, and its span lines from the day lines."""
 
     def where(alias: str) -> str:
         return " AND ".join(f"{alias}{column} = ?" for column in key)
 
     for table, rebuild_sql in (
-        ("natory_lines", natory_lines.rebuild_sql),
-        ("natory_days", natory_lines.days_rebuild_sql),
-        ("natory_attempts", natory_lines.attempts_rebuild_sql),
+        ("challenge_lines", challenge_lines.rebuild_sql),
+        ("challenge_days", challenge_lines.days_rebuild_sql),
+        ("challenge_attempts", challenge_lines.attempts_rebuild_sql),
     ):
         await s.execute(f"DELETE FROM {table} WHERE {where('')}", params)
-        await s.execute(rebuild_sql(s.dialect, where("v.")), params)
-    await s.execute(f"DELETE FROM natory_spans WHERE {where('')}", params)
-    await s.execute(natory_lines.spans_rebuild_sql(where("l.")), params)
+        await s.execute(rebuild_sql(s.dialect, fields, where("v.")), params)
+    await s.execute(f"DELETE FROM challenge_spans WHERE {where('')}", params)
+    await s.execute(challenge_lines.spans_rebuild_sql(where("l.")), params)
 
 
-async def roll_natory(s: Session, day: int) -> None:
-    """:func:`roll_spans` for Natory's benchmark (nothing before it exists)."""
-    found = await s.one("SELECT id FROM benchmarks WHERE name = ?", (natory_lines.NATORY,))
-    if found is not None:
-        await roll_spans(s, int(found[0]), day)
+async def roll_challenges(s: Session, day: int) -> None:
+    """:func:`roll_spans` for every challenge benchmark."""
+    for (bench_id,) in await s.all("SELECT id FROM benchmarks WHERE challenge IS NOT NULL"):
+        await roll_spans(s, int(bench_id), day)
 
 
 async def roll_spans(s: Session, bench_id: int, day: int) -> None:
     """Move each span's first day up to follow ``day`` (a publication's, or today's
     when a server turns the day), recomputing its lines, when it is behind: once a day.
     The benchmark's summaries are locked whole meanwhile (PostgreSQL)."""
-    wanted = {span: day - span + 1 for span in natory_lines.SPANS}
+    wanted = {span: day - span + 1 for span in challenge_lines.SPANS}
 
     async def behind() -> list[int]:
         rows = await s.all(
-            "SELECT span, from_day FROM natory_span_days WHERE benchmark_id = ?", (bench_id,)
+            "SELECT span, from_day FROM challenge_span_days WHERE benchmark_id = ?", (bench_id,)
         )
         now = {int(span): int(first) for span, first in rows}
         return [span for span, first in wanted.items() if span not in now or now[span] < first]
@@ -160,30 +164,30 @@ async def roll_spans(s: Session, bench_id: int, day: int) -> None:
     await s.lock("board", bench_id)
     for span in await behind():
         await s.execute(
-            """INSERT INTO natory_span_days (benchmark_id, span, from_day) VALUES (?, ?, ?)
+            """INSERT INTO challenge_span_days (benchmark_id, span, from_day) VALUES (?, ?, ?)
                ON CONFLICT (benchmark_id, span) DO UPDATE SET from_day = excluded.from_day""",
             (bench_id, span, wanted[span]),
         )
         await s.execute(
-            "DELETE FROM natory_spans WHERE benchmark_id = ? AND span = ?", (bench_id, span)
+            "DELETE FROM challenge_spans WHERE benchmark_id = ? AND span = ?", (bench_id, span)
         )
         await s.execute(
-            natory_lines.spans_rebuild_sql("l.benchmark_id = ? AND d.span = ?"),
+            challenge_lines.spans_rebuild_sql("l.benchmark_id = ? AND d.span = ?"),
             (bench_id, span),
         )
 
 
-async def _natory(s: Session, bench_id: int | None) -> bool:
-    """Whether the benchmark is Natory's (which has its own summaries)."""
-    found = await s.one("SELECT name FROM benchmarks WHERE id = ?", (bench_id,))
-    return found is not None and found[0] == natory_lines.NATORY
+async def challenge_of(s: Session, bench_id: int | None) -> ChallengeFields | None:
+    """The challenge fields of a benchmark (None: it has no challenge)."""
+    found = await s.one("SELECT challenge FROM benchmarks WHERE id = ?", (bench_id,))
+    return None if found is None or found[0] is None else ChallengeFields.from_json(found[0])
 
 
-async def _add_natory(s: Session, sub_id: int) -> None:
-    """Count a just-published Natory attempt in its target's line, its all-targets line,
-    its day line and the span lines that hold its day, and keep it among the attempts
-    (nothing when it is not valid)."""
-    found = await s.one(natory_lines.attempt_sql(s.dialect), (sub_id,))
+async def _add_attempt(s: Session, fields: ChallengeFields, sub_id: int) -> None:
+    """Count a just-published challenge attempt in its target's line, its all-targets
+    line, its day line and the span lines that hold its day, and keep it among the
+    attempts (nothing when it is not valid)."""
+    found = await s.one(challenge_lines.attempt_sql(s.dialect, fields), (sub_id,))
     if found is None:
         return
     target, score, created_at, simplified, cost, latency, trivial, bench_id, model, mode = found
@@ -191,7 +195,7 @@ async def _add_natory(s: Session, sub_id: int) -> None:
     new_target = 0
     if target is not None:
         known = await s.one(
-            """SELECT 1 FROM natory_lines WHERE benchmark_id = ? AND target = ?
+            """SELECT 1 FROM challenge_lines WHERE benchmark_id = ? AND target = ?
                AND model_norm = ? AND mode = ?""",
             (bench_id, target, model, mode),
         )
@@ -202,20 +206,20 @@ async def _add_natory(s: Session, sub_id: int) -> None:
         0.0 if latency is None else latency, int(latency is not None), created_at,
         created_at, sub_id, trivial, score, created_at, simplified,
     )  # fmt: skip
-    lines = [natory_lines.ALL_TARGETS, *([] if target is None else [target])]
+    lines = [challenge_lines.ALL_TARGETS, *([] if target is None else [target])]
     for line in lines:
         await s.execute(
-            natory_lines.ADD_SQL, (bench_id, line, model, mode, *figures[:3], new_target,
+            challenge_lines.ADD_SQL, (bench_id, line, model, mode, *figures[:3], new_target,
                                    *figures[3:]),
         )  # fmt: skip
     day = created_at // MS_PER_DAY
     await s.execute(
-        natory_lines.ADD_DAY_SQL,
+        challenge_lines.ADD_DAY_SQL,
         (bench_id, day, 0 if target is None else target, model, mode, *figures),
     )
-    await s.execute(natory_lines.ADD_SPAN_SQL, (model, mode, *figures[:3], bench_id, day))
+    await s.execute(challenge_lines.ADD_SPAN_SQL, (model, mode, *figures[:3], bench_id, day))
     await s.execute(
-        natory_lines.ADD_ATTEMPT_SQL,
+        challenge_lines.ADD_ATTEMPT_SQL,
         (bench_id, created_at, sub_id, model, mode, 0 if target is None else target, score,
          trivial),
     )  # fmt: skip
@@ -235,8 +239,8 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
     A run's contribution is the best score among its rows (equal answer sets are one
     run), so adding a row either opens a run or can only raise its run's score.
     """
-    natory = await _natory(s, bench_id)
-    if natory and bench_id is not None:  # before the shared lock: it may lock alone
+    challenge = await challenge_of(s, bench_id)
+    if challenge is not None and bench_id is not None:  # before the shared lock: it may lock alone
         await roll_spans(s, bench_id, int(sub.created_at.timestamp() * 1000) // MS_PER_DAY)
     if bench_id is not None:
         await _lock_group(s, (bench_id, sub.model_norm, sub.mode))
@@ -312,8 +316,8 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                                THEN excluded.last_at ELSE t.last_at END""",
         (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
     )
-    if natory:
-        await _add_natory(s, sub.id)
+    if challenge is not None:
+        await _add_attempt(s, challenge, sub.id)
 
 
 async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
@@ -333,8 +337,9 @@ async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
                     first_at, last_at FROM groups""",
         (*key, key[0]),
     )
-    if await _natory(s, int(key[0])):
-        await _rebuild_natory(s, ("benchmark_id", "model_norm", "mode"), key)
+    fields = await challenge_of(s, int(key[0]))
+    if fields is not None:
+        await rebuild_challenge(s, fields, ("benchmark_id", "model_norm", "mode"), key)
 
 
 async def refresh_user_lines(s: Session, user_id: int) -> None:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from scoring import Benchmark, KeyCheck, UnknownBenchmark, natory, registry
+from scoring import Benchmark, ChallengeKey, KeyCheck, UnknownBenchmark, registry
 from storage import (
     AuditEntry,
     Ban,
@@ -39,7 +39,7 @@ from storage import (
 )
 
 from ..render.views import KeyInfo
-from . import datafiles, keys
+from . import challenges, datafiles, keys
 from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
@@ -335,21 +335,23 @@ async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
 _PRIVATE_COLUMNS = ("user_id",)
 
 
-async def set_natory_target(
-    services: Services, actor: Actor, args: list[str]
-) -> tuple[natory.Challenge, str]:
-    """A bot admin chooses the Natory target of a day (today, UTC, by default)."""
+async def set_challenge_target(
+    services: Services, actor: Actor, benchmark: Benchmark, args: list[str]
+) -> tuple[ChallengeKey, str]:
+    """A bot admin chooses the target of a day (today, UTC, by default) of a challenge
+    benchmark."""
     require_bot_admin(actor)
+    command = challenges.spec(benchmark).command
     if not args or len(args) > 2:
-        raise UserError("natory_set_usage")
+        raise UserError("daily_set_usage", command=command)
     try:
         day = date.fromisoformat(args[1]) if len(args) == 2 else datetime.now(UTC).date()
-        challenge = datafiles.set_natory_target(services.settings.data_dir, day, args[0])
+        challenge = challenges.set_target(services.settings.data_dir, benchmark, day, args[0])
     except (ValueError, datafiles.DataError):
-        raise UserError("natory_set_usage") from None
+        raise UserError("daily_set_usage", command=command) from None
     await services.store.log_action(
         actor.user_id,
-        "natory_target",
+        f"{command}_target",
         f"{day.isoformat()}={challenge.target}",
         chat_id=actor.chat_id,
     )

@@ -1,5 +1,5 @@
-"""Leaderboards: which page a user asks for, the page itself, a user's history, the
-Natory boards and the comparison chart's rows."""
+"""Leaderboards: which page a user asks for, the page itself, a user's history (the
+challenge boards: :mod:`bot.core.challenges`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scoring import KeyFormatError, UnknownBenchmark, natory, parse_mode, registry
+from scoring import UnknownBenchmark, parse_mode, registry
 from storage import Board, BoardRow, analytics, normalise_model
-from storage.analytics import NatoryBoard as NatoryBoard
 
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
@@ -23,10 +22,6 @@ log = logging.getLogger(__name__)
 
 #: Rows on one page of a board.
 BOARD_PAGE = 10
-#: Rows of a Natory board.
-NATORY_ROWS = 15
-#: How many models a comparison chart shows at most (the best by mean score).
-CHART_MODELS = 40
 #: A board's scope: the global board (g), the chat's (c), or the user's own (u).
 SCOPES = ("g", "c", "u")
 
@@ -96,49 +91,6 @@ async def history(services: Services, user_id: int, page: int = 0) -> History:
     if page == 0:
         bests = (await store.leaderboard(registry.DEFAULT, user_id=user_id, limit=5)).rows
     return History(tuple(subs), total, page, pages, bests)
-
-
-# --- Natory ----------------------------------------------------------------------------
-
-
-def natory_target(word: str) -> int:
-    """A target typed by a user (``/natory N``, ``/leaderboard natory N``)."""
-    try:
-        return natory.parse_target(word).target
-    except KeyFormatError:
-        raise UserError("natory_bad_target", word=word[:40]) from None
-
-
-async def natory_board(
-    services: Services, target: int | None
-) -> tuple[NatoryBoard, tuple[tuple[int, int], ...]]:
-    """One target's board (``target``), or every target's per model (None) with the
-    recent targets and their attempt counts."""
-    store = services.store
-    board = await analytics.natory_board(store, target=target, limit=NATORY_ROWS)
-    targets = await analytics.natory_targets(store) if target is None else ()
-    return board, targets
-
-
-def comparable(args: Sequence[str]) -> bool:
-    """``/compare [benchmark]``: True when the words name nothing or one benchmark whose
-    submissions carry a cost (the one comparison chart there is)."""
-    if not args:
-        return True
-    if len(args) > 1:
-        return False
-    try:
-        return "cost" in registry.get(args[0]).tag_fields
-    except UnknownBenchmark:
-        return False
-
-
-async def natory_comparison(services: Services, limit: int = CHART_MODELS) -> NatoryBoard:
-    """The comparison chart's rows: the best models' mean score, cost and latency, over
-    valid non-trivial attempts (a model with only trivial ones is not on the chart)."""
-    board = await analytics.natory_board(services.store, limit=limit)
-    rows = tuple(row for row in board.rows if not row.trivial)
-    return NatoryBoard(board.target, rows, len(rows))
 
 
 async def turn_day(services: Services) -> None:

@@ -20,23 +20,18 @@ import os
 import tempfile
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlencode
 
 import httpx
 
-from scoring import Benchmark, KeyCheck, KeyFormatError, Source, natory
-
-if TYPE_CHECKING:
-    from ..settings import Settings
+from scoring import Benchmark, KeyCheck, KeyFormatError, Source
 
 #: Largest file a fetch accepts (the official ones are a few hundred kilobytes).
 MAX_DOWNLOAD = 50 * 1024 * 1024
 FETCH_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
-#: Natory targets chosen by an admin, by day: {"2026-11-29": 6256}.
-NATORY_TARGETS = "natory/targets.json"
 
 
 class DataError(Exception):
@@ -97,7 +92,7 @@ def read_meta(data_dir: Path, benchmark: Benchmark) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -143,7 +138,7 @@ def load(
     stored = []
     for relative, data in files.items():
         path = data_dir / relative
-        _write_atomic(path, data)
+        write_atomic(path, data)
         stored.append(StoredFile(path.name, path, hashlib.sha256(data).hexdigest(), len(data)))
     meta = {
         "benchmark": benchmark.name,
@@ -153,7 +148,7 @@ def load(
         "questions": checked.questions,
     }
     folder = data_dir / Path(benchmark.key_file).parent
-    _write_atomic(folder / "meta.json", json.dumps(meta, indent=2).encode())
+    write_atomic(folder / "meta.json", json.dumps(meta, indent=2).encode())
     return LoadReport(
         benchmark.name, source, tuple(stored), checked.questions, checked.data, checked.note
     )
@@ -291,46 +286,3 @@ async def fetch(data_dir: Path, benchmark: Benchmark, url: str | None = None) ->
     key, questions, origin = await _FETCHERS[source.kind](benchmark, source, base)
     filename = Path(benchmark.key_file or "").name
     return load(data_dir, benchmark, key, questions, source=origin, filename=filename)
-
-
-# --- Natory's daily target ---------------------------------------------------------
-
-
-def _natory_choices(data_dir: Path) -> dict[str, int]:
-    try:
-        data = json.loads((data_dir / NATORY_TARGETS).read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, int) and v > 0}
-
-
-def natory_challenge(data_dir: Path, day: date, seed: str) -> natory.Challenge:
-    """The day's Natory challenge: an admin's choice for that day, else the seeded one
-    (the same for every user and group)."""
-    chosen = _natory_choices(data_dir).get(day.isoformat())
-    if chosen is not None:
-        return natory.Challenge.for_target(chosen)
-    return natory.daily_challenge(day, seed)
-
-
-def natory_today(settings: Settings, day: date | None = None) -> natory.Challenge:
-    """The Natory challenge of ``day`` (default: today, UTC) for this bot's data folder
-    and seed: what /natory shows, what a submission without a target is scored against,
-    and what ``benchboard natory today`` prints."""
-    return natory_challenge(
-        settings.data_dir, day or datetime.now(UTC).date(), settings.natory_seed
-    )
-
-
-def set_natory_target(data_dir: Path, day: date, target: str) -> natory.Challenge:
-    """Choose the target of ``day`` (validated like any target); kept in the data folder."""
-    try:
-        challenge = natory.parse_target(target)
-    except KeyFormatError as exc:
-        raise DataError(str(exc)) from None
-    choices = _natory_choices(data_dir)
-    choices[day.isoformat()] = challenge.target
-    _write_atomic(data_dir / NATORY_TARGETS, json.dumps(choices, indent=2, sort_keys=True).encode())
-    return challenge

@@ -7,10 +7,10 @@ are scored once per call, and batches are scored in worker processes while the p
 batch is written. Another scorer (``benchmarks=``, for tests and benchmarks) scores
 every row, in a thread.
 
-A :attr:`~scoring.base.Benchmark.daily` benchmark (Natory) has no stored key: each row
-is scored against the challenge its options name, with the results stored before it
-for that challenge as ``previous`` (as when it was submitted), in id order, in a
-thread; the rows already on the current scorer version are what a re-score skips.
+A benchmark with a :attr:`~scoring.base.Benchmark.challenge` has no stored key: each
+row is scored against the challenge its options name, with the results stored before it
+for that challenge as its ``previous`` option (as when it was submitted), in id order,
+in a thread; the rows already on the current scorer version are what a re-score skips.
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ from storage import (
     RescoreRow,
     RescoreWrites,
     Store,
-    analytics,
 )
 from storage.values import benchmark_name, decompress, dumps
+
+from . import challenges
 
 BenchmarkLookup = Callable[[str], Benchmark]
 
@@ -95,7 +96,7 @@ async def rescore(
         raise NotFound(f"no scorer for benchmark {benchmark!r}: {exc}") from exc
     key_version: int | None = None
     scorer: _Rescorer
-    if getattr(bench, "daily", False):  # (a supplied scorer may leave it out)
+    if getattr(bench, "challenge", None) is not None:  # (a supplied scorer may leave it out)
         job = await store.start_rescore(
             name, key_version_id=None, scorer_version=bench.scorer_version
         )
@@ -291,13 +292,15 @@ class _Rescorer:
 
 
 class _DailyRescorer(_Rescorer):
-    """Scores the rows of a daily benchmark: each against the challenge its options
-    name, with ``previous`` as it stood when the row was stored (the valid results
+    """Scores the rows of a challenge benchmark: each against the challenge its options
+    name, with its ``previous`` option as it stood when the row was stored (the valid results
     stored before it for that challenge, as this re-score leaves them), in id order."""
 
     def __init__(self, bench: Benchmark, store: Store, job: RescoreJob) -> None:
         super().__init__(bench, None, b"", job, 1)
         self._store = store
+        assert bench.challenge is not None
+        self._spec = bench.challenge
         #: per challenge target: the distinct results stored so far, in order
         self._previous: dict[int, dict[str, None]] = {}
 
@@ -307,11 +310,13 @@ class _DailyRescorer(_Rescorer):
         for row in rows:
             found = self._key_of(row)
             keyed.append(found)
-            if found is not None and found[2]["target"] not in self._previous:
+            target = None if found is None else found[2][self._spec.target_option]
+            if target is not None and target not in self._previous:
                 # the first row of this challenge in this run: what was stored before it
                 # is final (re-scored earlier, or already current)
-                target = found[2]["target"]
-                stored = await analytics.natory_previous(self._store, target, before_id=row.id)
+                stored = await challenges.previous(
+                    self._store, self._bench, target, before_id=row.id
+                )
                 self._previous[target] = dict.fromkeys(stored)
         todo = [
             row
@@ -328,7 +333,7 @@ class _DailyRescorer(_Rescorer):
             key, options = self._bench.key_for(options, None)
         except Exception:
             return None
-        if key is None or not isinstance(options.get("target"), int):
+        if key is None or not isinstance(options.get(self._spec.target_option), int):
             return None
         return row, key, dict(options)
 
@@ -341,18 +346,19 @@ class _DailyRescorer(_Rescorer):
             if found is None:
                 continue
             _, key, options = found
-            seen = self._previous[options["target"]]
+            seen = self._previous[options[self._spec.target_option]]
             if row.scorer_version == current:  # kept as it is: it counts for later rows
                 record = json.loads(row.result)
             else:
-                options["previous"] = tuple(seen)
+                if self._spec.previous_option:
+                    options[self._spec.previous_option] = tuple(seen)
                 result = self._bench.score(decompress(row.raw), key, options=options)
                 record = result.to_record()
                 fingerprint = result.fingerprint or None
                 out.append((float(result.primary), fingerprint, dumps(record)))
-            simplified = record.get("simplified")
-            if record.get("valid") is True and isinstance(simplified, str) and simplified:
-                seen.setdefault(simplified)
+            shown = record.get(self._spec.shown_field)
+            if record.get(self._spec.valid_field) is True and isinstance(shown, str) and shown:
+                seen.setdefault(shown)
         return out
 
 

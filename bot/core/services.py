@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from storage import KeyVersion, Store
 
 from ..settings import Settings
+from . import challenges
 from .bounded import Lru
 from .offload import Worker
 from .render_pool import RenderPool
@@ -73,6 +74,7 @@ class Services:
         store = await Store.open(
             settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
+        await challenges.declare(store)  # which benchmarks keep challenge boards
         services = cls(settings=settings, store=store, worker=worker)
         if worker and store.shared:  # the bot, with other instances on the database
             await store.on_announcement(services.heard)

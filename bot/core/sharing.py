@@ -18,11 +18,10 @@ from typing import Any
 
 from scoring import UnknownBenchmark, registry
 from storage import Submission
-from storage.analytics import natory_board
 
 from ..render.card_views import BoardImageView, ResultCardView, TableRow
 from ..render.views import BoardPage
-from . import datafiles, links
+from . import challenges, links
 from .errors import UserError
 from .links import shareable
 from .services import Services
@@ -67,7 +66,9 @@ async def card_view(
         result=benchmark.result_from_record(sub.record),
         model=sub.model or "",
         mode=sub.mode,
-        rank=await store.global_rank(sub),
+        rank=await store.global_rank(
+            sub, challenges.fields(benchmark) if benchmark.challenge else None
+        ),
         verified=sub.verified,
         key_sha=await store.key_sha256(sub.key_version_id),
         date=sub.published_at or sub.created_at,
@@ -238,9 +239,9 @@ async def top_view(
             continue
     benchmark = registry.get(name)
     now = datetime.now(UTC)
-    if benchmark.daily:
-        target = datafiles.natory_today(services.settings).target
-        board = await natory_board(services.store, target=target, limit=TOP_ROWS)
+    if benchmark.challenge is not None:
+        target = challenges.today(services.settings, benchmark).target
+        board, _ = await challenges.board(services, benchmark, target, limit=TOP_ROWS)
         rows = tuple(
             TableRow(row.rank, row.model, row.mode, benchmark.format_score(row.best), row.attempts)
             for row in board.rows
@@ -336,7 +337,8 @@ class Challenge:
 
 def challenge_of(sub: Submission) -> Challenge:
     benchmark = registry.get(sub.benchmark)
-    target = sub.record.get("target") if benchmark.daily else None
+    spec = benchmark.challenge
+    target = None if spec is None else sub.record.get(spec.target_field)
     return Challenge(
         sub.id,
         sub.benchmark,

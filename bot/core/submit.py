@@ -17,9 +17,9 @@ from typing import Any, Protocol, TypeVar
 
 from scoring import Benchmark, DecodeError, OptionError, Result, decode, registry
 from scoring.text import normalise_line_ends
-from storage import NewSubmission, PackedText, Submission, analytics
+from storage import NewSubmission, PackedText, Submission
 
-from . import benchmarks, datafiles, offload
+from . import benchmarks, challenges, offload
 from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES
@@ -182,24 +182,27 @@ def _check_reading(reading: Reading, *, blank: bool) -> None:
 
 
 async def _key_and_options(
-    services: Services, reading: Reading
+    services: Services, reading: Reading, given: Mapping[str, Any] | None = None
 ) -> tuple[Benchmark, Any, dict[str, Any], int | None]:
     """The benchmark of a read submission, its key and the scorer's options (validated
-    tag fields), and the stored key version they score against."""
+    tag fields over the ``given`` ones), and the stored key version they score against."""
     assert reading.benchmark is not None
     benchmark = registry.get(reading.benchmark)
-    # Tag fields (Natory's target, cost in USD, latency in s) as validated options; the
-    # store keeps them with the submission.
+    # Tag fields (a challenge's target, cost in USD, latency in s) as validated options;
+    # the store keeps them with the submission.
     try:
-        options = benchmark.options_from_tags(reading.tags.fields)
+        options = {**(given or {}), **benchmark.options_from_tags(reading.tags.fields)}
     except OptionError as exc:
         raise UserError(f"bad_{exc.name}", value=exc.value) from None
     key_version_id: int | None = None
-    if benchmark.daily:
-        # The challenge the options name, else the day's (Natory is the daily one).
-        key, options = benchmark.key_for(options, datafiles.natory_today(services.settings))
-        # uniqueResultBonus: the simplified expressions already stored for this target.
-        options["previous"] = await analytics.natory_previous(services.store, options["target"])
+    if benchmark.challenge is not None:
+        # The challenge the options name, else the day's.
+        spec = benchmark.challenge
+        key, options = benchmark.key_for(options, challenges.today(services.settings, benchmark))
+        if spec.previous_option:  # the shown answers already stored for this target
+            options[spec.previous_option] = await challenges.previous(
+                services.store, benchmark, options[spec.target_option]
+            )
     else:
         loaded = services.keys.get(benchmark.name)
         if loaded is None:
@@ -215,12 +218,16 @@ async def score_submission(
     *,
     command_args: str = "",
     benchmark_hint: str | None = None,
+    given: Mapping[str, Any] | None = None,
     owner: Hashable = None,
 ) -> Scored:
     """Split tags from the text, pick the benchmark and key, and score (a large text in
-    a worker process, in ``owner``'s turn)."""
+    a worker process, in ``owner``'s turn). ``given``: scorer options the caller knows
+    for ``benchmark_hint``'s benchmark (its tags in the text win)."""
     body, reading = await read_submission(services, text, command_args, benchmark_hint, owner=owner)
-    benchmark, key, options, key_version_id = await _key_and_options(services, reading)
+    if reading.benchmark != benchmark_hint:
+        given = None
+    benchmark, key, options, key_version_id = await _key_and_options(services, reading, given)
     result, packed = await run_scorer(services, benchmark, body, key, options, owner=owner)
     return Scored(
         benchmark, result, reading.tags, packed or body, key_version_id, options, reading.detected
@@ -335,8 +342,12 @@ async def submit(
     message_id: int,
     asked_by: int | None = None,
     challenge: tuple[str, Mapping[str, Any]] | None = None,
+    given: tuple[str, Mapping[str, Any]] | None = None,
 ) -> tuple[Submission, Result | None]:
     """Score a text or an uploaded file and record it under the message that asked.
+
+    ``given``: the benchmark a text is of, as the handler knows it, and scorer options
+    it knows (a reply to a challenge's message: its target); tags in the text win.
 
     Returns the stored submission and, when it was stored just now, its result (a
     delivery repeated by Telegram shows what was stored the first time: None).
@@ -346,8 +357,14 @@ async def submit(
     if upload is not None:
         scored = await score_upload(services, upload, command_args=command_args, owner=owner)
     else:
+        hint, options = given or (None, None)
         scored = await score_submission(
-            services, text or "", command_args=command_args, owner=owner
+            services,
+            text or "",
+            command_args=command_args,
+            benchmark_hint=hint,
+            given=options,
+            owner=owner,
         )
     sub = await record(
         services,

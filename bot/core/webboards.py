@@ -2,7 +2,7 @@
 the front page's leaders, one published result, and a signed-in user's own results.
 
 Everything is read through the store's board queries (``Store.leaderboard``,
-``storage.analytics.natory_board``) and, for the rows of one page, by primary key
+``storage.analytics.challenge_board``) and, for the rows of one page, by primary key
 (``storage.web_rows``). No user id leaves here: a submitter is shown by name only when
 they chose ``/public``.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 from scoring import Benchmark, registry
 from storage import Board, BoardRow, Submission, analytics, web_rows
-from storage.analytics import NatoryRow
+from storage.analytics import ChallengeRow
 from storage.web_rows import RowInfo
 
 from ..render.i18n import N_
@@ -31,7 +31,7 @@ from ..render.webviews import (
     WebResult,
     WebRow,
 )
-from . import links
+from . import challenges, links
 from .errors import UserError
 from .services import Services
 
@@ -59,7 +59,7 @@ HEADINGS = {
     "pass_k": N_("web_col_pass_k"),
     "k_of_k": N_("web_col_k_of_k"),
 }
-_NATORY_COLUMNS = (
+_CHALLENGE_COLUMNS = (
     Column("mean", N_("web_col_mean")),
     Column("score", N_("web_col_best")),
     Column("attempts", N_("web_col_attempts")),
@@ -77,14 +77,14 @@ def benchmark_of(name: str) -> Benchmark:
 
 
 def costed(benchmark: Benchmark) -> bool:
-    """Boards of a benchmark whose submissions carry a cost (Natory): attempts, mean
-    cost and latency, the score-against-cost chart."""
-    return "cost" in benchmark.tag_fields
+    """Boards of a challenge benchmark (its model board over every target): attempts,
+    mean cost and latency, the score-against-cost chart."""
+    return benchmark.challenge is not None
 
 
 def columns(benchmark: Benchmark) -> tuple[Column, ...]:
     if costed(benchmark):
-        return _NATORY_COLUMNS
+        return _CHALLENGE_COLUMNS
     own = tuple(Column(c.key, HEADINGS[c.heading]) for c in benchmark.web_columns)
     return (*own, *_BASE)
 
@@ -141,8 +141,8 @@ def _web_row(
     )
 
 
-def _natory_row(
-    benchmark: Benchmark, row: NatoryRow, info: RowInfo | None, token: str | None
+def _challenge_row(
+    benchmark: Benchmark, row: ChallengeRow, info: RowInfo | None, token: str | None
 ) -> WebRow:
     def when(ms: int | None) -> datetime:
         return datetime.fromtimestamp((ms or 0) / 1000, UTC)
@@ -212,15 +212,17 @@ async def _rows(
     limit: int,
     offset: int,
 ) -> tuple[list[WebRow], Board | None, int]:
-    """``limit`` rows from ``offset`` in rank order, the board read (None for Natory)
+    """``limit`` rows from ``offset`` in rank order, the board read (None for a challenge's)
     and the board's size."""
     store = services.store
     if costed(benchmark):
         since = None
         if q.days:
             since = int((datetime.now(UTC) - timedelta(days=q.days)).timestamp() * 1000)
-        natory = await analytics.natory_board(
+        found = await analytics.challenge_board(
             store,
+            benchmark.name,
+            challenges.fields(benchmark),
             chat_id=chat_id,
             mode=q.mode,
             since_ms=since,
@@ -228,12 +230,12 @@ async def _rows(
             limit=limit,
             offset=offset,
         )
-        ids = [r.best_id for r in natory.rows]
+        ids = [r.best_id for r in found.rows]
         info = await web_rows.row_info(store, ids)
         tokens = await web_rows.result_tokens(store, ids)
-        rows = [_natory_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
-                for r in natory.rows]  # fmt: skip
-        return rows, None, natory.total
+        rows = [_challenge_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+                for r in found.rows]  # fmt: skip
+        return rows, None, found.total
     if q.verified:
         board = await web_rows.verified_page(
             store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset

@@ -1,4 +1,4 @@
-"""Pure rendering: leaderboard pages, a user's history and the Natory boards to text
+"""Pure rendering: leaderboard pages, a user's history and the challenge boards to text
 (Telegram HTML, everything from a user or a model escaped). No Telegram objects, no I/O.
 """
 
@@ -15,7 +15,7 @@ from .i18n import N_, digits, join_list, t, tn
 from .views import BoardPage, History
 
 if TYPE_CHECKING:
-    from storage.analytics import NatoryBoard
+    from storage.analytics import ChallengeBoard
 
 
 def _figure(value: float) -> str:
@@ -164,7 +164,7 @@ def _score(benchmark: Benchmark | None, value: float) -> str:
     return _figure(value) if benchmark is None else benchmark.format_score(value)
 
 
-# --- board columns, Natory boards ---------------------------------------------------------
+# --- board columns, challenge boards ------------------------------------------------------
 
 
 def board_cells_text(benchmark: Benchmark, record: Mapping[str, object]) -> str:
@@ -186,38 +186,48 @@ def format_latency(seconds: float | None) -> str:
     return f"{seconds:.2g}s" if seconds < 1 else f"{seconds:.3g}s"
 
 
-def render_natory_challenge(lang: str, *, target: int, allowed: str, digits: str, day: str) -> str:
-    """``/natory``: the day's target, its digits and how to answer. The last line,
-    ``#natory target: N``, is what a reply to this message is scored against."""
+def target_line(command: str, target: int) -> str:
+    """The last line of a challenge's message: what a reply to it is scored against."""
+    return f"#{command} target: {target}"
+
+
+def render_challenge(
+    lang: str, *, command: str, title: str, target: int, allowed: str, digits: str, day: str
+) -> str:
+    """``/<command>``: the day's target, what an answer may use and how to answer. The
+    last line (:func:`target_line`) is what a reply to this message is scored against."""
+    named = {"title": html.escape(title), "command": command}
     return "\n".join(
         [
-            t(lang, "natory_title", day=day),
+            t(lang, "daily_title", day=day, **named),
             "",
-            t(lang, "natory_target", target=target),
-            t(lang, "natory_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
+            t(lang, "daily_target", target=target),
+            t(lang, "daily_allowed", allowed=html.escape(allowed), digits=html.escape(digits)),
             "",
-            t(lang, "natory_how"),
+            t(lang, "daily_how", **named),
             "",
-            f"<code>#natory target: {target}</code>",
+            f"<code>{target_line(command, target)}</code>",
         ]
     )
 
 
-def render_natory_board(
-    board: NatoryBoard,
+def render_challenge_board(
+    benchmark: Benchmark,
+    command: str,
+    board: ChallengeBoard,
     *,
     lang: str,
     targets: Sequence[tuple[int, int]] = (),
 ) -> str:
-    """A Natory board: one target's, ranked by best score, or every target's per model,
-    ranked by mean score, with mean cost and latency per attempt."""
-    from scoring import natory
+    """A challenge board: one target's, ranked by best score, or every target's per
+    model, ranked by mean score, with mean cost and latency per attempt."""
+    named = {"title": html.escape(benchmark.title), "command": command}
 
     def build(width: int) -> list[str]:
         if board.target is not None:
-            out = [t(lang, "natory_board_title", target=board.target)]
+            out = [t(lang, "daily_board_title", target=board.target, **named)]
         else:
-            out = [t(lang, "natory_models_title")]
+            out = [t(lang, "daily_models_title", **named)]
         out.append("")
         if not board.rows:
             out.append(t(lang, "board_empty"))
@@ -226,22 +236,22 @@ def render_natory_board(
                 "rank": row.rank,
                 "model": _name(row.model, width),
                 "mode": mode_label(row.mode, lang),
-                "best": natory.BENCHMARK.format_score(row.best)
-                + (t(lang, "natory_trivial_mark") if row.trivial else ""),
-                "mean": natory.BENCHMARK.format_score(row.mean, mean=True),
-                "attempts": tn(lang, "natory_attempts", row.attempts),
-                "targets": tn(lang, "natory_targets", row.targets),
+                "best": benchmark.format_score(row.best)
+                + (t(lang, "daily_trivial_mark") if row.trivial else ""),
+                "mean": benchmark.format_score(row.mean, mean=True),
+                "attempts": tn(lang, "daily_attempts", row.attempts),
+                "targets": tn(lang, "daily_targets", row.targets),
                 "cost": format_cost(row.mean_cost),
                 "latency": format_latency(row.mean_latency),
             }
-            key = N_("natory_board_row") if board.target is not None else N_("natory_models_row")
+            key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
             out.append(t(lang, key, **values))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:
-            out += ["", t(lang, "natory_recent_targets", targets=join_list(lang, (
+            out += ["", t(lang, "daily_recent_targets", targets=join_list(lang, (
                 f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
-        out += ["", t(lang, "natory_board_footer")]
+        out += ["", t(lang, "daily_board_footer", **named)]
         return out
 
     return _fitted(build)

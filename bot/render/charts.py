@@ -29,7 +29,7 @@ from .format import mode_label
 from .scales import plain_number, robust_range
 
 if TYPE_CHECKING:
-    from storage.analytics import NatoryRow
+    from storage.analytics import ChallengeRow
 
 #: Phone-friendly: 1080 px wide, two panels stacked.
 WIDTH_PX = 1080
@@ -326,9 +326,9 @@ def score_cost_latency_chart(points: Sequence[ModelPoint], *, title: str = "") -
     return buffer.getvalue()
 
 
-def natory_points(rows: Sequence[NatoryRow]) -> list[ModelPoint]:
-    """Natory model-board rows (``storage.analytics.natory_board`` over all targets) as
-    chart points; a model in two modes is two points (``model · mode``)."""
+def challenge_points(rows: Sequence[ChallengeRow]) -> list[ModelPoint]:
+    """A challenge's model-board rows (``storage.analytics.challenge_board`` over all
+    targets) as chart points; a model in two modes is two points (``model · mode``)."""
     return [
         ModelPoint(
             model=f"{row.model} · {mode_label(row.mode)}",
@@ -341,8 +341,9 @@ def natory_points(rows: Sequence[NatoryRow]) -> list[ModelPoint]:
     ]
 
 
-def natory_comparison_chart(rows: Sequence[NatoryRow]) -> bytes:
-    """The ``/compare natory`` PNG (also ``benchboard compare natory``)."""
+def comparison_chart(title: str, rows: Sequence[ChallengeRow]) -> bytes:
+    """The ``/compare <benchmark>`` PNG of a challenge benchmark (also ``benchboard
+    compare <benchmark>``); ``title``: the benchmark's."""
     return score_cost_latency_chart(
-        natory_points(rows), title="Natory: mean score against cost and latency"
+        challenge_points(rows), title=f"{title}: mean score against cost and latency"
     )

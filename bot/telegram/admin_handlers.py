@@ -20,6 +20,7 @@ from ..core.errors import StorageError, UserError
 from ..core.services import Services
 from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
 from ..render.i18n import N_, t, tn
+from .challenge_handlers import command_of
 from .context import BotContext
 from .handlers import DocumentUpload, in_group, reply_error, user_lang
 
@@ -270,12 +271,19 @@ async def on_keyinfo(update: Update, context: BotContext) -> None:
     await _run(update, context, work)
 
 
-async def on_natory_set(update: Update, context: BotContext) -> None:
-    """``/natory set N [YYYY-MM-DD]``: bot admins choose a day's Natory target (default today)."""
+async def on_challenge_set(update: Update, context: BotContext) -> None:
+    """``/C set N [YYYY-MM-DD]`` (``C``: a challenge's command word): bot admins choose a
+    day's target of that challenge (default today)."""
 
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
-        challenge, day = await admin.set_natory_target(context.services, actor, _words(message)[1:])
-        await message.reply_text(t(lang, "natory_target_set", target=challenge.target, day=day))
+        benchmark = command_of(message)
+        if benchmark is None:  # the route matched a challenge's word, so this does not happen
+            return
+        challenge, day = await admin.set_challenge_target(
+            context.services, actor, benchmark, _words(message)[1:]
+        )
+        text = t(lang, "daily_target_set", target=challenge.target, day=day, title=benchmark.title)
+        await message.reply_text(text)
 
     await _run(update, context, work)
 

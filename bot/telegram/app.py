@@ -51,7 +51,7 @@ from telegram.ext import (
 
 from storage import DatabaseCorrupt, StorageError
 
-from ..core import backups, benchmarks, boards, keys
+from ..core import backups, benchmarks, boards, challenges, keys
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
@@ -59,12 +59,12 @@ from ..render.i18n import DEFAULT_LANGUAGE, LANGUAGES, command_menu, t
 from ..settings import Settings
 from . import admin_handlers as ah
 from . import buttons as b
+from . import challenge_handlers as ch
 from . import commands as c
 from . import handlers as h
 from . import inline_handlers as ih
 from . import intake as intake_
 from . import keyboards as kb
-from . import natory_handlers as nh
 from . import ops, outage, web
 from . import share_handlers as sh
 from . import token_handlers as th
@@ -223,27 +223,35 @@ def register(app: BotApp) -> None:
     # 0: texts that are no command first: they are most of what the bot receives, and
     # none of the handlers after them takes one (those take commands, captions,
     # buttons, inline queries, other chats).
-    # A reply to the /natory message is a Natory attempt at its target, not a PrimeBench
-    # submission: before the private-text handler.
-    app.add_handler(
-        MessageHandler(
-            new & filters.REPLY & filters.TEXT & ~filters.COMMAND & nh.REPLIES_TO_NATORY,
-            nh.on_natory_reply,
+    # The challenges' commands come from the registry: each benchmark with a challenge
+    # (a daily target) has its command word.
+    challenge_words = [challenges.spec(b).command for b in challenges.benchmarks()]
+    routes = ch.routes(challenge_words) if challenge_words else None
+    # A reply to a challenge's message is an attempt at its target, not a submission of
+    # another benchmark: before the private-text handler.
+    if routes is not None:
+        app.add_handler(
+            MessageHandler(
+                new & filters.REPLY & filters.TEXT & ~filters.COMMAND & routes.replies,
+                ch.on_challenge_reply,
+            )
         )
-    )
     # A private text: a submission (or the awaited model name; core decides, and answers
     # what it is not).
     app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
-    # Natory's commands: "/natory set" (an admin's) before the other /natory words;
-    # "/leaderboard natory …" before the generic /leaderboard below, which it would
-    # otherwise reach.
-    app.add_handler(CommandHandler("natory", ah.on_natory_set, filters=new & nh.NATORY_SET))
-    app.add_handler(CommandHandler("natory", nh.on_natory, filters=new))
-    app.add_handler(CommandHandler("compare", nh.on_compare, filters=new))
-    board_names = ["leaderboard", "board", "top"]
-    app.add_handler(
-        CommandHandler(board_names, nh.on_natory_leaderboard, filters=new & nh.NATORY_BOARD)
-    )
+    # The challenges' commands: "/C set" (an admin's) before the other /C words;
+    # "/leaderboard C …" before the generic /leaderboard below, which it would otherwise
+    # reach; /compare draws a challenge's comparison chart.
+    board_names = list(ch.BOARD_COMMANDS)
+    if routes is not None:
+        app.add_handler(
+            CommandHandler(challenge_words, ah.on_challenge_set, filters=new & routes.set)
+        )
+        app.add_handler(CommandHandler(challenge_words, ch.on_challenge, filters=new))
+        app.add_handler(CommandHandler("compare", ch.on_compare, filters=new))
+        app.add_handler(
+            CommandHandler(board_names, ch.on_challenge_leaderboard, filters=new & routes.board)
+        )
 
     # The bot added to a group: how it works there.
     app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
@@ -344,7 +352,8 @@ def register(app: BotApp) -> None:
     )
     # Last: a command no handler above took ("unknown command", and the closest one).
     known = [n for names, _ in commands for n in ([names] if isinstance(names, str) else names)]
-    known += [name for name, _ in admin_commands] + ["natory", "compare"]
+    known += [name for name, _ in admin_commands]
+    known += [*challenge_words, "compare"] if challenge_words else []
     app.add_handler(MessageHandler(new & filters.COMMAND, h.unknown_command(known)))
     # One error handler for everything above.
     app.add_error_handler(on_error)

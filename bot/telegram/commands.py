@@ -168,9 +168,9 @@ def help_text(lang: str) -> str:
     from the registry."""
     benchmarks = registry.all_benchmarks()
     challenges = "".join(
-        t(lang, "help_challenge", command=b.name, title=html.escape(b.title))
+        t(lang, "help_challenge", command=b.challenge.command, title=html.escape(b.title))
         for b in benchmarks
-        if b.daily
+        if b.challenge is not None
     )
     return t(
         lang,
@@ -216,8 +216,8 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
     lines = []
     for benchmark in registry.all_benchmarks():
         loaded = context.services.keys.get(benchmark.name)
-        if benchmark.daily:
-            status = t(lang, "key_daily", command=benchmark.name)
+        if benchmark.challenge is not None:
+            status = t(lang, "key_daily", command=benchmark.challenge.command)
         elif loaded is not None:
             status = t(lang, "key_loaded", version=loaded.version.version)
         else:

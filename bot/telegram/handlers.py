@@ -13,7 +13,7 @@ import html
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -433,6 +433,7 @@ async def score(
     command_args: str = "",
     paste: Paste | None = None,
     author: User | None = None,
+    given: tuple[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Score text or a document from ``source`` and reply to it (:func:`_scored`). A file,
     or a paste big enough for the worker pool, may take a moment: it wears the bot's 👀
@@ -448,6 +449,7 @@ async def score(
             command_args=command_args,
             paste=paste,
             author=author,
+            given=given,
         )
 
 
@@ -461,6 +463,7 @@ async def _scored(
     command_args: str = "",
     paste: Paste | None = None,
     author: User | None = None,
+    given: tuple[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Score text or a document from ``source`` and reply to it (the submission).
 
@@ -469,7 +472,8 @@ async def _scored(
     message is the first part of a split paste (``text`` is the whole paste), whose
     later parts wait until the submission is stored. ``author``: whose output it is,
     when someone else asked (``/score`` in reply to their message): the submission is
-    theirs.
+    theirs. ``given``: the benchmark the text is of and options the handler knows (a
+    reply to a challenge's message: its target).
     """
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
@@ -502,6 +506,7 @@ async def _scored(
             message_id=message.message_id,
             asked_by=asked_by,
             challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
+            given=given,
         )
     except UserError as exc:
         if exc.key == "no_key":

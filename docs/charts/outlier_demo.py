@@ -17,9 +17,13 @@ import random
 import sys
 from pathlib import Path
 
+from bot.core import challenges
+from scoring import registry
 from scoring.natory.rules import load_rules
 from scoring.natory.scorer import Challenge, score
 from storage import NewSubmission, Store, analytics
+
+NATORY = registry.get("natory")
 
 #: (model, mode, attempts, mean cost USD, mean latency s); expressions for 6840
 MODELS = (
@@ -41,6 +45,7 @@ WILD = "(6+4)*684+0*444444444"  # 11 digits beyond 6840's: -20,441 under natory-
 async def build(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     store = await Store.open(path)
+    await challenges.declare(store)  # as the bot does at start
     rng = random.Random(35)
     challenge = Challenge.for_target(6840)
     message = 0
@@ -51,7 +56,7 @@ async def build(path: Path) -> None:
             nonlocal message
             message += 1
             rules = load_rules(version)
-            previous = await analytics.natory_previous(store, 6840)
+            previous = await challenges.previous(store, NATORY, 6840)
             result = score(expression, challenge, previous=previous, rules=rules)
             sub = await store.record_submission(
                 NewSubmission(
@@ -85,7 +90,9 @@ async def board_image(path: Path, out: Path) -> None:
     natory = registry.get("natory")
     store = await Store.open(path)
     try:
-        board = await analytics.natory_board(store, target=6840)
+        board = await analytics.challenge_board(
+            store, natory.name, challenges.fields(natory), target=6840
+        )
     finally:
         await store.close()
     rows = tuple(

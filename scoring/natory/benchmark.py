@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
-from ..runs import RunMaterials, RunPlan, RunRefused, single_answer
+from ..runs import BAD_ATTEMPTS, RunMaterials, RunPlan, RunRefused, single_answer
 from ..text import decode, normalise_newlines
 from . import runs
+from .challenge import CHALLENGE
 from .result import CREDIT, NAME, SCORER_VERSION, TITLE, NatoryResult, result_from_record
 from .scorer import Challenge, parse_target, recognises, score
 
@@ -74,6 +75,7 @@ class Natory:
     #: the challenge's target with its digits and rules, in a fixed instruction
     run_version = runs.RUN_VERSION
     run_questions_file: str | None = None
+    challenge: ChallengeSpec | None = CHALLENGE
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
@@ -89,7 +91,7 @@ class Natory:
     def score(
         self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
     ) -> NatoryResult:
-        previous = (options or {}).get("previous")
+        previous = (options or {}).get(CHALLENGE.previous_option)
         return score(normalise_newlines(text), key, previous=previous)
 
     def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
@@ -124,7 +126,7 @@ class Natory:
 
     def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
         if attempts != 1:
-            raise RunRefused(f"a {TITLE} run makes one attempt", code="bad_attempts")
+            raise RunRefused(f"a {TITLE} run makes one attempt", code=BAD_ATTEMPTS)
         return runs.run_plan(materials)
 
     def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:

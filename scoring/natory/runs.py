@@ -3,7 +3,7 @@ versioned instruction; the answer read back as a pasted attempt at that target."
 
 from __future__ import annotations
 
-from ..runs import Call, Message, RunMaterials, RunPlan, RunRefused
+from ..runs import TARGET_MISSING, Call, Message, RunMaterials, RunPlan, RunRefused
 from .scorer import Challenge
 
 #: The version of :data:`INSTRUCTION`: a stored run names the text it was sent.
@@ -33,7 +33,7 @@ def run_plan(materials: RunMaterials) -> RunPlan:
     """One call: the instruction for the challenge in ``materials.key``."""
     challenge = materials.key
     if not isinstance(challenge, Challenge):
-        raise RunRefused("a Natory run needs a target", code="target_missing")
+        raise RunRefused("a Natory run needs a target", code=TARGET_MISSING)
     text = INSTRUCTION.format(
         target=challenge.target,
         allowed=", ".join(sorted(challenge.allowed_digits)),

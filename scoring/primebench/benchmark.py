@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
-from ..runs import RunMaterials, RunPlan, RunRefused, questions_and_prompt, questions_text
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..runs import (
+    BAD_ATTEMPTS,
+    RunMaterials,
+    RunPlan,
+    RunRefused,
+    questions_and_prompt,
+    questions_text,
+)
 from ..runs import single_answer as _single_answer
 from ..text import normalise_newlines
 from .dataset import (
@@ -54,6 +61,7 @@ class PrimeBench:
     #: Q.json's whole text, then the official prompt, both byte-exact, in one message
     run_version = "primebench-run-1"
     run_questions_file: str | None = QUESTIONS_FILE
+    challenge: ChallengeSpec | None = None
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
@@ -85,7 +93,7 @@ class PrimeBench:
 
     def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
         if attempts != 1:
-            raise RunRefused(f"a {TITLE} run makes one attempt", code="bad_attempts")
+            raise RunRefused(f"a {TITLE} run makes one attempt", code=BAD_ATTEMPTS)
         hint = f"benchboard data fetch {NAME}"
         return questions_and_prompt(
             self.run_version, questions_text(materials, TITLE, hint), PROMPT

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, KeyCheck, Source, WebCells, WebColumn
+from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..errors import OptionError, ScoringError
 from ..runs import RunMaterials, RunPlan
 from . import runs
@@ -51,6 +51,7 @@ class ZeroBench:
     run_version = runs.RUN_VERSION
     #: the question set with its images (not part of the key; see :mod:`.runs`)
     run_questions_file: str | None = runs.QUESTIONS_FILE
+    challenge: ChallengeSpec | None = None
 
     def recognises(self, text: str) -> bool:
         return recognises(text)

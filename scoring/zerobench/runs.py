@@ -13,7 +13,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..runs import Call, Image, Message, RunMaterials, RunPlan, RunRefused, questions_text
+from ..runs import (
+    BAD_ATTEMPTS,
+    Call,
+    Image,
+    Message,
+    RunMaterials,
+    RunPlan,
+    RunRefused,
+    questions_text,
+)
 from .dataset import PROMPT_SUFFIX, TITLE
 
 #: Where a run finds the question set, relative to the data folder.
@@ -68,7 +77,7 @@ def read_questions(text: str) -> tuple[Question, ...]:
 def run_plan(materials: RunMaterials, attempts: int) -> RunPlan:
     """One call per question and attempt, in question order; scored with k = attempts."""
     if attempts < 1:
-        raise RunRefused("a run makes at least one attempt per question", code="bad_attempts")
+        raise RunRefused("a run makes at least one attempt per question", code=BAD_ATTEMPTS)
     questions = read_questions(
         questions_text(
             materials, TITLE, f"place the question set as JSON Lines at {QUESTIONS_FILE}"

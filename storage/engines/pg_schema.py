@@ -17,10 +17,9 @@ from typing import Any
 
 import psycopg
 
-from ..dialect import POSTGRES
+from .. import frozen_steps
 from ..errors import SchemaError
-from ..migrations import LATEST, MIGRATIONS, Migration
-from ..natory_lines import days_migration_sql, migration_sql
+from ..migrations import LATEST, MIGRATIONS, V18_MARK, V18_TABLES, Migration
 
 #: The version the baseline brings a new database to.
 BASELINE_VERSION = 8
@@ -242,8 +241,8 @@ CREATE TABLE card_files (
     created_at BIGINT NOT NULL
 );
 """,
-    12: migration_sql(POSTGRES),
-    13: days_migration_sql(POSTGRES),
+    12: frozen_steps.V12_POSTGRES,
+    13: frozen_steps.V13_POSTGRES,
     # api: personal tokens (hashes), idempotent API requests
     17: """
 CREATE TABLE api_tokens (
@@ -263,6 +262,16 @@ CREATE TABLE api_requests (
     UNIQUE (user_id, idempotency_key)
 );
 """,
+    # the tables, their indexes and constraints renamed
+    18: V18_MARK
+    + "".join(
+        f"ALTER TABLE natory_{t} RENAME TO challenge_{t};\n"
+        f"ALTER INDEX natory_{t}_pkey RENAME TO challenge_{t}_pkey;\n"
+        f"ALTER TABLE challenge_{t} RENAME CONSTRAINT natory_{t}_benchmark_id_fkey\n"
+        f"    TO challenge_{t}_benchmark_id_fkey;\n"
+        + (f"ALTER INDEX natory_{t}_group RENAME TO challenge_{t}_group;\n" if group else "")
+        for t, group in V18_TABLES
+    ),
 }
 
 _TABLE = """

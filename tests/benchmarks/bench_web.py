@@ -19,8 +19,8 @@ one result in 1,000 verified (all published), then:
 The rows are PrimeBench results under all three names (as in ``bench_storage``); the
 Natory rows' records are then made valid Natory attempts (a target per day, some
 trivial, half with a cost and latency), so its board ranks 2,000 (model, mode) lines
-over 365 targets from its summary (``natory_lines``), and over 30 days from its day
-lines (``natory_days``) and the rows of the window's first day.
+over 365 targets from its summary (``challenge_lines``), and over 30 days from its day
+lines (``challenge_days``) and the rows of the window's first day.
 ``--path`` keeps the database: a second run with the same path skips the fill.
 """
 
@@ -44,7 +44,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.core import boards, webboards
+from bot.core import boards, challenges, webboards
 from bot.core.services import Services
 from bot.render.webviews import WebQuery
 from bot.settings import Settings
@@ -100,6 +100,7 @@ async def fill(path: Path, n: int) -> None:
         async with store.db.write() as s:
             await s.execute("UPDATE submissions SET verified = 1 WHERE id % 1000 = 1")
             await s.execute(_NATORY_RECORDS)
+        await challenges.declare(store)  # as the bot does at start
         await store.rebuild_boards()
         await store.roll_boards()
         async with store.db.read() as s:

@@ -14,6 +14,7 @@ import pytest_asyncio
 from scoring.natory.rules import load_rules
 from scoring.natory.scorer import Challenge, score
 from storage import NewSubmission, Store, analytics
+from tests.storage.test_analytics import FIELDS, NAME
 
 from .botkit import Bot, bot_session, private_user, text_of
 
@@ -37,7 +38,7 @@ async def store_v1_attempts(db_path: Path) -> None:
     try:
         challenge, rules = Challenge.for_target(6840), load_rules("natory-v1")
         for message_id, (expression, model) in enumerate(V1_ATTEMPTS, start=1):
-            previous = await analytics.natory_previous(store, 6840)
+            previous = await analytics.challenge_previous(store, NAME, FIELDS, 6840)
             result = score(expression, challenge, previous=previous, rules=rules)
             sub = await store.record_submission(
                 NewSubmission(

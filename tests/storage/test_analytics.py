@@ -1,4 +1,5 @@
-"""storage.analytics on a temp-file database: Natory boards, stored expressions, records."""
+"""storage.analytics on a temp-file database: challenge boards (Natory's), stored
+expressions, records."""
 
 from __future__ import annotations
 
@@ -8,11 +9,20 @@ from typing import Any
 import pytest
 
 from scoring import natory
-from storage import InvalidData, NewSubmission, Store, analytics
+from storage import ChallengeFields, InvalidData, NewSubmission, Store, analytics
 
 from .helpers import START, FakeClock, Maker
 
 _message = iter(range(1, 10_000))
+
+#: Natory's challenge, as the bot declares it to the store (bot.core.challenges).
+SPEC = natory.BENCHMARK.challenge
+assert SPEC is not None
+FIELDS = ChallengeFields(
+    SPEC.target_field, SPEC.shown_field, SPEC.valid_field, SPEC.trivial,
+    SPEC.cost_option, SPEC.latency_option,
+)  # fmt: skip
+NAME = natory.NAME
 
 
 async def put_natory(
@@ -28,7 +38,8 @@ async def put_natory(
     user_id: int = 1,
     chat_id: int = -100,
 ) -> int:
-    previous = await analytics.natory_previous(store, target)
+    await store.declare_challenges({NAME: FIELDS})
+    previous = await analytics.challenge_previous(store, NAME, FIELDS, target)
     result = natory.score(expression, natory.Challenge.for_target(target), previous=previous)
     extra: dict[str, Any] = {"target": target}
     if cost is not None:
@@ -57,17 +68,21 @@ async def put_natory(
 async def test_previous_lists_distinct_valid_simplified_expressions_of_the_target(
     store: Store,
 ) -> None:
-    assert await analytics.natory_previous(store, 6256) == ()
+    assert await analytics.challenge_previous(store, NAME, FIELDS, 6256) == ()
     first = await put_natory(store, "2*5^5+6", publish=False)
     await put_natory(store, "(2*5^5+6)")  # the same simplified expression
     await put_natory(store, "2*5^5+5")  # invalid: not stored as an expression
     await put_natory(store, "2*sopfr(6)^5+6")
     await put_natory(store, "13", target=13)
-    assert await analytics.natory_previous(store, 6256) == ("2 * 5^5 + 6", "2 * sopfr(6)^5 + 6")
-    assert await analytics.natory_previous(store, 13) == ("13",)  # valid (scores 0)
-    assert await analytics.natory_previous(store, 6256, before_id=first) == ()
+    assert await analytics.challenge_previous(store, NAME, FIELDS, 6256) == (
+        "2 * 5^5 + 6",
+        "2 * sopfr(6)^5 + 6",
+    )
+    # valid (scores 0)
+    assert await analytics.challenge_previous(store, NAME, FIELDS, 13) == ("13",)
+    assert await analytics.challenge_previous(store, NAME, FIELDS, 6256, before_id=first) == ()
     with pytest.raises(InvalidData):
-        await analytics.natory_previous(store, 0)
+        await analytics.challenge_previous(store, NAME, FIELDS, 0)
 
 
 async def test_unique_bonus_is_paid_once_per_simplified_expression(store: Store) -> None:
@@ -85,7 +100,7 @@ async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: St
     await put_natory(store, "2*5^5+6", model="beta", mode="default")
     await put_natory(store, "6256", model="Gamma", publish=False)  # private: not on boards
     await put_natory(store, "13", target=13, model="Alpha", latency=1.0)
-    board = await analytics.natory_board(store, target=6256)
+    board = await analytics.challenge_board(store, NAME, FIELDS, target=6256)
     assert board.target == 6256 and board.total == 3
     alpha, beta_think, beta_default = board.rows
     assert (alpha.rank, alpha.model, alpha.mode, alpha.attempts, alpha.valid) == (
@@ -98,7 +113,7 @@ async def test_target_board_ranks_best_then_mean_with_cost_and_latency(store: St
     assert (beta_think.model, beta_think.mode, beta_think.rank) == ("Beta", "think", 2)
     assert beta_think.best == beta_default.best + 5
     assert beta_default.mean_cost is None and beta_default.mean_latency is None
-    assert (await analytics.natory_board(store, target=9999)).rows == ()
+    assert (await analytics.challenge_board(store, NAME, FIELDS, target=9999)).rows == ()
 
 
 async def test_window_and_verified_boards_read_only_those_attempts(
@@ -112,23 +127,25 @@ async def test_window_and_verified_boards_read_only_those_attempts(
     fresh = await put_natory(store, "2*5^5+6", model="New", mode="think")
     await put_natory(store, "2*5^5+5", model="New", mode="think")  # invalid: never shown
     for target in (None, 6256):
-        recent = await analytics.natory_board(store, target=target, since_ms=since)
+        recent = await analytics.challenge_board(store, NAME, FIELDS, target=target, since_ms=since)
         assert {(r.model, r.mode, r.attempts) for r in recent.rows} == {
             ("Both", "default", 1),
             ("New", "think", 1),
         }
         assert recent.total == 2
         assert all(r.first_ms >= since for r in recent.rows)
-    assert (await analytics.natory_board(store, verified=True)).rows == ()
+    assert (await analytics.challenge_board(store, NAME, FIELDS, verified=True)).rows == ()
     await store.verify(old)
     await store.verify(fresh)
-    verified = await analytics.natory_board(store, verified=True)
+    verified = await analytics.challenge_board(store, NAME, FIELDS, verified=True)
     assert [(r.model, r.attempts) for r in verified.rows] == [("Old", 1), ("New", 1)]
-    both = await analytics.natory_board(store, verified=True, since_ms=since, mode="think")
+    both = await analytics.challenge_board(
+        store, NAME, FIELDS, verified=True, since_ms=since, mode="think"
+    )
     assert [r.model for r in both.rows] == ["New"]
     await store.ban(1, by=99)  # a banned user's attempts leave these boards too
-    assert (await analytics.natory_board(store, verified=True)).rows == ()
-    assert (await analytics.natory_board(store, since_ms=since)).rows == ()
+    assert (await analytics.challenge_board(store, NAME, FIELDS, verified=True)).rows == ()
+    assert (await analytics.challenge_board(store, NAME, FIELDS, since_ms=since)).rows == ()
 
 
 async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
@@ -136,7 +153,7 @@ async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
     # the target written out: zeroed, and no part of the mean that ranks
     await put_natory(store, "13", target=13, model="Alpha", latency=1.0)
     await put_natory(store, "2*5^5+6", model="Beta", cost=0.01)
-    board = await analytics.natory_board(store)
+    board = await analytics.challenge_board(store, NAME, FIELDS)
     assert board.target is None
     alpha, beta = board.rows
     assert alpha.rank == 1 and alpha.targets == 2 and alpha.attempts == 2 and alpha.valid == 1
@@ -145,8 +162,8 @@ async def test_model_board_over_all_targets_ranks_by_mean(store: Store) -> None:
     assert alpha.mean_latency == pytest.approx(2.5)
     assert beta.model == "Beta" and beta.rank == 2 and beta.targets == 1
     assert beta.mean == 41 + 5 and beta.mean_latency is None
-    assert sorted(await analytics.natory_targets(store)) == [(13, 1), (6256, 2)]
-    page = await analytics.natory_board(store, limit=1, offset=1)
+    assert sorted(await analytics.challenge_targets(store, NAME, FIELDS)) == [(13, 1), (6256, 2)]
+    page = await analytics.challenge_board(store, NAME, FIELDS, limit=1, offset=1)
     assert [r.model for r in page.rows] == ["Beta"] and page.total == 2
 
 
@@ -158,8 +175,8 @@ async def test_only_valid_attempts_rank_and_trivial_ones_rank_last(store: Store)
     await put_natory(store, "6256", model="Trivial")  # scores 0, trivially
     await put_natory(store, "2*5^5+6+6-6+6-6", model="Clumsy")  # valid, negative
     for board in (
-        await analytics.natory_board(store, target=6256),
-        await analytics.natory_board(store),
+        await analytics.challenge_board(store, NAME, FIELDS, target=6256),
+        await analytics.challenge_board(store, NAME, FIELDS),
     ):
         clumsy, trivial = board.rows
         assert (clumsy.model, clumsy.rank, clumsy.trivial) == ("Clumsy", 1, False)
@@ -167,22 +184,24 @@ async def test_only_valid_attempts_rank_and_trivial_ones_rank_last(store: Store)
         assert (trivial.model, trivial.rank, trivial.trivial) == ("Trivial", 2, True)
         assert trivial.best == 0 and trivial.valid == 0 and trivial.attempts == 1
         assert board.total == 2
-    assert await analytics.natory_targets(store) == ((6256, 2),)
+    assert await analytics.challenge_targets(store, NAME, FIELDS) == ((6256, 2),)
 
 
 async def test_chat_scope_and_withdrawn_attempts(store: Store) -> None:
     await put_natory(store, "2*5^5+6", model="Alpha", chat_id=-1)
     gone = await put_natory(store, "2*sopfr(6)^5+6", model="Beta", chat_id=-2, user_id=2)
-    assert [r.model for r in (await analytics.natory_board(store, chat_id=-1)).rows] == ["Alpha"]
+    chat = await analytics.challenge_board(store, NAME, FIELDS, chat_id=-1)
+    assert [r.model for r in chat.rows] == ["Alpha"]
     await store.withdraw(gone, 2)
-    assert [r.model for r in (await analytics.natory_board(store)).rows] == ["Alpha"]
+    left = await analytics.challenge_board(store, NAME, FIELDS)
+    assert [r.model for r in left.rows] == ["Alpha"]
 
 
 async def test_empty_database_has_empty_boards(store: Store) -> None:
-    assert (await analytics.natory_board(store)).rows == ()
-    assert await analytics.natory_targets(store) == ()
+    assert (await analytics.challenge_board(store, NAME, FIELDS)).rows == ()
+    assert await analytics.challenge_targets(store, NAME, FIELDS) == ()
     with pytest.raises(InvalidData):
-        await analytics.natory_board(store, limit=0)
+        await analytics.challenge_board(store, NAME, FIELDS, limit=0)
 
 
 async def test_records_by_id_in_one_query(store: Store, make: Maker, clock: FakeClock) -> None:
@@ -210,8 +229,8 @@ async def _same_from_summary_and_rows(
     since_values: tuple[int | None, ...] = _SINCE,
     targets: tuple[int | None, ...] = (None, 6256, 7, 13),
 ) -> None:
-    """Every Natory board read from the summaries (``natory_lines``; for a window,
-    ``natory_days`` or ``natory_spans``) equals the board read from the rows (what a
+    """Every Natory board read from the summaries (``challenge_lines``; for a window,
+    ``challenge_days`` or ``challenge_spans``) equals the board read from the rows (what a
     stale summary makes the store read), its means to the last bits."""
     for target in targets:
         for mode in (None, "default", "think"):
@@ -220,10 +239,10 @@ async def _same_from_summary_and_rows(
                     kw: dict[str, Any] = {
                         "target": target, "mode": mode, "limit": limit, "since_ms": since,
                     }  # fmt: skip
-                    fast = await analytics.natory_board(store, offset=offset, **kw)
+                    fast = await analytics.challenge_board(store, NAME, FIELDS, offset=offset, **kw)
                     async with store.db.write() as s:
                         await s.execute("UPDATE benchmarks SET boards_stale = 1")
-                    slow = await analytics.natory_board(store, offset=offset, **kw)
+                    slow = await analytics.challenge_board(store, NAME, FIELDS, offset=offset, **kw)
                     async with store.db.write() as s:
                         await s.execute("UPDATE benchmarks SET boards_stale = 0")
                     assert (fast.target, fast.total) == (slow.target, slow.total)
@@ -262,7 +281,7 @@ async def test_summary_follows_publications_and_moderation(store: Store, clock: 
         made.append((sub, user))
         clock.advance(hours=7)
         await _same_from_summary_and_rows(store)
-    board = await analytics.natory_board(store, target=6256)
+    board = await analytics.challenge_board(store, NAME, FIELDS, target=6256)
     assert [r.rank for r in board.rows] == [1, 2, 3, 3, 5]
     await store.withdraw(made[0][0], 1)
     await _same_from_summary_and_rows(store)
@@ -277,8 +296,8 @@ async def test_summary_follows_publications_and_moderation(store: Store, clock: 
     await store.publish(made[0][0])
     await _same_from_summary_and_rows(store)
     async with store.db.write() as s:
-        await s.execute("DELETE FROM natory_lines")
-        await s.execute("DELETE FROM natory_days")
+        await s.execute("DELETE FROM challenge_lines")
+        await s.execute("DELETE FROM challenge_days")
     await store.rebuild_boards("natory")
     await _same_from_summary_and_rows(store)
 
@@ -306,7 +325,7 @@ async def test_span_lines_rank_the_last_days_as_the_rows_do(store: Store, clock:
     await put_natory(store, "2*5^5+6", model="Epsilon")  # today's first: the spans roll
     today = int(clock.now.timestamp() * 1000) // 86_400_000
     async with store.db.read() as s:
-        found = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
+        found = await s.all("SELECT span, from_day FROM challenge_span_days ORDER BY span")
     assert [tuple(r) for r in found] == [(7, today - 6), (30, today - 29)]
 
     def windows() -> tuple[int, ...]:
@@ -315,10 +334,10 @@ async def test_span_lines_rank_the_last_days_as_the_rows_do(store: Store, clock:
 
     await _same_from_summary_and_rows(store, windows(), (None,))
     # the window's days come from the span lines: a changed line changes the board
-    kept = await analytics.natory_board(store, since_ms=windows()[1])
+    kept = await analytics.challenge_board(store, NAME, FIELDS, since_ms=windows()[1])
     async with store.db.write() as s:
-        await s.execute("UPDATE natory_spans SET score_sum = score_sum + 1000 WHERE span = 30")
-    moved = await analytics.natory_board(store, since_ms=windows()[1])
+        await s.execute("UPDATE challenge_spans SET score_sum = score_sum + 1000 WHERE span = 30")
+    moved = await analytics.challenge_board(store, NAME, FIELDS, since_ms=windows()[1])
     assert {r.model: r.mean for r in moved.rows} != {r.model: r.mean for r in kept.rows}
     await store.rebuild_boards("natory")  # puts the lines right
     await _same_from_summary_and_rows(store, windows(), (None,))
@@ -331,8 +350,21 @@ async def test_span_lines_rank_the_last_days_as_the_rows_do(store: Store, clock:
     await _same_from_summary_and_rows(store, windows(), (None,))  # behind: the day lines
     await store.roll_boards()  # a day without a publication: the bot turns it at midnight
     async with store.db.read() as s:
-        found = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
+        found = await s.all("SELECT span, from_day FROM challenge_span_days ORDER BY span")
     assert [tuple(r) for r in found] == [(7, today - 5), (30, today - 28)]
     await _same_from_summary_and_rows(store, windows(), (None,))
     await put_natory(store, "7*7/7", 7, model="Alpha", mode="think")
     await _same_from_summary_and_rows(store, windows(), (None,))
+
+
+async def test_a_challenge_attempt_ranks_among_the_attempts_at_its_target(store: Store) -> None:
+    await put_natory(store, "2*sopfr(6)^5+6", model="Alpha")  # 138 at 6256
+    beta = await put_natory(store, "2*5^5+6", model="Beta")  # fewer points, same target
+    gamma = await put_natory(store, "13", target=13, model="Gamma")  # alone at 13 (0)
+    ranks = {}
+    for sub_id in (beta, gamma):
+        sub = await store.get_submission(sub_id)
+        assert sub is not None
+        ranks[sub_id] = (await store.global_rank(sub, FIELDS), await store.global_rank(sub))
+    # among its target's attempts, and on the benchmark's global board without the fields
+    assert ranks == {beta: (2, 2), gamma: (1, 3)}

@@ -12,6 +12,7 @@ from typing import Any
 
 from scoring import natory, registry
 from storage import NewSubmission, Store, analytics
+from tests.storage.test_analytics import FIELDS, NAME
 
 #: Ids that must never show on a page, in a CSV or in the JSON.
 PUBLIC_USER, SECRET_USER = 424242001, 777000111
@@ -121,13 +122,14 @@ async def fill(path: Path) -> Filled:
                 PUBLIC_USER, key_id=zversion.id,
             )  # fmt: skip
 
+        await store.declare_challenges({NAME: FIELDS})  # as the bot does at start
         for expression, model, cost, latency in (
             ("2*5^5+6", "Nat Cheap", 0.002, 1.5),
             ("6256", "Nat Trivial", 0.001, 0.5),
             ("(2+5)*(5+6)*80+96", "Nat Dear", 0.05, 9.0),
             ("2^5*5^2*6+2^5*5+56", "Nat Mid", 0.01, 3.0),
         ):
-            previous = await analytics.natory_previous(store, 6256)
+            previous = await analytics.challenge_previous(store, NAME, FIELDS, 6256)
             result = natory.score(expression, natory.Challenge.for_target(6256), previous=previous)
             out.ids[model] = await put(
                 "natory", expression, result, model, "default", PUBLIC_USER, PUBLIC_USER,

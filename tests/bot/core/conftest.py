@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import pytest
 
-from bot.core import keys
+from bot.core import challenges, keys
 from bot.core.services import Services
 from bot.settings import Settings
 from storage import Store
@@ -143,6 +143,7 @@ async def services(store: Store, tmp_path: Path) -> Services:
         daily_limit=DAILY_LIMIT,
         admins=frozenset({BOT_ADMIN}),
     )
+    await challenges.declare(store)  # as Services.open does
     found = Services(settings=settings, store=store)
     found.bot_username = "benchboard_bot"
     await keys.load_key(found, "primebench", key_text(KEY).encode(), "test")

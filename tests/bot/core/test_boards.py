@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import boards, keys
+from bot.core import boards, challenges, keys
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.views import BoardPage
-from scoring import UnknownMode
+from scoring import UnknownMode, registry
 from storage import Store
 from tests.storage.helpers import FakeClock
 
@@ -141,8 +141,10 @@ def test_leaderboard_words() -> None:
     assert boards.board_args(["#tools"]) == ("primebench", "tools")
     with pytest.raises(UnknownMode):
         boards.board_args(["sideways"])
-    assert boards.comparable([]) and boards.comparable(["natory"])
-    assert not boards.comparable(["primebench"]) and not boards.comparable(["natory", "x"])
+    natory = registry.get("natory")
+    assert challenges.compared([]) is natory and challenges.compared(["natory"]) is natory
+    assert challenges.compared(["primebench"]) is None
+    assert challenges.compared(["natory", "x"]) is None
 
 
 @engine_free

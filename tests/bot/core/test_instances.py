@@ -17,6 +17,7 @@ from bot.settings import Settings
 from tests.storage.conftest import pg_database
 from tests.storage.helpers import key_bytes
 from tests.storage.pg import pg_schema_url
+from tests.storage.test_analytics import FIELDS, NAME
 
 __all__ = ["pg_database"]
 
@@ -118,20 +119,20 @@ async def test_instances_turning_the_day_at_once_turn_it_once(pg_url: str, tmp_p
         for model in ("Alpha", "Beta", "Gamma"):
             await put_natory(store, "2*5^5+6", model=model)
         async with store.db.write() as s:  # as if the last publication was yesterday
-            await s.execute("UPDATE natory_span_days SET from_day = from_day - 1")
-            await s.execute("UPDATE natory_spans SET valid = valid + 5")
+            await s.execute("UPDATE challenge_span_days SET from_day = from_day - 1")
+            await s.execute("UPDATE challenge_spans SET valid = valid + 5")
         contexts = [SimpleNamespace(bot_data={SERVICES: s}) for s in instances]
         await asyncio.gather(*(ops.turn_day(c) for c in contexts))  # type: ignore[arg-type]
         async with store.db.read() as s:
-            spans = await s.all("SELECT span, from_day FROM natory_span_days ORDER BY span")
-            lines = await s.all("SELECT span, model_norm, valid FROM natory_spans ORDER BY 1, 2")
+            spans = await s.all("SELECT span, from_day FROM challenge_span_days ORDER BY span")
+            lines = await s.all("SELECT span, model_norm, valid FROM challenge_spans ORDER BY 1, 2")
         today = int(time.time() * 1000) // 86_400_000
         assert [tuple(r) for r in spans] == [(7, today - 6), (30, today - 29)]
         assert [tuple(r) for r in lines] == [
             (span, model, 1) for span in (7, 30) for model in ("alpha", "beta", "gamma")
         ]
         since = int(time.time() * 1000) - 7 * 86_400_000
-        board = await analytics.natory_board(store, since_ms=since)
+        board = await analytics.challenge_board(store, NAME, FIELDS, since_ms=since)
         assert [(r.model, r.valid) for r in board.rows] == [("Alpha", 1), ("Beta", 1), ("Gamma", 1)]
     finally:
         for s in instances:

@@ -14,6 +14,7 @@ from scoring.natory.rules import load_rules
 from scoring.natory.scorer import Challenge, score
 from storage import NewSubmission, Store, analytics
 from tests.storage.conftest import pg_database
+from tests.storage.test_analytics import FIELDS, NAME
 
 __all__ = ["pg_database"]
 
@@ -37,10 +38,11 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 async def store_v1(store: Store, *, extra: Mapping[str, Any] | None = None) -> list[int]:
     """The attempts as natory-v1 stored them (published, with ``previous`` as then)."""
+    await store.declare_challenges({NAME: FIELDS})  # as the bot does at start
     challenge = Challenge.for_target(6840)
     ids = []
     for message_id, (expression, model) in enumerate(ATTEMPTS, start=1):
-        previous = await analytics.natory_previous(store, 6840)
+        previous = await analytics.challenge_previous(store, NAME, FIELDS, 6840)
         result = score(expression, challenge, previous=previous, rules=V1)
         assert result.valid and result.scorer_version == "natory-v1"
         sub = await store.record_submission(
@@ -113,7 +115,7 @@ async def test_stored_v1_attempts_are_rescored_to_v2(store: Store) -> None:
         ("Padder", 0.0),
         ("Wild", -100.0),
     ]
-    board = await analytics.natory_board(store, target=6840)
+    board = await analytics.challenge_board(store, NAME, FIELDS, target=6840)
     assert min(r.mean for r in board.rows) >= -100  # one wild attempt flattens nobody
     # done: a second run scores nothing
     again = await rescore(store, "natory")

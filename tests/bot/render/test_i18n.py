@@ -148,12 +148,12 @@ def test_plurals() -> None:
     # Persian prose writes whole numbers in Persian digits; a score stays as written
     assert tn("fa", "board_row", 1, **row) == "۱. m · think · +9 (۱ اجرا، میانگین +9)"
     assert tn("fa", "board_row", 2, **row) == "۱. m · think · +9 (۲ اجرا، میانگین +9)"
-    assert [tn("en", "natory_attempts", n) for n in (0, 1, 2)] == [
+    assert [tn("en", "daily_attempts", n) for n in (0, 1, 2)] == [
         "0 attempts",
         "1 attempt",
         "2 attempts",
     ]
-    assert tn("en", "natory_targets", 1) == "1 target"
+    assert tn("en", "daily_targets", 1) == "1 target"
     assert tn("en", "window_days", 1) == "1 day" and tn("en", "window_days", 7) == "7 days"
     assert tn("fa", "window_days", 1) == "۱ روز" and tn("fa", "window_days", 7) == "۷ روز"
     assert tn("en", "left_today", 1, left=0) == "0 of 1 publication left today."

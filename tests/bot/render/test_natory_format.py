@@ -12,15 +12,17 @@ from bot.render.boards import (
     board_cells_text,
     format_cost,
     format_latency,
-    render_natory_board,
-    render_natory_challenge,
+    render_challenge,
+    render_challenge_board,
 )
-from bot.render.charts import natory_points
+from bot.render.charts import challenge_points
 from bot.render.format import fits, natory_breakdown
-from bot.telegram.natory_handlers import TARGET_LINE
+from bot.telegram.challenge_handlers import TARGET_LINE
 from scoring import OptionError, registry
 from scoring.options import parse_cost, parse_latency
-from storage.analytics import NatoryBoard, NatoryRow
+from storage.analytics import ChallengeBoard, ChallengeRow
+
+NATORY = registry.get("natory")
 
 
 @pytest.mark.parametrize(
@@ -103,19 +105,19 @@ def test_zerobench_board_cells_from_the_record() -> None:
     assert board_cells_text(zerobench, {}) == ""
 
 
-def _row(rank: int, model: str, **kw: object) -> NatoryRow:
+def _row(rank: int, model: str, **kw: object) -> ChallengeRow:
     values: dict[str, object] = {
         "rank": rank, "model": model, "mode": "default", "best": 133.0, "mean": 66.5,
         "attempts": 2, "valid": 1, "targets": 1, "mean_cost": 0.012, "mean_latency": 3.2,
         "best_id": rank, "best_expression": "2 * sopfr(6)^5 + 6",
     }  # fmt: skip
     values.update(kw)
-    return NatoryRow(**values)  # type: ignore[arg-type]
+    return ChallengeRow(**values)  # type: ignore[arg-type]
 
 
 def test_target_board_rendering_escapes_and_shows_cost_latency() -> None:
-    board = NatoryBoard(6256, (_row(1, "<GPT & co>"), _row(2, "b", mean_cost=None)), 2)
-    text = render_natory_board(board, lang="en")
+    board = ChallengeBoard(6256, (_row(1, "<GPT & co>"), _row(2, "b", mean_cost=None)), 2)
+    text = render_challenge_board(NATORY, "natory", board, lang="en")
     lines = text.splitlines()
     assert "target 6256" in lines[0]
     assert (
@@ -124,37 +126,43 @@ def test_target_board_rendering_escapes_and_shows_cost_latency() -> None:
     )
     assert "   <code>2 * sopfr(6)^5 + 6</code>" in lines
     assert "2. b · default · best 133 · mean 66.5 · 2 attempts · — · 3.2s" in lines
-    persian = render_natory_board(board, lang="fa")
+    persian = render_challenge_board(NATORY, "natory", board, lang="fa")
     assert "بهترین 133" in persian and "&lt;GPT" in persian
 
 
 def test_model_board_rendering_and_empty_board() -> None:
-    board = NatoryBoard(None, (_row(1, "m", targets=3, attempts=7),), 1)
-    text = render_natory_board(board, lang="en", targets=[(6256, 5), (13, 2)])
+    board = ChallengeBoard(None, (_row(1, "m", targets=3, attempts=7),), 1)
+    text = render_challenge_board(NATORY, "natory", board, lang="en", targets=[(6256, 5), (13, 2)])
     assert "1. m · default · mean 66.5 · best 133 · 7 attempts on 3 targets" in text
     assert "6256 (5), 13 (2)" in text
-    empty = render_natory_board(NatoryBoard(5, (), 0), lang="en")
+    empty = render_challenge_board(NATORY, "natory", ChallengeBoard(5, (), 0), lang="en")
     assert "No published results yet" in empty
 
 
 def test_long_boards_fit_one_message() -> None:
     rows = tuple(_row(i, "x" * 300, best_expression="y" * 900) for i in range(1, 21))
-    assert fits(render_natory_board(NatoryBoard(6256, rows, 20), lang="fa"))
+    assert fits(render_challenge_board(NATORY, "natory", ChallengeBoard(6256, rows, 20), lang="fa"))
 
 
 def test_challenge_message_ends_with_the_target_line() -> None:
     for lang in ("en", "fa"):
-        text = render_natory_challenge(
-            lang, target=6256, allowed="2, 5, 6", digits="2 5 6 6", day="2026-03-01"
+        text = render_challenge(
+            lang,
+            command="natory",
+            title="Natory",
+            target=6256,
+            allowed="2, 5, 6",
+            digits="2 5 6 6",
+            day="2026-03-01",
         )
         assert "6256" in text and "2, 5, 6" in text
         plain = re.sub(r"<[^>]+>", "", text)
         match = TARGET_LINE.search(plain)
-        assert match and match[1] == "6256"
+        assert match and (match[1], match[2]) == ("natory", "6256")
 
 
 def test_natory_points_label_model_and_mode() -> None:
-    points = natory_points([_row(1, "m", mode="think")])
+    points = challenge_points([_row(1, "m", mode="think")])
     assert points[0].model == "m · think" and points[0].mean_score == 66.5
     assert points[0].mean_cost == 0.012 and points[0].attempts == 2
 

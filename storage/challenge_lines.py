@@ -1,63 +1,94 @@
-"""The Natory summaries. ``natory_lines``: one line per (benchmark, target, model, mode) of
-the published valid Natory attempts, plus one line per (benchmark, model, mode) over every
-target (``target`` 0; targets are positive). ``natory_days``: the same lines per UTC day
-of the attempts, for boards over the last days.
+"""The challenge summaries (a benchmark with a daily target: its boards per target and
+per model). ``challenge_lines``: one line per (benchmark, target, model, mode) of the
+published valid attempts, plus one line per (benchmark, model, mode) over every target
+(``target`` 0; targets are positive). ``challenge_days``: the same lines per UTC day of
+the attempts, for boards over the last days.
 
-A line holds what the Natory board shows of its group, as sums the board divides: the
+A line holds what the challenge board shows of its group, as sums the board divides: the
 attempts, the valid (non-trivial) ones and their score sum and best, the distinct targets,
 cost and latency sums with how many attempts gave them, the first and last attempt, and
-the top attempt (non-trivial first, then best score, earliest, lowest id) with its
-simplified expression. The board of a target (or over all targets) then ranks a few
-thousand lines instead of reading every row's JSON.
+the top attempt (non-trivial first, then best score, earliest, lowest id) with its shown
+answer. The board of a target (or over all targets) then ranks a few thousand lines
+instead of reading every row's JSON.
 
-Kept like the other board summaries (:mod:`storage.summaries`): a publication adds to its
-lines; hiding, withdrawing, a ban or unban recompute the group's lines; a re-score or
-a bulk import rebuilds the benchmark's. The SQL is built for an engine's
-:class:`~storage.dialect.Dialect` (the JSON fields are read differently).
+Which benchmarks have a challenge, and which fields of a stored result the lines read, is
+the caller's to say (:class:`ChallengeFields`, kept in ``benchmarks.challenge``): storage
+knows no benchmark. Kept like the other board summaries (:mod:`storage.summaries`): a
+publication adds to its lines; hiding, withdrawing, a ban or unban recompute the group's
+lines; a re-score or a bulk import rebuilds the benchmark's. The SQL is built for an
+engine's :class:`~storage.dialect.Dialect` (the JSON fields are read differently).
 """
 
 from __future__ import annotations
 
+import json
+from typing import NamedTuple
+
 from .dialect import Dialect
 from .values import MS_PER_DAY
 
-NATORY = "natory"
 #: The ``target`` of a group's line over every target.
 ALL_TARGETS = 0
+
+
+class ChallengeFields(NamedTuple):
+    """Where a challenge benchmark's attempts keep what its boards read: in the result's
+    JSON record, the ``target`` (a positive whole number), the ``shown`` answer and the
+    ``valid`` flag (only valid attempts count); in the submission's extra data, the
+    ``cost`` and ``latency`` an attempt may carry. ``trivial``: ``"digits"`` when an
+    attempt whose shown answer is digits only is trivial (scored 0, ranked below the
+    rest), ``""`` when none is."""
+
+    target: str
+    shown: str
+    valid: str
+    trivial: str = ""
+    cost: str = "cost"
+    latency: str = "latency"
+
+    def to_json(self) -> str:
+        """As ``benchmarks.challenge`` keeps it."""
+        return json.dumps(self._asdict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> ChallengeFields:
+        return cls(**json.loads(text))
+
 
 _COLUMNS = """benchmark_id, target, model_norm, mode, attempts, valid, score_sum, best,
 targets, cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id,
 top_trivial, top_score, top_at, top_simplified"""
 
 
-def attempts_sql(d: Dialect, where: str) -> str:
+def attempts_sql(d: Dialect, f: ChallengeFields, where: str) -> str:
     """CTEs ending in ``a``: the valid published attempts matching ``where`` (over
-    ``board_source`` as ``v``), with their Natory fields and triviality."""
-    simplified = d.json_text("s.result", "simplified")
+    ``board_source`` as ``v``), with their challenge fields and triviality."""
+    simplified = d.json_text("s.result", f.shown)
+    trivial = d.digits_only("simplified") if f.trivial == "digits" else "0"
     return f"""
 src AS MATERIALIZED (
     SELECT v.benchmark_id, s.id, s.model_norm, s.mode, s.score, s.created_at,
-           {d.json_number("s.result", "target")} AS target,
+           {d.json_number("s.result", f.target)} AS target,
            {simplified} AS simplified,
-           {d.json_number("s.extra", "cost")} AS cost,
-           {d.json_number("s.extra", "latency")} AS latency
+           {d.json_number("s.extra", f.cost)} AS cost,
+           {d.json_number("s.extra", f.latency)} AS latency
     FROM board_source AS v JOIN submissions AS s ON s.id = v.id
-    WHERE {where} AND {d.json_true("s.result", "valid")}),
+    WHERE {where} AND {d.json_true("s.result", f.valid)}),
 a AS (
-    SELECT src.*, {d.digits_only("simplified")} AS trivial FROM src)"""
+    SELECT src.*, {trivial} AS trivial FROM src)"""
 
 
-def attempt_fields(d: Dialect) -> str:
-    """The Natory fields of a submission ``s`` that ``natory_attempts`` does not keep."""
-    return f"""{d.json_text("s.result", "simplified")} AS simplified,
-           {d.json_number("s.extra", "cost")} AS cost,
-           {d.json_number("s.extra", "latency")} AS latency"""
+def attempt_fields(d: Dialect, f: ChallengeFields) -> str:
+    """The fields of a submission ``s`` that ``challenge_attempts`` does not keep."""
+    return f"""{d.json_text("s.result", f.shown)} AS simplified,
+           {d.json_number("s.extra", f.cost)} AS cost,
+           {d.json_number("s.extra", f.latency)} AS latency"""
 
 
-def rebuild_sql(d: Dialect, where: str) -> str:
+def rebuild_sql(d: Dialect, f: ChallengeFields, where: str) -> str:
     """Insert the lines of the attempts matching ``where`` (a condition on
     ``board_source`` as ``v``; its parameters are the statement's)."""
-    return f"""WITH {attempts_sql(d, where)},
+    return f"""WITH {attempts_sql(d, f, where)},
 per AS (
     SELECT benchmark_id, target AS line, model_norm, mode, id, score, created_at, target,
            simplified, cost, latency, trivial
@@ -81,7 +112,7 @@ tops AS (
            ROW_NUMBER() OVER (PARTITION BY benchmark_id, line, model_norm, mode
                               ORDER BY trivial, score DESC, created_at, id) AS rn
     FROM per)
-INSERT INTO natory_lines ({_COLUMNS})
+INSERT INTO challenge_lines ({_COLUMNS})
 SELECT g.benchmark_id, g.line, g.model_norm, g.mode, g.attempts, g.valid, g.score_sum,
        g.best, g.targets, g.cost_sum, g.cost_n, g.latency_sum, g.latency_n, g.first_at,
        g.last_at, t.id, t.trivial, t.score, t.created_at, t.simplified
@@ -91,11 +122,11 @@ FROM groups AS g JOIN tops AS t
 WHERE t.rn = 1"""
 
 
-def attempt_sql(d: Dialect) -> str:
-    """The Natory fields of one published valid attempt (parameter: its id): target,
+def attempt_sql(d: Dialect, f: ChallengeFields) -> str:
+    """The challenge fields of one published valid attempt (parameter: its id): target,
     score, created_at, simplified, cost, latency, trivial, benchmark_id, model_norm,
     mode; no row when the board does not count it or it is not valid."""
-    return f"""WITH {attempts_sql(d, "v.id = ?")}
+    return f"""WITH {attempts_sql(d, f, "v.id = ?")}
 SELECT target, score, created_at, simplified, cost, latency, trivial, benchmark_id,
        model_norm, mode FROM a"""
 
@@ -138,81 +169,15 @@ ON CONFLICT ({key}) DO UPDATE SET
     {", ".join(f"{c} = {e}" for c, e in top.items())}"""
 
 
-#: Add one attempt to a ``natory_lines`` line (parameters: the line's key, the
+#: Add one attempt to a ``challenge_lines`` line (parameters: the line's key, the
 #: attempt's figures).
 ADD_SQL = _add_sql(
-    "natory_lines", " ".join(_COLUMNS.split()), "benchmark_id, target, model_norm, mode",
+    "challenge_lines", " ".join(_COLUMNS.split()), "benchmark_id, target, model_norm, mode",
     targets=True,
 )  # fmt: skip
 
 
-#: A line's columns and their types (``big``, ``real``: the engine's), in order.
-_TYPES = (
-    ("benchmark_id", "{big} NOT NULL REFERENCES benchmarks (id)"),
-    ("day", "{big} NOT NULL"),
-    ("target", "{real} NOT NULL"),
-    ("model_norm", "TEXT NOT NULL"),
-    ("mode", "TEXT NOT NULL"),
-    ("attempts", "{big} NOT NULL"),
-    ("valid", "{big} NOT NULL"),
-    ("score_sum", "{real} NOT NULL"),
-    ("best", "{real}"),
-    ("targets", "{big} NOT NULL"),
-    ("cost_sum", "{real} NOT NULL"),
-    ("cost_n", "{big} NOT NULL"),
-    ("latency_sum", "{real} NOT NULL"),
-    ("latency_n", "{big} NOT NULL"),
-    ("first_at", "{big} NOT NULL"),
-    ("last_at", "{big} NOT NULL"),
-    ("top_id", "{big} NOT NULL"),
-    ("top_trivial", "INTEGER NOT NULL"),
-    ("top_score", "{real} NOT NULL"),
-    ("top_at", "{big} NOT NULL"),
-    ("top_simplified", "TEXT"),
-    ("span", "INTEGER NOT NULL"),
-    ("created_at", "{big} NOT NULL"),
-    ("id", "{big} NOT NULL"),
-    ("score", "{real} NOT NULL"),
-    ("trivial", "INTEGER NOT NULL"),
-)
-
-
-def _table_sql(table: str, columns: str, key: str, group: str, *, postgres: bool) -> str:
-    """A summary table of ``columns`` (names from :data:`_TYPES`) with its primary
-    ``key`` and its ``group`` index, in an engine's types."""
-    big, real = ("BIGINT", "DOUBLE PRECISION") if postgres else ("INTEGER", "REAL")
-    types = dict(_TYPES)
-    body = "".join(
-        f"    {c:<14} {types[c].format(big=big, real=real)},\n"
-        for c in (c.strip() for c in columns.split(","))
-    )
-    rowid = "" if postgres else " WITHOUT ROWID"
-    return f"""
-CREATE TABLE {table} (
-{body}    PRIMARY KEY ({key})
-){rowid};
-CREATE INDEX {table}_group ON {table} ({group});
-"""
-
-
-def table_sql(*, postgres: bool) -> str:
-    """The table and its group index, in an engine's types."""
-    return _table_sql(
-        "natory_lines", _COLUMNS, "benchmark_id, target, model_norm, mode",
-        "benchmark_id, model_norm, mode", postgres=postgres,
-    )  # fmt: skip
-
-
-#: A migration fills a summary from every published Natory attempt.
-_EVERY_ATTEMPT = f"v.benchmark_id IN (SELECT id FROM benchmarks WHERE name = '{NATORY}')"
-
-
-def migration_sql(d: Dialect) -> str:
-    """The migration step: the table, filled from the published rows."""
-    return table_sql(postgres=d.postgres) + rebuild_sql(d, _EVERY_ATTEMPT) + ";\n"
-
-
-#: ``natory_days``: the attempts of one day (UTC, by their time) per (target, model,
+#: ``challenge_days``: the attempts of one day (UTC, by their time) per (target, model,
 #: mode), as the lines hold them (without ``targets``: a day line has one target, 0 for
 #: an attempt without one). A board over the last days adds their lines to the attempts
 #: of its first, partial day.
@@ -221,9 +186,9 @@ cost_sum, cost_n, latency_sum, latency_n, first_at, last_at, top_id, top_trivial
 top_score, top_at, top_simplified"""
 
 
-def days_rebuild_sql(d: Dialect, where: str) -> str:
+def days_rebuild_sql(d: Dialect, f: ChallengeFields, where: str) -> str:
     """Insert the day lines of the attempts matching ``where`` (as :func:`rebuild_sql`)."""
-    return f"""WITH {attempts_sql(d, where)},
+    return f"""WITH {attempts_sql(d, f, where)},
 per AS MATERIALIZED (
     SELECT a.*, created_at / {MS_PER_DAY} AS day, COALESCE(target, 0) AS line,
            ROW_NUMBER() OVER (PARTITION BY benchmark_id, created_at / {MS_PER_DAY},
@@ -239,7 +204,7 @@ groups AS (
            COALESCE(SUM(latency), 0.0) AS latency_sum, COUNT(latency) AS latency_n,
            MIN(created_at) AS first_at, MAX(created_at) AS last_at
     FROM per GROUP BY benchmark_id, day, line, model_norm, mode)
-INSERT INTO natory_days ({_DAY_COLUMNS})
+INSERT INTO challenge_days ({_DAY_COLUMNS})
 SELECT g.benchmark_id, g.day, g.line, g.model_norm, g.mode, g.attempts, g.valid,
        g.score_sum, g.best, g.cost_sum, g.cost_n, g.latency_sum, g.latency_n, g.first_at,
        g.last_at, p.id, p.trivial, p.score, p.created_at, p.simplified
@@ -251,64 +216,28 @@ WHERE p.rn = 1"""
 
 #: Add one attempt to its day line (parameters: the line's key, the attempt's figures).
 ADD_DAY_SQL = _add_sql(
-    "natory_days", " ".join(_DAY_COLUMNS.split()),
+    "challenge_days", " ".join(_DAY_COLUMNS.split()),
     "benchmark_id, day, target, model_norm, mode", targets=False,
 )  # fmt: skip
 
 
-def days_table_sql(*, postgres: bool) -> str:
-    """The day lines' table and its group index, in an engine's types."""
-    return _table_sql(
-        "natory_days", _DAY_COLUMNS, "benchmark_id, day, target, model_norm, mode",
-        "benchmark_id, model_norm, mode, day", postgres=postgres,
-    )  # fmt: skip
-
-
-def days_migration_sql(d: Dialect) -> str:
-    """The migration step: the day lines' and attempts' tables, filled from the published
-    rows, and the span lines' tables (empty until the day is first turned)."""
-    return (
-        days_table_sql(postgres=d.postgres)
-        + days_rebuild_sql(d, _EVERY_ATTEMPT)
-        + ";\n"
-        + _table_sql(
-            "natory_spans", _SPAN_COLUMNS, "benchmark_id, span, model_norm, mode",
-            "benchmark_id, model_norm, mode", postgres=d.postgres,
-        )
-        + _SPAN_DAYS.format(big="BIGINT" if d.postgres else "INTEGER")
-        + _table_sql(
-            "natory_attempts", _ATTEMPT_COLUMNS, "benchmark_id, created_at, id",
-            "benchmark_id, model_norm, mode", postgres=d.postgres,
-        )
-        + attempts_rebuild_sql(d, _EVERY_ATTEMPT)
-        + ";\n"
-    )  # fmt: skip
-
-
-#: ``natory_spans``: per (span, model, mode), the scores a board over the last ``span``
+#: ``challenge_spans``: per (span, model, mode), the scores a board over the last ``span``
 #: days ranks by, summed from the day lines from the span's first day
-#: (``natory_span_days.from_day``) on; the day's first publication, or a server turning
+#: (``challenge_span_days.from_day``) on; the day's first publication, or a server turning
 #: the day, moves the first days forward (:func:`storage.summaries.roll_spans`). A board
 #: whose window starts the day before a span's first day ranks from the span's lines and
 #: the rows of that day.
 SPANS = (7, 30)
 _SPAN_COLUMNS = "benchmark_id, span, model_norm, mode, valid, score_sum, best"
-_SPAN_DAYS = """CREATE TABLE natory_span_days (
-    benchmark_id {big} NOT NULL REFERENCES benchmarks (id),
-    span         INTEGER NOT NULL,
-    from_day     {big} NOT NULL,
-    PRIMARY KEY (benchmark_id, span)
-);
-"""
 
 
 def spans_rebuild_sql(where: str) -> str:
     """Insert the span lines of the day lines (``l``) matching ``where`` (spans as
     ``d``), from each span's first day on."""
-    return f"""INSERT INTO natory_spans ({_SPAN_COLUMNS})
+    return f"""INSERT INTO challenge_spans ({_SPAN_COLUMNS})
 SELECT l.benchmark_id, d.span, l.model_norm, l.mode, SUM(l.valid), SUM(l.score_sum),
        MAX(l.best)
-FROM natory_days AS l JOIN natory_span_days AS d
+FROM challenge_days AS l JOIN challenge_span_days AS d
     ON d.benchmark_id = l.benchmark_id AND l.day >= d.from_day
 WHERE {where}
 GROUP BY l.benchmark_id, d.span, l.model_norm, l.mode"""
@@ -316,8 +245,8 @@ GROUP BY l.benchmark_id, d.span, l.model_norm, l.mode"""
 
 #: Add one attempt to the span lines whose span holds its day (parameters: model, mode,
 #: valid, score sum, best, benchmark id, day).
-ADD_SPAN_SQL = f"""INSERT INTO natory_spans AS t ({_SPAN_COLUMNS})
-SELECT benchmark_id, span, ?, ?, ?, ?, ? FROM natory_span_days
+ADD_SPAN_SQL = f"""INSERT INTO challenge_spans AS t ({_SPAN_COLUMNS})
+SELECT benchmark_id, span, ?, ?, ?, ?, ? FROM challenge_span_days
 WHERE benchmark_id = ? AND from_day <= ?
 ON CONFLICT (benchmark_id, span, model_norm, mode) DO UPDATE SET
     {_ADD_SCORES}"""
@@ -336,20 +265,20 @@ created_at AS last_at, id AS top_id, trivial AS top_trivial, score AS top_score,
 created_at AS top_at, simplified AS top_simplified"""
 
 
-#: ``natory_attempts``: each valid published attempt's time, group, target (0: none),
+#: ``challenge_attempts``: each valid published attempt's time, group, target (0: none),
 #: score and triviality, in time order: the first day of a board over the last days
 #: ranks from these, not from the submissions' JSON.
 _ATTEMPT_COLUMNS = "benchmark_id, created_at, id, model_norm, mode, target, score, trivial"
 
 #: Add one attempt (parameters in ``_ATTEMPT_COLUMNS``' order).
 ADD_ATTEMPT_SQL = (
-    f"INSERT INTO natory_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    f"INSERT INTO challenge_attempts ({_ATTEMPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
 
 
-def attempts_rebuild_sql(d: Dialect, where: str) -> str:
+def attempts_rebuild_sql(d: Dialect, f: ChallengeFields, where: str) -> str:
     """Insert the attempts matching ``where`` (as :func:`rebuild_sql`)."""
-    return f"""WITH {attempts_sql(d, where)}
-INSERT INTO natory_attempts ({_ATTEMPT_COLUMNS})
+    return f"""WITH {attempts_sql(d, f, where)}
+INSERT INTO challenge_attempts ({_ATTEMPT_COLUMNS})
 SELECT benchmark_id, created_at, id, model_norm, mode, COALESCE(target, 0), score, trivial
 FROM a"""
