@@ -5,7 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
+from ..base import (
+    COUNT,
+    MEAN,
+    N_,
+    PERCENT,
+    SCORE,
+    Bar,
+    Card,
+    Field,
+    Hint,
+    InvalidLine,
+    Segment,
+    Shown,
+    WebCells,
+    WebColumn,
+    percent_of,
+    percent_text,
+    record_number,
+)
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
 
 
@@ -58,6 +76,9 @@ class PrimeBenchResult(NamedTuple):
 
     def summary_fields(self) -> tuple[tuple[str, str], ...]:
         return summary_fields(self)
+
+    def card(self) -> Card:
+        return answers_card(self, self.positive_points, self.negative_points)
 
     def to_json(self) -> dict[str, Any]:
         return counts_json(self)
@@ -167,6 +188,75 @@ def counts_record(result: Counts) -> dict[str, Any]:
     return data
 
 
+TOTAL_QUESTIONS = Field("total_questions", COUNT, N_("field_total_questions"))
+CORRECT = Field("correct", COUNT, N_("field_correct"))
+WRONG = Field("wrong", COUNT, N_("field_wrong"))
+UNANSWERED = Field("unanswered", COUNT, N_("field_unanswered"))
+POSITIVE_POINTS = Field("positive_points", COUNT, N_("field_positive_points"))
+NEGATIVE_POINTS = Field("negative_points", COUNT, N_("field_negative_points"))
+FINAL_SCORE = Field("final_score", COUNT, N_("field_final_score"))
+ACCURACY = Field("accuracy", PERCENT, N_("field_accuracy"))
+COVERAGE = Field("coverage", PERCENT, N_("field_coverage"))
+
+
+class Answers(Protocol):
+    """What :func:`answers_card` reads of a result of answer lines ``Q:O``."""
+
+    @property
+    def total_questions(self) -> int: ...
+    @property
+    def correct(self) -> int: ...
+    @property
+    def wrong(self) -> int: ...
+    @property
+    def unanswered(self) -> int: ...
+    @property
+    def duplicates(self) -> tuple[int, ...]: ...
+    @property
+    def duplicate_count(self) -> int: ...
+    @property
+    def unknown_questions(self) -> tuple[int, ...]: ...
+    @property
+    def unknown_question_count(self) -> int: ...
+
+
+def answers_card(result: Answers, positive: int, negative: int) -> Card:
+    """The card of a multiple-choice result (PrimeBench's, or one like it with its own
+    point values): the counts, the points they make (``positive`` earned, ``negative``
+    lost, both as the scorer counts them), the final score, accuracy and coverage, and
+    the correct / wrong / unanswered bar."""
+    answered = result.correct + result.wrong
+    summary = [
+        Shown(TOTAL_QUESTIONS, result.total_questions),
+        Shown(CORRECT, result.correct),
+        Shown(WRONG, result.wrong),
+        Shown(UNANSWERED, result.unanswered),
+        Shown(POSITIVE_POINTS, positive),
+        Shown(NEGATIVE_POINTS, negative),
+        Shown(FINAL_SCORE, positive - negative),
+    ]
+    if answered:
+        summary.append(percent_of(ACCURACY, result.correct, answered))
+    total = result.total_questions
+    summary.append(Shown(COVERAGE, answered / total if total else 0.0, (answered, total)))
+    bar = Bar(
+        (
+            Segment(CORRECT, result.correct, "good"),
+            Segment(WRONG, result.wrong, "bad"),
+            Segment(UNANSWERED, result.unanswered, "none"),
+        ),
+        (Shown(POSITIVE_POINTS, positive), Shown(NEGATIVE_POINTS, negative)),
+    )
+    return Card(
+        tuple(summary),
+        bar=bar,
+        duplicates=result.duplicates,
+        duplicate_count=result.duplicate_count,
+        unknown=result.unknown_questions,
+        unknown_count=result.unknown_question_count,
+    )
+
+
 def _hint(entry: Sequence[Any], message: str) -> Hint:
     """A hint from its record entry: ``[code, lines]``, or ``[code, lines, params]``
     for one that quotes values (older records hold none)."""
@@ -210,16 +300,19 @@ def format_score(value: float, *, mean: bool = False) -> str:
     fraction keeps three significant digits (``12.3``)."""
     if mean:
         value = round(value, 2)
-    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+    return f"{int(value):+d}" if value == int(value) else f"{value:.3g}"
 
 
-#: A web board row: the score, the breakdown of the best run, and its coverage.
+#: A web board row: the score, the breakdown of the best run, its coverage, the runs and
+#: their mean.
 WEB_COLUMNS = (
-    WebColumn("score", "score"),
-    WebColumn("correct", "correct"),
-    WebColumn("wrong", "wrong"),
-    WebColumn("unanswered", "unanswered"),
-    WebColumn("coverage", "coverage"),
+    WebColumn("score", N_("web_col_score"), SCORE),
+    WebColumn("correct", N_("web_col_correct"), COUNT),
+    WebColumn("wrong", N_("web_col_wrong"), COUNT),
+    WebColumn("unanswered", N_("web_col_unanswered"), COUNT),
+    WebColumn("coverage", N_("web_col_coverage"), PERCENT),
+    WebColumn("runs", N_("web_col_runs"), COUNT),
+    WebColumn("mean", N_("web_col_mean"), MEAN),
 )
 WEB_PATHS = ("$.correct", "$.wrong", "$.unanswered", "$.total_questions")
 

@@ -50,15 +50,16 @@ def _extracted() -> dict[str, bool]:
     (mapping,) = config["tool"]["babel"]["mappings"]
     keywords = {**DEFAULT_KEYWORDS, **parse_keywords(mapping["keywords"])}
     found: dict[str, bool] = {}
-    for _file, _line, message, _comments, _context in extract_from_dir(
-        ROOT / "bot",
-        method_map=[(mapping["pattern"], mapping["method"])],
-        keywords=keywords,
-    ):
-        key = message if isinstance(message, str) else message[0]
-        plural = not isinstance(message, str)
-        assert found.setdefault(key, plural) == plural, f"{key} used both with and without n"
-        found[key] = plural
+    for folder in ("bot", "scoring"):  # a benchmark declares its own ids (scoring.base.N_)
+        for _file, _line, message, _comments, _context in extract_from_dir(
+            ROOT / folder,
+            method_map=[(mapping["pattern"], mapping["method"])],
+            keywords=keywords,
+        ):
+            key = message if isinstance(message, str) else message[0]
+            plural = not isinstance(message, str)
+            assert found.setdefault(key, plural) == plural, f"{key} used both with and without n"
+            found[key] = plural
     return found
 
 
@@ -66,7 +67,7 @@ def _english_from_scorer(key: str) -> bool:
     """Hints and Natory's reasons by code have Persian texts only: English shows the
     scorer's own text."""
     if key.startswith("natory_error_"):
-        return key != "natory_error_at"
+        return True
     if key.startswith("hint_zerobench_"):
         return True
     return key.startswith("hint_") and key not in ("hint_lines_one", "hint_lines_many")
