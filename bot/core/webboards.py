@@ -101,7 +101,7 @@ def _mark(row: BoardRow) -> str:
     return "reported" if row.reported else "verified" if row.verified else "self"
 
 
-def _web_row(
+def web_row(
     benchmark: Benchmark,
     row: BoardRow,
     info: RowInfo | None,
@@ -234,7 +234,7 @@ async def _rows(
     rows = []
     for r in board.rows:
         sid = r.submission_id
-        rows.append(_web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
+        rows.append(web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
     return rows, board, board.total
 
 
@@ -262,7 +262,7 @@ async def board(
         raise UserError("web_no_page")
     reported: tuple[WebRow, ...] = ()
     if found is not None and found.references and q.page == 0:
-        reported = tuple(_web_row(benchmark, r, None, None) for r in found.references)
+        reported = tuple(web_row(benchmark, r, None, None) for r in found.references)
     chart = _chart(rows[:CHART_MODELS]) if with_chart else ()
     key = await services.store.current_key(benchmark.name) if benchmark.key_file else None
     return WebBoard(

@@ -112,10 +112,12 @@ def shown_value(lang: str, shown: Shown, benchmark: Benchmark | None = None) -> 
     return write(shown.field.kind, shown.value, lang=lang, of=shown.of, benchmark=benchmark)
 
 
-def shown_line(lang: str, shown: Shown, esc: Callable[[str], str] = str) -> str:
+def shown_line(
+    lang: str, shown: Shown, esc: Callable[[str], str] = str, benchmark: Benchmark | None = None
+) -> str:
     """``Label: value`` (a term of a sum indented by two spaces)."""
     indent = "  " if shown.term else ""
-    return f"{indent}{label(lang, shown.field)}: {esc(shown_value(lang, shown))}"
+    return f"{indent}{label(lang, shown.field)}: {esc(shown_value(lang, shown, benchmark))}"
 
 
 _NUMBER = re.compile(r"-?[0-9][0-9,]*")
@@ -173,7 +175,7 @@ def prose(
     out = []
     for line in lines:
         if isinstance(line, Shown):
-            out.append(shown_line(lang, line, esc))
+            out.append(shown_line(lang, line, esc, benchmark))
         elif isinstance(line, Sum):
             out.append(sum_text(lang, line.terms, line.total))
         else:

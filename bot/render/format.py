@@ -137,7 +137,7 @@ def render_result(
     if in_prose:
         out.extend(prose(lang, benchmark, card.prose, esc))
     else:
-        out.extend(shown_line(lang, shown, esc) for shown in card.summary)
+        out.extend(shown_line(lang, shown, esc, benchmark) for shown in card.summary)
     out.append("")
     count = result.invalid_line_count
     if count:

@@ -288,7 +288,7 @@ def board_page(
 
 def result_page(found: WebResult, lang: str, lang_chosen: bool, *, here: str) -> str:
     # values as written in every language (the page shows them left to right)
-    fields = [(label(lang, s.field), shown_value("en", s)) for s in found.fields]
+    fields = [(label(lang, s.field), shown_value("en", s, found.declared)) for s in found.fields]
     hints = [hint_text(lang, h, benchmark=found.declared) for h in found.hints]
     return render("result.html", lang, lang_chosen, r=found, fields=fields, hints=hints, here=here)
 
