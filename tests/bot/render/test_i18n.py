@@ -182,3 +182,18 @@ def test_the_command_menu_comes_from_the_catalogues() -> None:
         assert app.COMMANDS[lang] == menu
     assert dict(command_menu("en"))["score"] == "score a model's output"
     assert dict(command_menu("fa"))["score"] == "امتیازدهی خروجی یک مدل"
+
+
+def test_every_code_a_benchmark_declares_has_its_messages() -> None:
+    """Each hint and reason code of each benchmark names a message with English and
+    Persian entries (English may be empty: it shows the scorer's own text)."""
+    from scoring import registry
+
+    english, persian = _entries(_po("en")), _entries(_po("fa"))
+    for benchmark in registry.all_benchmarks():
+        declared = {**benchmark.hint_messages, **benchmark.reason_messages}
+        for code, key in declared.items():
+            assert key in english, (benchmark.name, code, key)
+            assert persian.get(key) is not None and persian[key].string, (benchmark.name, code)
+        for column in benchmark.web_columns:
+            assert english[column.label].string and persian[column.label].string, column
