@@ -82,14 +82,6 @@ class Result(Protocol):
         """A digest of the normalised answers: equal answers give equal fingerprints."""
         ...
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        """The breakdown a person reads, as (field key, value text) pairs in order.
-
-        Field keys are stable identifiers (``final_score``); the bot and the CLI turn
-        them into labels in the reader's language.
-        """
-        ...
-
     def card(self) -> Card:
         """What the result shows on a card, in a reply and on the command line."""
         ...

@@ -43,7 +43,6 @@ from .primebench.result import (
     counts_record,
     format_score,
     record_counts,
-    summary_fields,
     web_cells,
 )
 from .primebench.scorer import score as score_lines
@@ -291,12 +290,9 @@ class ChoiceResult(NamedTuple):
     def coverage(self) -> float:
         return self.answered / self.total_questions if self.total_questions else 0.0
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        return summary_fields(self)
-
     def card(self) -> Card:
         """PrimeBench's card, with the points this benchmark's own values make."""
-        return answers_card(self, self.positive_points, self.negative_points)
+        return answers_card(self)
 
     def to_json(self) -> dict[str, Any]:
         data = counts_json(self)

@@ -173,24 +173,6 @@ class NatoryResult:
             return self.value.numerator
         return f"{self.value.numerator}/{self.value.denominator}"
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields: list[tuple[str, str]] = [
-            ("target", str(self.target)),
-            ("expression", shown(self.expression)),
-        ]
-        if self.value is not None:
-            fields.append(("value", short(self.value, limit=40)))
-        fields.append(("valid", "yes" if self.valid else "no"))
-        if self.error is not None:
-            fields.append(("error", self.error))
-        if self.valid and self.simplified != plain(self.expression):
-            fields.append(("simplified", shown(self.simplified)))
-        breakdown = self.breakdown
-        fields.extend((name, str(getattr(breakdown, attr))) for name, attr in FIELDS)
-        if breakdown.special_number_key:
-            fields.append(("specialNumberKey", ", ".join(breakdown.special_number_key)))
-        return tuple(fields)
-
     def card(self) -> Card:
         return Card(
             self._summary(),

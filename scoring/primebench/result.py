@@ -74,11 +74,8 @@ class PrimeBenchResult(NamedTuple):
         """Share of the key's questions that were answered."""
         return self.answered / self.total_questions if self.total_questions else 0.0
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        return summary_fields(self)
-
     def card(self) -> Card:
-        return answers_card(self, self.positive_points, self.negative_points)
+        return answers_card(self)
 
     def to_json(self) -> dict[str, Any]:
         return counts_json(self)
@@ -131,24 +128,6 @@ class Counts(Protocol):
     def coverage(self) -> float: ...
 
 
-def summary_fields(result: Counts) -> tuple[tuple[str, str], ...]:
-    fields = [
-        ("total_questions", str(result.total_questions)),
-        ("correct", str(result.correct)),
-        ("wrong", str(result.wrong)),
-        ("unanswered", str(result.unanswered)),
-        ("positive_points", str(result.positive_points)),
-        ("negative_points", str(result.negative_points)),
-        ("final_score", str(result.final_score)),
-    ]
-    if result.accuracy is not None:
-        fields.append(("accuracy", f"{result.accuracy:.1%} ({result.correct}/{result.answered})"))
-    fields.append(
-        ("coverage", f"{result.coverage:.1%} ({result.answered}/{result.total_questions})")
-    )
-    return tuple(fields)
-
-
 def counts_json(result: Counts) -> dict[str, Any]:
     """The machine-readable breakdown (what ``benchboard score --json`` prints)."""
     return {
@@ -199,32 +178,12 @@ ACCURACY = Field("accuracy", PERCENT, N_("field_accuracy"))
 COVERAGE = Field("coverage", PERCENT, N_("field_coverage"))
 
 
-class Answers(Protocol):
-    """What :func:`answers_card` reads of a result of answer lines ``Q:O``."""
-
-    @property
-    def total_questions(self) -> int: ...
-    @property
-    def correct(self) -> int: ...
-    @property
-    def wrong(self) -> int: ...
-    @property
-    def unanswered(self) -> int: ...
-    @property
-    def duplicates(self) -> tuple[int, ...]: ...
-    @property
-    def duplicate_count(self) -> int: ...
-    @property
-    def unknown_questions(self) -> tuple[int, ...]: ...
-    @property
-    def unknown_question_count(self) -> int: ...
-
-
-def answers_card(result: Answers, positive: int, negative: int) -> Card:
+def answers_card(result: Counts) -> Card:
     """The card of a multiple-choice result (PrimeBench's, or one like it with its own
-    point values): the counts, the points they make (``positive`` earned, ``negative``
-    lost, both as the scorer counts them), the final score, accuracy and coverage, and
-    the correct / wrong / unanswered bar."""
+    point values): the counts, the points they make as the result counts them (earned,
+    lost), the final score, accuracy and coverage, and the correct / wrong / unanswered
+    bar."""
+    positive, negative = result.positive_points, result.negative_points
     answered = result.correct + result.wrong
     summary = [
         Shown(TOTAL_QUESTIONS, result.total_questions),
@@ -233,7 +192,7 @@ def answers_card(result: Answers, positive: int, negative: int) -> Card:
         Shown(UNANSWERED, result.unanswered),
         Shown(POSITIVE_POINTS, positive),
         Shown(NEGATIVE_POINTS, negative),
-        Shown(FINAL_SCORE, positive - negative),
+        Shown(FINAL_SCORE, result.final_score),
     ]
     if answered:
         summary.append(percent_of(ACCURACY, result.correct, answered))

@@ -180,18 +180,6 @@ def _share(field: Field, fraction: float | None, count: float, total: int) -> Sh
     return Shown(field, fraction, None if fraction is None else (count, total))
 
 
-def _count_text(count: float) -> str:
-    if float(count).is_integer():
-        return str(int(count))
-    return f"{count:.2f}".rstrip("0").rstrip(".")
-
-
-def _figure(fraction: float | None, count: float, total: int) -> str:
-    if fraction is None:
-        return "—"
-    return f"{fraction:.1%} ({_count_text(count)}/{total})"
-
-
 #: The parts of a result computed after its ranking figures: both splits (with their
 #: lenient figures) and the hints.
 Later = Callable[[], tuple[SplitResult, SplitResult, tuple[Hint, ...]]]
@@ -337,38 +325,6 @@ class ZeroBenchResult:
 
     def splits(self) -> tuple[tuple[str, SplitResult], ...]:
         return (("main", self.main), ("sub", self.sub))
-
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields: list[tuple[str, str]] = [("k_attempts", str(self.k))]
-        for prefix, split in self.splits():
-            shown = split.questions and (
-                split.split == self.primary_split or split.attempts or not self.main.questions
-            )
-            if not shown:
-                continue
-            o, n = split.official, split.lenient
-            fields.append((f"{prefix}_questions", str(split.questions)))
-            if split.unattempted:
-                fields.append((f"{prefix}_unattempted", str(len(split.unattempted))))
-            if split.fewer_than_k:
-                fields.append((f"{prefix}_fewer_than_k", str(len(split.fewer_than_k))))
-            fields += [
-                (f"{prefix}_pass_at_1", _figure(o.pass_at_1, o.pass_at_1_count, o.questions)),
-                (f"{prefix}_pass_at_k", _figure(o.pass_at_k, o.pass_at_k_count, o.questions)),
-                (
-                    f"{prefix}_reliability",
-                    _figure(o.reliability, o.reliability_count, o.questions),
-                ),
-                (
-                    f"{prefix}_lenient_pass_at_1",
-                    _figure(n.pass_at_1, n.pass_at_1_count, n.questions),
-                ),
-                (
-                    f"{prefix}_lenient_pass_at_k",
-                    _figure(n.pass_at_k, n.pass_at_k_count, n.questions),
-                ),
-            ]
-        return tuple(fields)
 
     def card(self) -> Card:
         summary: list[Shown] = [Shown(K_ATTEMPTS, self.k)]
