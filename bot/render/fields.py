@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from decimal import Decimal
 
 from scoring import Benchmark
 from scoring.base import (
@@ -46,6 +45,8 @@ def plain_number(value: float, significant: int | None = None) -> str:
         return str(int(value))
     text = f"{value:.{significant}g}" if significant else repr(value)
     if "e" in text or "E" in text:
+        from decimal import Decimal  # rare: only a number written in e-notation
+
         text = format(Decimal(text), "f")
     return text
 
