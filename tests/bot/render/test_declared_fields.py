@@ -288,3 +288,18 @@ def test_the_result_page_labels_the_declared_fields(lang: str) -> None:
     label = "Coverage" if lang == "en" else "پوشش"
     assert f'<th scope="row">{label}</th><td dir="ltr">87.5% (7/8)</td>' in html
     assert "a&lt;b" in html
+
+
+@pytest.mark.parametrize("name", ["primebench", "zerobench", "natory"])
+def test_the_shipped_benchmarks_label_every_field_in_both_languages(name: str) -> None:
+    from bot.render.i18n import translated
+    from tests.bot.render.test_cards import _result
+
+    card = _result(name).card()
+    fields = [*card.summary, *card.figures, *(s for s in card.prose if isinstance(s, Shown))]
+    if card.bar is not None:
+        fields += card.bar.points
+    for shown in fields:
+        assert translated("en", shown.field.label) and translated("fa", shown.field.label), (
+            shown.field
+        )
