@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 
 from scoring import Benchmark
 from scoring.base import (
-    COUNT,
     MEAN,
     MONEY,
     NAMES,
@@ -99,9 +98,7 @@ def write(
         return digits(lang, "$" + plain_number(value, 4))
     if kind == SECONDS:
         return digits(lang, plain_number(value, 3) + " s")
-    if kind == COUNT:
-        return digits(lang, plain_number(value))
-    return digits(lang, plain_number(value))
+    return digits(lang, plain_number(value))  # a count (a score or mean with no benchmark)
 
 
 def label(lang: str, field: Field) -> str:

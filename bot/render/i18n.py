@@ -72,10 +72,10 @@ ADMIN_MENU = (
     ("backup", N_("cmd_admin_backup")),
 )
 
-#: Ids the code builds from a value (``f"state_{visibility}"``, ``f"hint_{code}"``, ...):
-#: listed here only so that extraction keeps them in the catalogues.
+#: Ids the code builds from a value (``f"state_{visibility}"``, ...): listed here only so
+#: that extraction keeps them in the catalogues. A benchmark's own ids (its fields'
+#: labels, its hints' and reasons' texts) are marked where it declares them.
 RUNTIME_IDS = (
-    # (a benchmark's own labels, hints and reasons are declared with it: scoring.base.N_)
     # modes, by Mode value (buttons, cards, boards)
     N_("mode_default"),
     N_("mode_think"),
