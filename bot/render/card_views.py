@@ -195,8 +195,9 @@ def result_card_text(view: ResultCardView) -> CardText:
             points=points,
         )
     else:
+        # figures as the card has always drawn them: Western digits, in any language
         breakdown = tuple(
-            (label(lang, f.field), ltr(lang, shown_value(lang, f, benchmark))) for f in card.figures
+            (label(lang, f.field), shown_value("en", f, benchmark)) for f in card.figures
         )
     if view.rank is None:
         rank = ""
