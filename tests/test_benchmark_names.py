@@ -64,11 +64,15 @@ def _docstrings(source: str) -> set[tuple[int, int]]:
     return found
 
 
+#: Names and strings (from Python 3.12 an f-string's text is its own token).
+_KINDS = {token.NAME, token.STRING, getattr(token, "FSTRING_MIDDLE", token.STRING)}
+
+
 def names_in(source: str) -> Iterator[tuple[int, str]]:
     """(line, token) for each name or string (not a docstring) naming a benchmark."""
     docstrings = _docstrings(source)
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type not in (token.NAME, token.STRING):
+        if tok.type not in _KINDS:
             continue
         if tok.type == token.STRING and tok.start in docstrings:
             continue
@@ -97,8 +101,9 @@ def test_the_scan_finds_names_and_skips_prose() -> None:
         '    """ZeroBench in a docstring."""\n'
         '    return registry.get("zerobench")\n'
         "natory_board = 1\n"
+        'key = f"hint_{name}" or f"zerobench_{code}"\n'
     )
-    assert [line for line, _ in names_in(source)] == [5, 6]
+    assert [line for line, _ in names_in(source)] == [5, 6, 7]
 
 
 def test_no_benchmark_is_named_in_bot_or_storage() -> None:
