@@ -3,28 +3,27 @@ the points the scorer counts, the prose of a result that is not valid."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from scoring import registry
+from scoring import choice, registry
 from scoring.base import COUNT, KINDS, Note, Reason, Shown
-from scoring.primebench import answers_card
 
-
-class Answers(NamedTuple):
-    total_questions: int = 10
-    correct: int = 6
-    wrong: int = 2
-    unanswered: int = 2
-    duplicates: tuple[int, ...] = ()
-    duplicate_count: int = 0
-    unknown_questions: tuple[int, ...] = ()
-    unknown_question_count: int = 0
+#: A multiple-choice benchmark defined by data, with points of its own.
+TINY = """
+name = "tinymcq"
+title = "TinyMCQ"
+kind = "choice"
+options = 4
+points = { right = 2, wrong = -1, none = 0 }
+key = "1:1\\n2:2\\n3:3\\n4:4\\n5:1\\n6:2\\n7:3\\n8:4\\n9:1\\n10:2\\n"
+"""
 
 
 def test_a_multiple_choice_card_counts_with_its_own_points() -> None:
     """A benchmark like PrimeBench with right = 2, wrong = -1 declares its own figures:
     the renderer computes nothing."""
-    card = answers_card(Answers(), positive=6 * 2, negative=2 * 1)
+    bench = choice.ChoiceBenchmark(choice.read_definition(TINY))
+    key = bench.load_key(bench.definition.key)
+    answers = "".join(f"{q}:{(q - 1) % 4 + 1}\n" for q in range(1, 7)) + "7:1\n8:1\n"
+    card = bench.score(answers, key).card()
     fields = {s.field.key: s.value for s in card.summary}
     assert fields["positive_points"] == 12 and fields["negative_points"] == 2
     assert fields["final_score"] == 10
