@@ -4,7 +4,7 @@ row and its result page come out right in English and Persian from what it decla
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -37,6 +37,7 @@ from scoring.base import (
     Shown,
     percent_of,
 )
+from scoring.runs import RunMaterials, RunPlan, RunRefused
 from storage import BoardRow
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -92,9 +93,6 @@ class QuizResult(NamedTuple):
             (Shown(BONUS, 4), Shown(BONUS, -2)),
         )
         return Card(summary, bar=bar, figures=summary[:2], duplicates=(4, 5), duplicate_count=9)
-
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        return ()
 
     def to_json(self) -> dict[str, Any]:
         return {}
@@ -168,6 +166,15 @@ class Quizlet:
 
     def result_from_record(self, data: Mapping[str, Any]) -> Any:
         return QuizResult(7, 1)
+
+    run_version = "quizlet-run-1"
+    run_questions_file: str | None = None
+
+    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        raise RunRefused("no runs", code="no_runs")
+
+    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        return ""
 
 
 QUIZLET: Benchmark = Quizlet()
