@@ -590,7 +590,7 @@ def _score_arguments(score: argparse.ArgumentParser) -> None:
         help="default: the one that reads the file, found as the bot finds it (said on stderr)",
     )
     score.add_argument("--key", help="answer key file (default: the current one in the database)")
-    score.add_argument("--k", type=int, help="attempts per question for pass@k (ZeroBench)")
+    score.add_argument("--k", type=int, help="attempts per question, for a benchmark scored pass@k")
     score.add_argument("--target", help="a challenge's target number N")
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.set_defaults(handler=cmd_score)
@@ -603,8 +603,12 @@ def _data_arguments(data: argparse.ArgumentParser) -> None:
     fetch.set_defaults(handler=cmd_data_fetch)
     load = data_sub.add_parser("load", help="check and import a benchmark's key from local files")
     load.add_argument("benchmark")
-    load.add_argument("--key", required=True, help="the answer key (PrimeBench: A.txt)")
-    load.add_argument("--questions", help="PrimeBench's Q.json")
+    load.add_argument(
+        "--key", required=True, help="the answer key file (the benchmark's own format)"
+    )
+    load.add_argument(
+        "--questions", help="the question file beside the key, when the benchmark has one"
+    )
     load.set_defaults(handler=cmd_data_load)
 
 

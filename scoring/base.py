@@ -83,12 +83,8 @@ class Result(Protocol):
         """A digest of the normalised answers: equal answers give equal fingerprints."""
         ...
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        """The breakdown a person reads, as (field key, value text) pairs in order.
-
-        Field keys are stable identifiers (``final_score``); the bot and the CLI turn
-        them into labels in the reader's language.
-        """
+    def card(self) -> Card:
+        """What the result shows on a card, in a reply and on the command line."""
         ...
 
     def to_json(self) -> dict[str, Any]:
@@ -137,10 +133,12 @@ class Source(NamedTuple):
 
 class WebColumn(NamedTuple):
     """A column of a web board row after the model and mode: its key (the sort key and
-    the CSV/JSON field) and the name of its heading (the bot's ``web_col_<heading>``)."""
+    the CSV/JSON field), the message id of its heading, and the kind of its values (how
+    a cell is written when the benchmark gives no text of its own; see ``KINDS``)."""
 
     key: str
-    heading: str
+    label: str
+    kind: str
 
 
 #: A web board row's cells by column key: as shown, and as the CSV/JSON value.
@@ -215,6 +213,151 @@ class ChallengeSpec(NamedTuple):
     previous_option: str
 
 
+# --- what a result shows: fields with kinds, cards, board lines, web columns ------------
+#
+# A benchmark declares what its results show; the bot writes each value by its kind and
+# never asks which benchmark it is. Labels and messages are message ids of the bot's
+# catalogues, marked with :func:`N_` where they are declared so that extraction finds them.
+
+#: A whole number (questions, attempts, points counted): as is (``18``, ``-2``, never in
+#: e-notation), in the reader's digits.
+COUNT = "count"
+#: Points a part of a score adds or takes: signed (``+10``, ``−5``, ``0``).
+POINTS = "points"
+#: A share in [0, 1]: ``75.0%``, with the part and whole it is the share of when given
+#: (``75.0% (3/4)``); ``—`` when unknown.
+PERCENT = "percent"
+#: US dollars: ``$0.0123`` (four significant digits, never in e-notation).
+MONEY = "money"
+#: A duration in seconds: ``3.2 s``.
+SECONDS = "seconds"
+#: Text as written (an expression, ``yes``), escaped where it is shown.
+TEXT = "text"
+#: A list of names, each a message id (``gem_prime``), joined in prose.
+NAMES = "names"
+#: A score as its benchmark writes it (``Benchmark.format_score``: ``+18``, ``11.9%``).
+SCORE = "score"
+#: A mean of scores as its benchmark writes it (``format_score(value, mean=True)``).
+MEAN = "mean"
+#: Every field kind.
+KINDS = (COUNT, POINTS, PERCENT, MONEY, SECONDS, SCORE, MEAN, TEXT, NAMES)
+
+#: How a board line aggregates (``Benchmark.board_aggregate``): a model's best submission
+#: with its runs and mean, or its attempts at challenges.
+BEST = "best"
+ATTEMPTS = "attempts"
+
+
+def N_(message_id: str) -> str:
+    """Mark a message id of the bot's catalogues where a benchmark declares it (a field's
+    label, a hint's or a reason's text), for extraction; returns it unchanged."""
+    return message_id
+
+
+class Field(NamedTuple):
+    """A figure a benchmark shows: ``key`` (stable: the JSON and CSV name, the sort
+    key), ``kind`` (one of :data:`KINDS`: how it is written) and ``label`` (the message
+    id of its label, ``field_correct``)."""
+
+    key: str
+    kind: str
+    label: str
+
+
+#: A declared value: a number, text, the message ids of :data:`NAMES`, or None (unknown).
+Value = int | float | str | tuple[str, ...] | None
+
+
+class Shown(NamedTuple):
+    """A field with its value. ``of``: for a :data:`PERCENT`, the part and the whole it
+    is the share of; ``term``: one term of a sum (a card indents it)."""
+
+    field: Field
+    value: Value
+    of: tuple[float, float] | None = None
+    term: bool = False
+
+
+class Reason(NamedTuple):
+    """Why an attempt is not valid: its declared ``code`` (see
+    :attr:`Benchmark.reason_messages`), the scorer's English ``message``, the values the
+    message quotes and the position in the input (from 0) it is about, if any."""
+
+    code: str | None
+    message: str
+    params: tuple[tuple[str, str], ...] = ()
+    position: int | None = None
+
+
+class Note(NamedTuple):
+    """A line of prose: a message id and the values it quotes (numbers are written in
+    the reader's digits, text as given and escaped, a :class:`Reason` in the reader's
+    language)."""
+
+    message: str
+    values: tuple[tuple[str, int | str | Reason], ...] = ()
+
+
+class Sum(NamedTuple):
+    """The terms of a sum and its total, written out (``10 + 20 − 5 = 25``)."""
+
+    terms: tuple[int, ...]
+    total: int
+
+
+#: A line of a result in prose.
+Line = Shown | Note | Sum
+
+
+class Segment(NamedTuple):
+    """A part of a stacked bar: how many it counts and its tone (``good``, ``bad``,
+    ``none``)."""
+
+    field: Field
+    size: int
+    tone: str
+
+
+class Bar(NamedTuple):
+    """A stacked bar (PrimeBench's correct / wrong / unanswered) and the points they
+    make, as the scorer counts them with its own point values."""
+
+    segments: tuple[Segment, ...]
+    points: tuple[Shown, ...] = ()
+
+
+class Card(NamedTuple):
+    """What a result shows, as its benchmark declares it.
+
+    - ``summary``: every figure in order (the command line, the web result page, and the
+      reply unless ``prose`` is given);
+    - ``prose``: the reply's and the card image's lines instead (Natory: the expression,
+      the fields that paid, why it is not valid); () for none;
+    - ``figures``: the card image's rows when there is neither a bar nor prose;
+    - ``bar``: the card image's stacked bar, or None;
+    - ``target``: the challenge target whose attempts it ranks among, or None;
+    - ``duplicates``/``unknown``: questions answered more than once and ids the key
+      lacks, each with its full count;
+    - ``hint_values``: what a hint about no line quotes (the result's own figures).
+    """
+
+    summary: tuple[Shown, ...]
+    prose: tuple[Line, ...] = ()
+    figures: tuple[Shown, ...] = ()
+    bar: Bar | None = None
+    target: int | None = None
+    duplicates: tuple[int | str, ...] = ()
+    duplicate_count: int = 0
+    unknown: tuple[int | str, ...] = ()
+    unknown_count: int = 0
+    hint_values: tuple[tuple[str, int | str | tuple[str, ...]], ...] = ()
+
+
+def percent_of(field: Field, part: float, whole: float) -> Shown:
+    """A :data:`PERCENT` field showing ``part`` of ``whole`` (unknown when ``whole`` is 0)."""
+    return Shown(field, part / whole if whole else None, (part, whole))
+
+
 class Benchmark(Protocol):
     """One benchmark: its name, its key, its scorer, and what the bot asks of it.
 
@@ -262,6 +405,21 @@ class Benchmark(Protocol):
     web_paths: tuple[str, ...]
     #: its challenge (a daily target with its own board and command), or None
     challenge: ChallengeSpec | None
+    #: how a board line aggregates: :data:`BEST` (a model's best submission, with its
+    #: runs and mean) or :data:`ATTEMPTS` (a model's attempts at challenges: mean and
+    #: best score, attempts, mean cost and latency)
+    board_aggregate: str
+    #: the license its questions and key are published under ("" when none is stated),
+    #: and where its authors and that license are (for a page's credits; "" for none)
+    license: str
+    license_url: str
+    author: str
+    author_url: str
+    #: the message id of each of its hint codes (:attr:`Hint.code`) and reason codes
+    #: (:attr:`Reason.code`), marked with ``N_``: the bot shows the message in the
+    #: reader's language, the scorer's English text where the catalogue has none
+    hint_messages: Mapping[str, str]
+    reason_messages: Mapping[str, str]
 
     def check_key(
         self, data: bytes, *, filename: str = "", questions: bytes | None = None

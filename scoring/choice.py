@@ -30,18 +30,30 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .base import Benchmark, ChallengeSpec, Hint, InvalidLine, KeyCheck, Source, WebCells, WebColumn
+from .base import (
+    BEST,
+    Benchmark,
+    Card,
+    ChallengeSpec,
+    Hint,
+    InvalidLine,
+    KeyCheck,
+    Source,
+    WebCells,
+    WebColumn,
+)
 from .errors import DecodeError, DefinitionError, KeyFormatError
+from .primebench.benchmark import HINT_MESSAGES
 from .primebench.key import PrimeKey, load_key
 from .primebench.parse import recognises
 from .primebench.result import (
     WEB_COLUMNS,
     WEB_PATHS,
+    answers_card,
     counts_json,
     counts_record,
     format_score,
     record_counts,
-    summary_fields,
     web_cells,
 )
 from .primebench.scorer import score as score_lines
@@ -290,8 +302,9 @@ class ChoiceResult(NamedTuple):
     def coverage(self) -> float:
         return self.answered / self.total_questions if self.total_questions else 0.0
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        return summary_fields(self)
+    def card(self) -> Card:
+        """PrimeBench's card, with the points this benchmark's own values make."""
+        return answers_card(self)
 
     def to_json(self) -> dict[str, Any]:
         data = counts_json(self)
@@ -324,6 +337,13 @@ class ChoiceBenchmark:
     recognise_order = 3
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
+    board_aggregate = BEST
+    license_url = ""
+    author = ""
+    author_url = ""
+    #: PrimeBench's hints: its answers are read by PrimeBench's rules
+    hint_messages: Mapping[str, str] = HINT_MESSAGES
+    reason_messages: Mapping[str, str] = {}
 
     def __init__(self, definition: Definition) -> None:
         self.definition = definition

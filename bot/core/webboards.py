@@ -1,10 +1,11 @@
 """The web boards' use cases: a page of a board with the columns its benchmark calls for,
 the front page's leaders, one published result, and a signed-in user's own results.
 
-Everything is read through the store's board queries (``Store.leaderboard``,
-``storage.analytics.challenge_board``) and, for the rows of one page, by primary key
-(``storage.web_rows``). No user id leaves here: a submitter is shown by name only when
-they chose ``/public``.
+Everything is read through the store's board queries (``Store.leaderboard``, and the
+challenge board for a benchmark whose board aggregates attempts) and, for the rows of
+one page, by primary key (``storage.web_rows``). The columns are the benchmark's own
+(``Benchmark.web_columns``), each cell written by its kind (``bot.render.fields``).
+No user id leaves here: a submitter is shown by name only when they chose ``/public``.
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from scoring import Benchmark, registry
+from scoring.base import ATTEMPTS
 from storage import Board, BoardRow, Submission, analytics, web_rows
 from storage.analytics import ChallengeRow
 from storage.web_rows import RowInfo
 
-from ..render.i18n import N_
+from ..render.fields import write
 from ..render.svgchart import pareto
 from ..render.webviews import (
     ChartPoint,
@@ -43,29 +45,6 @@ MAX_PAGE = 400
 #: Models on the score-against-cost chart.
 CHART_MODELS = 40
 WINDOWS = (0, 7, 30)
-_BASE = (
-    Column("runs", N_("web_col_runs")),
-    Column("mean", N_("web_col_mean")),
-)
-#: The headings a benchmark's web columns name (``Benchmark.web_columns``).
-HEADINGS = {
-    "score": N_("web_col_score"),
-    "pass1": N_("web_col_pass1"),
-    "best": N_("web_col_best"),
-    "correct": N_("web_col_correct"),
-    "wrong": N_("web_col_wrong"),
-    "unanswered": N_("web_col_unanswered"),
-    "coverage": N_("web_col_coverage"),
-    "pass_k": N_("web_col_pass_k"),
-    "k_of_k": N_("web_col_k_of_k"),
-}
-_CHALLENGE_COLUMNS = (
-    Column("mean", N_("web_col_mean")),
-    Column("score", N_("web_col_best")),
-    Column("attempts", N_("web_col_attempts")),
-    Column("cost", N_("web_col_cost")),
-    Column("latency", N_("web_col_latency")),
-)
 #: Sort keys every board has besides its columns.
 COMMON_SORTS = ("rank", "model", "mode", "first", "last")
 
@@ -76,49 +55,53 @@ def benchmark_of(name: str) -> Benchmark:
     return registry.get(name)
 
 
-def costed(benchmark: Benchmark) -> bool:
-    """Boards of a challenge benchmark (its model board over every target): attempts,
-    mean cost and latency, the score-against-cost chart."""
-    return benchmark.challenge is not None
+def charted(benchmark: Benchmark) -> bool:
+    """Boards that aggregate attempts at challenges, with their cost: the score-against-
+    cost chart."""
+    return benchmark.board_aggregate == ATTEMPTS
 
 
 def columns(benchmark: Benchmark) -> tuple[Column, ...]:
-    if costed(benchmark):
-        return _CHALLENGE_COLUMNS
-    own = tuple(Column(c.key, HEADINGS[c.heading]) for c in benchmark.web_columns)
-    return (*own, *_BASE)
+    return tuple(Column(c.key, c.label) for c in benchmark.web_columns)
 
 
 def sort_keys(benchmark: Benchmark) -> tuple[str, ...]:
     return COMMON_SORTS + tuple(c.key for c in columns(benchmark))
 
 
+def _texts(
+    benchmark: Benchmark, values: dict[str, float | int | str | None], given: dict[str, str]
+) -> dict[str, str]:
+    """The text of every column of a row: as the benchmark gave it, else its value
+    written by the column's kind."""
+    return {
+        c.key: given[c.key]
+        if c.key in given
+        else write(c.kind, values.get(c.key), benchmark=benchmark)
+        for c in benchmark.web_columns
+    }
+
+
 def _cells(
     benchmark: Benchmark, row: BoardRow, info: RowInfo | None
 ) -> tuple[dict[str, str], dict[str, float | int | str | None]]:
     """A board row's columns as text and as values: score, runs and mean as every board
-    writes them, then the benchmark's own (``Benchmark.web_cells``)."""
-    text: dict[str, str] = {
-        "score": benchmark.format_score(row.best),
-        "runs": str(row.runs),
-        "mean": benchmark.format_score(row.mean, mean=True),
-    }
+    has them, then the benchmark's own (``Benchmark.web_cells``)."""
     values: dict[str, float | int | str | None] = {
         "score": row.best,
         "runs": row.runs,
         "mean": round(row.mean, 6),
     }
     own_text, own_values = benchmark.web_cells(row.best, info.values if info else {})
-    text.update(own_text)
     values.update(own_values)
-    return text, values
+    return _texts(benchmark, values, own_text), values
 
 
 def _mark(row: BoardRow) -> str:
     return "reported" if row.reported else "verified" if row.verified else "self"
 
 
-def _web_row(
+def web_row(
     benchmark: Benchmark,
     row: BoardRow,
     info: RowInfo | None,
@@ -141,13 +124,22 @@ def _web_row(
     )
 
 
-def _challenge_row(
+def _attempts_row(
     benchmark: Benchmark, row: ChallengeRow, info: RowInfo | None, token: str | None
 ) -> WebRow:
+    """A row of a board of attempts: a model's mean and best score, attempts, mean cost
+    and latency."""
+
     def when(ms: int | None) -> datetime:
         return datetime.fromtimestamp((ms or 0) / 1000, UTC)
 
-    cost, latency = row.mean_cost, row.mean_latency
+    values: dict[str, float | int | str | None] = {
+        "mean": row.mean,
+        "score": row.best,
+        "attempts": row.attempts,
+        "cost": row.mean_cost,
+        "latency": row.mean_latency,
+    }
     return WebRow(
         rank=row.rank,
         model=row.model,
@@ -157,20 +149,8 @@ def _challenge_row(
         author=info.author if info is not None else None,
         first_at=when(row.first_ms),
         last_at=when(row.last_ms),
-        cells={
-            "mean": benchmark.format_score(row.mean, mean=True),
-            "score": benchmark.format_score(row.best),
-            "attempts": str(row.attempts),
-            "cost": "—" if cost is None else f"${cost:.4g}",
-            "latency": "—" if latency is None else f"{latency:.3g} s",
-        },
-        values={
-            "mean": row.mean,
-            "score": row.best,
-            "attempts": row.attempts,
-            "cost": cost,
-            "latency": latency,
-        },
+        cells=_texts(benchmark, values, {}),
+        values=values,
         token=token,
     )
 
@@ -212,14 +192,14 @@ async def _rows(
     limit: int,
     offset: int,
 ) -> tuple[list[WebRow], Board | None, int]:
-    """``limit`` rows from ``offset`` in rank order, the board read (None for a challenge's)
-    and the board's size."""
+    """``limit`` rows from ``offset`` in rank order, the board read (None for a board of
+    attempts) and the board's size."""
     store = services.store
-    if costed(benchmark):
+    if benchmark.board_aggregate == ATTEMPTS:
         since = None
         if q.days:
             since = int((datetime.now(UTC) - timedelta(days=q.days)).timestamp() * 1000)
-        found = await analytics.challenge_board(
+        attempts = await analytics.challenge_board(
             store,
             benchmark.name,
             challenges.fields(benchmark),
@@ -230,12 +210,12 @@ async def _rows(
             limit=limit,
             offset=offset,
         )
-        ids = [r.best_id for r in found.rows]
+        ids = [r.best_id for r in attempts.rows]
         info = await web_rows.row_info(store, ids)
         tokens = await web_rows.result_tokens(store, ids)
-        rows = [_challenge_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
-                for r in found.rows]  # fmt: skip
-        return rows, None, found.total
+        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+                for r in attempts.rows]  # fmt: skip
+        return rows, None, attempts.total
     if q.verified:
         board = await web_rows.verified_page(
             store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset
@@ -256,7 +236,7 @@ async def _rows(
     rows = []
     for r in board.rows:
         sid = r.submission_id
-        rows.append(_web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
+        rows.append(web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
     return rows, board, board.total
 
 
@@ -268,10 +248,10 @@ async def board(
     if chat_id is not None and q.verified:
         raise UserError("web_bad_filter")
     span = 0
-    # the first page of a costed board also charts its best models: one read for both
-    charted = costed(benchmark) and q.page == 0
+    # the first page of a board of attempts also charts its best models: one read for both
+    with_chart = charted(benchmark) and q.page == 0
     if q.sort == "rank":
-        limit = max(q.per, CHART_MODELS) if charted else q.per
+        limit = max(q.per, CHART_MODELS) if with_chart else q.per
         rows, found, total = await _rows(services, benchmark, q, chat_id, limit, q.page * q.per)
         shown = rows[: q.per]
         pages = max(1, -(-total // q.per))
@@ -284,8 +264,8 @@ async def board(
         raise UserError("web_no_page")
     reported: tuple[WebRow, ...] = ()
     if found is not None and found.references and q.page == 0:
-        reported = tuple(_web_row(benchmark, r, None, None) for r in found.references)
-    chart = _chart(rows[:CHART_MODELS]) if charted else ()
+        reported = tuple(web_row(benchmark, r, None, None) for r in found.references)
+    chart = _chart(rows[:CHART_MODELS]) if with_chart else ()
     key = await services.store.current_key(benchmark.name) if benchmark.key_file else None
     return WebBoard(
         query=q,
@@ -364,7 +344,7 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         score=benchmark.format_score(sub.score),
         mark="verified" if sub.verified else "self",
         author=info.author if info else None,
-        fields=found.summary_fields(),
+        fields=found.card().summary,
         invalid_lines=tuple((il.line, il.text[:500]) for il in found.invalid_lines[:500]),
         invalid_count=found.invalid_line_count,
         hints=found.hints,
@@ -377,6 +357,7 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         bot_link=(
             links.start_link(bot_username, links.payload("result", token)) if bot_username else None
         ),
+        declared=benchmark,
     )
 
 

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 
 def _figure(value: float) -> str:
-    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+    """A reported figure: a signed whole number (never in e-notation), or three digits."""
+    return f"{int(value):+d}" if value == int(value) else f"{value:.3g}"
 
 
 #: How long a model name may be in a board or history row, tried in turn until it fits.

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from scoring import Benchmark, Result, natory
+from scoring import Benchmark, Result
 
-from .format import mode_label, natory_breakdown
+from .fields import label, prose, shown_value
+from .format import mode_label
 from .i18n import N_, digits, field_label, t, tn
 
 THEMES = ("light", "dark")
@@ -26,7 +27,7 @@ DEFAULT_THEME = "light"
 @dataclass(frozen=True, slots=True)
 class ResultCardView:
     """One published result as its card shows it. ``rank``: on the global board when
-    rendered (a Natory result: among the attempts at its target); ``key_sha``: the
+    rendered (a challenge's result: among the attempts at its target); ``key_sha``: the
     SHA-256 of the key it was scored against; ``challenge``: the challenge it answered
     (``score`` as written, ``model``), from the submission's extra."""
 
@@ -59,8 +60,8 @@ class TableRow:
 @dataclass(frozen=True, slots=True)
 class BoardImageView:
     """A board page as an image: its benchmark, scope (``g`` global, ``c`` a group, ``u``
-    the user's; ``chat_title`` names the group), filters and rows. ``target``: a Natory
-    target's board."""
+    the user's; ``chat_title`` names the group), filters and rows. ``target``: a
+    challenge target's board."""
 
     benchmark: Benchmark
     scope: str
@@ -80,13 +81,13 @@ class BoardImageView:
 
 @dataclass(frozen=True, slots=True)
 class Bar:
-    """PrimeBench's correct / wrong / unanswered, drawn as one stacked bar."""
+    """A stacked bar (PrimeBench's correct / wrong / unanswered): each part's count, tone
+    (``good``, ``bad``, ``none``) and label, and the points they make
+    ("Positive Points: 59 · Negative Points: 30")."""
 
-    correct: int
-    wrong: int
-    unanswered: int
-    labels: tuple[str, str, str]
-    #: the points they make: "Positive Points: 59 · Negative Points: 30"
+    counts: tuple[int, ...]
+    tones: tuple[str, ...]
+    labels: tuple[str, ...]
     points: str = ""
 
 
@@ -152,9 +153,9 @@ def _persian_letters(value: str) -> bool:
     return any(c.isalpha() and "\u0600" <= c <= "\u06ff" for c in value)
 
 
-def _natory_line(lang: str, line: str) -> str:
-    """A Natory breakdown line for the card: in Persian, arithmetic and the value after
-    a label kept left to right (``3^(1+1)+(3+1)``, ``+۱۰``, ``۱۰ + ۶ = ۱۶``)."""
+def _prose_line(lang: str, line: str) -> str:
+    """A line of a result in prose for the card: in Persian, arithmetic and the value
+    after a label kept left to right (``3^(1+1)+(3+1)``, ``+۱۰``, ``۱۰ + ۶ = ۱۶``)."""
     if lang != "fa":
         return line
     if not _persian_letters(line):
@@ -173,39 +174,35 @@ def _date(lang: str, when: datetime) -> str:
     return digits(lang, when.strftime("%Y-%m-%d"))
 
 
-def _zerobench_rows(result: Result, lang: str) -> tuple[tuple[str, str], ...]:
-    """ZeroBench's official pass@1, pass@k and k/k (the lenient re-check is not a
-    board figure), with k."""
-    keep = ("_pass_at_1", "_pass_at_k", "_reliability", "k_attempts")
-    return tuple(
-        (field_label(lang, key), value)
-        for key, value in result.summary_fields()
-        if key.endswith(keep) and "lenient" not in key
-    )
-
-
 def result_card_text(view: ResultCardView) -> CardText:
     lang, result, benchmark = view.lang, view.result, view.benchmark
+    card = result.card()
     bar: Bar | None = None
     breakdown: tuple[tuple[str, str], ...] = ()
     lines: tuple[str, ...] = ()
-    if isinstance(result, natory.NatoryResult):
-        shown = natory_breakdown(result, lang=lang, esc=lambda s: s)
-        lines = tuple(_natory_line(lang, line.strip()) for line in shown)
-    elif all(hasattr(result, a) for a in ("correct", "wrong", "unanswered")):
-        counts = (int(result.correct), int(result.wrong), int(result.unanswered))  # type: ignore[attr-defined]
-        labels = tuple(field_label(lang, k) for k in ("correct", "wrong", "unanswered"))
+    if card.prose:
+        shown = prose(lang, benchmark, card.prose)
+        lines = tuple(_prose_line(lang, line.strip()) for line in shown)
+    elif card.bar is not None:
+        parts = card.bar.segments
         points = " · ".join(
-            f"{field_label(lang, key)}: {digits(lang, value)}"
-            for key, value in (("positive_points", counts[0]), ("negative_points", 3 * counts[1]))
+            f"{label(lang, p.field)}: {shown_value(lang, p, benchmark)}" for p in card.bar.points
         )
-        bar = Bar(*counts, labels=(labels[0], labels[1], labels[2]), points=points)
+        bar = Bar(
+            counts=tuple(p.size for p in parts),
+            tones=tuple(p.tone for p in parts),
+            labels=tuple(label(lang, p.field) for p in parts),
+            points=points,
+        )
     else:
-        breakdown = _zerobench_rows(result, lang)
+        # figures as the card has always drawn them: Western digits, in any language
+        breakdown = tuple(
+            (label(lang, f.field), shown_value("en", f, benchmark)) for f in card.figures
+        )
     if view.rank is None:
         rank = ""
-    elif isinstance(result, natory.NatoryResult):
-        rank = t(lang, "card_rank_target", rank=view.rank, target=result.target)
+    elif card.target is not None:
+        rank = t(lang, "card_rank_target", rank=view.rank, target=card.target)
     else:
         rank = t(lang, "card_rank", rank=view.rank)
     challenge = ""

@@ -245,12 +245,14 @@ def credit(c: _Canvas, value: str, top: float, width: float) -> None:
 
 
 def _bar(c: _Canvas, text: CardText, top: float, inner: float) -> None:
-    """PrimeBench: one stacked bar (correct, wrong, unanswered) and the three numbers."""
+    """A stacked bar (PrimeBench's correct, wrong, unanswered), its parts' numbers and
+    the points they make."""
     bar = text.bar
     assert bar is not None
     palette = c.palette
-    counts = (bar.correct, bar.wrong, bar.unanswered)
-    colors = (palette.good, palette.bad, palette.none)
+    counts = bar.counts
+    tones = {"good": palette.good, "bad": palette.bad}
+    colors = tuple(tones.get(tone, palette.none) for tone in bar.tones)
     total = sum(counts) or 1
     offset = 0.0
     c.box(MARGIN, top + 20, inner, 60, palette.panel)
@@ -259,11 +261,12 @@ def _bar(c: _Canvas, text: CardText, top: float, inner: float) -> None:
         if w > 0:
             c.box(MARGIN + offset, top + 20, w, 60, color)
         offset += w
-    column = inner / 3
+    column = inner / max(1, len(counts))
     for i, (count, label, color) in enumerate(zip(counts, bar.labels, colors, strict=True)):
         px = MARGIN + i * column
+        shade = color if bar.tones[i] != "none" else palette.text
         c.text(px, top + 200, str(count) if not text.rtl else _fa(count), size=80, bold=True,
-               color=color if i < 2 else palette.text, width=column - 20)  # fmt: skip
+               color=shade, width=column - 20)  # fmt: skip
         c.text(px, top + 255, label, size=32, color=palette.muted, width=column - 20)
     c.text(MARGIN, top + 340, bar.points, size=30, color=palette.muted, width=inner)
 

@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import html
 import re
-import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeGuard
+from collections.abc import Mapping, Sequence
 
 from scoring import Benchmark, Hint, InvalidLine, Mode, Result
 
-from .i18n import digits, field_label, join_list, t, tn, translated
-
-if TYPE_CHECKING:
-    from scoring import natory
-
+from .fields import hint_values, prose, prose_number, shown_line
+from .i18n import join_list, t, tn, translated
 
 _LABELS = {m.value: m.label for m in Mode}
 
@@ -63,21 +58,22 @@ def numbers_list(
 
 
 def hint_text(
-    lang: str, hint: Hint, values: Mapping[str, object] | None = None, benchmark: str = ""
+    lang: str,
+    hint: Hint,
+    values: Mapping[str, object] | None = None,
+    benchmark: Benchmark | None = None,
 ) -> str:
     """A hint in the reader's language; the scorer's own (English) text otherwise.
 
-    The text is ``hint_<benchmark>_<code>`` where there is one (two benchmarks may use
-    one code for different advice), else ``hint_<code>``. ``values``: what a hint about
-    no line says (a Natory result's own figures); the hint's own ``params`` are added.
+    The text is the message ``benchmark`` declares for the hint's code
+    (``Benchmark.hint_messages``). ``values``: what a hint about no line says (the
+    result's own figures, ``Card.hint_values``); the hint's own ``params`` are added.
     """
-    key = f"hint_{benchmark}_{hint.code}"
-    if not translated(lang, key):
-        key = f"hint_{hint.code}"
-    if lang == "en" or not translated(lang, key):
+    key = benchmark.hint_messages.get(hint.code) if benchmark is not None else None
+    if lang == "en" or key is None or not translated(lang, key):
         return hint.message
     merged: dict[str, object] = dict(values or {})
-    merged.update((k, _prose_number(lang, v, join=k == "ids")) for k, v in hint.params)
+    merged.update((k, prose_number(lang, v, join=k == "ids")) for k, v in hint.params)
     if len(hint.lines) == 1:
         merged["lines"] = t(lang, "hint_lines_one", line=hint.lines[0])
     elif hint.lines:
@@ -105,114 +101,6 @@ def _near_misses_first(result: Result) -> list[InvalidLine]:
 
 #: A line with something like an answer in it (``1:3``, ``۱:۳``, ``Q1``…).
 _ANSWER_LIKE = re.compile(r"[0-9\u06f0-\u06f9\u0660-\u0669]\s*[:：.)]|[{}]")
-
-
-def _signed(value: int) -> str:
-    return f"+{value}" if value > 0 else f"−{-value}" if value < 0 else "0"
-
-
-def natory_breakdown(
-    result: natory.NatoryResult, *, lang: str, esc: Callable[[str], str]
-) -> list[str]:
-    """A Natory result as people read it: the target and the expression (as typed);
-    why it is not valid; or the fields that paid or cost, with readable labels, and
-    the sum that makes the final score (saying so when the triviality rule zeroes it)."""
-    from scoring import natory
-
-    out = [f"{field_label(lang, 'target')}: {digits(lang, result.target)}"]
-    out.append(f"{field_label(lang, 'expression')}: {esc(shorten(result.expression, 200))}")
-    if not result.valid:
-        if result.value is not None:
-            shown = shorten(str(result.value_json), 40)
-            out.append(t(lang, "natory_not_target", value=esc(shown), target=result.target))
-        else:
-            out.append(t(lang, "natory_invalid", error=esc(natory_reason(lang, result))))
-        out.append(t(lang, "natory_not_publishable"))
-        return out
-    if result.simplified != "".join(result.expression.split()):
-        out.append(f"{field_label(lang, 'simplified')}: {esc(shorten(result.simplified, 200))}")
-    breakdown = result.breakdown
-    paid = [
-        (name, int(getattr(breakdown, attr)))
-        for name, attr in natory.FIELDS
-        if name != "finalScore" and getattr(breakdown, attr)
-    ]
-    for name, value in paid:
-        out.append(f"  {field_label(lang, name)}: {digits(lang, _signed(value))}")
-    if breakdown.special_number_key:
-        keys = join_list(lang, (gem_label(lang, k) for k in breakdown.special_number_key))
-        out.append(f"  {field_label(lang, 'specialNumberKey')}: {esc(keys)}")
-    total = sum(value for _, value in paid)
-    if len(paid) > 1:
-        first, *rest = [value for _, value in paid]
-        terms = [_signed(first).lstrip("+")]
-        terms += [f"{'+' if v > 0 else '−'} {abs(v)}" for v in rest]
-        out.append(digits(lang, f"{' '.join(terms)} = {_signed(total).lstrip('+')}"))
-    if result.trivial:
-        out.append(t(lang, "natory_trivial_zero", total=digits(lang, _signed(total).lstrip("+"))))
-    out.append(f"{field_label(lang, 'finalScore')}: {digits(lang, breakdown.final_score)}")
-    return out
-
-
-_NUMBER = re.compile(r"-?[0-9][0-9,]*")
-_BITS = re.compile(r"a ([0-9][0-9,]*)-bit number")
-
-
-def _prose_number(lang: str, value: str, *, join: bool = False) -> str:
-    """A value a scorer quotes, as Persian prose writes it when it is a number (or the
-    scorer's "a 314-bit number"), or with ``join`` a list of ids; quoted input as typed."""
-    bits = _BITS.fullmatch(value)
-    if bits is not None:
-        return t(lang, "natory_bits", bits=_prose_number(lang, bits[1]))
-    if lang != "fa":
-        return value
-    if join:
-        return value.replace(", ", "، ")
-    if not _NUMBER.fullmatch(value):
-        return value
-    return digits(lang, value).replace(",", "٬")
-
-
-def natory_reason(lang: str, result: natory.NatoryResult) -> str:
-    """Why an expression is not valid, in the reader's language (the scorer's English
-    text where there is no translation); numbers in prose in the reader's digits,
-    quoted input as typed."""
-    key = f"natory_error_{result.error_code}"
-    if lang == "en" or result.error_code is None or not translated(lang, key):
-        return result.error or ""
-    values = {k: _prose_number(lang, v) for k, v in result.error_params}
-    if "allowed" in values:  # the target's digits, a list in prose
-        values["allowed"] = digits(lang, _prose_number(lang, values["allowed"], join=True))
-    try:
-        text = t(lang, key, **values)
-    except (KeyError, IndexError):
-        return result.error or ""
-    if result.error_position is not None:
-        text += " " + t(lang, "natory_error_at", position=result.error_position + 1)
-    return text
-
-
-def gem_label(lang: str, key: str) -> str:
-    """The name of a special-number bonus (``factorial``, ``prime`` …) in ``lang``."""
-    return t(lang, f"gem_{key}") if translated(lang, f"gem_{key}") else key.replace("_", " ")
-
-
-def _natory_hint_values(result: natory.NatoryResult, lang: str) -> dict[str, object]:
-    return {
-        "target": result.target,
-        "removed": join_list(lang, dict.fromkeys(result.removed)),
-        "extra": result.extra_digits,
-        "digits": " ".join(str(result.target)),
-        "line": result.line or 1,
-        "expression": shorten(result.expression, 120),
-    }
-
-
-def _is_natory(result: Result) -> TypeGuard[natory.NatoryResult]:
-    """Whether ``result`` is Natory's. One exists only once ``scoring.natory`` is
-    loaded, so a PrimeBench reply (the CLI scoring a file) does not load it."""
-    module = sys.modules.get("scoring.natory")
-    return module is not None and isinstance(result, module.NatoryResult)
 
 
 def render_result(
@@ -243,18 +131,13 @@ def render_result(
     if mode_label:
         out.append(t(lang, "mode") + f": {esc(mode_label)}")
     out.append("")
-    hint_values: Mapping[str, object] | None = None
-    natory_card = html_mode and _is_natory(result)
-    if natory_card and _is_natory(result):
-        # the card reads as prose; the CLI keeps the game's field names
-        out.extend(natory_breakdown(result, lang=lang, esc=esc))
-        hint_values = _natory_hint_values(result, lang)
+    card = result.card()
+    # a card in prose reads as prose (the command line lists every field)
+    in_prose = html_mode and bool(card.prose)
+    if in_prose:
+        out.extend(prose(lang, benchmark, card.prose, esc))
     else:
-        # (the CLI shows a Natory breakdown under the game's own field names)
-        plain_names = _is_natory(result)
-        for key, value in result.summary_fields():
-            label = key if plain_names else field_label(lang, key)
-            out.append(f"{label}: {esc(digits(lang, value))}")
+        out.extend(shown_line(lang, shown, esc, benchmark) for shown in card.summary)
     out.append("")
     count = result.invalid_line_count
     if count:
@@ -272,23 +155,18 @@ def render_result(
                 out.append("  " + tn(lang, "more_invalid", more))
             else:
                 out.append("  " + tn(lang, "more_invalid_plain", more))
-    elif not natory_card:
+    elif not in_prose:
         out.append(t(lang, "no_invalid"))
-    duplicates = getattr(result, "duplicates", ())
-    if duplicates:
-        total = getattr(result, "duplicate_count", None)
-        out.append(t(lang, "duplicates", items=numbers_list(duplicates, lang=lang, total=total)))
-    unknown = getattr(result, "unknown_questions", ())
-    if unknown:
-        total = getattr(result, "unknown_question_count", None)
-        out.append(
-            t(lang, "unknown_questions", items=numbers_list(unknown, lang=lang, total=total))
-        )
+    if card.duplicates:
+        items = numbers_list(card.duplicates, lang=lang, total=card.duplicate_count)
+        out.append(t(lang, "duplicates", items=items))
+    if card.unknown:
+        items = numbers_list(card.unknown, lang=lang, total=card.unknown_count)
+        out.append(t(lang, "unknown_questions", items=items))
     if result.hints:
+        values = hint_values(lang, dict(card.hint_values))
         out.append(t(lang, "hints"))
-        out.extend(
-            f"  • {esc(hint_text(lang, h, hint_values, benchmark.name))}" for h in result.hints
-        )
+        out.extend(f"  • {esc(hint_text(lang, h, values, benchmark))}" for h in result.hints)
     out.extend(extra_lines)
     if benchmark.credit:
         out.append("")

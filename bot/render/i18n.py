@@ -9,11 +9,13 @@ back to English.
 
 The catalogues are ``locale/<lang>/LC_MESSAGES/benchboard.po``, each compiled to the
 ``.mo`` beside it; both are committed and shipped as package data, so an install needs
-no build step. Ids the code builds at run time are marked with ``N_`` below, so that
-extraction finds every id. After changing messages (Babel is in the ``dev`` extra):
+no build step. Ids the code builds at run time are marked with ``N_`` below, and the
+ids a benchmark declares (its fields' labels, its hints' and reasons' texts) with
+``scoring.base.N_`` where it declares them, so that extraction (of ``bot`` and
+``scoring``) finds every id. After changing messages (Babel is in the ``dev`` extra):
 
     pybabel extract -F pyproject.toml --no-location --sort-output --project Benchboard \\
-        -o bot/render/locale/benchboard.pot bot
+        -o bot/render/locale/benchboard.pot bot scoring
     pybabel update -i bot/render/locale/benchboard.pot -d bot/render/locale -D benchboard
     (edit both .po files)
     pybabel compile -d bot/render/locale -D benchboard
@@ -45,7 +47,6 @@ MENU = (
     ("score", N_("cmd_score")),
     ("leaderboard", N_("cmd_leaderboard")),
     ("me", N_("cmd_me")),
-    ("natory", N_("cmd_natory")),
     ("compare", N_("cmd_compare")),
     ("export", N_("cmd_export")),
     ("prompt", N_("cmd_prompt")),
@@ -70,134 +71,15 @@ ADMIN_MENU = (
     ("backup", N_("cmd_admin_backup")),
 )
 
-#: Ids the code builds from a value (``f"state_{visibility}"``, ``f"hint_{code}"``, ...):
-#: listed here only so that extraction keeps them in the catalogues.
+#: Ids the code builds from a value (``f"state_{visibility}"``, ...): listed here only so
+#: that extraction keeps them in the catalogues. A benchmark's own ids (its fields'
+#: labels, its hints' and reasons' texts) are marked where it declares them.
 RUNTIME_IDS = (
-    # result breakdown fields: "field_" + a key of Result.summary_fields(); a field
-    # without an entry is shown under its own key (Natory's keep the game's names)
-    N_("field_total_questions"),
-    N_("field_correct"),
-    N_("field_wrong"),
-    N_("field_unanswered"),
-    N_("field_positive_points"),
-    N_("field_negative_points"),
-    N_("field_final_score"),
-    N_("field_accuracy"),
-    N_("field_coverage"),
-    N_("field_k_attempts"),
-    N_("field_main_questions"),
-    N_("field_main_unattempted"),
-    N_("field_main_fewer_than_k"),
-    N_("field_main_pass_at_1"),
-    N_("field_main_pass_at_k"),
-    N_("field_main_reliability"),
-    N_("field_main_lenient_pass_at_1"),
-    N_("field_main_lenient_pass_at_k"),
-    N_("field_sub_questions"),
-    N_("field_sub_unattempted"),
-    N_("field_sub_fewer_than_k"),
-    N_("field_sub_pass_at_1"),
-    N_("field_sub_pass_at_k"),
-    N_("field_sub_reliability"),
-    N_("field_sub_lenient_pass_at_1"),
-    N_("field_sub_lenient_pass_at_k"),
-    # hints by the scorer's hint code (Persian only: English shows the scorer's text)
-    N_("hint_persian_digits"),
-    N_("hint_fullwidth_colon"),
-    N_("hint_q_prefix"),
-    N_("hint_trailing_period"),
-    N_("hint_markdown_bold"),
-    N_("hint_bullets"),
-    N_("hint_markdown_table"),
-    N_("hint_answers_in_prose"),
-    N_("hint_natory_extracted"),
-    N_("hint_natory_trivial"),
-    N_("hint_natory_target_itself"),
-    N_("hint_natory_extra_digits"),
-    # ZeroBench's hints: hint_zerobench_<code> (its trailing_period is not PrimeBench's)
-    N_("hint_zerobench_unknown_format"),
-    N_("hint_zerobench_invalid_json"),
-    N_("hint_zerobench_too_deeply_nested"),
-    N_("hint_zerobench_response_not_text"),
-    N_("hint_zerobench_duplicate_ids"),
-    N_("hint_zerobench_no_braces"),
-    N_("hint_zerobench_braces_across_lines"),
-    N_("hint_zerobench_spaces_in_braces"),
-    N_("hint_zerobench_trailing_period"),
-    N_("hint_zerobench_number_format"),
-    N_("hint_zerobench_nested_braces"),
-    N_("hint_zerobench_earlier_braces"),
-    N_("hint_zerobench_correct_column_differs"),
-    N_("hint_zerobench_no_main_attempts"),
-    N_("hint_zerobench_fewer_than_k"),
-    N_("hint_zerobench_more_than_k"),
-    # why a Natory expression is not valid, by ExpressionError.code (Persian only:
-    # English shows the scorer's text)
-    N_("natory_error_nth_root"),
-    N_("natory_error_latex_command"),
-    N_("natory_error_backslash"),
-    N_("natory_error_superscript"),
-    N_("natory_error_not_ascii"),
-    N_("natory_error_one_only"),
-    N_("natory_error_unexpected_char"),
-    N_("natory_error_unknown_name"),
-    N_("natory_error_too_nested"),
-    N_("natory_error_too_deep"),
-    N_("natory_error_unclosed"),
-    N_("natory_error_unclosed_end"),
-    N_("natory_error_ends_early"),
-    N_("natory_error_unexpected"),
-    N_("natory_error_unexpected_end"),
-    N_("natory_error_too_long"),
-    N_("natory_error_empty"),
-    N_("natory_error_unmatched_close"),
-    N_("natory_error_missing_operator"),
-    N_("natory_error_too_many_bits"),
-    N_("natory_error_not_whole"),
-    N_("natory_error_numeral_too_big"),
-    N_("natory_error_division_by_zero"),
-    N_("natory_error_mod_by_zero"),
-    N_("natory_error_factorial_negative"),
-    N_("natory_error_factorial_limit"),
-    N_("natory_error_pn_positive"),
-    N_("natory_error_pn_limit"),
-    N_("natory_error_zero_to_zero"),
-    N_("natory_error_zero_negative_power"),
-    N_("natory_error_power_too_big"),
-    N_("natory_error_negative_root"),
-    N_("natory_error_irrational_power"),
-    N_("natory_error_sqrt_negative"),
-    N_("natory_error_sqrt_irrational"),
-    N_("natory_error_sopfr_positive"),
-    N_("natory_error_sopfr_budget"),
-    N_("natory_error_digit_not_allowed"),
-    N_("natory_error_not_target"),
-    # Natory's special-number bonuses, by key
-    N_("gem_factorial"),
-    N_("gem_perfect_power"),
-    N_("gem_prime"),
     # modes, by Mode value (buttons, cards, boards)
     N_("mode_default"),
     N_("mode_think"),
     N_("mode_tools"),
     N_("mode_think_tools"),
-    # Natory breakdown fields, by the game's field name
-    N_("field_baseScore"),
-    N_("field_eleganceBonus"),
-    N_("field_operatorDiversityBonus"),
-    N_("field_allDigitsBonus"),
-    N_("field_exactUsageBonus"),
-    N_("field_repetitionPenalty"),
-    N_("field_complexityPenalty"),
-    N_("field_trivialExpressionPenalty"),
-    N_("field_specialNumberBonus"),
-    N_("field_uniqueResultBonus"),
-    N_("field_finalScore"),
-    N_("field_target"),
-    N_("field_expression"),
-    N_("field_value"),
-    N_("field_simplified"),
-    N_("field_specialNumberKey"),
     # submission states, by Visibility
     N_("state_private"),
     N_("state_published"),
@@ -306,12 +188,27 @@ def tn(lang: str, key: str, n: int, **values: object) -> str:
     return template.format(**_localised(lang, {"n": n, **values}))
 
 
+def text_or(lang: str, key: str, default: str) -> str:
+    """The message ``key`` in ``lang`` (else in English); ``default`` when neither has it."""
+    found = _template(lang, key)
+    return default if found is None else found
+
+
 def field_label(lang: str, key: str) -> str:
     """The label of a result breakdown field; the field's own key when it has none."""
     return _template(lang, f"field_{key}") or key
 
 
 def command_menu(lang: str, *, admin: bool = False) -> list[tuple[str, str]]:
-    """The bot's command menu in ``lang``: (command, description) pairs, in order; a bot
-    admin's adds theirs."""
-    return [(name, t(lang, key)) for name, key in MENU + (ADMIN_MENU if admin else ())]
+    """The bot's command menu in ``lang``: (command, description) pairs, in order, with
+    each challenge's command (from the registry) after ``/me``; a bot admin's adds theirs."""
+    from scoring import registry
+
+    challenges = [
+        (b.challenge.command, t(lang, "cmd_challenge", title=b.title))
+        for b in registry.all_benchmarks()
+        if b.challenge is not None
+    ]
+    menu = [(name, t(lang, key)) for name, key in MENU + (ADMIN_MENU if admin else ())]
+    after = next(i for i, (name, _) in enumerate(menu) if name == "me") + 1
+    return menu[:after] + challenges + menu[after:]

@@ -9,7 +9,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from scoring import Hint
+    from scoring import Benchmark, Hint
+    from scoring.base import Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,8 @@ class Leader:
 
 @dataclass(frozen=True, slots=True)
 class WebResult:
-    """One published result, in full."""
+    """One published result, in full: ``fields`` as its benchmark (``declared``) shows
+    them."""
 
     token: str
     benchmark: str
@@ -110,7 +112,7 @@ class WebResult:
     score: str
     mark: str
     author: str | None
-    fields: tuple[tuple[str, str], ...]
+    fields: tuple[Shown, ...]
     invalid_lines: tuple[tuple[int, str], ...]
     invalid_count: int
     hints: tuple[Hint, ...]
@@ -121,6 +123,7 @@ class WebResult:
     published_at: datetime | None
     from_group: bool
     bot_link: str | None
+    declared: Benchmark | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -431,10 +431,16 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
             "default": False,
             "description": "put the result on the boards (needs mode and model)",
         },
-        "target": {"type": ["integer", "string"], "description": "Natory's target"},
+        "target": {
+            "type": ["integer", "string"],
+            "description": "the target of a benchmark with a daily challenge",
+        },
         "cost": {"type": ["number", "string"], "description": "USD"},
         "latency": {"type": ["number", "string"], "description": "seconds"},
-        "k": {"type": ["integer", "string"], "description": "ZeroBench's attempts per question"},
+        "k": {
+            "type": ["integer", "string"],
+            "description": "attempts per question, for a benchmark scored pass@k",
+        },
         **{
             name: {"type": ["string", "number"], "description": "provenance (kept)"}
             for name in api.PROVENANCE_FIELDS

@@ -20,8 +20,9 @@ import jinja2
 from scoring import Mode, registry
 
 from ..core import webboards
+from ..render.fields import label, shown_value
 from ..render.format import hint_text, mode_label
-from ..render.i18n import LANGUAGES, N_, digits, field_label, t
+from ..render.i18n import LANGUAGES, N_, digits, t
 from ..render.svgchart import render_svg
 from ..render.webviews import WebBoard, WebQuery, WebResult, WebRow
 
@@ -93,7 +94,7 @@ TEMPLATE_IDS = (
     N_("web_by"),
     N_("web_group_board"),
     N_("web_language"),
-    N_("web_credit_primebench"),
+    N_("web_credit"),
     N_("web_license"),
     N_("web_api"),
     N_("web_error_title"),
@@ -286,8 +287,9 @@ def board_page(
 
 
 def result_page(found: WebResult, lang: str, lang_chosen: bool, *, here: str) -> str:
-    fields = [(field_label(lang, key), value) for key, value in found.fields]
-    hints = [hint_text(lang, h) for h in found.hints]
+    # values as written in every language (the page shows them left to right)
+    fields = [(label(lang, s.field), shown_value("en", s, found.declared)) for s in found.fields]
+    hints = [hint_text(lang, h, benchmark=found.declared) for h in found.hints]
     return render("result.html", lang, lang_chosen, r=found, fields=fields, hints=hints, here=here)
 
 

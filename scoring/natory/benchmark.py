@@ -5,7 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import (
+    ATTEMPTS,
+    COUNT,
+    MEAN,
+    MONEY,
+    N_,
+    SCORE,
+    SECONDS,
+    Benchmark,
+    ChallengeSpec,
+    KeyCheck,
+    Source,
+    WebCells,
+    WebColumn,
+)
 from ..errors import KeyFormatError, OptionError
 from ..options import parse_cost, parse_latency
 from ..runs import BAD_ATTEMPTS, RunMaterials, RunPlan, RunRefused, single_answer
@@ -38,6 +52,58 @@ def target_option(typed: str) -> int:
     return int(digits)
 
 
+#: The message id of each reason an expression is not valid
+#: (``scoring.errors.ExpressionError.code``).
+REASON_MESSAGES = {
+    "nth_root": N_("natory_error_nth_root"),
+    "latex_command": N_("natory_error_latex_command"),
+    "backslash": N_("natory_error_backslash"),
+    "superscript": N_("natory_error_superscript"),
+    "not_ascii": N_("natory_error_not_ascii"),
+    "one_only": N_("natory_error_one_only"),
+    "unexpected_char": N_("natory_error_unexpected_char"),
+    "unknown_name": N_("natory_error_unknown_name"),
+    "too_nested": N_("natory_error_too_nested"),
+    "too_deep": N_("natory_error_too_deep"),
+    "unclosed": N_("natory_error_unclosed"),
+    "unclosed_end": N_("natory_error_unclosed_end"),
+    "ends_early": N_("natory_error_ends_early"),
+    "unexpected": N_("natory_error_unexpected"),
+    "unexpected_end": N_("natory_error_unexpected_end"),
+    "too_long": N_("natory_error_too_long"),
+    "empty": N_("natory_error_empty"),
+    "unmatched_close": N_("natory_error_unmatched_close"),
+    "missing_operator": N_("natory_error_missing_operator"),
+    "too_many_bits": N_("natory_error_too_many_bits"),
+    "not_whole": N_("natory_error_not_whole"),
+    "numeral_too_big": N_("natory_error_numeral_too_big"),
+    "division_by_zero": N_("natory_error_division_by_zero"),
+    "mod_by_zero": N_("natory_error_mod_by_zero"),
+    "factorial_negative": N_("natory_error_factorial_negative"),
+    "factorial_limit": N_("natory_error_factorial_limit"),
+    "pn_positive": N_("natory_error_pn_positive"),
+    "pn_limit": N_("natory_error_pn_limit"),
+    "zero_to_zero": N_("natory_error_zero_to_zero"),
+    "zero_negative_power": N_("natory_error_zero_negative_power"),
+    "power_too_big": N_("natory_error_power_too_big"),
+    "negative_root": N_("natory_error_negative_root"),
+    "irrational_power": N_("natory_error_irrational_power"),
+    "sqrt_negative": N_("natory_error_sqrt_negative"),
+    "sqrt_irrational": N_("natory_error_sqrt_irrational"),
+    "sopfr_positive": N_("natory_error_sopfr_positive"),
+    "sopfr_budget": N_("natory_error_sopfr_budget"),
+    "digit_not_allowed": N_("natory_error_digit_not_allowed"),
+    "not_target": N_("natory_error_not_target"),
+}
+#: The message id of each hint code.
+HINT_MESSAGES = {
+    "natory_extracted": N_("hint_natory_extracted"),
+    "natory_trivial": N_("hint_natory_trivial"),
+    "natory_target_itself": N_("hint_natory_target_itself"),
+    "natory_extra_digits": N_("hint_natory_extra_digits"),
+}
+
+
 def format_score(value: float, *, mean: bool = False) -> str:
     """A whole number (``133``); a mean keeps one decimal (``66.5``)."""
     if value == int(value):
@@ -68,14 +134,27 @@ class Natory:
     tag_fields: tuple[str, ...] = ("target", "cost", "latency")
     board_columns: tuple[str, ...] = ()
     recognise_order = 2
-    #: the web board of a benchmark with costs is the model comparison (mean and best
-    #: score, attempts, cost, latency), drawn from its own board, not from records
-    web_columns: tuple[WebColumn, ...] = (WebColumn("score", "best"),)
+    #: the web board is the model comparison over the attempts at every target (mean and
+    #: best score, attempts, mean cost and latency), drawn from its own board
+    web_columns: tuple[WebColumn, ...] = (
+        WebColumn("mean", N_("web_col_mean"), MEAN),
+        WebColumn("score", N_("web_col_best"), SCORE),
+        WebColumn("attempts", N_("web_col_attempts"), COUNT),
+        WebColumn("cost", N_("web_col_cost"), MONEY),
+        WebColumn("latency", N_("web_col_latency"), SECONDS),
+    )
     web_paths: tuple[str, ...] = ()
     #: the challenge's target with its digits and rules, in a fixed instruction
     run_version = runs.RUN_VERSION
     run_questions_file: str | None = None
     challenge: ChallengeSpec | None = CHALLENGE
+    board_aggregate = ATTEMPTS
+    license = ""
+    license_url = ""
+    author = ""
+    author_url = ""
+    hint_messages: Mapping[str, str] = HINT_MESSAGES
+    reason_messages: Mapping[str, str] = REASON_MESSAGES
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

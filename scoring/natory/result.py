@@ -9,7 +9,22 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..base import Hint, InvalidLine
+from ..base import (
+    COUNT,
+    N_,
+    NAMES,
+    POINTS,
+    TEXT,
+    Card,
+    Field,
+    Hint,
+    InvalidLine,
+    Line,
+    Note,
+    Reason,
+    Shown,
+    Sum,
+)
 from .evaluator import short
 from .rules import DEFAULT_VERSION
 
@@ -32,6 +47,38 @@ FIELDS: tuple[tuple[str, str], ...] = (
     ("uniqueResultBonus", "unique_result_bonus"),
     ("finalScore", "final_score"),
 )
+
+
+#: The label of each breakdown field, by the game's name.
+LABELS = {
+    "baseScore": N_("field_baseScore"),
+    "eleganceBonus": N_("field_eleganceBonus"),
+    "operatorDiversityBonus": N_("field_operatorDiversityBonus"),
+    "allDigitsBonus": N_("field_allDigitsBonus"),
+    "exactUsageBonus": N_("field_exactUsageBonus"),
+    "repetitionPenalty": N_("field_repetitionPenalty"),
+    "complexityPenalty": N_("field_complexityPenalty"),
+    "trivialExpressionPenalty": N_("field_trivialExpressionPenalty"),
+    "specialNumberBonus": N_("field_specialNumberBonus"),
+    "uniqueResultBonus": N_("field_uniqueResultBonus"),
+    "finalScore": N_("field_finalScore"),
+}
+TARGET = Field("target", COUNT, N_("field_target"))
+EXPRESSION = Field("expression", TEXT, N_("field_expression"))
+VALUE = Field("value", TEXT, N_("field_value"))
+VALID = Field("valid", TEXT, N_("field_valid"))
+ERROR = Field("error", TEXT, N_("field_error"))
+SIMPLIFIED = Field("simplified", TEXT, N_("field_simplified"))
+GEMS = Field("specialNumberKey", NAMES, N_("field_specialNumberKey"))
+#: The name of each special-number bonus (``specialNumberKey``), by key.
+GEM_NAMES = {
+    "factorial": N_("gem_factorial"),
+    "perfect_power": N_("gem_perfect_power"),
+    "prime": N_("gem_prime"),
+}
+#: Each breakdown field as a total (the summary) and as a term of the sum (the card).
+TOTALS = {name: Field(name, COUNT, label) for name, label in LABELS.items()}
+TERMS = {name: Field(name, POINTS, label) for name, label in LABELS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,23 +173,74 @@ class NatoryResult:
             return self.value.numerator
         return f"{self.value.numerator}/{self.value.denominator}"
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields: list[tuple[str, str]] = [
-            ("target", str(self.target)),
-            ("expression", shown(self.expression)),
-        ]
+    def card(self) -> Card:
+        return Card(
+            self._summary(),
+            prose=self._prose(),
+            target=self.target,
+            hint_values=(
+                ("target", self.target),
+                ("removed", tuple(dict.fromkeys(self.removed))),
+                ("extra", self.extra_digits),
+                ("digits", " ".join(str(self.target))),
+                ("line", self.line or 1),
+                ("expression", shown(self.expression, 120)),
+            ),
+        )
+
+    def _summary(self) -> tuple[Shown, ...]:
+        fields = [Shown(TARGET, self.target), Shown(EXPRESSION, shown(self.expression))]
         if self.value is not None:
-            fields.append(("value", short(self.value, limit=40)))
-        fields.append(("valid", "yes" if self.valid else "no"))
+            fields.append(Shown(VALUE, short(self.value, limit=40)))
+        fields.append(Shown(VALID, "yes" if self.valid else "no"))
         if self.error is not None:
-            fields.append(("error", self.error))
+            fields.append(Shown(ERROR, self.error))
         if self.valid and self.simplified != plain(self.expression):
-            fields.append(("simplified", shown(self.simplified)))
+            fields.append(Shown(SIMPLIFIED, shown(self.simplified)))
         breakdown = self.breakdown
-        fields.extend((name, str(getattr(breakdown, attr))) for name, attr in FIELDS)
+        fields.extend(Shown(TOTALS[name], getattr(breakdown, attr)) for name, attr in FIELDS)
         if breakdown.special_number_key:
-            fields.append(("specialNumberKey", ", ".join(breakdown.special_number_key)))
+            fields.append(Shown(GEMS, self._gems()))
         return tuple(fields)
+
+    def _gems(self) -> tuple[str, ...]:
+        return tuple(GEM_NAMES.get(k, k) for k in self.breakdown.special_number_key)
+
+    def _prose(self) -> tuple[Line, ...]:
+        """The target and the expression (as typed); why it is not valid; or the fields
+        that paid or cost, and the sum that makes the final score (saying so when the
+        triviality rule zeroes it)."""
+        out: list[Line] = [Shown(TARGET, self.target), Shown(EXPRESSION, shown(self.expression))]
+        if not self.valid:
+            if self.value is not None:
+                value = shown(str(self.value_json), 40)
+                out.append(
+                    Note(N_("natory_not_target"), (("value", value), ("target", self.target)))
+                )
+            else:
+                reason = Reason(self.error_code, self.error or "", self.error_params,
+                                self.error_position)  # fmt: skip
+                out.append(Note(N_("natory_invalid"), (("error", reason),)))
+            out.append(Note(N_("natory_not_publishable")))
+            return tuple(out)
+        if self.simplified != plain(self.expression):
+            out.append(Shown(SIMPLIFIED, shown(self.simplified)))
+        breakdown = self.breakdown
+        paid = [
+            (name, int(getattr(breakdown, attr)))
+            for name, attr in FIELDS
+            if name != "finalScore" and getattr(breakdown, attr)
+        ]
+        out.extend(Shown(TERMS[name], value, term=True) for name, value in paid)
+        if breakdown.special_number_key:
+            out.append(Shown(GEMS, self._gems(), term=True))
+        total = sum(value for _, value in paid)
+        if len(paid) > 1:
+            out.append(Sum(tuple(value for _, value in paid), total))
+        if self.trivial:
+            out.append(Note(N_("natory_trivial_zero"), (("total", total),)))
+        out.append(Shown(TOTALS["finalScore"], breakdown.final_score))
+        return tuple(out)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

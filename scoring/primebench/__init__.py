@@ -11,7 +11,7 @@ Modules: ``dataset`` (names, constants, the official prompt), ``parse`` (answer 
 
 from __future__ import annotations
 
-from .benchmark import BENCHMARK, PrimeBench
+from .benchmark import BENCHMARK, HINT_MESSAGES, PrimeBench
 from .dataset import (
     CREDIT,
     KEY_FILE,
@@ -30,12 +30,13 @@ from .dataset import (
 )
 from .key import PrimeKey, check_key, check_pair, load_key, load_questions
 from .parse import parse_line
-from .result import PrimeBenchResult, format_score, result_from_record
+from .result import PrimeBenchResult, answers_card, format_score, result_from_record
 from .scorer import score
 
 __all__ = [
     "BENCHMARK",
     "CREDIT",
+    "HINT_MESSAGES",
     "KEY_FILE",
     "NAME",
     "NONE",
@@ -52,6 +53,7 @@ __all__ = [
     "PrimeBench",
     "PrimeBenchResult",
     "PrimeKey",
+    "answers_card",
     "check_key",
     "check_pair",
     "format_score",

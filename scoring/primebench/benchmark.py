@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..runs import (
     BAD_ATTEMPTS,
     RunMaterials,
@@ -38,6 +38,19 @@ from .result import (
 )
 from .scorer import score
 
+#: The message id of each hint code (``scoring.primebench.hints``): one for every
+#: benchmark of answer lines ``Q:O``, so a benchmark like PrimeBench may share them.
+HINT_MESSAGES = {
+    "persian_digits": N_("hint_persian_digits"),
+    "fullwidth_colon": N_("hint_fullwidth_colon"),
+    "q_prefix": N_("hint_q_prefix"),
+    "trailing_period": N_("hint_trailing_period"),
+    "markdown_bold": N_("hint_markdown_bold"),
+    "bullets": N_("hint_bullets"),
+    "markdown_table": N_("hint_markdown_table"),
+    "answers_in_prose": N_("hint_answers_in_prose"),
+}
+
 
 class PrimeBench:
     """The registry's PrimeBench object (see :class:`scoring.base.Benchmark`)."""
@@ -62,6 +75,13 @@ class PrimeBench:
     run_version = "primebench-run-1"
     run_questions_file: str | None = QUESTIONS_FILE
     challenge: ChallengeSpec | None = None
+    board_aggregate = BEST
+    license = "CC BY-ND 4.0"
+    license_url = "https://creativecommons.org/licenses/by-nd/4.0/"
+    author = "JibayAI"
+    author_url = "https://jibay.ir"
+    hint_messages: Mapping[str, str] = HINT_MESSAGES
+    reason_messages: Mapping[str, str] = {}
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

@@ -5,7 +5,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
+from ..base import (
+    COUNT,
+    MEAN,
+    N_,
+    PERCENT,
+    SCORE,
+    Bar,
+    Card,
+    Field,
+    Hint,
+    InvalidLine,
+    Segment,
+    Shown,
+    WebCells,
+    WebColumn,
+    percent_of,
+    percent_text,
+    record_number,
+)
 from .dataset import NAME, POINTS_CORRECT, POINTS_WRONG, RECORD_LINE_TEXT
 
 
@@ -56,8 +74,8 @@ class PrimeBenchResult(NamedTuple):
         """Share of the key's questions that were answered."""
         return self.answered / self.total_questions if self.total_questions else 0.0
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        return summary_fields(self)
+    def card(self) -> Card:
+        return answers_card(self)
 
     def to_json(self) -> dict[str, Any]:
         return counts_json(self)
@@ -110,24 +128,6 @@ class Counts(Protocol):
     def coverage(self) -> float: ...
 
 
-def summary_fields(result: Counts) -> tuple[tuple[str, str], ...]:
-    fields = [
-        ("total_questions", str(result.total_questions)),
-        ("correct", str(result.correct)),
-        ("wrong", str(result.wrong)),
-        ("unanswered", str(result.unanswered)),
-        ("positive_points", str(result.positive_points)),
-        ("negative_points", str(result.negative_points)),
-        ("final_score", str(result.final_score)),
-    ]
-    if result.accuracy is not None:
-        fields.append(("accuracy", f"{result.accuracy:.1%} ({result.correct}/{result.answered})"))
-    fields.append(
-        ("coverage", f"{result.coverage:.1%} ({result.answered}/{result.total_questions})")
-    )
-    return tuple(fields)
-
-
 def counts_json(result: Counts) -> dict[str, Any]:
     """The machine-readable breakdown (what ``benchboard score --json`` prints)."""
     return {
@@ -165,6 +165,55 @@ def counts_record(result: Counts) -> dict[str, Any]:
     ]
     data["fingerprint"] = result.fingerprint
     return data
+
+
+TOTAL_QUESTIONS = Field("total_questions", COUNT, N_("field_total_questions"))
+CORRECT = Field("correct", COUNT, N_("field_correct"))
+WRONG = Field("wrong", COUNT, N_("field_wrong"))
+UNANSWERED = Field("unanswered", COUNT, N_("field_unanswered"))
+POSITIVE_POINTS = Field("positive_points", COUNT, N_("field_positive_points"))
+NEGATIVE_POINTS = Field("negative_points", COUNT, N_("field_negative_points"))
+FINAL_SCORE = Field("final_score", COUNT, N_("field_final_score"))
+ACCURACY = Field("accuracy", PERCENT, N_("field_accuracy"))
+COVERAGE = Field("coverage", PERCENT, N_("field_coverage"))
+
+
+def answers_card(result: Counts) -> Card:
+    """The card of a multiple-choice result (PrimeBench's, or one like it with its own
+    point values): the counts, the points they make as the result counts them (earned,
+    lost), the final score, accuracy and coverage, and the correct / wrong / unanswered
+    bar."""
+    positive, negative = result.positive_points, result.negative_points
+    answered = result.correct + result.wrong
+    summary = [
+        Shown(TOTAL_QUESTIONS, result.total_questions),
+        Shown(CORRECT, result.correct),
+        Shown(WRONG, result.wrong),
+        Shown(UNANSWERED, result.unanswered),
+        Shown(POSITIVE_POINTS, positive),
+        Shown(NEGATIVE_POINTS, negative),
+        Shown(FINAL_SCORE, result.final_score),
+    ]
+    if answered:
+        summary.append(percent_of(ACCURACY, result.correct, answered))
+    total = result.total_questions
+    summary.append(Shown(COVERAGE, answered / total if total else 0.0, (answered, total)))
+    bar = Bar(
+        (
+            Segment(CORRECT, result.correct, "good"),
+            Segment(WRONG, result.wrong, "bad"),
+            Segment(UNANSWERED, result.unanswered, "none"),
+        ),
+        (Shown(POSITIVE_POINTS, positive), Shown(NEGATIVE_POINTS, negative)),
+    )
+    return Card(
+        tuple(summary),
+        bar=bar,
+        duplicates=result.duplicates,
+        duplicate_count=result.duplicate_count,
+        unknown=result.unknown_questions,
+        unknown_count=result.unknown_question_count,
+    )
 
 
 def _hint(entry: Sequence[Any], message: str) -> Hint:
@@ -210,16 +259,19 @@ def format_score(value: float, *, mean: bool = False) -> str:
     fraction keeps three significant digits (``12.3``)."""
     if mean:
         value = round(value, 2)
-    return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+    return f"{int(value):+d}" if value == int(value) else f"{value:.3g}"
 
 
-#: A web board row: the score, the breakdown of the best run, and its coverage.
+#: A web board row: the score, the breakdown of the best run, its coverage, the runs and
+#: their mean.
 WEB_COLUMNS = (
-    WebColumn("score", "score"),
-    WebColumn("correct", "correct"),
-    WebColumn("wrong", "wrong"),
-    WebColumn("unanswered", "unanswered"),
-    WebColumn("coverage", "coverage"),
+    WebColumn("score", N_("web_col_score"), SCORE),
+    WebColumn("correct", N_("web_col_correct"), COUNT),
+    WebColumn("wrong", N_("web_col_wrong"), COUNT),
+    WebColumn("unanswered", N_("web_col_unanswered"), COUNT),
+    WebColumn("coverage", N_("web_col_coverage"), PERCENT),
+    WebColumn("runs", N_("web_col_runs"), COUNT),
+    WebColumn("mean", N_("web_col_mean"), MEAN),
 )
 WEB_PATHS = ("$.correct", "$.wrong", "$.unanswered", "$.total_questions")
 

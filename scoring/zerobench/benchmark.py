@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
 from ..errors import OptionError, ScoringError
 from ..runs import RunMaterials, RunPlan
 from . import runs
@@ -23,6 +23,27 @@ from .result import (
 )
 from .scorer import k_option, score
 from .submission import recognises
+
+#: The message id of each hint code (``scoring.zerobench.hints``); its own, as its
+#: ``trailing_period`` is not PrimeBench's.
+HINT_MESSAGES = {
+    "unknown_format": N_("hint_zerobench_unknown_format"),
+    "invalid_json": N_("hint_zerobench_invalid_json"),
+    "too_deeply_nested": N_("hint_zerobench_too_deeply_nested"),
+    "response_not_text": N_("hint_zerobench_response_not_text"),
+    "duplicate_ids": N_("hint_zerobench_duplicate_ids"),
+    "no_braces": N_("hint_zerobench_no_braces"),
+    "braces_across_lines": N_("hint_zerobench_braces_across_lines"),
+    "spaces_in_braces": N_("hint_zerobench_spaces_in_braces"),
+    "trailing_period": N_("hint_zerobench_trailing_period"),
+    "number_format": N_("hint_zerobench_number_format"),
+    "nested_braces": N_("hint_zerobench_nested_braces"),
+    "earlier_braces": N_("hint_zerobench_earlier_braces"),
+    "correct_column_differs": N_("hint_zerobench_correct_column_differs"),
+    "no_main_attempts": N_("hint_zerobench_no_main_attempts"),
+    "fewer_than_k": N_("hint_zerobench_fewer_than_k"),
+    "more_than_k": N_("hint_zerobench_more_than_k"),
+}
 
 
 class ZeroBench:
@@ -52,6 +73,13 @@ class ZeroBench:
     #: the question set with its images (not part of the key; see :mod:`.runs`)
     run_questions_file: str | None = runs.QUESTIONS_FILE
     challenge: ChallengeSpec | None = None
+    board_aggregate = BEST
+    license = ""
+    license_url = ""
+    author = ""
+    author_url = ""
+    hint_messages: Mapping[str, str] = HINT_MESSAGES
+    reason_messages: Mapping[str, str] = {}
 
     def recognises(self, text: str) -> bool:
         return recognises(text)

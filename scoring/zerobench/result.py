@@ -7,7 +7,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import Hint, InvalidLine, WebCells, WebColumn, percent_text, record_number
+from ..base import (
+    COUNT,
+    MEAN,
+    N_,
+    PERCENT,
+    SCORE,
+    Card,
+    Field,
+    Hint,
+    InvalidLine,
+    Shown,
+    WebCells,
+    WebColumn,
+    percent_text,
+    record_number,
+)
 from .check import LENIENT_NOTE
 from .dataset import MAIN_SPLIT, NAME, SCORER_VERSION, SUB_SPLIT
 
@@ -115,16 +130,54 @@ class SplitResult:
         )
 
 
-def _count_text(count: float) -> str:
-    if float(count).is_integer():
-        return str(int(count))
-    return f"{count:.2f}".rstrip("0").rstrip(".")
+K_ATTEMPTS = Field("k_attempts", COUNT, N_("field_k_attempts"))
 
 
-def _figure(fraction: float | None, count: float, total: int) -> str:
-    if fraction is None:
-        return "—"
-    return f"{fraction:.1%} ({_count_text(count)}/{total})"
+def _split_fields(prefix: str) -> dict[str, Field]:
+    """The fields of one split (``main``, ``sub``) by what they count."""
+
+    def field(what: str, kind: str) -> Field:
+        return Field(f"{prefix}_{what}", kind, f"field_{prefix}_{what}")
+
+    return {
+        "questions": field("questions", COUNT),
+        "unattempted": field("unattempted", COUNT),
+        "fewer_than_k": field("fewer_than_k", COUNT),
+        "pass_at_1": field("pass_at_1", PERCENT),
+        "pass_at_k": field("pass_at_k", PERCENT),
+        "reliability": field("reliability", PERCENT),
+        "lenient_pass_at_1": field("lenient_pass_at_1", PERCENT),
+        "lenient_pass_at_k": field("lenient_pass_at_k", PERCENT),
+    }
+
+
+#: The fields of each split, and their labels marked for the catalogues.
+SPLIT_FIELDS = {prefix: _split_fields(prefix) for prefix in ("main", "sub")}
+_LABELS = (
+    N_("field_main_questions"),
+    N_("field_main_unattempted"),
+    N_("field_main_fewer_than_k"),
+    N_("field_main_pass_at_1"),
+    N_("field_main_pass_at_k"),
+    N_("field_main_reliability"),
+    N_("field_main_lenient_pass_at_1"),
+    N_("field_main_lenient_pass_at_k"),
+    N_("field_sub_questions"),
+    N_("field_sub_unattempted"),
+    N_("field_sub_fewer_than_k"),
+    N_("field_sub_pass_at_1"),
+    N_("field_sub_pass_at_k"),
+    N_("field_sub_reliability"),
+    N_("field_sub_lenient_pass_at_1"),
+    N_("field_sub_lenient_pass_at_k"),
+)
+#: What a card image shows of a split: the official figures (the lenient re-check is
+#: not a board figure).
+_OFFICIAL = ("pass_at_1", "pass_at_k", "reliability")
+
+
+def _share(field: Field, fraction: float | None, count: float, total: int) -> Shown:
+    return Shown(field, fraction, None if fraction is None else (count, total))
 
 
 #: The parts of a result computed after its ranking figures: both splits (with their
@@ -273,37 +326,38 @@ class ZeroBenchResult:
     def splits(self) -> tuple[tuple[str, SplitResult], ...]:
         return (("main", self.main), ("sub", self.sub))
 
-    def summary_fields(self) -> tuple[tuple[str, str], ...]:
-        fields: list[tuple[str, str]] = [("k_attempts", str(self.k))]
+    def card(self) -> Card:
+        summary: list[Shown] = [Shown(K_ATTEMPTS, self.k)]
+        figures: list[Shown] = [summary[0]]
         for prefix, split in self.splits():
             shown = split.questions and (
                 split.split == self.primary_split or split.attempts or not self.main.questions
             )
             if not shown:
                 continue
-            o, n = split.official, split.lenient
-            fields.append((f"{prefix}_questions", str(split.questions)))
+            fields, o, n = SPLIT_FIELDS[prefix], split.official, split.lenient
+            summary.append(Shown(fields["questions"], split.questions))
             if split.unattempted:
-                fields.append((f"{prefix}_unattempted", str(len(split.unattempted))))
+                summary.append(Shown(fields["unattempted"], len(split.unattempted)))
             if split.fewer_than_k:
-                fields.append((f"{prefix}_fewer_than_k", str(len(split.fewer_than_k))))
-            fields += [
-                (f"{prefix}_pass_at_1", _figure(o.pass_at_1, o.pass_at_1_count, o.questions)),
-                (f"{prefix}_pass_at_k", _figure(o.pass_at_k, o.pass_at_k_count, o.questions)),
-                (
-                    f"{prefix}_reliability",
-                    _figure(o.reliability, o.reliability_count, o.questions),
-                ),
-                (
-                    f"{prefix}_lenient_pass_at_1",
-                    _figure(n.pass_at_1, n.pass_at_1_count, n.questions),
-                ),
-                (
-                    f"{prefix}_lenient_pass_at_k",
-                    _figure(n.pass_at_k, n.pass_at_k_count, n.questions),
-                ),
-            ]
-        return tuple(fields)
+                summary.append(Shown(fields["fewer_than_k"], len(split.fewer_than_k)))
+            official = (
+                _share(fields["pass_at_1"], o.pass_at_1, o.pass_at_1_count, o.questions),
+                _share(fields["pass_at_k"], o.pass_at_k, o.pass_at_k_count, o.questions),
+                _share(fields["reliability"], o.reliability, o.reliability_count, o.questions),
+            )
+            summary += official
+            figures += official
+            summary += (
+                _share(fields["lenient_pass_at_1"], n.pass_at_1, n.pass_at_1_count, n.questions),
+                _share(fields["lenient_pass_at_k"], n.pass_at_k, n.pass_at_k_count, n.questions),
+            )
+        return Card(
+            tuple(summary),
+            figures=tuple(figures),
+            unknown=self.unknown_ids,
+            unknown_count=self.unknown_id_count,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -384,9 +438,11 @@ def board_cells(record: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
 
 #: A web board row: pass@1 with its 95 % interval, pass@k and k/k of the ranking split.
 WEB_COLUMNS = (
-    WebColumn("score", "pass1"),
-    WebColumn("pass_k", "pass_k"),
-    WebColumn("k_of_k", "k_of_k"),
+    WebColumn("score", N_("web_col_pass1"), SCORE),
+    WebColumn("pass_k", N_("web_col_pass_k"), PERCENT),
+    WebColumn("k_of_k", N_("web_col_k_of_k"), PERCENT),
+    WebColumn("runs", N_("web_col_runs"), COUNT),
+    WebColumn("mean", N_("web_col_mean"), MEAN),
 )
 WEB_PATHS = (
     "$.k",

@@ -116,9 +116,11 @@ def test_invalid_expression_is_a_result_with_the_error(tmp_path: Path) -> None:
 def test_text_output(tmp_path: Path) -> None:
     done = run("score", "-b", "natory", "--target", "13", "3^(1+1)+(3+1)", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "finalScore: 17" in done.stdout  # natory-v2 (v1: 37)
-    assert "trivialExpressionPenalty: -20" in done.stdout
-    assert "repetitionPenalty: -3" in done.stdout
+    # readable labels, not the game's camelCase field names (those are --json's)
+    assert "Final score: 17" in done.stdout  # natory-v2 (v1: 37)
+    assert "Null operations: -20" in done.stdout
+    assert "Extra digits: -3" in done.stdout
+    assert "finalScore" not in done.stdout and "Valid: yes" in done.stdout
 
 
 @pytest.mark.parametrize("target", ["abc", "0", "-5", "12.5", "", "9" * 40])

@@ -288,9 +288,10 @@ def test_natory_refuses_a_target_beyond_int_or_ascii_briefly(typed: str) -> None
 # --- the web board's columns -----------------------------------------------------------
 
 
-def test_web_columns_start_with_the_score_and_read_record_paths() -> None:
+def test_web_columns_hold_the_score_and_read_record_paths() -> None:
     for benchmark in registry.all_benchmarks():
-        assert benchmark.web_columns[0].key == "score"
+        # every column of the board, in order; the ranking score among them
+        assert "score" in {c.key for c in benchmark.web_columns}
         assert len({c.key for c in benchmark.web_columns}) == len(benchmark.web_columns)
         assert all(path.startswith("$.") for path in benchmark.web_paths)
 

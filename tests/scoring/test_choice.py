@@ -89,7 +89,9 @@ def test_scores_with_its_own_points_and_options() -> None:
     assert (result.positive_points, result.negative_points, result.final_score) == (4, 1, 3)
     assert result.primary == 3.0 and result.benchmark == "tinymcq"
     assert bench.format_score(result.primary) == "+3"
-    assert dict(result.summary_fields())["final_score"] == "3"
+    card = result.card()  # PrimeBench's card with this benchmark's own points
+    assert {s.field.key: s.value for s in card.summary}["final_score"] == 3
+    assert card.bar is not None and [p.value for p in card.bar.points] == [4, 1]
     assert result.to_json()["points"] == {"right": 2, "wrong": -1, "none": 0}
     again = bench.result_from_record(result.to_record())
     assert again == result

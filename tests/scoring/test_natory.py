@@ -555,7 +555,7 @@ def test_record_round_trip(text: str) -> None:
 def test_result_interface() -> None:
     result = score("p_n(3!)", C13)
     assert result.benchmark == "natory" and result.scorer_version == "natory-v1"
-    keys = [k for k, _ in result.summary_fields()]
+    keys = [shown.field.key for shown in result.card().summary]
     assert keys[:4] == ["target", "expression", "value", "valid"]
     assert "finalScore" in keys and "specialNumberKey" in keys
     assert result.fingerprint == score("p_n( 3 ! )", C13).fingerprint

@@ -161,12 +161,12 @@ def test_pass_at_k_metrics_with_counts() -> None:
     assert result.sub.official.reliability_count == 0
     assert result.primary == main.official.pass_at_1
     assert result.primary_split == zb.MAIN_SPLIT
-    fields = dict(result.summary_fields())
-    assert fields["main_pass_at_k"] == "50.0% (2/4)"
-    assert fields["main_reliability"] == "25.0% (1/4)"
-    assert fields["main_pass_at_1"] == "33.3% (1.33/4)"
-    assert fields["main_unattempted"] == "1"
-    assert fields["sub_pass_at_k"] == "100.0% (1/1)"
+    fields = {s.field.key: (s.value, s.of) for s in result.card().summary}
+    assert fields["main_pass_at_k"] == (0.5, (2, 4))
+    assert fields["main_reliability"] == (0.25, (1, 4))
+    assert fields["main_pass_at_1"] == (pytest.approx(1 / 3), (pytest.approx(4 / 3), 4))
+    assert fields["main_unattempted"] == (1, None)
+    assert fields["sub_pass_at_k"] == (1.0, (1, 1))
 
 
 def test_first_k_attempts_only_and_fewer_than_k_reported() -> None:

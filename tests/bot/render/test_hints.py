@@ -97,24 +97,24 @@ def test_zerobench_hints_in_persian_use_the_scorers_values() -> None:
     assert {"trailing_period", "no_braces", "spaces_in_braces", "fewer_than_k"} <= codes
     benchmark = registry.get("zerobench")
     for hint in result.hints:
-        persian = hint_text("fa", hint, benchmark=benchmark.name)
+        persian = hint_text("fa", hint, benchmark=benchmark)
         assert persian != hint.message, hint.code
         template = catalogue("fa").gettext(f"hint_zerobench_{hint.code}")
         assert _fields(template) <= {"lines", *dict(hint.params)}, hint.code
     by_code = {h.code: h for h in result.hints}
     # ZeroBench's trailing period is its own advice, not PrimeBench's "write 1:3"
-    trailing = hint_text("fa", by_code["trailing_period"], benchmark="zerobench")
+    trailing = hint_text("fa", by_code["trailing_period"], benchmark=zb.BENCHMARK)
     assert "1:3" not in trailing and "42." in trailing and "خط ۱" in trailing
     assert "۱ سؤال با کمتر از ۲ تلاش (d)" in hint_text(
-        "fa", by_code["fewer_than_k"], benchmark="zerobench"
+        "fa", by_code["fewer_than_k"], benchmark=zb.BENCHMARK
     )
     # the record keeps what the Persian text needs
     again = benchmark.result_from_record(result.to_record())
-    assert [hint_text("fa", h, benchmark="zerobench") for h in again.hints] == [
-        hint_text("fa", h, benchmark="zerobench") for h in result.hints
+    assert [hint_text("fa", h, benchmark=zb.BENCHMARK) for h in again.hints] == [
+        hint_text("fa", h, benchmark=zb.BENCHMARK) for h in result.hints
     ]
     card = render_result(again, benchmark, lang="fa", html_mode=True)
     assert trailing.replace("<", "&lt;") in card or trailing in card
-    assert hint_text("en", by_code["trailing_period"], benchmark="zerobench") == (
+    assert hint_text("en", by_code["trailing_period"], benchmark=zb.BENCHMARK) == (
         by_code["trailing_period"].message
     )

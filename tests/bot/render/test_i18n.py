@@ -50,15 +50,16 @@ def _extracted() -> dict[str, bool]:
     (mapping,) = config["tool"]["babel"]["mappings"]
     keywords = {**DEFAULT_KEYWORDS, **parse_keywords(mapping["keywords"])}
     found: dict[str, bool] = {}
-    for _file, _line, message, _comments, _context in extract_from_dir(
-        ROOT / "bot",
-        method_map=[(mapping["pattern"], mapping["method"])],
-        keywords=keywords,
-    ):
-        key = message if isinstance(message, str) else message[0]
-        plural = not isinstance(message, str)
-        assert found.setdefault(key, plural) == plural, f"{key} used both with and without n"
-        found[key] = plural
+    for folder in ("bot", "scoring"):  # a benchmark declares its own ids (scoring.base.N_)
+        for _file, _line, message, _comments, _context in extract_from_dir(
+            ROOT / folder,
+            method_map=[(mapping["pattern"], mapping["method"])],
+            keywords=keywords,
+        ):
+            key = message if isinstance(message, str) else message[0]
+            plural = not isinstance(message, str)
+            assert found.setdefault(key, plural) == plural, f"{key} used both with and without n"
+            found[key] = plural
     return found
 
 
@@ -66,7 +67,7 @@ def _english_from_scorer(key: str) -> bool:
     """Hints and Natory's reasons by code have Persian texts only: English shows the
     scorer's own text."""
     if key.startswith("natory_error_"):
-        return key != "natory_error_at"
+        return True
     if key.startswith("hint_zerobench_"):
         return True
     return key.startswith("hint_") and key not in ("hint_lines_one", "hint_lines_many")
@@ -174,6 +175,8 @@ def test_lookup_falls_back_and_fails_loudly() -> None:
 
 def test_the_command_menu_comes_from_the_catalogues() -> None:
     names = [name for name, _ in i18n.MENU]
+    # each challenge's command (from the registry) after /me
+    names[names.index("me") + 1 : names.index("me") + 1] = ["natory"]
     for lang in LANGUAGES:
         menu = command_menu(lang)
         assert [name for name, _ in menu] == names
@@ -181,3 +184,19 @@ def test_the_command_menu_comes_from_the_catalogues() -> None:
         assert app.COMMANDS[lang] == menu
     assert dict(command_menu("en"))["score"] == "score a model's output"
     assert dict(command_menu("fa"))["score"] == "امتیازدهی خروجی یک مدل"
+    assert dict(command_menu("en"))["natory"] == "Natory: today's target and boards"
+
+
+def test_every_code_a_benchmark_declares_has_its_messages() -> None:
+    """Each hint and reason code of each benchmark names a message with English and
+    Persian entries (English may be empty: it shows the scorer's own text)."""
+    from scoring import registry
+
+    english, persian = _entries(_po("en")), _entries(_po("fa"))
+    for benchmark in registry.all_benchmarks():
+        declared = {**benchmark.hint_messages, **benchmark.reason_messages}
+        for code, key in declared.items():
+            assert key in english, (benchmark.name, code, key)
+            assert persian.get(key) is not None and persian[key].string, (benchmark.name, code)
+        for column in benchmark.web_columns:
+            assert english[column.label].string and persian[column.label].string, column

@@ -16,7 +16,8 @@ from bot.render.boards import (
     render_challenge_board,
 )
 from bot.render.charts import challenge_points
-from bot.render.format import fits, natory_breakdown
+from bot.render.fields import prose
+from bot.render.format import fits
 from bot.telegram.challenge_handlers import TARGET_LINE
 from scoring import OptionError, registry
 from scoring.options import parse_cost, parse_latency
@@ -181,7 +182,8 @@ def test_the_special_number_bonus_is_named_in_the_readers_language(
     natory = registry.get("natory")
     result = natory.score(expression, natory.load_key(target))
     assert result.special_number_key
-    english = "\n".join(natory_breakdown(result, lang="en", esc=str))
-    persian = "\n".join(natory_breakdown(result, lang="fa", esc=str))
+    natory_prose = result.card().prose
+    english = "\n".join(prose("en", natory, natory_prose))
+    persian = "\n".join(prose("fa", natory, natory_prose))
     assert en in english and en not in persian and fa in persian
     assert result.special_number_key[0] not in persian
