@@ -33,8 +33,8 @@ class _Awaited:
     intake's start assumes), and the stores of this process open on that file share one
     mirror, so it holds what the table holds: read from the table once (``rows`` None:
     not yet, or a write failed and the table must be read again), then kept by the
-    writes. ``changes`` counts writes begun, so a read that a write overtook is not
-    kept."""
+    writes. ``changes`` counts the writes' starts and ends, so a read that one
+    overlapped is not kept."""
 
     def __init__(self) -> None:
         self.rows: dict[str, tuple[str, int]] | None = None
@@ -79,6 +79,9 @@ class SharedStateStore(StoreBase):
             if mirror is not None:
                 mirror.rows = None
             raise
+        finally:
+            if mirror is not None:  # a read that began while it ran is not kept either
+                mirror.changes += 1
 
     async def expect_input(self, what: str, key: str, value: str, *, ttl_ms: int) -> None:
         """Remember that the bot waits for a reply (``what``: e.g. ``model``; ``key``:
