@@ -114,6 +114,7 @@ class Store(
         await self._recorded_all()
         await self._intake_settled()
         await self._db.close()
+        self._forget_awaited()
 
     async def __aenter__(self) -> Self:
         return self

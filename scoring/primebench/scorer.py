@@ -16,7 +16,7 @@ steps aside.
 from __future__ import annotations
 
 import hashlib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import is_, itemgetter
@@ -60,14 +60,20 @@ class _Tally:
 
     Only the key's questions keep their answers. Of the others (ignored by the rules,
     listed) only the question numbers are kept, once each, to tell repeats; the first
-    :data:`MAX_REPORTED_QUESTIONS` are listed, the rest counted.
+    :data:`MAX_REPORTED_QUESTIONS` are listed, the rest counted. A number below
+    ``dense`` (the text's length: the map is never larger than the text) is kept as a
+    byte in a map indexed by it, where a set would keep about 60 bytes; a file of a
+    million different questions then costs a megabyte, not sixty.
     """
 
-    def __init__(self, key: PrimeKey) -> None:
+    def __init__(self, key: PrimeKey, dense: int = 0) -> None:
         self.questions = key.by_text.keys()
         self.final: Answers = {}  # the last answer standing per key question
         self.seen: Counter[str] = Counter()  # how many times each key question was answered
-        self.unknown: set[int] = set()  # every other question answered
+        self.dense = dense
+        self.marks = bytearray()  # marks[q]: question q (below dense) was answered
+        self.unknown: set[int] = set()  # every other question answered (dense or above)
+        self.unknown_count = 0  # how many different questions the key lacks
         self.unknown_listed: list[int] = []  # the first of them, in order of appearance
         self.repeated: dict[int, None] = {}  # the other questions answered more than once
         self.invalid: list[InvalidLine] = []
@@ -75,14 +81,18 @@ class _Tally:
 
     def answers(self, found: Sequence[tuple[str, str, str]], times: int = 1) -> None:
         questions = list(map(itemgetter(0), found))
-        if self.questions >= set(questions):  # the usual case: all in the key
+        distinct = set(questions)
+        if self.questions >= distinct:  # the usual case: all in the key
             known: Sequence[tuple[str, str, str]] = found
         else:
-            distinct = set(questions)
             in_key = distinct.intersection(self.questions)
-            known = list(compress(found, map(in_key.__contains__, questions)))
-            distinct -= in_key
-            self._unknown([q for q in questions if q in distinct], times)
+            if in_key:
+                known = list(compress(found, map(in_key.__contains__, questions)))
+                distinct -= in_key
+                questions = list(compress(questions, map(distinct.__contains__, questions)))
+            else:  # none in the key (a file of other questions)
+                known = ()
+            self._unknown(questions, times)
         if not known:
             return
         self.final.update(zip(map(itemgetter(0), known), map(itemgetter(1, 2), known), strict=True))
@@ -105,7 +115,7 @@ class _Tally:
         elif len(distinct) < len(questions):
             counts = Counter(questions)
             self.repeated.update(dict.fromkeys(q for q in questions if counts[q] > 1))
-        again = distinct.intersection(self.unknown)
+        again = self._remember(distinct)
         if again:
             self.repeated.update(
                 dict.fromkeys(compress(questions, map(again.__contains__, questions)))
@@ -114,7 +124,29 @@ class _Tally:
         if room > 0 and len(again) < len(distinct):
             fresh = dict.fromkeys(q for q in questions if q not in again)
             self.unknown_listed.extend(list(fresh)[:room])
-        self.unknown |= distinct
+
+    def _remember(self, distinct: set[int]) -> set[int]:
+        """Keep questions the key lacks; returns those kept before."""
+        if not distinct:
+            return set()
+        top = max(distinct)
+        if top < self.dense:
+            small, large = list(distinct), set()
+        else:
+            small = [q for q in distinct if q < self.dense]
+            large = distinct.difference(small)
+        again = large.intersection(self.unknown)
+        self.unknown |= large
+        if small:
+            marks = self.marks
+            top = max(small)
+            if top >= len(marks):  # grown by doubling, up to dense
+                marks.extend(bytes(min(max(top + 1, 2 * len(marks)), self.dense) - len(marks)))
+            flags = itemgetter(*small)(marks) if len(small) > 1 else (marks[small[0]],)
+            again.update(compress(small, flags))
+            deque(map(marks.__setitem__, small, repeat(1)), maxlen=0)
+        self.unknown_count += len(distinct) - len(again)
+        return again
 
     def invalid_at(self, line: int, text: str) -> None:
         self.invalid_count += 1
@@ -129,7 +161,7 @@ def score(text: str, key: PrimeKey) -> PrimeBenchResult:
         result = _score_small(text, key)
         if result is not None:
             return result
-    tally = _Tally(key)
+    tally = _Tally(key, dense=len(text))
     parsed: dict[str, Parsed] = {}
     first_line = 1
     for raw in _chunks(text):
@@ -270,7 +302,7 @@ def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
     duplicates: list[str | int] = [q for q, n in tally.seen.items() if n > 1]
     duplicates.extend(tally.repeated)
     listed = tally.unknown_listed
-    unknown = (listed, len(tally.unknown)) if listed else ()
+    unknown = (listed, tally.unknown_count) if listed else ()
     return _build_result(key, final, duplicates, unknown, tally.invalid, tally.invalid_count)
 
 

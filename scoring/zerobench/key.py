@@ -109,7 +109,12 @@ def _json_split(
     for qid, value in pairs:
         line = finder.line_of(qid)
         answer = key_text(value)
-        _add_key_entry(into, seen, qid, answer, line, shown=f"{json.dumps(qid)}: ...")
+        stripped = qid.strip()
+        if stripped and answer is not None and answer.strip() and stripped not in seen:
+            seen.add(stripped)  # the usual entry: kept without building its error text
+            into[stripped] = answer
+        else:
+            _add_key_entry(into, seen, qid, answer, line, shown=f"{json.dumps(qid)}: ...")
 
 
 def _add_key_entry(

@@ -83,7 +83,11 @@ class LineFinder:
         self._line = 1
 
     def line_of(self, key: str) -> int:
-        for needle in (json.dumps(key), json.dumps(key, ensure_ascii=False)):
+        if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key:
+            needles: tuple[str, ...] = (f'"{key}"',)  # as JSON writes it, either way
+        else:
+            needles = (json.dumps(key), json.dumps(key, ensure_ascii=False))
+        for needle in needles:
             found = self._text.find(needle, self._pos)
             if found >= 0:
                 self._line += self._text.count("\n", self._pos, found)

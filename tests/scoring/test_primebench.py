@@ -446,6 +446,25 @@ def test_unknown_questions_repeated_across_chunks_are_duplicates() -> None:
     assert (result.correct, result.wrong, result.invalid_line_count) == (1, 0, 0)
 
 
+def test_many_different_questions_the_key_lacks_are_kept_once_each() -> None:
+    """Megabytes of different questions the key lacks (each number below the text's
+    length is kept as a byte in a map, the others in a set): met again chunks later,
+    a large number among them, question 0; counted, listed and repeated once each."""
+    from scoring import MAX_REPORTED_QUESTIONS
+
+    many = [f"{q}:{1 + q % 4}" for q in range(200, 250_000)]
+    large = f"{10**12}:1"
+    text = "\n".join(["1:2", "0:3", *many[:1000], large, *many, many[7], large, "2:3", many[-1]])
+    assert len(text) > 2 * 2**20  # several chunks
+    result = pb.score(text, KEY5)
+    assert result.unknown_question_count == len(many) + 2
+    assert result.unknown_questions == (0, *range(200, 200 + MAX_REPORTED_QUESTIONS - 1))
+    # the first thousand twice, the large one twice, the last one twice
+    assert result.duplicate_count == 1000 + 2
+    assert result.duplicates == tuple(range(200, 200 + MAX_REPORTED_QUESTIONS))
+    assert (result.correct, result.wrong, result.unanswered) == (2, 0, 3)
+
+
 def test_many_repeated_unknown_questions_are_counted() -> None:
     from scoring import MAX_REPORTED_QUESTIONS
 

@@ -32,6 +32,51 @@ async def test_an_awaited_reply_is_seen_by_another_instance_and_taken_once(
         await other.close()
 
 
+@pytest.mark.sqlite_only
+async def test_an_awaited_reply_on_sqlite_is_read_from_the_table_once(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    """The bot asks with every submission whether a reply (an opened challenge) is
+    awaited: on SQLite, one process's database, the store reads the table once and keeps
+    it up to date with its writes (no trip each time), and gives the table's answers,
+    across a restart too."""
+    # the first read of the table overlaps a write: it is not kept, the write is seen
+    await asyncio.gather(
+        store.awaited_input("challenge", "7"),
+        store.expect_input("challenge", "7", "a", ttl_ms=60_000),
+        store.awaited_input("challenge", "7"),
+    )
+    assert await store.awaited_input("challenge", "7") == "a"
+    reads = 0
+
+    async def awaited(key: str) -> str | None:
+        nonlocal reads
+        before = store.db.trips
+        value = await store.awaited_input("challenge", key)
+        reads += store.db.trips - before
+        return value
+
+    assert await awaited("8") is None
+    await store.expect_input("challenge", "8", "b", ttl_ms=1000)
+    assert await awaited("8") == "b"
+    assert not await store.take_input("challenge", "7", "other")
+    assert await awaited("7") == "a"
+    assert await store.take_input("challenge", "7", "a")
+    assert await awaited("7") is None
+    assert reads == 0
+    clock.advance(seconds=2)
+    assert await store.awaited_input("challenge", "8") is None  # expired
+    await store.expect_input("model", "9", "c", ttl_ms=60_000)
+    await store.close()
+    again = await Store.open(db_path, clock=clock)  # a restart
+    try:
+        assert await again.awaited_input("model", "9") == "c"
+        assert await again.awaited_input("challenge", "7") is None
+        assert await again.awaited_input("challenge", "8") is None
+    finally:
+        await again.close()
+
+
 async def test_a_scheduled_run_is_claimed_by_one_instance(
     db_path: Path, clock: FakeClock, store: Store
 ) -> None:
