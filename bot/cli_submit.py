@@ -141,11 +141,10 @@ async def _send(
 
 def _is_inspect_log(path: Path) -> bool:
     """An Inspect log: a ``.eval`` file (a zip), or JSON with an ``eval`` spec."""
-    if path.suffix == ".eval":
-        return True
+    from .evals import logs
+
     with path.open("rb") as f:
-        head = f.read(4096)
-    return head.lstrip().startswith(b"{") and b'"eval"' in head and b'"version"' in head
+        return logs.is_log(path.name, f.read(4096))
 
 
 def _inspect_parts(path: Path, args: argparse.Namespace) -> list[Part]:

@@ -11,6 +11,7 @@ submitting one log twice makes no second submission.
 
 from __future__ import annotations
 
+import io
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,34 @@ def read(path: Path) -> list[Epoch]:
         log = read_eval_log(str(path))
     except Exception as exc:  # Inspect's reader raises many kinds for a bad file
         raise UnreadableLog(f"not an Inspect log Inspect can read ({exc})") from None
+    return _epochs(log)
+
+
+def is_log(name: str, head: bytes) -> bool:
+    """Whether a file is an Inspect log: a ``.eval`` file (a zip), or JSON whose start
+    holds an eval spec (``eval`` and ``version``)."""
+    if name.endswith(".eval") or head.startswith(b"PK\x03\x04"):
+        return True
+    start = head[:4096]
+    return start.lstrip().startswith(b"{") and b'"eval"' in start and b'"version"' in start
+
+
+async def read_bytes(data: bytes, name: str) -> list[Epoch]:
+    """The submissions of a log sent as bytes (an upload), read on the caller's event
+    loop with Inspect's async reader."""
+    try:
+        from inspect_ai.log import read_eval_log_async
+    except ImportError:
+        raise NotInstalled(INSTALL) from None
+    zipped = name.endswith(".eval") or data.startswith(b"PK\x03\x04")
+    try:
+        log = await read_eval_log_async(io.BytesIO(data), format="eval" if zipped else "json")
+    except Exception as exc:  # Inspect's reader raises many kinds for a bad file
+        raise UnreadableLog(f"not an Inspect log Inspect can read ({exc})") from None
+    return _epochs(log)
+
+
+def _epochs(log: Any) -> list[Epoch]:
     if log.status != "success":
         raise UnreadableLog(f"the evaluation did not finish (status {log.status})")
     samples = list(log.samples or [])

@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ from ..core import api
 from ..core.errors import DailyLimit, UserError
 from ..core.services import Services
 from ..core.submit import MAX_DOWNLOAD, decode_upload
+from ..evals import logs
 from ..render.i18n import t, tn
 
 if TYPE_CHECKING:
@@ -267,17 +269,15 @@ class SubmissionsHandler(_Handler):
             self.fail(self._too_big())
             return
         assert self.token is not None
+        key = self.request.headers.get("Idempotency-Key")
         try:
             request = self._request()
-            key = self.request.headers.get("Idempotency-Key")
-            shown = await api.submit(
-                self.state.services,
-                self.token,
-                request,
-                idempotency_key=key,
-                web_base=self.web_base(),
-                watch=self.state.watch,
-            )
+            if isinstance(request, _LogUpload):  # one submission per epoch
+                shown = [await self._submit(r, k) for r, k in await _log_requests(request, key)]
+                status = 201 if any(s.created for s in shown) else 200
+                await self.answer(status, {"submissions": [submission_json(s) for s in shown]})
+                return
+            one = await self._submit(request, key)
         except _Failure as failure:
             self.fail(failure)
             return
@@ -287,9 +287,20 @@ class SubmissionsHandler(_Handler):
         except StoreUnavailable:
             self.fail(_Failure(503, "unavailable", "the database is unavailable"))
             return
-        await self.answer(201 if shown.created else 200, submission_json(shown))
+        await self.answer(201 if one.created else 200, submission_json(one))
 
-    def _request(self) -> api.Request:
+    async def _submit(self, request: api.Request, key: str | None) -> api.Submitted:
+        assert self.token is not None
+        return await api.submit(
+            self.state.services,
+            self.token,
+            request,
+            idempotency_key=key,
+            web_base=self.web_base(),
+            watch=self.state.watch,
+        )
+
+    def _request(self) -> api.Request | _LogUpload:
         """The submission the body describes (:class:`_Failure` for a bad one)."""
         content_type = self.request.headers.get("Content-Type", "")
         body = bytes(self._body)
@@ -331,7 +342,7 @@ class SubmissionsHandler(_Handler):
             provenance=provenance,
         )
 
-    def _form(self, content_type: str, body: bytes) -> api.Request:
+    def _form(self, content_type: str, body: bytes) -> api.Request | _LogUpload:
         fields: dict[str, list[bytes]] = {}
         files: dict[str, list[tornado.httputil.HTTPFile]] = {}
         tornado.httputil.parse_body_arguments(content_type, body, fields, files)
@@ -341,16 +352,18 @@ class SubmissionsHandler(_Handler):
         upload = uploads[0]
         if len(upload.body) > MAX_DOWNLOAD:
             raise self._too_big()
-        try:
-            output = decode_upload(upload.body)
-        except UserError as exc:
-            raise _failure_of(exc) from None
         values: dict[str, str] = {}
         for name, given in fields.items():
             try:
                 values[name] = given[0].decode("utf-8")
             except UnicodeDecodeError:
                 raise _Failure(422, "invalid_field", f"{name}: not UTF-8", field=name) from None
+        if logs.is_log(upload.filename or "", upload.body[:4096]):
+            return _LogUpload(upload.body, upload.filename or "run.eval", values)
+        try:
+            output = decode_upload(upload.body)
+        except UserError as exc:
+            raise _failure_of(exc) from None
         if "benchmark" not in values:
             raise _Failure(422, "invalid_field", "benchmark: required", field="benchmark")
         return api.Request(
@@ -362,6 +375,47 @@ class SubmissionsHandler(_Handler):
             options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
             provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _LogUpload:
+    """An Inspect log sent as the file: its bytes, its name, the form's other fields."""
+
+    data: bytes
+    name: str
+    values: dict[str, str]
+
+
+async def _log_requests(
+    upload: _LogUpload, key: str | None
+) -> list[tuple[api.Request, str | None]]:
+    """A request per epoch of the log, with its idempotency key (the header's with the
+    epoch, else the log's eval id and epoch): the form's fields win over the log's."""
+    try:
+        epochs = await logs.read_bytes(upload.data, upload.name)
+    except logs.NotInstalled:
+        raise _Failure(
+            422, "unsupported_log", "this server cannot read Inspect logs (no inspect extra)"
+        ) from None
+    except logs.UnreadableLog as exc:
+        raise _Failure(422, "invalid_log", f"{upload.name}: {exc}", field="output") from None
+    values = upload.values
+    requests: list[tuple[api.Request, str | None]] = []
+    for e in epochs:
+        benchmark = values.get("benchmark") or e.benchmark
+        if not benchmark:
+            raise _Failure(422, "invalid_field", "benchmark: required", field="benchmark")
+        request = api.Request(
+            benchmark=benchmark,
+            output=e.output,
+            model=values.get("model") or e.model,
+            mode=values.get("mode") or e.mode,
+            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
+            provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
+        )
+        requests.append((request, f"{key}:{e.epoch}" if key else e.idempotency_key))
+    return requests
 
 
 class SubmissionHandler(_Handler):
@@ -420,7 +474,13 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
     }
     secured: list[dict[str, list[str]]] = [{"bearer": []}]
     submission = {"$ref": "#/components/schemas/Submission"}
-    shown = {"content": {"application/json": {"schema": submission}}}
+    # an Inspect log sent as the file: one submission per epoch
+    per_epoch = {
+        "type": "object",
+        "required": ["submissions"],
+        "properties": {"submissions": {"type": "array", "items": submission}},
+    }
+    shown = {"content": {"application/json": {"schema": {"oneOf": [submission, per_epoch]}}}}
     fields = {
         "benchmark": {"type": "string", "enum": benchmarks},
         "output": {"type": "string", "description": "the model's raw output (at most 20 MB)"},
@@ -448,7 +508,13 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
     }
     form = {
         **{k: v for k, v in fields.items() if k != "output"},
-        "output": {"type": "string", "format": "binary", "description": "the output file"},
+        "output": {
+            "type": "string",
+            "format": "binary",
+            "description": "the output file, or an Inspect AI log (.eval, or its JSON): "
+            "one submission per epoch (benchmark, model and mode from the log unless "
+            "given), answered as {submissions: [...]}",
+        },
         "publish": {"type": "string", "enum": ["true", "false"]},
     }
     limited = {
@@ -488,7 +554,7 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         "multipart/form-data": {
                             "schema": {
                                 "type": "object",
-                                "required": ["benchmark", "output"],
+                                "required": ["output"],
                                 "properties": form,
                             },
                         },

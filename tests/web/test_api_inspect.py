@@ -11,7 +11,9 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import pytest
 
 pytest.importorskip(
@@ -109,6 +111,38 @@ async def test_an_inspect_log_is_submitted_one_result_per_epoch(web: Api, tmp_pa
     code, out, _ = await submit(str(path), "--server", web.base, "--publish", token=web.token)
     assert code == 0 and out.count("sent before") == 2
     assert len(await web.services.store.history(OWNER)) == 2
+    # the log as the API's file: read by the server, the same submissions again (200)
+    status, data = await post_log(web, path.read_bytes(), path.name)
+    assert status == 200, data
+    assert sorted(s["final_score"] for s in data["submissions"]) == [0, 20]
+    assert {s["id"] for s in data["submissions"]} == {s.id for s in mine}
+    assert len(await web.services.store.history(OWNER)) == 2
+
+
+async def test_a_log_sent_to_the_api_is_one_submission_per_epoch(web: Api, tmp_path: Path) -> None:
+    path = await run_inspect(tmp_path, [output(20), output(15)])
+    status, data = await post_log(web, path.read_bytes(), path.name, model="named-here")
+    assert status == 201, data
+    shown = data["submissions"]
+    assert [(s["final_score"], s["model"], s["published"]) for s in shown] == [
+        (20, "named-here", True),
+        (0, "named-here", True),
+    ]
+    status, data = await post_log(web, b"PK\x03\x04 not really a zip", "broken.eval")
+    assert status == 422 and data["error"]["code"] == "invalid_log", data
+    assert "broken.eval" in data["error"]["message"]
+
+
+async def post_log(web: Api, data: bytes, name: str, **fields: str) -> tuple[int, Any]:
+    form = aiohttp.FormData()
+    form.add_field("publish", "true")
+    for field, value in fields.items():
+        form.add_field(field, value)
+    form.add_field("output", data, filename=name, content_type="application/zip")
+    async with web.session.post(
+        web.base + "/api/v1/submissions", data=form, headers=web.auth()
+    ) as r:
+        return r.status, await r.json()
 
 
 async def test_a_file_that_is_not_a_log_is_refused_in_one_line(tmp_path: Path) -> None:
