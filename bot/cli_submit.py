@@ -14,7 +14,8 @@ import asyncio
 import json
 import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,8 @@ class Part:
     mode: str | None
     benchmark: str | None
     idempotency_key: str | None
+    #: tag fields sent with it (a challenge's target, k)
+    options: Mapping[str, object] = field(default_factory=dict)
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,6 +117,8 @@ async def _send(
                         ("mode", part.mode)):  # fmt: skip
         if value:
             form.add_field(name, value)
+    for option, given in part.options.items():
+        form.add_field(option, str(given))
     form.add_field("publish", "true" if publish else "false")
     data = part.output.encode() if isinstance(part.output, str) else part.output
     form.add_field("output", data, filename=part.file_name, content_type="text/plain")
@@ -168,6 +173,7 @@ def _inspect_parts(path: Path, args: argparse.Namespace) -> list[Part]:
             idempotency_key=(
                 f"{args.idempotency_key}:{e.epoch}" if args.idempotency_key else e.idempotency_key
             ),
+            options=e.options,
         )
         for e in epochs
     ]

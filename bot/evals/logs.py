@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import io
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scoring import registry
+from scoring.runs import Call, RunPlan
 
 INSTALL = "reading Inspect AI logs needs the inspect extra: pip install 'benchboard[inspect]'"
 
@@ -38,6 +39,8 @@ class Epoch:
     mode: str
     benchmark: str | None
     idempotency_key: str
+    #: the scorer options the run was made with (a challenge's target, k)
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 def read(path: Path) -> list[Epoch]:
@@ -90,15 +93,32 @@ def _epochs(log: Any) -> list[Epoch]:
     mode = _mode(log, samples)
     epochs = []
     for epoch in sorted(by_epoch):
-        texts = [s.output.completion for s in by_epoch[epoch] if s.output is not None]
-        output = "\n".join(t for t in texts if t)
+        output, options = _output(benchmark, by_epoch[epoch])
         if not output.strip():
             raise UnreadableLog(f"epoch {epoch} has no completion")
         epochs.append(
             Epoch(epoch, output, str(log.eval.model), mode, benchmark,
-                  f"inspect:{log.eval.eval_id}:{epoch}")
+                  f"inspect:{log.eval.eval_id}:{epoch}", options)
         )  # fmt: skip
     return epochs
+
+
+def _output(benchmark: str | None, samples: list[Any]) -> tuple[str, dict[str, Any]]:
+    """An epoch's raw output and scorer options. Samples of Benchboard's tasks name the
+    call they answer (``item``) and the plan's options: the benchmark turns the answers
+    back into what a paste would be (``Benchmark.run_output``); other samples' answers
+    are joined in order."""
+    answers = [s.output.completion if s.output is not None else "" for s in samples]
+    meta = [s.metadata or {} for s in samples]
+    if benchmark is None or not all("item" in m for m in meta):
+        return "\n".join(a for a in answers if a), {}
+    plan = RunPlan("", tuple(Call((), item=str(m["item"])) for m in meta), {})
+    try:
+        output = registry.get(benchmark).run_output(plan, answers)
+    except ValueError as exc:
+        raise UnreadableLog(f"its samples do not make one run: {exc}") from None
+    options = meta[0].get("options")
+    return output, dict(options) if isinstance(options, dict) else {}
 
 
 def _benchmark(log: Any, samples: list[Any]) -> str | None:

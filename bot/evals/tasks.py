@@ -1,38 +1,73 @@
 """Inspect AI tasks for Benchboard's benchmarks (``inspect eval`` runs a model on them).
 
-``inspect eval bot/evals/tasks.py@primebench --model openai/gpt-4o -T questions=Q.json``
-(or ``benchboard/primebench``: the ``inspect`` extra registers these tasks) sends the
-official prompt followed by the question file, once per epoch; with ``-T key=KEY``
-each answer is also scored here with Benchboard's own scorer. Then
-``benchboard submit logs/<run>.eval --server …`` puts each epoch on a board.
+``inspect eval benchboard/primebench --model openai/gpt-4o -T questions=Q.json`` (or
+``bot/evals/tasks.py@primebench``: the ``inspect`` extra registers these tasks) sends
+what Benchboard itself sends when it runs the benchmark (``Benchmark.run_plan``): one
+sample per call of the plan, its messages byte-exact, images included. With
+``-T key=KEY`` each answer is also scored here with Benchboard's own scorer. Then
+``benchboard submit logs/<run>.eval --server …`` puts each epoch on a board; the log's
+samples carry what is needed to turn their answers back into the raw output
+(:mod:`bot.evals.logs`).
 
-PrimeBench is shipped: its prompt and question file are the whole input. ZeroBench
-(images) and Natory (the day's target, from the bot) are not tasks yet.
+``benchboard/primebench`` (the official prompt after ``Q.json``), ``benchboard/zerobench``
+(each question with its images; ``questions``: the question set as JSON Lines),
+``benchboard/natory`` (``-T target=N``; the day's target by default) and
+``benchboard/benchmark -T name=NAME`` for any benchmark of the registry.
 """
 
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText
 from inspect_ai.scorer import Score, Target, mean, scorer
 from inspect_ai.solver import TaskState, generate
 
-from scoring import registry
+from scoring import Benchmark, registry
+from scoring.runs import Call, RunMaterials, RunRefused
 
 
-def _data_file(given: str | None, benchmark: str, name: str) -> Path:
+def _data_file(given: str | None, benchmark: Benchmark) -> Path | None:
     if given:
         return Path(given)
-    return Path(os.environ.get("BENCHBOARD_DATA_DIR", "data")) / benchmark / name
+    if benchmark.run_questions_file is None:
+        return None
+    return Path(os.environ.get("BENCHBOARD_DATA_DIR", "data")) / benchmark.run_questions_file
+
+
+def _key(benchmark: Benchmark, key: str | None, target: int | None) -> Any:
+    """The key a plan is made from: a challenge's target (the day's by default, with the
+    bot's seed), or the key file given, or none."""
+    challenge = benchmark.challenge
+    if challenge is not None:
+        if target is not None:
+            return challenge.parse(str(target))
+        seed = os.environ.get("BENCHBOARD_CHALLENGE_SEED", "benchboard")
+        return challenge.today(datetime.now(UTC).date(), seed, None)
+    if key:
+        return benchmark.load_key(Path(key).read_bytes(), filename=Path(key).name)
+    return None
+
+
+def _message(call: Call) -> list[ChatMessageUser]:
+    messages = []
+    for message in call.messages:
+        parts: list[ContentText | ContentImage] = [
+            ContentText(text=part) if isinstance(part, str) else ContentImage(image=part.data_url())
+            for part in message.parts
+        ]
+        messages.append(ChatMessageUser(content=parts))  # type: ignore[arg-type]
+    return messages
 
 
 @scorer(metrics=[mean()])
 def benchboard_score(benchmark: str, key: str) -> Any:
-    """Benchboard's own score of the completion (the ranking figure)."""
+    """Benchboard's own score of a one-call plan's answer (the ranking figure)."""
     bench = registry.get(benchmark)
     loaded = bench.load_key(Path(key).read_bytes(), filename=Path(key).name)
 
@@ -43,21 +78,61 @@ def benchboard_score(benchmark: str, key: str) -> Any:
     return score
 
 
+def benchmark_task(
+    name: str, questions: str | None = None, key: str | None = None, target: int | None = None
+) -> Task:
+    """The task of a benchmark: a sample per call of its run plan (``item``: what the
+    call answers; ``options``: the scorer options the answers are scored with)."""
+    bench = registry.get(name)
+    path = _data_file(questions, bench)
+    loaded = _key(bench, key, target)
+    materials = RunMaterials(loaded, path.read_bytes() if path and path.exists() else None)
+    try:
+        plan = bench.run_plan(materials)
+    except RunRefused as exc:
+        raise ValueError(str(exc)) from None
+    samples = [
+        Sample(
+            input=_message(call),  # type: ignore[arg-type]
+            target="",
+            id=f"{bench.name}-{n}",
+            metadata={"benchmark": bench.name, "item": call.item, "options": plan.options},
+        )
+        for n, call in enumerate(plan.calls, 1)
+    ]
+    one_call = len(plan.calls) == 1 and bench.challenge is None
+    return Task(
+        dataset=MemoryDataset(samples, name=bench.name),
+        solver=generate(),
+        scorer=benchboard_score(bench.name, key) if key and one_call else None,
+        metadata={"benchmark": bench.name, "run_version": plan.version},
+    )
+
+
+@task
+def benchmark(name: str, questions: str | None = None, key: str | None = None) -> Task:
+    """Any benchmark of the registry by name (a data-defined one needs its definition in
+    the registry: run through ``benchboard``'s own tasks)."""
+    return benchmark_task(name, questions, key)
+
+
 @task
 def primebench(questions: str | None = None, key: str | None = None) -> Task:
-    """PrimeBench: the official prompt and the question file (``questions``: its path;
-    default ``$BENCHBOARD_DATA_DIR/primebench/Q.json``)."""
-    bench = registry.get("primebench")
-    asked = _data_file(questions, "primebench", "Q.json").read_text(encoding="utf-8")
-    sample = Sample(
-        input=f"{bench.prompt.rstrip()}\n\n{asked}",
-        target="",
-        id="primebench",
-        metadata={"benchmark": bench.name},
-    )
-    return Task(
-        dataset=MemoryDataset([sample], name="primebench"),
-        solver=generate(),
-        scorer=benchboard_score(bench.name, key) if key else None,
-        metadata={"benchmark": bench.name},
-    )
+    """PrimeBench: ``Q.json`` (``questions``; default ``$BENCHBOARD_DATA_DIR/primebench/
+    Q.json``) then the official prompt, byte-exact."""
+    return benchmark_task("primebench", questions, key)
+
+
+@task
+def zerobench(questions: str | None = None) -> Task:
+    """ZeroBench: each question with the official suffix and its images (``questions``:
+    the question set as JSON Lines; default ``$BENCHBOARD_DATA_DIR/zerobench/
+    questions.jsonl``); use ``--epochs K`` for K attempts."""
+    return benchmark_task("zerobench", questions)
+
+
+@task
+def natory(target: int | None = None) -> Task:
+    """Natory: the target (default the day's, with ``$BENCHBOARD_CHALLENGE_SEED``), its
+    digits and rules."""
+    return benchmark_task("natory", target=target)

@@ -411,7 +411,10 @@ async def _log_requests(
             model=values.get("model") or e.model,
             mode=values.get("mode") or e.mode,
             publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
-            options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
+            options={
+                **{k: v for k, v in e.options.items() if k in api.OPTION_FIELDS},
+                **{k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
+            },
             provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
         )
         requests.append((request, f"{key}:{e.epoch}" if key else e.idempotency_key))

@@ -153,3 +153,68 @@ async def test_a_file_that_is_not_a_log_is_refused_in_one_line(tmp_path: Path) -
     )
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "run.eval" in err
+
+
+#: Any of the shipped tasks run by Inspect with mockllm answering every call the same.
+EVAL_TASK = """
+import json, sys
+from inspect_ai import eval
+from inspect_ai.model import ModelOutput, ModelUsage, get_model
+from bot.evals import tasks
+
+folder, name, args, answer = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+made = ModelOutput.from_content(model="mockllm/model", content=answer)
+made.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+model = get_model("mockllm/model", custom_outputs=[made] * 20)
+[log] = eval(getattr(tasks, name)(**args), model=model, log_dir=folder + "/logs",
+             display="none")
+print(json.dumps({"status": log.status, "location": log.location}))
+"""
+
+
+async def run_task(folder: Path, name: str, args: dict[str, Any], answer: str) -> Path:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", EVAL_TASK, str(folder), name, json.dumps(args), answer,
+        cwd=folder, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 180)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    done = json.loads(out.decode().strip().splitlines()[-1])
+    assert done["status"] == "success", err.decode()[-3000:]
+    return Path(done["location"])
+
+
+async def test_a_natory_run_in_inspect_is_an_attempt_at_its_target(
+    web: Api, tmp_path: Path
+) -> None:
+    path = await run_task(tmp_path, "natory", {"target": 13}, "So:\n3^(1+1)+(3+1)")
+    status, data = await post_log(web, path.read_bytes(), path.name, mode="default")
+    assert status == 201, data
+    (shown,) = data["submissions"]
+    assert shown["target"] == 13 and shown["benchmark"] == "natory"
+    assert shown["expression"] == "3^(1+1)+(3+1)" and shown["published"] is True
+
+
+async def test_zerobench_in_inspect_sends_each_question_with_its_image(
+    web: Api, tmp_path: Path
+) -> None:
+    from scoring.runs import Image
+
+    image = Image("image/png", b"\x89PNG\r\n\x1a\nnot a real picture").data_url()
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(
+        json.dumps({"question_id": "1", "question_text": "How many?", "images": [image]})
+        + "\n"
+        + json.dumps({"question_id": "2", "question_text": "Which colour?"})
+        + "\n"
+    )
+    await web.services.store.save_key(
+        "zerobench", json.dumps({"1": "7", "2": "blue"}).encode(), source="test"
+    )
+    path = await run_task(tmp_path, "zerobench", {"questions": str(questions)}, "It is {7}")
+    status, data = await post_log(web, path.read_bytes(), path.name, mode="default")
+    assert status == 201, data
+    (shown,) = data["submissions"]
+    assert shown["benchmark"] == "zerobench"
+    assert shown["main"]["pass_at_1"] == pytest.approx(0.5), shown
