@@ -32,8 +32,6 @@ NOT_YET = {
     # the documented settings BENCHBOARD_PRIMEBENCH_URL, BENCHBOARD_ZEROBENCH_URL and the
     # older BENCHBOARD_NATORY_SEED: environment names people have in their .env files
     "bot/settings.py": "primebench_url, zerobench_url, NATORY_SEED",
-    # Inspect's task for PrimeBench, registered by its name (`inspect eval benchboard/...`)
-    "bot/evals/tasks.py": "the Inspect task named primebench",
 }
 
 

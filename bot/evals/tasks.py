@@ -9,10 +9,10 @@ sample per call of the plan, its messages byte-exact, images included. With
 samples carry what is needed to turn their answers back into the raw output
 (:mod:`bot.evals.logs`).
 
-``benchboard/primebench`` (the official prompt after ``Q.json``), ``benchboard/zerobench``
-(each question with its images; ``questions``: the question set as JSON Lines),
-``benchboard/natory`` (``-T target=N``; the day's target by default) and
-``benchboard/benchmark -T name=NAME`` for any benchmark of the registry.
+Each benchmark of the registry is a task of its name, ``benchboard/NAME``, taking
+``questions`` (the file its run sends, when it sends one), ``key`` (to score here too)
+and ``target`` (a challenge's; the day's by default); ``benchboard/benchmark -T
+name=NAME`` is the same by name.
 """
 
 from __future__ import annotations
@@ -110,29 +110,25 @@ def benchmark_task(
 
 
 @task
-def benchmark(name: str, questions: str | None = None, key: str | None = None) -> Task:
-    """Any benchmark of the registry by name (a data-defined one needs its definition in
-    the registry: run through ``benchboard``'s own tasks)."""
-    return benchmark_task(name, questions, key)
+def benchmark(
+    name: str, questions: str | None = None, key: str | None = None, target: int | None = None
+) -> Task:
+    """Any benchmark of the registry by name."""
+    return benchmark_task(name, questions, key, target)
 
 
-@task
-def primebench(questions: str | None = None, key: str | None = None) -> Task:
-    """PrimeBench: ``Q.json`` (``questions``; default ``$BENCHBOARD_DATA_DIR/primebench/
-    Q.json``) then the official prompt, byte-exact."""
-    return benchmark_task("primebench", questions, key)
+def _named(name: str) -> Any:
+    """The task of one benchmark, registered with Inspect under its name."""
+
+    def made(
+        questions: str | None = None, key: str | None = None, target: int | None = None
+    ) -> Task:
+        return benchmark_task(name, questions, key, target)
+
+    made.__name__ = made.__qualname__ = name
+    made.__doc__ = f"{registry.get(name).title}, as Benchboard runs it (see the module)."
+    return task(name=name)(made)
 
 
-@task
-def zerobench(questions: str | None = None) -> Task:
-    """ZeroBench: each question with the official suffix and its images (``questions``:
-    the question set as JSON Lines; default ``$BENCHBOARD_DATA_DIR/zerobench/
-    questions.jsonl``); use ``--epochs K`` for K attempts."""
-    return benchmark_task("zerobench", questions)
-
-
-@task
-def natory(target: int | None = None) -> Task:
-    """Natory: the target (default the day's, with ``$BENCHBOARD_CHALLENGE_SEED``), its
-    digits and rules."""
-    return benchmark_task("natory", target=target)
+# one task per benchmark of the registry, by its name (``benchboard/NAME``)
+globals().update({b.name: _named(b.name) for b in registry.all_benchmarks()})
