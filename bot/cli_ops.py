@@ -182,12 +182,17 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
         fail(f"cannot read {path}: {exc}")
     if not board.rows:
         fail(f"no published {benchmark.title} attempts in {path}: nothing to compare")
+
+    def count(n: int, word: str) -> str:
+        return f"{n:,} {word}" + ("" if n == 1 else "s")
+
     for row in board.rows:
         cost = "-" if row.mean_cost is None else f"${row.mean_cost:.3g}"
         latency = "-" if row.mean_latency is None else f"{row.mean_latency:.3g}s"
+        best = benchmark.format_score(row.best)
         print(
-            f"{row.rank}. {row.model} · {mode_label(row.mode)}: mean {row.mean:.1f}, "
-            f"best {row.best:g}, {row.attempts} attempts, {row.targets} targets, "
+            f"{row.rank}. {row.model} · {mode_label(row.mode)}: mean {row.mean:,.1f}, "
+            f"best {best}, {count(row.attempts, 'attempt')}, {count(row.targets, 'target')}, "
             f"cost {cost}, latency {latency}"
         )
     out = Path(args.out or f"{benchmark.name}-compare.png")

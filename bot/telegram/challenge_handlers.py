@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
-from telegram import Message, Update
+from telegram import CopyTextButton, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.ext import filters
 
 from scoring import Benchmark
 
 from ..core import challenges
 from ..core.errors import UserError
-from ..render.boards import render_challenge, render_challenge_board
+from ..render.boards import render_challenge, render_challenge_board, target_line
 from ..render.i18n import t, tn
 from . import handlers as h
 from .context import BotContext
@@ -124,7 +124,10 @@ async def on_challenge(update: Update, context: BotContext) -> None:
             digits=" ".join(challenge.digits),
             day=datetime.now(UTC).date().isoformat(),
         )
-        await message.reply_text(text)
+        # the line to answer with, one tap to copy (Telegram copies at most 256 characters)
+        line = target_line(command, challenge.target)
+        copy = InlineKeyboardButton(t(lang, "btn_copy_line"), copy_text=CopyTextButton(line))
+        await message.reply_text(text, reply_markup=InlineKeyboardMarkup([[copy]]))
     elif args in (["models"], ["board"]):
         await _send_board(message, context, lang, benchmark, None)
     elif len(args) == 1 and args[0].isdigit():

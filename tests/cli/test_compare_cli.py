@@ -49,7 +49,7 @@ def test_compare_writes_a_png_and_lists_the_models(tmp_path: Path) -> None:
     chart = (tmp_path / "chart.png").read_bytes()
     assert chart.startswith(PNG) and len(chart) > 10_000
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("1. Alpha · default: mean 138.0, best 138, 1 attempts")
+    assert lines[0].startswith("1. Alpha · default: mean 138.0, best 138, 1 attempt, 1 target,")
     assert "cost $0.02, latency 4s" in lines[0]
     assert lines[1].startswith("2. Beta · think: mean 46.0")
     assert "Gamma" not in done.stdout  # not published
@@ -84,3 +84,10 @@ def test_compare_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
     nothing = run("compare", "natory", cwd=tmp_path, env=env)
     assert nothing.returncode == 2 and "no published Natory attempts" in nothing.stderr
     assert len(nothing.stderr.strip().splitlines()) == 1
+
+
+def test_a_large_score_is_written_as_the_benchmark_writes_it() -> None:
+    from scoring import natory
+
+    # what `compare` prints for a best of -5,243,420 (a natory-v1 attempt): never -5.24342e+06
+    assert natory.BENCHMARK.format_score(-5_243_420.0) == "-5243420"

@@ -1682,6 +1682,11 @@ class FakeBotAPI(InlineMode):
                     MAX_CALLBACK_DATA_BYTES
                 ):
                     raise _bad_request("BUTTON_DATA_INVALID")
+                copy = button.get("copy_text")
+                if copy is not None and not (
+                    isinstance(copy, dict) and 1 <= len(str(copy.get("text") or "")) <= 256
+                ):
+                    raise _bad_request("BUTTON_COPY_TEXT_INVALID")
         return markup if rows else None
 
     def _new_bot_message(self, chat: JSONDict, params: JSONDict) -> JSONDict:

@@ -105,6 +105,9 @@ async def test_natory_shows_todays_target_and_a_reply_is_scored_against_it(bot: 
     assert "Allowed digits: " + ", ".join(sorted(set(str(target)))) in plain
     assert "Reply to this message" in plain
     assert plain.rstrip().endswith(f"#natory target: {target}")
+    # the line, one tap to copy
+    (copy,) = [b for row in natory["params"]["reply_markup"]["inline_keyboard"] for b in row]
+    assert copy["copy_text"] == {"text": f"#natory target: {target}"}
     # a reply: the expression with tag lines; not a PrimeBench submission
     text = f"model: Replier\n#think\ncost: 0.01\nlatency: 2500ms\n{target}"
     msg = await bot.api.send_text(chat, user, text, reply_to=natory["result"])
