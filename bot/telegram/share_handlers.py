@@ -93,13 +93,17 @@ def result_caption(lang: str, sub: submissions.Submission, link: str) -> str:
 
 
 async def result_buttons(
-    context: BotContext, lang: str, sub: submissions.Submission, link: str
+    context: BotContext, lang: str, sub: submissions.Submission, link: str, *, in_bot: bool = False
 ) -> InlineKeyboardMarkup:
+    """The card's buttons: open it in the bot (not when it is shown there already) and
+    challenge a friend with it."""
+    challenge = InlineKeyboardButton(
+        t(lang, "btn_challenge"), callback_data=f"{CHALLENGE}:{sub.id}"
+    )
+    if in_bot:
+        return InlineKeyboardMarkup([[challenge]])
     return InlineKeyboardMarkup(
-        [
-            [InlineKeyboardButton(t(lang, "btn_open_in_bot"), url=link)],
-            [InlineKeyboardButton(t(lang, "btn_challenge"), callback_data=f"{CHALLENGE}:{sub.id}")],
-        ]
+        [[InlineKeyboardButton(t(lang, "btn_open_in_bot"), url=link)], [challenge]]
     )
 
 
@@ -111,8 +115,11 @@ async def send_result_card(
     *,
     by: int | None,
     reply_to: int | None = None,
+    in_bot: bool = False,
 ) -> Message:
-    """A published result's card as a photo, with its caption, link and buttons."""
+    """A published result's card as a photo, with its caption, link and buttons
+    (``in_bot``: opened by its link in the bot's chat, where "open in the bot" would
+    link to itself)."""
     services = context.services
     token = await links.result_token(services, sub, created_by=by)
     link = links.start_link(services.bot_username, links.payload("result", token))
@@ -124,7 +131,7 @@ async def send_result_card(
         chat_id,
         image,
         result_caption(lang, sub, link),
-        await result_buttons(context, lang, sub, link),
+        await result_buttons(context, lang, sub, link, in_bot=in_bot),
         reply_to=reply_to,
     )
 
@@ -295,7 +302,16 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
         await message.reply_text(t(lang, "link_not_available"))
         return True
     if opened.kind == "result" and opened.submission is not None:
-        await send_result_card(context, message.chat.id, opened.submission, lang, by=user.id)
+        sub = opened.submission
+        await send_result_card(context, message.chat.id, sub, lang, by=user.id, in_bot=True)
+        if sub.user_id != user.id and not await services.store.count_history(user.id):
+            # someone new, arrived through a shared result: what the bot is, and how to
+            # put their own model on the same board
+            benchmark = registry.get(sub.benchmark)
+            await message.reply_text(
+                t(lang, "shared_welcome", benchmark=html.escape(benchmark.title),
+                  name=benchmark.name)
+            )  # fmt: skip
     elif opened.kind == "challenge" and opened.submission is not None:
         await _open_challenge(message, context, lang, opened.submission)
     elif opened.chat_id is not None:

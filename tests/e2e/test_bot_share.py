@@ -142,6 +142,13 @@ async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) 
     assert opened["method"] == "sendPhoto"
     assert "Linked" in text_of(opened) and CREDIT in text_of(opened)
     assert "در ربات باز کنید" in text_of(opened)  # in the friend's language
+    # shown in the bot already: no button that opens it in the bot again
+    assert not any(RESULT_LINK.search(url) for url in _urls(opened))
+    # someone new: what the bot is, and how to put their own model beside this one
+    welcome = await bot.api.wait_call(
+        "sendMessage", chat_id=friend_chat["id"], since=opened["index"], timeout=20
+    )
+    assert "خوش آمدید" in text_of(welcome) and "/prompt primebench" in text_of(welcome)
     # ids are not links: someone else's s<id> opens nothing, an unknown token neither
     by_id = text_of(await bot.say(friend_chat, friend, f"/start s{sid}"))
     assert "این پیوند در دسترس نیست" in by_id and "Linked" not in by_id
