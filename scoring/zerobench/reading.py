@@ -7,6 +7,7 @@ import io
 import itertools
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 #: The csv module's field limit is process-wide; raised once so a 10 MB cell reads.
@@ -50,8 +51,9 @@ class CsvRows:
     def line_num(self) -> int:
         return self._reader.line_num
 
-    def __iter__(self) -> CsvRows:
-        return self
+    def __iter__(self) -> Iterator[list[str]]:
+        # without a hidden bare CR the rows are the csv module's own, read at C speed
+        return self if self._mark else self._reader
 
     def __next__(self) -> list[str]:
         row = next(self._reader)
