@@ -72,8 +72,7 @@ async def me_page(
     """A page of ``/me`` and its buttons (withdraw a published result, other pages)."""
     found = await boards.history(context.services, user_id, page)
     benchmarks = {b.name: b for b in registry.all_benchmarks()}
-    default = registry.get(registry.DEFAULT)
-    text = render_history(found, lang=lang, benchmarks=benchmarks, bests_benchmark=default)
+    text = render_history(found, lang=lang, benchmarks=benchmarks)
     published = [s.id for s in found.submissions if submissions.is_published(s)]
     return text, history_keyboard(lang, published, found.page, found.pages)
 
