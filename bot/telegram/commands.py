@@ -74,7 +74,8 @@ async def me_page(
     benchmarks = {b.name: b for b in registry.all_benchmarks()}
     text = render_history(found, lang=lang, benchmarks=benchmarks)
     published = [s.id for s in found.submissions if submissions.is_published(s)]
-    return text, history_keyboard(lang, published, found.page, found.pages)
+    openable = [s.id for s in found.submissions if s.visibility.value in ("withdrawn", "private")]
+    return text, history_keyboard(lang, published, found.page, found.pages, openable)
 
 
 async def on_me(update: Update, context: BotContext) -> None:
