@@ -358,10 +358,8 @@ async def set_challenge_target(
 async def export_board(
     services: Services, actor: Actor, args: list[str]
 ) -> tuple[Benchmark, str, bytes]:
-    """``/export [benchmark]``: the board as CSV — a group's own in a group, else global.
-
-    Who submitted (Telegram user ids) is left out unless a bot admin asks.
-    """
+    """``/export [benchmark]``: the board as CSV — a group's own in a group, else global
+    — with the web board's columns (names only of those who chose ``/public``)."""
     try:
         benchmark = registry.get(args[0]) if args else registry.get(registry.DEFAULT)
     except UnknownBenchmark:
