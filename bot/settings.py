@@ -6,13 +6,20 @@ The object is passed down; nothing imports a settings global. The token is a
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 TELEGRAM_API = "https://api.telegram.org/bot"
 TELEGRAM_FILES = "https://api.telegram.org/file/bot"
@@ -65,18 +72,27 @@ class Settings(BaseSettings):
     #: Seconds between backups, counted from the Unix epoch (every instance's timer then
     #: fires for the same slot, one of them writes it); unset: daily at ``backup_hour``.
     backup_interval: int | None = Field(default=None, ge=1)
-    #: Download addresses that replace a benchmark's own (see :meth:`source_url`).
-    primebench_url: str = "https://huggingface.co/datasets/JibayAI/PrimeBench/resolve/main"
-    zerobench_url: str = "https://datasets-server.huggingface.co"
-    #: The seed each challenge benchmark draws its daily target from
-    #: (``BENCHBOARD_CHALLENGE_SEED``; its first name, ``BENCHBOARD_NATORY_SEED``, is read
-    #: too, so existing deployments keep their targets).
-    challenge_seed: str = Field(
-        default="benchboard",
-        validation_alias=AliasChoices(
-            "challenge_seed", PREFIX + "CHALLENGE_SEED", PREFIX + "NATORY_SEED"
-        ),
-    )
+    #: Download addresses that replace a benchmark's own, by benchmark name: each is read
+    #: from ``BENCHBOARD_<NAME>_URL`` (a mirror, say; see :meth:`source_url`).
+    source_urls: dict[str, str] = Field(default_factory=dict)
+    #: The seed each challenge benchmark draws its daily target from. A benchmark's own
+    #: ``BENCHBOARD_<NAME>_SEED`` is read too when this is not set (the first name of this
+    #: setting), so existing deployments keep their targets.
+    challenge_seed: str = "benchboard"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The usual sources, then the variables named after each benchmark."""
+        sources = (init_settings, env_settings, dotenv_settings, file_secret_settings)
+        return (*sources, _PerBenchmark(settings_cls))
+
     #: The web boards (``benchboard web``; ``benchboard run`` in webhook mode serves them
     #: on the webhook's port instead).
     web_host: str = "127.0.0.1"
@@ -168,8 +184,8 @@ class Settings(BaseSettings):
     def source_url(self, benchmark: str) -> str | None:
         """Where ``data fetch`` downloads a benchmark's files from when set
         (``BENCHBOARD_<NAME>_URL``, a mirror for instance); None: its source's own."""
-        value = getattr(self, f"{benchmark}_url", None)
-        return value if isinstance(value, str) and value.strip() else None
+        value = self.source_urls.get(benchmark, "")
+        return value if value.strip() else None
 
     @property
     def public_web_url(self) -> str | None:
@@ -264,6 +280,40 @@ def url_passwords(url: str) -> list[str]:
         found.append(match.group(0)[len(match.group(1)) :].strip("'"))
     found += [unquote(value) for value in found]
     return [value for value in found if value]
+
+
+class _PerBenchmark(PydanticBaseSettingsSource):
+    """The variables named after a benchmark of the registry (by its name, so nothing here
+    names one): ``BENCHBOARD_<NAME>_URL`` into ``source_urls``, and a challenge's former
+    ``BENCHBOARD_<NAME>_SEED`` into ``challenge_seed`` when that is not set. Read from the
+    environment, then the ``.env`` file, as the other settings are."""
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # everything is given by __call__
+
+    def __call__(self) -> dict[str, Any]:
+        from dotenv import dotenv_values  # pydantic-settings' own .env reader
+
+        from scoring import registry  # names only: no benchmark module is imported
+
+        env_file = self.config.get("env_file")
+        found = {
+            str(k).upper(): v
+            for k, v in (dotenv_values(env_file) if isinstance(env_file, str) else {}).items()
+            if v is not None
+        }
+        found.update({k.upper(): v for k, v in os.environ.items()})
+        names = registry.names()
+        values: dict[str, Any] = {}
+        urls = {n: found[f"{PREFIX}{n.upper()}_URL"] for n in names
+                if f"{PREFIX}{n.upper()}_URL" in found}  # fmt: skip
+        if urls:
+            values["source_urls"] = urls
+        seeds = [found[f"{PREFIX}{n.upper()}_SEED"] for n in names
+                 if f"{PREFIX}{n.upper()}_SEED" in found]  # fmt: skip
+        if seeds and f"{PREFIX}CHALLENGE_SEED" not in found:
+            values["challenge_seed"] = seeds[0]
+        return values
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -28,11 +28,7 @@ FROZEN = {
 }
 #: Rooms not cleaned yet (the challenge: its boards, commands, storage and data files),
 #: by file, with what still names a benchmark. Remove a file once it no longer does.
-NOT_YET = {
-    # the documented settings BENCHBOARD_PRIMEBENCH_URL, BENCHBOARD_ZEROBENCH_URL and the
-    # older BENCHBOARD_NATORY_SEED: environment names people have in their .env files
-    "bot/settings.py": "primebench_url, zerobench_url, NATORY_SEED",
-}
+NOT_YET: dict[str, str] = {}
 
 
 def _docstrings(source: str) -> set[tuple[int, int]]:

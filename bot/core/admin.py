@@ -17,13 +17,11 @@ Who is an admin:
 from __future__ import annotations
 
 import asyncio
-import csv
-import io
 import logging
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -38,8 +36,10 @@ from storage import (
     Visibility,
 )
 
+from ..render.csvboards import board_csv
 from ..render.views import KeyInfo
-from . import challenges, datafiles, keys
+from ..render.webviews import WebQuery
+from . import challenges, datafiles, keys, webboards
 from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
@@ -331,9 +331,6 @@ async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
 
 # --- export and backup -----------------------------------------------------------------
 
-#: Columns only bot admins get in an export (who submitted).
-_PRIVATE_COLUMNS = ("user_id",)
-
 
 async def set_challenge_target(
     services: Services, actor: Actor, benchmark: Benchmark, args: list[str]
@@ -361,33 +358,23 @@ async def set_challenge_target(
 async def export_board(
     services: Services, actor: Actor, args: list[str]
 ) -> tuple[Benchmark, str, bytes]:
-    """``/export [benchmark]``: the board as CSV — a group's own in a group, else global.
-
-    Who submitted (Telegram user ids) is left out unless a bot admin asks.
-    """
+    """``/export [benchmark]``: the board as CSV — a group's own in a group, else global
+    — with the web board's columns (names only of those who chose ``/public``)."""
     try:
         benchmark = registry.get(args[0]) if args else registry.get(registry.DEFAULT)
     except UnknownBenchmark:
         raise UserError("usage_export", benchmarks=", ".join(registry.names())) from None
-    text = await services.store.export_csv(
-        benchmark.name, chat_id=actor.chat_id if actor.in_group else None
-    )
-    if not actor.bot_admin:
-        text = _drop_columns(text, _PRIVATE_COLUMNS)
+    # the web board's CSV, every page of it: one column set for both
+    chat_id = actor.chat_id if actor.in_group else None
+    query = WebQuery(benchmark.name, per=webboards.MAX_PER)
+    board = await webboards.board(services, query, chat_id=chat_id)
+    rows = list(board.rows)
+    for page in range(1, board.pages):
+        more = await webboards.board(services, replace(query, page=page), chat_id=chat_id)
+        rows += more.rows
+    text = board_csv(replace(board, rows=tuple(rows)))
     scope = f"chat{actor.chat_id}" if actor.in_group else "global"
     return benchmark, f"{benchmark.name}-{scope}.csv", text.encode("utf-8")
-
-
-def _drop_columns(text: str, names: tuple[str, ...]) -> str:
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        return text
-    keep = [i for i, name in enumerate(rows[0]) if name not in names]
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for row in rows:
-        writer.writerow([row[i] for i in keep if i < len(row)])
-    return out.getvalue()
 
 
 @dataclass

@@ -87,10 +87,12 @@ async def history(services: Services, user_id: int, page: int = 0) -> History:
     pages = max(1, -(-total // HISTORY_PAGE))
     page = min(max(page, 0), pages - 1)
     subs = await store.history(user_id, limit=HISTORY_PAGE, offset=page * HISTORY_PAGE)
-    bests: tuple[BoardRow, ...] = ()
-    if page == 0:
-        bests = (await store.leaderboard(registry.DEFAULT, user_id=user_id, limit=5)).rows
-    return History(tuple(subs), total, page, pages, bests)
+    bests: list[tuple[str, BoardRow]] = []
+    if page == 0:  # the best three of each benchmark the user has published on
+        for benchmark in registry.all_benchmarks():
+            rows = (await store.leaderboard(benchmark.name, user_id=user_id, limit=3)).rows
+            bests += [(benchmark.name, row) for row in rows]
+    return History(tuple(subs), total, page, pages, tuple(bests))
 
 
 async def turn_day(services: Services) -> None:

@@ -116,10 +116,9 @@ def render_history(
     *,
     lang: str,
     benchmarks: Mapping[str, Benchmark],
-    bests_benchmark: Benchmark | None = None,
 ) -> str:
     """``/me``: a page of the user's submissions with their count, then (page 1) the
-    user's bests (board rows of ``bests_benchmark``); scores as each benchmark writes
+    user's bests on each benchmark's board; scores as each benchmark writes
     them (``format_score``), in the reader's digits like the card. ``benchmarks``: the
     benchmarks by name (a stored name not among them is shown as stored)."""
     if not history.submissions:
@@ -146,9 +145,10 @@ def render_history(
         if history.bests:
             out += ["", t(lang, "me_bests")]
             out += [
-                f"{digits(lang, row.rank)}. {_name(row.model, width)} · "
-                f"{mode_label(row.mode, lang)} · {digits(lang, _score(bests_benchmark, row.best))}"
-                for row in history.bests
+                f"{html.escape(_title(benchmarks, name))} {digits(lang, row.rank)}. "
+                f"{_name(row.model, width)} · {mode_label(row.mode, lang)} · "
+                f"{digits(lang, _score(benchmarks.get(name), row.best))}"
+                for name, row in history.bests
             ]
         return out
 

@@ -60,11 +60,11 @@ class KeyInfo:
 @dataclass(frozen=True, slots=True)
 class History:
     """A page of ``/me``: the user's submissions on it (newest first), how many they
-    have in all, the page and the number of pages, and (page 1) their best rows on the
-    default board."""
+    have in all, the page and the number of pages, and (page 1) their best rows on each
+    benchmark's board, as (benchmark name, row), in the registry's order."""
 
     submissions: tuple[Submission, ...]
     total: int
     page: int
     pages: int
-    bests: tuple[BoardRow, ...] = ()
+    bests: tuple[tuple[str, BoardRow], ...] = ()

@@ -320,6 +320,7 @@ def register(app: BotApp) -> None:
         (kb.PUBLISH, b.on_publish_button),
         (kb.DETAILS, b.on_details_button),
         (kb.WITHDRAW, b.on_withdraw_button),
+        (kb.OPEN, b.on_open_button),
         (kb.HISTORY, b.on_history_button),
         (kb.SHARE, sh.on_share_button),
         (kb.CHALLENGE, sh.on_challenge_button),

@@ -25,15 +25,19 @@ from ..render.format import fits, mode_label, render_invalid_lines
 from ..render.i18n import t, tn
 from .commands import board_page, me_page
 from .context import BotContext
-from .handlers import edited, error_text, refresh, user_lang
+from .handlers import card, edited, error_text, refresh, user_lang
 from .keyboards import (
+    CONFIRMED,
     MAX_PAGE,
+    OPEN,
     WITHDRAW,
+    markup,
     on_its_message,
     parse_action,
     parse_board,
     parse_history,
     pressed_on_own,
+    withdraw_confirm_keyboard,
 )
 
 
@@ -80,7 +84,7 @@ async def _pressed(update: Update, context: BotContext) -> _Pressed | None:
     # the presser's own submission, pressed where: its own card (one of the message's
     # buttons) or a message of the presser's flow; /me's withdraw only where /me shows
     if not (on_its_message(query) or pressed_on_own(query)) or (
-        action == WITHDRAW and not _private(query)
+        action in (WITHDRAW, OPEN) and not _private(query)
     ):
         await not_yours(query, lang)
         return None
@@ -178,15 +182,34 @@ async def on_withdraw_button(update: Update, context: BotContext) -> None:
     if pressed is None:
         return
     query, lang = pressed.query, pressed.lang
+    page_text, _, confirmed = pressed.argument.partition(":")
+    page = parse_count(page_text, MAX_PAGE) or 0
+    if confirmed != CONFIRMED:  # the first press asks
+        await query.answer()
+        asking = withdraw_confirm_keyboard(lang, pressed.sub.id, page)
+        await edited(query.edit_message_reply_markup(reply_markup=asking))
+        return
     try:
         await submissions.withdraw(context.services, pressed.sub.id, query.from_user.id)
     except UserError as exc:
         await query.answer(error_text(lang, exc), show_alert=True)
         return
     await query.answer(t(lang, "withdrawn", id=pressed.sub.id), show_alert=True)
-    page = parse_count(pressed.argument, MAX_PAGE) or 0
     text, keyboard = await me_page(context, query.from_user.id, lang, page)
     await edited(query.edit_message_text(text, reply_markup=keyboard))
+
+
+async def on_open_button(update: Update, context: BotContext) -> None:
+    """``/me``: a withdrawn or private result's card again, with its buttons (to publish
+    it), as a new message."""
+    pressed = await _pressed(update, context)
+    if pressed is None:
+        return
+    await pressed.query.answer()
+    shown, buttons = await card(context, pressed.sub, pressed.lang)
+    await context.bot.send_message(
+        pressed.chat_id, shown, reply_markup=markup(buttons) if buttons else None
+    )
 
 
 async def on_history_button(update: Update, context: BotContext) -> None:

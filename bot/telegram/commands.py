@@ -72,10 +72,10 @@ async def me_page(
     """A page of ``/me`` and its buttons (withdraw a published result, other pages)."""
     found = await boards.history(context.services, user_id, page)
     benchmarks = {b.name: b for b in registry.all_benchmarks()}
-    default = registry.get(registry.DEFAULT)
-    text = render_history(found, lang=lang, benchmarks=benchmarks, bests_benchmark=default)
+    text = render_history(found, lang=lang, benchmarks=benchmarks)
     published = [s.id for s in found.submissions if submissions.is_published(s)]
-    return text, history_keyboard(lang, published, found.page, found.pages)
+    openable = [s.id for s in found.submissions if s.visibility.value in ("withdrawn", "private")]
+    return text, history_keyboard(lang, published, found.page, found.pages, openable)
 
 
 async def on_me(update: Update, context: BotContext) -> None:

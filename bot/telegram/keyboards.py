@@ -17,6 +17,7 @@ handler, registered with :func:`pattern`:
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
@@ -38,11 +39,15 @@ MAX_PAGE = 100_000
 
 # The actions, as the callback data starts.
 MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, BOARD = "mode", "model", "pub", "det", "wd", "lb"
+#: /me: open a result's card again (a withdrawn or private one, to publish it)
+OPEN = "op"
 HISTORY = "me"
 # Sharing (bot.telegram.share_handlers): the result card, a challenge link, a board
 # page as an image.
 SHARE, CHALLENGE, BOARD_IMAGE = "sh", "chl", "lbi"
-SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW)
+SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, OPEN)
+#: The argument of a withdraw press that confirms it (``wd:ID:PAGE:yes``).
+CONFIRMED = "yes"
 
 
 def pattern(action: str) -> str:
@@ -261,14 +266,18 @@ def board_keyboard(
 
 
 def history_keyboard(
-    lang: str, withdrawable: list[int], page: int, pages: int
+    lang: str, withdrawable: list[int], page: int, pages: int, openable: Sequence[int] = ()
 ) -> InlineKeyboardMarkup | None:
-    """``/me``'s buttons: withdraw each published result of the page, and the pages."""
+    """``/me``'s buttons: withdraw each published result of the page (asked to confirm),
+    open each withdrawn or private one again (its card, to publish it), and the pages."""
     buttons = [
         InlineKeyboardButton(
             t(lang, "btn_withdraw", id=sid), callback_data=f"{WITHDRAW}:{sid}:{page}"
         )
         for sid in withdrawable
+    ] + [
+        InlineKeyboardButton(t(lang, "btn_open_result", id=sid), callback_data=f"{OPEN}:{sid}")
+        for sid in openable
     ]
     rows = [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
     nav = []
@@ -279,6 +288,21 @@ def history_keyboard(
     if nav:
         rows.append(nav)
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def withdraw_confirm_keyboard(lang: str, sid: int, page: int) -> InlineKeyboardMarkup:
+    """``/me`` asking before a withdrawal: withdraw indeed, or back to the page."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, "btn_withdraw_yes", id=sid),
+                    callback_data=f"{WITHDRAW}:{sid}:{page}:{CONFIRMED}",
+                ),
+                InlineKeyboardButton(t(lang, "btn_cancel"), callback_data=f"{HISTORY}:{page}"),
+            ]
+        ]
+    )
 
 
 def parse_history(data: str) -> int | None:

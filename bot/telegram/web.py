@@ -147,7 +147,7 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     ]
     from ..web import server as boards  # the boards' templates load only in webhook mode
 
-    board_services = await Services.open(settings)
+    board_services = await Services.open(settings, worker=True)  # API uploads: off the loop
     state = boards.WebState(board_services, settings.require_token(), lambda: app.bot.username)
     # the boards take small bodies; the webhook raises its own limit once authenticated
     server = HTTPServer(

@@ -4,11 +4,8 @@ board and the OpenAPI description of the JSON endpoints. Pure: no I/O here."""
 
 from __future__ import annotations
 
-import csv
 import functools
-import io
 import json
-import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -20,11 +17,13 @@ import jinja2
 from scoring import Mode, registry
 
 from ..core import webboards
+from ..render.csvboards import board_csv as board_csv
+from ..render.csvboards import row_json
 from ..render.fields import label, shown_value
 from ..render.format import hint_text, mode_label
 from ..render.i18n import LANGUAGES, N_, digits, t
 from ..render.svgchart import render_svg
-from ..render.webviews import WebBoard, WebQuery, WebResult, WebRow
+from ..render.webviews import WebBoard, WebQuery, WebResult
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
@@ -296,22 +295,6 @@ def result_page(found: WebResult, lang: str, lang_chosen: bool, *, here: str) ->
 # --- CSV and JSON ---------------------------------------------------------------------
 
 
-def _row_json(row: WebRow, lang: str) -> dict[str, Any]:
-    return {
-        "rank": row.rank,
-        "model": row.model,
-        "mode": row.mode,
-        "mark": row.mark,
-        "by": row.author,
-        "key": row.key_hash,
-        "first_at": row.first_at.isoformat(),
-        "last_at": row.last_at.isoformat(),
-        **{k: v for k, v in row.values.items()},
-        "result": f"/r/{row.token}" if row.token else None,
-        "source": row.source,
-    }
-
-
 def board_json(board: WebBoard) -> str:
     q = board.query
     data = {
@@ -331,54 +314,10 @@ def board_json(board: WebBoard) -> str:
         "total": board.total,
         "key_version": board.key_version,
         "key": board.key_hash,
-        "rows": [_row_json(r, "en") for r in board.rows],
-        "reported": [_row_json(r, "en") for r in board.reported],
+        "rows": [row_json(r, "en") for r in board.rows],
+        "reported": [row_json(r, "en") for r in board.reported],
     }
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-
-
-#: What starts a formula in a spreadsheet, and the look-alikes some read as the same
-#: (full-width and small forms are folded by NFKC; the minus sign is not).
-_FORMULA_STARTS = frozenset("=+-@\u2212")
-
-
-def _formula_like(value: str) -> bool:
-    """Whether a spreadsheet could take the cell for a formula: its first character
-    after any whitespace and invisible formatting (a BOM, a zero-width space, a bidi
-    control) is ``=``, ``+``, ``-`` or ``@``, or a full-width or small form of one."""
-    for char in value:
-        if char.isspace() or unicodedata.category(char) == "Cf":
-            continue
-        return unicodedata.normalize("NFKC", char)[:1] in _FORMULA_STARTS or (
-            char in _FORMULA_STARTS
-        )
-    return False
-
-
-def _csv_text(value: Any) -> Any:
-    """A cell, neutralised (a leading ``'``) when it could run as a formula or starts
-    with a control character."""
-    if isinstance(value, str) and (value[:1] in ("\t", "\r", "\n") or _formula_like(value)):
-        return "'" + value
-    return "" if value is None else value
-
-
-def board_csv(board: WebBoard) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    rows = [*board.rows, *board.reported]
-    extra: list[str] = []
-    for row in rows:
-        extra += [k for k in row.values if k not in extra]
-    head = ["rank", "model", "mode", "mark", "by", "key", "first_at", "last_at", *extra]
-    writer.writerow([*head, "result"])
-    for row in rows:
-        data = _row_json(row, "en")
-        writer.writerow([_csv_text(data.get(k)) for k in head] + [data["result"] or ""])
-    if board.credit:
-        writer.writerow([])
-        writer.writerow(["# " + board.credit])
-    return out.getvalue()
 
 
 def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:

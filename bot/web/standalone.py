@@ -33,7 +33,7 @@ async def serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    services = await Services.open(settings)
+    services = await Services.open(settings, worker=True)  # large API uploads: off the loop
     services.spawn(boards.turn_days(services))
     server = HTTPServer(
         application(state_for(services, settings)), max_body_size=MAX_BODY, xheaders=True

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
-from bot.settings import Settings
+from bot.settings import Settings, load_settings
 
 
 def test_database_settings_default_and_read_from_the_environment(
@@ -110,3 +112,19 @@ def test_redaction_is_linear_on_a_megabyte_of_its_worst_cases() -> None:
         started = time.perf_counter()
         redact_passwords(text)
         assert time.perf_counter() - started < 1.0
+
+
+def test_a_benchmarks_own_variables_are_read_by_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BENCHBOARD_PRIMEBENCH_URL", "http://127.0.0.1:9/mirror")
+    (tmp_path / ".env").write_text("BENCHBOARD_ZEROBENCH_URL=http://127.0.0.1:9/rows\n")
+    monkeypatch.setenv("BENCHBOARD_NATORY_SEED", "old-seed")
+    settings = load_settings()
+    assert settings.source_url("primebench") == "http://127.0.0.1:9/mirror"
+    assert settings.source_url("zerobench") == "http://127.0.0.1:9/rows"  # from .env
+    assert settings.source_url("natory") is None  # its source's own
+    assert settings.challenge_seed == "old-seed"  # a challenge's own seed, its former name
+    monkeypatch.setenv("BENCHBOARD_CHALLENGE_SEED", "new-seed")
+    assert load_settings().challenge_seed == "new-seed"  # the setting itself wins

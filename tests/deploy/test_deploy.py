@@ -19,7 +19,10 @@ def test_env_example_lists_every_setting() -> None:
     text = (DEPLOY / ".env.example").read_text()
     documented = set(re.findall(rf"^#?({PREFIX}[A-Z_]+)=", text, re.MULTILINE))
     expected = {PREFIX + name.upper() for name in Settings.model_fields}
-    assert documented == expected
+    # the download addresses are documented per benchmark (BENCHBOARD_<NAME>_URL), not
+    # as the JSON of source_urls
+    per_benchmark = {PREFIX + name.upper() + "_URL" for name in ("primebench", "zerobench")}
+    assert documented == expected - {PREFIX + "SOURCE_URLS"} | per_benchmark
 
 
 def test_dockerfile_runs_commands_that_exist(tmp_path: Path) -> None:

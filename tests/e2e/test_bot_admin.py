@@ -169,7 +169,8 @@ def _csv(bot: Bot, call: dict[str, Any]) -> list[dict[str, str]]:
     document = call["result"]["document"]
     content = bot.api.file_content(document["file_id"])
     assert content is not None
-    return list(csv.DictReader(io.StringIO(content.decode("utf-8"))))
+    rows = csv.DictReader(io.StringIO(content.decode("utf-8")))
+    return [r for r in rows if not (r["rank"] or "").startswith("# ")]  # the credit line
 
 
 async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
@@ -184,14 +185,17 @@ async def test_export_sends_the_board_as_csv(bot: Bot) -> None:
     mine = [r for r in rows if r["model"] == "'=Exported"]  # no formula in a spreadsheet
     assert len(mine) == 1
     row = mine[0]
-    for column in ("rank", "mode", "score", "runs", "mean", "first_at", "last_at", "verified"):
+    for column in ("rank", "mode", "score", "runs", "mean", "first_at", "last_at", "mark"):
         assert row[column], column
-    assert row["mode"] == "think_tools" and row["score"] == "3" and row["reported"] == "0"
-    assert "user_id" not in row  # who submitted: bot admins only
-    assert any(r["reported"] == "1" and r["model"] == "Jibay 5 High" for r in rows)
+    assert row["mode"] == "think_tools" and row["score"] == "3" and row["mark"] == "self"
+    assert "user_id" not in row  # who submitted: never (the web's columns)
+    # the authors' reported rows: no rank among ours, no date of ours
+    reported = [r for r in rows if r["mark"] == "reported"]
+    assert any(r["model"] == "Jibay 5 High" for r in reported)
+    assert all(r["rank"] == "" and r["first_at"] == "" for r in reported)
     admin, admin_chat = private_user(bot, ADMIN)
     rows = _csv(bot, await bot.say(admin_chat, admin, "/export primebench"))
-    assert any(r.get("user_id") == "7040" for r in rows)
+    assert any(r["model"] == "'=Exported" for r in rows) and "user_id" not in rows[0]
     assert "Use /export [benchmark]" in text_of(await bot.say(chat, user, "/export nope"))
     bot.check_clean(mark)
 
@@ -271,8 +275,8 @@ async def test_group_admins_moderate_their_group_only(bot: Bot) -> None:
     # The group export is the group's board.
     msg = await bot.api.send_text(group, member, "/export")
     rows = _csv(bot, await bot.api.reply_to(msg, timeout=20))
-    assert [r["model"] for r in rows if r["reported"] == "0"] == ["Group-G model"]
-    assert rows[0]["verified"] == "1"
+    assert [r["model"] for r in rows if r["mark"] != "reported"] == ["Group-G model"]
+    assert rows[0]["mark"] == "verified"  # the group admin's mark, on its board
     bot.check_clean(mark)
 
 

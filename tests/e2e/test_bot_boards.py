@@ -128,15 +128,29 @@ async def test_me_lists_bests_and_withdraw_leaves_the_board(bot: Bot) -> None:
     assert "Your bests" in plain and "withdrawn-model · tools · +60" in plain
     assert "1. withdrawn-model" in text_of(await bot.say(chat, user, "/leaderboard"))
 
+    assert f"op:{private}" in buttons(me)  # a private result can be opened again
     since = bot.api.mark()
-    answer = await bot.press(chat, user, me, f"wd:{sid}:0")
+    answer = await bot.press(chat, user, me, f"wd:{sid}:0")  # asks first
+    asked = await bot.api.wait_call("editMessageReplyMarkup", since=since, timeout=20)
+    assert [b["callback_data"] for row in asked["params"]["reply_markup"]["inline_keyboard"]
+            for b in row] == [f"wd:{sid}:0:yes", "me:0"]  # fmt: skip
+    assert f"#{sid} · PrimeBench · withdrawn-model · tools · +60 · published" in text_of(
+        await bot.say(chat, user, "/me")
+    )  # nothing withdrawn yet
+    since = bot.api.mark()
+    answer = await bot.press(chat, user, me, f"wd:{sid}:0:yes")
     assert f"Withdrew #{sid}" in answer["text"]
     # /me is shown again as it now stands: withdrawn, no withdraw button for it.
     current = await bot.edited(me, since)
     assert f"#{sid} · PrimeBench · withdrawn-model · tools · +60 · withdrawn" in text_of(current)
     assert f"wd:{sid}:0" not in buttons(current)
-    answer = await bot.press(chat, user, me, f"wd:{sid}:0", check_button=False)
+    answer = await bot.press(chat, user, me, f"wd:{sid}:0:yes", check_button=False)
     assert f"#{sid} is already withdrawn" in answer["text"]
+    # a withdrawn result opens again as its card, with Publish to put it back
+    since = bot.api.mark()
+    await bot.press(chat, user, current, f"op:{sid}")
+    opened = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+    assert "withdrawn-model" in text_of(opened) and f"pub:{sid}" in buttons(opened)
     board = text_of(await bot.say(chat, user, "/leaderboard"))
     assert "withdrawn-model" not in board
     assert f"#{sid} · PrimeBench · withdrawn-model · tools · +60 · withdrawn" in text_of(
@@ -206,6 +220,8 @@ async def test_long_escaped_model_names_keep_board_and_me_valid(bot: Bot) -> Non
     me = await bot.say(chat, user, "/me")
     assert len(me["params"]["text"]) <= 4096
     plain = text_of(me)
-    assert plain.count(" · tools · ") >= 10 + 5  # ten submissions and five bests
-    assert "Your bests" in plain and re.search(r"^1\. 9<&>.* · tools · \+99$", plain, re.M)
+    assert plain.count(" · tools · ") >= 10 + 3  # ten submissions and the three bests
+    assert "Your bests" in plain and re.search(
+        r"^PrimeBench 1\. 9<&>.* · tools · \+99$", plain, re.M
+    )
     bot.check_clean(mark)

@@ -46,7 +46,8 @@ async def test_a_withdrawn_result_can_be_published_again(bot: Bot) -> None:
     await bot.press(chat, user, reply, f"pub:{sid}")
     me = await bot.say(chat, user, "/me")
     assert "(1)" in text_of(me).splitlines()[0]  # the count
-    await bot.press(chat, user, me, f"wd:{sid}:0")
+    await bot.press(chat, user, me, f"wd:{sid}:0")  # asks
+    await bot.press(chat, user, me, f"wd:{sid}:0:yes", check_button=False)
     card = await bot.say(chat, user, f"/start s{sid}")
     assert "Withdrawn from the leaderboards." in text_of(card)
     assert "Press Publish to put it back" in text_of(card)

@@ -159,7 +159,8 @@ async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) 
     assert "this link is not available" in bad
     # withdrawn: the same link is no longer available
     me = await bot.say(owner_chat, owner, "/me")
-    await bot.press(owner_chat, owner, me, f"wd:{sid}:0")
+    await bot.press(owner_chat, owner, me, f"wd:{sid}:0")  # asks
+    await bot.press(owner_chat, owner, me, f"wd:{sid}:0:yes", check_button=False)
     gone = text_of(await bot.say(stranger_chat, stranger, f"/start {payload}"))
     assert "this link is not available" in gone and "Linked" not in gone
     bot.check_clean(mark)

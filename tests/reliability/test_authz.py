@@ -111,7 +111,8 @@ async def test_forged_buttons_on_someone_elses_card_in_a_group_change_nothing(bo
     _, bob_sid = await _published(bot, group, bob, "bob-model", 4)
     before = bot.current(ann_card)
     forged = ["me:0", "me:1", "lb:primebench:g:-:0:0", "lb:primebench:u:-:7:0",
-              f"wd:{bob_sid}", f"wd:{bob_sid}:0", f"mode:{bob_sid}:think", f"pub:{bob_sid}",
+              f"wd:{bob_sid}", f"wd:{bob_sid}:0", f"wd:{bob_sid}:0:yes", f"op:{bob_sid}",
+              f"mode:{bob_sid}:think", f"pub:{bob_sid}",
               f"det:{bob_sid}", f"model:{bob_sid}"]  # fmt: skip
     since = bot.api.mark()
     for data in forged:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import time
 
+from bot.render.csvboards import _csv_text
 from bot.web import initdata
-from bot.web.pages import _csv_text
 
 from .conftest import BOT_TOKEN, Site
 from .test_initdata import fields, post_me, signed

@@ -10,9 +10,11 @@ import io
 
 import pytest
 
-from bot.core import admin, boards, links, sharing, submissions
+from bot.core import admin, boards, links, sharing, submissions, webboards
 from bot.core.errors import UserError
 from bot.core.services import Services
+from bot.render.csvboards import board_csv
+from bot.render.webviews import WebQuery
 from storage import Store, Visibility
 from tests.e2e.harness import key_text
 
@@ -282,13 +284,14 @@ async def test_a_bad_key_changes_nothing(services: Services, store: Store) -> No
         assert usage.value.key == "usage_setkey"
 
 
-async def test_an_export_names_submitters_for_bot_admins_only(services: Services) -> None:
+async def test_an_export_is_the_web_boards_csv_of_every_page(services: Services) -> None:
     post = Submitter(services)
     await post.published(30, model="In Group", user_id=3, chat_id=GROUP)
     await post.published(20, model="Elsewhere", user_id=4, chat_id=OTHER_GROUP)
 
     def table(data: bytes) -> list[dict[str, str]]:
-        return list(csv.DictReader(io.StringIO(data.decode())))
+        rows = csv.DictReader(io.StringIO(data.decode()))
+        return [r for r in rows if not (r["rank"] or "").startswith("#")]  # the credit line
 
     _, name, data = await admin.export_board(services, await actor(services, 1, GROUP), [])
     rows = table(data)
@@ -298,7 +301,10 @@ async def test_an_export_names_submitters_for_bot_admins_only(services: Services
     _, name, data = await admin.export_board(services, private, ["primebench"])
     rows = table(data)
     assert name == "primebench-global.csv"
-    assert [(r["model"], r["user_id"]) for r in rows] == [("In Group", "3"), ("Elsewhere", "4")]
+    assert [(r["rank"], r["model"]) for r in rows] == [("1", "In Group"), ("2", "Elsewhere")]
+    # the same columns as the web board's CSV download
+    web = await webboards.board(services, WebQuery("primebench"))
+    assert data.decode().splitlines()[0] == board_csv(web).splitlines()[0]
     with pytest.raises(UserError) as refused:
         await admin.export_board(services, private, ["nope"])
     assert refused.value.key == "usage_export"

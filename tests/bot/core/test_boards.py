@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import boards, challenges, keys
+from bot.core import boards, challenges, keys, submissions
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.views import BoardPage
@@ -156,9 +156,17 @@ async def test_history_pages_a_users_submissions(services: Services, store: Stor
     first = await boards.history(services, 1)
     assert (first.total, first.page, first.pages) == (13, 0, 2)
     assert [s.id for s in first.submissions] == [best.id, *reversed(ids[3:])]
-    assert [r.model for r in first.bests] == ["Best"]
+    assert [(name, r.model) for name, r in first.bests] == [("primebench", "Best")]
     last = await boards.history(services, 1, page=7)  # clamped to the last page
     assert last.page == 1 and [s.id for s in last.submissions] == [ids[2], ids[1], ids[0]]
     assert last.bests == ()
     nobody = await boards.history(services, 404)
     assert (nobody.total, nobody.pages, nobody.submissions) == (0, 1, ())
+    # a result on another benchmark: its best too, under its own benchmark
+    attempt = await post.submit("#natory target: 13\nmodel: Solver #think\n3^(1+1)+(3+1)")
+    await submissions.publish(services, attempt)
+    again = await boards.history(services, 1)
+    assert [(name, r.model) for name, r in again.bests] == [
+        ("primebench", "Best"),
+        ("natory", "Solver"),
+    ]
