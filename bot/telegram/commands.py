@@ -19,13 +19,12 @@ from ..render.boards import render_board, render_history
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
+from .guides import greet_group, send_questions
 from .handlers import (
     card,
-    greet_group,
     in_group,
     remember_lang,
     reply_error,
-    send_questions,
     user_lang,
 )
 from .http import send_reply

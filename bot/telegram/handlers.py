@@ -31,7 +31,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from scoring import Benchmark, Result, ScoringError, registry
 
-from ..core import awaiting, datafiles, people, sharing, submissions, submit
+from ..core import awaiting, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
@@ -149,47 +149,6 @@ async def no_key(
             await context.bot.send_message(
                 admin, t(DEFAULT_LANGUAGE, "admin_key_missing", **_escaped(error.values))
             )
-
-
-#: Seconds within which a group is greeted once (added through a ``startgroup`` link,
-#: Telegram sends both the member update and a ``/start``).
-GREET_EVERY = 60.0
-
-
-async def greet_group(context: BotContext, chat: Chat, lang: str, *, once: bool = False) -> None:
-    """How the bot works in a group: ``/score``, the group's board and its web address.
-    ``once``: not again within :data:`GREET_EVERY` (the bot just joined)."""
-    greeted: Lru[int, float] = context.bot_data.setdefault("greeted", Lru(1000))
-    now, then = time.monotonic(), greeted.get(chat.id)
-    if once and then is not None and now - then < GREET_EVERY:
-        return
-    greeted[chat.id] = now
-    title = html.escape(chat.title or "")
-    await context.bot.send_message(chat.id, t(lang, "group_welcome", title=title))
-
-
-async def send_questions(
-    context: BotContext,
-    message: Message,
-    benchmark: Benchmark,
-    lang: str,
-    *,
-    missing_ok: bool = False,
-) -> None:
-    """The benchmark's question file as a document, with its credit; when it is not
-    loaded, a line saying so (nothing with ``missing_ok``)."""
-    path = datafiles.questions_path(context.services.settings.data_dir, benchmark)
-    title = html.escape(benchmark.title)
-    if path is None:
-        if not missing_ok:
-            await message.reply_text(t(lang, "no_questions", benchmark=title))
-        return
-    caption = t(lang, "questions_caption", benchmark=benchmark.title, file=path.name)
-    if benchmark.credit:
-        caption += "\n" + benchmark.credit
-    await message.reply_document(
-        path.read_bytes(), filename=path.name, caption=caption, parse_mode=None
-    )
 
 
 def in_group(chat: Chat | None) -> bool:

@@ -25,7 +25,8 @@ from ..render.boards import render_board
 from ..render.format import mode_label
 from ..render.i18n import N_, t
 from .context import BotContext
-from .handlers import error_text, greet_group, in_group, send_questions, user_lang
+from .guides import greet_group, send_questions
+from .handlers import error_text, in_group, user_lang
 from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
 
 log = logging.getLogger(__name__)
