@@ -365,6 +365,7 @@ def board_page(
     base: str,
     csv_ok: bool = True,
     meta: Meta | None = None,
+    bot_home: str | None = None,
 ) -> str:
     q = board.query
 
@@ -398,6 +399,7 @@ def board_page(
         lang_chosen,
         about=about(benchmark, lang),
         meta=meta,
+        bot_home=bot_home,
         board=board,
         q=q,
         here=here,
@@ -412,7 +414,13 @@ def board_page(
 
 
 def result_page(
-    found: WebResult, lang: str, lang_chosen: bool, *, here: str, meta: Meta | None = None
+    found: WebResult,
+    lang: str,
+    lang_chosen: bool,
+    *,
+    here: str,
+    meta: Meta | None = None,
+    bot_home: str | None = None,
 ) -> str:
     # values as written in every language (the page shows them left to right)
     fields = [(label(lang, s.field), shown_value("en", s, found.declared)) for s in found.fields]
@@ -427,6 +435,8 @@ def result_page(
         hints=hints,
         here=here,
         meta=meta,
+        bot_home=bot_home,
+        card=f"/r/{found.token}/card.png" + (f"?lang={lang}" if lang != "en" else ""),
         about=about(benchmark, lang),
     )
 

@@ -347,6 +347,7 @@ class BoardHandler(Base):
 
             origin = self.origin()
             suffix = self.lang_param(lang, chosen)
+            bot_home = self.bot_home()
 
             async def render() -> tuple[str | bytes, str]:
                 board = await webboards.board(self.state.services, q)
@@ -358,7 +359,7 @@ class BoardHandler(Base):
                     board, lang, url=origin + here, image=f"{origin}/b/{name}/card.png{suffix}"
                 )
                 html = pages.board_page(
-                    board, lang, chosen, here=here, base=f"/b/{name}", meta=meta
+                    board, lang, chosen, here=here, base=f"/b/{name}", meta=meta, bot_home=bot_home
                 )
                 return html, "text/html; charset=utf-8"
 
@@ -386,6 +387,7 @@ class GroupBoardHandler(Base):
             base = f"/g/{token}/{q.benchmark}"
 
             origin = self.origin()
+            bot_home = self.bot_home()
 
             async def render() -> tuple[str | bytes, str]:
                 board = await webboards.group_board(self.state.services, token, q)
@@ -393,8 +395,9 @@ class GroupBoardHandler(Base):
                     board, lang, url=origin + here, image=origin + "/static/og.png"
                 )
                 html = pages.board_page(
-                    board, lang, chosen, here=here, base=base, csv_ok=False, meta=meta
-                )
+                    board, lang, chosen, here=here, base=base, csv_ok=False, meta=meta,
+                    bot_home=bot_home,
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             self.set_header("X-Robots-Tag", "noindex")
@@ -416,13 +419,16 @@ class ResultHandler(Base):
 
             origin = self.origin()
             image = f"{origin}/r/{token}/card.png{self.lang_param(lang, chosen)}"
+            bot_home = self.bot_home()
 
             async def render() -> tuple[str | bytes, str]:
                 found = await webboards.result(
                     self.state.services, token, self.state.bot_username()
                 )
                 meta = pages.result_meta(found, lang, url=origin + here, image=image)
-                html = pages.result_page(found, lang, chosen, here=here, meta=meta)
+                html = pages.result_page(
+                    found, lang, chosen, here=here, meta=meta, bot_home=bot_home
+                )
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang), render)
