@@ -281,6 +281,10 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
     return page
 
 
+#: The columns every board has, by the end of their heading's message id.
+_COMMON_LABELS = ("rank", "model", "mode", "mark", "by", "key", "first", "last")
+
+
 @dataclass(frozen=True, slots=True)
 class Meta:
     """A page's link preview (OpenGraph and Twitter card): its title, description,
@@ -316,13 +320,14 @@ def about(benchmark: Benchmark, lang: str) -> AboutBlock:
     credit = benchmark.credit
     if benchmark.author and benchmark.author in credit:
         credit = ""  # the credit line says no more than the author and license shown
+    license_ = benchmark.license if benchmark.license not in credit else ""
     return AboutBlock(
         measures=note_text(lang, benchmark, found.measures, str),
         rule=note_text(lang, benchmark, found.rule, str),
         prompt=benchmark.prompt,
         author=benchmark.author,
         author_url=benchmark.author_url,
-        license=benchmark.license,
+        license=license_,
         license_url=benchmark.license_url,
         credit=credit,
         links=tuple((t(lang, key), url) for key, url in found.links),
@@ -393,10 +398,14 @@ def board_page(
             fmt=benchmark.format_score,
             label=t(lang, "web_chart_scores", benchmark=board.title),
         )
+    # each cell's label (a phone shows it beside the value), looked up once per page
+    labels = {key: t(lang, f"web_col_{key}") for key in _COMMON_LABELS}
+    labels.update((c.key, t(lang, c.label)) for c in board.columns)
     return render(
         "board.html",
         lang,
         lang_chosen,
+        labels=labels,
         about=about(benchmark, lang),
         meta=meta,
         bot_home=bot_home,

@@ -185,3 +185,25 @@ async def test_each_benchmark_credits_its_own_authors_only(site: Site) -> None:
     assert "Natory game" in nat
     _, fa, _ = await site.get("/b/zerobench?lang=fa")
     assert "دربارهٔ این بنچمارک" in fa
+
+
+def test_a_data_defined_benchmark_credits_its_file() -> None:
+    from bot.web.pages import about
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    defined = ChoiceBenchmark(
+        Definition(
+            "tinymcq",
+            "TinyMCQ",
+            5,
+            Points(2, -1, 0),
+            prompt="Answer Q:O.",
+            credit="TinyMCQ by Example Lab",
+            license="CC BY 4.0",
+        )
+    )
+    block = about(defined, "en")
+    assert block.credit == "TinyMCQ by Example Lab · CC BY 4.0" and block.license == ""
+    assert "options 1 to 5" in block.measures and "counts 2" in block.rule
+    assert "-1" in block.rule and block.prompt == "Answer Q:O."
+    assert "JibayAI" not in repr(block)
