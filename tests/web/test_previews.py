@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import itertools
 import json
 import re
 
@@ -207,3 +208,29 @@ def test_a_data_defined_benchmark_credits_its_file() -> None:
     assert "options 1 to 5" in block.measures and "counts 2" in block.rule
     assert "-1" in block.rule and block.prompt == "Answer Q:O."
     assert "JibayAI" not in repr(block)
+
+
+def test_costs_spread_wide_are_drawn_on_a_log_axis() -> None:
+    from bot.render.svgchart import render_svg
+    from bot.render.webviews import ChartPoint
+
+    points = [ChartPoint(f"m{i}", cost, 10.0 + i, i == 3) for i, cost in
+              enumerate((0.0005, 0.002, 0.01, 0.4))]  # fmt: skip
+    svg = render_svg(points, cost_label="cost", score_label="score", log_cost_label="cost (log)")
+    assert "cost (log)" in svg
+    ticks = re.findall(r'text-anchor="middle" font-size="11" fill="currentColor" '
+                       r'direction="ltr" unicode-bidi="isolate">([^<]*)<', svg)  # fmt: skip
+    assert {"0.001", "0.01", "0.1"} <= set(ticks)
+    xs = [float(x) for x in re.findall(r'<circle cx="([0-9.]+)"', svg)]
+    gaps = [b - a for a, b in itertools.pairwise(xs)]
+    assert min(gaps) > 40  # the cheap models are spread, not pressed against the axis
+    narrow = render_svg(points[:2], cost_label="cost", score_label="s", log_cost_label="log")
+    assert "log" not in narrow
+
+
+async def test_the_index_has_no_bot_link_when_the_username_is_unknown(site: Site) -> None:
+    site.state.bot_username = lambda: None
+    site.state.forget()
+    _, page, _ = await site.get("/")
+    assert "t.me/" not in page and 'id="bot-link"' not in page
+    assert "Benchboard" in page.split('id="footer"')[1]
