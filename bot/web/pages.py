@@ -434,7 +434,6 @@ def result_page(
     # values as written in every language (the page shows them left to right)
     fields = [(label(lang, s.field), shown_value("en", s, found.declared)) for s in found.fields]
     hints = [hint_text(lang, h, benchmark=found.declared) for h in found.hints]
-    benchmark = found.declared or registry.get(found.benchmark)
     return render(
         "result.html",
         lang,
@@ -446,7 +445,6 @@ def result_page(
         meta=meta,
         bot_home=bot_home,
         card=f"/r/{found.token}/card.png" + (f"?lang={lang}" if lang != "en" else ""),
-        about=about(benchmark, lang),
     )
 
 
