@@ -10,6 +10,8 @@ No user id leaves here: a submitter is shown by name only when they chose ``/pub
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -268,28 +270,57 @@ async def _rows(
 
 
 #: A search (``WebQuery.search``) looks through this many of the board's best lines,
-#: read this many at a time.
+#: read this many at a time; the lines read are kept this many seconds for every search
+#: of the same board and filters (a new search costs a scan of its lines, not a read).
 SEARCH_SPAN = 2000
 _SEARCH_READ = 1000
+SEARCH_KEEP = 10.0
+
+_Scan = tuple[list[Any], Board | None, int]
+
+
+async def _scan(
+    services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
+) -> _Scan:
+    """The board's best :data:`SEARCH_SPAN` lines in rank order, the board read (its
+    reported results) and the board's size."""
+    found: Board | None = None
+    lines: list[Any] = []
+    total = 0
+    while len(lines) < SEARCH_SPAN:
+        read, board_, total = await _raw(services, benchmark, q, chat_id, _SEARCH_READ, len(lines))
+        found = found or board_
+        lines += read
+        if len(read) < _SEARCH_READ or len(lines) >= total:
+            break
+    return lines, found, total
 
 
 async def _searched(
     services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
 ) -> tuple[list[BoardRow] | list[ChallengeRow], Board | None, int]:
     """The board's lines (its best :data:`SEARCH_SPAN`) whose model name holds the
-    search, in rank order; the board read and its size."""
+    search, in rank order; the board read and its size. The lines are read once for
+    concurrent searches and kept :data:`SEARCH_KEEP` seconds (``Services.scans``)."""
+    key = ("search", benchmark.name, q.mode, q.days, q.verified, chat_id)
+    now = time.monotonic()
+    kept = services.scans.get(key)
+    if kept is not None and kept[0] >= now:
+        lines, found, total = await asyncio.shield(kept[1])
+    else:
+        future: asyncio.Future[_Scan] = asyncio.get_running_loop().create_future()
+        services.scans[key] = (now + SEARCH_KEEP, future)
+        try:
+            scanned = await _scan(services, benchmark, q, chat_id)
+        except BaseException as exc:
+            services.scans.pop(key, None)
+            future.set_exception(exc)
+            future.exception()  # retrieved: the waiters re-raise it themselves
+            raise
+        future.set_result(scanned)
+        lines, found, total = scanned
     needle = q.search.casefold()
-    found: Board | None = None
-    matched: list[Any] = []
-    offset, total = 0, 0
-    while offset < SEARCH_SPAN:
-        lines, board_, total = await _raw(services, benchmark, q, chat_id, _SEARCH_READ, offset)
-        found = found or board_
-        matched += [r for r in lines if needle in r.model.casefold()]
-        offset += len(lines)
-        if len(lines) < _SEARCH_READ or offset >= total:
-            break
-    return matched, found, total
+    return [r for r in lines if needle in r.model.casefold()], found, total
 
 
 async def board(

@@ -234,3 +234,14 @@ async def test_the_index_has_no_bot_link_when_the_username_is_unknown(site: Site
     _, page, _ = await site.get("/")
     assert "t.me/" not in page and 'id="bot-link"' not in page
     assert "Benchboard" in page.split('id="footer"')[1]
+
+
+async def test_searches_of_a_board_share_one_read_of_its_lines(site: Site) -> None:
+    services = site.state.services
+    services.scans.clear()
+    _, first, _ = await site.get("/b/primebench?q=filler")
+    assert len(services.scans) == 1
+    _, other, _ = await site.get("/b/primebench?q=beta")
+    assert models(other) == ["Beta"] and len(services.scans) == 1  # the same lines
+    _, think, _ = await site.get("/b/primebench?q=alpha&mode=think")
+    assert models(think) == ["Alpha Large"] and len(services.scans) == 2  # other filters
