@@ -32,12 +32,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .base import (
     BEST,
+    CHART_INTERVALS,
+    N_,
+    About,
     Benchmark,
     Card,
     ChallengeSpec,
     Hint,
     InvalidLine,
     KeyCheck,
+    Note,
     Source,
     WebCells,
     WebColumn,
@@ -341,6 +345,7 @@ class ChoiceBenchmark:
     license_url = ""
     author = ""
     author_url = ""
+    web_chart = CHART_INTERVALS
     #: PrimeBench's hints: its answers are read by PrimeBench's rules
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
@@ -368,6 +373,14 @@ class ChoiceBenchmark:
 
     def __reduce__(self) -> tuple[Any, ...]:  # to worker processes, as its definition
         return (ChoiceBenchmark, (self.definition,))
+
+    def about(self) -> About:
+        right, wrong, none = self.points
+        values = (("right", right), ("wrong", wrong), ("none", none), ("options", self.options))
+        return About(
+            Note(N_("about_choice_measures"), (("options", self.options),)),
+            Note(N_("about_rule_points"), values),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))

@@ -28,10 +28,12 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import webboards
+from ..core import sharing, webboards
 from ..core.errors import UserError
 from ..core.services import Services
+from ..render.i18n import t
 from . import api, initdata, pages
+from .images import ImageCache
 
 log = logging.getLogger("benchboard.web")
 
@@ -80,6 +82,18 @@ class WebState:
     cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
     cache_bytes: int = 0
     pending: dict[str, asyncio.Future[Page]] = field(default_factory=dict)
+    #: the link previews' images (in memory, and under the data folder's ``cache/``)
+    images: ImageCache | None = None
+    #: the public address (``BENCHBOARD_WEB_URL``, else the webhook's origin) the
+    #: previews' absolute links start with; None: each request's own origin
+    public_url: str | None = None
+
+    def __post_init__(self) -> None:
+        settings = self.services.settings
+        if self.images is None:
+            self.images = ImageCache(settings.data_dir / "cache" / "previews")
+        if self.public_url is None:
+            self.public_url = settings.public_web_url
 
     def forget(self) -> None:
         """Drop every cached page (the next request for each renders it again)."""
@@ -87,7 +101,7 @@ class WebState:
         self.cache_bytes = 0
 
 
-Render = Callable[[], Awaitable[tuple[str, str]]]
+Render = Callable[[], Awaitable[tuple[str | bytes, str]]]
 
 
 def allowed_methods(handler: type[tornado.web.RequestHandler]) -> list[str]:
@@ -171,7 +185,7 @@ class Base(tornado.web.RequestHandler):
                 "error.html", lang, chosen, status=status, message=message, here="/"
             )
             content_type = "text/html; charset=utf-8"
-        body = body_text.encode("utf-8")
+        body = body_text if isinstance(body_text, bytes) else body_text.encode("utf-8")
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
         modified = old.modified if old is not None and old.etag == etag else now
@@ -262,7 +276,28 @@ class Base(tornado.web.RequestHandler):
         )
 
     def key(self, lang: str) -> str:
+        if self.state.public_url is None:  # the page's links name the request's origin
+            return f"{lang}|{self.origin()}|{self.request.uri}"
         return f"{lang}|{self.request.uri}"
+
+    def origin(self) -> str:
+        """Where absolute links start: the public address, else this request's origin."""
+        if self.state.public_url:
+            return self.state.public_url
+        return f"{self.request.protocol}://{self.request.host}"
+
+    def bot_home(self) -> str | None:
+        """The bot's address in Telegram, when its username is known."""
+        username = self.state.bot_username()
+        return f"https://t.me/{username}" if username else None
+
+    @staticmethod
+    def lang_param(lang: str, chosen: bool) -> str:
+        return f"?lang={lang}" if chosen or lang != "en" else ""
+
+    async def image(self, key: str, draw: Callable[[], Awaitable[bytes]]) -> bytes:
+        assert self.state.images is not None
+        return await self.state.images.fetch(key, draw)
 
 
 class IndexHandler(Base):
@@ -273,9 +308,23 @@ class IndexHandler(Base):
                 raise pages.BadRequest("parameter")
             lang, chosen = self.lang(query)
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            meta = pages.Meta(
+                t(lang, "web_title"),
+                t(lang, "web_tagline"),
+                origin + "/" + self.lang_param(lang, chosen),
+                origin + "/static/og.png",
+                1200,
+                630,
+            )
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 leaders = await webboards.leaders(self.state.services)
-                html = pages.render("index.html", lang, chosen, leaders=leaders, here="/")
+                html = pages.render(
+                    "index.html", lang, chosen, leaders=leaders, here="/", meta=meta,
+                    bot_home=bot_home,
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang), render)
@@ -296,13 +345,22 @@ class BoardHandler(Base):
             if form is None and q.per > 100:
                 raise pages.BadRequest("per")
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            suffix = self.lang_param(lang, chosen)
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 board = await webboards.board(self.state.services, q)
                 if form == "json":
                     return pages.board_json(board), "application/json; charset=utf-8"
                 if form == "csv":
                     return pages.board_csv(board), "text/csv; charset=utf-8"
-                html = pages.board_page(board, lang, chosen, here=here, base=f"/b/{name}")
+                meta = pages.board_meta(
+                    board, lang, url=origin + here, image=f"{origin}/b/{name}/card.png{suffix}"
+                )
+                html = pages.board_page(
+                    board, lang, chosen, here=here, base=f"/b/{name}", meta=meta, bot_home=bot_home
+                )
                 return html, "text/html; charset=utf-8"
 
             if form is not None:
@@ -328,9 +386,18 @@ class GroupBoardHandler(Base):
             here = self.request.uri or "/"
             base = f"/g/{token}/{q.benchmark}"
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 board = await webboards.group_board(self.state.services, token, q)
-                html = pages.board_page(board, lang, chosen, here=here, base=base, csv_ok=False)
+                meta = pages.board_meta(
+                    board, lang, url=origin + here, image=origin + "/static/og.png"
+                )
+                html = pages.board_page(
+                    board, lang, chosen, here=here, base=base, csv_ok=False, meta=meta,
+                    bot_home=bot_home,
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             self.set_header("X-Robots-Tag", "noindex")
@@ -350,11 +417,18 @@ class ResultHandler(Base):
             lang, chosen = self.lang(query)
             here = self.request.uri or "/"
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            image = f"{origin}/r/{token}/card.png{self.lang_param(lang, chosen)}"
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 found = await webboards.result(
                     self.state.services, token, self.state.bot_username()
                 )
-                html = pages.result_page(found, lang, chosen, here=here)
+                meta = pages.result_meta(found, lang, url=origin + here, image=image)
+                html = pages.result_page(
+                    found, lang, chosen, here=here, meta=meta, bot_home=bot_home
+                )
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang), render)
@@ -364,9 +438,58 @@ class ResultHandler(Base):
     head = get  # monitors and link checkers ask with HEAD
 
 
+class ResultCardHandler(Base):
+    """``/r/<token>/card.png``: a result's card, its link preview's image."""
+
+    async def get(self, token: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, _ = self.lang(query)
+            services = self.state.services
+
+            async def render() -> tuple[str | bytes, str]:
+                view, key = await webboards.result_card(
+                    services, token, lang, self.state.bot_username()
+                )
+                return await self.image(key, lambda: sharing.card_png(services, view)), "image/png"
+
+            await self.cached(f"{lang}|{self.request.path}", render)
+
+        await self.guarded(work)
+
+    head = get
+
+
+class BoardCardHandler(Base):
+    """``/b/<benchmark>/card.png``: a global board's image, its link preview's."""
+
+    async def get(self, name: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, _ = self.lang(query)
+            webboards.benchmark_of(name)
+            services = self.state.services
+
+            async def render() -> tuple[str | bytes, str]:
+                view, key = await webboards.board_card(
+                    services, name, lang, self.state.bot_username()
+                )
+                return await self.image(key, lambda: sharing.board_png(services, view)), "image/png"
+
+            await self.cached(f"{lang}|{self.request.path}", render)
+
+        await self.guarded(work)
+
+    head = get
+
+
 class OpenApiHandler(Base):
     async def get(self) -> None:
-        async def render() -> tuple[str, str]:
+        async def render() -> tuple[str | bytes, str]:
             spec = api.describe(pages.openapi(registry.names()), list(registry.names()))
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
@@ -384,7 +507,7 @@ class AppHandler(Base):
             query = {k: v for k, v in self.query().items() if k == "lang"}
             lang, chosen = self.lang(query)
 
-            async def render() -> tuple[str, str]:
+            async def render() -> tuple[str | bytes, str]:
                 leaders = await webboards.leaders(self.state.services)
                 html = pages.render("app.html", lang, chosen, leaders=leaders, here="/app")
                 return html, "text/html; charset=utf-8"
@@ -428,6 +551,11 @@ class StaticHandler(tornado.web.StaticFileHandler):
         self.set_header("Content-Security-Policy", CSP)
         self.set_header("X-Content-Type-Options", "nosniff")
 
+    def get_content_type(self) -> str:
+        if self.absolute_path is not None and self.absolute_path.endswith(".webmanifest"):
+            return "application/manifest+json"
+        return super().get_content_type()
+
     def parse_url_path(self, url_path: str) -> str:
         if "\x00" in url_path:
             raise tornado.web.HTTPError(404)
@@ -461,6 +589,13 @@ def routes(state: WebState) -> list[Any]:
         (rf"/g/{_TOKEN}", GroupBoardHandler, args),
         (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
         (rf"/r/{_TOKEN}", ResultHandler, args),
+        (rf"/r/{_TOKEN}/card\.png", ResultCardHandler, args),
+        (rf"/b/{_NAME}/card\.png", BoardCardHandler, args),
+        (
+            r"/(favicon\.ico|apple-touch-icon\.png|manifest\.webmanifest)",
+            StaticHandler,
+            {"path": str(pages.STATIC)},
+        ),
         (r"/openapi.json", OpenApiHandler, args),
         (r"/app", AppHandler, args),
         (r"/app/me", AppMeHandler, args),

@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import (
+    BEST,
+    CHART_INTERVALS,
+    N_,
+    About,
+    Benchmark,
+    ChallengeSpec,
+    KeyCheck,
+    Note,
+    Source,
+    WebCells,
+    WebColumn,
+)
 from ..runs import (
     BAD_ATTEMPTS,
     RunMaterials,
@@ -20,6 +32,10 @@ from .dataset import (
     CREDIT,
     KEY_FILE,
     NAME,
+    OFFICIAL_QUESTIONS,
+    OPTIONS,
+    POINTS_CORRECT,
+    POINTS_WRONG,
     PROMPT,
     QUESTIONS_FILE,
     SCORER_VERSION,
@@ -80,8 +96,20 @@ class PrimeBench:
     license_url = "https://creativecommons.org/licenses/by-nd/4.0/"
     author = "JibayAI"
     author_url = "https://jibay.ir"
+    web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+
+    def about(self) -> About:
+        points = (("right", POINTS_CORRECT), ("wrong", POINTS_WRONG), ("none", 0))
+        return About(
+            Note(N_("about_prime_measures"), (("questions", OFFICIAL_QUESTIONS),)),
+            Note(N_("about_rule_points"), (*points, ("options", len(OPTIONS)))),
+            (
+                (N_("about_link_dataset"), "https://huggingface.co/datasets/JibayAI/PrimeBench"),
+                (N_("about_link_author"), "https://jibay.ir"),
+            ),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

@@ -5,11 +5,33 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import (
+    BEST,
+    CHART_INTERVALS,
+    N_,
+    About,
+    Benchmark,
+    ChallengeSpec,
+    KeyCheck,
+    Note,
+    Source,
+    WebCells,
+    WebColumn,
+)
 from ..errors import OptionError, ScoringError
 from ..runs import RunMaterials, RunPlan
 from . import runs
-from .dataset import CREDIT, KEY_FILE, NAME, PROMPT_SUFFIX, SCORER_VERSION, SOURCE, TITLE
+from .dataset import (
+    CREDIT,
+    DATASET,
+    DEFAULT_K,
+    KEY_FILE,
+    NAME,
+    PROMPT_SUFFIX,
+    SCORER_VERSION,
+    SOURCE,
+    TITLE,
+)
 from .key import ZeroKey, check_key, load_key
 from .result import (
     BOARD_COLUMNS,
@@ -76,10 +98,21 @@ class ZeroBench:
     board_aggregate = BEST
     license = ""
     license_url = ""
-    author = ""
-    author_url = ""
+    author = "Jonathan Roberts et al."
+    author_url = "https://arxiv.org/abs/2502.09696"
+    web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+
+    def about(self) -> About:
+        return About(
+            Note(N_("about_zero_measures")),
+            Note(N_("about_zero_rule"), (("k", DEFAULT_K),)),
+            (
+                (N_("about_link_paper"), "https://arxiv.org/abs/2502.09696"),
+                (N_("about_link_dataset"), f"https://huggingface.co/datasets/{DATASET}"),
+            ),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(text)
