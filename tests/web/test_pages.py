@@ -39,8 +39,10 @@ async def test_the_front_page_lists_every_benchmark_with_its_leaders(site: Site)
     for title in ("PrimeBench", "ZeroBench", "Natory"):
         assert title in html
     assert "Alpha Large" in html and "Zed One" in html and "Nat Cheap" in html
-    # each benchmark's credit is on its own pages only; the site names Benchboard
-    assert "JibayAI" not in html and "CC BY-ND" not in html
+    # each benchmark's credit stands beside its own scores only; the site names Benchboard
+    prime, rest = html.split('id="bench-primebench"')[1].split("</section>", 1)
+    assert "PrimeBench by JibayAI" in prime
+    assert "JibayAI" not in rest and "JibayAI" not in html.split('id="bench-primebench"')[0]
     assert 'id="footer"' in html and "Benchboard" in html.split('id="footer"')[1]
     assert 'href="https://t.me/bench_test_bot"' in html  # the way to the bot
     no_ids(html)
