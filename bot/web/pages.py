@@ -13,10 +13,13 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+import jinja2.runtime
+from markupsafe import Markup
 
 from scoring import Mode, registry
 
 from ..core import webboards
+from ..render.bidi import figure_html
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, shown_value
@@ -194,8 +197,23 @@ def board_params(q: WebQuery, lang: str | None, **changes: Any) -> str:
     return ("?" + urlencode(shown)) if shown else ""
 
 
-def _date(value: datetime | None) -> str:
-    return "" if value is None else value.strftime("%Y-%m-%d")
+@jinja2.pass_context
+def _num(context: jinja2.runtime.Context, value: object) -> Markup:
+    """``{{ value | num }}``: a figure (a rank, a count, a score, ``+25``, a percentage,
+    an interval) as a left-to-right isolate in the page's digits (``bot.render.bidi``)."""
+    return Markup(figure_html(context["lang"], value))
+
+
+@jinja2.pass_context
+def _date(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | date }}``: the day, a figure like any other."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d"))
+
+
+@jinja2.pass_context
+def _moment(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | moment }}``: the day and the minute (UTC)."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d %H:%M"))
 
 
 @functools.cache
@@ -208,6 +226,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["date"] = _date
+    env.filters["moment"] = _moment
+    env.filters["num"] = _num
     return env
 
 
@@ -267,6 +287,7 @@ def board_page(
             board.chart,
             cost_label=t(lang, "web_chart_cost"),
             score_label=t(lang, "web_chart_score"),
+            lang=lang,
         )
     return render(
         "board.html",

@@ -248,7 +248,8 @@ def test_a_reply_in_prose_explains_the_reason_in_the_readers_language() -> None:
 def test_the_card_draws_the_declared_bar_and_rank(lang: str) -> None:
     view = ResultCardView(QUIZLET, QuizResult(7, 1), "m", "think", 2, True, None, NOW, lang=lang)
     text = result_card_text(view)
-    assert text.benchmark == "Quizlet" and text.score == "13 pts"
+    assert text.benchmark == "Quizlet"
+    assert plain(text.score) == ("13 pts" if lang == "en" else "۱۳ pts")
     assert text.bar is not None
     assert text.bar.counts == (7, 1) and text.bar.tones == ("good", "bad")
     if lang == "en":
@@ -257,7 +258,7 @@ def test_the_card_draws_the_declared_bar_and_rank(lang: str) -> None:
         assert text.rank == "#2 on the global board"
     else:
         assert text.bar.labels == ("درست", "نادرست")
-        assert "+۴" in text.bar.points and "−۲" in text.bar.points
+        assert "\u2066+۴\u2069" in text.bar.points and "\u2066−۲\u2069" in text.bar.points
     invalid = QuizResult(7, 1, Reason("empty", "none"))
     view = ResultCardView(QUIZLET, invalid, "m", None, 4, False, None, NOW, lang=lang)
     prose = result_card_text(view)
@@ -293,7 +294,8 @@ def test_the_result_page_labels_the_declared_fields(lang: str) -> None:
     )  # fmt: skip
     html = result_page(found, lang, True, here="/r/t")
     label = "Coverage" if lang == "en" else "پوشش"
-    assert f'<th scope="row">{label}</th><td dir="ltr">87.5% (7/8)</td>' in html
+    value = "87.5% (7/8)" if lang == "en" else "۸۷.۵% (۷/۸)"
+    assert f'<th scope="row">{label}</th><td><bdi dir="ltr">{value}</bdi></td>' in html
     assert "a&lt;b" in html
 
 
