@@ -19,6 +19,7 @@ otherwise. A hash or a code is not a figure and keeps its characters. Pure.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from .i18n import digits
@@ -29,12 +30,26 @@ LRI, FSI, PDI = "\u2066", "\u2068", "\u2069"
 UNKNOWN = "—"
 
 
+#: A percentage as figures write it (``42.0%``), and a separator between digits.
+_PERCENT = re.compile(r"([0-9][0-9.,]*)%")
+_DECIMAL = re.compile(r"(?<=[0-9])\.(?=[0-9])")
+_THOUSANDS = re.compile(r"(?<=[0-9]),(?=[0-9]{3})")
+
+
 def figure(lang: str, value: object) -> str:
     """``value`` (a number, or a figure already written: ``+25``, ``42.0% (8/19)``,
-    ``[28.1, 57.3]``) in the reader's digits; ``—`` for None."""
+    ``[28.1, 57.3]``) as the reader writes it; ``—`` for None. Persian: Persian digits,
+    the Persian decimal and thousands separators (``۴۲٫۰``, ``۱٬۲۳۴``), and the percent
+    sign before its number (``٪۴۲٫۰``: Persian reads ``۴۲٪`` right to left, so in the
+    left-to-right run the sign stands on the left, as it does in Persian text)."""
     if value is None:
         return UNKNOWN
-    return digits(lang, value)
+    text = str(value)
+    if lang != "fa":
+        return text
+    text = _PERCENT.sub(r"٪\1", text)
+    text = _THOUSANDS.sub("٬", _DECIMAL.sub("٫", text))
+    return digits(lang, text)
 
 
 def figure_text(lang: str, value: object) -> str:

@@ -107,6 +107,9 @@ TEMPLATE_IDS = (
     N_("web_signin_refused"),
     N_("web_state"),
     N_("web_bad_request"),
+    N_("web_tg_open"),
+    N_("web_tg_share"),
+    N_("web_tg_share_failed"),
 )
 
 

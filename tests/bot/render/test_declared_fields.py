@@ -294,7 +294,7 @@ def test_the_result_page_labels_the_declared_fields(lang: str) -> None:
     )  # fmt: skip
     html = result_page(found, lang, True, here="/r/t")
     label = "Coverage" if lang == "en" else "پوشش"
-    value = "87.5% (7/8)" if lang == "en" else "۸۷.۵% (۷/۸)"
+    value = "87.5% (7/8)" if lang == "en" else "٪۸۷٫۵ (۷/۸)"
     assert f'<th scope="row">{label}</th><td><bdi dir="ltr">{value}</bdi></td>' in html
     assert "a&lt;b" in html
 
