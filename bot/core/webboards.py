@@ -282,6 +282,7 @@ async def board(
         group=group,
         sort_span=span,
         rescoring=bool(found and found.rescoring),
+        has_questions=benchmark.has_questions,
     )
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .format import fits, mode_label
-from .i18n import t, tn
+from .i18n import N_, t, tn
 from .views import KeyInfo
 
 if TYPE_CHECKING:
@@ -25,6 +25,15 @@ def _when(moment: datetime) -> str:
 
 def _figure(value: float) -> str:
     return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+#: Ids built at run time (extraction finds them here).
+_DOUBT_IDS = (
+    N_("keyinfo_doubt_none"),
+    N_("keyinfo_doubt_title"),
+    N_("keyinfo_doubt_row"),
+    N_("keyinfo_doubt_fix"),
+)
 
 
 def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
@@ -50,7 +59,25 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
                 source=html.escape(info.source),
             )
         )
+        out.extend(_doubts(lang, info))
     return "\n".join(out)
+
+
+def _doubts(lang: str, info: KeyInfo) -> list[str]:
+    """Where most of the strongest results contradict the key: each question with the
+    key's option and theirs, and the way to correct it (``/setkey``)."""
+    if not info.strong:
+        return []
+    if not info.doubts:
+        return [t(lang, "keyinfo_doubt_none", n=info.strong)]
+    lines = [t(lang, "keyinfo_doubt_title", n=info.strong)]
+    lines += [
+        t(lang, "keyinfo_doubt_row", question=d.question, answer=d.key_option, chosen=d.chosen,
+          agree=d.agree, strong=d.strong)
+        for d in info.doubts
+    ]  # fmt: skip
+    lines.append(t(lang, "keyinfo_doubt_fix", name=info.benchmark.name))
+    return lines
 
 
 def _top(rows: Sequence[BoardRow], lang: str) -> list[str]:

@@ -84,6 +84,7 @@ class WebBoard:
     group: str | None = None  # the group's title, on a group's board
     sort_span: int = 0  # >0: a sorted view orders the best ``sort_span`` rows only
     rescoring: bool = False
+    has_questions: bool = False  # a choice benchmark: it has a questions page
 
 
 @dataclass(frozen=True, slots=True)

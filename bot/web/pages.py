@@ -19,6 +19,7 @@ from markupsafe import Markup
 from scoring import Mode, registry
 
 from ..core import webboards
+from ..core.questions import SORTS, QuestionStats
 from ..render.bidi import figure_html
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
@@ -107,6 +108,17 @@ TEMPLATE_IDS = (
     N_("web_signin_refused"),
     N_("web_state"),
     N_("web_bad_request"),
+    N_("web_questions"),
+    N_("web_questions_title"),
+    N_("web_questions_intro"),
+    N_("web_questions_sample"),
+    N_("web_questions_none_yet"),
+    N_("web_questions_no_key"),
+    N_("web_q_question"),
+    N_("web_q_right"),
+    N_("web_q_wrong"),
+    N_("web_q_none"),
+    N_("web_q_bar"),
     N_("web_tg_open"),
     N_("web_tg_share"),
     N_("web_tg_share_failed"),
@@ -306,6 +318,57 @@ def board_page(
         modes=[m.value for m in Mode],
         csv_ok=csv_ok,
         exports=base + board_params(q, None),
+        questions_link=f"{base}/questions" if csv_ok and board.has_questions else None,
+    )
+
+
+#: Query parameters the questions page takes.
+QUESTIONS_PARAMS = frozenset({"sort", "order", "lang"})
+
+
+def questions_query(query: Mapping[str, str]) -> tuple[str, bool]:
+    """The questions page's sort column and direction; anything else is refused."""
+    if set(query) - QUESTIONS_PARAMS:
+        raise BadRequest("unknown parameter")
+    sort = query.get("sort", "question") or "question"
+    if sort not in SORTS:
+        raise BadRequest("sort")
+    order = query.get("order", "") or ""
+    if order not in ("", "asc", "desc"):
+        raise BadRequest("order")
+    # the first click on a share shows the most first; questions in their order
+    return sort, order == "desc" or (order == "" and sort != "question")
+
+
+def questions_page(
+    stats: QuestionStats, lang: str, lang_chosen: bool, *, here: str, sort: str, descending: bool
+) -> str:
+    base = f"/b/{stats.benchmark}/questions"
+
+    def sort_link(key: str) -> str:
+        params: dict[str, str] = {}
+        if key == sort:
+            params = {"sort": key, "order": "asc" if descending else "desc"}
+        elif key != "question":
+            params = {"sort": key}
+        if lang_chosen:
+            params["lang"] = lang
+        return base + ("?" + urlencode(params) if params else "")
+
+    def percent(share: float) -> str:
+        return f"{share:.1%}"
+
+    return render(
+        "questions.html",
+        lang,
+        lang_chosen,
+        stats=stats,
+        rows=stats.sorted(sort, descending),
+        sort=sort,
+        descending=descending,
+        sort_link=sort_link,
+        percent=percent,
+        here=here,
     )
 
 

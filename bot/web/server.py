@@ -28,8 +28,9 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import webboards
+from ..core import questions, webboards
 from ..core.errors import UserError
+from ..core.questions import QuestionCache
 from ..core.services import Services
 from . import api, initdata, pages
 
@@ -89,6 +90,8 @@ class WebState:
     bot_token: str | None
     bot_username: Callable[[], str | None]
     share: Share | None = None
+    #: the questions pages' counts (``bot.core.questions``)
+    questions: QuestionCache = field(default_factory=QuestionCache)
     #: what to close with the server (the Mini App's own bot object)
     closing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
@@ -328,6 +331,33 @@ class BoardHandler(Base):
     head = get  # monitors and link checkers ask with HEAD
 
 
+class QuestionsHandler(Base):
+    """``/b/<benchmark>/questions``: how the latest published results answered each
+    question of a choice benchmark (sortable, ``?sort=`` and ``?order=``)."""
+
+    async def get(self, name: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            lang, chosen = self.lang(query)
+            sort, descending = pages.questions_query(query)
+            here = self.request.uri or "/"
+
+            async def render() -> tuple[str, str]:
+                stats = await questions.question_stats(
+                    self.state.services, name, self.state.questions
+                )
+                html = pages.questions_page(
+                    stats, lang, chosen, here=here, sort=sort, descending=descending
+                )
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
 class GroupBoardHandler(Base):
     """A group's board by the unguessable link its admins got with ``/weblink``."""
 
@@ -515,6 +545,7 @@ def routes(state: WebState) -> list[Any]:
         (r"/", IndexHandler, args),
         (rf"/b/{_NAME}\.(csv|json)", BoardHandler, args),
         (rf"/b/{_NAME}", BoardHandler, args),
+        (rf"/b/{_NAME}/questions", QuestionsHandler, args),
         (rf"/g/{_TOKEN}", GroupBoardHandler, args),
         (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
         (rf"/r/{_TOKEN}", ResultHandler, args),

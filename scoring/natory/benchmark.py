@@ -155,6 +155,10 @@ class Natory:
     author_url = ""
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = REASON_MESSAGES
+    has_questions = False  # one expression per target: no questions
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

@@ -80,6 +80,10 @@ class ZeroBench:
     author_url = ""
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = False  # free answers, no options: no questions page
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
 
     def recognises(self, text: str) -> bool:
         return recognises(text)

@@ -265,3 +265,31 @@ def test_persian_pages_put_every_sign_and_percent_left_of_its_number(
     assert any(c in "۰۱۲۳۴۵۶۷۸۹" for c in "".join(ticks))
     assert not any(c in "0123456789" for c in "".join(ticks))
     page.context.close()
+
+
+# --- questions ---------------------------------------------------------------------------
+
+
+def test_the_questions_page_lists_each_question_with_its_shares(
+    served: Served, browser: Browser
+) -> None:
+    page = new_page(browser, served)
+    page.goto(served.base + "/b/primebench")
+    page.click("#questions-link")
+    page.wait_for_url("**/b/primebench/questions")
+    rows = page.locator("#questions tbody tr")
+    expect(rows).to_have_count(20)  # the generated key's 20 questions
+    first = rows.first.locator("td").all_inner_texts()
+    assert first[0] == "1" and all(cell.endswith("%") for cell in first[1:4])
+    assert sum(float(cell[:-1]) for cell in first[1:4]) == pytest.approx(100, abs=0.2)
+    page.click("#sort-right")  # the most answered right first
+    page.wait_for_url("**sort=right**")
+    rights = [float(t[:-1]) for t in page.locator("#questions td.share-right").all_inner_texts()]
+    assert rights == sorted(rights, reverse=True) and rights[0] > rights[-1]
+    expect(page.locator("th[aria-sort=descending]")).to_contain_text("Right")
+    screen(page, "questions")
+    page.goto(served.base + "/b/primebench/questions?sort=none&lang=fa")
+    for sign in page.evaluate(SIGNS_JS):
+        assert sign["dir"] == "ltr" and sign["left"], sign
+    screen(page, "fa-questions")
+    page.context.close()
