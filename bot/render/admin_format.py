@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .format import fits, mode_label
-from .i18n import N_, t, tn
+from .i18n import N_, digits, t, tn
 from .views import KeyInfo
 
 if TYPE_CHECKING:
@@ -19,8 +19,9 @@ if TYPE_CHECKING:
 _TIME = "%Y-%m-%d %H:%M UTC"
 
 
-def _when(moment: datetime) -> str:
-    return moment.strftime(_TIME)
+def _when(moment: datetime, lang: str) -> str:
+    """A moment in the reader's digits (one digit script per reader)."""
+    return digits(lang, moment.strftime(_TIME))
 
 
 def _figure(value: float) -> str:
@@ -54,8 +55,8 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
                 version=version.version,
                 versions=info.versions,
                 sha=version.sha256,
-                stored=_when(version.loaded_at),
-                loaded=_when(info.loaded_at or version.loaded_at),
+                stored=_when(version.loaded_at, lang),
+                loaded=_when(info.loaded_at or version.loaded_at, lang),
                 source=html.escape(info.source),
             )
         )
@@ -135,7 +136,7 @@ def render_audit(lang: str, entries: Sequence[AuditEntry]) -> str:
             t(
                 lang,
                 "audit_row",
-                at=_when(entry.at),
+                at=_when(entry.at, lang),
                 actor=entry.actor_id,
                 action=html.escape(entry.action),
                 target=html.escape(entry.target),

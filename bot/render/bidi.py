@@ -53,9 +53,10 @@ def figure(lang: str, value: object) -> str:
 
 
 def figure_text(lang: str, value: object) -> str:
-    """A figure for plain right-to-left text: isolated left to right in Persian."""
+    """A figure for plain right-to-left text: isolated left to right in Persian (digits
+    alone need no isolate: they already run left to right)."""
     text = figure(lang, value)
-    return f"{LRI}{text}{PDI}" if lang == "fa" and text else text
+    return f"{LRI}{text}{PDI}" if lang == "fa" and text and not text.isdigit() else text
 
 
 def figure_html(lang: str, value: object) -> str:

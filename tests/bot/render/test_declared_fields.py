@@ -185,7 +185,10 @@ def test_each_kind_is_written_one_way() -> None:
     assert write(COUNT, -5243420.0) == "-5243420"  # never -5.24342e+06
     assert write(POINTS, 10) == "+10" and write(POINTS, -5) == "−5" and write(POINTS, 0) == "0"
     assert write(PERCENT, 0.75, of=(3, 4)) == "75.0% (3/4)"
-    assert write(PERCENT, 0.5, lang="fa", of=(1.5, 3)) == "۵۰.۰% (۱.۵/۳)"
+    # Persian: the reader's digits and separators, the percent before its number, the
+    # whole a left-to-right isolate (bot.render.bidi)
+    assert write(PERCENT, 0.5, lang="fa", of=(1.5, 3)) == "\u2066٪۵۰٫۰ (۱٫۵/۳)\u2069"
+    assert write(POINTS, -5, lang="fa") == "\u2066−۵\u2069"
     assert write(PERCENT, None) == "—"
     assert write(MONEY, 0.012) == "$0.012" and write(MONEY, 0.00001234) == "$0.00001234"
     assert write(SECONDS, 3.2) == "3.2 s" and write(SECONDS, 1234.5) == "1230 s"
@@ -222,7 +225,7 @@ def test_the_reply_lists_the_declared_fields_in_both_languages() -> None:
     persian = render_score_reply(
         result, QUIZLET, lang="fa", submission_id=5, mode_label=None, model="m", left_today=None
     )
-    assert "درست: ۷" in persian and "پوشش: ۸۷.۵% (۷/۸)" in persian
+    assert "درست: ۷" in persian and "پوشش: \u2066٪۸۷٫۵ (۷/۸)\u2069" in persian
     assert "no spaces, please" not in persian and "حرف Q پیش از" in persian  # declared hint
 
 
