@@ -22,9 +22,9 @@ import asyncio
 import math
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from scoring import Benchmark
 from storage import question_rows
@@ -33,6 +33,8 @@ from ..render.views import KeyDoubt
 from . import keys
 from .errors import UserError
 from .services import Services
+
+T = TypeVar("T")
 
 #: Results a questions page counts (the latest published).
 SAMPLE = 2000
@@ -43,6 +45,8 @@ TTL = 60.0
 MIN_STRONG, MAX_STRONG = 5, 200
 #: The share of the strong results that must agree on another option than the key's.
 AGREE = 0.5
+#: The longest a count may take in the worker process (seconds).
+COUNT_SECONDS = 60.0
 #: How the questions page sorts (the query's ``sort``).
 SORTS = ("question", "right", "wrong", "none")
 
@@ -145,6 +149,15 @@ def count(benchmark: Benchmark, key: Any, raws: Sequence[str]) -> tuple[Question
     )
 
 
+async def _off_the_loop(services: Services, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` (reading a few thousand raw inputs: a few hundred milliseconds of
+    Python) in the worker process where the services have one, so that the web
+    process's pages are not held by it; else in a thread."""
+    if services.worker:
+        return await services.offload(COUNT_SECONDS, fn, *args, owner="questions")
+    return await asyncio.to_thread(fn, *args)
+
+
 async def _stats(services: Services, benchmark: Benchmark, cache: QuestionCache) -> QuestionStats:
     key, version = await _key(services, benchmark, cache)
     shares: tuple[QuestionShare, ...] = ()
@@ -153,7 +166,7 @@ async def _stats(services: Services, benchmark: Benchmark, cache: QuestionCache)
         rows = await question_rows.recent_published(services.store, benchmark.name, SAMPLE)
         counted = len(rows)
         raws = [r.raw for r in rows]
-        shares = await asyncio.to_thread(count, benchmark, key, raws)
+        shares = await _off_the_loop(services, count, benchmark, key, raws)
     return QuestionStats(
         benchmark.name, benchmark.title, benchmark.credit, counted, SAMPLE, version, shares
     )
@@ -218,5 +231,5 @@ async def key_doubts(services: Services, benchmark: Benchmark) -> tuple[int, lis
         return 0, []
     strong = min(MAX_STRONG, max(MIN_STRONG, math.ceil(lines / 10)))
     rows = await question_rows.strongest(services.store, benchmark.name, strong)
-    found = await asyncio.to_thread(doubts, benchmark, key, [r.raw for r in rows])
+    found = await _off_the_loop(services, doubts, benchmark, key, [r.raw for r in rows])
     return len(rows), found
