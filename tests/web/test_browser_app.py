@@ -191,6 +191,20 @@ def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -
     page.evaluate("Telegram.WebApp.BackButton.click()")
     page.wait_for_url("**/app**")
     expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
+    # in Persian too: right to left, the scores (ltr isolates) still on screen
+    page.goto("about:blank")
+    page.goto(app_url(served.base, raw, theme).replace("/app#", "/app?lang=fa#"))
+    expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
+    assert page.locator("html").get_attribute("dir") == "rtl"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    scores = page.locator("#my-list .mine-score bdi[dir=ltr]")
+    assert scores.count() == 20
+    for i in range(scores.count()):
+        box = scores.nth(i).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    for sign in page.evaluate(SIGNS_JS):
+        assert sign["left"], sign
+    screen(page, "app-390-fa", full=False)
     assert served.third_party == []
     page.context.close()
 
