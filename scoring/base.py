@@ -440,6 +440,9 @@ class Benchmark(Protocol):
     #: reader's language, the scorer's English text where the catalogue has none
     hint_messages: Mapping[str, str]
     reason_messages: Mapping[str, str]
+    #: True when its answers are one choice per key question (PrimeBench, a benchmark
+    #: defined by data): it has a questions page, and :meth:`question_answers` reads them
+    has_questions: bool
 
     def about(self) -> About:
         """What its web board's "about this benchmark" block says (what it measures, its
@@ -483,6 +486,12 @@ class Benchmark(Protocol):
         ``default`` (the day's), and puts the challenge into the options (kept with the
         submission). The others score against ``default`` (the stored key) as is.
         """
+        ...
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]] | None:
+        """Per key question, the option ``text`` chose (None: ``none`` or no answer) and
+        the key's option, as the scorer reads them; None when it has no questions
+        (:attr:`has_questions` is False)."""
         ...
 
     def load_key(self, data: bytes, *, filename: str = "") -> Any:

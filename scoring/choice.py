@@ -47,6 +47,7 @@ from .base import (
     WebColumn,
 )
 from .errors import DecodeError, DefinitionError, KeyFormatError
+from .primebench.answers import question_answers
 from .primebench.benchmark import HINT_MESSAGES
 from .primebench.key import PrimeKey, load_key
 from .primebench.parse import recognises
@@ -349,6 +350,7 @@ class ChoiceBenchmark:
     #: PrimeBench's hints: its answers are read by PrimeBench's rules
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = True
 
     def __init__(self, definition: Definition) -> None:
         self.definition = definition
@@ -384,6 +386,9 @@ class ChoiceBenchmark:
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]]:
+        return question_answers(normalise_newlines(text), key)
 
     def load_key(self, data: bytes, *, filename: str = "key") -> PrimeKey:
         return load_key(data, filename=filename or "key", options=self._options)

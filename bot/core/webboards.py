@@ -387,6 +387,7 @@ async def board(
         chart_kind=benchmark.web_chart,
         intervals=_intervals(benchmark, shown) if benchmark.web_chart == CHART_INTERVALS else (),
         search_span=search_span,
+        has_questions=benchmark.has_questions,
     )
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from scoring import Benchmark
 
+from .bidi import figure_text
 from .format import MESSAGE_LIMIT, fits, mode_label, shorten
 from .i18n import N_, digits, join_list, t, tn
 from .views import BoardPage, History
@@ -73,14 +74,15 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     rank=row.rank,
                     model=_name(row.model, width),
                     mode=mode_label(row.mode, lang),
-                    best=benchmark.format_score(row.best),
-                    mean=benchmark.format_score(row.mean, mean=True),
+                    best=figure_text(lang, benchmark.format_score(row.best)),
+                    mean=figure_text(lang, benchmark.format_score(row.mean, mean=True)),
                     verified=" ✅" if row.verified else "",
                 )
             )
             reported = page.reported.get(position)
             if reported is not None:
-                out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
+                beside = figure_text(lang, _figure(reported.best))
+                out[-1] += t(lang, "board_reported_beside", best=beside)
             record = page.records.get(row.submission_id) if row.submission_id is not None else None
             if record is not None:
                 out[-1] += board_cells_text(benchmark, record)
@@ -96,7 +98,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                         "board_reference_row",
                         model=_name(ref.model, width),
                         mode=mode_label(ref.mode, lang),
-                        best=benchmark.format_score(ref.best),
+                        best=figure_text(lang, benchmark.format_score(ref.best)),
                     )
                 )
         if board.key_version is not None:
@@ -135,7 +137,7 @@ def render_history(
                     benchmark=html.escape(_title(benchmarks, sub.benchmark)),
                     model=_name(sub.model or "—", width),
                     mode=mode_label(sub.mode, lang) or "—",
-                    score=digits(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
+                    score=figure_text(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
                     state=t(lang, f"state_{sub.visibility.value}"),
                     date=digits(lang, sub.created_at.strftime("%Y-%m-%d")),
                 )
@@ -147,7 +149,7 @@ def render_history(
             out += [
                 f"{html.escape(_title(benchmarks, name))} {digits(lang, row.rank)}. "
                 f"{_name(row.model, width)} · {mode_label(row.mode, lang)} · "
-                f"{digits(lang, _score(benchmarks.get(name), row.best))}"
+                f"{figure_text(lang, _score(benchmarks.get(name), row.best))}"
                 for name, row in history.bests
             ]
         return out
@@ -237,13 +239,13 @@ def render_challenge_board(
                 "rank": row.rank,
                 "model": _name(row.model, width),
                 "mode": mode_label(row.mode, lang),
-                "best": benchmark.format_score(row.best)
+                "best": figure_text(lang, benchmark.format_score(row.best))
                 + (t(lang, "daily_trivial_mark") if row.trivial else ""),
-                "mean": benchmark.format_score(row.mean, mean=True),
+                "mean": figure_text(lang, benchmark.format_score(row.mean, mean=True)),
                 "attempts": tn(lang, "daily_attempts", row.attempts),
                 "targets": tn(lang, "daily_targets", row.targets),
-                "cost": format_cost(row.mean_cost),
-                "latency": format_latency(row.mean_latency),
+                "cost": figure_text(lang, format_cost(row.mean_cost)),
+                "latency": figure_text(lang, format_latency(row.mean_latency)),
             }
             key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
             out.append(t(lang, key, **values))

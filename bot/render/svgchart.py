@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import NamedTuple
 
+from .bidi import figure, svg_figure
 from .scales import plain_number, robust_range
 from .webviews import ChartPoint, IntervalPoint
 
@@ -134,6 +135,7 @@ def render_svg(
     cost_label: str,
     score_label: str,
     log_cost_label: str | None = None,
+    lang: str = "en",
 ) -> str:
     """The chart: one dot per model (hollow off the front), the front joined by a line,
     each point labelled where its label overprints no other label and no point (the
@@ -142,7 +144,12 @@ def render_svg(
     beyond the axis' end, its value in its label. Costs spread over :data:`LOG_RATIO`
     or more are drawn on a logarithmic axis (``log_cost_label`` names it), so the cheap
     models are not squeezed against the axis by a dear one. Empty points: an empty
-    frame."""
+    frame. The chart is drawn left to right in every language (``direction="ltr"``: a
+    signed tick stays ``−5``), its figures in the reader's digits (``bot.render.bidi``)."""
+
+    def number(value: float) -> str:
+        return svg_figure(lang, _number(value))
+
     costs = [p.cost for p in points] or [0.0, 1.0]
     scale = robust_range([p.score for p in points] or [0.0, 1.0])
     log = min(costs) > 0 and max(costs) / min(costs) >= LOG_RATIO
@@ -180,7 +187,8 @@ def render_svg(
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'class="chart" role="img" aria-label="{escape(score_label)} / {escape(cost_label)}">',
+        f'class="chart" direction="ltr" role="img" '
+        f'aria-label="{escape(score_label)} / {escape(cost_label)}">',
         f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
         'stroke="currentColor" stroke-opacity="0.3"/>',
     ]
@@ -189,13 +197,13 @@ def render_svg(
         if log or x0 <= tick <= x1:
             out.append(
                 f'<text x="{x(tick):.1f}" y="{HEIGHT - _BOTTOM + 16}" text-anchor="middle" '
-                f'font-size="11" fill="currentColor" {NUMBER}>{_number(tick)}</text>'
+                f'font-size="11" fill="currentColor" {NUMBER}>{number(tick)}</text>'
             )
     for tick in _ticks(normal_low, normal_high):  # none in the outliers' band
         if normal_low <= tick <= normal_high:
             out.append(
                 f'<text x="{_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
-                f'font-size="11" fill="currentColor" {NUMBER}>{_number(tick)}</text>'
+                f'font-size="11" fill="currentColor" {NUMBER}>{number(tick)}</text>'
             )
     # the points' marks, the lines where the scale breaks: no label goes over them
     taken: list[Box] = []
@@ -226,7 +234,7 @@ def render_svg(
     for p in points:
         fill = "#d9480f" if p.front else "none"
         cx, cy = x(p.cost), y(drawn(p))
-        title = f"<title>{escape(p.label)}: {_number(p.score)} / {_number(p.cost)}</title>"
+        title = f"<title>{escape(p.label)}: {number(p.score)} / {number(p.cost)}</title>"
         if scale.outlier(p.score):  # a triangle pointing off the scale
             tip = 6 if p.score < scale.low else -6
             out.append(
@@ -243,7 +251,7 @@ def render_svg(
     for p in order:
         text = p.label[:_LABEL_CHARS]
         if scale.outlier(p.score):
-            text = f"{p.label[: _LABEL_CHARS - 10]}: {_number(p.score)}"
+            text = f"{p.label[: _LABEL_CHARS - 10]}: {figure(lang, _number(p.score))}"
         at = _place(x(p.cost), y(drawn(p)), text, taken, plot)
         if at is not None:
             lx, ly, anchor = at

@@ -104,6 +104,7 @@ class WebBoard:
     chart_kind: str = ""
     intervals: tuple[IntervalPoint, ...] = ()
     search_span: int = 0  # >0: a search looks through the best ``search_span`` rows only
+    has_questions: bool = False  # a choice benchmark: it has a questions page
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,12 +28,12 @@ from .context import BotContext
 BOARD_COMMANDS = ("leaderboard", "board", "top")
 
 
-def _chart(benchmark: Benchmark, board: challenges.ChallengeBoard) -> bytes:
+def _chart(benchmark: Benchmark, board: challenges.ChallengeBoard, lang: str) -> bytes:
     """The comparison chart, off the event loop. matplotlib is imported here, on the
     first /compare, not at start: it is most of the bot's start-up time and memory."""
     from ..render.charts import comparison_chart
 
-    return comparison_chart(benchmark.title, board.rows)
+    return comparison_chart(benchmark.title, board.rows, lang)
 
 
 def _one_of(words: Sequence[str]) -> str:
@@ -206,7 +206,7 @@ async def on_compare(update: Update, context: BotContext) -> None:
     if not board.rows:
         await message.reply_text(t(lang, "compare_empty"))
         return
-    png = await asyncio.to_thread(_chart, benchmark, board)
+    png = await asyncio.to_thread(_chart, benchmark, board, lang)
     await message.reply_photo(
         png,
         caption=tn(lang, "compare_caption", len(board.rows)),

@@ -14,11 +14,15 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+import jinja2.runtime
+from markupsafe import Markup
 
 from scoring import Benchmark, Mode, registry
 from scoring.base import CHART_FRONT
 
 from ..core import webboards
+from ..core.questions import SORTS, QuestionStats
+from ..render.bidi import figure, figure_html
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, note_text, shown_value
@@ -131,6 +135,20 @@ TEMPLATE_IDS = (
     N_("web_og_board"),
     N_("web_og_result"),
     N_("web_leaders"),
+    N_("web_questions"),
+    N_("web_questions_title"),
+    N_("web_questions_intro"),
+    N_("web_questions_sample"),
+    N_("web_questions_none_yet"),
+    N_("web_questions_no_key"),
+    N_("web_q_question"),
+    N_("web_q_right"),
+    N_("web_q_wrong"),
+    N_("web_q_none"),
+    N_("web_q_bar"),
+    N_("web_tg_open"),
+    N_("web_tg_share"),
+    N_("web_tg_share_failed"),
 )
 
 
@@ -226,8 +244,23 @@ def board_params(q: WebQuery, lang: str | None, /, **changes: Any) -> str:
     return ("?" + urlencode(shown)) if shown else ""
 
 
-def _date(value: datetime | None) -> str:
-    return "" if value is None else value.strftime("%Y-%m-%d")
+@jinja2.pass_context
+def _num(context: jinja2.runtime.Context, value: object) -> Markup:
+    """``{{ value | num }}``: a figure (a rank, a count, a score, ``+25``, a percentage,
+    an interval) as a left-to-right isolate in the page's digits (``bot.render.bidi``)."""
+    return Markup(figure_html(context["lang"], value))
+
+
+@jinja2.pass_context
+def _date(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | date }}``: the day, a figure like any other."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d"))
+
+
+@jinja2.pass_context
+def _moment(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | moment }}``: the day and the minute (UTC)."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d %H:%M"))
 
 
 @functools.cache
@@ -240,6 +273,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["date"] = _date
+    env.filters["moment"] = _moment
+    env.filters["num"] = _num
     return env
 
 
@@ -391,11 +426,12 @@ def board_page(
             cost_label=t(lang, "web_chart_cost"),
             score_label=t(lang, "web_chart_score"),
             log_cost_label=t(lang, "web_chart_cost_log"),
+            lang=lang,
         )
     elif board.chart_kind != CHART_FRONT and board.intervals:
         chart = render_intervals(
             board.intervals,
-            fmt=benchmark.format_score,
+            fmt=lambda value: figure(lang, benchmark.format_score(value)),
             label=t(lang, "web_chart_scores", benchmark=board.title),
         )
     # each cell's label (a phone shows it beside the value), looked up once per page
@@ -419,6 +455,57 @@ def board_page(
         modes=[m.value for m in Mode],
         csv_ok=csv_ok,
         exports=base + board_params(q, None),
+        questions_link=f"{base}/questions" if csv_ok and board.has_questions else None,
+    )
+
+
+#: Query parameters the questions page takes.
+QUESTIONS_PARAMS = frozenset({"sort", "order", "lang"})
+
+
+def questions_query(query: Mapping[str, str]) -> tuple[str, bool]:
+    """The questions page's sort column and direction; anything else is refused."""
+    if set(query) - QUESTIONS_PARAMS:
+        raise BadRequest("unknown parameter")
+    sort = query.get("sort", "question") or "question"
+    if sort not in SORTS:
+        raise BadRequest("sort")
+    order = query.get("order", "") or ""
+    if order not in ("", "asc", "desc"):
+        raise BadRequest("order")
+    # the first click on a share shows the most first; questions in their order
+    return sort, order == "desc" or (order == "" and sort != "question")
+
+
+def questions_page(
+    stats: QuestionStats, lang: str, lang_chosen: bool, *, here: str, sort: str, descending: bool
+) -> str:
+    base = f"/b/{stats.benchmark}/questions"
+
+    def sort_link(key: str) -> str:
+        params: dict[str, str] = {}
+        if key == sort:
+            params = {"sort": key, "order": "asc" if descending else "desc"}
+        elif key != "question":
+            params = {"sort": key}
+        if lang_chosen:
+            params["lang"] = lang
+        return base + ("?" + urlencode(params) if params else "")
+
+    def percent(share: float) -> str:
+        return f"{share:.1%}"
+
+    return render(
+        "questions.html",
+        lang,
+        lang_chosen,
+        stats=stats,
+        rows=stats.sorted(sort, descending),
+        sort=sort,
+        descending=descending,
+        sort_link=sort_link,
+        percent=percent,
+        here=here,
     )
 
 

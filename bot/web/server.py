@@ -28,8 +28,9 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import sharing, webboards
+from ..core import questions, sharing, webboards
 from ..core.errors import UserError
+from ..core.questions import QuestionCache
 from ..core.services import Services
 from ..render.i18n import t
 from . import api, initdata, pages
@@ -49,9 +50,13 @@ CACHE_BYTES = 64 << 20
 MAX_BODY = 16 * 1024
 _NAME = r"([a-z0-9_]{1,40})"
 _TOKEN = r"([A-Za-z0-9_-]{1,32})"
-#: Only this origin's own files; framed only by Telegram's web clients (the Mini App).
+#: Only this origin's own files and Telegram's Mini App script; framed only by Telegram's
+#: web clients (the Mini App).
+#: Telegram's Mini App script, loaded as Telegram documents (the one third-party file).
+TELEGRAM_WEB_APP_JS = "https://telegram.org/js/telegram-web-app.js"
 CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; "
+    f"script-src 'self' {TELEGRAM_WEB_APP_JS}; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; "
     "frame-ancestors https://web.telegram.org https://*.telegram.org"
 )
@@ -71,14 +76,26 @@ class Page:
     localized: dict[tuple[str, bool], bytes] = field(default_factory=dict)
 
 
+#: The Mini App's "Share": (user id, result token, language) -> the id of a prepared
+#: inline message (``bot.telegram.miniapp.Preparer``; None where the Bot API is not
+#: reachable from the web process).
+Share = Callable[[int, str, str], Awaitable[str]]
+
+
 @dataclass
 class WebState:
     """What the handlers share: the services (the store), the bot's token for the Mini
-    App's sign-in, the bot's username for links into it, and the page cache."""
+    App's sign-in, the bot's username for links into it, the Mini App's share, and the
+    page cache."""
 
     services: Services
     bot_token: str | None
     bot_username: Callable[[], str | None]
+    share: Share | None = None
+    #: the questions pages' counts (``bot.core.questions``)
+    questions: QuestionCache = field(default_factory=QuestionCache)
+    #: what to close with the server (the Mini App's own bot object)
+    closing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
     cache_bytes: int = 0
     pending: dict[str, asyncio.Future[Page]] = field(default_factory=dict)
@@ -372,6 +389,33 @@ class BoardHandler(Base):
     head = get  # monitors and link checkers ask with HEAD
 
 
+class QuestionsHandler(Base):
+    """``/b/<benchmark>/questions``: how the latest published results answered each
+    question of a choice benchmark (sortable, ``?sort=`` and ``?order=``)."""
+
+    async def get(self, name: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            lang, chosen = self.lang(query)
+            sort, descending = pages.questions_query(query)
+            here = self.request.uri or "/"
+
+            async def render() -> tuple[str, str]:
+                stats = await questions.question_stats(
+                    self.state.services, name, self.state.questions
+                )
+                html = pages.questions_page(
+                    stats, lang, chosen, here=here, sort=sort, descending=descending
+                )
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
 class GroupBoardHandler(Base):
     """A group's board by the unguessable link its admins got with ``/weblink``."""
 
@@ -509,7 +553,10 @@ class AppHandler(Base):
 
             async def render() -> tuple[str | bytes, str]:
                 leaders = await webboards.leaders(self.state.services)
-                html = pages.render("app.html", lang, chosen, leaders=leaders, here="/app")
+                html = pages.render(
+                    "app.html", lang, chosen, leaders=leaders, here="/app",
+                    bot=self.state.bot_username(),
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang) + "|app", render)
@@ -541,6 +588,46 @@ class AppMeHandler(Base):
         mine = await webboards.my_results(self.state.services, user.id, user.first_name)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(pages.render("my.html", lang, chosen, mine=mine, here="/app"))
+
+
+class AppShareHandler(Base):
+    """``POST /app/share`` with the Mini App's ``init_data`` and a result's ``token``:
+    ``{"id": ...}``, the prepared inline message the app hands to
+    ``Telegram.WebApp.shareMessage``. 403 for anything but a valid, fresh sign-in, 404
+    for a token that is no published result, 503 when the Bot API is not reachable from
+    here, 502 when it refused."""
+
+    async def post(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        try:
+            lang, _ = self.lang({k: v for k, v in self.query().items() if k == "lang"})
+        except pages.BadRequest:
+            lang = "en"
+        try:
+            user = initdata.check(
+                self.get_body_argument("init_data", default=""), self.state.bot_token or ""
+            )
+        except initdata.InvalidInitData as exc:
+            log.info("Mini App share refused: %s", exc)
+            return self._answer(403, {"error": "sign-in refused"})
+        token = self.get_body_argument("token", default="")
+        if not token or len(token) > 32 or not token.replace("-", "").replace("_", "").isalnum():
+            return self._answer(404, {"error": "no such result"})
+        if self.state.share is None:
+            return self._answer(503, {"error": "sharing is not available here"})
+        try:
+            prepared = await self.state.share(user.id, token, lang)
+        except UserError:
+            return self._answer(404, {"error": "no such result"})
+        except Exception:  # the Bot API refused or is unreachable: said, never a 500 page
+            log.warning("Mini App share: savePreparedInlineMessage failed", exc_info=True)
+            return self._answer(502, {"error": "Telegram did not take the message"})
+        self._answer(200, {"id": prepared})
+
+    def _answer(self, status: int, body: dict[str, str]) -> None:
+        self.set_status(status)
+        self.finish(json.dumps(body))
 
 
 class StaticHandler(tornado.web.StaticFileHandler):
@@ -586,6 +673,7 @@ def routes(state: WebState) -> list[Any]:
         (r"/", IndexHandler, args),
         (rf"/b/{_NAME}\.(csv|json)", BoardHandler, args),
         (rf"/b/{_NAME}", BoardHandler, args),
+        (rf"/b/{_NAME}/questions", QuestionsHandler, args),
         (rf"/g/{_TOKEN}", GroupBoardHandler, args),
         (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
         (rf"/r/{_TOKEN}", ResultHandler, args),
@@ -599,6 +687,7 @@ def routes(state: WebState) -> list[Any]:
         (r"/openapi.json", OpenApiHandler, args),
         (r"/app", AppHandler, args),
         (r"/app/me", AppMeHandler, args),
+        (r"/app/share", AppShareHandler, args),
         (r"/static/(.*)", StaticHandler, {"path": str(pages.STATIC)}),
     ]
 

@@ -47,9 +47,9 @@ def preview(path: Path) -> None:
     from matplotlib.figure import Figure
     from matplotlib.patches import FancyBboxPatch, Rectangle
 
-    from ..render.cards import FAMILY, _register_fonts
+    from ..render.cards import FAMILY, register_fonts
 
-    _register_fonts()
+    register_fonts()
     figure = Figure(figsize=(12, 6.3), dpi=100)
     FigureCanvasAgg(figure)
     figure.patch.set_facecolor("#0d1117")

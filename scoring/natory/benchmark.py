@@ -160,6 +160,10 @@ class Natory:
     web_chart = CHART_FRONT
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = REASON_MESSAGES
+    has_questions = False  # one expression per target: no questions
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
 
     def about(self) -> About:
         return About(

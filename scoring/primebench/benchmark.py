@@ -28,6 +28,7 @@ from ..runs import (
 )
 from ..runs import single_answer as _single_answer
 from ..text import normalise_newlines
+from .answers import question_answers
 from .dataset import (
     CREDIT,
     KEY_FILE,
@@ -99,6 +100,7 @@ class PrimeBench:
     web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = True
 
     def about(self) -> About:
         points = (("right", POINTS_CORRECT), ("wrong", POINTS_WRONG), ("none", 0))
@@ -113,6 +115,9 @@ class PrimeBench:
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]]:
+        return question_answers(normalise_newlines(text), key)
 
     def load_key(self, data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         return load_key(data, filename=filename)

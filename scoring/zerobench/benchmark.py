@@ -103,6 +103,10 @@ class ZeroBench:
     web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = False  # free answers, no options: no questions page
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
 
     def about(self) -> About:
         return About(

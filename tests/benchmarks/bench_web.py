@@ -46,12 +46,13 @@ from typing import Any
 
 import aiohttp
 
-from bot.core import boards, challenges, sharing, webboards
+from bot.core import boards, challenges, questions, sharing, webboards
 from bot.core.services import Services
 from bot.render.webviews import WebQuery
 from bot.settings import Settings
 from bot.web import pages
 from bot.web.images import ImageCache
+from scoring import registry
 from storage import Store
 from tests.benchmarks.bench_storage import BENCHMARKS, PRIME, Clock, key_bytes, pool, stream
 
@@ -142,6 +143,22 @@ async def in_process(path: Path, runs: int) -> None:
         async def as_json() -> str:
             return pages.board_json(await webboards.board(services, WebQuery("zerobench")))
 
+        kept = questions.QuestionCache()
+
+        def questions_page(cache: questions.QuestionCache | None, sort: str) -> Any:
+            async def render() -> str:
+                stats = await questions.question_stats(
+                    services, "primebench", cache or questions.QuestionCache()
+                )
+                return pages.questions_page(
+                    stats, "en", False, here="/q", sort=sort, descending=sort != "question"
+                )
+
+            return render
+
+        async def key_check() -> Any:
+            return await questions.key_doubts(services, registry.get("primebench"))
+
         cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("PrimeBench, all time, page 1", board()),
             ("PrimeBench, all time, page 20", board(page=19)),
@@ -157,6 +174,9 @@ async def in_process(path: Path, runs: int) -> None:
             ("Natory, one mode", board(benchmark="natory", mode="think")),
             ("Natory, 30 days", board(benchmark="natory", days=30)),
             ("Natory, verified only", board(benchmark="natory", verified=True)),
+            ("questions, counts kept (a render)", questions_page(kept, "right")),
+            ("questions, counted anew (2,000 raws)", questions_page(None, "question")),
+            ("/keyinfo key check (strong results)", key_check),
         ]
         fns = [fn for _, fn in cases]
         for fn in fns:  # warm (the rows' tokens are made on the first view)
@@ -276,6 +296,9 @@ def loopback(path: Path, clients: int, seconds: float) -> None:
                 time.sleep(0.1)
         urls = ["/", "/b/primebench", "/b/zerobench", "/b/primebench.json",
                 "/b/primebench?q=model-01", "/b/primebench/card.png"]  # fmt: skip
+        for sort in ("question", "right", "wrong", "none"):
+            for order in ("asc", "desc"):
+                urls.append(f"/b/primebench/questions?sort={sort}&order={order}")
         for mode in ("", "default", "think", "tools", "think_tools"):
             for window in ("all", "7d", "30d"):
                 for page in range(1, 4):
@@ -284,6 +307,9 @@ def loopback(path: Path, clients: int, seconds: float) -> None:
               f"loopback, {seconds:.0f} s each, {len(urls)} distinct addresses:")  # fmt: skip
         asyncio.run(drive(base, urls, clients, seconds, etags=False))
         asyncio.run(drive(base, urls, clients, seconds, etags=True))
+        asked = [u for u in urls if "/questions" in u]
+        print(f"  the questions pages alone ({len(asked)} addresses):")
+        asyncio.run(drive(base, asked, clients, seconds, etags=False))
     finally:
         server.terminate()
         server.wait(timeout=10)

@@ -1812,6 +1812,7 @@ class FakeBotAPI(InlineMode):
             "setChatMenuButton": self._m_set_chat_menu_button,
             "setMessageReaction": self._m_set_message_reaction,
             "answerInlineQuery": self._m_answer_inline_query,
+            "savePreparedInlineMessage": self._m_save_prepared_inline_message,
         }
 
     async def _m_get_updates(self, p: JSONDict) -> list[JSONDict]:

@@ -177,6 +177,7 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
     theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
     raw = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time())))
     page = browser.new_page(viewport={"width": 420, "height": 800})
+    page.route("https://telegram.org/**", lambda route: route.abort())  # no network here
     page.goto(app_url(base, raw, theme))
     expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
     expect(page.locator("#my-title")).to_contain_text("My results")
