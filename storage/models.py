@@ -101,6 +101,13 @@ class Submission:
     origin: str | None = None
     created: bool = False
 
+    @property
+    def mark(self) -> str:
+        """``benchboard`` (run by Benchboard), ``verified`` or ``self`` (self-reported)."""
+        if self.origin == "benchboard":
+            return "benchboard"
+        return "verified" if self.verified else "self"
+
 
 @dataclass(frozen=True, slots=True)
 class DefinitionVersion:

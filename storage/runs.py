@@ -237,16 +237,20 @@ class RunStore(StoreBase):
             )
         return [_attempt(r) for r in rows]
 
-    async def claim_attempt(self, *, lease_ms: int = RUN_LEASE_MS) -> tuple[Run, RunAttempt] | None:
+    async def claim_attempt(
+        self, *, lease_ms: int = RUN_LEASE_MS, run_id: int | None = None
+    ) -> tuple[Run, RunAttempt] | None:
         """Take the oldest queued attempt whose lease has lapsed (never claimed, or its
-        instance died): it is this store's until ``lease_ms`` from now. None: none."""
+        instance died), of any run or of ``run_id``'s: it is this store's until
+        ``lease_ms`` from now. None: none."""
         now = self._now_ms()
         owner = self._run_owner()
+        of_run = "" if run_id is None else f" AND run_id = {int(run_id)}"
         async with self._db.single() as s:
             if self._db.kind == "postgresql":
                 row = await s.one(
                     "WITH lapsed AS (SELECT id FROM run_attempts"
-                    " WHERE state = 'queued' AND lease_until < ?"
+                    f" WHERE state = 'queued' AND lease_until < ?{of_run}"
                     " ORDER BY lease_until, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
                     " UPDATE run_attempts SET owner = ?, lease_until = ? FROM lapsed"
                     " WHERE run_attempts.id = lapsed.id RETURNING run_attempts.id",
@@ -256,7 +260,7 @@ class RunStore(StoreBase):
                 row = await s.one(
                     "UPDATE run_attempts SET owner = ?, lease_until = ? WHERE id ="
                     " (SELECT id FROM run_attempts WHERE state = 'queued' AND lease_until < ?"
-                    " ORDER BY lease_until, id LIMIT 1) RETURNING id",
+                    f"{of_run} ORDER BY lease_until, id LIMIT 1) RETURNING id",
                     (owner, now + lease_ms, now),
                 )
         if row is None:

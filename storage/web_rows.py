@@ -46,6 +46,15 @@ class RowInfo:
     values: Mapping[str, Any]
     chat_type: str
     verified: bool = False
+    #: who made it (``benchboard``: a run by Benchboard; None: a person)
+    origin: str | None = None
+
+    @property
+    def mark(self) -> str:
+        """``benchboard``, ``verified`` or ``self``."""
+        return "benchboard" if self.origin == "benchboard" else (
+            "verified" if self.verified else "self"
+        )
 
 
 def _ids(ids: Iterable[int]) -> list[int]:
@@ -75,7 +84,7 @@ async def row_info(
     d = store.db.dialect
     extracted = "".join(f", {d.json_path('s.result')}" for _ in paths)
     sql = f"""SELECT s.id, k.version, k.sha256, u.public, u.first_name, u.username,
-                     COALESCE(c.type, 'unknown'), s.verified{extracted}
+                     COALESCE(c.type, 'unknown'), s.verified, s.origin{extracted}
               FROM submissions AS s
               LEFT JOIN key_versions AS k ON k.id = s.key_version_id
               LEFT JOIN users AS u ON u.id = s.user_id
@@ -89,9 +98,10 @@ async def row_info(
             key_version=r[1],
             key_sha=r[2],
             author=_author(r[3], r[4], r[5]),
-            values=MappingProxyType(dict(zip(paths, r[8:], strict=True))),
+            values=MappingProxyType(dict(zip(paths, r[9:], strict=True))),
             chat_type=str(r[6]),
             verified=bool(r[7]),
+            origin=r[8],
         )
         for r in rows
     }

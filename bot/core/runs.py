@@ -37,7 +37,10 @@ from scoring.runs import RunMaterials, RunPlan, RunRefused
 from storage import StorageError, Submission
 from storage.runs import RUN_LEASE_MS, AttemptDone, NewRun, Run, RunAttempt
 
+__all__ = ["AttemptDone", "NewRun", "Run", "RunAttempt"]
+
 from . import challenges, submit
+from .errors import UserError
 from .services import Services
 
 log = logging.getLogger("benchboard.runs")
@@ -404,3 +407,113 @@ async def cost_report(services: Services, day: date) -> list[tuple[str, str, int
     """What the runs finished on ``day`` (UTC) cost: (origin, model, attempts, USD)."""
     start = datetime.combine(day, time(), UTC)
     return await services.store.runs_cost(start, start + timedelta(days=1))
+
+
+# --- /run in the chat ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A ``/run`` queued: the run, its benchmark's title and the model as named."""
+
+    run: Run
+    title: str
+
+
+def _run_words(words: list[str]) -> tuple[str, str, str | None, int]:
+    """``BENCHMARK PROVIDER/MODEL [#mode] [attempts]`` in any order after the first two."""
+    if len(words) < 2:
+        raise UserError("run_usage")
+    benchmark, model, *rest = words
+    mode: str | None = None
+    count = 1
+    for word in rest:
+        if word.isdigit():
+            count = int(word)
+        elif mode is None:
+            mode = word
+        else:
+            raise UserError("run_usage")
+    if not 1 <= count <= MAX_ATTEMPTS:
+        raise UserError("run_bad_attempts", most=MAX_ATTEMPTS)
+    return benchmark, model, mode, count
+
+
+async def ask(
+    services: Services, runner: Runner | None, words: list[str], *, user_id: int, chat_id: int
+) -> Asked:
+    """Check and queue a ``/run``: a bot admin may run anything the providers file lists;
+    anyone else only within the day's budget (``BENCHBOARD_RUN_BUDGET_USD``; 0: admins
+    only). Raises :class:`UserError` for what is refused; nothing is called then."""
+    if runner is None or not runner.providers.providers:
+        raise UserError("run_not_set_up")
+    if user_id not in services.settings.admins:
+        if services.settings.run_budget_usd <= 0:
+            raise UserError("run_admins_only")
+        if await left_today(services, user_id) <= 0:
+            raise UserError("run_budget_used", budget=f"{services.settings.run_budget_usd:g}")
+    word, model_name, mode_word, count = _run_words(words)
+    try:
+        benchmark = benchmark_of(word)
+        model = runner.providers.model(model_name)
+        mode = mode_of(mode_word)
+        model.request_options(mode)
+        runner.providers.provider(model.provider).api_key()
+        target = target_of(services, benchmark, None)
+        plan_for(services, benchmark, target)  # refused now, not in the queue
+    except ProviderError as exc:
+        raise UserError("run_refused", reason=str(exc)) from None
+    await ensure_benchboard_user(services)
+    run = await services.store.add_run(
+        NewRun(
+            benchmark=benchmark.name,
+            model=model.full_name,
+            mode=mode,
+            attempts=count,
+            origin="chat",
+            target=target,
+            requested_by=user_id,
+            chat_id=chat_id,
+        )
+    )
+    return Asked(run, benchmark.title)
+
+
+async def cancel(services: Services, run_id: int, *, user_id: int) -> Run:
+    """Cancel a run: who asked for it, or a bot admin."""
+    run = await services.store.get_run(run_id)
+    if run.requested_by != user_id and user_id not in services.settings.admins:
+        raise UserError("run_cancel_not_yours")
+    await services.store.cancel_run(run_id)
+    return await services.store.get_run(run_id)
+
+
+async def transcript(services: Services, submission_id: int) -> tuple[RunAttempt, str]:
+    """The transcript of the attempt that made a submission (JSON text)."""
+    found = await services.store.attempt_of_submission(submission_id)
+    if found is None or not found[1]:
+        raise UserError("run_transcript_gone")
+    return found
+
+
+async def progress(services: Services, run_id: int) -> tuple[Run, list[RunAttempt]]:
+    run = await services.store.get_run(run_id)
+    return run, await services.store.run_attempts(run_id)
+
+
+#: How long one instance holds the right to send a finished run's cards (ms).
+CARDS_CLAIM_MS = 24 * 3600 * 1000
+
+
+async def cards_once(services: Services, run_id: int) -> bool:
+    """True for the one instance that sends a finished run's cards."""
+    return await services.store.claim_run("run-cards", str(run_id), ttl_ms=CARDS_CLAIM_MS)
+
+
+async def showing(services: Services, run_id: int, message_id: int) -> None:
+    """The chat message that shows a run's progress."""
+    await services.store.set_run_progress(run_id, message_id)
+
+
+async def submission(services: Services, submission_id: int) -> Submission | None:
+    return await services.store.get_submission(submission_id)

@@ -75,7 +75,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     mode=mode_label(row.mode, lang),
                     best=benchmark.format_score(row.best),
                     mean=benchmark.format_score(row.mean, mean=True),
-                    verified=" ✅" if row.verified else "",
+                    verified=" 🤖" if row.benchboard else " ✅" if row.verified else "",
                 )
             )
             reported = page.reported.get(position)

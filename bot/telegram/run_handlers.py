@@ -1,0 +1,228 @@
+"""Telegram handlers of Benchboard's own runs: ``/run``, its progress message (edited
+as attempts finish, with a Cancel button), a card per attempt with a Transcript button,
+and the queue that runs them (started with the services, any instance's attempts).
+
+The use cases are :mod:`bot.core.runs`'; these read the update and send what
+:mod:`bot.render.run_cards` writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from contextlib import suppress
+
+from telegram import Bot, Update
+from telegram.error import TelegramError
+
+from scoring import registry
+
+from ..core import people, runs
+from ..core.bounded import parse_id
+from ..core.errors import StorageError, UserError
+from ..core.runs import AttemptDone, Run, RunAttempt
+from ..core.services import Services
+from ..render.format import mode_label
+from ..render.i18n import t
+from ..render.run_cards import AttemptLine, run_card, run_progress
+from .context import BotApp, BotContext
+from .handlers import reply_error, user_lang
+from .keyboards import run_card_keyboard, run_progress_keyboard
+
+log = logging.getLogger(__name__)
+
+#: ``bot_data`` keys of the runner (providers and clients) and its queue.
+RUNNER, QUEUE, WORKING = "runner", "run_queue", "run_queue_task"
+
+
+def runner_of(context: BotContext) -> runs.Runner | None:
+    found = context.bot_data.get(RUNNER)
+    return found if isinstance(found, runs.Runner) else None
+
+
+async def on_run(update: Update, context: BotContext) -> None:
+    """``/run BENCHMARK PROVIDER/MODEL [#mode] [attempts]``: queued at once, answered with
+    a progress message."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    words = (message.text or "").split()[1:]
+    try:
+        asked = await runs.ask(
+            context.services, runner_of(context), words, user_id=user.id, chat_id=message.chat_id
+        )
+    except UserError as exc:
+        if exc.key == "run_usage":
+            runner = runner_of(context)
+            models = ", ".join(runner.providers.models) if runner is not None else ""
+            await message.reply_text(t(lang, "run_usage", models=models or "—"))
+            return
+        await reply_error(message, lang, exc)
+        return
+    run = asked.run
+    text = _progress_text(
+        lang, asked.title, run, [AttemptLine(n, "queued") for n in range(1, run.attempts + 1)]
+    )
+    sent = await message.reply_text(text, reply_markup=run_progress_keyboard(lang, run.id))
+    await runs.showing(context.services, run.id, sent.message_id)
+    queue = context.bot_data.get(QUEUE)
+    if isinstance(queue, runs.RunQueue):
+        queue.wake()
+
+
+def _progress_text(lang: str, title: str, run: Run, lines: list[AttemptLine]) -> str:
+    return run_progress(
+        lang, title, run.model, mode_label(run.mode, lang) or run.mode, run.state, lines
+    )
+
+
+def _lines(benchmark_name: str, attempts: list[RunAttempt]) -> list[AttemptLine]:
+    found = registry.find(benchmark_name)
+    lines = []
+    for a in attempts:
+        score = ""
+        if a.score is not None:
+            score = found.format_score(a.score) if found is not None else f"{a.score:g}"
+        lines.append(AttemptLine(a.n, a.state, score, a.error or ""))
+    return lines
+
+
+async def on_cancel_button(update: Update, context: BotContext) -> None:
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    run_id = parse_id((query.data or "").partition(":")[2])
+    if run_id is None:
+        await query.answer()
+        return
+    try:
+        run = await runs.cancel(context.services, run_id, user_id=user.id)
+    except UserError as exc:
+        await query.answer(t(lang, exc.key), show_alert=True)
+        return
+    except StorageError:
+        await query.answer()
+        return
+    await query.answer(t(lang, "run_cancelled"))
+    await _show_progress(context.bot, context.services, run, lang)
+
+
+async def on_transcript_button(update: Update, context: BotContext) -> None:
+    """The exact request and the model's answer of a run's attempt, as a file."""
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None or query.message is None:
+        return
+    lang = await user_lang(context, user)
+    submission_id = parse_id((query.data or "").partition(":")[2])
+    if submission_id is None:
+        await query.answer()
+        return
+    try:
+        _, text = await runs.transcript(context.services, submission_id)
+    except UserError as exc:
+        await query.answer(t(lang, exc.key), show_alert=True)
+        return
+    await query.answer()
+    await context.bot.send_document(
+        query.message.chat.id,
+        io.BytesIO(text.encode()),
+        filename=f"transcript-{submission_id}.json",
+        caption=t(lang, "run_transcript_caption", id=submission_id),
+        reply_to_message_id=query.message.message_id,
+    )
+
+
+async def _show_progress(bot: Bot, services: Services, run: Run, lang: str) -> None:
+    """Edit a chat run's progress message to what its attempts are now."""
+    if run.chat_id is None or run.progress_id is None:
+        return
+    _, attempts = await runs.progress(services, run.id)
+    found = registry.find(run.benchmark)
+    title = found.title if found is not None else run.benchmark
+    text = _progress_text(lang, title, run, _lines(run.benchmark, attempts))
+    markup = run_progress_keyboard(lang, run.id) if run.state == "queued" else None
+    with suppress(TelegramError):  # unchanged, or deleted: nothing to show
+        await bot.edit_message_text(
+            text, chat_id=run.chat_id, message_id=run.progress_id, reply_markup=markup
+        )
+
+
+def listener(app: BotApp) -> runs.Listener:
+    """What the queue tells the chat when one of its attempts finishes: the progress
+    message edited, and once the run is done, a card per attempt (sent by one instance)."""
+
+    async def heard(run: Run, job: RunAttempt, outcome: AttemptDone) -> None:
+        services: Services = app.bot_data["services"]
+        if run.chat_id is None or run.chat_id == 0:
+            return
+        lang = "en"
+        if run.requested_by is not None:
+            lang = await people.chosen_language(services, run.requested_by) or "en"
+        now, attempts = await runs.progress(services, run.id)
+        await _show_progress(app.bot, services, now, lang)
+        if now.state != "done" or not await runs.cards_once(services, run.id):
+            return  # not finished, or another instance sends the cards
+        for attempt in attempts:
+            if attempt.submission_id is not None:
+                await send_card(app, services, lang, run, attempt)
+
+    return heard
+
+
+async def send_card(
+    app: BotApp, services: Services, lang: str, run: Run, attempt: RunAttempt
+) -> None:
+    """An attempt's card, with its Transcript button, in the run's chat."""
+    assert attempt.submission_id is not None and run.chat_id is not None
+    sub = await runs.submission(services, attempt.submission_id)
+    if sub is None:
+        return
+    benchmark = registry.get(sub.benchmark)
+    text = run_card(
+        lang,
+        benchmark.result_from_record(sub.record),
+        benchmark,
+        model=sub.model or run.model,
+        mode_label=mode_label(sub.mode, lang) or run.mode,
+        submission_id=sub.id,
+        published=sub.visibility.value == "published",
+        input_tokens=attempt.input_tokens or 0,
+        output_tokens=attempt.output_tokens or 0,
+        cost=attempt.cost_usd or 0.0,
+        latency=attempt.latency_s or 0.0,
+    )
+    await app.bot.send_message(
+        run.chat_id,
+        text,
+        reply_markup=run_card_keyboard(lang, sub.id),
+        reply_to_message_id=run.progress_id,
+        allow_sending_without_reply=True,
+    )
+
+
+async def start(app: BotApp, services: Services) -> None:
+    """The runner and its queue, when a providers file is set (with the services)."""
+    if services.settings.providers is None:
+        return
+    runner = runs.Runner.from_settings_file(services.settings.providers)
+    app.bot_data[RUNNER] = runner
+    await runs.ensure_benchboard_user(services)
+    queue = runs.RunQueue(services, runner, listener(app))
+    app.bot_data[QUEUE] = queue
+    app.bot_data[WORKING] = services.spawn(queue.work())
+    log.info("runs: providers %s", ", ".join(runner.providers.providers) or "none")
+
+
+async def stop(app: BotApp) -> None:
+    """The queue stopped (what it runs released for another instance), the clients closed."""
+    working = app.bot_data.pop(WORKING, None)
+    if isinstance(working, asyncio.Task):
+        working.cancel()
+        with suppress(asyncio.CancelledError):
+            await working
+    runner = app.bot_data.pop(RUNNER, None)
+    if isinstance(runner, runs.Runner):
+        await runner.close()
