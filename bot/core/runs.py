@@ -517,3 +517,8 @@ async def showing(services: Services, run_id: int, message_id: int) -> None:
 
 async def submission(services: Services, submission_id: int) -> Submission | None:
     return await services.store.get_submission(submission_id)
+
+
+async def report_once(services: Services, day: date) -> bool:
+    """True for the one instance that reports ``day``'s run costs to the admins."""
+    return await services.store.claim_run("run-costs", day.isoformat(), ttl_ms=CARDS_CLAIM_MS * 2)

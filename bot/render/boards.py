@@ -212,6 +212,10 @@ def render_challenge(
     )
 
 
+#: How a board line shows its mark (self-reported: nothing).
+MARKS = {"benchboard": " 🤖", "verified": " ✅"}
+
+
 def render_challenge_board(
     benchmark: Benchmark,
     command: str,
@@ -219,9 +223,11 @@ def render_challenge_board(
     *,
     lang: str,
     targets: Sequence[tuple[int, int]] = (),
+    marks: Mapping[int, str] | None = None,
 ) -> str:
     """A challenge board: one target's, ranked by best score, or every target's per
-    model, ranked by mean score, with mean cost and latency per attempt."""
+    model, ranked by mean score, with mean cost and latency per attempt. ``marks``: the
+    mark of a row's best attempt by its id (🤖 run by Benchboard, ✅ verified)."""
     named = {"title": html.escape(benchmark.title), "command": command}
 
     def build(width: int) -> list[str]:
@@ -246,7 +252,7 @@ def render_challenge_board(
                 "latency": format_latency(row.mean_latency),
             }
             key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
-            out.append(t(lang, key, **values))
+            out.append(t(lang, key, **values) + MARKS.get((marks or {}).get(row.best_id, ""), ""))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:

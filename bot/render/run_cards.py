@@ -13,7 +13,7 @@ from scoring.base import MONEY, SECONDS
 
 from .fields import write
 from .format import MESSAGE_LIMIT, SHOWN_INVALID, fits, render_result
-from .i18n import digits, t
+from .i18n import digits, t, tn
 
 #: The mark every card, board and page shows beside a run by Benchboard.
 MARK = "🤖"
@@ -111,7 +111,12 @@ def cost_report(lang: str, day: str, rows: Sequence[tuple[str, str, int, float]]
     for origin, model, attempts, cost in rows:
         out.append(
             f"• {html.escape(model)} ({html.escape(origin)}): "
-            + t(lang, "run_cost_line", attempts=attempts, cost=money(lang, cost))
+            + t(
+                lang,
+                "run_cost_line",
+                attempts=tn(lang, "daily_attempts", attempts),
+                cost=money(lang, cost),
+            )
         )
     if not rows:
         out.append(t(lang, "run_cost_none"))

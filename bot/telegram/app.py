@@ -305,6 +305,7 @@ def register(app: BotApp) -> None:
         ("export", ah.on_export),
         ("backup", ah.on_backup),
         ("run", rh.on_run),  # admins, and users within the day's run budget
+        ("runs", rh.on_runs),  # what a day's runs cost
     ]
     for name, callback in admin_commands:
         app.add_handler(CommandHandler(name, callback, filters=new))

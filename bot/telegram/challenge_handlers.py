@@ -173,9 +173,10 @@ async def _send_board(
     message: Message, context: BotContext, lang: str, benchmark: Benchmark, target: int | None
 ) -> None:
     board, targets = await challenges.board(context.services, benchmark, target)
+    marks = await challenges.marks(context.services, board)
     command = challenges.spec(benchmark).command
     await message.reply_text(
-        render_challenge_board(benchmark, command, board, lang=lang, targets=targets)
+        render_challenge_board(benchmark, command, board, lang=lang, targets=targets, marks=marks)
     )
 
 

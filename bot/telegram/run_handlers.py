@@ -12,6 +12,8 @@ import asyncio
 import io
 import logging
 from contextlib import suppress
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dtime
 
 from telegram import Bot, Update
 from telegram.error import TelegramError
@@ -25,7 +27,7 @@ from ..core.runs import AttemptDone, Run, RunAttempt
 from ..core.services import Services
 from ..render.format import mode_label
 from ..render.i18n import t
-from ..render.run_cards import AttemptLine, run_card, run_progress
+from ..render.run_cards import AttemptLine, cost_report, run_card, run_progress
 from .context import BotApp, BotContext
 from .handlers import reply_error, user_lang
 from .keyboards import run_card_keyboard, run_progress_keyboard
@@ -212,8 +214,56 @@ async def start(app: BotApp, services: Services) -> None:
     await runs.ensure_benchboard_user(services)
     queue = runs.RunQueue(services, runner, listener(app))
     app.bot_data[QUEUE] = queue
+    # the day's runs, once (a start after the day turned queues what the turn did not)
+    await runs.queue_daily(services, runner, datetime.now(UTC).date())
     app.bot_data[WORKING] = services.spawn(queue.work())
+    if app.job_queue is not None:
+        app.job_queue.run_daily(day_turned, time=dtime(second=30, tzinfo=UTC), name="daily-runs")
     log.info("runs: providers %s", ", ".join(runner.providers.providers) or "none")
+
+
+async def day_turned(context: BotContext) -> None:
+    """After the UTC day turns: the day's ``[[daily]]`` runs queued (once, whichever
+    instance), and the admins told what yesterday's runs cost (by one instance)."""
+    runner, services = runner_of(context), context.services
+    if runner is None:
+        return
+    today = datetime.now(UTC).date()
+    await runs.queue_daily(services, runner, today)
+    queue = context.bot_data.get(QUEUE)
+    if isinstance(queue, runs.RunQueue):
+        queue.wake()
+    await report_costs(context.bot, services, today - timedelta(days=1))
+
+
+async def report_costs(bot: Bot, services: Services, day: date) -> None:
+    """The admins told what the runs of ``day`` cost (one instance sends it, once)."""
+    if not await runs.report_once(services, day):
+        return
+    rows = await runs.cost_report(services, day)
+    for admin in sorted(services.settings.admins):
+        lang = await people.chosen_language(services, admin) or "en"
+        with suppress(TelegramError):  # an admin who never started the bot
+            await bot.send_message(admin, cost_report(lang, day.isoformat(), rows))
+
+
+async def on_runs(update: Update, context: BotContext) -> None:
+    """``/runs [YYYY-MM-DD]`` (bot admins): what the runs of a day (UTC; today) cost."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    if user.id not in context.services.settings.admins:
+        await message.reply_text(t(lang, "bot_admin_only"))
+        return
+    words = (message.text or "").split()[1:]
+    try:
+        day = date.fromisoformat(words[0]) if words else datetime.now(UTC).date()
+    except ValueError:
+        await message.reply_text(t(lang, "runs_usage"))
+        return
+    rows = await runs.cost_report(context.services, day)
+    await message.reply_text(cost_report(lang, day.isoformat(), rows))
 
 
 async def stop(app: BotApp) -> None:
