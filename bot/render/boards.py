@@ -224,10 +224,12 @@ def render_challenge_board(
     lang: str,
     targets: Sequence[tuple[int, int]] = (),
     marks: Mapping[int, str] | None = None,
+    sponsors: Sequence[tuple[str, str | None]] = (),
 ) -> str:
     """A challenge board: one target's, ranked by best score, or every target's per
     model, ranked by mean score, with mean cost and latency per attempt. ``marks``: the
-    mark of a row's best attempt by its id (🤖 run by Benchboard, ✅ verified)."""
+    mark of a row's best attempt by its id (🤖 run by Benchboard, ✅ verified);
+    ``sponsors``: who sponsored the target's runs (name, link or None)."""
     named = {"title": html.escape(benchmark.title), "command": command}
 
     def build(width: int) -> list[str]:
@@ -258,6 +260,13 @@ def render_challenge_board(
         if board.target is None and targets:
             out += ["", t(lang, "daily_recent_targets", targets=join_list(lang, (
                 f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
+        if sponsors:
+            names = join_list(lang, (
+                f'<a href="{html.escape(link)}">{html.escape(name)}</a>' if link
+                else html.escape(name)
+                for name, link in sponsors
+            ))  # fmt: skip
+            out += ["", t(lang, "sponsored_by", names=names)]
         out += ["", t(lang, "daily_board_footer", **named)]
         return out
 

@@ -45,6 +45,7 @@ from telegram.ext import (
     ContextTypes,
     InlineQueryHandler,
     MessageHandler,
+    PreCheckoutQueryHandler,
     TypeHandler,
     filters,
 )
@@ -256,6 +257,11 @@ def register(app: BotApp) -> None:
             CommandHandler(board_names, ch.on_challenge_leaderboard, filters=new & routes.board)
         )
 
+    # Telegram Stars payments (/sponsor): the pre-checkout query answered at once, and
+    # the payment's message before the private-chat catch-alls (it is an attachment).
+    app.add_handler(PreCheckoutQueryHandler(rh.on_pre_checkout))
+    app.add_handler(MessageHandler(filters.SUCCESSFUL_PAYMENT, rh.on_paid))
+
     # The bot added to a group: how it works there.
     app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
 
@@ -274,6 +280,7 @@ def register(app: BotApp) -> None:
         ("public", wc.on_public),  # the web boards: show one's name there or not
         ("weblink", wc.on_weblink),  # a group's web board link (its admins)
         ("token", th.on_token),  # API tokens for scripts and CI (a private chat's)
+        ("sponsor", rh.on_sponsor),  # sponsored runs of a challenge's target, in Stars
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))

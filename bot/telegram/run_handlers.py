@@ -9,18 +9,19 @@ The use cases are :mod:`bot.core.runs`'; these read the update and send what
 from __future__ import annotations
 
 import asyncio
+import html
 import io
 import logging
 from contextlib import suppress
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 
-from telegram import Bot, Update
+from telegram import Bot, LabeledPrice, Update, User
 from telegram.error import TelegramError
 
 from scoring import registry
 
-from ..core import people, runs
+from ..core import people, runs, sponsors
 from ..core.bounded import parse_id
 from ..core.errors import StorageError, UserError
 from ..core.runs import AttemptDone, Run, RunAttempt
@@ -165,6 +166,8 @@ def listener(app: BotApp) -> runs.Listener:
             lang = await people.chosen_language(services, run.requested_by) or "en"
         now, attempts = await runs.progress(services, run.id)
         await _show_progress(app.bot, services, now, lang)
+        if now.state == "done":
+            await refund_if_nothing_made(app.bot, services, now, lang)
         if now.state != "done" or not await runs.cards_once(services, run.id):
             return  # not finished, or another instance sends the cards
         for attempt in attempts:
@@ -276,3 +279,104 @@ async def stop(app: BotApp) -> None:
     runner = app.bot_data.pop(RUNNER, None)
     if isinstance(runner, runs.Runner):
         await runner.close()
+
+
+# --- sponsored runs, paid in Telegram Stars ----------------------------------------------
+
+
+def _display_name(user: User) -> str:
+    return " ".join(p for p in (user.first_name, user.last_name) if p) or (
+        f"@{user.username}" if user.username else str(user.id)
+    )
+
+
+async def on_sponsor(update: Update, context: BotContext) -> None:
+    """``/sponsor BENCHMARK [N] [LINK]``: an invoice in Stars for the runs a sponsorship
+    of that target buys (currency XTR, no provider token)."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    lang = await user_lang(context, user)
+    words = (message.text or "").split()[1:]
+    try:
+        offer = sponsors.offer(context.services, runner_of(context), words)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+        return
+    await context.bot.send_invoice(
+        message.chat_id,
+        title=t(lang, "sponsor_title", title=offer.title, target=offer.target)[:32],
+        description=t(
+            lang,
+            "sponsor_description",
+            title=offer.title,
+            target=offer.target,
+            runs=offer.runs * len(offer.models),
+            attempts=offer.attempts,
+            models=", ".join(offer.models),
+        )[:255],
+        payload=offer.payload,
+        currency=sponsors.STARS,
+        prices=[LabeledPrice(t(lang, "sponsor_price_label"), offer.stars)],
+        reply_to_message_id=message.message_id,
+    )
+
+
+async def on_pre_checkout(update: Update, context: BotContext) -> None:
+    """Answered at once (Telegram waits 10 s): ok when the sponsorship is still offered
+    at that price."""
+    query = update.pre_checkout_query
+    if query is None:
+        return
+    refusal = sponsors.checkout_refusal(
+        runner_of(context), query.invoice_payload, query.currency, query.total_amount
+    )
+    if refusal is None:
+        await query.answer(ok=True)
+        return
+    lang = await user_lang(context, query.from_user)
+    await query.answer(ok=False, error_message=t(lang, refusal))
+
+
+async def on_paid(update: Update, context: BotContext) -> None:
+    """A successful payment: the runs queued and the sponsor thanked, or (when they
+    cannot be made) the Stars refunded."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or message.successful_payment is None:
+        return
+    payment = message.successful_payment
+    lang = await user_lang(context, user)
+    done = await sponsors.paid(
+        context.services, runner_of(context), user_id=user.id, chat_id=message.chat_id,
+        name=_display_name(user), payload=payment.invoice_payload,
+        charge_id=payment.telegram_payment_charge_id, stars=payment.total_amount,
+    )  # fmt: skip
+    if done.refund:
+        await context.bot.refund_star_payment(user.id, payment.telegram_payment_charge_id)
+        await message.reply_text(t(lang, "sponsor_refunded", reason=html.escape(done.reason)))
+        return
+    if not done.runs:
+        return  # a repeated delivery: answered the first time
+    await message.reply_text(
+        t(lang, "sponsor_thanks", runs=len(done.runs), target=done.paid.target)
+    )
+    queue = context.bot_data.get(QUEUE)
+    if isinstance(queue, runs.RunQueue):
+        queue.wake()
+
+
+async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: str) -> None:
+    """A sponsored run that made nothing: the sponsor's Stars back, once, and a line."""
+    paid = await sponsors.refund_after(services, run)
+    if paid is None:
+        return
+    try:
+        await bot.refund_star_payment(paid.user_id, paid.charge_id)
+    except TelegramError as exc:
+        log.warning("a sponsorship was not refunded", extra={"id": paid.id, "error": str(exc)})
+        return
+    if run.chat_id:
+        with suppress(TelegramError):
+            await bot.send_message(
+                run.chat_id, t(lang, "sponsor_refunded", reason=t(lang, "sponsor_run_failed"))
+            )
