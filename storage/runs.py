@@ -276,6 +276,19 @@ class RunStore(StoreBase):
         width = len(_ATTEMPT_COLUMNS.split(","))
         return _run(found[width:]), _attempt(found[:width])
 
+    async def reclaim_at_start(self) -> int:
+        """At a start on SQLite (one process's database: the previous one is gone), the
+        leases it left are released for this one at once; on PostgreSQL a live lease is
+        another running instance's and stays. How many were released."""
+        if self._db.kind == "postgresql":
+            return 0
+        async with self._db.single() as s:
+            done = await s.execute(
+                "UPDATE run_attempts SET owner = NULL, lease_until = 0"
+                " WHERE state = 'queued' AND owner IS NOT NULL"
+            )
+        return done.rowcount
+
     async def renew_attempts(self, attempt_ids: list[int], *, lease_ms: int = RUN_LEASE_MS) -> int:
         """Extend this store's leases on these attempts; how many are still its own."""
         if not attempt_ids:

@@ -297,7 +297,9 @@ class RunQueue:
         return len(self._running)
 
     async def work(self) -> None:
-        """Claim and run attempts until cancelled."""
+        """Claim and run attempts until cancelled (on SQLite, first what the previous
+        process left running)."""
+        await self.services.store.reclaim_at_start()
         renewer = asyncio.get_running_loop().create_task(self._renew())
         try:
             while True:

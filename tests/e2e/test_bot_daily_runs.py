@@ -58,3 +58,36 @@ async def test_the_days_runs_are_made_once_published_and_costed(tmp_path: Path) 
                 assert "2 attempts" in text_of(await bot.say(chat, user, "/runs"))
                 assert fake.answered == 2
             check_log(proc)
+
+
+async def test_a_run_left_by_a_killed_bot_is_finished_after_the_restart(tmp_path: Path) -> None:
+    async with FakeAI(key="sk-local", answer=_the_target, delay=30.0) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, timeout=60))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                progress = await bot.say(chat, user, "/run natory local/m1 2")
+                await api.wait_until(lambda: fake.in_flight >= 2, 30, what="2 calls out")
+                await proc.kill()  # mid-run: nothing finished, nothing released
+            fake.delay = 0.0
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+
+                def carded() -> bool:
+                    return sum(
+                        1 for c in api.calls[since:]
+                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+                        and "run by Benchboard" in text_of(c)
+                    ) >= 2  # fmt: skip
+
+                await api.wait_until(carded, 30, what="the run's cards after the restart")
+                assert "2 of 2 attempts done" in text_of(bot.current(progress))
+            check_log(proc)

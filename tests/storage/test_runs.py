@@ -139,3 +139,22 @@ async def test_sponsorships_are_kept_once_and_refunded_once(store: Store) -> Non
     assert await store.refund_sponsorship(kept.id)
     assert not await store.refund_sponsorship(kept.id)
     assert await store.sponsors("natory", 21) == []
+
+
+async def test_a_start_on_sqlite_takes_what_the_previous_process_left(
+    db_path: Path, clock: FakeClock, engine: str
+) -> None:
+    one = await Store.open(db_path, clock=clock)
+    await one.add_run(_run(attempts=1))
+    assert await one.claim_attempt() is not None
+    await one.close()  # (as if it died: the lease is still its own)
+    two = await Store.open(db_path, clock=clock)
+    try:
+        released = await two.reclaim_at_start()
+        taken = await two.claim_attempt()
+        if engine == "sqlite":
+            assert released == 1 and taken is not None
+        else:  # another instance may be running it: its lease stands
+            assert released == 0 and taken is None
+    finally:
+        await two.close()
