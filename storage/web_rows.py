@@ -52,8 +52,10 @@ class RowInfo:
     @property
     def mark(self) -> str:
         """``benchboard``, ``verified`` or ``self``."""
-        return "benchboard" if self.origin == "benchboard" else (
-            "verified" if self.verified else "self"
+        return (
+            "benchboard"
+            if self.origin == "benchboard"
+            else ("verified" if self.verified else "self")
         )
 
 
