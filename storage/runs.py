@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, time
 from typing import Any
 
 from .base import StoreBase
@@ -374,15 +374,21 @@ class RunStore(StoreBase):
             )
 
     async def spent_since(self, user_id: int, since: datetime) -> float:
-        """What the runs a user asked for since ``since`` cost, in USD."""
+        """What the runs a user asked for in the chat (``/run``; not the ones they paid
+        for) since ``since`` cost, in USD."""
         async with self._db.single() as s:
             row = await s.one(
                 "SELECT COALESCE(SUM(a.cost_usd), 0) FROM runs AS r"
                 " JOIN run_attempts AS a ON a.run_id = r.id"
-                " WHERE r.requested_by = ? AND r.created_at >= ?",
+                " WHERE r.requested_by = ? AND r.created_at >= ? AND r.origin = 'chat'",
                 (user_id, int(since.timestamp() * 1000)),
             )
         return float(row[0]) if row else 0.0
+
+    async def spent_today(self, user_id: int) -> float:
+        """:meth:`spent_since` the start of the store's UTC day."""
+        now = self._clock().astimezone(UTC)
+        return await self.spent_since(user_id, datetime.combine(now.date(), time(), UTC))
 
     async def runs_cost(
         self, since: datetime, until: datetime

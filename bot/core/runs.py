@@ -361,14 +361,9 @@ async def queue_run(services: Services, new: NewRun) -> Run:
 # --- what /run may spend ----------------------------------------------------------------
 
 
-def day_start(now: datetime | None = None) -> datetime:
-    now = now or datetime.now(UTC)
-    return datetime.combine(now.date(), time(), UTC)
-
-
 async def left_today(services: Services, user_id: int) -> float:
     """What a user who is not an admin may still spend on runs today (UTC), in USD."""
-    spent = await services.store.spent_since(user_id, day_start())
+    spent = await services.store.spent_today(user_id)
     return max(0.0, services.settings.run_budget_usd - spent)
 
 

@@ -158,3 +158,12 @@ async def test_a_start_on_sqlite_takes_what_the_previous_process_left(
             assert released == 0 and taken is None
     finally:
         await two.close()
+
+
+async def test_paid_runs_do_not_use_the_chat_budget(store: Store, clock: FakeClock) -> None:
+    start = clock.now
+    await store.add_run(_run(origin="sponsor", attempts=1))
+    claimed = await store.claim_attempt()
+    assert claimed is not None
+    await store.finish_attempt(claimed[1].id, AttemptDone(cost_usd=1.0))
+    assert await store.spent_since(7, start) == 0
