@@ -84,9 +84,7 @@ class FakeAI:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", self.port)
         await site.start()
-        server = site._server  # the bound port of port 0
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        self.port = int(self._runner.addresses[0][1])  # the bound port of port 0
         return self
 
     async def stop(self) -> None:
