@@ -23,6 +23,7 @@ from .links import LinkStore
 from .moderation import ModerationStore
 from .port import port
 from .rescore import RescoreStore
+from .runs import RunStore
 from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
@@ -45,6 +46,7 @@ class Store(
     ShareStore,
     SharedStateStore,
     TokenStore,
+    RunStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

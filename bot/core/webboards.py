@@ -103,7 +103,7 @@ def _cells(
 
 
 def _mark(row: BoardRow) -> str:
-    return "reported" if row.reported else "verified" if row.verified else "self"
+    return row.mark
 
 
 def web_row(
@@ -149,7 +149,7 @@ def _attempts_row(
         rank=row.rank,
         model=row.model,
         mode=row.mode,
-        mark="verified" if info is not None and info.verified else "self",
+        mark=info.mark if info is not None else "self",
         key_hash=None,
         author=info.author if info is not None else None,
         first_at=when(row.first_ms),
@@ -212,14 +212,16 @@ async def _raw(
             mode=q.mode,
             since_ms=since,
             verified=q.verified,
+            benchboard=q.mark == "benchboard",
             limit=limit,
             offset=offset,
         )
         return list(attempts.rows), None, attempts.total
-    if q.verified:
+    if q.verified or q.mark:
         board = await web_rows.verified_page(
-            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset
-        )
+            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit,
+            offset=offset, benchboard=q.mark == "benchboard",
+        )  # fmt: skip
     else:
         board = await store.leaderboard(
             benchmark.name,
@@ -329,7 +331,7 @@ async def board(
     """A page of a board: the global one, or (``chat_id``) a group's; with a search,
     only the lines of the models it names."""
     benchmark = check(q)
-    if chat_id is not None and q.verified:
+    if chat_id is not None and (q.verified or q.mark):
         raise UserError("web_bad_filter")
     span = search_span = 0
     # the first page of a board of attempts also charts its best models: one read for both
@@ -476,7 +478,7 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         model=sub.model or "",
         mode=sub.mode or "",
         score=benchmark.format_score(sub.score),
-        mark="verified" if sub.verified else "self",
+        mark=sub.mark,
         author=info.author if info else None,
         fields=found.card().summary,
         invalid_lines=tuple((il.line, il.text[:500]) for il in found.invalid_lines[:500]),

@@ -76,7 +76,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     mode=mode_label(row.mode, lang),
                     best=figure_text(lang, benchmark.format_score(row.best)),
                     mean=figure_text(lang, benchmark.format_score(row.mean, mean=True)),
-                    verified=" ✅" if row.verified else "",
+                    verified=" 🤖" if row.benchboard else " ✅" if row.verified else "",
                 )
             )
             reported = page.reported.get(position)
@@ -214,6 +214,10 @@ def render_challenge(
     )
 
 
+#: How a board line shows its mark (self-reported: nothing).
+MARKS = {"benchboard": " 🤖", "verified": " ✅"}
+
+
 def render_challenge_board(
     benchmark: Benchmark,
     command: str,
@@ -221,9 +225,13 @@ def render_challenge_board(
     *,
     lang: str,
     targets: Sequence[tuple[int, int]] = (),
+    marks: Mapping[int, str] | None = None,
+    sponsors: Sequence[tuple[str, str | None]] = (),
 ) -> str:
     """A challenge board: one target's, ranked by best score, or every target's per
-    model, ranked by mean score, with mean cost and latency per attempt."""
+    model, ranked by mean score, with mean cost and latency per attempt. ``marks``: the
+    mark of a row's best attempt by its id (🤖 run by Benchboard, ✅ verified);
+    ``sponsors``: who sponsored the target's runs (name, link or None)."""
     named = {"title": html.escape(benchmark.title), "command": command}
 
     def build(width: int) -> list[str]:
@@ -248,12 +256,19 @@ def render_challenge_board(
                 "latency": figure_text(lang, format_latency(row.mean_latency)),
             }
             key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
-            out.append(t(lang, key, **values))
+            out.append(t(lang, key, **values) + MARKS.get((marks or {}).get(row.best_id, ""), ""))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:
             out += ["", t(lang, "daily_recent_targets", targets=join_list(lang, (
                 f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
+        if sponsors:
+            names = join_list(lang, (
+                f'<a href="{html.escape(link)}">{html.escape(name)}</a>' if link
+                else html.escape(name)
+                for name, link in sponsors
+            ))  # fmt: skip
+            out += ["", t(lang, "sponsored_by", names=names)]
         out += ["", t(lang, "daily_board_footer", **named)]
         return out
 

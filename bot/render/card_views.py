@@ -44,6 +44,8 @@ class ResultCardView:
     theme: str = DEFAULT_THEME
     challenge: Mapping[str, Any] | None = None
     bot_username: str = ""
+    #: run by Benchboard itself (the strongest mark; it is verified too)
+    benchboard: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +224,14 @@ def result_card_text(view: ResultCardView) -> CardText:
     return CardText(
         rtl=lang == "fa",
         benchmark=benchmark.title,
-        mark=t(lang, N_("card_verified") if view.verified else N_("card_self_reported")),
+        mark=t(
+            lang,
+            N_("card_benchboard")
+            if view.benchboard
+            else N_("card_verified")
+            if view.verified
+            else N_("card_self_reported"),
+        ),
         model=view.model,
         mode=mode_label(view.mode, lang) or "",
         score_label=t(lang, "card_score"),

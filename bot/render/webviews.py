@@ -29,6 +29,8 @@ class WebQuery:
     descending: bool = False
     per: int = 25
     search: str = ""
+    #: "" every mark; ``benchboard``: runs by Benchboard only (they are verified too)
+    mark: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,7 @@ class WebRow:
     rank: int | None
     model: str
     mode: str
-    mark: str  # verified | self | reported
+    mark: str  # benchboard | verified | self | reported (extensible)
     key_hash: str | None
     author: str | None
     first_at: datetime

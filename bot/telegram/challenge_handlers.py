@@ -17,7 +17,7 @@ from telegram.ext import filters
 
 from scoring import Benchmark
 
-from ..core import challenges
+from ..core import challenges, sponsors
 from ..core.errors import UserError
 from ..render.boards import render_challenge, render_challenge_board, target_line
 from ..render.i18n import t, tn
@@ -173,9 +173,15 @@ async def _send_board(
     message: Message, context: BotContext, lang: str, benchmark: Benchmark, target: int | None
 ) -> None:
     board, targets = await challenges.board(context.services, benchmark, target)
+    marks = await challenges.marks(context.services, board)
+    backers = [] if target is None else await sponsors.sponsors(
+        context.services, benchmark.name, target
+    )  # fmt: skip
     command = challenges.spec(benchmark).command
     await message.reply_text(
-        render_challenge_board(benchmark, command, board, lang=lang, targets=targets)
+        render_challenge_board(
+            benchmark, command, board, lang=lang, targets=targets, marks=marks, sponsors=backers
+        )
     )
 
 

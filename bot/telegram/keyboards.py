@@ -311,3 +311,35 @@ def parse_history(data: str) -> int | None:
     if len(parts) != 2 or parts[0] != HISTORY:
         return None
     return parse_count(parts[1], MAX_PAGE)
+
+
+# --- Benchboard's own runs (bot.telegram.run_handlers) ---------------------------------
+
+#: ``rc:<run>``: cancel a run; ``rt:<submission>``: the transcript of a run's attempt
+RUN_CANCEL, TRANSCRIPT = "rc", "rt"
+
+
+def run_progress_keyboard(lang: str, run_id: int) -> InlineKeyboardMarkup:
+    """The progress message's Cancel button."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, N_("btn_cancel_run")), callback_data=f"{RUN_CANCEL}:{run_id}"
+                )
+            ]
+        ]
+    )
+
+
+def run_card_keyboard(lang: str, submission_id: int) -> InlineKeyboardMarkup:
+    """A run card's Transcript button."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, N_("btn_transcript")), callback_data=f"{TRANSCRIPT}:{submission_id}"
+                )
+            ]
+        ]
+    )

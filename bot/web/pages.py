@@ -38,10 +38,12 @@ WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 PER_PAGE = 25
 #: Query parameters a board takes.
 BOARD_PARAMS = frozenset(
-    {"mode", "window", "verified", "page", "sort", "order", "per", "lang", "q"}
+    {"mode", "window", "verified", "mark", "page", "sort", "order", "per", "lang", "q"}
 )
 #: The longest search (``?q=``) taken, in characters.
 SEARCH_MAX = 100
+#: The marks a board may be narrowed to (``?mark=``): runs by Benchboard are verified too.
+MARK_FILTERS = ("verified", "benchboard")
 
 
 class BadRequest(Exception):
@@ -74,6 +76,8 @@ TEMPLATE_IDS = (
     N_("web_col_first"),
     N_("web_col_last"),
     N_("web_mark_verified"),
+    N_("web_mark_benchboard"),
+    N_("web_benchboard_only"),
     N_("web_mark_self"),
     N_("web_mark_reported"),
     N_("web_anonymous"),
@@ -197,6 +201,11 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
     verified = query.get("verified", "")
     if verified not in ("", "0", "1", "on"):
         raise BadRequest("verified")
+    mark = query.get("mark", "") or ""
+    if mark and mark not in MARK_FILTERS:
+        raise BadRequest("mark")
+    if mark == "verified":
+        verified, mark = "1", ""
     page = _count(query.get("page", "1") or "1", webboards.MAX_PAGE + 1)
     if page < 1:
         raise BadRequest("page")
@@ -215,6 +224,7 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
         mode=mode,
         days=WINDOW_PARAMS[window],
         verified=verified in ("1", "on"),
+        mark=mark,
         page=page - 1,
         sort=sort,
         descending=order == "desc" or (order == "" and sort not in ("rank", "model", "mode")),
@@ -229,6 +239,7 @@ def board_params(q: WebQuery, lang: str | None, /, **changes: Any) -> str:
         "mode": q.mode,
         "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
         "verified": "1" if q.verified else None,
+        "mark": q.mark or None,
         "sort": q.sort,
         "order": "desc" if q.descending else "asc",
         "page": q.page + 1,
@@ -548,6 +559,7 @@ def board_json(board: WebBoard) -> str:
             "mode": q.mode,
             "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
             "verified": q.verified,
+            "mark": q.mark or None,
             "sort": q.sort,
             "order": "desc" if q.descending else "asc",
             "q": q.search or None,
@@ -574,6 +586,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         {"name": "window", "in": "query", "schema": {"type": "string",
          "enum": list(WINDOW_PARAMS), "default": "all"}},
         {"name": "verified", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]}},
+        {"name": "mark", "in": "query", "schema": {"type": "string",
+         "enum": list(MARK_FILTERS)}, "description": "only rows of this mark"},
         {"name": "sort", "in": "query", "schema": {"type": "string", "default": "rank"},
          "description": "rank, model, mode, first, last, or a column of the benchmark"},
         {"name": "order", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"]}},
@@ -591,7 +605,7 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             "rank": {"type": ["integer", "null"]},
             "model": {"type": "string"},
             "mode": {"type": "string"},
-            "mark": {"type": "string", "enum": ["verified", "self", "reported"]},
+            "mark": {"type": "string", "enum": ["benchboard", "verified", "self", "reported"]},
             "by": {"type": ["string", "null"], "description": "null: anonymous"},
             "key": {"type": ["string", "null"], "description": "the key's SHA-256, short"},
             "first_at": {"type": "string", "format": "date-time"},

@@ -424,7 +424,7 @@ class GroupBoardHandler(Base):
             query = self.query()
             lang, chosen = self.lang(query)
             q = pages.board_query(name or registry.DEFAULT, query)
-            if q.verified or q.per > 100:
+            if q.verified or q.mark or q.per > 100:
                 raise pages.BadRequest("filter")
             webboards.check(q)
             here = self.request.uri or "/"

@@ -10,6 +10,7 @@ import pytest
 
 from storage import NotAllowed, Store
 from storage.port import NOT_COPIED, TABLES, board_checksums, port
+from storage.runs import NewRun
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 from tests.storage.pg import pg_schema_url
 from tests.storage.test_analytics import put_natory
@@ -41,6 +42,11 @@ async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
     await store.save_definition("tinymcq", "choice", '{"name": "tinymcq"}', b"1:2\n", source="t")
     await store.add_api_token(1, "ab" * 32)
     await store.api_request(1, "run-1")
+    await store.add_sponsorship(
+        user_id=1, benchmark="natory", target=21, name="A", link=None, stars=5, charge_id="c"
+    )
+    await store.add_run(NewRun("natory", "local/m1", "default", 1, "chat", target=21))
+    await store.mark_benchboard(1)
     key = await store.current_key("primebench")
     assert key is not None
     job = await store.start_rescore("primebench", key_version_id=key.id, scorer_version="t")

@@ -287,3 +287,24 @@ def test_every_benchmark_names_headings_the_web_boards_have() -> None:
         assert all(c.kind in KINDS for c in benchmark.web_columns), benchmark.name
         for column in columns(benchmark):
             assert translated("fa", column.label), column.label
+
+
+async def test_runs_by_benchboard_are_marked_and_filtered(site: Site) -> None:
+    store = site.state.services.store
+    board = await store.leaderboard("primebench")
+    alpha = next(r for r in board.rows if r.model == "Alpha Large")
+    assert alpha.submission_id is not None
+    await store.mark_benchboard(alpha.submission_id)
+    _, page, _ = await site.get("/b/primebench?mark=benchboard")
+    assert models(page) == ["Alpha Large"] and "🤖 run by Benchboard" in page
+    assert 'name="mark" value="benchboard"' in page
+    _, everything, _ = await site.get("/b/primebench")
+    assert "🤖 run by Benchboard" in everything and "self-reported" in everything
+    _, text, _ = await site.get("/b/primebench.json?mark=benchboard")
+    rows = json.loads(text)["rows"]
+    assert [(r["model"], r["mark"]) for r in rows] == [("Alpha Large", "benchboard")]
+    _, text, _ = await site.get("/b/primebench.csv?mark=benchboard")
+    table = list(csv.reader(io.StringIO(text)))
+    assert table[1][1] == "Alpha Large" and table[1][3] == "benchboard"
+    status, _, _ = await site.get("/b/primebench?mark=mine")
+    assert status == 400
