@@ -142,9 +142,12 @@ async def test_a_damaged_database_stops_the_start_naming_the_backup(tmp_path: Pa
         page_size = con.execute("PRAGMA page_size").fetchone()[0]
         pages = con.execute("PRAGMA page_count").fetchone()[0]
     con.close()
-    with db.open("r+b") as handle:  # a page in the middle of the file, overwritten
-        handle.seek((pages // 2 - 1) * page_size + 8)
-        handle.write(b"\xa5\x5a" * ((page_size - 16) // 2))
+    with db.open("r+b") as handle:  # pages of the users' table, overwritten
+        # (the last quarter of the file: the 3,000 users fill it; an empty table's
+        # page in the middle could be overwritten without a trace)
+        for page in range(pages * 3 // 4, pages * 3 // 4 + 4):
+            handle.seek(page * page_size + 8)
+            handle.write(b"\xa5\x5a" * ((page_size - 16) // 2))
     damaged = db.read_bytes()
 
     api = FakeBotAPI()

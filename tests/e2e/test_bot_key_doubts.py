@@ -46,7 +46,13 @@ async def test_keyinfo_points_at_a_key_the_strongest_results_contradict(bot: Bot
     info = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
     assert "strongest results agree with the key" in info
     mistaken = {**key, 1: key[1] % 4 + 1}
+    since = bot.api.mark()
     await _upload(bot, key_text(mistaken).encode(), "/setkey primebench")
+    await bot.api.wait_for(  # the re-score's report first: /keyinfo's answer is the next
+        lambda c: c["method"] == "sendMessage" and "Re-score done" in str(c["params"]["text"]),
+        timeout=30,
+        since=since,
+    )
     info = text_of(await bot.say(admin_chat, admin, "/keyinfo"))
     assert "Possible key errors" in info
     found = re.search(r"question 1: the key says (\d); (\d+) of (\d+) chose (\d)", info)
