@@ -513,6 +513,20 @@ _V18_CHALLENGES = V18_MARK + "".join(
     for t, group in V18_TABLES
 )
 
+#: What a board's 95 % interval and its provenance filter read of a submission: the
+#: standard error of its score over its questions (``score_se``: NULL not yet computed,
+#: -1 none to compute, e.g. one expression; filled when a board first shows the row, and
+#: cleared by a re-score that changes the result), and the provider its submitter named
+#: (``provider``, folded to lower case; the rest of its provenance is in ``extra``).
+#: ``submissions_provider`` finds a provider's published rows (``?provider=``): a partial
+#: index, empty until providers are named. Shared SQL.
+_V19_INTERVALS_PROVENANCE = """
+ALTER TABLE submissions ADD COLUMN score_se DOUBLE PRECISION;
+ALTER TABLE submissions ADD COLUMN provider TEXT;
+CREATE INDEX submissions_provider ON submissions (benchmark_id, provider, model_norm, mode)
+    WHERE provider IS NOT NULL AND visibility = 'published';
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -539,6 +553,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
+    Migration(
+        19,
+        "trust: score standard error (intervals), provider (filter)",
+        _V19_INTERVALS_PROVENANCE,
+        True,
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

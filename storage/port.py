@@ -50,7 +50,7 @@ _SUBMISSION = (
     "id", "user_id", "chat_id", "message_id", "benchmark_id", "key_version_id", "model",
     "model_norm", "mode", "raw", "raw_chars", "result", "score", "fingerprint",
     "scorer_version", "extra", "created_at", "published_at", "visibility", "verified",
-    "group_verified",
+    "group_verified", "score_se", "provider",
 )  # fmt: skip
 
 #: Every table, parents first. ``benchmarks.current_key_id`` is set after the keys.

@@ -10,7 +10,8 @@ No user id leaves here: a submitter is shown by name only when they chose ``/pub
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -33,8 +34,9 @@ from ..render.webviews import (
     WebResult,
     WebRow,
 )
-from . import challenges, links
+from . import challenges, intervals, links, provenance
 from .errors import UserError
+from .intervals import Interval
 from .services import Services
 
 #: A sorted view (any column but the rank) orders this many of the board's best rows.
@@ -106,6 +108,7 @@ def web_row(
     row: BoardRow,
     info: RowInfo | None,
     token: str | None,
+    ci95: Interval | None = None,
 ) -> WebRow:
     text, values = _cells(benchmark, row, info)
     return WebRow(
@@ -121,11 +124,16 @@ def web_row(
         values=values,
         token=token,
         source=row.source,
+        ci95=ci95,
     )
 
 
 def _attempts_row(
-    benchmark: Benchmark, row: ChallengeRow, info: RowInfo | None, token: str | None
+    benchmark: Benchmark,
+    row: ChallengeRow,
+    info: RowInfo | None,
+    token: str | None,
+    ci95: Interval | None = None,
 ) -> WebRow:
     """A row of a board of attempts: a model's mean and best score, attempts, mean cost
     and latency."""
@@ -152,6 +160,7 @@ def _attempts_row(
         cells=_texts(benchmark, values, {}),
         values=values,
         token=token,
+        ci95=ci95,
     )
 
 
@@ -181,6 +190,8 @@ def check(q: WebQuery) -> Benchmark:
         raise UserError("web_bad_filter")
     if q.sort not in sort_keys(benchmark):
         raise UserError("web_bad_filter")
+    if q.provider is not None and benchmark.board_aggregate == ATTEMPTS:
+        raise UserError("web_bad_filter")  # a board of attempts is not kept by provider
     return benchmark
 
 
@@ -213,12 +224,22 @@ async def _rows(
         ids = [r.best_id for r in attempts.rows]
         info = await web_rows.row_info(store, ids)
         tokens = await web_rows.result_tokens(store, ids)
-        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+        lines = [(r.best_id, r.best, r.attempts, r.mode) for r in attempts.rows]
+        ci = await _intervals(services, benchmark, q, chat_id, lines, info)
+        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id),
+                              ci.get(r.best_id))
                 for r in attempts.rows]  # fmt: skip
         return rows, None, attempts.total
-    if q.verified:
-        board = await web_rows.verified_page(
-            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset
+    if q.verified or q.provider is not None:
+        board = await web_rows.filtered_page(
+            store,
+            benchmark.name,
+            mode=q.mode,
+            days=q.days or None,
+            verified=q.verified,
+            provider=q.provider,
+            limit=limit,
+            offset=offset,
         )
     else:
         board = await store.leaderboard(
@@ -233,11 +254,60 @@ async def _rows(
     paths = benchmark.web_paths
     info = await web_rows.row_info(store, ids, paths)
     tokens = await web_rows.result_tokens(store, ids)
+    lines = [(r.submission_id, r.best, r.runs, r.mode) for r in board.rows if r.submission_id]
+    ci = await _intervals(services, benchmark, q, chat_id, lines, info)
     rows = []
     for r in board.rows:
-        sid = r.submission_id
-        rows.append(web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
+        sid = r.submission_id or 0
+        rows.append(web_row(benchmark, r, info.get(sid), tokens.get(sid), ci.get(sid)))
     return rows, board, board.total
+
+
+async def _intervals(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    lines: Sequence[tuple[int, float, int, str]],
+    info: dict[int, RowInfo],
+) -> dict[int, Interval | None]:
+    """The 95 % interval of each line (best submission id, score, runs, mode) of a page, by
+    its best submission (``bot.core.intervals``): the best run's standard error over its
+    questions as kept (computed from its record and kept, the first time a board shows a
+    row recorded before it was kept or re-scored since), and the spread of the runs of
+    each line with several, read for the page's lines only."""
+    store = services.store
+    missing = [sid for sid, *_ in lines if sid in info and info[sid].score_se is None]
+    computed: dict[int, float] = {}
+    if missing:
+        for sid, (name, record) in (await web_rows.records(store, missing)).items():
+            if name in registry.names():
+                owner = registry.get(name)
+                computed[sid] = intervals.result_se(owner, owner.result_from_record(record))
+        await web_rows.save_spreads(store, computed)
+    several = {
+        sid: (info[sid].model_norm or "", mode)
+        for sid, _, runs, mode in lines
+        if runs >= 2 and sid in info
+    }
+    spreads = await web_rows.run_spreads(
+        store,
+        benchmark.name,
+        sorted(set(several.values())),
+        chat_id=chat_id,
+        days=q.days or None,
+        verified=q.verified,
+        provider=q.provider,
+    )
+    out: dict[int, Interval | None] = {}
+    for sid, score, runs, _ in lines:
+        row = info.get(sid)
+        se = computed.get(sid, row.score_se if row is not None else None)
+        spread = None
+        if sid in several and several[sid] in spreads:
+            spread = intervals.run_spread(*spreads[several[sid]])
+        out[sid] = intervals.line_interval(score, se, runs, spread)
+    return out
 
 
 async def board(
@@ -245,15 +315,27 @@ async def board(
 ) -> WebBoard:
     """A page of a board: the global one, or (``chat_id``) a group's."""
     benchmark = check(q)
-    if chat_id is not None and q.verified:
+    if chat_id is not None and (q.verified or q.provider is not None):
         raise UserError("web_bad_filter")
     span = 0
     # the first page of a board of attempts also charts its best models: one read for both
     with_chart = charted(benchmark) and q.page == 0
     if q.sort == "rank":
         limit = max(q.per, CHART_MODELS) if with_chart else q.per
-        rows, found, total = await _rows(services, benchmark, q, chat_id, limit, q.page * q.per)
-        shown = rows[: q.per]
+        # a later page reads the line above its first too: is that one tied with it?
+        start = q.page * q.per
+        before = 1 if start and q.page < MAX_PAGE else 0
+        rows, found, total = await _rows(
+            services, benchmark, q, chat_id, limit + before, start - before
+        )
+        above = rows[0].ci95 if before and rows else None
+        rows = rows[before:]
+        shown = [
+            replace(row, tied=tied)
+            for row, tied in zip(
+                rows[: q.per], intervals.ties([r.ci95 for r in rows[: q.per]], above), strict=True
+            )
+        ]
         pages = max(1, -(-total // q.per))
     else:
         rows, found, total = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
@@ -354,11 +436,63 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         created_at=sub.created_at,
         published_at=sub.published_at,
         from_group=bool(info and info.chat_type in ("group", "supergroup")),
+        provenance=tuple((k, str(v)) for k, v in provenance.of(sub.extra).items()),
         bot_link=(
             links.start_link(bot_username, links.payload("result", token)) if bot_username else None
         ),
         declared=benchmark,
     )
+
+
+#: The marks a result may carry besides "self" (self-reported: nobody vouches for it),
+#: in the order shown, each with the test that gives it. A new mark is one more entry
+#: (run by Benchboard, when Benchboard itself ran the model).
+MARKS: tuple[tuple[str, Callable[[Submission], bool]], ...] = (
+    ("verified", lambda sub: sub.verified),
+)
+
+
+def marks(sub: Submission) -> list[str]:
+    """A published result's marks: those :data:`MARKS` give it, else ``["self"]``."""
+    return [name for name, test in MARKS if test(sub)] or ["self"]
+
+
+def _plain(value: Any) -> Any:
+    """A declared value as JSON (a tuple of names as a list)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+async def result_record(services: Services, token: str, base: str) -> dict[str, Any]:
+    """The published result behind ``token`` as ``/r/<token>.json`` gives it (before
+    its signature: ``bot.core.signing``); hidden, withdrawn and unknown: UserError.
+    ``base``: the server's public address (the record says where it came from)."""
+    sub = await links.open_result(services, token)
+    if sub is None:
+        raise UserError("web_not_found")
+    benchmark = registry.get(sub.benchmark)
+    found = benchmark.result_from_record(sub.record)
+    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
+    breakdown = found.to_json()
+    breakdown.pop("invalid_lines", None)  # their count stays; the page lists them
+    se = intervals.result_se(benchmark, found)
+    return {
+        "benchmark": benchmark.name,
+        "model": sub.model,
+        "mode": sub.mode,
+        "score": sub.score,
+        "ci95": list(c) if (c := intervals.line_interval(sub.score, se, 1, None)) else None,
+        "scores": {s.field.key: _plain(s.value) for s in found.card().summary},
+        "breakdown": breakdown,
+        "key_sha256": info.key_sha if info else None,
+        "key_version": info.key_version if info else None,
+        "scorer_version": sub.scorer_version,
+        "submitted_at": sub.created_at.isoformat(),
+        "published_at": sub.published_at.isoformat() if sub.published_at else None,
+        "marks": marks(sub),
+        "provenance": provenance.of(sub.extra),
+        "url": f"{base}/r/{token}.json",
+        "page": f"{base}/r/{token}",
+    }
 
 
 async def my_results(services: Services, user_id: int, name: str, limit: int = 20) -> MyResults:

@@ -27,6 +27,8 @@ class WebQuery:
     sort: str = "rank"
     descending: bool = False
     per: int = 25
+    #: only results whose submitter named this provider (``?provider=``), or None
+    provider: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,11 @@ class WebRow:
     values: dict[str, float | int | str | None]
     token: str | None = None
     source: str | None = None
+    #: the 95 % interval of ``values["score"]`` (``bot.core.intervals``): over the best
+    #: run's questions, or over the line's runs when it has several; None: none to give
+    ci95: tuple[float, float] | None = None
+    #: its interval overlaps the line's above (rank order only): shown as tied
+    tied: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +131,9 @@ class WebResult:
     from_group: bool
     bot_link: str | None
     declared: Benchmark | None = None
+    #: what its submitter says of how it was produced (``bot.core.provenance``), as
+    #: (field, value) in the fields' order
+    provenance: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,7 +31,11 @@ WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 #: Rows per page of a web board.
 PER_PAGE = 25
 #: Query parameters a board takes.
-BOARD_PARAMS = frozenset({"mode", "window", "verified", "page", "sort", "order", "per", "lang"})
+BOARD_PARAMS = frozenset(
+    {"mode", "window", "verified", "page", "sort", "order", "per", "lang", "provider"}
+)
+#: The longest ``?provider=`` a board takes (as ``provider:`` tags are kept).
+MAX_PROVIDER = 64
 
 
 class BadRequest(Exception):
@@ -162,6 +166,9 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
     if order not in ("", "asc", "desc"):
         raise BadRequest("order")
     sort = query.get("sort", "rank") or "rank"
+    provider = " ".join(query.get("provider", "").split()) or None
+    if provider is not None and (len(provider) > MAX_PROVIDER or not provider.isprintable()):
+        raise BadRequest("provider")
     return WebQuery(
         benchmark=benchmark,
         mode=mode,
@@ -171,6 +178,7 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
         sort=sort,
         descending=order == "desc" or (order == "" and sort not in ("rank", "model", "mode")),
         per=per,
+        provider=provider,
     )
 
 
@@ -185,6 +193,7 @@ def board_params(q: WebQuery, lang: str | None, **changes: Any) -> str:
         "page": q.page + 1,
         "per": q.per,
         "lang": lang,
+        "provider": q.provider,
     }
     values.update(changes)
     defaults = {"window": "all", "sort": "rank", "page": 1, "per": PER_PAGE}
@@ -307,6 +316,7 @@ def board_json(board: WebBoard) -> str:
             "verified": q.verified,
             "sort": q.sort,
             "order": "desc" if q.descending else "asc",
+            "provider": q.provider,
         },
         "page": q.page + 1,
         "per": q.per,
@@ -337,6 +347,9 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
          "maximum": webboards.MAX_PAGE + 1, "default": 1}},
         {"name": "per", "in": "query", "schema": {"type": "integer", "minimum": 1,
          "maximum": webboards.MAX_PER, "default": PER_PAGE}},
+        {"name": "provider", "in": "query", "schema": {"type": "string",
+         "maxLength": MAX_PROVIDER}, "description": "only results whose submitter named "
+         "this provider (provider: tag; matched ignoring case)"},
     ]  # fmt: skip
     row = {
         "type": "object",
@@ -350,6 +363,15 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             "first_at": {"type": "string", "format": "date-time"},
             "last_at": {"type": "string", "format": "date-time"},
             "score": {"type": "number"},
+            "ci95": {
+                "type": ["array", "null"],
+                "items": {"type": "number"},
+                "minItems": 2,
+                "maxItems": 2,
+                "description": "the score's 95 % interval [low, high]: over the best run's "
+                "questions (analytic standard error), or over the line's runs when it has "
+                "several; null when there is none to give",
+            },
             "result": {"type": ["string", "null"], "description": "the result's page"},
         },
         "additionalProperties": {"type": ["number", "string", "null"]},

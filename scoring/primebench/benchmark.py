@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import (
+    BEST,
+    N_,
+    Benchmark,
+    ChallengeSpec,
+    KeyCheck,
+    QuestionPoints,
+    Result,
+    Source,
+    WebCells,
+    WebColumn,
+    counted_points,
+)
 from ..runs import (
     BAD_ATTEMPTS,
     RunMaterials,
@@ -20,6 +32,8 @@ from .dataset import (
     CREDIT,
     KEY_FILE,
     NAME,
+    POINTS_CORRECT,
+    POINTS_WRONG,
     PROMPT,
     QUESTIONS_FILE,
     SCORER_VERSION,
@@ -121,6 +135,19 @@ class PrimeBench:
 
     def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
         return _single_answer(plan, answers)
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """+1 for each correct answer, −3 for each wrong one, 0 for each other question
+        of the key: the final score is their sum."""
+        if not isinstance(result, PrimeBenchResult):
+            return None
+        return counted_points(
+            (
+                (result.correct, POINTS_CORRECT),
+                (result.wrong, -POINTS_WRONG),
+                (result.unanswered, 0),
+            )
+        )
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         return {}
