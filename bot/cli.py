@@ -453,6 +453,7 @@ COMMANDS = (
     "webhook",
     "run",
     "submit",
+    "verify",
 )
 
 
@@ -574,6 +575,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .cli_submit import arguments
 
         arguments(submit)
+    verify = add("verify", "check a signed result (/r/<token>.json) with the server's key")
+    if verify is not None:
+        from .cli_verify import arguments as verify_arguments
+
+        verify_arguments(verify)
     return parser
 
 

@@ -172,7 +172,8 @@ class SharedStateStore(StoreBase):
         key = _name("secret", name)
         async with self._db.write() as s:
             await s.execute(
-                "INSERT INTO shared_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                """INSERT INTO shared_state (name, value) VALUES (?, ?)
+                   ON CONFLICT (name) DO NOTHING""",
                 (key, value),
             )
             row = await s.one("SELECT value FROM shared_state WHERE name = ?", (key,))

@@ -147,16 +147,17 @@ def _spread_rows(
     conn: Conn,
     name: str,
     lines: Sequence[tuple[str, str]],
-    chat_id: int | None,
+    scope: tuple[int | None, int | None],
     cutoff: int | None,
     verified: bool,
     provider: str | None,
 ) -> dict[tuple[str, str], Spread]:
+    chat_id, user_id = scope
     head = conn.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()
     if head is None:
         return {}
     out: dict[tuple[str, str], Spread] = {}
-    summary = chat_id is None and not verified and provider is None and cutoff is None
+    summary = scope == (None, None) and not verified and provider is None and cutoff is None
     for norm, mode in lines:
         params: list[Any] = [head[0], norm, mode]
         if summary:
@@ -168,6 +169,7 @@ def _spread_rows(
             where = ""
             for column, value in (
                 ("chat_id", chat_id),
+                ("user_id", user_id),
                 ("created_at >=", cutoff),
                 ("provider", provider),
             ):
@@ -194,6 +196,7 @@ async def run_spreads(
     lines: Sequence[tuple[str, str]],
     *,
     chat_id: int | None = None,
+    user_id: int | None = None,
     days: int | None = None,
     verified: bool = False,
     provider: str | None = None,
@@ -201,7 +204,8 @@ async def run_spreads(
     """For each (model_norm, mode) line, its runs (equal answer sets are one run, scored
     by its best) as the board with these filters counts them: how many, the sum of their
     scores and of their squares. The global board's lines read the summary's runs (one
-    index range each); a group's, the verified and a provider's board group their rows.
+    index range each); a group's or a user's, the verified and a provider's board, and
+    the boards of the last days group their rows.
     Read for the lines of one page only (at most :data:`MAX_IDS`)."""
     if len(lines) > MAX_IDS:
         raise InvalidData(f"at most {MAX_IDS} lines at once")
@@ -211,7 +215,7 @@ async def run_spreads(
     cutoff = None if days is None else store._now_ms() - days * MS_PER_DAY
     wanted = optional_provider(provider)
     return await store.db.run(
-        lambda conn: _spread_rows(conn, name, lines, chat_id, cutoff, verified, wanted)
+        lambda conn: _spread_rows(conn, name, lines, (chat_id, user_id), cutoff, verified, wanted)
     )
 
 

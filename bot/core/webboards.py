@@ -10,7 +10,7 @@ No user id leaves here: a submitter is shown by name only when they chose ``/pub
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -103,6 +103,23 @@ def _mark(row: BoardRow) -> str:
     return "reported" if row.reported else "verified" if row.verified else "self"
 
 
+def interval_text(benchmark: Benchmark, ci95: Interval | None) -> str | None:
+    """A 95 % interval as a board shows it, in the benchmark's way of writing a score:
+    ``[25.1, 50.9]``; None for none."""
+    if ci95 is None:
+        return None
+    low, high = (benchmark.format_score(v, mean=True) for v in ci95)
+    return f"[{low}, {high}]"
+
+
+def _with_interval(
+    benchmark: Benchmark, text: dict[str, str], ci95: Interval | None
+) -> dict[str, str]:
+    """A row's texts with its interval's (``cells["ci95"]``, shown beside the score)."""
+    shown = interval_text(benchmark, ci95)
+    return text if shown is None else {**text, "ci95": shown}
+
+
 def web_row(
     benchmark: Benchmark,
     row: BoardRow,
@@ -111,6 +128,7 @@ def web_row(
     ci95: Interval | None = None,
 ) -> WebRow:
     text, values = _cells(benchmark, row, info)
+    text = _with_interval(benchmark, text, ci95)
     return WebRow(
         rank=None if row.reported else row.rank,
         model=row.model,
@@ -157,7 +175,7 @@ def _attempts_row(
         author=info.author if info is not None else None,
         first_at=when(row.first_ms),
         last_at=when(row.last_ms),
-        cells=_texts(benchmark, values, {}),
+        cells=_with_interval(benchmark, _texts(benchmark, values, {}), ci95),
         values=values,
         token=token,
         ci95=ci95,
@@ -263,20 +281,27 @@ async def _rows(
     return rows, board, board.total
 
 
-async def _intervals(
+async def line_intervals(
     services: Services,
     benchmark: Benchmark,
-    q: WebQuery,
-    chat_id: int | None,
     lines: Sequence[tuple[int, float, int, str]],
-    info: dict[int, RowInfo],
+    info: Mapping[int, RowInfo] | None = None,
+    *,
+    chat_id: int | None = None,
+    user_id: int | None = None,
+    days: int = 0,
+    verified: bool = False,
+    provider: str | None = None,
 ) -> dict[int, Interval | None]:
-    """The 95 % interval of each line (best submission id, score, runs, mode) of a page, by
-    its best submission (``bot.core.intervals``): the best run's standard error over its
-    questions as kept (computed from its record and kept, the first time a board shows a
-    row recorded before it was kept or re-scored since), and the spread of the runs of
-    each line with several, read for the page's lines only."""
+    """The 95 % interval of each line (best submission id, score, runs, mode) of a board
+    page with these filters, by its best submission (``bot.core.intervals``): the best
+    run's standard error over its questions as kept (computed from its record and kept,
+    the first time a board shows a row recorded before it was kept or re-scored since),
+    and the spread of the runs of each line with several, read for the page's lines
+    only. ``info``: the rows' details when already read."""
     store = services.store
+    if info is None:
+        info = await web_rows.row_info(store, [sid for sid, *_ in lines])
     missing = [sid for sid, *_ in lines if sid in info and info[sid].score_se is None]
     computed: dict[int, float] = {}
     if missing:
@@ -295,9 +320,10 @@ async def _intervals(
         benchmark.name,
         sorted(set(several.values())),
         chat_id=chat_id,
-        days=q.days or None,
-        verified=q.verified,
-        provider=q.provider,
+        user_id=user_id,
+        days=days or None,
+        verified=verified,
+        provider=provider,
     )
     out: dict[int, Interval | None] = {}
     for sid, score, runs, _ in lines:
@@ -308,6 +334,26 @@ async def _intervals(
             spread = intervals.run_spread(*spreads[several[sid]])
         out[sid] = intervals.line_interval(score, se, runs, spread)
     return out
+
+
+async def _intervals(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    lines: Sequence[tuple[int, float, int, str]],
+    info: Mapping[int, RowInfo],
+) -> dict[int, Interval | None]:
+    return await line_intervals(
+        services,
+        benchmark,
+        lines,
+        info,
+        chat_id=chat_id,
+        days=q.days,
+        verified=q.verified,
+        provider=q.provider,
+    )
 
 
 async def board(

@@ -108,6 +108,20 @@ TEMPLATE_IDS = (
     N_("web_signin_refused"),
     N_("web_state"),
     N_("web_bad_request"),
+    N_("web_provider"),
+    N_("web_tied"),
+    N_("web_tied_title"),
+    N_("web_ci_title"),
+    N_("web_provenance"),
+    N_("web_provenance_note"),
+    N_("web_prov_provider"),
+    N_("web_prov_temperature"),
+    N_("web_prov_seed"),
+    N_("web_prov_reasoning"),
+    N_("web_prov_run_date"),
+    N_("web_prov_log"),
+    N_("web_signed_json"),
+    N_("web_signing_key"),
 )
 
 
@@ -394,6 +408,54 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         },
     }
     error = {"description": "a bad filter, or a page past the last"}
+    signed = {
+        "type": "object",
+        "required": ["benchmark", "score", "signature"],
+        "description": "A published result, signed: signature is the base64 of the "
+        "Ed25519 signature (the key at /signing-key) over the UTF-8 bytes of "
+        'json.dumps(record_without_signature, sort_keys=True, separators=(",", ":"), '
+        "ensure_ascii=False). Check one with `benchboard verify FILE.json`.",
+        "properties": {
+            "benchmark": {"type": "string"},
+            "model": {"type": ["string", "null"]},
+            "mode": {"type": ["string", "null"]},
+            "score": {"type": "number"},
+            "ci95": {"type": ["array", "null"], "items": {"type": "number"}},
+            "scores": {"type": "object", "description": "the figures its card shows"},
+            "breakdown": {"type": "object", "description": "as `benchboard score --json`"},
+            "key_sha256": {"type": ["string", "null"]},
+            "key_version": {"type": ["integer", "null"]},
+            "scorer_version": {"type": "string"},
+            "submitted_at": {"type": "string", "format": "date-time"},
+            "published_at": {"type": ["string", "null"], "format": "date-time"},
+            "marks": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "who vouches for it: verified (by an admin), self "
+                "(self-reported), …",
+            },
+            "provenance": {
+                "type": "object",
+                "description": "as its submitter gave it: provider, temperature, seed, "
+                "reasoning, run_date, log",
+            },
+            "url": {"type": "string", "description": "where this record is served"},
+            "page": {"type": "string"},
+            "signature": {"type": "string", "contentEncoding": "base64"},
+        },
+    }
+    signing_key = {
+        "type": "object",
+        "required": ["alg", "public_key"],
+        "properties": {
+            "alg": {"type": "string", "const": "Ed25519"},
+            "public_key": {
+                "type": "string",
+                "contentEncoding": "base64",
+                "description": "the 32 raw bytes of the public key",
+            },
+        },
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "Benchboard boards", "version": "1"},
@@ -417,6 +479,42 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                     },
                 }
             },
+            "/r/{token}.json": {
+                "get": {
+                    "summary": "One published result, signed",
+                    "parameters": [
+                        {
+                            "name": "token",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "the result with its signature",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/SignedResult"}
+                                }
+                            },
+                        },
+                        "404": {"description": "hidden, withdrawn, or no such result"},
+                    },
+                }
+            },
+            "/signing-key": {
+                "get": {
+                    "summary": "The public key that signs the results",
+                    "responses": {
+                        "200": {
+                            "description": "the Ed25519 public key",
+                            "content": {"application/json": {"schema": signing_key}},
+                        },
+                        "503": {"description": "the key is unavailable"},
+                    },
+                }
+            },
             "/b/{benchmark}.csv": {
                 "get": {
                     "summary": "The same page as CSV",
@@ -429,5 +527,5 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                 }
             },
         },
-        "components": {"schemas": {"Board": board, "Row": row}},
+        "components": {"schemas": {"Board": board, "Row": row, "SignedResult": signed}},
     }
