@@ -137,14 +137,14 @@ class PrimeBench:
         return _single_answer(plan, answers)
 
     def question_points(self, result: Result) -> QuestionPoints | None:
-        """+1 for each correct answer, −3 for each wrong one, 0 for each other question
-        of the key: the final score is their sum."""
+        """+1 for each correct answer, −3 for each wrong one (``POINTS_WRONG``), 0 for
+        each other question of the key: the final score is their sum."""
         if not isinstance(result, PrimeBenchResult):
             return None
         return counted_points(
             (
                 (result.correct, POINTS_CORRECT),
-                (result.wrong, -POINTS_WRONG),
+                (result.wrong, POINTS_WRONG),
                 (result.unanswered, 0),
             )
         )
