@@ -43,16 +43,18 @@ Interval = tuple[float, float]
 
 
 def standard_error(points: QuestionPoints | None) -> float | None:
-    """The standard error of a score made of ``points`` (None: fewer than two points)."""
+    """The standard error of a score made of ``points`` (None: fewer than two questions).
+    Points given with their counts cost one step per distinct value."""
     if points is None:
         return None
     values = points.points
-    n = len(values)
+    counts = points.counts or (1,) * len(values)
+    n = sum(counts)
     if n < 2:
         return None
-    mean = math.fsum(values) / n
-    variance = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
-    sd = math.sqrt(max(variance, 0.0))
+    mean = math.fsum(v * c for v, c in zip(values, counts, strict=True)) / n
+    squares = math.fsum(c * (v - mean) ** 2 for v, c in zip(values, counts, strict=True))
+    sd = math.sqrt(max(squares / (n - 1), 0.0))
     return sd / math.sqrt(n) if points.mean else sd * math.sqrt(n)
 
 

@@ -43,6 +43,9 @@ def test_the_standard_error_of_a_sum_and_of_a_mean() -> None:
     assert intervals.standard_error(QuestionPoints((1.0,))) is None
     assert intervals.standard_error(None) is None
     assert intervals.standard_error(QuestionPoints((2.0,) * 50)) == 0.0
+    # points given with their counts: the same figure
+    counted = QuestionPoints((1.0, -3.0, 0.0), counts=(4, 2, 2))
+    assert intervals.standard_error(counted) == pytest.approx(total)
 
 
 def approx(*values: float) -> object:
@@ -74,12 +77,15 @@ def test_each_benchmark_gives_the_points_its_score_is_made_of() -> None:
     result = PRIME.score("1:2\n2:3\n3:1\n4:4\n5:2\n", key)  # 3 right, 2 wrong
     points = PRIME.question_points(result)
     assert points is not None and not points.mean
-    assert len(points.points) == 30 and sum(points.points) == result.primary == 3 - 6
+    assert points.questions == 30
+    assert sum(p * n for p, n in zip(points.points, points.counts, strict=True)) == 3 - 6
+    assert result.primary == 3 - 6
     choice = ChoiceBenchmark(Definition("tinymcq", "TinyMCQ", 5, Points(2, -1, 0)))
     ckey = choice.load_key(b"1:1\n2:2\n3:3\n4:4")
     cres = choice.score("1:1\n2:5\n3:3", ckey)
     cpoints = choice.question_points(cres)
-    assert cpoints is not None and sum(cpoints.points) == cres.primary == 2 - 1 + 2
+    assert cpoints is not None and cres.primary == 2 - 1 + 2
+    assert sum(p * n for p, n in zip(cpoints.points, cpoints.counts, strict=True)) == 3
     zero = registry.get("zerobench")
     zdata = json.dumps({f"q{i}": str(i) for i in range(1, 9)}).encode()
     zkey = zero.load_key(zdata, filename="k.json")
@@ -87,8 +93,9 @@ def test_each_benchmark_gives_the_points_its_score_is_made_of() -> None:
              for i in range(1, 6)]  # fmt: skip
     zres = zero.score("\n".join(json.dumps(x) for x in lines), zkey, options={"k": 2})
     zpoints = zero.question_points(zres)
-    assert zpoints is not None and zpoints.mean and len(zpoints.points) == 8
-    assert sum(zpoints.points) / 8 == pytest.approx(zres.primary)
+    assert zpoints is not None and zpoints.mean and zpoints.questions == 8
+    total = sum(p * n for p, n in zip(zpoints.points, zpoints.counts, strict=True))
+    assert total / 8 == pytest.approx(zres.primary)
     natory = registry.get("natory")
     assert natory.question_points(natory.result_from_record(
         natory.score("1+1", natory.load_key(b"2")).to_record())) is None  # fmt: skip
