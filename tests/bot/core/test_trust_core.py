@@ -200,6 +200,17 @@ async def test_boards_carry_intervals_computed_where_they_are_read(services: Ser
                               chat_id=-100, user_id=1)  # fmt: skip
     by_id = {r.submission_id: shown.intervals.get(r.submission_id or 0) for r in shown.board.rows}
     assert list(by_id.values()) == [alpha.ci95, beta.ci95]
+    # the runs as each board counts them: a group's, the last days', the verified
+    group = await boards.page(services, boards.BoardQuery("primebench", "c", None, 0, 0),
+                              chat_id=-100, user_id=1)  # fmt: skip
+    assert [group.intervals.get(r.submission_id or 0) for r in group.board.rows] == [
+        alpha.ci95, beta.ci95]  # fmt: skip
+    week = await webboards.board(services, WebQuery("primebench", days=7))
+    assert [r.ci95 for r in week.rows] == [alpha.ci95, beta.ci95]
+    mine = await boards.page(services, boards.BoardQuery("primebench", "u", None, 0, 0),
+                             chat_id=-100, user_id=2)  # fmt: skip
+    (only,) = mine.board.rows  # user 2's one run: over its questions
+    assert mine.intervals[only.submission_id or 0] != alpha.ci95
 
 
 async def test_a_row_recorded_before_the_interval_was_kept_gets_it_when_shown(
