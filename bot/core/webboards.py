@@ -281,6 +281,19 @@ async def _rows(
     return rows, board, board.total
 
 
+def _kept_se(name: str, record: Any) -> float:
+    """The standard error to keep for a stored record: none (``NO_SE``) for one its
+    benchmark cannot read back (an unknown benchmark, a record of another shape)."""
+    if name not in registry.names():
+        return intervals.NO_SE
+    owner = registry.get(name)
+    try:
+        found = owner.result_from_record(record)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return intervals.NO_SE
+    return intervals.result_se(owner, found)
+
+
 async def line_intervals(
     services: Services,
     benchmark: Benchmark,
@@ -306,9 +319,7 @@ async def line_intervals(
     computed: dict[int, float] = {}
     if missing:
         for sid, (name, record) in (await web_rows.records(store, missing)).items():
-            if name in registry.names():
-                owner = registry.get(name)
-                computed[sid] = intervals.result_se(owner, owner.result_from_record(record))
+            computed[sid] = _kept_se(name, record)
         await web_rows.save_spreads(store, computed)
     several = {
         sid: (info[sid].model_norm or "", mode)

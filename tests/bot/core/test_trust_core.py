@@ -230,6 +230,18 @@ async def test_a_row_recorded_before_the_interval_was_kept_gets_it_when_shown(
     )
 
 
+@engine_free
+async def test_a_record_that_cannot_be_read_back_has_no_interval(services: Services) -> None:
+    post = Submitter(services)
+    sub = await post.published(30, model="Odd", mode="default")
+    async with services.store.db.write() as s:
+        await s.execute(
+            "UPDATE submissions SET score_se = NULL, result = '{}' WHERE id = ?", (sub.id,)
+        )
+    page = await webboards.board(services, WebQuery("primebench"))
+    assert page.rows[0].model == "Odd" and page.rows[0].ci95 is None
+
+
 async def test_one_signing_key_for_every_instance_and_none_in_a_backup(
     services: Services, tmp_path: Path
 ) -> None:
