@@ -11,7 +11,7 @@ No user id leaves here: a submitter is shown by name only when they chose ``/pub
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -213,6 +213,43 @@ def check(q: WebQuery) -> Benchmark:
     return benchmark
 
 
+#: A board line as its interval is read: best submission id, score, runs, mode.
+Line = tuple[int, float, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What :func:`_rows` read: the rows in rank order (without their intervals), the
+    board (None for a board of attempts), its size, each row's line (None: a reported
+    row) and the rows' details."""
+
+    rows: list[WebRow]
+    board: Board | None
+    total: int
+    lines: list[Line | None]
+    info: dict[int, RowInfo]
+
+
+async def _with_intervals(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    read: Read,
+    picked: Sequence[int],
+) -> list[WebRow]:
+    """The rows at ``picked`` (indexes into ``read.rows``) with their 95 % intervals:
+    read for the rows a page shows only."""
+    lines = [line for i in picked if (line := read.lines[i]) is not None]
+    ci = await _intervals(services, benchmark, q, chat_id, lines, read.info)
+    out = []
+    for i in picked:
+        row, line = read.rows[i], read.lines[i]
+        found = ci.get(line[0]) if line is not None else None
+        out.append(replace(row, ci95=found, cells=_with_interval(benchmark, row.cells, found)))
+    return out
+
+
 async def _rows(
     services: Services,
     benchmark: Benchmark,
@@ -220,7 +257,7 @@ async def _rows(
     chat_id: int | None,
     limit: int,
     offset: int,
-) -> tuple[list[WebRow], Board | None, int]:
+) -> Read:
     """``limit`` rows from ``offset`` in rank order, the board read (None for a board of
     attempts) and the board's size."""
     store = services.store
@@ -242,12 +279,10 @@ async def _rows(
         ids = [r.best_id for r in attempts.rows]
         info = await web_rows.row_info(store, ids)
         tokens = await web_rows.result_tokens(store, ids)
-        lines = [(r.best_id, r.best, r.attempts, r.mode) for r in attempts.rows]
-        ci = await _intervals(services, benchmark, q, chat_id, lines, info)
-        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id),
-                              ci.get(r.best_id))
+        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
                 for r in attempts.rows]  # fmt: skip
-        return rows, None, attempts.total
+        lines: list[Line | None] = [(r.best_id, r.best, r.attempts, r.mode) for r in attempts.rows]
+        return Read(rows, None, attempts.total, lines, info)
     if q.verified or q.provider is not None:
         board = await web_rows.filtered_page(
             store,
@@ -272,13 +307,12 @@ async def _rows(
     paths = benchmark.web_paths
     info = await web_rows.row_info(store, ids, paths)
     tokens = await web_rows.result_tokens(store, ids)
-    lines = [(r.submission_id, r.best, r.runs, r.mode) for r in board.rows if r.submission_id]
-    ci = await _intervals(services, benchmark, q, chat_id, lines, info)
-    rows = []
+    rows, found = [], []
     for r in board.rows:
         sid = r.submission_id or 0
-        rows.append(web_row(benchmark, r, info.get(sid), tokens.get(sid), ci.get(sid)))
-    return rows, board, board.total
+        rows.append(web_row(benchmark, r, info.get(sid), tokens.get(sid)))
+        found.append((sid, r.best, r.runs, r.mode) if sid else None)
+    return Read(rows, board, board.total, found, info)
 
 
 def _kept_se(name: str, record: Any) -> float:
@@ -382,21 +416,24 @@ async def board(
         # a later page reads the line above its first too: is that one tied with it?
         start = q.page * q.per
         before = 1 if start and q.page < MAX_PAGE else 0
-        rows, found, total = await _rows(
-            services, benchmark, q, chat_id, limit + before, start - before
+        read = await _rows(services, benchmark, q, chat_id, limit + before, start - before)
+        found, total = read.board, read.total
+        picked = await _with_intervals(
+            services, benchmark, q, chat_id, read, range(min(len(read.rows), before + q.per))
         )
-        above = rows[0].ci95 if before and rows else None
-        rows = rows[before:]
-        shown = [
-            replace(row, tied=tied)
-            for row, tied in zip(
-                rows[: q.per], intervals.ties([r.ci95 for r in rows[: q.per]], above), strict=True
-            )
-        ]
+        above = picked[0].ci95 if before and picked else None
+        picked = picked[before:]
+        ties = intervals.ties([r.ci95 for r in picked], above)
+        shown = [replace(row, tied=tied) for row, tied in zip(picked, ties, strict=True)]
+        rows = read.rows[before:]
         pages = max(1, -(-total // q.per))
     else:
-        rows, found, total = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
-        shown = _ordered(rows, q)[q.page * q.per : (q.page + 1) * q.per]
+        read = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
+        rows, found, total = read.rows, read.board, read.total
+        at = {id(row): i for i, row in enumerate(rows)}
+        order = [at[id(row)] for row in _ordered(rows, q)]
+        window = order[q.page * q.per : (q.page + 1) * q.per]
+        shown = await _with_intervals(services, benchmark, q, chat_id, read, window)
         pages = max(1, -(-min(total, SORT_SPAN) // q.per))
         span = SORT_SPAN if total > SORT_SPAN else 0
     if q.page >= pages:
