@@ -74,7 +74,7 @@ TABLES: tuple[Table, ...] = (
                                  "reason")),
     Table("board_totals", ("benchmark_id", "model_norm", "mode"),
           ("benchmark_id", "model_norm", "mode", "runs", "score_sum", "best", "best_id",
-           "best_at", "first_at", "last_at")),
+           "best_at", "first_at", "last_at", "score_sq_sum")),
     Table("board_runs", ("benchmark_id", "model_norm", "mode", "last_at", "run_key"),
           ("benchmark_id", "model_norm", "mode", "last_at", "run_key", "best", "low",
            "first_at")),

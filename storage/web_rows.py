@@ -160,14 +160,16 @@ def _spread_rows(
     summary = scope == (None, None) and not verified and provider is None
     for norm, mode in lines:
         params: list[Any] = [head[0], norm, mode]
-        if summary:
-            # the summary's runs (each its best score): one range of its primary key; over
-            # the last days, the runs whose last row is in them (as the board counts them)
-            sql = """SELECT COUNT(*), SUM(best), SUM(best * best) FROM board_runs
+        if summary and cutoff is None:
+            # the line's summary: its runs, the sum of their scores and of their squares
+            sql = """SELECT runs, score_sum, score_sq_sum FROM board_totals
                      WHERE benchmark_id = ? AND model_norm = ? AND mode = ?"""
-            if cutoff is not None:
-                sql += " AND last_at >= ?"
-                params.append(cutoff)
+        elif summary:
+            # over the last days, the runs whose last row is in them (as the board counts
+            # them), each its best score: one range of the run summary's primary key
+            sql = """SELECT COUNT(*), SUM(best), SUM(best * best) FROM board_runs
+                     WHERE benchmark_id = ? AND model_norm = ? AND mode = ? AND last_at >= ?"""
+            params.append(cutoff)
         else:
             # the line's rows as the board reads them (board_source's rule), grouped
             where = ""
@@ -207,9 +209,10 @@ async def run_spreads(
 ) -> dict[tuple[str, str], Spread]:
     """For each (model_norm, mode) line, its runs (equal answer sets are one run, scored
     by its best) as the board with these filters counts them: how many, the sum of their
-    scores and of their squares. The global board's lines (all time, or the last days)
-    read the summary's runs (one index range each); a group's or a user's, the verified
-    and a provider's board group their rows (``submissions_board_group``).
+    scores and of their squares. The global all-time board's lines read their summary
+    line (``board_totals``: one row each); over the last days, the run summary (one index
+    range each); a group's or a user's, the verified and a provider's board group their
+    rows (``submissions_board_group``).
     Read for the lines of one page only (at most :data:`MAX_IDS`)."""
     if len(lines) > MAX_IDS:
         raise InvalidData(f"at most {MAX_IDS} lines at once")
