@@ -519,14 +519,21 @@ _V18_CHALLENGES = V18_MARK + "".join(
 #: cleared by a re-score that changes the result), and the provider its submitter named
 #: (``provider``, folded to lower case; the rest of its provenance is in ``extra``).
 #: ``submissions_provider`` finds a provider's published rows (``?provider=``): a partial
-#: index, empty until providers are named. ``board_totals.score_sq_sum`` (the sum of the
-#: squares of a line's run scores, beside their sum) gives an all-time line's spread of
-#: runs in one read, kept where ``score_sum`` is. Shared SQL.
+#: index, empty until providers are named. ``board_totals.score_sq_sum`` and
+#: ``board_days.score_sq_sum`` (the sum of the squares of a line's run scores, beside their
+#: sum) give a line's spread of runs in one read (all time) or a few (the last days), kept
+#: where ``score_sum`` is. Shared SQL.
 _V19_INTERVALS_PROVENANCE = """
 ALTER TABLE submissions ADD COLUMN score_se DOUBLE PRECISION;
 ALTER TABLE submissions ADD COLUMN provider TEXT;
 CREATE INDEX submissions_provider ON submissions (benchmark_id, provider, model_norm, mode)
     WHERE provider IS NOT NULL AND visibility = 'published';
+ALTER TABLE board_days ADD COLUMN score_sq_sum DOUBLE PRECISION NOT NULL DEFAULT 0;
+UPDATE board_days SET score_sq_sum = COALESCE(
+    (SELECT SUM(r.best * r.best) FROM board_runs AS r
+     WHERE r.benchmark_id = board_days.benchmark_id
+       AND r.model_norm = board_days.model_norm AND r.mode = board_days.mode
+       AND r.last_at / 86400000 = board_days.day), 0);
 ALTER TABLE board_totals ADD COLUMN score_sq_sum DOUBLE PRECISION NOT NULL DEFAULT 0;
 UPDATE board_totals SET score_sq_sum = COALESCE(
     (SELECT SUM(r.best * r.best) FROM board_runs AS r

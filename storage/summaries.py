@@ -65,9 +65,10 @@ _WHOLE_BENCHMARK = "benchmark_id = ? AND mode IN ('default', 'think', 'tools', '
 
 #: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
 _DAYS_SQL = """
-INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed,
+                        score_sq_sum)
 SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), COALESCE(SUM(best), 0.0),
-       SUM(CASE WHEN low < best THEN 1 ELSE 0 END)
+       SUM(CASE WHEN low < best THEN 1 ELSE 0 END), COALESCE(SUM(best * best), 0.0)
 FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
 """
 
@@ -270,9 +271,15 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
             )
             await s.execute(
                 """UPDATE board_days SET runs = runs - 1, score_sum = score_sum - ?,
-                       mixed = mixed - ? WHERE benchmark_id = ? AND model_norm = ?
-                   AND mode = ? AND day = ?""",
-                (found[0], int(found[1] < found[0]), *group, found[3] // MS_PER_DAY),
+                       mixed = mixed - ?, score_sq_sum = score_sq_sum - ?
+                   WHERE benchmark_id = ? AND model_norm = ? AND mode = ? AND day = ?""",
+                (
+                    found[0],
+                    int(found[1] < found[0]),
+                    found[0] * found[0],
+                    *group,
+                    found[3] // MS_PER_DAY,
+                ),
             )
             run = (
                 max(score, found[0]),
@@ -290,13 +297,14 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
     )
     await s.execute(
         """INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum,
-                                   mixed)
-           VALUES (?, ?, ?, ?, 1, ?, ?)
+                                   mixed, score_sq_sum)
+           VALUES (?, ?, ?, ?, 1, ?, ?, ?)
            ON CONFLICT (benchmark_id, model_norm, mode, day) DO UPDATE SET
                runs = board_days.runs + 1,
                score_sum = board_days.score_sum + excluded.score_sum,
-               mixed = board_days.mixed + excluded.mixed""",
-        (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0])),
+               mixed = board_days.mixed + excluded.mixed,
+               score_sq_sum = board_days.score_sq_sum + excluded.score_sq_sum""",
+        (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0]), run[0] * run[0]),
     )
     new_run = 1 if previous is None else 0
     delta = score if previous is None else max(0.0, score - previous)

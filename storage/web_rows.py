@@ -166,10 +166,18 @@ def _spread_rows(
                      WHERE benchmark_id = ? AND model_norm = ? AND mode = ?"""
         elif summary:
             # over the last days, the runs whose last row is in them (as the board counts
-            # them), each its best score: one range of the run summary's primary key
-            sql = """SELECT COUNT(*), SUM(best), SUM(best * best) FROM board_runs
-                     WHERE benchmark_id = ? AND model_norm = ? AND mode = ? AND last_at >= ?"""
-            params.append(cutoff)
+            # them), each its best score: its whole days' lines, and the runs of its first
+            # day after the cutoff (``board_pages.run_stats`` reads them so)
+            assert cutoff is not None
+            day = cutoff // MS_PER_DAY
+            group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
+            sql = f"""SELECT COALESCE(SUM(n), 0), COALESCE(SUM(t), 0.0), COALESCE(SUM(q), 0.0)
+                      FROM (SELECT runs AS n, score_sum AS t, score_sq_sum AS q FROM board_days
+                            WHERE {group} AND day > ?
+                            UNION ALL
+                            SELECT 1, best, best * best FROM board_runs
+                            WHERE {group} AND last_at >= ? AND last_at < ?) AS w"""
+            params += [day, head[0], norm, mode, cutoff, (day + 1) * MS_PER_DAY]
         else:
             # the line's rows as the board reads them (board_source's rule), grouped
             where = ""
@@ -210,9 +218,9 @@ async def run_spreads(
     """For each (model_norm, mode) line, its runs (equal answer sets are one run, scored
     by its best) as the board with these filters counts them: how many, the sum of their
     scores and of their squares. The global all-time board's lines read their summary
-    line (``board_totals``: one row each); over the last days, the run summary (one index
-    range each); a group's or a user's, the verified and a provider's board group their
-    rows (``submissions_board_group``).
+    line (``board_totals``: one row each); over the last days, its day lines and its first
+    day's runs (``board_days``, ``board_runs``: a few index probes); a group's or a user's,
+    the verified and a provider's board group their rows (``submissions_board_group``).
     Read for the lines of one page only (at most :data:`MAX_IDS`)."""
     if len(lines) > MAX_IDS:
         raise InvalidData(f"at most {MAX_IDS} lines at once")

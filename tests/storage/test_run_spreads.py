@@ -29,6 +29,19 @@ async def squares_kept(store: Store) -> list[tuple[float, float]]:
     return [(float(a), float(b)) for a, b in rows]
 
 
+async def day_squares_kept(store: Store) -> list[tuple[float, float]]:
+    """Each day line's kept sum of squares beside the one its runs make."""
+    async with store.db.single() as s:
+        rows = await s.all(
+            """SELECT d.score_sq_sum, (SELECT COALESCE(SUM(r.best * r.best), 0)
+                   FROM board_runs AS r WHERE r.benchmark_id = d.benchmark_id
+                     AND r.model_norm = d.model_norm AND r.mode = d.mode
+                     AND r.last_at / 86400000 = d.day)
+               FROM board_days AS d ORDER BY d.model_norm, d.mode, d.day"""
+        )
+    return [(float(a), float(b)) for a, b in rows]
+
+
 async def test_a_lines_runs_and_their_squares(store: Store, make: Maker) -> None:
     right = [int(line.split(":")[1]) for line in key_bytes(1).decode().splitlines()]
     wrong = [r % 4 + 1 for r in right]
@@ -43,6 +56,7 @@ async def test_a_lines_runs_and_their_squares(store: Store, make: Maker) -> None
     assert spreads[line] == (3, 21.0, 100 + 49 + 16)
     assert spreads[("b", "think")] == (1, -6.0, 36.0)
     assert all(a == b for a, b in await squares_kept(store))
+    assert all(a == b for a, b in await day_squares_kept(store))
     # the group's, the last days' and the verified boards count their own runs
     assert (await web_rows.run_spreads(store, "primebench", [line], chat_id=-100))[line][0] == 3
     assert (await web_rows.run_spreads(store, "primebench", [line], days=7))[line] == (
@@ -55,6 +69,7 @@ async def test_a_lines_runs_and_their_squares(store: Store, make: Maker) -> None
     await store.hide(ids[1])
     assert (await web_rows.run_spreads(store, "primebench", [line]))[line] == (2, 14.0, 116.0)
     assert all(a == b for a, b in await squares_kept(store))
+    assert all(a == b for a, b in await day_squares_kept(store))
     await store.rebuild_boards()
     assert (await web_rows.run_spreads(store, "primebench", [line]))[line] == (2, 14.0, 116.0)
 
