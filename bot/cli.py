@@ -454,6 +454,7 @@ COMMANDS = (
     "run",
     "submit",
     "eval",
+    "verify",
 )
 
 
@@ -581,6 +582,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .cli_eval import arguments as eval_arguments
 
         eval_arguments(evaluate)
+    verify = add("verify", "check a signed result (/r/<token>.json) with the server's key")
+    if verify is not None:
+        from .cli_verify import arguments as verify_arguments
+
+        verify_arguments(verify)
     return parser
 
 

@@ -57,7 +57,26 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--idempotency-key", help="the same key again returns the first submission, not a new one"
     )
     parser.add_argument("--json", action="store_true", help="print the server's JSON answers")
+    told = parser.add_argument_group("provenance (optional, kept and shown with the result)")
+    told.add_argument("--provider", help="who served the model (e.g. openrouter)")
+    told.add_argument("--temperature", help="the sampling temperature, 0 to 2")
+    told.add_argument("--seed", help="the sampling seed, a whole number")
+    told.add_argument("--reasoning", choices=("low", "medium", "high"), help="reasoning effort")
+    told.add_argument("--run-date", help="when the model was run, YYYY-MM-DD")
+    told.add_argument("--log", help="an http(s) address of the run's log")
     parser.set_defaults(handler=cmd_submit)
+
+
+def _provenance(args: argparse.Namespace) -> dict[str, str]:
+    """The provenance options given, checked here first (bad input: exit 2)."""
+    from .core import provenance
+
+    given = {name: getattr(args, name, None) for name in provenance.FIELDS}
+    try:
+        provenance.check(given)
+    except provenance.BadProvenance as exc:
+        fail(str(exc))
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def cmd_submit(args: argparse.Namespace, load: Load) -> int:
@@ -67,6 +86,7 @@ def cmd_submit(args: argparse.Namespace, load: Load) -> int:
     path = Path(args.file)
     if not path.is_file():
         fail(f"no such file: {args.file}")
+    told = _provenance(args)
     if path.suffix in (".eval", ".json") and _is_inspect_log(path):
         parts = _inspect_parts(path, args)
     else:
@@ -77,7 +97,7 @@ def cmd_submit(args: argparse.Namespace, load: Load) -> int:
                  args.idempotency_key)
         ]  # fmt: skip
     try:
-        answers = asyncio.run(_send_all(args.server.rstrip("/"), token, parts, args.publish))
+        answers = asyncio.run(_send_all(args.server.rstrip("/"), token, parts, args.publish, told))
     except Refused as exc:
         print(f"benchboard: {exc}", file=sys.stderr)
         return EXIT_REFUSED
@@ -98,17 +118,17 @@ def _line(part: Part, status: int, data: dict[str, Any]) -> str:
 
 
 async def _send_all(
-    server: str, token: str, parts: list[Part], publish: bool
+    server: str, token: str, parts: list[Part], publish: bool, told: Mapping[str, str]
 ) -> list[tuple[int, dict[str, Any]]]:
     import aiohttp
 
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        return [await _send(session, server, token, part, publish) for part in parts]
+        return [await _send(session, server, token, part, publish, told) for part in parts]
 
 
 async def _send(
-    session: Any, server: str, token: str, part: Part, publish: bool
+    session: Any, server: str, token: str, part: Part, publish: bool, told: Mapping[str, str]
 ) -> tuple[int, dict[str, Any]]:
     import aiohttp
 
@@ -119,6 +139,8 @@ async def _send(
             form.add_field(name, value)
     for option, given in part.options.items():
         form.add_field(option, str(given))
+    for name, value in told.items():
+        form.add_field(name, value)
     form.add_field("publish", "true" if publish else "false")
     data = part.output.encode() if isinstance(part.output, str) else part.output
     form.add_field("output", data, filename=part.file_name, content_type="text/plain")

@@ -371,6 +371,31 @@ class Card(NamedTuple):
     hint_values: tuple[tuple[str, int | str | tuple[str, ...]], ...] = ()
 
 
+class QuestionPoints(NamedTuple):
+    """A result's points question by question, in the units of its ranking score
+    (``Result.primary``), and how that score is made of them: their sum (``mean`` False:
+    PrimeBench's +1/−3/0 over the key's questions) or their mean (ZeroBench's pass@1,
+    a share per question). ``counts``: how many questions made each of ``points`` (a
+    result that counts its questions by outcome gives each outcome once, with its count;
+    (): one question each). What a board's 95 % interval over questions is computed
+    from (``bot.core.intervals``); the bot never asks which benchmark it is."""
+
+    points: tuple[float, ...]
+    mean: bool = False
+    counts: tuple[int, ...] = ()
+
+    @property
+    def questions(self) -> int:
+        return sum(self.counts) if self.counts else len(self.points)
+
+
+def counted_points(counts: Sequence[tuple[int, float]], *, mean: bool = False) -> QuestionPoints:
+    """:class:`QuestionPoints` of a result that only counts its questions by outcome:
+    ``counts`` are (how many questions, the points each made)."""
+    kept = [(max(0, n), float(p)) for n, p in counts if n > 0]
+    return QuestionPoints(tuple(p for _, p in kept), mean, tuple(n for n, _ in kept))
+
+
 def percent_of(field: Field, part: float, whole: float) -> Shown:
     """A :data:`PERCENT` field showing ``part`` of ``whole`` (unknown when ``whole`` is 0)."""
     return Shown(field, part / whole if whole else None, (part, whole))
@@ -471,6 +496,12 @@ class Benchmark(Protocol):
         shows besides score, runs and mean as every board writes them (``score`` given
         here replaces that), from the best submission's record ``fields`` (by their
         paths in :attr:`web_paths`; missing ones are absent)."""
+        ...
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """The result's points question by question (what a 95 % interval over its
+        questions is computed from); None when its score is not made of questions (one
+        expression, say)."""
         ...
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:

@@ -42,9 +42,12 @@ from .base import (
     InvalidLine,
     KeyCheck,
     Note,
+    QuestionPoints,
+    Result,
     Source,
     WebCells,
     WebColumn,
+    counted_points,
 )
 from .errors import DecodeError, DefinitionError, KeyFormatError
 from .primebench.answers import question_answers
@@ -418,6 +421,15 @@ class ChoiceBenchmark:
 
     def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
         return web_cells(best, fields)
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """Each question's points by this benchmark's values (right, wrong, none): the
+        final score is their sum."""
+        if not isinstance(result, ChoiceResult):
+            return None
+        right, wrong, none = result.points
+        counts = ((result.correct, right), (result.wrong, wrong), (result.unanswered, none))
+        return counted_points(counts)
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         return {}

@@ -580,6 +580,34 @@ CREATE TABLE sponsorships (
 CREATE INDEX sponsorships_target ON sponsorships (benchmark, target);
 """
 
+#: What a board's 95 % interval and its provenance filter read of a submission: the
+#: standard error of its score over its questions (``score_se``: NULL not yet computed,
+#: -1 none to compute, e.g. one expression; filled when a board first shows the row, and
+#: cleared by a re-score that changes the result), and the provider its submitter named
+#: (``provider``, folded to lower case; the rest of its provenance is in ``extra``).
+#: ``submissions_provider`` finds a provider's published rows (``?provider=``): a partial
+#: index, empty until providers are named. ``board_totals.score_sq_sum`` and
+#: ``board_days.score_sq_sum`` (the sum of the squares of a line's run scores, beside their
+#: sum) give a line's spread of runs in one read (all time) or a few (the last days), kept
+#: where ``score_sum`` is. Shared SQL.
+_V20_INTERVALS_PROVENANCE = """
+ALTER TABLE submissions ADD COLUMN score_se DOUBLE PRECISION;
+ALTER TABLE submissions ADD COLUMN provider TEXT;
+CREATE INDEX submissions_provider ON submissions (benchmark_id, provider, model_norm, mode)
+    WHERE provider IS NOT NULL AND visibility = 'published';
+ALTER TABLE board_days ADD COLUMN score_sq_sum DOUBLE PRECISION NOT NULL DEFAULT 0;
+UPDATE board_days SET score_sq_sum = COALESCE(
+    (SELECT SUM(r.best * r.best) FROM board_runs AS r
+     WHERE r.benchmark_id = board_days.benchmark_id
+       AND r.model_norm = board_days.model_norm AND r.mode = board_days.mode
+       AND r.last_at / 86400000 = board_days.day), 0);
+ALTER TABLE board_totals ADD COLUMN score_sq_sum DOUBLE PRECISION NOT NULL DEFAULT 0;
+UPDATE board_totals SET score_sq_sum = COALESCE(
+    (SELECT SUM(r.best * r.best) FROM board_runs AS r
+     WHERE r.benchmark_id = board_totals.benchmark_id
+       AND r.model_norm = board_totals.model_norm AND r.mode = board_totals.mode), 0);
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -607,6 +635,12 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
     Migration(19, "runs: Benchboard's own runs, their attempts, sponsorships", V19_RUNS),
+    Migration(
+        20,
+        "trust: score standard error (intervals), provider (filter)",
+        _V20_INTERVALS_PROVENANCE,
+        True,
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version

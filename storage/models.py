@@ -65,6 +65,10 @@ class NewSubmission:
     model: str | None = None
     mode: str | None = None
     extra: Mapping[str, Any] | None = None
+    #: the standard error of the score over its questions (-1: none; None: not known,
+    #: computed when a board first shows it), and the provider its submitter named
+    score_se: float | None = None
+    provider: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ _SUBMISSION = (
     "id", "user_id", "chat_id", "message_id", "benchmark_id", "key_version_id", "model",
     "model_norm", "mode", "raw", "raw_chars", "result", "score", "fingerprint",
     "scorer_version", "extra", "created_at", "published_at", "visibility", "verified",
-    "group_verified", "origin",
+    "group_verified", "origin", "score_se", "provider",
 )  # fmt: skip
 
 #: Every table, parents first. ``benchmarks.current_key_id`` is set after the keys.
@@ -74,12 +74,13 @@ TABLES: tuple[Table, ...] = (
                                  "reason")),
     Table("board_totals", ("benchmark_id", "model_norm", "mode"),
           ("benchmark_id", "model_norm", "mode", "runs", "score_sum", "best", "best_id",
-           "best_at", "first_at", "last_at")),
+           "best_at", "first_at", "last_at", "score_sq_sum")),
     Table("board_runs", ("benchmark_id", "model_norm", "mode", "last_at", "run_key"),
           ("benchmark_id", "model_norm", "mode", "last_at", "run_key", "best", "low",
            "first_at")),
     Table("board_days", ("benchmark_id", "model_norm", "mode", "day"),
-          ("benchmark_id", "model_norm", "mode", "day", "runs", "score_sum", "mixed")),
+          ("benchmark_id", "model_norm", "mode", "day", "runs", "score_sum", "mixed",
+           "score_sq_sum")),
     Table("challenge_lines", ("benchmark_id", "target", "model_norm", "mode"),
           ("benchmark_id", "target", "model_norm", "mode", "attempts", "valid", "score_sum",
            "best", "targets", "cost_sum", "cost_n", "latency_sum", "latency_n", "first_at",

@@ -23,15 +23,16 @@ _BATCH_BYTES = 32 << 20
 
 _SET_VERSIONS = "UPDATE submissions SET key_version_id = ?, scorer_version = ? WHERE id = ?"
 _SET_RECORD = (
-    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, result = ? WHERE id = ?"
+    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, result = ?, "
+    "score_se = NULL WHERE id = ?"
 )
 _SET_SCORE = (
-    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?, result = ? "
-    "WHERE id = ?"
+    "UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?, result = ?, "
+    "score_se = NULL WHERE id = ?"
 )
 _SET_ALL = (
     "UPDATE submissions SET key_version_id = ?, scorer_version = ?, score = ?, "
-    "fingerprint = ?, result = ? WHERE id = ?"
+    "fingerprint = ?, result = ?, score_se = NULL WHERE id = ?"
 )
 
 

@@ -163,6 +163,23 @@ class SharedStateStore(StoreBase):
             mirror.rows = {n: v for n, v in mirror.rows.items() if v[1] > now}
         return row is not None
 
+    # --- a secret every instance shares ----------------------------------------------------
+
+    async def first_secret(self, name: str, value: str) -> str:
+        """The secret kept under ``name``: ``value`` when none was kept yet, else the one
+        kept first (instances starting together all get the same one: the primary key
+        decides). ``shared_state`` is never copied by a port nor into a backup."""
+        key = _name("secret", name)
+        async with self._db.write() as s:
+            await s.execute(
+                """INSERT INTO shared_state (name, value) VALUES (?, ?)
+                   ON CONFLICT (name) DO NOTHING""",
+                (key, value),
+            )
+            row = await s.one("SELECT value FROM shared_state WHERE name = ?", (key,))
+        assert row is not None
+        return str(row[0])
+
     # --- a send rate shared by every instance ----------------------------------------------
 
     async def reserve_send(self, key: str, *, interval_ms: int, now_ms: int) -> int:

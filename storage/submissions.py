@@ -41,6 +41,7 @@ from .values import (
     compress,
     decompress,
     dumps,
+    optional_provider,
     pack,
     submission,
 )
@@ -52,9 +53,10 @@ _GROUP_ROWS = 256
 _INSERT_INTO = """
 INSERT INTO submissions (user_id, chat_id, message_id, benchmark_id, key_version_id, model,
                          model_norm, mode, raw, raw_chars, result, score, fingerprint,
-                         scorer_version, extra, created_at, visibility, published_at)
+                         scorer_version, extra, created_at, visibility, published_at,
+                         score_se, provider)
 VALUES """
-_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _ON_CONFLICT = " ON CONFLICT (chat_id, message_id) DO NOTHING"
 _INSERT_SUBMISSION = _INSERT_INTO + _INSERT_ROW + _ON_CONFLICT
 _BY_ID = f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.id = ?"
@@ -78,6 +80,8 @@ class _Prepared:
     chat_id: int
     message_id: int
     benchmark: str
+    #: score_se and provider (the columns after published_at)
+    tail: tuple[Any, ...] = (None, None)
 
 
 def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
@@ -114,7 +118,13 @@ def _prepare(sub: NewSubmission, now_ms: int) -> _Prepared:
         extra,
         now_ms,
     )
-    return _Prepared(values, sub.user_id, sub.chat_id, sub.message_id, sub.benchmark)
+    se = sub.score_se
+    if se is not None and not (math.isfinite(se) and (se >= 0 or se == -1)):
+        raise InvalidData(f"the score's standard error must be -1 or a finite number >= 0: {se}")
+    provider = optional_provider(sub.provider)
+    return _Prepared(
+        values, sub.user_id, sub.chat_id, sub.message_id, sub.benchmark, (se, provider)
+    )
 
 
 def _insert_values(
@@ -122,7 +132,7 @@ def _insert_values(
 ) -> tuple[Any, ...]:
     """The parameters of ``_INSERT_SUBMISSION`` for one prepared submission (its raw
     input still a text when it is short: see :func:`_pack_raw`)."""
-    return (*p.values[:3], bench_id, *p.values[3:], visibility, published_at)
+    return (*p.values[:3], bench_id, *p.values[3:], visibility, published_at, *p.tail)
 
 
 #: A raw input up to this many characters is compressed on the database thread, in the

@@ -28,7 +28,7 @@ def _groups_cte(where: str) -> str:
 src AS MATERIALIZED (
     SELECT id, model_norm, mode, score, run_key, created_at FROM board_source WHERE {where}),
 runs AS (
-    SELECT model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum,
+    SELECT model_norm, mode, COUNT(*) AS runs, SUM(s) AS score_sum, SUM(s * s) AS score_sq_sum,
            MIN(fa) AS first_at, MAX(la) AS last_at
     FROM (SELECT model_norm, mode, MAX(score) AS s, MIN(created_at) AS fa,
                  MAX(created_at) AS la
@@ -40,7 +40,8 @@ tops AS (
                               ORDER BY score DESC, created_at, id) AS rn
     FROM src),
 groups AS (
-    SELECT t.model_norm, t.mode, r.runs, r.score_sum, t.score AS best, t.id AS best_id,
+    SELECT t.model_norm, t.mode, r.runs, r.score_sum, r.score_sq_sum, t.score AS best,
+           t.id AS best_id,
            t.created_at AS best_at, r.first_at, r.last_at
     FROM tops AS t JOIN runs AS r USING (model_norm, mode)
     WHERE t.rn = 1)
@@ -64,9 +65,10 @@ _WHOLE_BENCHMARK = "benchmark_id = ? AND mode IN ('default', 'think', 'tools', '
 
 #: Recompute ``board_days`` (runs by the day of their last row) from ``board_runs``.
 _DAYS_SQL = """
-INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed)
+INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum, mixed,
+                        score_sq_sum)
 SELECT benchmark_id, model_norm, mode, last_at / 86400000, COUNT(*), COALESCE(SUM(best), 0.0),
-       SUM(CASE WHEN low < best THEN 1 ELSE 0 END)
+       SUM(CASE WHEN low < best THEN 1 ELSE 0 END), COALESCE(SUM(best * best), 0.0)
 FROM board_runs WHERE {where} GROUP BY benchmark_id, model_norm, mode, last_at / 86400000
 """
 
@@ -98,6 +100,7 @@ async def rebuild(s: Session, bench_id: int) -> None:
         """WITH g AS MATERIALIZED (
                SELECT model_norm, mode, COUNT(*) AS runs,
                       COALESCE(SUM(best), 0.0) AS score_sum,
+                      COALESCE(SUM(best * best), 0.0) AS score_sq_sum,
                       MAX(best) AS best, MIN(first_at) AS first_at, MAX(last_at) AS last_at
                FROM board_runs WHERE benchmark_id = ? GROUP BY model_norm, mode),
            b AS (
@@ -106,10 +109,10 @@ async def rebuild(s: Session, bench_id: int) -> None:
                               AND s.score = g.best AND s.model_norm = g.model_norm
                             ORDER BY s.created_at, s.id LIMIT 1) AS best_id
                FROM g)
-           INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum, best,
-                                     best_id, best_at, first_at, last_at)
-           SELECT ?, b.model_norm, b.mode, b.runs, b.score_sum, b.best, b.best_id,
-                  s.created_at, b.first_at, b.last_at
+           INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
+                                     score_sq_sum, best, best_id, best_at, first_at, last_at)
+           SELECT ?, b.model_norm, b.mode, b.runs, b.score_sum, b.score_sq_sum, b.best,
+                  b.best_id, s.created_at, b.first_at, b.last_at
            FROM b JOIN submissions AS s ON s.id = b.best_id""",
         (bench_id, bench_id, bench_id),
     )
@@ -268,9 +271,15 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
             )
             await s.execute(
                 """UPDATE board_days SET runs = runs - 1, score_sum = score_sum - ?,
-                       mixed = mixed - ? WHERE benchmark_id = ? AND model_norm = ?
-                   AND mode = ? AND day = ?""",
-                (found[0], int(found[1] < found[0]), *group, found[3] // MS_PER_DAY),
+                       mixed = mixed - ?, score_sq_sum = score_sq_sum - ?
+                   WHERE benchmark_id = ? AND model_norm = ? AND mode = ? AND day = ?""",
+                (
+                    found[0],
+                    int(found[1] < found[0]),
+                    found[0] * found[0],
+                    *group,
+                    found[3] // MS_PER_DAY,
+                ),
             )
             run = (
                 max(score, found[0]),
@@ -288,25 +297,30 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
     )
     await s.execute(
         """INSERT INTO board_days (benchmark_id, model_norm, mode, day, runs, score_sum,
-                                   mixed)
-           VALUES (?, ?, ?, ?, 1, ?, ?)
+                                   mixed, score_sq_sum)
+           VALUES (?, ?, ?, ?, 1, ?, ?, ?)
            ON CONFLICT (benchmark_id, model_norm, mode, day) DO UPDATE SET
                runs = board_days.runs + 1,
                score_sum = board_days.score_sum + excluded.score_sum,
-               mixed = board_days.mixed + excluded.mixed""",
-        (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0])),
+               mixed = board_days.mixed + excluded.mixed,
+               score_sq_sum = board_days.score_sq_sum + excluded.score_sq_sum""",
+        (*group, run[3] // MS_PER_DAY, run[0], int(run[1] < run[0]), run[0] * run[0]),
     )
     new_run = 1 if previous is None else 0
     delta = score if previous is None else max(0.0, score - previous)
+    # the run's best rises from ``previous`` (none: a new run) to ``run[0]``
+    delta_sq = run[0] * run[0] - (0.0 if previous is None else previous * previous)
     better = """(excluded.best > t.best OR (excluded.best = t.best AND
                  (excluded.best_at < t.best_at OR
                   (excluded.best_at = t.best_at AND excluded.best_id < t.best_id))))"""
     await s.execute(
         f"""INSERT INTO board_totals AS t (benchmark_id, model_norm, mode, runs, score_sum,
-                                           best, best_id, best_at, first_at, last_at)
-            VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?)
+                                           score_sq_sum, best, best_id, best_at, first_at,
+                                           last_at)
+            VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (benchmark_id, model_norm, mode) DO UPDATE SET
                 runs = t.runs + ?, score_sum = t.score_sum + ?,
+                score_sq_sum = t.score_sq_sum + ?,
                 best = CASE WHEN {better} THEN excluded.best ELSE t.best END,
                 best_id = CASE WHEN {better} THEN excluded.best_id ELSE t.best_id END,
                 best_at = CASE WHEN {better} THEN excluded.best_at ELSE t.best_at END,
@@ -314,7 +328,19 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
                                 THEN excluded.first_at ELSE t.first_at END,
                 last_at = CASE WHEN excluded.last_at > t.last_at
                                THEN excluded.last_at ELSE t.last_at END""",
-        (*group, score, score, sub.id, created_at, created_at, created_at, new_run, delta),
+        (
+            *group,
+            score,
+            score * score,
+            score,
+            sub.id,
+            created_at,
+            created_at,
+            created_at,
+            new_run,
+            delta,
+            delta_sq,
+        ),
     )
     if challenge is not None:
         await _add_attempt(s, challenge, sub.id)
@@ -332,9 +358,9 @@ async def refresh_line(s: Session, key: tuple[Any, ...]) -> None:
         "WITH "
         + _groups_cte(_GROUP)
         + """INSERT INTO board_totals (benchmark_id, model_norm, mode, runs, score_sum,
-                                      best, best_id, best_at, first_at, last_at)
-             SELECT ?, model_norm, mode, runs, score_sum, best, best_id, best_at,
-                    first_at, last_at FROM groups""",
+                                      score_sq_sum, best, best_id, best_at, first_at, last_at)
+             SELECT ?, model_norm, mode, runs, score_sum, score_sq_sum, best, best_id,
+                    best_at, first_at, last_at FROM groups""",
         (*key, key[0]),
     )
     fields = await challenge_of(s, int(key[0]))

@@ -83,6 +83,19 @@ def clean_mode(mode: str | None) -> str | None:
         raise InvalidData(f"unknown mode {mode!r}; one of: {valid}") from None
 
 
+#: The longest provider name kept (``provider:`` tag; the board's ``?provider=``).
+MAX_PROVIDER = 64
+
+
+def optional_provider(name: str | None) -> str | None:
+    """A provider as kept and filtered by: whitespace folded, lower case, at most
+    :data:`MAX_PROVIDER` characters; None for none."""
+    if name is None:
+        return None
+    folded = " ".join(name.split()).casefold()[:MAX_PROVIDER]
+    return folded or None
+
+
 def benchmark_name(name: str) -> str:
     cleaned = name.strip().casefold()
     if not cleaned:

@@ -10,6 +10,7 @@ benchmark. No user id leaves this module: a row's submitter is a name or None.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,15 @@ from .db import Conn
 from .errors import InvalidData
 from .models import Board, BoardRow
 from .store import Store
-from .values import MS_PER_DAY, Row, benchmark_name, check_page, clean_mode, dt
+from .values import (
+    MS_PER_DAY,
+    Row,
+    benchmark_name,
+    check_page,
+    clean_mode,
+    dt,
+    optional_provider,
+)
 
 #: Rows whose details are read at once (a board page, or a sorted span of one).
 MAX_IDS = 1000
@@ -46,6 +55,10 @@ class RowInfo:
     values: Mapping[str, Any]
     chat_type: str
     verified: bool = False
+    #: the grouping name of its model, and the standard error of its score over its
+    #: questions as kept (None: not computed yet; -1: none)
+    model_norm: str | None = None
+    score_se: float | None = None
     #: who made it (``benchboard``: a run by Benchboard; None: a person)
     origin: str | None = None
 
@@ -86,7 +99,8 @@ async def row_info(
     d = store.db.dialect
     extracted = "".join(f", {d.json_path('s.result')}" for _ in paths)
     sql = f"""SELECT s.id, k.version, k.sha256, u.public, u.first_name, u.username,
-                     COALESCE(c.type, 'unknown'), s.verified, s.origin{extracted}
+                     COALESCE(c.type, 'unknown'), s.verified, s.origin, s.model_norm,
+                     s.score_se{extracted}
               FROM submissions AS s
               LEFT JOIN key_versions AS k ON k.id = s.key_version_id
               LEFT JOIN users AS u ON u.id = s.user_id
@@ -100,13 +114,136 @@ async def row_info(
             key_version=r[1],
             key_sha=r[2],
             author=_author(r[3], r[4], r[5]),
-            values=MappingProxyType(dict(zip(paths, r[9:], strict=True))),
+            values=MappingProxyType(dict(zip(paths, r[11:], strict=True))),
             chat_type=str(r[6]),
             verified=bool(r[7]),
             origin=r[8],
+            model_norm=r[9],
+            score_se=None if r[10] is None else float(r[10]),
         )
         for r in rows
     }
+
+
+async def records(store: Store, submission_ids: Iterable[int]) -> dict[int, tuple[str, Any]]:
+    """The benchmark name and result record of the given submissions (one query, by
+    primary key), by id: what a missing ``score_se`` is computed from."""
+    ids = _ids(submission_ids)
+    if not ids:
+        return {}
+    sql = f"""SELECT s.id, b.name, s.result FROM submissions AS s
+              JOIN benchmarks AS b ON b.id = s.benchmark_id
+              WHERE s.id IN ({",".join("?" * len(ids))})"""
+    async with store.db.single() as s:
+        rows = await s.all(sql, ids)
+    return {int(r[0]): (str(r[1]), json.loads(r[2])) for r in rows}
+
+
+async def save_spreads(store: Store, spreads: Mapping[int, float]) -> None:
+    """Keep each submission's standard error over its questions (-1: none), computed
+    when a board first showed it (rows recorded before it was kept, or re-scored)."""
+    if not spreads:
+        return
+    async with store.db.write() as s:
+        await s.executemany(
+            "UPDATE submissions SET score_se = ? WHERE id = ? AND score_se IS NULL",
+            [(float(se), int(i)) for i, se in sorted(spreads.items())],
+        )
+
+
+#: A line's runs and the sum of their scores and of their squares.
+Spread = tuple[int, float, float]
+
+
+def _spread_rows(
+    conn: Conn,
+    name: str,
+    lines: Sequence[tuple[str, str]],
+    scope: tuple[int | None, int | None],
+    cutoff: int | None,
+    verified: bool,
+    provider: str | None,
+) -> dict[tuple[str, str], Spread]:
+    chat_id, user_id = scope
+    head = conn.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()
+    if head is None:
+        return {}
+    out: dict[tuple[str, str], Spread] = {}
+    summary = scope == (None, None) and not verified and provider is None
+    for norm, mode in lines:
+        params: list[Any] = [head[0], norm, mode]
+        if summary and cutoff is None:
+            # the line's summary: its runs, the sum of their scores and of their squares
+            sql = """SELECT runs, score_sum, score_sq_sum FROM board_totals
+                     WHERE benchmark_id = ? AND model_norm = ? AND mode = ?"""
+        elif summary:
+            # over the last days, the runs whose last row is in them (as the board counts
+            # them), each its best score: its whole days' lines, and the runs of its first
+            # day after the cutoff (``board_pages.run_stats`` reads them so)
+            assert cutoff is not None
+            day = cutoff // MS_PER_DAY
+            group = "benchmark_id = ? AND model_norm = ? AND mode = ?"
+            sql = f"""SELECT COALESCE(SUM(n), 0), COALESCE(SUM(t), 0.0), COALESCE(SUM(q), 0.0)
+                      FROM (SELECT runs AS n, score_sum AS t, score_sq_sum AS q FROM board_days
+                            WHERE {group} AND day > ?
+                            UNION ALL
+                            SELECT 1, best, best * best FROM board_runs
+                            WHERE {group} AND last_at >= ? AND last_at < ?) AS w"""
+            params += [day, head[0], norm, mode, cutoff, (day + 1) * MS_PER_DAY]
+        else:
+            # the line's rows as the board reads them (board_source's rule), grouped
+            where = ""
+            for column, value in (
+                ("chat_id", chat_id),
+                ("user_id", user_id),
+                ("created_at >=", cutoff),
+                ("provider", provider),
+            ):
+                if value is not None:
+                    where += f" AND {column}{'' if '>' in column else ' ='} ?"
+                    params.append(value)
+            if verified:
+                where += " AND verified = 1"
+            sql = f"""SELECT COUNT(*), SUM(s), SUM(s * s) FROM (
+                          SELECT MAX(score) AS s FROM submissions
+                          WHERE benchmark_id = ? AND model_norm = ? AND mode = ?
+                            AND visibility = 'published'
+                            AND user_id NOT IN (SELECT user_id FROM bans){where}
+                          GROUP BY COALESCE(fingerprint, 'id:' || id)) AS runs"""
+        found = conn.execute(sql, params).fetchone()
+        if found is not None and found[0]:
+            out[(norm, mode)] = (int(found[0]), float(found[1]), float(found[2]))
+    return out
+
+
+async def run_spreads(
+    store: Store,
+    benchmark: str,
+    lines: Sequence[tuple[str, str]],
+    *,
+    chat_id: int | None = None,
+    user_id: int | None = None,
+    days: int | None = None,
+    verified: bool = False,
+    provider: str | None = None,
+) -> dict[tuple[str, str], Spread]:
+    """For each (model_norm, mode) line, its runs (equal answer sets are one run, scored
+    by its best) as the board with these filters counts them: how many, the sum of their
+    scores and of their squares. The global all-time board's lines read their summary
+    line (``board_totals``: one row each); over the last days, its day lines and its first
+    day's runs (``board_days``, ``board_runs``: a few index probes); a group's or a user's,
+    the verified and a provider's board group their rows (``submissions_board_group``).
+    Read for the lines of one page only (at most :data:`MAX_IDS`)."""
+    if len(lines) > MAX_IDS:
+        raise InvalidData(f"at most {MAX_IDS} lines at once")
+    if not lines:
+        return {}
+    name = benchmark_name(benchmark)
+    cutoff = None if days is None else store._now_ms() - days * MS_PER_DAY
+    wanted = optional_provider(provider)
+    return await store.db.run(
+        lambda conn: _spread_rows(conn, name, lines, (chat_id, user_id), cutoff, verified, wanted)
+    )
 
 
 async def result_tokens(store: Store, submission_ids: Iterable[int]) -> dict[int, str]:
@@ -137,8 +274,14 @@ async def result_tokens(store: Store, submission_ids: Iterable[int]) -> dict[int
     return found
 
 
-def _verified_rows(
-    conn: Conn, name: str, mode: str | None, cutoff: int | None, benchboard: bool = False
+def _filtered_rows(
+    conn: Conn,
+    name: str,
+    mode: str | None,
+    cutoff: int | None,
+    verified: bool,
+    provider: str | None,
+    benchboard: bool = False,
 ) -> tuple[list[Row], int | None]:
     head = conn.execute(
         """SELECT b.id, k.version FROM benchmarks AS b
@@ -148,13 +291,18 @@ def _verified_rows(
     if head is None:
         return [], None
     sql = """SELECT model_norm, mode, score, created_at, id,
-                    COALESCE(fingerprint, 'id:' || id), model, origin
+                    COALESCE(fingerprint, 'id:' || id), model, verified, origin
              FROM submissions
-             WHERE benchmark_id = ? AND visibility = 'published' AND verified = 1
+             WHERE benchmark_id = ? AND visibility = 'published'
                AND user_id NOT IN (SELECT user_id FROM bans)"""
     params: list[Any] = [head[0]]
-    if benchboard:  # runs by Benchboard are verified: the same index finds them
+    if verified or benchboard:  # runs by Benchboard are verified: the same index
+        sql += " AND verified = 1"
+    if benchboard:
         sql += " AND origin = 'benchboard'"
+    if provider is not None:
+        sql += " AND provider = ?"
+        params.append(provider)
     if mode is not None:
         sql += " AND mode = ?"
         params.append(mode)
@@ -175,22 +323,53 @@ async def verified_page(
     benchboard: bool = False,
 ) -> Board:
     """A page of the global board made of verified results only (``benchboard``: of runs
-    by Benchboard only): one row per (model,
-    mode) with its best verified result, runs (equal answer sets are one run) and their
-    mean, ranked as ``Store.leaderboard`` ranks (equal bests share a rank, the earlier
-    first). Reads the verified rows from their own index and groups them here."""
+    by Benchboard only; :func:`filtered_page`)."""
+    return await filtered_page(
+        store,
+        benchmark,
+        mode=mode,
+        days=days,
+        verified=True,
+        benchboard=benchboard,
+        limit=limit,
+        offset=offset,
+    )
+
+
+async def filtered_page(
+    store: Store,
+    benchmark: str,
+    *,
+    mode: str | None = None,
+    days: int | None = None,
+    verified: bool = False,
+    provider: str | None = None,
+    benchboard: bool = False,
+    limit: int = 10,
+    offset: int = 0,
+) -> Board:
+    """A page of the global board made of verified results only (``benchboard``: of
+    runs by Benchboard only), or of those whose submitter named ``provider`` (matched
+    folded), or both: one row per (model, mode) with its best such result, runs (equal
+    answer sets are one run) and their mean, ranked as ``Store.leaderboard`` ranks (equal
+    bests share a rank, the earlier first). Reads the rows from their own partial index
+    (``submissions_board_verified``, ``submissions_provider``) and groups them here: the
+    cost is the number of matching rows, not the board's."""
     check_page(limit, offset)
     if days is not None and days <= 0:
         raise InvalidData("days must be a positive number of days")
+    if not verified and provider is None and not benchboard:
+        raise InvalidData("a filtered page is of verified results or of a provider")
     name, mode_value = benchmark_name(benchmark), clean_mode(mode)
+    wanted = optional_provider(provider)
     cutoff = None if days is None else store._now_ms() - days * MS_PER_DAY
     found, key_version = await store.db.run(
-        lambda conn: _verified_rows(conn, name, mode_value, cutoff, benchboard)
+        lambda conn: _filtered_rows(conn, name, mode_value, cutoff, verified, wanted, benchboard)
     )
     # per group: [best row, {run: best score}, first time, last time]
     groups: dict[tuple[str, str], list[Any]] = {}
     for row in found:
-        norm, group_mode, score, created_at, row_id, run_key, _, _ = row
+        norm, group_mode, score, created_at, row_id, run_key, *_ = row
         line = groups.get((norm, group_mode))
         if line is None:
             groups[(norm, group_mode)] = [row, {run_key: score}, created_at, created_at]
@@ -221,8 +400,8 @@ async def verified_page(
                 user_id=None,
                 first_at=dt(first_at),
                 last_at=dt(last_at),
-                verified=True,
-                benchboard=best[7] == "benchboard",
+                verified=bool(best[7]),
+                benchboard=best[8] == "benchboard",
             )
         )
     return Board(rows=tuple(rows), total=len(lines), key_version=key_version)

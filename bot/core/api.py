@@ -26,7 +26,7 @@ from scoring import Mode, Result, UnknownMode, parse_mode, registry
 from scoring.text import MAX_MODEL_NAME
 from storage import ApiToken, InvalidData, Submission
 
-from . import keys, links
+from . import keys, links, provenance
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
@@ -40,8 +40,9 @@ SOURCE = "api"
 KEY_RECHECK = 5.0
 #: Optional number-like fields, passed to the scorer as the chat's tag fields are.
 OPTION_FIELDS = ("target", "cost", "latency", "k")
-#: The provenance fields (the trust rules read them): kept with the submission.
-PROVENANCE_FIELDS = ("provider", "run_id", "harness", "seed", "temperature", "notes")
+#: The provenance fields: kept with the submission; those the chat's tags take too
+#: (``bot.core.provenance.FIELDS``) are checked, the others kept as given.
+PROVENANCE_FIELDS = (*provenance.FIELDS, "run_id", "harness", "notes")
 _OPTION_CHARS = frozenset("0123456789.+-eE$")
 
 RefusalKind = Literal[
@@ -216,6 +217,21 @@ def check_request(request: Request) -> tuple[str, Mode | None, str | None, str]:
     return benchmark.name, mode, model or None, " ".join(args)
 
 
+def checked_provenance(given: Mapping[str, object]) -> dict[str, Any]:
+    """A request's provenance fields, those the tags take checked (:class:`Refused`
+    ``invalid`` naming the first bad one), the others kept as given."""
+    try:
+        checked = provenance.check(given)
+    except provenance.BadProvenance as exc:
+        raise Refused("invalid", "invalid_field", str(exc), field=exc.field) from None
+    rest = {
+        k: v
+        for k, v in given.items()
+        if k in PROVENANCE_FIELDS and k not in provenance.FIELDS and v is not None
+    }
+    return {**rest, **checked}
+
+
 async def submit(
     services: Services,
     token: ApiToken,
@@ -229,6 +245,7 @@ async def submit(
     the one an earlier request with the same idempotency key made."""
     user_id = token.user_id
     name, mode, model, args = check_request(request)
+    given = checked_provenance(request.provenance)
     try:
         api_request = await services.store.api_request(user_id, idempotency_key)
     except InvalidData as exc:
@@ -245,9 +262,9 @@ async def submit(
         raise _invalid("output", f"its tags name another benchmark ({scored.benchmark.name})")
     tags = replace(scored.tags, model=model or scored.tags.model, mode=mode or scored.tags.mode)
     extra: dict[str, Any] = {"source": SOURCE}
-    provenance = {k: v for k, v in request.provenance.items() if k in PROVENANCE_FIELDS}
-    if provenance:
-        extra["provenance"] = provenance
+    told = {**provenance.of(scored.options), **given}
+    if told:
+        extra[provenance.KEY] = told
     scored = replace(scored, tags=tags, options={**scored.options, **extra})
     sub = await record(
         services, scored, user_id=user_id, chat_id=user_id, message_id=api_request.message_id

@@ -15,6 +15,7 @@ from storage import Board, BoardRow, analytics, normalise_model
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
 from ..render.views import History as History
+from . import webboards
 from .errors import UserError
 from .services import Services
 
@@ -73,7 +74,16 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
         records = await analytics.records(store, ids)
     reported, apart = place_references(board)
     pages = max(1, -(-board.total // BOARD_PAGE))
-    return BoardPage(query, benchmark, board, pages, reported, apart, records)
+    lines = [(r.submission_id, r.best, r.runs, r.mode) for r in board.rows if r.submission_id]
+    found = await webboards.line_intervals(
+        services,
+        benchmark,
+        lines,
+        chat_id=chat_id if query.scope == "c" else None,
+        user_id=user_id if query.scope == "u" else None,
+        days=query.days,
+    )
+    return BoardPage(query, benchmark, board, pages, reported, apart, records, found)
 
 
 #: Submissions on one page of ``/me``.

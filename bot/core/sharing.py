@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from scoring import UnknownBenchmark, registry
+from scoring import Benchmark, UnknownBenchmark, registry
 from storage import Submission
 
 from ..render.card_views import BoardImageView, ResultCardView, TableRow
@@ -163,6 +163,14 @@ async def refused(services: Services, image: Image) -> Image:
 # --- board images -----------------------------------------------------------------------
 
 
+def interval_half(benchmark: Benchmark, ci95: tuple[float, float] | None) -> str:
+    """A 95 % interval as a board image writes it: ``±`` its half-width in the
+    benchmark's way of writing a score (``±14.6``, ``±3.2%``); "" for none."""
+    if ci95 is None:
+        return ""
+    return "±" + benchmark.format_score((ci95[1] - ci95[0]) / 2, mean=True)
+
+
 def board_view(
     page: BoardPage,
     *,
@@ -182,6 +190,7 @@ def board_view(
             score=benchmark.format_score(row.best),
             runs=row.runs,
             verified=row.verified,
+            ci95=interval_half(benchmark, page.intervals.get(row.submission_id or 0)),
         )
         for row in page.board.rows
     )
@@ -214,7 +223,7 @@ def board_key(view: BoardImageView) -> str:
         view.pages,
         view.target,
         view.key_version,
-        [(r.rank, r.model, r.mode, r.score, r.runs, r.verified) for r in view.rows],
+        [(r.rank, r.model, r.mode, r.score, r.runs, r.verified, r.ci95) for r in view.rows],
         view.date.date().isoformat(),
         view.lang,
         view.theme,

@@ -19,7 +19,7 @@ from scoring import Benchmark, DecodeError, Mode, OptionError, Result, decode, r
 from scoring.text import normalise_line_ends
 from storage import NewSubmission, PackedText, Submission
 
-from . import benchmarks, challenges, offload
+from . import benchmarks, challenges, intervals, offload, provenance
 from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES
@@ -194,6 +194,12 @@ async def _key_and_options(
         options = {**(given or {}), **benchmark.options_from_tags(reading.tags.fields)}
     except OptionError as exc:
         raise UserError(f"bad_{exc.name}", value=exc.value) from None
+    try:  # provider, temperature, seed, reasoning, run date, log: kept, never scored
+        told = provenance.check(reading.tags.fields)
+    except provenance.BadProvenance as exc:
+        raise UserError(f"bad_{exc.field}", value=exc.value) from None
+    if told:
+        options[provenance.KEY] = {**provenance.of(options), **told}
     key_version_id: int | None = None
     if benchmark.challenge is not None:
         # The challenge the options name, else the day's.
@@ -352,6 +358,8 @@ async def record(
             model=scored.tags.model,
             mode=scored.tags.mode.value if scored.tags.mode else None,
             extra=extra or None,
+            score_se=intervals.result_se(scored.benchmark, scored.result),
+            provider=provenance.provider_of(extra),
         )
     )
 

@@ -1,8 +1,10 @@
 """Reading the metadata a person writes around a submission. Pure functions.
 
 A *tag line* is a line made only of tags: hashtags (``#think``, ``#primebench``) and
-fields — ``model: NAME`` (also ``مدل: NAME``), ``mode:``, ``benchmark:``, and the tag
-fields a benchmark takes (``target:``, ``cost:``, ``latency:``, ``k:``). Several tags
+fields — ``model: NAME`` (also ``مدل: NAME``), ``mode:``, ``benchmark:``, the tag
+fields a benchmark takes (``target:``, ``cost:``, ``latency:``, ``k:``) and the
+provenance fields (``provider:``, ``temperature:``, ``seed:``, ``reasoning:``, ``run
+date:``, ``log:``; :mod:`bot.core.provenance` checks them). Several tags
 may share a line (``model: gpt x #think``, ``#natory target: 8987``). Tag lines are
 metadata wherever they stand, prose before them or not: they are blanked out of the
 scored text (so line numbers stay those the user sees) and never reported as invalid
@@ -19,7 +21,10 @@ from functools import lru_cache
 from scoring import Mode, UnknownMode, parse_mode, registry
 from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_bidi
 
-_NAMES = r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
+_NAMES = (
+    r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
+    r"|provider|temperature|seed|reasoning|run[ _]date|log"
+)
 _HASHTAG = re.compile(r"#[^\s#]+")
 #: Markdown emphasis around a field's name or value (``**Model:**``, ``*model*:``).
 _MARK = r"(?:[*_]{1,3}+)?"
@@ -71,6 +76,14 @@ _FIELD_NAMES = {
     "حالت": "mode",
     "benchmark": "benchmark",
     "k": "k",
+    # provenance (bot.core.provenance): kept with the submission, never scored
+    "provider": "provider",
+    "temperature": "temperature",
+    "seed": "seed",
+    "reasoning": "reasoning",
+    "run date": "run_date",
+    "run_date": "run_date",
+    "log": "log",
 }
 
 

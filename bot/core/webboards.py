@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -38,8 +38,9 @@ from ..render.webviews import (
     WebResult,
     WebRow,
 )
-from . import challenges, links, sharing
+from . import challenges, intervals, links, provenance, sharing
 from .errors import UserError
+from .intervals import Interval
 from .services import Services
 
 #: A sorted view (any column but the rank) orders this many of the board's best rows.
@@ -106,13 +107,32 @@ def _mark(row: BoardRow) -> str:
     return row.mark
 
 
+def interval_text(benchmark: Benchmark, ci95: Interval | None) -> str | None:
+    """A 95 % interval as a board shows it, in the benchmark's way of writing a score:
+    ``[25.1, 50.9]``; None for none."""
+    if ci95 is None:
+        return None
+    low, high = (benchmark.format_score(v, mean=True) for v in ci95)
+    return f"[{low}, {high}]"
+
+
+def _with_interval(
+    benchmark: Benchmark, text: dict[str, str], ci95: Interval | None
+) -> dict[str, str]:
+    """A row's texts with its interval's (``cells["ci95"]``, shown beside the score)."""
+    shown = interval_text(benchmark, ci95)
+    return text if shown is None else {**text, "ci95": shown}
+
+
 def web_row(
     benchmark: Benchmark,
     row: BoardRow,
     info: RowInfo | None,
     token: str | None,
+    ci95: Interval | None = None,
 ) -> WebRow:
     text, values = _cells(benchmark, row, info)
+    text = _with_interval(benchmark, text, ci95)
     return WebRow(
         rank=None if row.reported else row.rank,
         model=row.model,
@@ -126,11 +146,16 @@ def web_row(
         values=values,
         token=token,
         source=row.source,
+        ci95=ci95,
     )
 
 
 def _attempts_row(
-    benchmark: Benchmark, row: ChallengeRow, info: RowInfo | None, token: str | None
+    benchmark: Benchmark,
+    row: ChallengeRow,
+    info: RowInfo | None,
+    token: str | None,
+    ci95: Interval | None = None,
 ) -> WebRow:
     """A row of a board of attempts: a model's mean and best score, attempts, mean cost
     and latency."""
@@ -154,9 +179,10 @@ def _attempts_row(
         author=info.author if info is not None else None,
         first_at=when(row.first_ms),
         last_at=when(row.last_ms),
-        cells=_texts(benchmark, values, {}),
+        cells=_with_interval(benchmark, _texts(benchmark, values, {}), ci95),
         values=values,
         token=token,
+        ci95=ci95,
     )
 
 
@@ -186,7 +212,46 @@ def check(q: WebQuery) -> Benchmark:
         raise UserError("web_bad_filter")
     if q.sort not in sort_keys(benchmark):
         raise UserError("web_bad_filter")
+    if q.provider is not None and benchmark.board_aggregate == ATTEMPTS:
+        raise UserError("web_bad_filter")  # a board of attempts is not kept by provider
     return benchmark
+
+
+#: A board line as its interval is read: best submission id, score, runs, mode.
+Line = tuple[int, float, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What :func:`_rows` read: the rows in rank order (without their intervals), the
+    board (None for a board of attempts), its size, each row's line (None: a reported
+    row) and the rows' details."""
+
+    rows: list[WebRow]
+    board: Board | None
+    total: int
+    lines: list[Line | None]
+    info: dict[int, RowInfo]
+
+
+async def _with_intervals(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    read: Read,
+    picked: Sequence[int],
+) -> list[WebRow]:
+    """The rows at ``picked`` (indexes into ``read.rows``) with their 95 % intervals:
+    read for the rows a page shows only."""
+    lines = [line for i in picked if (line := read.lines[i]) is not None]
+    ci = await _intervals(services, benchmark, q, chat_id, lines, read.info)
+    out = []
+    for i in picked:
+        row, line = read.rows[i], read.lines[i]
+        found = ci.get(line[0]) if line is not None else None
+        out.append(replace(row, ci95=found, cells=_with_interval(benchmark, row.cells, found)))
+    return out
 
 
 async def _raw(
@@ -217,11 +282,18 @@ async def _raw(
             offset=offset,
         )
         return list(attempts.rows), None, attempts.total
-    if q.verified or q.mark:
-        board = await web_rows.verified_page(
-            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit,
-            offset=offset, benchboard=q.mark == "benchboard",
-        )  # fmt: skip
+    if q.verified or q.mark or q.provider is not None:
+        board = await web_rows.filtered_page(
+            store,
+            benchmark.name,
+            mode=q.mode,
+            days=q.days or None,
+            verified=q.verified or bool(q.mark),
+            provider=q.provider,
+            benchboard=q.mark == "benchboard",
+            limit=limit,
+            offset=offset,
+        )
     else:
         board = await store.leaderboard(
             benchmark.name,
@@ -235,26 +307,34 @@ async def _raw(
 
 
 async def _built(
-    services: Services, benchmark: Benchmark, lines: Sequence[BoardRow | ChallengeRow]
-) -> list[WebRow]:
-    """Board lines as web rows, with their details and result pages (by primary key)."""
+    services: Services,
+    benchmark: Benchmark,
+    lines: Sequence[BoardRow | ChallengeRow],
+    board: Board | None,
+    total: int,
+) -> Read:
+    """Board lines as web rows, with their details and result pages (by primary key),
+    and each row's line for its interval."""
     store = services.store
     attempts = [r for r in lines if isinstance(r, ChallengeRow)]
     if attempts:
         ids = [r.best_id for r in attempts]
         info = await web_rows.row_info(store, ids)
         tokens = await web_rows.result_tokens(store, ids)
-        return [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
                 for r in attempts]  # fmt: skip
+        read: list[Line | None] = [(r.best_id, r.best, r.attempts, r.mode) for r in attempts]
+        return Read(rows, board, total, read, info)
     best = [r for r in lines if isinstance(r, BoardRow)]
-    sids = [r.submission_id for r in best if r.submission_id is not None]
-    info = await web_rows.row_info(store, sids, benchmark.web_paths)
-    tokens = await web_rows.result_tokens(store, sids)
-    rows = []
+    ids = [r.submission_id for r in best if r.submission_id is not None]
+    info = await web_rows.row_info(store, ids, benchmark.web_paths)
+    tokens = await web_rows.result_tokens(store, ids)
+    rows, found = [], []
     for r in best:
-        sid = r.submission_id
-        rows.append(web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
-    return rows
+        sid = r.submission_id or 0
+        rows.append(web_row(benchmark, r, info.get(sid), tokens.get(sid)))
+        found.append((sid, r.best, r.runs, r.mode) if sid else None)
+    return Read(rows, board, total, found, info)
 
 
 async def _rows(
@@ -264,11 +344,97 @@ async def _rows(
     chat_id: int | None,
     limit: int,
     offset: int,
-) -> tuple[list[WebRow], Board | None, int]:
+) -> Read:
     """``limit`` rows from ``offset`` in rank order, the board read (None for a board of
     attempts) and the board's size."""
-    lines, found, total = await _raw(services, benchmark, q, chat_id, limit, offset)
-    return await _built(services, benchmark, lines), found, total
+    lines, board, total = await _raw(services, benchmark, q, chat_id, limit, offset)
+    return await _built(services, benchmark, lines, board, total)
+
+
+def _kept_se(name: str, record: Any) -> float:
+    """The standard error to keep for a stored record: none (``NO_SE``) for one its
+    benchmark cannot read back (an unknown benchmark, a record of another shape)."""
+    if name not in registry.names():
+        return intervals.NO_SE
+    owner = registry.get(name)
+    try:
+        found = owner.result_from_record(record)
+    except (LookupError, TypeError, ValueError, AttributeError):
+        return intervals.NO_SE
+    return intervals.result_se(owner, found)
+
+
+async def line_intervals(
+    services: Services,
+    benchmark: Benchmark,
+    lines: Sequence[tuple[int, float, int, str]],
+    info: Mapping[int, RowInfo] | None = None,
+    *,
+    chat_id: int | None = None,
+    user_id: int | None = None,
+    days: int = 0,
+    verified: bool = False,
+    provider: str | None = None,
+) -> dict[int, Interval | None]:
+    """The 95 % interval of each line (best submission id, score, runs, mode) of a board
+    page with these filters, by its best submission (``bot.core.intervals``): the best
+    run's standard error over its questions as kept (computed from its record and kept,
+    the first time a board shows a row recorded before it was kept or re-scored since),
+    and the spread of the runs of each line with several, read for the page's lines
+    only. ``info``: the rows' details when already read."""
+    store = services.store
+    if info is None:
+        info = await web_rows.row_info(store, [sid for sid, *_ in lines])
+    missing = [sid for sid, *_ in lines if sid in info and info[sid].score_se is None]
+    computed: dict[int, float] = {}
+    if missing:
+        for sid, (name, record) in (await web_rows.records(store, missing)).items():
+            computed[sid] = _kept_se(name, record)
+        await web_rows.save_spreads(store, computed)
+    several = {
+        sid: (info[sid].model_norm or "", mode)
+        for sid, _, runs, mode in lines
+        if runs >= 2 and sid in info
+    }
+    spreads = await web_rows.run_spreads(
+        store,
+        benchmark.name,
+        sorted(set(several.values())),
+        chat_id=chat_id,
+        user_id=user_id,
+        days=days or None,
+        verified=verified,
+        provider=provider,
+    )
+    out: dict[int, Interval | None] = {}
+    for sid, score, runs, _ in lines:
+        row = info.get(sid)
+        se = computed.get(sid, row.score_se if row is not None else None)
+        spread = None
+        if sid in several and several[sid] in spreads:
+            spread = intervals.run_spread(*spreads[several[sid]])
+        out[sid] = intervals.line_interval(score, se, runs, spread)
+    return out
+
+
+async def _intervals(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    lines: Sequence[tuple[int, float, int, str]],
+    info: Mapping[int, RowInfo],
+) -> dict[int, Interval | None]:
+    return await line_intervals(
+        services,
+        benchmark,
+        lines,
+        info,
+        chat_id=chat_id,
+        days=q.days,
+        verified=q.verified,
+        provider=q.provider,
+    )
 
 
 #: A search (``WebQuery.search``) looks through this many of the board's best lines,
@@ -304,7 +470,7 @@ async def _searched(
     """The board's lines (its best :data:`SEARCH_SPAN`) whose model name holds the
     search, in rank order; the board read and its size. The lines are read once for
     concurrent searches and kept :data:`SEARCH_KEEP` seconds (``Services.scans``)."""
-    key = ("search", benchmark.name, q.mode, q.days, q.verified, chat_id)
+    key = ("search", benchmark.name, q.mode, q.days, q.verified, q.mark, q.provider, chat_id)
     now = time.monotonic()
     kept = services.scans.get(key)
     if kept is not None and kept[0] >= now:
@@ -331,7 +497,7 @@ async def board(
     """A page of a board: the global one, or (``chat_id``) a group's; with a search,
     only the lines of the models it names."""
     benchmark = check(q)
-    if chat_id is not None and (q.verified or q.mark):
+    if chat_id is not None and (q.verified or q.mark or q.provider is not None):
         raise UserError("web_bad_filter")
     span = search_span = 0
     # the first page of a board of attempts also charts its best models: one read for both
@@ -343,22 +509,44 @@ async def board(
         if q.sort == "rank":
             start = q.page * q.per
             chosen = lines[start : start + max(q.per, CHART_MODELS if with_chart else 0)]
-            rows = await _built(services, benchmark, chosen)
-            shown = rows[: q.per]
+            read = await _built(services, benchmark, chosen, found, total)
+            rows = read.rows
+            shown = await _with_intervals(
+                services, benchmark, q, chat_id, read, range(min(len(rows), q.per))
+            )
             pages = max(1, -(-total // q.per))
         else:
-            rows = await _built(services, benchmark, lines[:SORT_SPAN])
-            shown = _ordered(rows, q)[q.page * q.per : (q.page + 1) * q.per]
+            read = await _built(services, benchmark, lines[:SORT_SPAN], found, total)
+            rows = read.rows
+            at = {id(row): i for i, row in enumerate(rows)}
+            order = [at[id(row)] for row in _ordered(rows, q)]
+            window = order[q.page * q.per : (q.page + 1) * q.per]
+            shown = await _with_intervals(services, benchmark, q, chat_id, read, window)
             pages = max(1, -(-min(total, SORT_SPAN) // q.per))
             span = SORT_SPAN if total > SORT_SPAN else 0
     elif q.sort == "rank":
         limit = max(q.per, CHART_MODELS) if with_chart else q.per
-        rows, found, total = await _rows(services, benchmark, q, chat_id, limit, q.page * q.per)
-        shown = rows[: q.per]
+        # a later page reads the line above its first too: is that one tied with it?
+        start = q.page * q.per
+        before = 1 if start and q.page < MAX_PAGE else 0
+        read = await _rows(services, benchmark, q, chat_id, limit + before, start - before)
+        found, total = read.board, read.total
+        picked = await _with_intervals(
+            services, benchmark, q, chat_id, read, range(min(len(read.rows), before + q.per))
+        )
+        above = picked[0].ci95 if before and picked else None
+        picked = picked[before:]
+        ties = intervals.ties([r.ci95 for r in picked], above)
+        shown = [replace(row, tied=tied) for row, tied in zip(picked, ties, strict=True)]
+        rows = read.rows[before:]
         pages = max(1, -(-total // q.per))
     else:
-        rows, found, total = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
-        shown = _ordered(rows, q)[q.page * q.per : (q.page + 1) * q.per]
+        read = await _rows(services, benchmark, q, chat_id, SORT_SPAN, 0)
+        rows, found, total = read.rows, read.board, read.total
+        at = {id(row): i for i, row in enumerate(rows)}
+        order = [at[id(row)] for row in _ordered(rows, q)]
+        window = order[q.page * q.per : (q.page + 1) * q.per]
+        shown = await _with_intervals(services, benchmark, q, chat_id, read, window)
         pages = max(1, -(-min(total, SORT_SPAN) // q.per))
         span = SORT_SPAN if total > SORT_SPAN else 0
     if q.page >= pages:
@@ -387,7 +575,9 @@ async def board(
         sort_span=span,
         rescoring=bool(found and found.rescoring),
         chart_kind=benchmark.web_chart,
-        intervals=_intervals(benchmark, shown) if benchmark.web_chart == CHART_INTERVALS else (),
+        intervals=(
+            _chart_intervals(benchmark, shown) if benchmark.web_chart == CHART_INTERVALS else ()
+        ),
         search_span=search_span,
         has_questions=benchmark.has_questions,
     )
@@ -422,7 +612,7 @@ def interval_of(row: WebRow) -> tuple[float, float] | None:
     return None
 
 
-def _intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[IntervalPoint, ...]:
+def _chart_intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[IntervalPoint, ...]:
     """The chart of scores: each shown line's ranking score with its interval."""
     out = []
     for r in rows[:INTERVAL_MODELS]:
@@ -490,11 +680,63 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         created_at=sub.created_at,
         published_at=sub.published_at,
         from_group=bool(info and info.chat_type in ("group", "supergroup")),
+        provenance=tuple((k, str(v)) for k, v in provenance.of(sub.extra).items()),
         bot_link=(
             links.start_link(bot_username, links.payload("result", token)) if bot_username else None
         ),
         declared=benchmark,
     )
+
+
+#: The marks a result may carry besides "self" (self-reported: nobody vouches for it),
+#: in the order shown, each with the test that gives it. A new mark is one more entry
+#: (run by Benchboard, when Benchboard itself ran the model).
+MARKS: tuple[tuple[str, Callable[[Submission], bool]], ...] = (
+    ("verified", lambda sub: sub.verified),
+)
+
+
+def marks(sub: Submission) -> list[str]:
+    """A published result's marks: those :data:`MARKS` give it, else ``["self"]``."""
+    return [name for name, test in MARKS if test(sub)] or ["self"]
+
+
+def _plain(value: Any) -> Any:
+    """A declared value as JSON (a tuple of names as a list)."""
+    return list(value) if isinstance(value, tuple) else value
+
+
+async def result_record(services: Services, token: str, base: str) -> dict[str, Any]:
+    """The published result behind ``token`` as ``/r/<token>.json`` gives it (before
+    its signature: ``bot.core.signing``); hidden, withdrawn and unknown: UserError.
+    ``base``: the server's public address (the record says where it came from)."""
+    sub = await links.open_result(services, token)
+    if sub is None:
+        raise UserError("web_not_found")
+    benchmark = registry.get(sub.benchmark)
+    found = benchmark.result_from_record(sub.record)
+    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
+    breakdown = found.to_json()
+    breakdown.pop("invalid_lines", None)  # their count stays; the page lists them
+    se = intervals.result_se(benchmark, found)
+    return {
+        "benchmark": benchmark.name,
+        "model": sub.model,
+        "mode": sub.mode,
+        "score": sub.score,
+        "ci95": list(c) if (c := intervals.line_interval(sub.score, se, 1, None)) else None,
+        "scores": {s.field.key: _plain(s.value) for s in found.card().summary},
+        "breakdown": breakdown,
+        "key_sha256": info.key_sha if info else None,
+        "key_version": info.key_version if info else None,
+        "scorer_version": sub.scorer_version,
+        "submitted_at": sub.created_at.isoformat(),
+        "published_at": sub.published_at.isoformat() if sub.published_at else None,
+        "marks": marks(sub),
+        "provenance": provenance.of(sub.extra),
+        "url": f"{base}/r/{token}.json",
+        "page": f"{base}/r/{token}",
+    }
 
 
 async def my_results(services: Services, user_id: int, name: str, limit: int = 20) -> MyResults:

@@ -58,6 +58,8 @@ class TableRow:
     score: str
     runs: int
     verified: bool = False
+    #: the score's 95 % interval as its half-width (``±14.6``), or ""
+    ci95: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +131,8 @@ class BoardText:
     footer: str
     credit: str
     handle: str = field(default="")
+    #: each row's interval text, drawn small under its score ("" for none)
+    intervals: tuple[str, ...] = ()
 
 
 #: Unicode directional isolates: a left-to-right run (an expression, a score, a hash)
@@ -300,6 +304,7 @@ def board_image_text(view: BoardImageView) -> BoardText:
         footer=footer,
         credit=view.benchmark.credit,
         handle=f"@{view.bot_username}" if view.bot_username else "",
+        intervals=tuple(ltr(lang, row.ci95) if row.ci95 else "" for row in view.rows),
     )
 
 
@@ -321,6 +326,7 @@ def card_strings(text: CardText | BoardText) -> Sequence[str]:
     """Every non-empty string of a card or board text (for tests and alt texts)."""
     if isinstance(text, BoardText):
         found = [text.title, text.subtitle, *text.columns, text.footer, text.credit]
+        found += [shown for shown in text.intervals if shown]
         found += [cell for row in text.cells for cell in row]
         return [s for s in found if s]
     found = [text.benchmark, text.mark, text.model, text.mode, text.score, text.rank]

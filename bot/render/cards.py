@@ -310,11 +310,17 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
         if r % 2 == 0:
             c.box(MARGIN, top, inner, BOARD_ROW, palette.panel)
         base = top + BOARD_ROW / 2 + 12
+        interval = text.intervals[r] if r < len(text.intervals) else ""
         for i, cell in enumerate(cells):
             # a verified row's mark is drawn apart, after the name, so a cut name keeps it
             room = widths[i] - 16 - (40 if i == 1 and text.verified[r] else 0)
-            c.text(starts[i] + 8, base, cell, size=32 if i != 1 else 33, bold=i in (0, 3),
+            # a score with its interval: the score a little higher, the interval under it
+            y = base - 10 if i == 3 and interval else base
+            c.text(starts[i] + 8, y, cell, size=32 if i != 1 else 33, bold=i in (0, 3),
                    color=palette.text if i != 2 else palette.muted, width=room)  # fmt: skip
+        if interval:
+            c.text(starts[3] + 8, base + 20, interval, size=19, color=palette.muted,
+                   width=widths[3] - 16)  # fmt: skip
         if text.verified[r]:
             c.text(starts[2] - 12, base, "✔", size=30, color=palette.good, trailing=True)
     bottom = height - BOARD_FOOTER

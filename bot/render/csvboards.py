@@ -12,6 +12,17 @@ from typing import Any
 from .webviews import WebBoard, WebRow
 
 
+def _values(row: WebRow) -> dict[str, Any]:
+    """The row's figures, its 95 % interval (``ci95``: [low, high] or null) beside its
+    score."""
+    out: dict[str, Any] = {}
+    for key, value in row.values.items():
+        out[key] = value
+        if key == "score":
+            out["ci95"] = list(row.ci95) if row.ci95 is not None else None
+    return out
+
+
 def row_json(row: WebRow, lang: str) -> dict[str, Any]:
     return {
         "rank": row.rank,
@@ -23,7 +34,7 @@ def row_json(row: WebRow, lang: str) -> dict[str, Any]:
         # the authors' reported rows carry no date of ours (their import's is not one)
         "first_at": None if row.mark == "reported" else row.first_at.isoformat(),
         "last_at": None if row.mark == "reported" else row.last_at.isoformat(),
-        **{k: v for k, v in row.values.items()},
+        **_values(row),
         "result": f"/r/{row.token}" if row.token else None,
         "source": row.source,
     }
@@ -63,11 +74,16 @@ def board_csv(board: WebBoard) -> str:
     rows = [*board.rows, *board.reported]
     extra: list[str] = []
     for row in rows:
-        extra += [k for k in row.values if k not in extra]
+        for k in row.values:
+            if k not in extra:
+                # the score's 95 % interval beside it, as two columns
+                extra += [k, "ci95_low", "ci95_high"] if k == "score" else [k]
     head = ["rank", "model", "mode", "mark", "by", "key", "first_at", "last_at", *extra]
     writer.writerow([*head, "result"])
     for row in rows:
         data = row_json(row, "en")
+        low, high = row.ci95 if row.ci95 is not None else (None, None)
+        data |= {"ci95_low": low, "ci95_high": high}
         writer.writerow([_csv_text(data.get(k)) for k in head] + [data["result"] or ""])
     if board.credit:
         writer.writerow([])

@@ -103,6 +103,13 @@ RUNTIME_IDS = (
     N_("bad_cost"),
     N_("bad_latency"),
     N_("bad_target"),
+    # provenance tags (bot.core.provenance), by field
+    N_("bad_provider"),
+    N_("bad_temperature"),
+    N_("bad_seed"),
+    N_("bad_reasoning"),
+    N_("bad_run_date"),
+    N_("bad_log"),
 )
 
 

@@ -43,6 +43,9 @@ class BoardPage:
     reported: Mapping[int, BoardRow] = field(default_factory=dict)
     apart: tuple[BoardRow, ...] = ()
     records: Mapping[int, Mapping[str, Any]] = field(default_factory=dict)
+    #: each row's 95 % interval of its score (``bot.core.intervals``), by its best
+    #: submission's id (absent or None: none)
+    intervals: Mapping[int, tuple[float, float] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

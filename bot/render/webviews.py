@@ -31,6 +31,8 @@ class WebQuery:
     search: str = ""
     #: "" every mark; ``benchboard``: runs by Benchboard only (they are verified too)
     mark: str = ""
+    #: only results whose submitter named this provider (``?provider=``), or None
+    provider: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +62,11 @@ class WebRow:
     values: dict[str, float | int | str | None]
     token: str | None = None
     source: str | None = None
-    #: the 95 % interval of the row's ranking score, where the board computes one
+    #: the 95 % interval of ``values["score"]`` (``bot.core.intervals``): over the best
+    #: run's questions, or over the line's runs when it has several; None: none to give
     ci95: tuple[float, float] | None = None
+    #: its interval overlaps the line's above (rank order only): shown as tied
+    tied: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +152,9 @@ class WebResult:
     from_group: bool
     bot_link: str | None
     declared: Benchmark | None = None
+    #: what its submitter says of how it was produced (``bot.core.provenance``), as
+    #: (field, value) in the fields' order
+    provenance: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

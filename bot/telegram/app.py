@@ -52,7 +52,7 @@ from telegram.ext import (
 
 from storage import DatabaseCorrupt, StorageError
 
-from ..core import backups, benchmarks, boards, challenges, keys
+from ..core import backups, benchmarks, boards, challenges, keys, signing
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
@@ -150,6 +150,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
     await benchmarks.start(services)  # the benchmarks defined by data, before their keys
     await keys.load_keys(services)
     await keys.seed_references(services)
+    await signing.ensure(services)  # the key that signs published results: made once
     if keys.missing_essential(services):
         services.spawn(keys.fetch_missing(services))
     if app.job_queue is not None:

@@ -505,9 +505,16 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
             "description": "attempts per question, for a benchmark scored pass@k",
         },
         **{
-            name: {"type": ["string", "number"], "description": "provenance (kept)"}
+            name: {"type": ["string", "number"], "description": "provenance (kept as given)"}
             for name in api.PROVENANCE_FIELDS
         },
+        # the provenance the chat's tags take too: checked (422 naming a bad one)
+        "provider": {"type": "string", "maxLength": 64, "description": "who served the model"},
+        "temperature": {"type": ["number", "string"], "minimum": 0, "maximum": 2},
+        "seed": {"type": ["integer", "string"], "description": "a whole number"},
+        "reasoning": {"type": "string", "enum": ["low", "medium", "high"]},
+        "run_date": {"type": "string", "format": "date", "description": "YYYY-MM-DD"},
+        "log": {"type": "string", "format": "uri", "description": "the run's log (http(s))"},
     }
     form = {
         **{k: v for k, v in fields.items() if k != "output"},

@@ -38,12 +38,14 @@ WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 PER_PAGE = 25
 #: Query parameters a board takes.
 BOARD_PARAMS = frozenset(
-    {"mode", "window", "verified", "mark", "page", "sort", "order", "per", "lang", "q"}
+    {"mode", "window", "verified", "mark", "page", "sort", "order", "per", "lang", "q", "provider"}
 )
 #: The longest search (``?q=``) taken, in characters.
 SEARCH_MAX = 100
 #: The marks a board may be narrowed to (``?mark=``): runs by Benchboard are verified too.
 MARK_FILTERS = ("verified", "benchboard")
+#: The longest ``?provider=`` a board takes (as ``provider:`` tags are kept).
+MAX_PROVIDER = 64
 
 
 class BadRequest(Exception):
@@ -153,6 +155,20 @@ TEMPLATE_IDS = (
     N_("web_tg_open"),
     N_("web_tg_share"),
     N_("web_tg_share_failed"),
+    N_("web_provider"),
+    N_("web_tied"),
+    N_("web_tied_title"),
+    N_("web_ci_title"),
+    N_("web_provenance"),
+    N_("web_provenance_note"),
+    N_("web_prov_provider"),
+    N_("web_prov_temperature"),
+    N_("web_prov_seed"),
+    N_("web_prov_reasoning"),
+    N_("web_prov_run_date"),
+    N_("web_prov_log"),
+    N_("web_signed_json"),
+    N_("web_signing_key"),
 )
 
 
@@ -219,6 +235,9 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
     search = " ".join(query.get("q", "").split())
     if len(search) > SEARCH_MAX or not search.isprintable():
         raise BadRequest("q")
+    provider = " ".join(query.get("provider", "").split()) or None
+    if provider is not None and (len(provider) > MAX_PROVIDER or not provider.isprintable()):
+        raise BadRequest("provider")
     return WebQuery(
         benchmark=benchmark,
         mode=mode,
@@ -230,6 +249,7 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
         descending=order == "desc" or (order == "" and sort not in ("rank", "model", "mode")),
         per=per,
         search=search,
+        provider=provider,
     )
 
 
@@ -246,6 +266,7 @@ def board_params(q: WebQuery, lang: str | None, /, **changes: Any) -> str:
         "per": q.per,
         "q": q.search or None,
         "lang": lang,
+        "provider": q.provider,
     }
     values.update(changes)
     defaults = {"window": "all", "sort": "rank", "page": 1, "per": PER_PAGE}
@@ -563,6 +584,7 @@ def board_json(board: WebBoard) -> str:
             "sort": q.sort,
             "order": "desc" if q.descending else "asc",
             "q": q.search or None,
+            "provider": q.provider,
         },
         "page": q.page + 1,
         "per": q.per,
@@ -598,6 +620,9 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": SEARCH_MAX},
          "description": "only the models whose name holds this text (ignoring case); "
                         f"a search looks through the board's best {webboards.SEARCH_SPAN} lines"},
+        {"name": "provider", "in": "query", "schema": {"type": "string",
+         "maxLength": MAX_PROVIDER}, "description": "only results whose submitter named "
+         "this provider (provider: tag; matched ignoring case)"},
     ]  # fmt: skip
     row = {
         "type": "object",
@@ -611,6 +636,15 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             "first_at": {"type": "string", "format": "date-time"},
             "last_at": {"type": "string", "format": "date-time"},
             "score": {"type": "number"},
+            "ci95": {
+                "type": ["array", "null"],
+                "items": {"type": "number"},
+                "minItems": 2,
+                "maxItems": 2,
+                "description": "the score's 95 % interval [low, high]: over the best run's "
+                "questions (analytic standard error), or over the line's runs when it has "
+                "several; null when there is none to give",
+            },
             "result": {"type": ["string", "null"], "description": "the result's page"},
         },
         "additionalProperties": {"type": ["number", "string", "null"]},
@@ -633,6 +667,54 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         },
     }
     error = {"description": "a bad filter, or a page past the last"}
+    signed = {
+        "type": "object",
+        "required": ["benchmark", "score", "signature"],
+        "description": "A published result, signed: signature is the base64 of the "
+        "Ed25519 signature (the key at /signing-key) over the UTF-8 bytes of "
+        'json.dumps(record_without_signature, sort_keys=True, separators=(",", ":"), '
+        "ensure_ascii=False). Check one with `benchboard verify FILE.json`.",
+        "properties": {
+            "benchmark": {"type": "string"},
+            "model": {"type": ["string", "null"]},
+            "mode": {"type": ["string", "null"]},
+            "score": {"type": "number"},
+            "ci95": {"type": ["array", "null"], "items": {"type": "number"}},
+            "scores": {"type": "object", "description": "the figures its card shows"},
+            "breakdown": {"type": "object", "description": "as `benchboard score --json`"},
+            "key_sha256": {"type": ["string", "null"]},
+            "key_version": {"type": ["integer", "null"]},
+            "scorer_version": {"type": "string"},
+            "submitted_at": {"type": "string", "format": "date-time"},
+            "published_at": {"type": ["string", "null"], "format": "date-time"},
+            "marks": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "who vouches for it: verified (by an admin), self "
+                "(self-reported), …",
+            },
+            "provenance": {
+                "type": "object",
+                "description": "as its submitter gave it: provider, temperature, seed, "
+                "reasoning, run_date, log",
+            },
+            "url": {"type": "string", "description": "where this record is served"},
+            "page": {"type": "string"},
+            "signature": {"type": "string", "contentEncoding": "base64"},
+        },
+    }
+    signing_key = {
+        "type": "object",
+        "required": ["alg", "public_key"],
+        "properties": {
+            "alg": {"type": "string", "const": "Ed25519"},
+            "public_key": {
+                "type": "string",
+                "contentEncoding": "base64",
+                "description": "the 32 raw bytes of the public key",
+            },
+        },
+    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "Benchboard boards", "version": "1"},
@@ -656,6 +738,42 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                     },
                 }
             },
+            "/r/{token}.json": {
+                "get": {
+                    "summary": "One published result, signed",
+                    "parameters": [
+                        {
+                            "name": "token",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                    ],
+                    "responses": {
+                        "200": {
+                            "description": "the result with its signature",
+                            "content": {
+                                "application/json": {
+                                    "schema": {"$ref": "#/components/schemas/SignedResult"}
+                                }
+                            },
+                        },
+                        "404": {"description": "hidden, withdrawn, or no such result"},
+                    },
+                }
+            },
+            "/signing-key": {
+                "get": {
+                    "summary": "The public key that signs the results",
+                    "responses": {
+                        "200": {
+                            "description": "the Ed25519 public key",
+                            "content": {"application/json": {"schema": signing_key}},
+                        },
+                        "503": {"description": "the key is unavailable"},
+                    },
+                }
+            },
             "/b/{benchmark}.csv": {
                 "get": {
                     "summary": "The same page as CSV",
@@ -668,5 +786,5 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                 }
             },
         },
-        "components": {"schemas": {"Board": board, "Row": row}},
+        "components": {"schemas": {"Board": board, "Row": row, "SignedResult": signed}},
     }

@@ -28,7 +28,7 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import questions, sharing, webboards
+from ..core import questions, sharing, signing, webboards
 from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
@@ -46,6 +46,7 @@ SLOW_KEEP_MAX = 120.0
 #: Pages kept in memory at most, and their bytes at most.
 CACHE_MAX = 2000
 CACHE_BYTES = 64 << 20
+JSON_TYPE = "application/json; charset=utf-8"
 #: The bodies a web request may send (the Mini App's sign-in is well under this).
 MAX_BODY = 16 * 1024
 _NAME = r"([a-z0-9_]{1,40})"
@@ -104,6 +105,9 @@ class WebState:
     #: the public address (``BENCHBOARD_WEB_URL``, else the webhook's origin) the
     #: previews' absolute links start with; None: each request's own origin
     public_url: str | None = None
+
+    #: the server's signing key (``bot.core.signing``), loaded on first use
+    signer: signing.Signer = field(default_factory=signing.Signer)
 
     def __post_init__(self) -> None:
         settings = self.services.settings
@@ -260,6 +264,8 @@ class Base(tornado.web.RequestHandler):
             self.error_page(400, "web_bad_request")
         except UserError as exc:
             self.error_page(*self.error_of(exc))
+        except signing.KeyUnavailable:
+            self.error_page(503)
 
     @staticmethod
     def error_of(exc: UserError) -> tuple[int, str | None]:
@@ -424,7 +430,7 @@ class GroupBoardHandler(Base):
             query = self.query()
             lang, chosen = self.lang(query)
             q = pages.board_query(name or registry.DEFAULT, query)
-            if q.verified or q.mark or q.per > 100:
+            if q.verified or q.mark or q.provider is not None or q.per > 100:
                 raise pages.BadRequest("filter")
             webboards.check(q)
             here = self.request.uri or "/"
@@ -529,6 +535,49 @@ class BoardCardHandler(Base):
         await self.guarded(work)
 
     head = get
+
+
+class ResultJsonHandler(Base):
+    """``/r/<token>.json``: the published result as a signed record."""
+
+    async def get(self, token: str) -> None:
+        async def work() -> None:
+            if self.query():
+                raise pages.BadRequest("parameter")
+            base = self.origin()
+
+            async def render() -> tuple[str, str]:
+                record = await webboards.result_record(self.state.services, token, base)
+                key = await self.state.signer.get(self.state.services)
+                signed = signing.sign(record, key)
+                return json.dumps(signed, ensure_ascii=False, indent=1), JSON_TYPE
+
+            self.set_header("Access-Control-Allow-Origin", "*")
+            await self.cached(f"-|{base}|{self.request.uri}", render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class SigningKeyHandler(Base):
+    """``/signing-key``: the public key that signs the results (``bot.core.signing``)."""
+
+    async def get(self) -> None:
+        async def work() -> None:
+            if self.query():
+                raise pages.BadRequest("parameter")
+
+            async def render() -> tuple[str, str]:
+                key = await self.state.signer.get(self.state.services)
+                return json.dumps(signing.public_json(key)), JSON_TYPE
+
+            self.set_header("Access-Control-Allow-Origin", "*")
+            await self.cached("signing-key", render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
 
 
 class OpenApiHandler(Base):
@@ -676,6 +725,7 @@ def routes(state: WebState) -> list[Any]:
         (rf"/b/{_NAME}/questions", QuestionsHandler, args),
         (rf"/g/{_TOKEN}", GroupBoardHandler, args),
         (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
+        (rf"/r/{_TOKEN}\.json", ResultJsonHandler, args),
         (rf"/r/{_TOKEN}", ResultHandler, args),
         (rf"/r/{_TOKEN}/card\.png", ResultCardHandler, args),
         (rf"/b/{_NAME}/card\.png", BoardCardHandler, args),
@@ -684,6 +734,7 @@ def routes(state: WebState) -> list[Any]:
             StaticHandler,
             {"path": str(pages.STATIC)},
         ),
+        (r"/signing-key", SigningKeyHandler, args),
         (r"/openapi.json", OpenApiHandler, args),
         (r"/app", AppHandler, args),
         (r"/app/me", AppMeHandler, args),

@@ -11,7 +11,7 @@ import signal
 
 from tornado.httpserver import HTTPServer
 
-from ..core import boards
+from ..core import boards, signing
 from ..core.errors import listen_failed
 from ..core.services import Services
 from ..settings import Settings
@@ -43,6 +43,7 @@ async def serve(
         loop.add_signal_handler(sig, stop.set)
     services = await Services.open(settings, worker=True)  # large API uploads: off the loop
     services.spawn(boards.turn_days(services))
+    await signing.ensure(services)  # the key that signs published results: made once
     state = state_for(services, settings)
     server = HTTPServer(application(state), max_body_size=MAX_BODY, xheaders=True)
     try:

@@ -19,6 +19,8 @@ from ..base import (
     ChallengeSpec,
     KeyCheck,
     Note,
+    QuestionPoints,
+    Result,
     Source,
     WebCells,
     WebColumn,
@@ -199,6 +201,11 @@ class Natory:
 
     def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
         return {}, {}
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """None: an attempt is one expression, not a set of questions (a board line's
+        interval is over its attempts)."""
+        return None
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         options: dict[str, Any] = {}

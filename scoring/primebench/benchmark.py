@@ -14,9 +14,12 @@ from ..base import (
     ChallengeSpec,
     KeyCheck,
     Note,
+    QuestionPoints,
+    Result,
     Source,
     WebCells,
     WebColumn,
+    counted_points,
 )
 from ..runs import (
     BAD_ATTEMPTS,
@@ -154,6 +157,19 @@ class PrimeBench:
 
     def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
         return _single_answer(plan, answers)
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """+1 for each correct answer, −3 for each wrong one (``POINTS_WRONG``), 0 for
+        each other question of the key: the final score is their sum."""
+        if not isinstance(result, PrimeBenchResult):
+            return None
+        return counted_points(
+            (
+                (result.correct, POINTS_CORRECT),
+                (result.wrong, POINTS_WRONG),
+                (result.unanswered, 0),
+            )
+        )
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         return {}

@@ -14,9 +14,12 @@ from ..base import (
     ChallengeSpec,
     KeyCheck,
     Note,
+    QuestionPoints,
+    Result,
     Source,
     WebCells,
     WebColumn,
+    counted_points,
 )
 from ..errors import OptionError, ScoringError
 from ..runs import RunMaterials, RunPlan
@@ -145,6 +148,22 @@ class ZeroBench:
 
     def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
         return web_cells(best, fields)
+
+    def question_points(self, result: Result) -> QuestionPoints | None:
+        """Each question's pass@1 share over the ranking split (the score is their mean).
+        The record keeps counts, not each share: the questions all of whose attempts
+        were right count 1, those with none right 0, and the others (right in some
+        attempts only) their mean share; with k = 1 that is exact."""
+        if not isinstance(result, ZeroBenchResult):
+            return None
+        split = result.main if result.primary_split == result.main.split else result.sub
+        figures = split.official
+        n, full = split.questions, figures.reliability_count
+        some = figures.pass_at_k_count - full
+        share = (figures.pass_at_1_count - full) / some if some > 0 else 0.0
+        return counted_points(
+            ((full, 1.0), (some, share), (n - full - max(some, 0), 0.0)), mean=True
+        )
 
     def options_from_tags(self, fields: Mapping[str, str]) -> dict[str, Any]:
         if "k" not in fields:
