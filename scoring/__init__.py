@@ -3,6 +3,7 @@
 from .base import (
     MAX_REPORTED_INVALID_LINES,
     MAX_REPORTED_QUESTIONS,
+    AnswerSet,
     Benchmark,
     ChallengeKey,
     ChallengeSpec,
@@ -31,6 +32,7 @@ from .text import decode
 __all__ = [
     "MAX_REPORTED_INVALID_LINES",
     "MAX_REPORTED_QUESTIONS",
+    "AnswerSet",
     "Benchmark",
     "ChallengeKey",
     "ChallengeSpec",

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .base import (
     BEST,
+    AnswerSet,
     Benchmark,
     Card,
     ChallengeSpec,
@@ -56,6 +57,7 @@ from .primebench.result import (
     record_counts,
     web_cells,
 )
+from .primebench.scorer import answer_set as answers_of
 from .primebench.scorer import score as score_lines
 from .runs import (
     BAD_ATTEMPTS,
@@ -386,6 +388,11 @@ class ChoiceBenchmark:
     ) -> ChoiceResult:
         counts = score_lines(text, key)
         return ChoiceResult._make((*counts[:12], self.name, self.points))
+
+    def answer_set(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet:
+        return answers_of(text, key)
 
     def result_from_record(self, data: Mapping[str, Any]) -> ChoiceResult:
         stored = data.get("points")

@@ -513,6 +513,40 @@ _V18_CHALLENGES = V18_MARK + "".join(
     for t, group in V18_TABLES
 )
 
+#: Trust (``storage.trust``): the answer sets of published and held results, found again
+#: by the hashes of their bands (the copy check's candidates: an indexed lookup, never
+#: a scan), the results held for review with the admins' decisions, and who opted out
+#: of the notices a re-score sends. Shared SQL.
+_V19_TRUST = """
+CREATE TABLE trust_answers (
+    submission_id BIGINT PRIMARY KEY,
+    benchmark_id  BIGINT NOT NULL,
+    user_id       BIGINT NOT NULL,
+    answers       TEXT NOT NULL
+);
+CREATE INDEX trust_answers_recent ON trust_answers (benchmark_id, submission_id);
+CREATE TABLE trust_bands (
+    benchmark_id  BIGINT NOT NULL,
+    hash          BIGINT NOT NULL,
+    submission_id BIGINT NOT NULL,
+    user_id       BIGINT NOT NULL,
+    PRIMARY KEY (benchmark_id, hash, submission_id)
+);
+CREATE TABLE trust_flags (
+    submission_id BIGINT PRIMARY KEY,
+    reason        TEXT NOT NULL,
+    state         TEXT NOT NULL CHECK (state IN ('held', 'released', 'rejected')),
+    held_at       BIGINT NOT NULL,
+    decided_by    BIGINT,
+    decided_at    BIGINT
+);
+CREATE INDEX trust_flags_state ON trust_flags (state, held_at);
+CREATE TABLE notice_prefs (
+    user_id BIGINT PRIMARY KEY,
+    off     INTEGER NOT NULL
+);
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -539,6 +573,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
+    Migration(19, "trust: answer sets and their bands, held results, notices", _V19_TRUST, True),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -27,6 +27,7 @@ from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
 from .tokens import TokenStore
+from .trust import TrustStore
 from .users import UserStore
 from .values import normalise_model
 
@@ -45,6 +46,7 @@ class Store(
     ShareStore,
     SharedStateStore,
     TokenStore,
+    TrustStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

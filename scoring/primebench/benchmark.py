@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..base import BEST, N_, Benchmark, ChallengeSpec, KeyCheck, Source, WebCells, WebColumn
+from ..base import (
+    BEST,
+    N_,
+    AnswerSet,
+    Benchmark,
+    ChallengeSpec,
+    KeyCheck,
+    Source,
+    WebCells,
+    WebColumn,
+)
 from ..runs import (
     BAD_ATTEMPTS,
     RunMaterials,
@@ -36,7 +46,7 @@ from .result import (
     result_from_record,
     web_cells,
 )
-from .scorer import score
+from .scorer import answer_set, score
 
 #: The message id of each hint code (``scoring.primebench.hints``): one for every
 #: benchmark of answer lines ``Q:O``, so a benchmark like PrimeBench may share them.
@@ -101,6 +111,11 @@ class PrimeBench:
 
     def result_from_record(self, data: Mapping[str, Any]) -> PrimeBenchResult:
         return result_from_record(data)
+
+    def answer_set(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet:
+        return answer_set(text, key)
 
     def format_score(self, value: float, *, mean: bool = False) -> str:
         return format_score(value, mean=mean)
