@@ -96,13 +96,19 @@ class Result(Protocol):
         ...
 
 
+#: An :class:`AnswerSet` answer that declines to answer (``12:none``): compared like an
+#: answer, never a wrong one.
+NO_ANSWER = "none"
+
+
 class AnswerSet(NamedTuple):
     """What a submission answered to each question of the key, for the copy check
     (:meth:`Benchmark.answer_set`): the bot compares it with the key and with other
     people's answer sets without knowing the benchmark.
 
     ``answers`` and ``right`` hold one entry per key question, in the key's order: the
-    answer given (``""``: none) and the key's. ``agree`` counts the questions answered
+    answer given (``""``: no answer; :data:`NO_ANSWER`: answered as declining) and the
+    key's. ``agree`` counts the questions answered
     exactly as the key answers them, of ``questions``. ``comparable``: the answers are
     few-option choices that two people's answer sets may be compared on, question by
     question (a free-text benchmark gives ``()`` for both tuples and False).

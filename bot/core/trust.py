@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring import AnswerSet, Benchmark
+from scoring.base import NO_ANSWER
 from storage import AnswerIndex, Flag, Submission
 from storage.trust import HELD as HELD
 from storage.trust import REJECTED as REJECTED
@@ -118,12 +119,17 @@ def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
     out = []
     for band in range(count):
         picked = range(band, len(answers), count)
-        if not any(answers[i] and answers[i] != right[i] for i in picked):
+        if not any(_wrong(answers[i], right[i]) for i in picked):
             continue
         text = f"{band}|{len(answers)}|" + ",".join(answers[i] for i in picked)
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         out.append(int.from_bytes(digest, "big", signed=True))
     return tuple(out)
+
+
+def _wrong(answer: str, right: str) -> bool:
+    """An answer given, not declined, and not the key's."""
+    return bool(answer) and answer != NO_ANSWER and answer != right
 
 
 def joined(answers: Sequence[str]) -> str:
@@ -144,7 +150,8 @@ def key_verdict(found: AnswerSet) -> Verdict | None:
 @dataclass(frozen=True, slots=True)
 class Match:
     """Two answer sets compared: alike on ``agree`` of the ``both`` questions both
-    answered; the questions where they give the same wrong answer."""
+    answered (declining, ``none``, is an answer here: a copy keeps it); the questions
+    where they give the same wrong answer."""
 
     agree: int
     both: int
@@ -160,7 +167,7 @@ def compare(mine: Sequence[str], other: Sequence[str], right: Sequence[str]) -> 
         both += 1
         if a == b:
             agree += 1
-            if a != right[i]:
+            if _wrong(a, right[i]):
                 shared.append(i)
     return Match(agree, both, tuple(shared))
 

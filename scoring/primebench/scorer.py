@@ -362,15 +362,16 @@ def _build_result(
 
 
 def answer_set(text: str, key: PrimeKey) -> AnswerSet:
-    """The answers standing to the key's questions, in the key's order (``""``: not
-    answered or ``none``), beside the key's own: what the copy check compares."""
+    """The answers standing to the key's questions, in the key's order (``""``: no
+    answer line; ``none``: answered ``none``), beside the key's own: what the copy
+    check compares."""
     standing: dict[str, str] = {}
     score(text, key, sink=standing)
     answers = []
     for question in key.order:
         line = standing.get(question)
         option = line.partition(":")[2] if line else ""
-        answers.append("" if option == NONE else option)
+        answers.append(option)
     right = tuple(key.by_text[q] for q in key.order)
     agree = sum(1 for a, r in zip(answers, right, strict=True) if a == r)
     return AnswerSet(tuple(answers), right, agree, len(right), comparable=True)
