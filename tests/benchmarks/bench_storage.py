@@ -349,6 +349,8 @@ async def main(
         print(f"{label:<40} {stats(samples)}   ({runs} runs, interleaved)")
     print(f"load average after the queries: {load()}")
 
+    await trust_section(store, sheets, key_ids, runs=min(runs, 300))
+
     # --- re-score everything after a key change -----------------------------------------
     # per-row costs outside the database: what a worker does for one input (decompress,
     # score, the record as JSON) and what the scorer alone takes
@@ -406,6 +408,92 @@ async def main(
     print(f"load average before the instances: {load()}")
     for k in (1, 2):
         print(run_instances(str(path), k, instances_count))
+
+
+async def trust_section(
+    store: Store, sheets: list[tuple[str, Any]], key_ids: dict[str, int], *, runs: int
+) -> None:
+    """The copy check (issue 31) at this size: every published result's answer set is
+    indexed (its band hashes), then each new submission is checked (the band lookup,
+    bounded, and the comparison with the candidates: ``bot.core.trust.check``), and the
+    one-at-a-time publish throughput is measured with and without the check and its
+    index rows, in alternating runs."""
+    from types import SimpleNamespace
+
+    from bot.core import trust
+    from storage import AnswerIndex
+
+    key = PRIME.load_key(key_bytes(2))  # the key re-scoring left current
+    answer_sets = [PRIME.answer_set(raw, key) for raw, _ in sheets]
+    indexes = [
+        AnswerIndex(trust.joined(a.answers), trust.bands(a.answers, a.right)) for a in answer_sets
+    ]
+    by_raw = {raw: i for i, (raw, _) in enumerate(sheets)}
+    t = time.perf_counter()
+    indexed, last = 0, 0
+    while True:
+
+        def page(conn: Any, after: int = last) -> list[Any]:
+            return list(
+                conn.execute(
+                    "SELECT s.id, s.user_id, s.raw FROM submissions AS s "
+                    "WHERE s.visibility = 'published' AND s.id > ? ORDER BY s.id LIMIT 5000",
+                    (after,),
+                ).fetchall()
+            )
+
+        rows = await store.db.run(page)
+        if not rows:
+            break
+        last = rows[-1][0]
+        batch = []
+        for sub_id, _user, _raw in rows:
+            sub = await store.get_submission(sub_id)
+            assert sub is not None
+            sheet_no = by_raw.get(decompress(_raw), sub_id % len(sheets))
+            batch.append((sub, indexes[sheet_no]))
+        indexed += await store.index_many(batch)
+    print(f"trust: indexed {indexed:,} published answer sets in {time.perf_counter() - t:.0f} s")
+
+    services = SimpleNamespace(store=store, answer_samples={})
+    rng = random.Random(4)
+
+    async def check_one() -> None:
+        found = answer_sets[rng.randrange(len(answer_sets))]
+        await trust.check(services, PRIME, found, user_id=rng.randint(1, 20_000))  # type: ignore[arg-type]
+
+    await interleaved([check_one], 5)
+    (samples,) = await interleaved([check_one], runs)
+    label = f"copy check per submission ({indexed:,} indexed)"
+    print(f"{label:<40} {stats(samples)}   ({runs} runs)")
+
+    async def publish_many(with_check: bool, first: int) -> float:
+        t = time.perf_counter()
+        for j, sub in enumerate(stream(100, sheets, key_ids, first_use=2000 + first)):
+            fields = {f: getattr(sub, f) for f in sub.__slots__}
+            fields["message_id"] = 20_000_000 + first * 1000 + j
+            index = None
+            if with_check:
+                found = PRIME.answer_set(sub.raw, key)  # type: ignore[arg-type]
+                kept = await trust.check(services, PRIME, found, sub.user_id)  # type: ignore[arg-type]
+                fields["extra"] = {trust.EXTRA: kept} if kept else None
+                index = AnswerIndex(kept["answers"], tuple(kept["bands"])) if kept else None
+            one = await store.record_submission(NewSubmission(**fields))
+            await store.publish(one.id, index=index)
+        return 100 / (time.perf_counter() - t)
+
+    plain: list[float] = []
+    checked: list[float] = []
+    for k in range(6):
+        plain.append(await publish_many(False, 2 * k))
+        checked.append(await publish_many(True, 2 * k + 1))
+    ratio = [c / p for c, p in zip(checked, plain, strict=True)]
+    print(
+        f"publish throughput (record + publish, one at a time): today {min(plain):,.0f}-"
+        f"{max(plain):,.0f}/s, with the copy check and its index {min(checked):,.0f}-"
+        f"{max(checked):,.0f}/s; ratio median {statistics.median(ratio):.2f} "
+        f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90)"
+    )
 
 
 if __name__ == "__main__":
