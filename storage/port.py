@@ -103,6 +103,13 @@ TABLES: tuple[Table, ...] = (
     Table("api_tokens", ("id",), ("id", "user_id", "hash", "created_at", "last_used_at",
                                   "revoked_at")),
     Table("api_requests", ("id",), ("id", "user_id", "idempotency_key", "created_at")),
+    Table("trust_answers", ("submission_id",),
+          ("submission_id", "benchmark_id", "user_id", "answers")),
+    Table("trust_bands", ("benchmark_id", "hash", "submission_id"),
+          ("benchmark_id", "hash", "submission_id", "user_id")),
+    Table("trust_flags", ("submission_id",), ("submission_id", "reason", "state", "held_at",
+                                              "decided_by", "decided_at")),
+    Table("notice_prefs", ("user_id",), ("user_id", "off")),
 )  # fmt: skip
 #: Not copied (see the module's docstring), and the schema's own record.
 NOT_COPIED = ("shared_state", "schema_migrations")

@@ -163,16 +163,28 @@ class TrustStore(StoreBase):
             )
         return [str(r[0]) for r in rows]
 
-    async def index_many(self, rows: Iterable[tuple[Submission, AnswerIndex]]) -> int:
-        """Keep many answer sets at once (a back-fill, the benchmark script): one
-        transaction per call."""
-        done = 0
+    async def index_many(self, rows: Iterable[tuple[int, int, str, AnswerIndex]]) -> int:
+        """Keep many answer sets at once, each (submission id, its user, its benchmark,
+        the index): a back-fill, the benchmark script. One transaction per call, two
+        statements."""
+        answers: list[tuple[int, int, int, str]] = []
+        bands: list[tuple[int, int, int, int]] = []
         async with self._db.write() as s:
-            for sub, index in rows:
-                bench_id = await self._ensure_bench(s, sub.benchmark)
-                await index_rows(s, bench_id, sub, index)
-                done += 1
-        return done
+            for sub_id, user_id, benchmark, index in rows:
+                bench_id = await self._ensure_bench(s, benchmark_name(benchmark))
+                answers.append((sub_id, bench_id, user_id, index.answers))
+                bands += [(bench_id, h, sub_id, user_id) for h in dict.fromkeys(index.bands)]
+            await s.executemany(
+                "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+                answers,
+            )
+            await s.executemany(
+                "INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING",
+                bands,
+            )
+        return len(answers)
 
     # --- held for review ---------------------------------------------------------------
 

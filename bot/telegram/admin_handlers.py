@@ -271,9 +271,9 @@ async def _rescore_then_report(
     try:
         report, after, notices = await admin.rescore(services, change)
         text = render_rescore_done(lang, title, report, change.before, after)
-        if notices:  # one message each, through the rate-limited sender
-            told = await send_notices(bot, services, notices)
-            text += "\n" + tn(lang, "rescore_told", told)
+        # one message to each user whose results changed, through the rate-limited sender
+        told = await send_notices(bot, services, notices)
+        text += "\n" + tn(lang, "rescore_told", told)
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
         reason = html.escape(str(exc))

@@ -100,3 +100,15 @@ def test_every_choice_benchmark_gives_its_answer_set() -> None:
         trust.Verdict("copy", 1, 2, 3, 4)
     )
     assert trust.Verdict.from_json({"reason": "x"}) is None
+
+
+def test_zerobench_answers_equal_to_the_key_are_counted() -> None:
+    zero = registry.get("zerobench")
+    key = zero.load_key(b'{"q1": "42", "q2": "7", "q3": "blue"}', filename="key.json")
+    pasted = '{"question_id": "q1", "response": "42"}\n{"question_id": "q2", "response": "{7}"}\n'
+    pasted += '{"question_id": "q3", "response": "blue"}\n'
+    found = zero.answer_set(pasted, key)
+    assert (found.agree, found.questions, found.comparable) == (3, 3, False)
+    assert trust.key_verdict(found) == trust.Verdict("key", 3, 3)
+    honest = '{"question_id": "q1", "response": "The answer is {42}"}\n'
+    assert trust.key_verdict(zero.answer_set(honest, key)) is None
