@@ -278,6 +278,18 @@ class TrustStore(StoreBase):
                 out.update(int(r[0]) for r in rows)
         return out
 
+    async def models_of(self, submission_ids: Iterable[int]) -> dict[int, str | None]:
+        """The model names of submissions, by id (500 to a statement)."""
+        ids = list(dict.fromkeys(submission_ids))
+        out: dict[int, str | None] = {}
+        async with self._db.read() as s:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                marks = ", ".join("?" * len(part))
+                rows = await s.all(f"SELECT id, model FROM submissions WHERE id IN ({marks})", part)
+                out.update((int(r[0]), r[1]) for r in rows)
+        return out
+
     async def published_scores(self, benchmark: str) -> PublishedScores:
         """Every published result of a benchmark (id order): what a re-score compares
         before and after, kept compact (arrays: 24 bytes a result)."""

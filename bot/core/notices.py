@@ -20,6 +20,8 @@ from .services import Services
 
 #: Board lines read for ranks at most (pages of 1,000).
 MAX_LINES = 20_000
+#: Results one message lists at most (a user's first ones).
+MAX_LISTED = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,17 +76,16 @@ async def changes(services: Services, benchmark: Benchmark, before: Snapshot) ->
     if not by_user:
         return []
     off = await services.store.notices_off(by_user)
+    told = {user: found[:MAX_LISTED] for user, found in by_user.items() if user not in off}
+    models = await services.store.models_of(sid for found in told.values() for sid, _, _ in found)
     notices = []
-    for user_id, found in by_user.items():
-        if user_id in off:
-            continue
+    for user_id, found in told.items():
         shown = []
-        for sid, was, score in found[:20]:  # one message: the first twenty
-            sub = await services.store.get_submission(sid)
+        for sid, was, score in found:
             shown.append(
                 Change(
                     sid,
-                    sub.model if sub else None,
+                    models.get(sid),
                     benchmark.title,
                     benchmark.format_score(was),
                     benchmark.format_score(score),

@@ -89,3 +89,4 @@ async def test_notices_opt_out_and_published_scores(store: Store, make: Maker) -
     scores = await store.published_scores("primebench")
     assert list(scores.ids) == [a] and list(scores.users) == [1]
     assert list(scores.scores) == [(await store.get_submission(a)).score]  # type: ignore[union-attr]
+    assert await store.models_of([a, a, 999]) == {a: "M"}

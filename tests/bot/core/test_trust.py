@@ -112,3 +112,13 @@ def test_zerobench_answers_equal_to_the_key_are_counted() -> None:
     assert trust.key_verdict(found) == trust.Verdict("key", 3, 3)
     honest = '{"question_id": "q1", "response": "The answer is {42}"}\n'
     assert trust.key_verdict(zero.answer_set(honest, key)) is None
+
+
+def test_a_benchmark_defined_by_data_gives_its_answer_set() -> None:
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    tiny = ChoiceBenchmark(Definition("tinymcq", "TinyMCQ", 5, Points(2, -1, 0)))
+    key = tiny.load_key(b"1:5\n2:1\n")
+    found = tiny.answer_set("1:5\n2:1\n", key)
+    assert found == AnswerSet(("5", "1"), ("5", "1"), 2, 2, True)
+    assert trust.key_verdict(found) == trust.Verdict("key", 2, 2)
