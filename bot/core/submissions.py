@@ -56,7 +56,7 @@ class Card:
 
     @property
     def editable(self) -> bool:
-        return editable(self.submission)
+        return editable(self.submission) and self.flag_state != trust.HELD
 
 
 def is_published(sub: Submission) -> bool:
@@ -133,6 +133,8 @@ async def set_mode(services: Services, sub: Submission, value: str) -> tuple[Sub
         mode = Mode(value)
     except ValueError:
         raise UserError("gone") from None
+    if await trust.is_held(services, sub):
+        raise UserError("held_fixed", id=sub.id)
     try:
         return await services.store.set_mode(sub.id, mode.value), mode
     except NotAllowed:
@@ -140,7 +142,10 @@ async def set_mode(services: Services, sub: Submission, value: str) -> tuple[Sub
 
 
 async def set_model(services: Services, submission_id: int, model: str) -> Submission:
-    """Set or change the model name, until the result is published."""
+    """Set or change the model name, until the result is published (or held)."""
+    sub = await services.store.get_submission(submission_id)
+    if sub is not None and await trust.is_held(services, sub):
+        raise UserError("held_fixed", id=submission_id)
     try:
         return await services.store.set_model(submission_id, model)
     except NotAllowed:
