@@ -516,22 +516,25 @@ _V18_CHALLENGES = V18_MARK + "".join(
 #: Trust (``storage.trust``): the answer sets of published and held results, found again
 #: by the hashes of their bands (the copy check's candidates: an indexed lookup, never
 #: a scan), the results held for review with the admins' decisions, and who opted out
-#: of the notices a re-score sends. Shared SQL.
-_V19_TRUST = """
+#: of the notices a re-score sends. SQLite keeps the two lookup tables WITHOUT ROWID (a
+#: posting's user and an answer set are read from the key's own b-tree, no second
+#: lookup); PostgreSQL's text (``V19_TRUST_POSTGRES``) includes the user in the key's
+#: index instead.
+_V19_TRUST_TABLES = """
 CREATE TABLE trust_answers (
     submission_id BIGINT PRIMARY KEY,
     benchmark_id  BIGINT NOT NULL,
     user_id       BIGINT NOT NULL,
     answers       TEXT NOT NULL
-);
+){rowid};
 CREATE INDEX trust_answers_recent ON trust_answers (benchmark_id, submission_id);
 CREATE TABLE trust_bands (
     benchmark_id  BIGINT NOT NULL,
     hash          BIGINT NOT NULL,
     submission_id BIGINT NOT NULL,
     user_id       BIGINT NOT NULL,
-    PRIMARY KEY (benchmark_id, hash, submission_id)
-);
+    PRIMARY KEY (benchmark_id, hash, submission_id){include}
+){rowid};
 CREATE TABLE trust_flags (
     submission_id BIGINT PRIMARY KEY,
     reason        TEXT NOT NULL,
@@ -546,6 +549,8 @@ CREATE TABLE notice_prefs (
     off     INTEGER NOT NULL
 );
 """
+_V19_TRUST = _V19_TRUST_TABLES.format(rowid=" WITHOUT ROWID", include="")
+V19_TRUST_POSTGRES = _V19_TRUST_TABLES.format(rowid="", include=" INCLUDE (user_id)")
 
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
@@ -573,7 +578,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
-    Migration(19, "trust: answer sets and their bands, held results, notices", _V19_TRUST, True),
+    Migration(19, "trust: answer sets and their bands, held results, notices", _V19_TRUST),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -34,7 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from scoring import AnswerSet, Benchmark
 from scoring.base import NO_ANSWER
@@ -59,8 +59,9 @@ SAMPLE, SAMPLE_TTL = 500, 300.0
 #: Fewer answer sets than this give a question no rarity to go by: every wrong answer
 #: to it weighs 1.
 MIN_SAMPLE = 20
-#: Candidates compared at most, and rows read per band hash.
-CANDIDATES, PER_BAND = 64, 32
+#: Candidates compared at most (those sharing most bands first; the first copy found
+#: decides), and rows read per band hash.
+CANDIDATES, PER_BAND = 32, 16
 #: ``Submission.extra``'s entry: {"answers": joined answers, "bands": [hashes],
 #: "flag": Verdict.to_json()}.
 EXTRA = "trust"
@@ -176,17 +177,18 @@ class Rarity:
     """How often each answer to each question is given among a sample of answer sets."""
 
     def __init__(self, sample: Sequence[Sequence[str]]) -> None:
-        self._given: dict[int, Counter[str]] = {}
+        self._given: dict[int, tuple[Counter[str], int]] = {}
         self._sample = sample
 
     def weight(self, question: int, answer: str) -> float:
         """1 for a rare answer; ``RARE_SHARE / share`` for a common one."""
-        given = self._given.get(question)
-        if given is None:
-            given = self._given[question] = Counter(
+        found = self._given.get(question)
+        if found is None:
+            given = Counter(
                 row[question] for row in self._sample if question < len(row) and row[question]
             )
-        total = sum(given.values())
+            found = self._given[question] = (given, sum(given.values()))
+        given, total = found
         if total < MIN_SAMPLE:
             return 1.0
         share = given[answer] / total
@@ -201,9 +203,9 @@ def copy_verdict(
     candidates: Sequence[tuple[int, Sequence[str]]],
     rarity: Rarity | None = None,
 ) -> Verdict | None:
-    """The strongest copy among ``candidates`` ((submission id, answers) of other
-    users), or None."""
-    best: tuple[float, Verdict] | None = None
+    """The first copy among ``candidates`` ((submission id, answers) of other users, the
+    likeliest first), or None. Without ``rarity`` every shared wrong answer weighs 1."""
+    weigh = rarity or Rarity(())
     for sub_id, other in candidates:
         if len(other) != len(found.answers):
             continue  # answers to another key's questions
@@ -212,26 +214,23 @@ def copy_verdict(
             continue
         if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
             continue
-        weigh = rarity or Rarity(())
-        evidence = weigh.evidence(match.shared_wrong, found.answers)
-        if evidence < MIN_EVIDENCE:
-            continue
-        verdict = Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
-        if best is None or evidence > best[0]:
-            best = (evidence, verdict)
-    return None if best is None else best[1]
+        if weigh.evidence(match.shared_wrong, found.answers) >= MIN_EVIDENCE:
+            return Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
+    return None
 
 
 # --- the check -------------------------------------------------------------------------
 
 
 async def _rarity(services: Services, benchmark: str) -> Rarity:
+    """How often each answer is given (the latest :data:`SAMPLE` answer sets, read again
+    after :data:`SAMPLE_TTL` seconds; the counts kept with them)."""
     now = time.monotonic()
     cached = services.answer_samples.get(benchmark)
     if cached is None or now - cached[0] > SAMPLE_TTL:
         rows = await services.store.recent_answers(benchmark, SAMPLE)
-        cached = services.answer_samples[benchmark] = (now, [split(r) for r in rows])
-    return Rarity(cached[1])
+        cached = services.answer_samples[benchmark] = (now, Rarity([split(r) for r in rows]))
+    return cast(Rarity, cached[1])
 
 
 async def check(

@@ -19,7 +19,14 @@ import psycopg
 
 from .. import frozen_steps
 from ..errors import SchemaError
-from ..migrations import LATEST, MIGRATIONS, V18_MARK, V18_TABLES, Migration
+from ..migrations import (
+    LATEST,
+    MIGRATIONS,
+    V18_MARK,
+    V18_TABLES,
+    V19_TRUST_POSTGRES,
+    Migration,
+)
 
 #: The version the baseline brings a new database to.
 BASELINE_VERSION = 8
@@ -272,6 +279,7 @@ CREATE TABLE api_requests (
         + (f"ALTER INDEX natory_{t}_group RENAME TO challenge_{t}_group;\n" if group else "")
         for t, group in V18_TABLES
     ),
+    19: V19_TRUST_POSTGRES,
 }
 
 _TABLE = """

@@ -3,7 +3,7 @@
     .venv/bin/python -m tests.benchmarks.bench_storage [--n 1000000] [--path FILE]
                                                        [--repeat] [--workers N] [--runs N]
                                                        [--engine sqlite|postgresql]
-                                                       [--instances-count N]
+                                                       [--instances-count N] [--trust-only]
 
 Fills 3 benchmarks x 500 models x 4 modes from 20,000 users in 2,000 chats, spread
 over 365 days, 90 % published; then prints the insert rate, bytes on disk per
@@ -12,6 +12,13 @@ history time, and the time to re-score every submission after a key change
 (``--workers``: its processes), with the load average (the machine may be shared:
 compare figures at similar loads). Then the insert rate of one and of two instances
 (processes, each with its own store on the database: ``bench_instances.py``).
+
+The copy check (issue 31): every published answer set is indexed (its band hashes), then
+a submission's check (``bot.core.trust.check``) is timed, and one-at-a-time record +
+publish with and without the check and its index rows, in alternating runs (the ratio's
+median and range; goal >= 0.90). The pool's sheets repeat (about 45 uses each, by
+different users), so every check finds copies: the bounded worst case. ``--trust-only``
+stops after that section.
 
 ``--engine postgresql`` runs the same on PostgreSQL: a database made for the run on the
 server ``BENCHBOARD_TEST_POSTGRES_URL`` names (or ``--url``), dropped at the end.
@@ -228,6 +235,7 @@ async def main(
     *,
     distinct: bool = True,
     instances_count: int = 3000,
+    trust_only: bool = False,
 ) -> None:
     postgres = isinstance(path, str)
     if isinstance(path, Path):
@@ -292,6 +300,10 @@ async def main(
         if target is None:
             await other.close()
     await store.rebuild_boards()
+    if trust_only:  # the copy check's section alone (issue 31), at this size
+        await trust_section(store, sheets, key_ids, runs=min(runs, 300))
+        await store.close()
+        return
 
     async with store.db.read() as s:
         if isinstance(path, Path):
@@ -507,8 +519,15 @@ if __name__ == "__main__":
     parser.add_argument("--engine", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--url", help="PostgreSQL server (default: BENCHBOARD_TEST_POSTGRES_URL)")
     parser.add_argument("--instances-count", type=int, default=3000)
+    parser.add_argument(
+        "--trust-only", action="store_true", help="after the fill, only the copy check's figures"
+    )
     args = parser.parse_args()
-    options = {"distinct": not args.repeat, "instances_count": args.instances_count}
+    options = {
+        "distinct": not args.repeat,
+        "instances_count": args.instances_count,
+        "trust_only": args.trust_only,
+    }
     if args.engine == "postgresql":
         for url in postgres_database(args.url):
             asyncio.run(main(args.n, url, args.runs, args.workers, **options))
