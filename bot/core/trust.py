@@ -18,7 +18,7 @@ itself can skip it) looks at a submission's answer set (``Benchmark.answer_set``
 It is cheap: the candidates are an indexed lookup of the answer set's band hashes
 (:func:`bands`: the answers cut into interleaved bands, each band holding a wrong
 answer hashed; two answer sets that differ on at most 3 % of the questions share at
-least three of them whole), at most ``per_band`` rows a hash and :data:`CANDIDATES`
+least two of them whole), at most ``per_band`` rows a hash and :data:`CANDIDATES`
 compared, never a scan of a board (``storage.trust``).
 
 A result the check flags keeps why in ``extra["trust"]["flag"]``; publishing it
@@ -107,9 +107,9 @@ class Verdict:
 
 
 def band_count(questions: int) -> int:
-    """Bands an answer set of ``questions`` is cut into: three more than the differences
-    a copy may have, so a copy shares at least three bands whole."""
-    return max(4, min(64, math.floor(questions * (1 - COPY_SHARE)) + 3))
+    """Bands an answer set of ``questions`` is cut into: two more than the differences a
+    copy may have, so a copy shares at least two bands whole."""
+    return max(3, min(64, math.floor(questions * (1 - COPY_SHARE)) + 2))
 
 
 def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
@@ -133,11 +133,27 @@ def _wrong(answer: str, right: str) -> bool:
     return bool(answer) and answer != NO_ANSWER and answer != right
 
 
+#: The compact form of answers of one character each (``=31-4.2``: ``-`` declined,
+#: ``.`` not answered); others are joined with commas.
+_COMPACT, _DECLINED, _BLANK = "=", "-", "."
+
+
 def joined(answers: Sequence[str]) -> str:
+    """Answers as stored: one character each when they are single digits (a choice
+    benchmark of up to 9 options), else joined with commas."""
+    if all(
+        (len(a) == 1 and a not in (_DECLINED, _BLANK, ",")) or a in ("", NO_ANSWER) for a in answers
+    ):
+        return _COMPACT + "".join(
+            _BLANK if not a else _DECLINED if a == NO_ANSWER else a for a in answers
+        )
     return ",".join(answers)
 
 
 def split(answers: str) -> tuple[str, ...]:
+    """The answers :func:`joined` stored."""
+    if answers.startswith(_COMPACT):
+        return tuple("" if c == _BLANK else NO_ANSWER if c == _DECLINED else c for c in answers[1:])
     return tuple(answers.split(","))
 
 
