@@ -453,6 +453,7 @@ COMMANDS = (
     "webhook",
     "run",
     "submit",
+    "eval",
 )
 
 
@@ -574,6 +575,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         from .cli_submit import arguments
 
         arguments(submit)
+
+    evaluate = add("eval", "run a benchmark against a model (BENCHBOARD_PROVIDERS) and score it")
+    if evaluate is not None:
+        from .cli_eval import arguments as eval_arguments
+
+        eval_arguments(evaluate)
     return parser
 
 

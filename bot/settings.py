@@ -79,6 +79,12 @@ class Settings(BaseSettings):
     #: ``BENCHBOARD_<NAME>_SEED`` is read too when this is not set (the first name of this
     #: setting), so existing deployments keep their targets.
     challenge_seed: str = "benchboard"
+    #: The providers file (TOML: providers, models and prices, daily runs, sponsorships)
+    #: Benchboard runs benchmarks with (``/run``, ``benchboard eval``); unset: no runs.
+    providers: Path | None = None
+    #: What a user who is not a bot admin may spend on ``/run`` a day, in USD (0: only
+    #: admins run).
+    run_budget_usd: float = Field(default=0, ge=0)
 
     @classmethod
     def settings_customise_sources(
@@ -149,6 +155,7 @@ class Settings(BaseSettings):
         "web_url",
         "bot_username",
         "backup_interval",
+        "providers",
         mode="before",
     )
     @classmethod

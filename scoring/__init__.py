@@ -3,6 +3,7 @@
 from .base import (
     MAX_REPORTED_INVALID_LINES,
     MAX_REPORTED_QUESTIONS,
+    About,
     AnswerSet,
     Benchmark,
     ChallengeKey,
@@ -32,6 +33,7 @@ from .text import decode
 __all__ = [
     "MAX_REPORTED_INVALID_LINES",
     "MAX_REPORTED_QUESTIONS",
+    "About",
     "AnswerSet",
     "Benchmark",
     "ChallengeKey",

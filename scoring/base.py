@@ -267,6 +267,12 @@ MEAN = "mean"
 #: Every field kind.
 KINDS = (COUNT, POINTS, PERCENT, MONEY, SECONDS, SCORE, MEAN, TEXT, NAMES)
 
+#: The headline chart of a web board (``Benchmark.web_chart``): each model line's
+#: ranking score with its interval, where the board gives one (a row's ``ci95``, or its
+#: ``ci_low``/``ci_high`` values), or the score against cost with its Pareto front.
+CHART_INTERVALS = "intervals"
+CHART_FRONT = "front"
+
 #: How a board line aggregates (``Benchmark.board_aggregate``): a model's best submission
 #: with its runs and mean, or its attempts at challenges.
 BEST = "best"
@@ -321,6 +327,18 @@ class Note(NamedTuple):
 
     message: str
     values: tuple[tuple[str, int | str | Reason], ...] = ()
+
+
+class About(NamedTuple):
+    """What a board's "about this benchmark" block says: what it measures and its
+    scoring rule, each a line of prose (:class:`Note`: a message id and the values it
+    quotes), and where it comes from (``links``: the message id of each link's label
+    and its address; the official prompt, credit and license are the benchmark's own
+    members)."""
+
+    measures: Note
+    rule: Note
+    links: tuple[tuple[str, str], ...] = ()
 
 
 class Sum(NamedTuple):
@@ -434,6 +452,8 @@ class Benchmark(Protocol):
     #: runs and mean) or :data:`ATTEMPTS` (a model's attempts at challenges: mean and
     #: best score, attempts, mean cost and latency)
     board_aggregate: str
+    #: its web board's headline chart: :data:`CHART_INTERVALS` or :data:`CHART_FRONT`
+    web_chart: str
     #: the license its questions and key are published under ("" when none is stated),
     #: and where its authors and that license are (for a page's credits; "" for none)
     license: str
@@ -445,6 +465,14 @@ class Benchmark(Protocol):
     #: reader's language, the scorer's English text where the catalogue has none
     hint_messages: Mapping[str, str]
     reason_messages: Mapping[str, str]
+    #: True when its answers are one choice per key question (PrimeBench, a benchmark
+    #: defined by data): it has a questions page, and :meth:`question_answers` reads them
+    has_questions: bool
+
+    def about(self) -> About:
+        """What its web board's "about this benchmark" block says (what it measures, its
+        scoring rule, links to its source)."""
+        ...
 
     def check_key(
         self, data: bytes, *, filename: str = "", questions: bytes | None = None
@@ -483,6 +511,12 @@ class Benchmark(Protocol):
         ``default`` (the day's), and puts the challenge into the options (kept with the
         submission). The others score against ``default`` (the stored key) as is.
         """
+        ...
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]] | None:
+        """Per key question, the option ``text`` chose (None: ``none`` or no answer) and
+        the key's option, as the scorer reads them; None when it has no questions
+        (:attr:`has_questions` is False)."""
         ...
 
     def load_key(self, data: bytes, *, filename: str = "") -> Any:

@@ -32,6 +32,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .base import (
     BEST,
+    CHART_INTERVALS,
+    N_,
+    About,
     AnswerSet,
     Benchmark,
     Card,
@@ -39,11 +42,13 @@ from .base import (
     Hint,
     InvalidLine,
     KeyCheck,
+    Note,
     Source,
     WebCells,
     WebColumn,
 )
 from .errors import DecodeError, DefinitionError, KeyFormatError
+from .primebench.answers import question_answers
 from .primebench.benchmark import HINT_MESSAGES
 from .primebench.key import PrimeKey, load_key
 from .primebench.parse import recognises
@@ -343,9 +348,11 @@ class ChoiceBenchmark:
     license_url = ""
     author = ""
     author_url = ""
+    web_chart = CHART_INTERVALS
     #: PrimeBench's hints: its answers are read by PrimeBench's rules
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = True
 
     def __init__(self, definition: Definition) -> None:
         self.definition = definition
@@ -371,8 +378,19 @@ class ChoiceBenchmark:
     def __reduce__(self) -> tuple[Any, ...]:  # to worker processes, as its definition
         return (ChoiceBenchmark, (self.definition,))
 
+    def about(self) -> About:
+        right, wrong, none = self.points
+        values = (("right", right), ("wrong", wrong), ("none", none), ("options", self.options))
+        return About(
+            Note(N_("about_choice_measures"), (("options", self.options),)),
+            Note(N_("about_rule_points"), values),
+        )
+
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]]:
+        return question_answers(normalise_newlines(text), key)
 
     def load_key(self, data: bytes, *, filename: str = "key") -> PrimeKey:
         return load_key(data, filename=filename or "key", options=self._options)

@@ -123,12 +123,15 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
 
     # challenge boards and record queries: storage.analytics; what the web boards read beside a
     # board page (row details, result tokens, the verified-only board): storage.web_rows;
+    # the raw answers of bounded samples of published results (the questions page, the
+    # key check): storage.question_rows;
     # restoring a backup: storage.backup; copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
 ``users``, ``keys``, ``intake``, ``links``, ``tokens``, ``sharing``, ``shared``, ``submissions``,
 ``boards`` with ``board_pages``, ``summaries`` and ``challenge_lines`` (the challenge
-boards' summaries), ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``;
+boards' summaries), ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``,
+``question_rows``;
 ``values`` (pure helpers: cleaning, stored text and JSON), ``models``, ``errors``,
 ``migrations`` (with ``frozen_steps``: released SQL kept verbatim); ``dialect`` and
 ``engines`` (PostgreSQL: ``engines.postgres``, ``engines.pg_schema``), ``port``.

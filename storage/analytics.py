@@ -391,6 +391,7 @@ async def challenge_board(
     verified: bool = False,
     limit: int = 20,
     offset: int = 0,
+    benchboard: bool = False,
 ) -> ChallengeBoard:
     """Published attempts at a challenge ``benchmark`` (``fields``: where they keep it)
     per (model, mode).
@@ -399,8 +400,10 @@ async def challenge_board(
     target, ranked by mean score (then best) — the per-model comparison. Valid attempts
     only; trivial ones rank below the rest (:class:`ChallengeRow`). ``chat_id`` narrows to
     one chat's submissions; ``mode`` to one mode, ``since_ms`` to attempts made then or
-    later, ``verified`` to results an admin verified (the web boards' filters).
+    later, ``verified`` to results an admin verified, ``benchboard`` to runs Benchboard
+    made (the web boards' filters; they are verified too).
     """
+    verified = verified or benchboard
     if limit < 1 or offset < 0:
         raise InvalidData("limit must be positive and offset not negative")
     where = ""
@@ -427,6 +430,8 @@ async def challenge_board(
             " AND visibility = 'published' AND verified = 1)"
         )
         params.append(benchmark)
+    if benchboard:
+        where += " AND s.origin = 'benchboard'"
     # Trivial attempts (the target written out, zeroed) count for no score: a row with
     # nothing else ranks below every row with a valid non-trivial attempt. A target's
     # board ranks by best score, then mean (a, b); the board over all targets the other

@@ -33,13 +33,18 @@ def fetch_one(conn: Conn, sql: str, params: Sequence[Any] = ()) -> Row | None:
 
 #: The verified mark of a row on the board of the chat it was published from: a bot
 #: admin's (every board) or that group's admin's (``group_verified``, its board only).
-_IN_ITS_CHAT = "CASE WHEN verified = 1 OR group_verified = 1 THEN 1 ELSE 0 END"
+_IN_ITS_CHAT = (
+    "CASE WHEN origin = 'benchboard' THEN 2 WHEN verified = 1 OR group_verified = 1 THEN 1"
+    " ELSE 0 END"
+)
+#: A row's mark as a number: 2 run by Benchboard, 1 verified, 0 self-reported.
+MARK = "CASE WHEN origin = 'benchboard' THEN 2 ELSE verified END"
 
 
 def _shown(conn: Conn, ids: Sequence[int], *, in_chat: bool = False) -> dict[int, Row]:
     """The model name (as typed), owner and verified mark of board rows, by id (on a
     chat's board, ``in_chat``: its group admins' mark too)."""
-    mark = _IN_ITS_CHAT if in_chat else "verified"
+    mark = _IN_ITS_CHAT if in_chat else MARK
     return {
         int(r[0]): r[1:]
         for r in fetch(
@@ -229,7 +234,8 @@ def summary_page(
         conn,
         f"""WITH page AS MATERIALIZED (
                 SELECT s.model, t.mode, t.best, t.runs, t.score_sum, t.best_id, s.user_id,
-                       t.first_at, t.last_at, s.verified, t.best_at
+                       t.first_at, t.last_at,
+                       CASE WHEN s.origin = 'benchboard' THEN 2 ELSE s.verified END, t.best_at
                 FROM board_totals AS t JOIN submissions AS s ON s.id = t.best_id
                 WHERE {where} ORDER BY t.best DESC, t.best_at, t.best_id LIMIT ? OFFSET ?)
             SELECT p.*, (SELECT COUNT(*) FROM board_totals AS t WHERE {where}),

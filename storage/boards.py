@@ -41,6 +41,7 @@ def _board_row(row: Row) -> BoardRow:
         first_at=dt(row[8]),
         last_at=dt(row[9]),
         verified=bool(row[10]),
+        benchboard=row[10] == 2,  # board_pages.MARK
     )
 
 

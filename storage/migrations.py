@@ -518,9 +518,9 @@ _V18_CHALLENGES = V18_MARK + "".join(
 #: a scan), the results held for review with the admins' decisions, and who opted out
 #: of the notices a re-score sends. SQLite keeps the two lookup tables WITHOUT ROWID (a
 #: posting's user and an answer set are read from the key's own b-tree, no second
-#: lookup); PostgreSQL's text (``V19_TRUST_POSTGRES``) includes the user in the key's
+#: lookup); PostgreSQL's text (``V20_TRUST_POSTGRES``) includes the user in the key's
 #: index instead.
-_V19_TRUST_TABLES = """
+_V20_TRUST_TABLES = """
 CREATE TABLE trust_answers (
     submission_id BIGINT PRIMARY KEY,
     benchmark_id  BIGINT NOT NULL,
@@ -549,8 +549,74 @@ CREATE TABLE notice_prefs (
     off     INTEGER NOT NULL
 );
 """
-_V19_TRUST = _V19_TRUST_TABLES.format(rowid=" WITHOUT ROWID", include="")
-V19_TRUST_POSTGRES = _V19_TRUST_TABLES.format(rowid="", include=" INCLUDE (user_id)")
+_V20_TRUST = _V20_TRUST_TABLES.format(rowid=" WITHOUT ROWID", include="")
+V20_TRUST_POSTGRES = _V20_TRUST_TABLES.format(rowid="", include=" INCLUDE (user_id)")
+#: Benchboard's own runs (:mod:`storage.runs`). ``submissions.origin`` says who made a
+#: submission: NULL a person's paste, ``benchboard`` a run the bot made itself (its
+#: mark on every board). A run (``runs``) asks for some attempts of one model; each
+#: attempt (``run_attempts``) is claimed with a lease like the intake's (``owner``,
+#: ``lease_until`` in UTC ms, renewed while it runs), so any instance finishes what a
+#: dead one left and two never run the same attempt; ``dedupe`` makes a daily or
+#: sponsored run once. ``sponsorships`` are paid Telegram Stars, the sponsor's name
+#: shown on the target's board. PostgreSQL's text: ``pg_schema.STEPS``.
+V19_RUNS = """
+ALTER TABLE submissions ADD COLUMN origin TEXT;
+CREATE TABLE runs (
+    id             INTEGER PRIMARY KEY,
+    benchmark      TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    mode           TEXT NOT NULL,
+    target         BIGINT,
+    attempts       INTEGER NOT NULL CHECK (attempts >= 1),
+    origin         TEXT NOT NULL,
+    requested_by   BIGINT,
+    chat_id        BIGINT,
+    progress_id    BIGINT,
+    sponsorship_id BIGINT,
+    dedupe         TEXT UNIQUE,
+    state          TEXT NOT NULL DEFAULT 'queued'
+                   CHECK (state IN ('queued', 'done', 'cancelled')),
+    created_at     BIGINT NOT NULL,
+    finished_at    BIGINT
+);
+CREATE INDEX runs_requested ON runs (requested_by, created_at);
+CREATE INDEX runs_created ON runs (created_at);
+CREATE TABLE run_attempts (
+    id            INTEGER PRIMARY KEY,
+    run_id        BIGINT NOT NULL REFERENCES runs (id),
+    n             INTEGER NOT NULL,
+    state         TEXT NOT NULL DEFAULT 'queued'
+                  CHECK (state IN ('queued', 'done', 'failed', 'cancelled')),
+    owner         TEXT,
+    lease_until   BIGINT NOT NULL DEFAULT 0,
+    submission_id BIGINT,
+    score         REAL,
+    input_tokens  BIGINT,
+    output_tokens BIGINT,
+    cost_usd      REAL,
+    latency_s     REAL,
+    transcript    TEXT,
+    error         TEXT,
+    finished_at   BIGINT,
+    UNIQUE (run_id, n)
+);
+CREATE INDEX run_attempts_open ON run_attempts (lease_until, id) WHERE state = 'queued';
+CREATE INDEX run_attempts_submission ON run_attempts (submission_id)
+    WHERE submission_id IS NOT NULL;
+CREATE TABLE sponsorships (
+    id          INTEGER PRIMARY KEY,
+    user_id     BIGINT NOT NULL,
+    benchmark   TEXT NOT NULL,
+    target      BIGINT NOT NULL,
+    name        TEXT NOT NULL,
+    link        TEXT,
+    stars       INTEGER NOT NULL,
+    charge_id   TEXT NOT NULL UNIQUE,
+    created_at  BIGINT NOT NULL,
+    refunded_at BIGINT
+);
+CREATE INDEX sponsorships_target ON sponsorships (benchmark, target);
+"""
 
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
@@ -578,7 +644,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
-    Migration(19, "trust: answer sets and their bands, held results, notices", _V19_TRUST),
+    Migration(19, "runs: Benchboard's own runs, their attempts, sponsorships", V19_RUNS),
+    Migration(20, "trust: answer sets and their bands, held results, notices", _V20_TRUST),
 )
 
 LATEST = MIGRATIONS[-1].version

@@ -96,7 +96,17 @@ class Submission:
     published_at: datetime | None
     visibility: Visibility
     verified: bool
+    #: who made it: None a person (a paste, an upload, the API); ``benchboard`` a run
+    #: Benchboard made itself (``storage.runs``)
+    origin: str | None = None
     created: bool = False
+
+    @property
+    def mark(self) -> str:
+        """``benchboard`` (run by Benchboard), ``verified`` or ``self`` (self-reported)."""
+        if self.origin == "benchboard":
+            return "benchboard"
+        return "verified" if self.verified else "self"
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +184,16 @@ class BoardRow:
     verified: bool
     reported: bool = False
     source: str | None = None
+    #: the best submission was made by Benchboard itself (a run, not a paste)
+    benchboard: bool = False
+
+    @property
+    def mark(self) -> str:
+        """The row's mark: ``benchboard`` (run by Benchboard), ``verified``, ``self``
+        (self-reported) or ``reported`` (the benchmark's authors')."""
+        if self.reported:
+            return "reported"
+        return "benchboard" if self.benchboard else "verified" if self.verified else "self"
 
 
 @dataclass(frozen=True, slots=True)

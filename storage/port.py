@@ -50,7 +50,7 @@ _SUBMISSION = (
     "id", "user_id", "chat_id", "message_id", "benchmark_id", "key_version_id", "model",
     "model_norm", "mode", "raw", "raw_chars", "result", "score", "fingerprint",
     "scorer_version", "extra", "created_at", "published_at", "visibility", "verified",
-    "group_verified",
+    "group_verified", "origin",
 )  # fmt: skip
 
 #: Every table, parents first. ``benchmarks.current_key_id`` is set after the keys.
@@ -110,12 +110,22 @@ TABLES: tuple[Table, ...] = (
     Table("trust_flags", ("submission_id",), ("submission_id", "reason", "state", "held_at",
                                               "decided_by", "decided_at")),
     Table("notice_prefs", ("user_id",), ("user_id", "off")),
+    Table("sponsorships", ("id",), ("id", "user_id", "benchmark", "target", "name", "link",
+                                    "stars", "charge_id", "created_at", "refunded_at")),
+    Table("runs", ("id",), ("id", "benchmark", "model", "mode", "target", "attempts", "origin",
+                            "requested_by", "chat_id", "progress_id", "sponsorship_id",
+                            "dedupe", "state", "created_at", "finished_at")),
+    Table("run_attempts", ("id",), ("id", "run_id", "n", "state", "owner", "lease_until",
+                                    "submission_id", "score", "input_tokens", "output_tokens",
+                                    "cost_usd", "latency_s", "transcript", "error",
+                                    "finished_at")),
 )  # fmt: skip
 #: Not copied (see the module's docstring), and the schema's own record.
 NOT_COPIED = ("shared_state", "schema_migrations")
 #: Tables whose ``id`` is an identity column (PostgreSQL's sequences continue after it).
 _WITH_IDS = ("benchmarks", "key_versions", "submissions", "reference_results",
-             "rescore_jobs", "audit_log", "api_tokens", "api_requests")  # fmt: skip
+             "rescore_jobs", "audit_log", "api_tokens", "api_requests", "sponsorships",
+             "runs", "run_attempts")  # fmt: skip
 _MARK = "port:source"
 
 Progress = Callable[[str, int], None]

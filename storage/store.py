@@ -23,6 +23,7 @@ from .links import LinkStore
 from .moderation import ModerationStore
 from .port import port
 from .rescore import RescoreStore
+from .runs import RunStore
 from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
@@ -47,6 +48,7 @@ class Store(
     SharedStateStore,
     TokenStore,
     TrustStore,
+    RunStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.
 

@@ -216,7 +216,7 @@ def opt_dt(ms: int | None) -> datetime | None:
 SUBMISSION_COLUMNS = """
 s.id, s.user_id, s.chat_id, s.message_id, b.name, s.key_version_id, s.model, s.model_norm,
 s.mode, s.score, s.fingerprint, s.result, s.scorer_version, s.extra, s.raw_chars,
-s.created_at, s.published_at, s.visibility, s.verified
+s.created_at, s.published_at, s.visibility, s.verified, s.origin
 """
 SUBMISSION_FROM = "FROM submissions AS s JOIN benchmarks AS b ON b.id = s.benchmark_id"
 
@@ -244,5 +244,6 @@ def submission(row: Row, *, created: bool = False) -> Submission:
         published_at=opt_dt(row[16]),
         visibility=Visibility(row[17]),
         verified=bool(row[18]),
+        origin=row[19] if len(row) > 19 else None,  # a fresh insert has none
         created=created,
     )

@@ -46,6 +46,17 @@ class RowInfo:
     values: Mapping[str, Any]
     chat_type: str
     verified: bool = False
+    #: who made it (``benchboard``: a run by Benchboard; None: a person)
+    origin: str | None = None
+
+    @property
+    def mark(self) -> str:
+        """``benchboard``, ``verified`` or ``self``."""
+        return (
+            "benchboard"
+            if self.origin == "benchboard"
+            else ("verified" if self.verified else "self")
+        )
 
 
 def _ids(ids: Iterable[int]) -> list[int]:
@@ -75,7 +86,7 @@ async def row_info(
     d = store.db.dialect
     extracted = "".join(f", {d.json_path('s.result')}" for _ in paths)
     sql = f"""SELECT s.id, k.version, k.sha256, u.public, u.first_name, u.username,
-                     COALESCE(c.type, 'unknown'), s.verified{extracted}
+                     COALESCE(c.type, 'unknown'), s.verified, s.origin{extracted}
               FROM submissions AS s
               LEFT JOIN key_versions AS k ON k.id = s.key_version_id
               LEFT JOIN users AS u ON u.id = s.user_id
@@ -89,9 +100,10 @@ async def row_info(
             key_version=r[1],
             key_sha=r[2],
             author=_author(r[3], r[4], r[5]),
-            values=MappingProxyType(dict(zip(paths, r[8:], strict=True))),
+            values=MappingProxyType(dict(zip(paths, r[9:], strict=True))),
             chat_type=str(r[6]),
             verified=bool(r[7]),
+            origin=r[8],
         )
         for r in rows
     }
@@ -126,7 +138,7 @@ async def result_tokens(store: Store, submission_ids: Iterable[int]) -> dict[int
 
 
 def _verified_rows(
-    conn: Conn, name: str, mode: str | None, cutoff: int | None
+    conn: Conn, name: str, mode: str | None, cutoff: int | None, benchboard: bool = False
 ) -> tuple[list[Row], int | None]:
     head = conn.execute(
         """SELECT b.id, k.version FROM benchmarks AS b
@@ -136,11 +148,13 @@ def _verified_rows(
     if head is None:
         return [], None
     sql = """SELECT model_norm, mode, score, created_at, id,
-                    COALESCE(fingerprint, 'id:' || id), model
+                    COALESCE(fingerprint, 'id:' || id), model, origin
              FROM submissions
              WHERE benchmark_id = ? AND visibility = 'published' AND verified = 1
                AND user_id NOT IN (SELECT user_id FROM bans)"""
     params: list[Any] = [head[0]]
+    if benchboard:  # runs by Benchboard are verified: the same index finds them
+        sql += " AND origin = 'benchboard'"
     if mode is not None:
         sql += " AND mode = ?"
         params.append(mode)
@@ -158,8 +172,10 @@ async def verified_page(
     days: int | None = None,
     limit: int = 10,
     offset: int = 0,
+    benchboard: bool = False,
 ) -> Board:
-    """A page of the global board made of verified results only: one row per (model,
+    """A page of the global board made of verified results only (``benchboard``: of runs
+    by Benchboard only): one row per (model,
     mode) with its best verified result, runs (equal answer sets are one run) and their
     mean, ranked as ``Store.leaderboard`` ranks (equal bests share a rank, the earlier
     first). Reads the verified rows from their own index and groups them here."""
@@ -169,12 +185,12 @@ async def verified_page(
     name, mode_value = benchmark_name(benchmark), clean_mode(mode)
     cutoff = None if days is None else store._now_ms() - days * MS_PER_DAY
     found, key_version = await store.db.run(
-        lambda conn: _verified_rows(conn, name, mode_value, cutoff)
+        lambda conn: _verified_rows(conn, name, mode_value, cutoff, benchboard)
     )
     # per group: [best row, {run: best score}, first time, last time]
     groups: dict[tuple[str, str], list[Any]] = {}
     for row in found:
-        norm, group_mode, score, created_at, row_id, run_key, _ = row
+        norm, group_mode, score, created_at, row_id, run_key, _, _ = row
         line = groups.get((norm, group_mode))
         if line is None:
             groups[(norm, group_mode)] = [row, {run_key: score}, created_at, created_at]
@@ -206,6 +222,7 @@ async def verified_page(
                 first_at=dt(first_at),
                 last_at=dt(last_at),
                 verified=True,
+                benchboard=best[7] == "benchboard",
             )
         )
     return Board(rows=tuple(rows), total=len(lines), key_version=key_version)

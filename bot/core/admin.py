@@ -38,9 +38,9 @@ from storage import (
 )
 
 from ..render.csvboards import board_csv
-from ..render.views import KeyInfo
+from ..render.views import KeyDoubt, KeyInfo
 from ..render.webviews import WebQuery
-from . import challenges, datafiles, keys, notices, trust, webboards
+from . import challenges, datafiles, keys, notices, questions, trust, webboards
 from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
@@ -382,7 +382,10 @@ async def rescore(
     return report, after, await notices.changes(services, change.benchmark, before)
 
 
-async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
+async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:
+    """``/keyinfo``: every keyed benchmark's key; in a private chat, for a benchmark with
+    questions, the questions whose key most of the strongest results contradict (a
+    possible key error, for ``/setkey``; never in a group: it names key options)."""
     require_bot_admin(actor)
     out = []
     for benchmark in keys.keyed():
@@ -392,7 +395,13 @@ async def key_info(services: Services, actor: Actor) -> list[KeyInfo]:
             out.append(KeyInfo(benchmark, None, "", None, len(versions)))
         else:
             source = loaded.source or loaded.version.source
-            info = KeyInfo(benchmark, loaded.version, source, loaded.loaded_at, len(versions))
+            strong, doubts = 0, list[KeyDoubt]()
+            if private and benchmark.has_questions:
+                strong, doubts = await questions.key_doubts(services, benchmark)
+            info = KeyInfo(
+                benchmark, loaded.version, source, loaded.loaded_at, len(versions),
+                strong=strong, doubts=tuple(doubts),
+            )  # fmt: skip
             out.append(info)
     return out
 

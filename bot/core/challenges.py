@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scoring import Benchmark, ChallengeKey, ChallengeSpec, KeyFormatError, registry
-from storage import ChallengeFields, Store, analytics
+from storage import ChallengeFields, Store, analytics, web_rows
 from storage.analytics import ChallengeBoard as ChallengeBoard
 
 from .datafiles import DataError, write_atomic
@@ -158,6 +158,12 @@ async def board(
         await analytics.challenge_targets(store, benchmark.name, where)
     )  # fmt: skip
     return found, targets
+
+
+async def marks(services: Services, board: ChallengeBoard) -> dict[int, str]:
+    """The mark of each row's best attempt (``benchboard``, ``verified``, ``self``), by id."""
+    info = await web_rows.row_info(services.store, [r.best_id for r in board.rows])
+    return {sid: found.mark for sid, found in info.items()}
 
 
 async def comparison(

@@ -58,6 +58,9 @@ class Services:
     #: showing: the limit itself is checked in the publication's own transaction, so a
     #: count another instance changed is at worst shown stale until the next one here.
     published: MutableMapping[int, tuple[int, int]] = field(default_factory=lambda: Lru(SEEN_MAX))
+    #: The web boards' searches: each board's scanned lines (whatever the search), kept
+    #: a few seconds for every search of it (``bot.core.webboards``).
+    scans: MutableMapping[Hashable, Any] = field(default_factory=lambda: Lru(64))
     #: Cards and board images are drawn in its thread (never on the event loop).
     render: RenderPool = field(default_factory=RenderPool)
     #: Called with each change another instance announces (``lang:42``; ``""``: anything

@@ -70,6 +70,7 @@ async def card_view(
             sub, challenges.fields(benchmark) if benchmark.challenge else None
         ),
         verified=sub.verified,
+        benchboard=sub.origin == "benchboard",
         key_sha=await store.key_sha256(sub.key_version_id),
         date=sub.published_at or sub.created_at,
         lang=lang,
@@ -90,6 +91,7 @@ def card_key(view: ResultCardView, submission_id: int) -> str:
         view.mode,
         view.rank,
         view.verified,
+        view.benchboard,
         view.key_sha,
         view.date.date().isoformat(),
         view.lang,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from scoring import AnswerSet, Benchmark, DecodeError, OptionError, Result, decode, registry
+from scoring import AnswerSet, Benchmark, DecodeError, Mode, OptionError, Result, decode, registry
 from scoring.text import normalise_line_ends
 from storage import NewSubmission, PackedText, Submission
 
@@ -244,6 +244,32 @@ async def score_submission(
     )
 
 
+async def score_run(
+    services: Services,
+    benchmark_name: str,
+    text: str,
+    given: Mapping[str, Any],
+    *,
+    model: str,
+    mode: str,
+    owner: Hashable = None,
+) -> Scored:
+    """A model's answer from a run Benchboard made, scored as its paste would be: the same
+    key, options (``given``: the run plan's, and the run's cost and latency) and scorer,
+    so the reading, hints and invalid lines are the same. No tag lines are read from it:
+    a model's answer does not choose its benchmark, model or mode."""
+    tags = Tags(benchmark=benchmark_name, mode=Mode(mode), model=model)
+    reading = Reading(tags=tags, benchmark=benchmark_name)
+    benchmark, key, options, key_version_id = await _key_and_options(services, reading, given)
+    body = normalise_line_ends(text)
+    result, packed, answers = await run_scorer(
+        services, benchmark, body, key, options, owner=owner
+    )
+    return Scored(
+        benchmark, result, tags, packed or body, key_version_id, options, answers=answers
+    )
+
+
 async def score_file(
     services: Services,
     path: Path,
@@ -314,14 +340,17 @@ async def record(
     asked_by: int | None = None,
     challenge: tuple[str, Mapping[str, Any]] | None = None,
     check_copies: bool = True,
+    more: Mapping[str, Any] | None = None,
 ) -> Submission:
     """Store a scored submission under the message that asked for scoring (a delivery
     repeated by Telegram is stored once: ``created`` is then False). ``user_id`` is the
     output's author; ``asked_by`` who asked for the scoring when someone else did;
     ``challenge``: (benchmark, what to keep) of a challenge the user opened, kept in
     ``extra["challenge"]`` when the submission is of that benchmark (and, for a daily
-    benchmark, of the challenge's target)."""
+    benchmark, of the challenge's target); ``more``: what else its ``extra`` keeps (a
+    run's figures)."""
     extra = {k: v for k, v in scored.options.items() if k != "previous"}
+    extra.update(more or {})
     if asked_by is not None and asked_by != user_id:
         extra[ASKED_BY] = asked_by
     if scored.detected:

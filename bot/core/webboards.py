@@ -10,21 +10,26 @@ No user id leaves here: a submitter is shown by name only when they chose ``/pub
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from scoring import Benchmark, registry
-from scoring.base import ATTEMPTS
+from scoring.base import ATTEMPTS, CHART_FRONT, CHART_INTERVALS
 from storage import Board, BoardRow, Submission, analytics, web_rows
 from storage.analytics import ChallengeRow
 from storage.web_rows import RowInfo
 
+from ..render.card_views import BoardImageView, ResultCardView, TableRow
 from ..render.fields import write
 from ..render.svgchart import pareto
 from ..render.webviews import (
     ChartPoint,
     Column,
+    IntervalPoint,
     Leader,
     MyResult,
     MyResults,
@@ -33,7 +38,7 @@ from ..render.webviews import (
     WebResult,
     WebRow,
 )
-from . import challenges, links
+from . import challenges, links, sharing
 from .errors import UserError
 from .services import Services
 
@@ -56,9 +61,9 @@ def benchmark_of(name: str) -> Benchmark:
 
 
 def charted(benchmark: Benchmark) -> bool:
-    """Boards that aggregate attempts at challenges, with their cost: the score-against-
-    cost chart."""
-    return benchmark.board_aggregate == ATTEMPTS
+    """Boards whose headline chart is the score against cost (``Benchmark.web_chart``):
+    their first page reads the best models for it."""
+    return benchmark.web_chart == CHART_FRONT
 
 
 def columns(benchmark: Benchmark) -> tuple[Column, ...]:
@@ -98,7 +103,7 @@ def _cells(
 
 
 def _mark(row: BoardRow) -> str:
-    return "reported" if row.reported else "verified" if row.verified else "self"
+    return row.mark
 
 
 def web_row(
@@ -144,7 +149,7 @@ def _attempts_row(
         rank=row.rank,
         model=row.model,
         mode=row.mode,
-        mark="verified" if info is not None and info.verified else "self",
+        mark=info.mark if info is not None else "self",
         key_hash=None,
         author=info.author if info is not None else None,
         first_at=when(row.first_ms),
@@ -184,16 +189,16 @@ def check(q: WebQuery) -> Benchmark:
     return benchmark
 
 
-async def _rows(
+async def _raw(
     services: Services,
     benchmark: Benchmark,
     q: WebQuery,
     chat_id: int | None,
     limit: int,
     offset: int,
-) -> tuple[list[WebRow], Board | None, int]:
-    """``limit`` rows from ``offset`` in rank order, the board read (None for a board of
-    attempts) and the board's size."""
+) -> tuple[list[BoardRow] | list[ChallengeRow], Board | None, int]:
+    """``limit`` board lines from ``offset`` in rank order as the store reads them, the
+    board read (None for a board of attempts) and the board's size."""
     store = services.store
     if benchmark.board_aggregate == ATTEMPTS:
         since = None
@@ -207,19 +212,16 @@ async def _rows(
             mode=q.mode,
             since_ms=since,
             verified=q.verified,
+            benchboard=q.mark == "benchboard",
             limit=limit,
             offset=offset,
         )
-        ids = [r.best_id for r in attempts.rows]
-        info = await web_rows.row_info(store, ids)
-        tokens = await web_rows.result_tokens(store, ids)
-        rows = [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
-                for r in attempts.rows]  # fmt: skip
-        return rows, None, attempts.total
-    if q.verified:
+        return list(attempts.rows), None, attempts.total
+    if q.verified or q.mark:
         board = await web_rows.verified_page(
-            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit, offset=offset
-        )
+            store, benchmark.name, mode=q.mode, days=q.days or None, limit=limit,
+            offset=offset, benchboard=q.mark == "benchboard",
+        )  # fmt: skip
     else:
         board = await store.leaderboard(
             benchmark.name,
@@ -229,28 +231,127 @@ async def _rows(
             limit=limit,
             offset=offset,
         )
-    ids = [r.submission_id for r in board.rows if r.submission_id is not None]
-    paths = benchmark.web_paths
-    info = await web_rows.row_info(store, ids, paths)
-    tokens = await web_rows.result_tokens(store, ids)
+    return list(board.rows), board, board.total
+
+
+async def _built(
+    services: Services, benchmark: Benchmark, lines: Sequence[BoardRow | ChallengeRow]
+) -> list[WebRow]:
+    """Board lines as web rows, with their details and result pages (by primary key)."""
+    store = services.store
+    attempts = [r for r in lines if isinstance(r, ChallengeRow)]
+    if attempts:
+        ids = [r.best_id for r in attempts]
+        info = await web_rows.row_info(store, ids)
+        tokens = await web_rows.result_tokens(store, ids)
+        return [_attempts_row(benchmark, r, info.get(r.best_id), tokens.get(r.best_id))
+                for r in attempts]  # fmt: skip
+    best = [r for r in lines if isinstance(r, BoardRow)]
+    sids = [r.submission_id for r in best if r.submission_id is not None]
+    info = await web_rows.row_info(store, sids, benchmark.web_paths)
+    tokens = await web_rows.result_tokens(store, sids)
     rows = []
-    for r in board.rows:
+    for r in best:
         sid = r.submission_id
         rows.append(web_row(benchmark, r, info.get(sid) if sid else None, tokens.get(sid or 0)))
-    return rows, board, board.total
+    return rows
+
+
+async def _rows(
+    services: Services,
+    benchmark: Benchmark,
+    q: WebQuery,
+    chat_id: int | None,
+    limit: int,
+    offset: int,
+) -> tuple[list[WebRow], Board | None, int]:
+    """``limit`` rows from ``offset`` in rank order, the board read (None for a board of
+    attempts) and the board's size."""
+    lines, found, total = await _raw(services, benchmark, q, chat_id, limit, offset)
+    return await _built(services, benchmark, lines), found, total
+
+
+#: A search (``WebQuery.search``) looks through this many of the board's best lines,
+#: read this many at a time; the lines read are kept this many seconds for every search
+#: of the same board and filters (a new search costs a scan of its lines, not a read).
+SEARCH_SPAN = 2000
+_SEARCH_READ = 1000
+SEARCH_KEEP = 10.0
+
+_Scan = tuple[list[Any], Board | None, int]
+
+
+async def _scan(
+    services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
+) -> _Scan:
+    """The board's best :data:`SEARCH_SPAN` lines in rank order, the board read (its
+    reported results) and the board's size."""
+    found: Board | None = None
+    lines: list[Any] = []
+    total = 0
+    while len(lines) < SEARCH_SPAN:
+        read, board_, total = await _raw(services, benchmark, q, chat_id, _SEARCH_READ, len(lines))
+        found = found or board_
+        lines += read
+        if len(read) < _SEARCH_READ or len(lines) >= total:
+            break
+    return lines, found, total
+
+
+async def _searched(
+    services: Services, benchmark: Benchmark, q: WebQuery, chat_id: int | None
+) -> tuple[list[BoardRow] | list[ChallengeRow], Board | None, int]:
+    """The board's lines (its best :data:`SEARCH_SPAN`) whose model name holds the
+    search, in rank order; the board read and its size. The lines are read once for
+    concurrent searches and kept :data:`SEARCH_KEEP` seconds (``Services.scans``)."""
+    key = ("search", benchmark.name, q.mode, q.days, q.verified, chat_id)
+    now = time.monotonic()
+    kept = services.scans.get(key)
+    if kept is not None and kept[0] >= now:
+        lines, found, total = await asyncio.shield(kept[1])
+    else:
+        future: asyncio.Future[_Scan] = asyncio.get_running_loop().create_future()
+        services.scans[key] = (now + SEARCH_KEEP, future)
+        try:
+            scanned = await _scan(services, benchmark, q, chat_id)
+        except BaseException as exc:
+            services.scans.pop(key, None)
+            future.set_exception(exc)
+            future.exception()  # retrieved: the waiters re-raise it themselves
+            raise
+        future.set_result(scanned)
+        lines, found, total = scanned
+    needle = q.search.casefold()
+    return [r for r in lines if needle in r.model.casefold()], found, total
 
 
 async def board(
     services: Services, q: WebQuery, *, chat_id: int | None = None, group: str | None = None
 ) -> WebBoard:
-    """A page of a board: the global one, or (``chat_id``) a group's."""
+    """A page of a board: the global one, or (``chat_id``) a group's; with a search,
+    only the lines of the models it names."""
     benchmark = check(q)
-    if chat_id is not None and q.verified:
+    if chat_id is not None and (q.verified or q.mark):
         raise UserError("web_bad_filter")
-    span = 0
+    span = search_span = 0
     # the first page of a board of attempts also charts its best models: one read for both
     with_chart = charted(benchmark) and q.page == 0
-    if q.sort == "rank":
+    if q.search:
+        lines, found, size = await _searched(services, benchmark, q, chat_id)
+        total = len(lines)
+        search_span = SEARCH_SPAN if size > SEARCH_SPAN else 0
+        if q.sort == "rank":
+            start = q.page * q.per
+            chosen = lines[start : start + max(q.per, CHART_MODELS if with_chart else 0)]
+            rows = await _built(services, benchmark, chosen)
+            shown = rows[: q.per]
+            pages = max(1, -(-total // q.per))
+        else:
+            rows = await _built(services, benchmark, lines[:SORT_SPAN])
+            shown = _ordered(rows, q)[q.page * q.per : (q.page + 1) * q.per]
+            pages = max(1, -(-min(total, SORT_SPAN) // q.per))
+            span = SORT_SPAN if total > SORT_SPAN else 0
+    elif q.sort == "rank":
         limit = max(q.per, CHART_MODELS) if with_chart else q.per
         rows, found, total = await _rows(services, benchmark, q, chat_id, limit, q.page * q.per)
         shown = rows[: q.per]
@@ -264,7 +365,10 @@ async def board(
         raise UserError("web_no_page")
     reported: tuple[WebRow, ...] = ()
     if found is not None and found.references and q.page == 0:
-        reported = tuple(web_row(benchmark, r, None, None) for r in found.references)
+        refs = found.references
+        if q.search:
+            refs = tuple(r for r in refs if q.search.casefold() in r.model.casefold())
+        reported = tuple(web_row(benchmark, r, None, None) for r in refs)
     chart = _chart(rows[:CHART_MODELS]) if with_chart else ()
     key = await services.store.current_key(benchmark.name) if benchmark.key_file else None
     return WebBoard(
@@ -282,6 +386,10 @@ async def board(
         group=group,
         sort_span=span,
         rescoring=bool(found and found.rescoring),
+        chart_kind=benchmark.web_chart,
+        intervals=_intervals(benchmark, shown) if benchmark.web_chart == CHART_INTERVALS else (),
+        search_span=search_span,
+        has_questions=benchmark.has_questions,
     )
 
 
@@ -297,6 +405,34 @@ def _chart(rows: Sequence[WebRow]) -> tuple[ChartPoint, ...]:
         ChartPoint(f"{r.model} · {r.mode}", c, s, f)
         for (r, c, s), f in zip(points, front, strict=True)
     )
+
+
+#: Model lines on a board's chart of scores (the page's first).
+INTERVAL_MODELS = 30
+
+
+def interval_of(row: WebRow) -> tuple[float, float] | None:
+    """A row's interval: its ``ci95``, else the ``ci_low``/``ci_high`` its benchmark's
+    cells give (a share's Wilson interval), else None."""
+    if row.ci95 is not None:
+        return row.ci95
+    low, high = row.values.get("ci_low"), row.values.get("ci_high")
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        return float(low), float(high)
+    return None
+
+
+def _intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[IntervalPoint, ...]:
+    """The chart of scores: each shown line's ranking score with its interval."""
+    out = []
+    for r in rows[:INTERVAL_MODELS]:
+        score = r.values.get("score")
+        if not isinstance(score, int | float):
+            continue
+        label = f"{r.model} · {r.mode}"
+        out.append(IntervalPoint(label, float(score), interval_of(r),
+                                 benchmark.format_score(float(score))))  # fmt: skip
+    return tuple(out)
 
 
 async def leaders(services: Services, count: int = 3) -> tuple[Leader, ...]:
@@ -342,7 +478,7 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
         model=sub.model or "",
         mode=sub.mode or "",
         score=benchmark.format_score(sub.score),
-        mark="verified" if sub.verified else "self",
+        mark=sub.mark,
         author=info.author if info else None,
         fields=found.card().summary,
         invalid_lines=tuple((il.line, il.text[:500]) for il in found.invalid_lines[:500]),
@@ -382,3 +518,55 @@ async def my_results(services: Services, user_id: int, name: str, limit: int = 2
             )
         )
     return MyResults(name, tuple(out))
+
+
+# --- link previews: a result's card, a board's image ------------------------------------
+
+#: Lines on a board's preview image.
+PREVIEW_ROWS = 10
+
+
+async def result_card(
+    services: Services, token: str, lang: str, bot_username: str | None
+) -> tuple[ResultCardView, str]:
+    """A published result's card (light, in ``lang``) and the digest of what it shows;
+    hidden, withdrawn and unknown: :class:`UserError`."""
+    sub = await links.open_result(services, token)
+    if sub is None:
+        raise UserError("web_not_found")
+    view = await sharing.card_view(services, sub, lang=lang, theme_="light")
+    view = replace(view, bot_username=bot_username or "")
+    return view, sharing.card_key(view, sub.id)
+
+
+async def board_card(
+    services: Services, name: str, lang: str, bot_username: str | None
+) -> tuple[BoardImageView, str]:
+    """A global board's image (its first lines, light, in ``lang``) and its digest."""
+    page = await board(services, WebQuery(name, per=PREVIEW_ROWS))
+    benchmark = registry.get(name)
+    score_key = page.columns[0].key if page.columns else "score"
+    rows = []
+    for r in page.rows:
+        runs = r.values.get("runs", r.values.get("attempts"))
+        rows.append(
+            TableRow(
+                rank=r.rank or 0,
+                model=r.model,
+                mode=r.mode,
+                score=r.cells.get(score_key, "—"),
+                runs=int(runs) if isinstance(runs, int | float) else 0,
+                verified=r.mark == "verified",
+            )
+        )
+    view = BoardImageView(
+        benchmark=benchmark,
+        scope="g",
+        rows=tuple(rows),
+        date=datetime.now(UTC),
+        key_version=page.key_version,
+        lang=lang,
+        theme="light",
+        bot_username=bot_username or "",
+    )
+    return view, sharing.board_key(view)

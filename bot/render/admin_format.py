@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from .format import fits, mode_label
-from .i18n import t, tn
+from .i18n import N_, digits, t, tn
 from .views import KeyInfo
 
 if TYPE_CHECKING:
@@ -19,12 +19,22 @@ if TYPE_CHECKING:
 _TIME = "%Y-%m-%d %H:%M UTC"
 
 
-def _when(moment: datetime) -> str:
-    return moment.strftime(_TIME)
+def _when(moment: datetime, lang: str) -> str:
+    """A moment in the reader's digits (one digit script per reader)."""
+    return digits(lang, moment.strftime(_TIME))
 
 
 def _figure(value: float) -> str:
     return f"{value:+g}" if value == int(value) else f"{value:.3g}"
+
+
+#: Ids built at run time (extraction finds them here).
+_DOUBT_IDS = (
+    N_("keyinfo_doubt_none"),
+    N_("keyinfo_doubt_title"),
+    N_("keyinfo_doubt_row"),
+    N_("keyinfo_doubt_fix"),
+)
 
 
 def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
@@ -45,12 +55,30 @@ def render_keyinfo(lang: str, infos: Sequence[KeyInfo]) -> str:
                 version=version.version,
                 versions=info.versions,
                 sha=version.sha256,
-                stored=_when(version.loaded_at),
-                loaded=_when(info.loaded_at or version.loaded_at),
+                stored=_when(version.loaded_at, lang),
+                loaded=_when(info.loaded_at or version.loaded_at, lang),
                 source=html.escape(info.source),
             )
         )
+        out.extend(_doubts(lang, info))
     return "\n".join(out)
+
+
+def _doubts(lang: str, info: KeyInfo) -> list[str]:
+    """Where most of the strongest results contradict the key: each question with the
+    key's option and theirs, and the way to correct it (``/setkey``)."""
+    if not info.strong:
+        return []
+    if not info.doubts:
+        return [t(lang, "keyinfo_doubt_none", n=info.strong)]
+    lines = [t(lang, "keyinfo_doubt_title", n=info.strong)]
+    lines += [
+        t(lang, "keyinfo_doubt_row", question=d.question, answer=d.key_option, chosen=d.chosen,
+          agree=d.agree, strong=d.strong)
+        for d in info.doubts
+    ]  # fmt: skip
+    lines.append(t(lang, "keyinfo_doubt_fix", name=info.benchmark.name))
+    return lines
 
 
 def _top(rows: Sequence[BoardRow], lang: str) -> list[str]:
@@ -108,7 +136,7 @@ def render_audit(lang: str, entries: Sequence[AuditEntry]) -> str:
             t(
                 lang,
                 "audit_row",
-                at=_when(entry.at),
+                at=_when(entry.at, lang),
                 actor=entry.actor_id,
                 action=html.escape(entry.action),
                 target=html.escape(entry.target),

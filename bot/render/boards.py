@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from scoring import Benchmark
 
+from .bidi import figure_text
 from .format import MESSAGE_LIMIT, fits, mode_label, shorten
 from .i18n import N_, digits, join_list, t, tn
 from .views import BoardPage, History
@@ -73,14 +74,15 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                     rank=row.rank,
                     model=_name(row.model, width),
                     mode=mode_label(row.mode, lang),
-                    best=benchmark.format_score(row.best),
-                    mean=benchmark.format_score(row.mean, mean=True),
-                    verified=" ✅" if row.verified else "",
+                    best=figure_text(lang, benchmark.format_score(row.best)),
+                    mean=figure_text(lang, benchmark.format_score(row.mean, mean=True)),
+                    verified=" 🤖" if row.benchboard else " ✅" if row.verified else "",
                 )
             )
             reported = page.reported.get(position)
             if reported is not None:
-                out[-1] += t(lang, "board_reported_beside", best=_figure(reported.best))
+                beside = figure_text(lang, _figure(reported.best))
+                out[-1] += t(lang, "board_reported_beside", best=beside)
             record = page.records.get(row.submission_id) if row.submission_id is not None else None
             if record is not None:
                 out[-1] += board_cells_text(benchmark, record)
@@ -96,7 +98,7 @@ def render_board(page: BoardPage, *, lang: str) -> str:
                         "board_reference_row",
                         model=_name(ref.model, width),
                         mode=mode_label(ref.mode, lang),
-                        best=benchmark.format_score(ref.best),
+                        best=figure_text(lang, benchmark.format_score(ref.best)),
                     )
                 )
         if board.key_version is not None:
@@ -135,7 +137,7 @@ def render_history(
                     benchmark=html.escape(_title(benchmarks, sub.benchmark)),
                     model=_name(sub.model or "—", width),
                     mode=mode_label(sub.mode, lang) or "—",
-                    score=digits(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
+                    score=figure_text(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
                     state=t(lang, "state_held")
                     if sub.id in history.held
                     else t(lang, f"state_{sub.visibility.value}"),
@@ -149,7 +151,7 @@ def render_history(
             out += [
                 f"{html.escape(_title(benchmarks, name))} {digits(lang, row.rank)}. "
                 f"{_name(row.model, width)} · {mode_label(row.mode, lang)} · "
-                f"{digits(lang, _score(benchmarks.get(name), row.best))}"
+                f"{figure_text(lang, _score(benchmarks.get(name), row.best))}"
                 for name, row in history.bests
             ]
         return out
@@ -214,6 +216,10 @@ def render_challenge(
     )
 
 
+#: How a board line shows its mark (self-reported: nothing).
+MARKS = {"benchboard": " 🤖", "verified": " ✅"}
+
+
 def render_challenge_board(
     benchmark: Benchmark,
     command: str,
@@ -221,9 +227,13 @@ def render_challenge_board(
     *,
     lang: str,
     targets: Sequence[tuple[int, int]] = (),
+    marks: Mapping[int, str] | None = None,
+    sponsors: Sequence[tuple[str, str | None]] = (),
 ) -> str:
     """A challenge board: one target's, ranked by best score, or every target's per
-    model, ranked by mean score, with mean cost and latency per attempt."""
+    model, ranked by mean score, with mean cost and latency per attempt. ``marks``: the
+    mark of a row's best attempt by its id (🤖 run by Benchboard, ✅ verified);
+    ``sponsors``: who sponsored the target's runs (name, link or None)."""
     named = {"title": html.escape(benchmark.title), "command": command}
 
     def build(width: int) -> list[str]:
@@ -239,21 +249,28 @@ def render_challenge_board(
                 "rank": row.rank,
                 "model": _name(row.model, width),
                 "mode": mode_label(row.mode, lang),
-                "best": benchmark.format_score(row.best)
+                "best": figure_text(lang, benchmark.format_score(row.best))
                 + (t(lang, "daily_trivial_mark") if row.trivial else ""),
-                "mean": benchmark.format_score(row.mean, mean=True),
+                "mean": figure_text(lang, benchmark.format_score(row.mean, mean=True)),
                 "attempts": tn(lang, "daily_attempts", row.attempts),
                 "targets": tn(lang, "daily_targets", row.targets),
-                "cost": format_cost(row.mean_cost),
-                "latency": format_latency(row.mean_latency),
+                "cost": figure_text(lang, format_cost(row.mean_cost)),
+                "latency": figure_text(lang, format_latency(row.mean_latency)),
             }
             key = N_("daily_board_row") if board.target is not None else N_("daily_models_row")
-            out.append(t(lang, key, **values))
+            out.append(t(lang, key, **values) + MARKS.get((marks or {}).get(row.best_id, ""), ""))
             if board.target is not None and row.best_expression:
                 out.append(f"   <code>{html.escape(shorten(row.best_expression, 80))}</code>")
         if board.target is None and targets:
             out += ["", t(lang, "daily_recent_targets", targets=join_list(lang, (
                 f"{target} ({digits(lang, count)})" for target, count in targets)))]  # fmt: skip
+        if sponsors:
+            names = join_list(lang, (
+                f'<a href="{html.escape(link)}">{html.escape(name)}</a>' if link
+                else html.escape(name)
+                for name, link in sponsors
+            ))  # fmt: skip
+            out += ["", t(lang, "sponsored_by", names=names)]
         out += ["", t(lang, "daily_board_footer", **named)]
         return out
 

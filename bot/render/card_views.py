@@ -16,6 +16,7 @@ from typing import Any
 
 from scoring import Benchmark, Result
 
+from .bidi import figure_text
 from .fields import label, prose, shown_value
 from .format import mode_label
 from .i18n import N_, digits, field_label, t, tn
@@ -43,6 +44,8 @@ class ResultCardView:
     theme: str = DEFAULT_THEME
     challenge: Mapping[str, Any] | None = None
     bot_username: str = ""
+    #: run by Benchboard itself (the strongest mark; it is verified too)
+    benchboard: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +189,8 @@ def result_card_text(view: ResultCardView) -> CardText:
     elif card.bar is not None:
         parts = card.bar.segments
         points = " · ".join(
-            f"{label(lang, p.field)}: {shown_value(lang, p, benchmark)}" for p in card.bar.points
+            f"{label(lang, p.field)}: {figure_text(lang, shown_value(lang, p, benchmark))}"
+            for p in card.bar.points
         )
         bar = Bar(
             counts=tuple(p.size for p in parts),
@@ -195,9 +199,10 @@ def result_card_text(view: ResultCardView) -> CardText:
             points=points,
         )
     else:
-        # figures as the card has always drawn them: Western digits, in any language
+        # figures in the reader's digits, each a left-to-right run (bot.render.bidi)
         breakdown = tuple(
-            (label(lang, f.field), shown_value("en", f, benchmark)) for f in card.figures
+            (label(lang, f.field), figure_text(lang, shown_value("en", f, benchmark)))
+            for f in card.figures
         )
     if view.rank is None:
         rank = ""
@@ -219,11 +224,18 @@ def result_card_text(view: ResultCardView) -> CardText:
     return CardText(
         rtl=lang == "fa",
         benchmark=benchmark.title,
-        mark=t(lang, N_("card_verified") if view.verified else N_("card_self_reported")),
+        mark=t(
+            lang,
+            N_("card_benchboard")
+            if view.benchboard
+            else N_("card_verified")
+            if view.verified
+            else N_("card_self_reported"),
+        ),
         model=view.model,
         mode=mode_label(view.mode, lang) or "",
         score_label=t(lang, "card_score"),
-        score=benchmark.format_score(result.primary),
+        score=figure_text(lang, benchmark.format_score(result.primary)),
         rank=rank,
         bar=bar,
         breakdown=breakdown,
@@ -271,7 +283,7 @@ def board_image_text(view: BoardImageView) -> BoardText:
             digits(lang, row.rank),
             row.model,
             mode_label(row.mode, lang) or "",
-            row.score,
+            figure_text(lang, row.score),
             digits(lang, row.runs),
         )
         for row in view.rows

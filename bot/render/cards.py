@@ -81,7 +81,8 @@ _fonts_lock = threading.Lock()
 
 
 @functools.cache
-def _register_fonts() -> None:
+def register_fonts() -> None:
+    """Make the shipped fonts (Vazirmatn) known to matplotlib, once."""
     with _fonts_lock:
         for name in FONT_FILES:
             font_manager.fontManager.addfont(str(FONT_DIR / name))
@@ -91,7 +92,7 @@ class _Canvas:
     """A figure measured in pixels from the top-left, mirrored for right-to-left text."""
 
     def __init__(self, height: int, palette: Palette, rtl: bool) -> None:
-        _register_fonts()
+        register_fonts()
         self.height = height
         self.palette = palette
         self.rtl = rtl

@@ -25,7 +25,9 @@ from matplotlib.text import Text
 from matplotlib.ticker import FuncFormatter, NullFormatter
 from matplotlib.transforms import Bbox
 
+from .bidi import figure
 from .format import mode_label
+from .i18n import N_, t
 from .scales import plain_number, robust_range
 
 if TYPE_CHECKING:
@@ -113,9 +115,10 @@ _MARKER_AREA = 140
 _FRONT_AREA = 260
 
 
-def _plain_axis(axis: Any, log_scale: bool) -> None:
-    """Ticks as numbers are written (no ``1e6``, no offset); on a log axis too."""
-    axis.set_major_formatter(FuncFormatter(lambda value, _pos: plain_number(value)))
+def _plain_axis(axis: Any, log_scale: bool, words: ChartWords) -> None:
+    """Ticks as numbers are written (no ``1e6``, no offset), in the reader's digits; on
+    a log axis too."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _pos: words.number(value)))
     if log_scale:
         axis.set_minor_formatter(NullFormatter())
 
@@ -129,19 +132,85 @@ class _Labels:
     on_front: set[int]
     notes: list[str]
     footer: Text
+    words: ChartWords
+
+
+@dataclass(frozen=True, slots=True)
+class ChartWords:
+    """The chart's words in the reader's language, its figures in the reader's digits,
+    and the font family that draws them (Persian: Vazirmatn, as the cards)."""
+
+    lang: str
+    score: str
+    cost: str
+    latency: str
+    no_cost: str
+    no_latency: str
+    dominated: str
+    front: str
+    family: list[str] | None
+
+    def number(self, value: float) -> str:
+        return figure(self.lang, plain_number(value))
+
+    def attempts(self, n: int) -> str:
+        return t(self.lang, "chart_attempts", n=n)
+
+    def without_data(self, n: int) -> str:
+        return t(self.lang, "chart_without_data", n=n)
+
+    def not_labelled(self, names: str) -> str:
+        return t(self.lang, "chart_not_labelled", names=names)
+
+
+#: Ids built at run time (extraction finds them here).
+_CHART_IDS = (
+    N_("chart_mean_score"),
+    N_("chart_cost_axis"),
+    N_("chart_latency_axis"),
+    N_("chart_no_cost"),
+    N_("chart_no_latency"),
+    N_("chart_dominated"),
+    N_("chart_front"),
+    N_("chart_attempts"),
+    N_("chart_without_data"),
+    N_("chart_not_labelled"),
+    N_("chart_title"),
+)
+
+
+def chart_words(lang: str = "en") -> ChartWords:
+    family = None
+    if lang == "fa":
+        from .cards import FAMILY, register_fonts
+
+        register_fonts()
+        family = list(FAMILY)
+    return ChartWords(
+        lang, t(lang, "chart_mean_score"), t(lang, "chart_cost_axis"),
+        t(lang, "chart_latency_axis"), t(lang, "chart_no_cost"), t(lang, "chart_no_latency"),
+        t(lang, "chart_dominated"), t(lang, "chart_front"), family,
+    )  # fmt: skip
 
 
 def _panel(
-    axes: Axes, points: Sequence[ModelPoint], x: Axis, label: str, missing: str
+    axes: Axes,
+    points: Sequence[ModelPoint],
+    x: Axis,
+    label: str,
+    missing: str,
+    words: ChartWords,
 ) -> _Labels | None:
     shown = [p for p in points if _value(p, x) is not None]
-    axes.tick_params(labelsize=_LABEL_FONT)
+    font: dict[str, Any] = {"family": words.family} if words.family else {}
+    tick_font: dict[str, Any] = {"labelfontfamily": words.family[0]} if words.family else {}
+    axes.tick_params(labelsize=_LABEL_FONT, **tick_font)
     axes.grid(True, alpha=0.3)
-    axes.set_ylabel("mean score", fontsize=_FONT)
-    axes.set_xlabel(label, fontsize=_FONT)
+    axes.set_ylabel(words.score, fontsize=_FONT, **font)
+    axes.set_xlabel(label, fontsize=_FONT, **font)
     if not shown:
         axes.text(0.5, 0.5, missing, ha="center", va="center", fontsize=_FONT,
-                  transform=axes.transAxes)  # fmt: skip
+                  transform=axes.transAxes, **font)  # fmt: skip
         axes.set_xticks([])
         axes.set_yticks([])
         return None
@@ -173,12 +242,12 @@ def _panel(
 
     others = [i for i, p in enumerate(shown) if id(p) not in on_front]
     if others:
-        draw(others, _MARKER_AREA, "#8c96a6", None, "dominated")
+        draw(others, _MARKER_AREA, "#8c96a6", None, words.dominated)
     front_at = [i for i, p in enumerate(shown) if id(p) in on_front]
     front_at.sort(key=lambda i: (xs[i], -shown[i].mean_score))
     axes.step([xs[i] for i in front_at], [ys[i] for i in front_at], where="post",
               color="#d1495b", linewidth=3, zorder=2)  # fmt: skip
-    draw(front_at, _FRONT_AREA, "#d1495b", "black", "Pareto front")
+    draw(front_at, _FRONT_AREA, "#d1495b", "black", words.front)
     positive = [v for v in xs if v > 0]
     log_scale = len(positive) == len(xs) and max(xs) / min(positive) > 100
     if log_scale:
@@ -199,24 +268,24 @@ def _panel(
     if any(y > scale.high for y in ys):
         axes.axhline(scale.high + band / 2, color="#555555", linewidth=1,
                      linestyle=(0, (4, 4)), zorder=1)  # fmt: skip
-    _plain_axis(axes.yaxis, False)
-    _plain_axis(axes.xaxis, log_scale)
-    axes.legend(fontsize=_LABEL_FONT, loc="lower right")
+    _plain_axis(axes.yaxis, False, words)
+    _plain_axis(axes.xaxis, log_scale, words)
+    axes.legend(fontsize=_LABEL_FONT, loc="lower right", prop=font or None)
     texts = []
     for point, vx, vy in zip(shown, xs, ys, strict=True):
-        text = f"{_short(point.model)} (n={point.attempts})"
+        text = f"{_short(point.model)} ({words.attempts(point.attempts)})"
         if id(point) in clipped:
-            text += f": {plain_number(point.mean_score)}"
+            text += f": {words.number(point.mean_score)}"
         texts.append((point, vx, vy, text))
     hidden = len(points) - len(shown)
-    notes = [f"{hidden} model(s) without data"] if hidden else []
+    notes = [words.without_data(hidden)] if hidden else []
     # a line under the axis label for what the panel cannot show; laid out now (its
     # room is kept), written once the labels are placed
     footer = axes.annotate(
         "·", (0, 0), xycoords="axes fraction", xytext=(0, -56), textcoords="offset points",
         fontsize=_LABEL_FONT - 2, color="#555555", va="top", ha="left",
     )  # fmt: skip
-    return _Labels(texts, on_front, notes, footer)
+    return _Labels(texts, on_front, notes, footer, words)
 
 
 def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
@@ -276,7 +345,7 @@ def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
             note.remove()
             left_out.append(text)
     if left_out:
-        notes = [*notes, "not labelled: " + "; ".join(left_out)]
+        notes = [*notes, labels.words.not_labelled("; ".join(left_out))]
     labels.footer.set_text(textwrap.shorten("  ·  ".join(notes), 130, placeholder=" …"))
 
 
@@ -295,18 +364,23 @@ def _leader(axes: Axes, xy: tuple[float, float], offset: tuple[float, float], dp
     axes.plot([a[0], b[0]], [a[1], b[1]], color="#777777", linewidth=0.8, zorder=3)
 
 
-def score_cost_latency_figure(points: Sequence[ModelPoint], *, title: str = "") -> Figure:
+def score_cost_latency_figure(
+    points: Sequence[ModelPoint], *, title: str = "", words: ChartWords | None = None
+) -> Figure:
     """The figure of :func:`score_cost_latency_chart` (its labels placed)."""
+    words = words or chart_words()
     figure = Figure(figsize=(WIDTH_PX / DPI, HEIGHT_PX / DPI), dpi=DPI)
     FigureCanvasAgg(figure)
     cost_axes, latency_axes = figure.subplots(2, 1)
     panels = [
-        (cost_axes, _panel(cost_axes, points, "mean_cost", "mean cost per attempt (USD)",
-                           "no cost data yet")),
-        (latency_axes, _panel(latency_axes, points, "mean_latency",
-                              "mean latency per attempt (s)", "no latency data yet")),
+        (cost_axes, _panel(cost_axes, points, "mean_cost", words.cost, words.no_cost, words)),
+        (latency_axes, _panel(latency_axes, points, "mean_latency", words.latency,
+                              words.no_latency, words)),
     ]  # fmt: skip
-    cost_axes.set_title(title or "Score against cost and latency", fontsize=_TITLE_FONT, pad=14)
+    font: dict[str, Any] = {"family": words.family} if words.family else {}
+    cost_axes.set_title(
+        title or "Score against cost and latency", fontsize=_TITLE_FONT, pad=14, **font
+    )
     figure.tight_layout(pad=1.5)
     # after the layout: the labels are placed where the points are finally drawn
     for axes, labels in panels:
@@ -315,23 +389,25 @@ def score_cost_latency_figure(points: Sequence[ModelPoint], *, title: str = "") 
     return figure
 
 
-def score_cost_latency_chart(points: Sequence[ModelPoint], *, title: str = "") -> bytes:
+def score_cost_latency_chart(
+    points: Sequence[ModelPoint], *, title: str = "", words: ChartWords | None = None
+) -> bytes:
     """A PNG (1080 px wide) with two panels: score against cost, score against latency,
     each with its Pareto front marked (higher score and lower cost/latency is better).
     The score axis keeps the normal models' scale (an outlier is drawn clipped to its
     edge, its value in its label) and no label overprints another."""
-    figure = score_cost_latency_figure(points, title=title)
+    figure = score_cost_latency_figure(points, title=title, words=words)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
     return buffer.getvalue()
 
 
-def challenge_points(rows: Sequence[ChallengeRow]) -> list[ModelPoint]:
+def challenge_points(rows: Sequence[ChallengeRow], lang: str = "en") -> list[ModelPoint]:
     """A challenge's model-board rows (``storage.analytics.challenge_board`` over all
     targets) as chart points; a model in two modes is two points (``model · mode``)."""
     return [
         ModelPoint(
-            model=f"{row.model} · {mode_label(row.mode)}",
+            model=f"{row.model} · {mode_label(row.mode, lang)}",
             mean_score=row.mean,
             mean_cost=row.mean_cost,
             mean_latency=row.mean_latency,
@@ -341,9 +417,12 @@ def challenge_points(rows: Sequence[ChallengeRow]) -> list[ModelPoint]:
     ]
 
 
-def comparison_chart(title: str, rows: Sequence[ChallengeRow]) -> bytes:
+def comparison_chart(title: str, rows: Sequence[ChallengeRow], lang: str = "en") -> bytes:
     """The ``/compare <benchmark>`` PNG of a challenge benchmark (also ``benchboard
-    compare <benchmark>``); ``title``: the benchmark's."""
+    compare <benchmark>``) in the reader's language and digits; ``title``: the
+    benchmark's."""
     return score_cost_latency_chart(
-        challenge_points(rows), title=f"{title}: mean score against cost and latency"
+        challenge_points(rows, lang),
+        title=t(lang, "chart_title", benchmark=title),
+        words=chart_words(lang),
     )

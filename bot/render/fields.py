@@ -31,6 +31,7 @@ from scoring.base import (
     Value,
 )
 
+from .bidi import figure_text
 from .i18n import digits, join_list, t, text_or, translated
 
 #: What an unknown value is shown as.
@@ -85,20 +86,22 @@ def write(
         return join_list(lang, (name_text(lang, v) for v in value))
     if kind == NAMES or isinstance(value, str):
         return str(value)
+    # every figure as the reader writes it, a left-to-right run in Persian text
+    # (bot.render.bidi: ``+۲۵`` never drawn ``۲۵+``)
     if kind in (SCORE, MEAN) and benchmark is not None:
-        return benchmark.format_score(float(value), mean=kind == MEAN)
+        return figure_text(lang, benchmark.format_score(float(value), mean=kind == MEAN))
     if kind == POINTS:
-        return digits(lang, signed(int(value)))
+        return figure_text(lang, signed(int(value)))
     if kind == PERCENT:
         text = f"{value:.1%}"
         if of is not None:
             text += f" ({_part(of[0])}/{_part(of[1])})"
-        return digits(lang, text)
+        return figure_text(lang, text)
     if kind == MONEY:
-        return digits(lang, "$" + plain_number(value, 4))
+        return figure_text(lang, "$" + plain_number(value, 4))
     if kind == SECONDS:
-        return digits(lang, plain_number(value, 3) + " s")
-    return digits(lang, plain_number(value))  # a count (a score or mean with no benchmark)
+        return figure_text(lang, plain_number(value, 3) + " s")
+    return figure_text(lang, plain_number(value))  # a count (a score or mean with no benchmark)
 
 
 def label(lang: str, field: Field) -> str:

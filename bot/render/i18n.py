@@ -71,6 +71,8 @@ ADMIN_MENU = (
     ("unban", N_("cmd_admin_unban")),
     ("audit", N_("cmd_admin_audit")),
     ("backup", N_("cmd_admin_backup")),
+    ("run", N_("cmd_admin_run")),
+    ("runs", N_("cmd_admin_runs")),
 )
 
 #: Ids the code builds from a value (``f"state_{visibility}"``, ...): listed here only so

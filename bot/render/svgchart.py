@@ -1,16 +1,20 @@
-"""Score against cost as an SVG drawing, its Pareto front marked. Pure: points in, SVG
-text out (every label escaped); presentation attributes only, no ``style`` (the web's
-Content-Security-Policy allows no inline styles)."""
+"""A board's headline chart as an SVG drawing: score against cost with its Pareto front
+marked (:func:`render_svg`), or each model line's score with its interval
+(:func:`render_intervals`). Pure: points in, SVG text out (every label escaped);
+presentation attributes only, no ``style`` (the web's Content-Security-Policy allows no
+inline styles). Every number is a ``<text>`` of its own, isolated left to right
+(:data:`NUMBER`), so a right-to-left page keeps its signs and percents in place."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 from typing import NamedTuple
 
+from .bidi import figure, svg_figure
 from .scales import plain_number, robust_range
-from .webviews import ChartPoint
+from .webviews import ChartPoint, IntervalPoint
 
 WIDTH, HEIGHT = 640, 360
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 16, 16, 44
@@ -44,6 +48,21 @@ def _ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 def _number(value: float) -> str:
     return plain_number(value)
+
+
+#: The attributes of a ``<text>`` holding a number: a left-to-right run of its own.
+NUMBER = 'direction="ltr" unicode-bidi="isolate"'
+#: Costs spread over this ratio or more (all above 0) are drawn on a logarithmic axis.
+LOG_RATIO = 20.0
+
+
+def _log_ticks(low: float, high: float) -> list[float]:
+    """Ticks of a logarithmic axis from ``low`` to ``high`` (both > 0): the powers of
+    ten, with 2 and 5 times them when fewer than three decades are spanned."""
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = (1.0,) if last - first > 2 else (1.0, 2.0, 5.0)
+    found = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    return [v for v in found if low <= v <= high]
 
 
 #: The estimated width of a label character and a label's height, as parts of its font
@@ -110,15 +129,35 @@ def _place(
     return None
 
 
-def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: str) -> str:
+def render_svg(
+    points: Sequence[ChartPoint],
+    *,
+    cost_label: str,
+    score_label: str,
+    log_cost_label: str | None = None,
+    lang: str = "en",
+) -> str:
     """The chart: one dot per model (hollow off the front), the front joined by a line,
     each point labelled where its label overprints no other label and no point (the
     front's first; every point has its name as a tooltip). The score axis keeps the
     normal models' scale: an outlier (one wild attempt) is drawn as a triangle in a band
-    beyond the axis' end, its value in its label. Empty points: an empty frame."""
+    beyond the axis' end, its value in its label. Costs spread over :data:`LOG_RATIO`
+    or more are drawn on a logarithmic axis (``log_cost_label`` names it), so the cheap
+    models are not squeezed against the axis by a dear one. Empty points: an empty
+    frame. The chart is drawn left to right in every language (``direction="ltr"``: a
+    signed tick stays ``−5``), its figures in the reader's digits (``bot.render.bidi``)."""
+
+    def number(value: float) -> str:
+        return svg_figure(lang, _number(value))
+
     costs = [p.cost for p in points] or [0.0, 1.0]
     scale = robust_range([p.score for p in points] or [0.0, 1.0])
-    x0, x1 = min(0.0, min(costs)), max(costs) * 1.05 or 1.0
+    log = min(costs) > 0 and max(costs) / min(costs) >= LOG_RATIO
+    if log:
+        cost_label = log_cost_label or cost_label
+        x0, x1 = math.log10(min(costs) / 1.4), math.log10(max(costs) * 1.4)
+    else:
+        x0, x1 = min(0.0, min(costs)), max(costs) * 1.05 or 1.0
     # from 0 when 0 is near the normal scores (they are seen against it), else from
     # just below them: the normal models are spread over the plot's height
     spread = max(scale.high - scale.low, 0.2 * max(abs(scale.high), abs(scale.low)), 1.0)
@@ -135,7 +174,8 @@ def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: st
     plot = Box(_LEFT, _TOP, _LEFT + plot_w, _TOP + plot_h)
 
     def x(value: float) -> float:
-        return _LEFT + (value - x0) / ((x1 - x0) or 1) * plot_w
+        at = math.log10(value) if log else value
+        return _LEFT + (at - x0) / ((x1 - x0) or 1) * plot_w
 
     def y(value: float) -> float:
         return _TOP + plot_h - (value - y0) / ((y1 - y0) or 1) * plot_h
@@ -147,21 +187,23 @@ def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: st
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'class="chart" role="img" aria-label="{escape(score_label)} / {escape(cost_label)}">',
+        f'class="chart" direction="ltr" role="img" '
+        f'aria-label="{escape(score_label)} / {escape(cost_label)}">',
         f'<rect x="{_LEFT}" y="{_TOP}" width="{plot_w}" height="{plot_h}" fill="none" '
         'stroke="currentColor" stroke-opacity="0.3"/>',
     ]
-    for tick in _ticks(x0, x1):
-        if x0 <= tick <= x1:
+    x_ticks = _log_ticks(10**x0, 10**x1) if log else _ticks(x0, x1)
+    for tick in x_ticks:
+        if log or x0 <= tick <= x1:
             out.append(
                 f'<text x="{x(tick):.1f}" y="{HEIGHT - _BOTTOM + 16}" text-anchor="middle" '
-                f'font-size="11" fill="currentColor">{_number(tick)}</text>'
+                f'font-size="11" fill="currentColor" {NUMBER}>{number(tick)}</text>'
             )
     for tick in _ticks(normal_low, normal_high):  # none in the outliers' band
         if normal_low <= tick <= normal_high:
             out.append(
                 f'<text x="{_LEFT - 6}" y="{y(tick) + 4:.1f}" text-anchor="end" '
-                f'font-size="11" fill="currentColor">{_number(tick)}</text>'
+                f'font-size="11" fill="currentColor" {NUMBER}>{number(tick)}</text>'
             )
     # the points' marks, the lines where the scale breaks: no label goes over them
     taken: list[Box] = []
@@ -192,7 +234,7 @@ def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: st
     for p in points:
         fill = "#d9480f" if p.front else "none"
         cx, cy = x(p.cost), y(drawn(p))
-        title = f"<title>{escape(p.label)}: {_number(p.score)} / {_number(p.cost)}</title>"
+        title = f"<title>{escape(p.label)}: {number(p.score)} / {number(p.cost)}</title>"
         if scale.outlier(p.score):  # a triangle pointing off the scale
             tip = 6 if p.score < scale.low else -6
             out.append(
@@ -209,7 +251,7 @@ def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: st
     for p in order:
         text = p.label[:_LABEL_CHARS]
         if scale.outlier(p.score):
-            text = f"{p.label[: _LABEL_CHARS - 10]}: {_number(p.score)}"
+            text = f"{p.label[: _LABEL_CHARS - 10]}: {figure(lang, _number(p.score))}"
         at = _place(x(p.cost), y(drawn(p)), text, taken, plot)
         if at is not None:
             lx, ly, anchor = at
@@ -225,5 +267,85 @@ def render_svg(points: Sequence[ChartPoint], *, cost_label: str, score_label: st
                 f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="{LABEL_SIZE}" '
                 f'fill="currentColor" class="label">{escape(text)}</text>'
             )
+    out.append("</svg>")
+    return "".join(out)
+
+
+#: The chart of scores: its width, a line's height, and where its columns are.
+_ROW = 22
+_NAME_END, _PLOT_START, _PLOT_END = 196, 206, 536
+_NAME_CHARS = 30
+
+
+def render_intervals(
+    points: Sequence[IntervalPoint], *, fmt: Callable[[float], str], label: str
+) -> str:
+    """Each model line's score as a dot, with its interval as a line with end marks
+    where it has one: the names on the left, the scores as written (``fmt``, the
+    benchmark's own way) on the right, one line per model in rank order, the axis from 0
+    when 0 is near the scores. ``label`` names the chart (its accessible name)."""
+    values = [p.score for p in points]
+    values += [v for p in points if p.interval is not None for v in p.interval]
+    low, high = (min(values), max(values)) if values else (0.0, 1.0)
+    if low > 0 and low <= high / 2:
+        low = 0.0
+    if high < 0 and high >= low / 2:
+        high = 0.0
+    pad = (high - low) * 0.04 or 1.0
+    low, high = low - pad if low != 0 else low, high + pad
+    height = _TOP + max(1, len(points)) * _ROW + 30
+
+    def x(value: float) -> float:
+        return _PLOT_START + (value - low) / ((high - low) or 1) * (_PLOT_END - _PLOT_START)
+
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
+        f'class="chart intervals" role="img" aria-label="{escape(label)}" direction="ltr">'
+    ]
+    bottom = _TOP + max(1, len(points)) * _ROW
+    for tick in _ticks(low, high, 4):
+        if low <= tick <= high:
+            out.append(
+                f'<line x1="{x(tick):.1f}" y1="{_TOP}" x2="{x(tick):.1f}" y2="{bottom}" '
+                'stroke="currentColor" stroke-opacity="0.12"/>'
+                f'<text x="{x(tick):.1f}" y="{bottom + 16}" text-anchor="middle" font-size="11" '
+                f'fill="currentColor" {NUMBER}>{escape(fmt(tick))}</text>'
+            )
+    if low < 0 < high:
+        out.append(
+            f'<line x1="{x(0):.1f}" y1="{_TOP}" x2="{x(0):.1f}" y2="{bottom}" '
+            'stroke="currentColor" stroke-opacity="0.5"/>'
+        )
+    for i, p in enumerate(points):
+        cy = _TOP + i * _ROW + _ROW / 2
+        name = p.label if len(p.label) <= _NAME_CHARS else p.label[: _NAME_CHARS - 1] + "…"
+        shown = p.text
+        if p.interval is not None:
+            shown += f" [{fmt(p.interval[0])} – {fmt(p.interval[1])}]"
+        out.append(f"<g><title>{escape(p.label)}: {escape(shown)}</title>")
+        if i % 2 == 0:
+            out.append(
+                f'<rect x="0" y="{cy - _ROW / 2:.1f}" width="{WIDTH}" height="{_ROW}" '
+                'fill="currentColor" fill-opacity="0.04"/>'
+            )
+        out.append(
+            f'<text x="{_NAME_END}" y="{cy + 4:.1f}" text-anchor="end" font-size="12" '
+            f'fill="currentColor" class="label" unicode-bidi="isolate">{escape(name)}</text>'
+        )
+        if p.interval is not None:
+            a, b = x(p.interval[0]), x(p.interval[1])
+            out.append(
+                f'<line x1="{a:.1f}" y1="{cy:.1f}" x2="{b:.1f}" y2="{cy:.1f}" '
+                'stroke="#d9480f" stroke-width="2" class="interval"/>'
+                f'<line x1="{a:.1f}" y1="{cy - 5:.1f}" x2="{a:.1f}" y2="{cy + 5:.1f}" '
+                'stroke="#d9480f" stroke-width="1.5"/>'
+                f'<line x1="{b:.1f}" y1="{cy - 5:.1f}" x2="{b:.1f}" y2="{cy + 5:.1f}" '
+                'stroke="#d9480f" stroke-width="1.5"/>'
+            )
+        out.append(
+            f'<circle cx="{x(p.score):.1f}" cy="{cy:.1f}" r="4.5" fill="#d9480f" class="dot"/>'
+            f'<text x="{_PLOT_END + 10}" y="{cy + 4:.1f}" font-size="12" fill="currentColor" '
+            f"{NUMBER}>{escape(p.text)}</text></g>"
+        )
     out.append("</svg>")
     return "".join(out)

@@ -55,6 +55,22 @@ class KeyInfo:
     source: str
     loaded_at: datetime | None
     versions: int
+    #: a benchmark with questions, asked in a private chat: how many of the strongest
+    #: results were read (0: not checked) and where most of them contradict the key
+    strong: int = 0
+    doubts: tuple[KeyDoubt, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class KeyDoubt:
+    """A possible key error: ``agree`` of the ``strong`` results chose ``chosen`` for
+    ``question``, where the key says ``key_option``."""
+
+    question: int
+    key_option: int
+    chosen: int
+    agree: int
+    strong: int
 
 
 @dataclass(frozen=True, slots=True)

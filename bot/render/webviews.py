@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 class WebQuery:
     """One view of a board: the benchmark, its filters (mode or None; the last ``days``,
     0: all time; verified results only), the page (from 0), the sort column (``rank``:
-    the board's own order) and direction, and the rows per page."""
+    the board's own order) and direction, the rows per page, and ``search``: only the
+    models whose name holds it (ignoring case; "" for all)."""
 
     benchmark: str
     mode: str | None = None
@@ -27,6 +28,9 @@ class WebQuery:
     sort: str = "rank"
     descending: bool = False
     per: int = 25
+    search: str = ""
+    #: "" every mark; ``benchboard``: runs by Benchboard only (they are verified too)
+    mark: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +51,7 @@ class WebRow:
     rank: int | None
     model: str
     mode: str
-    mark: str  # verified | self | reported
+    mark: str  # benchboard | verified | self | reported (extensible)
     key_hash: str | None
     author: str | None
     first_at: datetime
@@ -56,6 +60,19 @@ class WebRow:
     values: dict[str, float | int | str | None]
     token: str | None = None
     source: str | None = None
+    #: the 95 % interval of the row's ranking score, where the board computes one
+    ci95: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalPoint:
+    """A model line on a board's headline chart of scores: its ranking score, the
+    interval around it (None: none known) and the score as the board writes it."""
+
+    label: str
+    score: float
+    interval: tuple[float, float] | None
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +101,12 @@ class WebBoard:
     group: str | None = None  # the group's title, on a group's board
     sort_span: int = 0  # >0: a sorted view orders the best ``sort_span`` rows only
     rescoring: bool = False
+    #: the headline chart (``Benchmark.web_chart``) and, for a chart of intervals, its
+    #: lines (``chart`` holds a score-against-cost chart's points)
+    chart_kind: str = ""
+    intervals: tuple[IntervalPoint, ...] = ()
+    search_span: int = 0  # >0: a search looks through the best ``search_span`` rows only
+    has_questions: bool = False  # a choice benchmark: it has a questions page
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 
 from telegram import Bot, Message, Update
-from telegram.constants import ChatMemberStatus
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
 from ..core import admin, benchmarks
@@ -287,7 +287,8 @@ async def _rescore_then_report(
 
 async def on_keyinfo(update: Update, context: BotContext) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
-        infos = await admin.key_info(context.services, actor)
+        private = message.chat.type == ChatType.PRIVATE  # doubts name key options
+        infos = await admin.key_info(context.services, actor, private=private)
         await message.reply_text(render_keyinfo(lang, infos))
 
     await _run(update, context, work)

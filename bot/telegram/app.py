@@ -45,6 +45,7 @@ from telegram.ext import (
     ContextTypes,
     InlineQueryHandler,
     MessageHandler,
+    PreCheckoutQueryHandler,
     TypeHandler,
     filters,
 )
@@ -66,6 +67,7 @@ from . import inline_handlers as ih
 from . import intake as intake_
 from . import keyboards as kb
 from . import ops, outage, web
+from . import run_handlers as rh
 from . import share_handlers as sh
 from . import token_handlers as th
 from . import trust_handlers as tr
@@ -155,6 +157,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
         ops.schedule_backups(app.job_queue, settings)
         ops.schedule_day_turn(app.job_queue)
     await boards.turn_day(services)  # the days since the last start may lack a publication
+    await rh.start(app, services)  # Benchboard's own runs, when providers are set
     log.info(
         "benchboard started as @%s; keys loaded: %s",
         services.bot_username,
@@ -168,6 +171,7 @@ async def close_services(app: BotApp) -> None:
     services = app.bot_data.get(SERVICES)
     if not isinstance(services, Services):
         return
+    await rh.stop(app)
     await services.close()
     log.info("benchboard stopped; database closed")
 
@@ -254,6 +258,11 @@ def register(app: BotApp) -> None:
             CommandHandler(board_names, ch.on_challenge_leaderboard, filters=new & routes.board)
         )
 
+    # Telegram Stars payments (/sponsor): the pre-checkout query answered at once, and
+    # the payment's message before the private-chat catch-alls (it is an attachment).
+    app.add_handler(PreCheckoutQueryHandler(rh.on_pre_checkout))
+    app.add_handler(MessageHandler(filters.SUCCESSFUL_PAYMENT, rh.on_paid))
+
     # The bot added to a group: how it works there.
     app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
 
@@ -273,6 +282,7 @@ def register(app: BotApp) -> None:
         ("weblink", wc.on_weblink),  # a group's web board link (its admins)
         ("token", th.on_token),  # API tokens for scripts and CI (a private chat's)
         ("notices", tr.on_notices),  # told (or not) when a re-score changes one's results
+        ("sponsor", rh.on_sponsor),  # sponsored runs of a challenge's target, in Stars
     ]
     for names, callback in commands:
         app.add_handler(CommandHandler(names, callback, filters=new))
@@ -304,6 +314,8 @@ def register(app: BotApp) -> None:
         ("audit", ah.on_audit),
         ("export", ah.on_export),
         ("backup", ah.on_backup),
+        ("run", rh.on_run),  # admins, and users within the day's run budget
+        ("runs", rh.on_runs),  # what a day's runs cost
     ]
     for name, callback in admin_commands:
         app.add_handler(CommandHandler(name, callback, filters=new))
@@ -331,6 +343,8 @@ def register(app: BotApp) -> None:
         (kb.FLAGS, tr.on_flag_button),  # /flags: pages, release, reject
         (kb.FLAG_RELEASE, tr.on_flag_button),
         (kb.FLAG_REJECT, tr.on_flag_button),
+        (kb.RUN_CANCEL, rh.on_cancel_button),
+        (kb.TRANSCRIPT, rh.on_transcript_button),
     ]
     for action, callback in buttons:
         app.add_handler(CallbackQueryHandler(callback, pattern=kb.pattern(action)))

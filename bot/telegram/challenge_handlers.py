@@ -17,7 +17,7 @@ from telegram.ext import filters
 
 from scoring import Benchmark
 
-from ..core import challenges
+from ..core import challenges, sponsors
 from ..core.errors import UserError
 from ..render.boards import render_challenge, render_challenge_board, target_line
 from ..render.i18n import t, tn
@@ -28,12 +28,12 @@ from .context import BotContext
 BOARD_COMMANDS = ("leaderboard", "board", "top")
 
 
-def _chart(benchmark: Benchmark, board: challenges.ChallengeBoard) -> bytes:
+def _chart(benchmark: Benchmark, board: challenges.ChallengeBoard, lang: str) -> bytes:
     """The comparison chart, off the event loop. matplotlib is imported here, on the
     first /compare, not at start: it is most of the bot's start-up time and memory."""
     from ..render.charts import comparison_chart
 
-    return comparison_chart(benchmark.title, board.rows)
+    return comparison_chart(benchmark.title, board.rows, lang)
 
 
 def _one_of(words: Sequence[str]) -> str:
@@ -173,9 +173,15 @@ async def _send_board(
     message: Message, context: BotContext, lang: str, benchmark: Benchmark, target: int | None
 ) -> None:
     board, targets = await challenges.board(context.services, benchmark, target)
+    marks = await challenges.marks(context.services, board)
+    backers = [] if target is None else await sponsors.sponsors(
+        context.services, benchmark.name, target
+    )  # fmt: skip
     command = challenges.spec(benchmark).command
     await message.reply_text(
-        render_challenge_board(benchmark, command, board, lang=lang, targets=targets)
+        render_challenge_board(
+            benchmark, command, board, lang=lang, targets=targets, marks=marks, sponsors=backers
+        )
     )
 
 
@@ -206,7 +212,7 @@ async def on_compare(update: Update, context: BotContext) -> None:
     if not board.rows:
         await message.reply_text(t(lang, "compare_empty"))
         return
-    png = await asyncio.to_thread(_chart, benchmark, board)
+    png = await asyncio.to_thread(_chart, benchmark, board, lang)
     await message.reply_photo(
         png,
         caption=tn(lang, "compare_caption", len(board.rows)),

@@ -400,37 +400,9 @@ async def score(
     author: User | None = None,
     given: tuple[str, Mapping[str, Any]] | None = None,
 ) -> None:
-    """Score text or a document from ``source`` and reply to it (:func:`_scored`). A file,
+    """Score text or a document from ``source`` and reply to it (the submission). A file,
     or a paste big enough for the worker pool, may take a moment: it wears the bot's 👀
-    until it is answered (a small paste is answered before a reaction would show)."""
-    big = document is not None or len(text or "") >= POOL
-    async with _watched(context, source, big):
-        await _scored(
-            update,
-            context,
-            source,
-            text=text,
-            document=document,
-            command_args=command_args,
-            paste=paste,
-            author=author,
-            given=given,
-        )
-
-
-async def _scored(
-    update: Update,
-    context: BotContext,
-    source: Message,
-    *,
-    text: str | None,
-    document: Document | None = None,
-    command_args: str = "",
-    paste: Paste | None = None,
-    author: User | None = None,
-    given: tuple[str, Mapping[str, Any]] | None = None,
-) -> None:
-    """Score text or a document from ``source`` and reply to it (the submission).
+    until it is answered (a small paste is answered before a reaction would show).
 
     The submission is recorded under ``update.effective_message`` (the message that asked
     for scoring), so a delivery repeated by Telegram is stored once. ``paste``: the
@@ -443,55 +415,59 @@ async def _scored(
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    lang = await user_lang(context, user)
-    owner_id, asked_by = user.id, None
-    if author is not None and not author.is_bot and author.id != user.id:
-        owner_id, asked_by = author.id, user.id
-        await people.track(
-            context.services,
-            people.Person(
-                author.id,
-                author.first_name,
-                author.last_name,
-                author.username,
-                author.language_code,
-            ),
-            None,
-        )
-    # a challenge the user opened (a link): their next result on its benchmark answers it
-    challenge = await sharing.pending(context.services, owner_id) if asked_by is None else None
-    try:
-        sub, fresh = await submit.submit(
-            context.services,
-            text=text,
-            upload=DocumentUpload(document) if document is not None else None,
-            command_args=command_args,
-            user_id=owner_id,
-            chat_id=message.chat_id,
-            message_id=message.message_id,
-            asked_by=asked_by,
-            challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
-            given=given,
-        )
-    except UserError as exc:
-        if exc.key == "no_key":
-            await no_key(context, source, lang, user.id, exc)
-        else:
-            await reply_error(source, lang, exc)
-        return
-    finally:
-        if paste is not None:
-            paste.stored.set()
-    if challenge is not None:
-        await sharing.answered(context.services, owner_id, sub, challenge)
-    notes = []
-    # the text's last message at Telegram's limit: what follows may be the rest of it
-    last = paste.parts[-1][1] if paste is not None else text
-    long = last is not None and at_limit(last)
-    if fresh is not None and pastes(context).submitted(message.chat_id, user.id, fresh, long=long):
-        notes.append(t(lang, "partial_paste"))
-    body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
-    await send_reply(context.bot, source, body, keyboard)
+    big = document is not None or len(text or "") >= POOL
+    async with _watched(context, source, big):
+        lang = await user_lang(context, user)
+        owner_id, asked_by = user.id, None
+        if author is not None and not author.is_bot and author.id != user.id:
+            owner_id, asked_by = author.id, user.id
+            await people.track(
+                context.services,
+                people.Person(
+                    author.id,
+                    author.first_name,
+                    author.last_name,
+                    author.username,
+                    author.language_code,
+                ),
+                None,
+            )
+        # a challenge the user opened (a link): their next result on its benchmark answers it
+        challenge = await sharing.pending(context.services, owner_id) if asked_by is None else None
+        try:
+            sub, fresh = await submit.submit(
+                context.services,
+                text=text,
+                upload=DocumentUpload(document) if document is not None else None,
+                command_args=command_args,
+                user_id=owner_id,
+                chat_id=message.chat_id,
+                message_id=message.message_id,
+                asked_by=asked_by,
+                challenge=(challenge.benchmark, challenge.extra()) if challenge else None,
+                given=given,
+            )
+        except UserError as exc:
+            if exc.key == "no_key":
+                await no_key(context, source, lang, user.id, exc)
+            else:
+                await reply_error(source, lang, exc)
+            return
+        finally:
+            if paste is not None:
+                paste.stored.set()
+        if challenge is not None:
+            await sharing.answered(context.services, owner_id, sub, challenge)
+        notes = []
+        # the text's last message at Telegram's limit: what follows may be the rest of it
+        last = paste.parts[-1][1] if paste is not None else text
+        long = last is not None and at_limit(last)
+        if fresh is not None and pastes(context).submitted(
+            message.chat_id, user.id, fresh, long=long
+        ):
+            notes.append(t(lang, "partial_paste"))
+        body, keyboard = await card(context, sub, lang, result=fresh, notes=notes)
+        await send_reply(context.bot, source, body, keyboard)
 
 
 async def on_private_text(update: Update, context: BotContext) -> None:

@@ -353,3 +353,35 @@ def parse_flag(data: str) -> tuple[str, int | None, int] | None:
         sid, page = parse_id(parts[1]), parse_count(parts[2], MAX_PAGE)
         return None if sid is None or page is None else (parts[0], sid, page)
     return None
+
+
+# --- Benchboard's own runs (bot.telegram.run_handlers) ---------------------------------
+
+#: ``rc:<run>``: cancel a run; ``rt:<submission>``: the transcript of a run's attempt
+RUN_CANCEL, TRANSCRIPT = "rc", "rt"
+
+
+def run_progress_keyboard(lang: str, run_id: int) -> InlineKeyboardMarkup:
+    """The progress message's Cancel button."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, N_("btn_cancel_run")), callback_data=f"{RUN_CANCEL}:{run_id}"
+                )
+            ]
+        ]
+    )
+
+
+def run_card_keyboard(lang: str, submission_id: int) -> InlineKeyboardMarkup:
+    """A run card's Transcript button."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, N_("btn_transcript")), callback_data=f"{TRANSCRIPT}:{submission_id}"
+                )
+            ]
+        ]
+    )

@@ -21,6 +21,7 @@ from scoring import registry
 from ..core import boards, links, sharing, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
+from ..render.bidi import figure_text
 from ..render.boards import render_board
 from ..render.format import mode_label
 from ..render.i18n import N_, t
@@ -86,7 +87,7 @@ def result_caption(lang: str, sub: submissions.Submission, link: str) -> str:
         model=html.escape(sub.model or ""),
         mode=mode_label(sub.mode, lang) or "",
         benchmark=html.escape(benchmark.title),
-        score=benchmark.format_score(sub.score),
+        score=figure_text(lang, benchmark.format_score(sub.score)),
     )
     if benchmark.credit:
         text += "\n" + html.escape(benchmark.credit)

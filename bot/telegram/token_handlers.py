@@ -11,14 +11,16 @@ from telegram import Update
 from telegram.constants import ChatType
 
 from ..core import api
-from ..render.i18n import t, tn
+from ..render.i18n import digits, t, tn
 from .context import BotContext
 from .handlers import user_lang
 from .web_commands import web_base
 
 
 def _when(at: datetime | None, lang: str) -> str:
-    return at.strftime("%Y-%m-%d %H:%M UTC") if at is not None else t(lang, "token_never")
+    if at is None:
+        return t(lang, "token_never")
+    return digits(lang, at.strftime("%Y-%m-%d %H:%M UTC"))  # the reader's digits
 
 
 async def on_token(update: Update, context: BotContext) -> None:

@@ -26,6 +26,7 @@ from ..core import health
 from ..core.errors import StoreUnavailable, listen_failed
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
+from . import miniapp
 from .context import SERVICES, BotApp
 from .intake import intake_of
 
@@ -148,7 +149,12 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     from ..web import server as boards  # the boards' templates load only in webhook mode
 
     board_services = await Services.open(settings, worker=True)  # API uploads: off the loop
-    state = boards.WebState(board_services, settings.require_token(), lambda: app.bot.username)
+    state = boards.WebState(
+        board_services,
+        settings.require_token(),
+        lambda: app.bot.username,
+        share=miniapp.preparer(app.bot, board_services),  # the Mini App's "Share"
+    )
     # the boards take small bodies; the webhook raises its own limit once authenticated
     server = HTTPServer(
         boards.application(state, routes), max_body_size=boards.MAX_BODY, xheaders=True

@@ -7,22 +7,28 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+import jinja2.runtime
+from markupsafe import Markup
 
-from scoring import Mode, registry
+from scoring import Benchmark, Mode, registry
+from scoring.base import CHART_FRONT
 
 from ..core import webboards
+from ..core.questions import SORTS, QuestionStats
+from ..render.bidi import figure, figure_html
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
-from ..render.fields import label, shown_value
+from ..render.fields import label, note_text, shown_value
 from ..render.format import hint_text, mode_label
 from ..render.i18n import LANGUAGES, N_, digits, t
-from ..render.svgchart import render_svg
+from ..render.svgchart import render_intervals, render_svg
 from ..render.webviews import WebBoard, WebQuery, WebResult
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -31,7 +37,13 @@ WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 #: Rows per page of a web board.
 PER_PAGE = 25
 #: Query parameters a board takes.
-BOARD_PARAMS = frozenset({"mode", "window", "verified", "page", "sort", "order", "per", "lang"})
+BOARD_PARAMS = frozenset(
+    {"mode", "window", "verified", "mark", "page", "sort", "order", "per", "lang", "q"}
+)
+#: The longest search (``?q=``) taken, in characters.
+SEARCH_MAX = 100
+#: The marks a board may be narrowed to (``?mark=``): runs by Benchboard are verified too.
+MARK_FILTERS = ("verified", "benchboard")
 
 
 class BadRequest(Exception):
@@ -64,6 +76,8 @@ TEMPLATE_IDS = (
     N_("web_col_first"),
     N_("web_col_last"),
     N_("web_mark_verified"),
+    N_("web_mark_benchboard"),
+    N_("web_benchboard_only"),
     N_("web_mark_self"),
     N_("web_mark_reported"),
     N_("web_anonymous"),
@@ -104,6 +118,41 @@ TEMPLATE_IDS = (
     N_("web_signin_refused"),
     N_("web_state"),
     N_("web_bad_request"),
+    N_("web_about"),
+    N_("web_about_measures"),
+    N_("web_about_rule"),
+    N_("web_about_prompt"),
+    N_("web_about_credit"),
+    N_("web_about_source"),
+    N_("web_search"),
+    N_("web_search_placeholder"),
+    N_("web_search_none"),
+    N_("web_search_span"),
+    N_("web_search_clear"),
+    N_("web_chart_scores"),
+    N_("web_chart_interval"),
+    N_("web_chart_cost_log"),
+    N_("web_what"),
+    N_("web_how"),
+    N_("web_open_bot"),
+    N_("web_footer"),
+    N_("web_og_board"),
+    N_("web_og_result"),
+    N_("web_leaders"),
+    N_("web_questions"),
+    N_("web_questions_title"),
+    N_("web_questions_intro"),
+    N_("web_questions_sample"),
+    N_("web_questions_none_yet"),
+    N_("web_questions_no_key"),
+    N_("web_q_question"),
+    N_("web_q_right"),
+    N_("web_q_wrong"),
+    N_("web_q_none"),
+    N_("web_q_bar"),
+    N_("web_tg_open"),
+    N_("web_tg_share"),
+    N_("web_tg_share_failed"),
 )
 
 
@@ -152,6 +201,11 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
     verified = query.get("verified", "")
     if verified not in ("", "0", "1", "on"):
         raise BadRequest("verified")
+    mark = query.get("mark", "") or ""
+    if mark and mark not in MARK_FILTERS:
+        raise BadRequest("mark")
+    if mark == "verified":
+        verified, mark = "1", ""
     page = _count(query.get("page", "1") or "1", webboards.MAX_PAGE + 1)
     if page < 1:
         raise BadRequest("page")
@@ -162,28 +216,35 @@ def board_query(benchmark: str, query: Mapping[str, str]) -> WebQuery:
     if order not in ("", "asc", "desc"):
         raise BadRequest("order")
     sort = query.get("sort", "rank") or "rank"
+    search = " ".join(query.get("q", "").split())
+    if len(search) > SEARCH_MAX or not search.isprintable():
+        raise BadRequest("q")
     return WebQuery(
         benchmark=benchmark,
         mode=mode,
         days=WINDOW_PARAMS[window],
         verified=verified in ("1", "on"),
+        mark=mark,
         page=page - 1,
         sort=sort,
         descending=order == "desc" or (order == "" and sort not in ("rank", "model", "mode")),
         per=per,
+        search=search,
     )
 
 
-def board_params(q: WebQuery, lang: str | None, **changes: Any) -> str:
+def board_params(q: WebQuery, lang: str | None, /, **changes: Any) -> str:
     """The query string of a board view (only what differs from the defaults)."""
     values: dict[str, Any] = {
         "mode": q.mode,
         "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
         "verified": "1" if q.verified else None,
+        "mark": q.mark or None,
         "sort": q.sort,
         "order": "desc" if q.descending else "asc",
         "page": q.page + 1,
         "per": q.per,
+        "q": q.search or None,
         "lang": lang,
     }
     values.update(changes)
@@ -194,8 +255,23 @@ def board_params(q: WebQuery, lang: str | None, **changes: Any) -> str:
     return ("?" + urlencode(shown)) if shown else ""
 
 
-def _date(value: datetime | None) -> str:
-    return "" if value is None else value.strftime("%Y-%m-%d")
+@jinja2.pass_context
+def _num(context: jinja2.runtime.Context, value: object) -> Markup:
+    """``{{ value | num }}``: a figure (a rank, a count, a score, ``+25``, a percentage,
+    an interval) as a left-to-right isolate in the page's digits (``bot.render.bidi``)."""
+    return Markup(figure_html(context["lang"], value))
+
+
+@jinja2.pass_context
+def _date(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | date }}``: the day, a figure like any other."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d"))
+
+
+@jinja2.pass_context
+def _moment(context: jinja2.runtime.Context, value: datetime | None) -> Markup | str:
+    """``{{ when | moment }}``: the day and the minute (UTC)."""
+    return "" if value is None else _num(context, value.strftime("%Y-%m-%d %H:%M"))
 
 
 @functools.cache
@@ -208,6 +284,8 @@ def environment() -> jinja2.Environment:
         lstrip_blocks=True,
     )
     env.filters["date"] = _date
+    env.filters["moment"] = _moment
+    env.filters["num"] = _num
     return env
 
 
@@ -228,6 +306,8 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
         rest = [p for p in here.partition("?")[2].split("&") if p and not p.startswith("lang=")]
         return base + "?" + "&".join([*rest, f"lang={code}"])
 
+    values.setdefault("meta", None)
+    values.setdefault("bot_home", None)
     page: str = (
         environment()
         .get_template(name)
@@ -247,8 +327,96 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
     return page
 
 
+#: The columns every board has, by the end of their heading's message id.
+_COMMON_LABELS = ("rank", "model", "mode", "mark", "by", "key", "first", "last")
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """A page's link preview (OpenGraph and Twitter card): its title, description,
+    address and image (absolute URLs) and the image's size."""
+
+    title: str
+    description: str
+    url: str
+    image: str
+    width: int
+    height: int
+    card: str = "summary_large_image"
+
+
+@dataclass(frozen=True, slots=True)
+class AboutBlock:
+    """A board's "about this benchmark" block, in the reader's language."""
+
+    measures: str
+    rule: str
+    prompt: str
+    author: str
+    author_url: str
+    license: str
+    license_url: str
+    credit: str
+    links: tuple[tuple[str, str], ...]
+
+
+def about(benchmark: Benchmark, lang: str) -> AboutBlock:
+    """What a board says about its benchmark, from the Benchmark interface."""
+    found = benchmark.about()
+    credit = benchmark.credit
+    if benchmark.author and benchmark.author in credit:
+        credit = ""  # the credit line says no more than the author and license shown
+    license_ = benchmark.license if benchmark.license not in credit else ""
+    return AboutBlock(
+        measures=note_text(lang, benchmark, found.measures, str),
+        rule=note_text(lang, benchmark, found.rule, str),
+        prompt=benchmark.prompt,
+        author=benchmark.author,
+        author_url=benchmark.author_url,
+        license=license_,
+        license_url=benchmark.license_url,
+        credit=credit,
+        links=tuple((t(lang, key), url) for key, url in found.links),
+    )
+
+
+def board_meta(board: WebBoard, lang: str, *, url: str, image: str) -> Meta:
+    """A board's preview: its title, its leaders in the description, its image."""
+    leaders = "; ".join(
+        f"{r.rank or '—'}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
+        f"{r.cells.get(board.columns[0].key, '—') if board.columns else ''}"
+        for r in board.rows[:3]
+    )
+    description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
+    if leaders:
+        description += " " + leaders
+    return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, 1080, 0)
+
+
+def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
+    """A result's preview: model, mode, score and benchmark; its card as the image."""
+    description = t(
+        lang,
+        "web_og_result",
+        model=found.model,
+        mode=mode_label(found.mode, lang) or found.mode,
+        score=found.score,
+        benchmark=found.title,
+    )
+    title = f"{found.model} · {found.title} {found.score}"
+    return Meta(title, description, url, image, 1080, 1350)
+
+
 def board_page(
-    board: WebBoard, lang: str, lang_chosen: bool, *, here: str, base: str, csv_ok: bool = True
+    board: WebBoard,
+    lang: str,
+    lang_chosen: bool,
+    *,
+    here: str,
+    base: str,
+    csv_ok: bool = True,
+    meta: Meta | None = None,
+    bot_home: str | None = None,
 ) -> str:
     q = board.query
 
@@ -261,17 +429,33 @@ def board_page(
         numeric = key not in ("model", "mode", "rank")
         return view(sort=key, order="desc" if numeric else "asc", page=1)
 
+    benchmark = registry.get(q.benchmark)
     chart = ""
-    if board.chart:
+    if board.chart_kind == CHART_FRONT and board.chart:
         chart = render_svg(
             board.chart,
             cost_label=t(lang, "web_chart_cost"),
             score_label=t(lang, "web_chart_score"),
+            log_cost_label=t(lang, "web_chart_cost_log"),
+            lang=lang,
         )
+    elif board.chart_kind != CHART_FRONT and board.intervals:
+        chart = render_intervals(
+            board.intervals,
+            fmt=lambda value: figure(lang, benchmark.format_score(value)),
+            label=t(lang, "web_chart_scores", benchmark=board.title),
+        )
+    # each cell's label (a phone shows it beside the value), looked up once per page
+    labels = {key: t(lang, f"web_col_{key}") for key in _COMMON_LABELS}
+    labels.update((c.key, t(lang, c.label)) for c in board.columns)
     return render(
         "board.html",
         lang,
         lang_chosen,
+        labels=labels,
+        about=about(benchmark, lang),
+        meta=meta,
+        bot_home=bot_home,
         board=board,
         q=q,
         here=here,
@@ -282,14 +466,84 @@ def board_page(
         modes=[m.value for m in Mode],
         csv_ok=csv_ok,
         exports=base + board_params(q, None),
+        questions_link=f"{base}/questions" if csv_ok and board.has_questions else None,
     )
 
 
-def result_page(found: WebResult, lang: str, lang_chosen: bool, *, here: str) -> str:
+#: Query parameters the questions page takes.
+QUESTIONS_PARAMS = frozenset({"sort", "order", "lang"})
+
+
+def questions_query(query: Mapping[str, str]) -> tuple[str, bool]:
+    """The questions page's sort column and direction; anything else is refused."""
+    if set(query) - QUESTIONS_PARAMS:
+        raise BadRequest("unknown parameter")
+    sort = query.get("sort", "question") or "question"
+    if sort not in SORTS:
+        raise BadRequest("sort")
+    order = query.get("order", "") or ""
+    if order not in ("", "asc", "desc"):
+        raise BadRequest("order")
+    # the first click on a share shows the most first; questions in their order
+    return sort, order == "desc" or (order == "" and sort != "question")
+
+
+def questions_page(
+    stats: QuestionStats, lang: str, lang_chosen: bool, *, here: str, sort: str, descending: bool
+) -> str:
+    base = f"/b/{stats.benchmark}/questions"
+
+    def sort_link(key: str) -> str:
+        params: dict[str, str] = {}
+        if key == sort:
+            params = {"sort": key, "order": "asc" if descending else "desc"}
+        elif key != "question":
+            params = {"sort": key}
+        if lang_chosen:
+            params["lang"] = lang
+        return base + ("?" + urlencode(params) if params else "")
+
+    def percent(share: float) -> str:
+        return f"{share:.1%}"
+
+    return render(
+        "questions.html",
+        lang,
+        lang_chosen,
+        stats=stats,
+        rows=stats.sorted(sort, descending),
+        sort=sort,
+        descending=descending,
+        sort_link=sort_link,
+        percent=percent,
+        here=here,
+    )
+
+
+def result_page(
+    found: WebResult,
+    lang: str,
+    lang_chosen: bool,
+    *,
+    here: str,
+    meta: Meta | None = None,
+    bot_home: str | None = None,
+) -> str:
     # values as written in every language (the page shows them left to right)
     fields = [(label(lang, s.field), shown_value("en", s, found.declared)) for s in found.fields]
     hints = [hint_text(lang, h, benchmark=found.declared) for h in found.hints]
-    return render("result.html", lang, lang_chosen, r=found, fields=fields, hints=hints, here=here)
+    return render(
+        "result.html",
+        lang,
+        lang_chosen,
+        r=found,
+        fields=fields,
+        hints=hints,
+        here=here,
+        meta=meta,
+        bot_home=bot_home,
+        card=f"/r/{found.token}/card.png" + (f"?lang={lang}" if lang != "en" else ""),
+    )
 
 
 # --- CSV and JSON ---------------------------------------------------------------------
@@ -305,8 +559,10 @@ def board_json(board: WebBoard) -> str:
             "mode": q.mode,
             "window": next(k for k, v in WINDOW_PARAMS.items() if v == q.days),
             "verified": q.verified,
+            "mark": q.mark or None,
             "sort": q.sort,
             "order": "desc" if q.descending else "asc",
+            "q": q.search or None,
         },
         "page": q.page + 1,
         "per": q.per,
@@ -330,6 +586,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         {"name": "window", "in": "query", "schema": {"type": "string",
          "enum": list(WINDOW_PARAMS), "default": "all"}},
         {"name": "verified", "in": "query", "schema": {"type": "string", "enum": ["0", "1"]}},
+        {"name": "mark", "in": "query", "schema": {"type": "string",
+         "enum": list(MARK_FILTERS)}, "description": "only rows of this mark"},
         {"name": "sort", "in": "query", "schema": {"type": "string", "default": "rank"},
          "description": "rank, model, mode, first, last, or a column of the benchmark"},
         {"name": "order", "in": "query", "schema": {"type": "string", "enum": ["asc", "desc"]}},
@@ -337,6 +595,9 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
          "maximum": webboards.MAX_PAGE + 1, "default": 1}},
         {"name": "per", "in": "query", "schema": {"type": "integer", "minimum": 1,
          "maximum": webboards.MAX_PER, "default": PER_PAGE}},
+        {"name": "q", "in": "query", "schema": {"type": "string", "maxLength": SEARCH_MAX},
+         "description": "only the models whose name holds this text (ignoring case); "
+                        f"a search looks through the board's best {webboards.SEARCH_SPAN} lines"},
     ]  # fmt: skip
     row = {
         "type": "object",
@@ -344,7 +605,7 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             "rank": {"type": ["integer", "null"]},
             "model": {"type": "string"},
             "mode": {"type": "string"},
-            "mark": {"type": "string", "enum": ["verified", "self", "reported"]},
+            "mark": {"type": "string", "enum": ["benchboard", "verified", "self", "reported"]},
             "by": {"type": ["string", "null"], "description": "null: anonymous"},
             "key": {"type": ["string", "null"], "description": "the key's SHA-256, short"},
             "first_at": {"type": "string", "format": "date-time"},

@@ -28,10 +28,13 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import webboards
+from ..core import questions, sharing, webboards
 from ..core.errors import UserError
+from ..core.questions import QuestionCache
 from ..core.services import Services
+from ..render.i18n import t
 from . import api, initdata, pages
+from .images import ImageCache
 
 log = logging.getLogger("benchboard.web")
 
@@ -47,9 +50,13 @@ CACHE_BYTES = 64 << 20
 MAX_BODY = 16 * 1024
 _NAME = r"([a-z0-9_]{1,40})"
 _TOKEN = r"([A-Za-z0-9_-]{1,32})"
-#: Only this origin's own files; framed only by Telegram's web clients (the Mini App).
+#: Only this origin's own files and Telegram's Mini App script; framed only by Telegram's
+#: web clients (the Mini App).
+#: Telegram's Mini App script, loaded as Telegram documents (the one third-party file).
+TELEGRAM_WEB_APP_JS = "https://telegram.org/js/telegram-web-app.js"
 CSP = (
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; "
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; "
+    f"script-src 'self' {TELEGRAM_WEB_APP_JS}; "
     "connect-src 'self'; form-action 'self'; base-uri 'none'; "
     "frame-ancestors https://web.telegram.org https://*.telegram.org"
 )
@@ -69,17 +76,41 @@ class Page:
     localized: dict[tuple[str, bool], bytes] = field(default_factory=dict)
 
 
+#: The Mini App's "Share": (user id, result token, language) -> the id of a prepared
+#: inline message (``bot.telegram.miniapp.Preparer``; None where the Bot API is not
+#: reachable from the web process).
+Share = Callable[[int, str, str], Awaitable[str]]
+
+
 @dataclass
 class WebState:
     """What the handlers share: the services (the store), the bot's token for the Mini
-    App's sign-in, the bot's username for links into it, and the page cache."""
+    App's sign-in, the bot's username for links into it, the Mini App's share, and the
+    page cache."""
 
     services: Services
     bot_token: str | None
     bot_username: Callable[[], str | None]
+    share: Share | None = None
+    #: the questions pages' counts (``bot.core.questions``)
+    questions: QuestionCache = field(default_factory=QuestionCache)
+    #: what to close with the server (the Mini App's own bot object)
+    closing: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     cache: OrderedDict[str, Page] = field(default_factory=OrderedDict)
     cache_bytes: int = 0
     pending: dict[str, asyncio.Future[Page]] = field(default_factory=dict)
+    #: the link previews' images (in memory, and under the data folder's ``cache/``)
+    images: ImageCache | None = None
+    #: the public address (``BENCHBOARD_WEB_URL``, else the webhook's origin) the
+    #: previews' absolute links start with; None: each request's own origin
+    public_url: str | None = None
+
+    def __post_init__(self) -> None:
+        settings = self.services.settings
+        if self.images is None:
+            self.images = ImageCache(settings.data_dir / "cache" / "previews")
+        if self.public_url is None:
+            self.public_url = settings.public_web_url
 
     def forget(self) -> None:
         """Drop every cached page (the next request for each renders it again)."""
@@ -87,7 +118,7 @@ class WebState:
         self.cache_bytes = 0
 
 
-Render = Callable[[], Awaitable[tuple[str, str]]]
+Render = Callable[[], Awaitable[tuple[str | bytes, str]]]
 
 
 def allowed_methods(handler: type[tornado.web.RequestHandler]) -> list[str]:
@@ -171,7 +202,7 @@ class Base(tornado.web.RequestHandler):
                 "error.html", lang, chosen, status=status, message=message, here="/"
             )
             content_type = "text/html; charset=utf-8"
-        body = body_text.encode("utf-8")
+        body = body_text if isinstance(body_text, bytes) else body_text.encode("utf-8")
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
         modified = old.modified if old is not None and old.etag == etag else now
@@ -262,7 +293,28 @@ class Base(tornado.web.RequestHandler):
         )
 
     def key(self, lang: str) -> str:
+        if self.state.public_url is None:  # the page's links name the request's origin
+            return f"{lang}|{self.origin()}|{self.request.uri}"
         return f"{lang}|{self.request.uri}"
+
+    def origin(self) -> str:
+        """Where absolute links start: the public address, else this request's origin."""
+        if self.state.public_url:
+            return self.state.public_url
+        return f"{self.request.protocol}://{self.request.host}"
+
+    def bot_home(self) -> str | None:
+        """The bot's address in Telegram, when its username is known."""
+        username = self.state.bot_username()
+        return f"https://t.me/{username}" if username else None
+
+    @staticmethod
+    def lang_param(lang: str, chosen: bool) -> str:
+        return f"?lang={lang}" if chosen or lang != "en" else ""
+
+    async def image(self, key: str, draw: Callable[[], Awaitable[bytes]]) -> bytes:
+        assert self.state.images is not None
+        return await self.state.images.fetch(key, draw)
 
 
 class IndexHandler(Base):
@@ -273,9 +325,23 @@ class IndexHandler(Base):
                 raise pages.BadRequest("parameter")
             lang, chosen = self.lang(query)
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            meta = pages.Meta(
+                t(lang, "web_title"),
+                t(lang, "web_tagline"),
+                origin + "/" + self.lang_param(lang, chosen),
+                origin + "/static/og.png",
+                1200,
+                630,
+            )
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 leaders = await webboards.leaders(self.state.services)
-                html = pages.render("index.html", lang, chosen, leaders=leaders, here="/")
+                html = pages.render(
+                    "index.html", lang, chosen, leaders=leaders, here="/", meta=meta,
+                    bot_home=bot_home,
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang), render)
@@ -296,18 +362,54 @@ class BoardHandler(Base):
             if form is None and q.per > 100:
                 raise pages.BadRequest("per")
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            suffix = self.lang_param(lang, chosen)
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 board = await webboards.board(self.state.services, q)
                 if form == "json":
                     return pages.board_json(board), "application/json; charset=utf-8"
                 if form == "csv":
                     return pages.board_csv(board), "text/csv; charset=utf-8"
-                html = pages.board_page(board, lang, chosen, here=here, base=f"/b/{name}")
+                meta = pages.board_meta(
+                    board, lang, url=origin + here, image=f"{origin}/b/{name}/card.png{suffix}"
+                )
+                html = pages.board_page(
+                    board, lang, chosen, here=here, base=f"/b/{name}", meta=meta, bot_home=bot_home
+                )
                 return html, "text/html; charset=utf-8"
 
             if form is not None:
                 self.set_header("Access-Control-Allow-Origin", "*")
             await self.cached(self.key(lang if form is None else "-"), render)
+
+        await self.guarded(work)
+
+    head = get  # monitors and link checkers ask with HEAD
+
+
+class QuestionsHandler(Base):
+    """``/b/<benchmark>/questions``: how the latest published results answered each
+    question of a choice benchmark (sortable, ``?sort=`` and ``?order=``)."""
+
+    async def get(self, name: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            lang, chosen = self.lang(query)
+            sort, descending = pages.questions_query(query)
+            here = self.request.uri or "/"
+
+            async def render() -> tuple[str, str]:
+                stats = await questions.question_stats(
+                    self.state.services, name, self.state.questions
+                )
+                html = pages.questions_page(
+                    stats, lang, chosen, here=here, sort=sort, descending=descending
+                )
+                return html, "text/html; charset=utf-8"
+
+            await self.cached(self.key(lang), render)
 
         await self.guarded(work)
 
@@ -322,15 +424,24 @@ class GroupBoardHandler(Base):
             query = self.query()
             lang, chosen = self.lang(query)
             q = pages.board_query(name or registry.DEFAULT, query)
-            if q.verified or q.per > 100:
+            if q.verified or q.mark or q.per > 100:
                 raise pages.BadRequest("filter")
             webboards.check(q)
             here = self.request.uri or "/"
             base = f"/g/{token}/{q.benchmark}"
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 board = await webboards.group_board(self.state.services, token, q)
-                html = pages.board_page(board, lang, chosen, here=here, base=base, csv_ok=False)
+                meta = pages.board_meta(
+                    board, lang, url=origin + here, image=origin + "/static/og.png"
+                )
+                html = pages.board_page(
+                    board, lang, chosen, here=here, base=base, csv_ok=False, meta=meta,
+                    bot_home=bot_home,
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             self.set_header("X-Robots-Tag", "noindex")
@@ -350,11 +461,18 @@ class ResultHandler(Base):
             lang, chosen = self.lang(query)
             here = self.request.uri or "/"
 
-            async def render() -> tuple[str, str]:
+            origin = self.origin()
+            image = f"{origin}/r/{token}/card.png{self.lang_param(lang, chosen)}"
+            bot_home = self.bot_home()
+
+            async def render() -> tuple[str | bytes, str]:
                 found = await webboards.result(
                     self.state.services, token, self.state.bot_username()
                 )
-                html = pages.result_page(found, lang, chosen, here=here)
+                meta = pages.result_meta(found, lang, url=origin + here, image=image)
+                html = pages.result_page(
+                    found, lang, chosen, here=here, meta=meta, bot_home=bot_home
+                )
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang), render)
@@ -364,9 +482,58 @@ class ResultHandler(Base):
     head = get  # monitors and link checkers ask with HEAD
 
 
+class ResultCardHandler(Base):
+    """``/r/<token>/card.png``: a result's card, its link preview's image."""
+
+    async def get(self, token: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, _ = self.lang(query)
+            services = self.state.services
+
+            async def render() -> tuple[str | bytes, str]:
+                view, key = await webboards.result_card(
+                    services, token, lang, self.state.bot_username()
+                )
+                return await self.image(key, lambda: sharing.card_png(services, view)), "image/png"
+
+            await self.cached(f"{lang}|{self.request.path}", render)
+
+        await self.guarded(work)
+
+    head = get
+
+
+class BoardCardHandler(Base):
+    """``/b/<benchmark>/card.png``: a global board's image, its link preview's."""
+
+    async def get(self, name: str) -> None:
+        async def work() -> None:
+            query = self.query()
+            if set(query) - {"lang"}:
+                raise pages.BadRequest("parameter")
+            lang, _ = self.lang(query)
+            webboards.benchmark_of(name)
+            services = self.state.services
+
+            async def render() -> tuple[str | bytes, str]:
+                view, key = await webboards.board_card(
+                    services, name, lang, self.state.bot_username()
+                )
+                return await self.image(key, lambda: sharing.board_png(services, view)), "image/png"
+
+            await self.cached(f"{lang}|{self.request.path}", render)
+
+        await self.guarded(work)
+
+    head = get
+
+
 class OpenApiHandler(Base):
     async def get(self) -> None:
-        async def render() -> tuple[str, str]:
+        async def render() -> tuple[str | bytes, str]:
             spec = api.describe(pages.openapi(registry.names()), list(registry.names()))
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
@@ -384,9 +551,12 @@ class AppHandler(Base):
             query = {k: v for k, v in self.query().items() if k == "lang"}
             lang, chosen = self.lang(query)
 
-            async def render() -> tuple[str, str]:
+            async def render() -> tuple[str | bytes, str]:
                 leaders = await webboards.leaders(self.state.services)
-                html = pages.render("app.html", lang, chosen, leaders=leaders, here="/app")
+                html = pages.render(
+                    "app.html", lang, chosen, leaders=leaders, here="/app",
+                    bot=self.state.bot_username(),
+                )  # fmt: skip
                 return html, "text/html; charset=utf-8"
 
             await self.cached(self.key(lang) + "|app", render)
@@ -420,6 +590,46 @@ class AppMeHandler(Base):
         self.finish(pages.render("my.html", lang, chosen, mine=mine, here="/app"))
 
 
+class AppShareHandler(Base):
+    """``POST /app/share`` with the Mini App's ``init_data`` and a result's ``token``:
+    ``{"id": ...}``, the prepared inline message the app hands to
+    ``Telegram.WebApp.shareMessage``. 403 for anything but a valid, fresh sign-in, 404
+    for a token that is no published result, 503 when the Bot API is not reachable from
+    here, 502 when it refused."""
+
+    async def post(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        try:
+            lang, _ = self.lang({k: v for k, v in self.query().items() if k == "lang"})
+        except pages.BadRequest:
+            lang = "en"
+        try:
+            user = initdata.check(
+                self.get_body_argument("init_data", default=""), self.state.bot_token or ""
+            )
+        except initdata.InvalidInitData as exc:
+            log.info("Mini App share refused: %s", exc)
+            return self._answer(403, {"error": "sign-in refused"})
+        token = self.get_body_argument("token", default="")
+        if not token or len(token) > 32 or not token.replace("-", "").replace("_", "").isalnum():
+            return self._answer(404, {"error": "no such result"})
+        if self.state.share is None:
+            return self._answer(503, {"error": "sharing is not available here"})
+        try:
+            prepared = await self.state.share(user.id, token, lang)
+        except UserError:
+            return self._answer(404, {"error": "no such result"})
+        except Exception:  # the Bot API refused or is unreachable: said, never a 500 page
+            log.warning("Mini App share: savePreparedInlineMessage failed", exc_info=True)
+            return self._answer(502, {"error": "Telegram did not take the message"})
+        self._answer(200, {"id": prepared})
+
+    def _answer(self, status: int, body: dict[str, str]) -> None:
+        self.set_status(status)
+        self.finish(json.dumps(body))
+
+
 class StaticHandler(tornado.web.StaticFileHandler):
     """The stylesheet, the script, the fonts; a path no file can have (a NUL byte) is
     a 404 before tornado looks at the disk (``os.path.realpath`` raises on it)."""
@@ -427,6 +637,11 @@ class StaticHandler(tornado.web.StaticFileHandler):
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", CSP)
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def get_content_type(self) -> str:
+        if self.absolute_path is not None and self.absolute_path.endswith(".webmanifest"):
+            return "application/manifest+json"
+        return super().get_content_type()
 
     def parse_url_path(self, url_path: str) -> str:
         if "\x00" in url_path:
@@ -458,12 +673,21 @@ def routes(state: WebState) -> list[Any]:
         (r"/", IndexHandler, args),
         (rf"/b/{_NAME}\.(csv|json)", BoardHandler, args),
         (rf"/b/{_NAME}", BoardHandler, args),
+        (rf"/b/{_NAME}/questions", QuestionsHandler, args),
         (rf"/g/{_TOKEN}", GroupBoardHandler, args),
         (rf"/g/{_TOKEN}/{_NAME}", GroupBoardHandler, args),
         (rf"/r/{_TOKEN}", ResultHandler, args),
+        (rf"/r/{_TOKEN}/card\.png", ResultCardHandler, args),
+        (rf"/b/{_NAME}/card\.png", BoardCardHandler, args),
+        (
+            r"/(favicon\.ico|apple-touch-icon\.png|manifest\.webmanifest)",
+            StaticHandler,
+            {"path": str(pages.STATIC)},
+        ),
         (r"/openapi.json", OpenApiHandler, args),
         (r"/app", AppHandler, args),
         (r"/app/me", AppMeHandler, args),
+        (r"/app/share", AppShareHandler, args),
         (r"/static/(.*)", StaticHandler, {"path": str(pages.STATIC)}),
     ]
 

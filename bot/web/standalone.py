@@ -21,9 +21,17 @@ log = logging.getLogger("benchboard.web")
 
 
 def state_for(services: Services, settings: Settings) -> WebState:
-    """The handlers' state for services opened on their own (not the bot's)."""
+    """The handlers' state for services opened on their own (not the bot's); with a
+    token, the Mini App's "Share" reaches the Bot API with a bot object of its own."""
     token = settings.token.get_secret_value().strip() if settings.token else None
-    return WebState(services, token or None, lambda: settings.bot_username)
+    state = WebState(services, token or None, lambda: settings.bot_username)
+    if token:
+        from ..telegram import miniapp  # the Bot API client, only where it is used
+
+        bot = miniapp.standalone_bot(token, settings.api_base_url)
+        state.share = miniapp.preparer(bot, services)
+        state.closing.append(bot.shutdown)
+    return state
 
 
 async def serve(
@@ -35,9 +43,8 @@ async def serve(
         loop.add_signal_handler(sig, stop.set)
     services = await Services.open(settings, worker=True)  # large API uploads: off the loop
     services.spawn(boards.turn_days(services))
-    server = HTTPServer(
-        application(state_for(services, settings)), max_body_size=MAX_BODY, xheaders=True
-    )
+    state = state_for(services, settings)
+    server = HTTPServer(application(state), max_body_size=MAX_BODY, xheaders=True)
     try:
         try:
             server.listen(port, address=host)
@@ -49,6 +56,8 @@ async def serve(
     finally:
         server.stop()
         await server.close_all_connections()
+        for close in state.closing:
+            await close()
         await services.close()
 
 

@@ -7,16 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import (
     ATTEMPTS,
+    CHART_FRONT,
     COUNT,
     MEAN,
     MONEY,
     N_,
     SCORE,
     SECONDS,
+    About,
     AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
+    Note,
     Source,
     WebCells,
     WebColumn,
@@ -152,10 +155,22 @@ class Natory:
     board_aggregate = ATTEMPTS
     license = ""
     license_url = ""
-    author = ""
+    #: the game's author (its rules as published; no name or address is given)
+    author = "the Natory game's author"
     author_url = ""
+    web_chart = CHART_FRONT
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = REASON_MESSAGES
+    has_questions = False  # one expression per target: no questions
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
+
+    def about(self) -> About:
+        return About(
+            Note(N_("about_natory_measures")),
+            Note(N_("about_natory_rule"), (("version", SCORER_VERSION),)),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here

@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import (
     BEST,
+    CHART_INTERVALS,
     N_,
+    About,
     AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
+    Note,
     Source,
     WebCells,
     WebColumn,
@@ -26,10 +29,15 @@ from ..runs import (
 )
 from ..runs import single_answer as _single_answer
 from ..text import normalise_newlines
+from .answers import question_answers
 from .dataset import (
     CREDIT,
     KEY_FILE,
     NAME,
+    OFFICIAL_QUESTIONS,
+    OPTIONS,
+    POINTS_CORRECT,
+    POINTS_WRONG,
     PROMPT,
     QUESTIONS_FILE,
     SCORER_VERSION,
@@ -90,11 +98,27 @@ class PrimeBench:
     license_url = "https://creativecommons.org/licenses/by-nd/4.0/"
     author = "JibayAI"
     author_url = "https://jibay.ir"
+    web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = True
+
+    def about(self) -> About:
+        points = (("right", POINTS_CORRECT), ("wrong", POINTS_WRONG), ("none", 0))
+        return About(
+            Note(N_("about_prime_measures"), (("questions", OFFICIAL_QUESTIONS),)),
+            Note(N_("about_rule_points"), (*points, ("options", len(OPTIONS)))),
+            (
+                (N_("about_link_dataset"), "https://huggingface.co/datasets/JibayAI/PrimeBench"),
+                (N_("about_link_author"), "https://jibay.ir"),
+            ),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(normalise_newlines(text))  # a lone \r breaks a line here
+
+    def question_answers(self, text: str, key: Any) -> Mapping[int, tuple[int | None, int]]:
+        return question_answers(normalise_newlines(text), key)
 
     def load_key(self, data: bytes, *, filename: str = "A.txt") -> PrimeKey:
         return load_key(data, filename=filename)

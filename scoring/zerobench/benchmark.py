@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..base import (
     BEST,
+    CHART_INTERVALS,
     N_,
+    About,
     AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
+    Note,
     Source,
     WebCells,
     WebColumn,
@@ -21,6 +24,8 @@ from ..runs import RunMaterials, RunPlan
 from . import runs
 from .dataset import (
     CREDIT,
+    DATASET,
+    DEFAULT_K,
     KEY_FILE,
     NAME,
     PROMPT_SUFFIX,
@@ -95,10 +100,25 @@ class ZeroBench:
     board_aggregate = BEST
     license = ""
     license_url = ""
-    author = ""
-    author_url = ""
+    author = "Jonathan Roberts et al."
+    author_url = "https://arxiv.org/abs/2502.09696"
+    web_chart = CHART_INTERVALS
     hint_messages: Mapping[str, str] = HINT_MESSAGES
     reason_messages: Mapping[str, str] = {}
+    has_questions = False  # free answers, no options: no questions page
+
+    def question_answers(self, text: str, key: Any) -> None:
+        return None
+
+    def about(self) -> About:
+        return About(
+            Note(N_("about_zero_measures")),
+            Note(N_("about_zero_rule"), (("k", DEFAULT_K),)),
+            (
+                (N_("about_link_paper"), "https://arxiv.org/abs/2502.09696"),
+                (N_("about_link_dataset"), f"https://huggingface.co/datasets/{DATASET}"),
+            ),
+        )
 
     def recognises(self, text: str) -> bool:
         return recognises(text)

@@ -142,7 +142,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
             question.correct += 1
             question.lenient += 1
         else:
-            wrong.append((question, qid, line, parsed, found, response))
+            wrong.append((question, qid, line, parsed, found, formatted))
     for qid, claimed, line in submission.claims:
         if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
@@ -190,55 +190,64 @@ def _recheck(
     notes: Notes,
 ) -> None:
     """The lenient re-check and the hints, for the attempts the official check counted
-    wrong (after the ranking figures, which never depend on them)."""
+    wrong (after the ranking figures, which never depend on them). Each attempt comes
+    with its ``formatted`` text (stripped and lower-cased, as the official rule reads it;
+    its braces are the response's own)."""
     plain_truth: dict[str, bool] = {}  # question id -> its answer is a plain integer
     numbers: dict[str, Decimal | None] = {}  # question id -> its answer as a number
-    for question, qid, line, parsed, found, response in wrong:
-        _, gt, gt_len, gt_norm, gt_slen = truth[qid]
-        gt_number = numbers[qid] if qid in numbers else numbers.setdefault(qid, number(gt_norm))
+    add = notes.add
+    for question, qid, line, parsed, found, formatted in wrong:
         if not found:
-            reasons = None
-        elif parsed.strip() != parsed or parsed.endswith(".") or gt_number is not None:
-            if gt_number is not None and parsed.isdigit() and parsed.strip() == parsed:
-                plain = plain_truth.get(qid)
-                if plain is None:
-                    plain = plain_truth[qid] = _plain_integer(gt_norm)
-                if plain and _plain_integer(parsed):
-                    reasons = None  # two different plain integers: nothing to forgive
-                else:
-                    reasons = lenient_reasons(parsed, gt_norm, gt_number)
+            if "{" not in formatted:
+                add("no_braces", line)
+            else:
+                _explain_wrong(notes, qid, line, formatted, found, *truth[qid][2:])
+            continue
+        entry = truth[qid]
+        gt_norm = entry[3]
+        if qid in numbers:
+            gt_number = numbers[qid]
+        else:
+            gt_number = numbers[qid] = number(gt_norm)
+        if parsed.strip() != parsed or parsed.endswith("."):
+            reasons = lenient_reasons(parsed, gt_norm, gt_number)
+        elif gt_number is None:
+            reasons = None  # not a number, nothing to trim: nothing to forgive
+        elif parsed.isdigit():
+            plain = plain_truth.get(qid)
+            if plain is None:
+                plain = plain_truth[qid] = _plain_integer(gt_norm)
+            if plain and _plain_integer(parsed):
+                reasons = None  # two different plain integers: nothing to forgive
             else:
                 reasons = lenient_reasons(parsed, gt_norm, gt_number)
         else:
-            reasons = None  # not a number, nothing to trim: nothing to forgive
+            reasons = lenient_reasons(parsed, gt_norm, gt_number)
         if reasons is not None:
             question.lenient += 1
             for code in reasons:
-                notes.add(code, line)
+                add(code, line)
                 if code not in notes.examples:
-                    notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), gt)
+                    notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
             continue
-        if found == 1 and response.count("{") == 1:
+        if found == 1 and formatted.count("{") == 1:
             continue  # one {...}, read as it stands: nothing to explain
-        _explain_wrong(notes, qid, line, response, found, gt_len, gt_norm, gt_slen)
+        _explain_wrong(notes, qid, line, formatted, found, *entry[2:])
 
 
 def _explain_wrong(
     notes: Notes,
     qid: str,
     line: int,
-    response: str,
+    formatted: str,
     found: int,
     gt_len: int,
     gt_norm: str,
     gt_slen: int,
 ) -> None:
     """Hints for an attempt the official check counts wrong (never changes the score).
-    ``found``: how many ``{...}`` matches the official rule saw (0: no answer read)."""
-    if not found and "{" not in response:
-        notes.add("no_braces", line)
-        return
-    formatted = response.strip().lower()
+    ``formatted``: the stripped, lower-cased response; ``found``: how many ``{...}``
+    matches the official rule saw (0: no answer read)."""
     if not found:
         opening = formatted.find("{")
         if opening >= 0 and formatted.find("}", opening) > 0:

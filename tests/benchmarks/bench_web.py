@@ -9,8 +9,10 @@ users, the year up to now; a pool of 2,000 texts repeated, ``--repeat`` there), 
 one result in 1,000 verified (all published), then:
 
 1. in this process, one core: each page rendered from the store without the page cache
-   (the board's queries, the rows' details and tokens, the template), interleaved, p50
-   and p99 over ``--runs``;
+   (the board's queries, the rows' details and tokens, the template with its chart,
+   "about" block and link preview), interleaved, p50 and p99 over ``--runs``; then the
+   link previews' images: a result's card and a board's image drawn (the first request
+   for each: no image kept), and served again (kept: the view's queries and the digest);
 2. ``benchboard web`` started as its own process, driven from this one over loopback by
    ``--clients`` concurrent clients for ``--seconds`` each: a mix of board pages (many
    distinct addresses: cache misses and hits, as a crawler and people make them), then
@@ -44,11 +46,13 @@ from typing import Any
 
 import aiohttp
 
-from bot.core import boards, challenges, webboards
+from bot.core import boards, challenges, questions, sharing, webboards
 from bot.core.services import Services
 from bot.render.webviews import WebQuery
 from bot.settings import Settings
 from bot.web import pages
+from bot.web.images import ImageCache
+from scoring import registry
 from storage import Store
 from tests.benchmarks.bench_storage import BENCHMARKS, PRIME, Clock, key_bytes, pool, stream
 
@@ -123,7 +127,8 @@ async def in_process(path: Path, runs: int) -> None:
 
             async def render() -> str:
                 found = await webboards.board(services, q)
-                return pages.board_page(found, "en", False, here="/b/x", base="/b/x")
+                meta = pages.board_meta(found, "en", url="https://x/b/x", image="https://x/i.png")
+                return pages.board_page(found, "en", False, here="/b/x", base="/b/x", meta=meta)
 
             return render
 
@@ -132,10 +137,27 @@ async def in_process(path: Path, runs: int) -> None:
 
         async def result() -> str:
             found = await webboards.result(services, token, "bench_bot")
-            return pages.result_page(found, "en", False, here="/r/x")
+            meta = pages.result_meta(found, "en", url="https://x/r/x", image="https://x/i.png")
+            return pages.result_page(found, "en", False, here="/r/x", meta=meta)
 
         async def as_json() -> str:
             return pages.board_json(await webboards.board(services, WebQuery("zerobench")))
+
+        kept = questions.QuestionCache()
+
+        def questions_page(cache: questions.QuestionCache | None, sort: str) -> Any:
+            async def render() -> str:
+                stats = await questions.question_stats(
+                    services, "primebench", cache or questions.QuestionCache()
+                )
+                return pages.questions_page(
+                    stats, "en", False, here="/q", sort=sort, descending=sort != "question"
+                )
+
+            return render
+
+        async def key_check() -> Any:
+            return await questions.key_doubts(services, registry.get("primebench"))
 
         cases: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
             ("PrimeBench, all time, page 1", board()),
@@ -152,6 +174,9 @@ async def in_process(path: Path, runs: int) -> None:
             ("Natory, one mode", board(benchmark="natory", mode="think")),
             ("Natory, 30 days", board(benchmark="natory", days=30)),
             ("Natory, verified only", board(benchmark="natory", verified=True)),
+            ("questions, counts kept (a render)", questions_page(kept, "right")),
+            ("questions, counted anew (2,000 raws)", questions_page(None, "question")),
+            ("/keyinfo key check (strong results)", key_check),
         ]
         fns = [fn for _, fn in cases]
         for fn in fns:  # warm (the rows' tokens are made on the first view)
@@ -166,8 +191,59 @@ async def in_process(path: Path, runs: int) -> None:
         print(f"\nrendered in this process, no page cache ({runs} runs each, interleaved):")
         for (label, _), got in zip(cases, samples, strict=True):
             print(f"  {label:<36} {stats(got)}")
+        # searches read the board's best 2,000 lines: apart, so that their scans do not
+        # disturb the figures of the pages above
+        searches: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
+            ("PrimeBench, search ?q=model-04", board(search="model-04")),
+            ("PrimeBench, search, 30 days", board(search="large", days=30)),
+            ("Natory, search ?q=mini", board(benchmark="natory", search="mini")),
+        ]
+        print(f"\nsearches (?q=), no page cache ({max(5, runs // 10)} runs each): the first "
+              "search of a board reads its lines, the next ones (any text) reuse them for "
+              f"{webboards.SEARCH_KEEP:.0f} s")  # fmt: skip
+        for label, fn in searches:
+            await fn()
+            cold, kept = [], []
+            for _ in range(max(5, runs // 10)):
+                services.scans.clear()
+                for out in (cold, kept):
+                    t = time.perf_counter()
+                    await fn()
+                    out.append(time.perf_counter() - t)
+            print(f"  {label + ', first':<36} {stats(cold)}")
+            print(f"  {label + ', next':<36} {stats(kept)}")
+        await previews(services, token, max(5, runs // 20))
     finally:
         await services.close()
+
+
+async def previews(services: Services, token: str, runs: int) -> None:
+    """The link previews' images: drawn (first request), then kept (every other)."""
+    tokens = [r.token for r in (await webboards.board(services, WebQuery("primebench"))).rows]
+    tokens = [t for t in tokens if t] or [token]
+    drawn: dict[str, list[float]] = {"card": [], "board": []}
+    kept: dict[str, list[float]] = {"card": [], "board": []}
+    for i in range(runs):
+        cache = ImageCache(None)
+        lang = ("en", "fa")[i % 2]
+        for kind in ("card", "board"):
+            for out in (drawn[kind], kept[kind]):  # first drawn, then served as kept
+                t = time.perf_counter()
+                if kind == "card":
+                    view, key = await webboards.result_card(
+                        services, tokens[i % len(tokens)], lang, "bench_bot"
+                    )
+                    await cache.fetch(key, lambda v=view: sharing.card_png(services, v))
+                else:
+                    bview, key = await webboards.board_card(
+                        services, ("primebench", "zerobench")[i % 2], lang, "bench_bot"
+                    )
+                    await cache.fetch(key, lambda v=bview: sharing.board_png(services, v))
+                out.append(time.perf_counter() - t)
+    print(f"\nlink preview images ({runs} each, en and fa; the first request draws it):")
+    for kind in ("card", "board"):
+        print(f"  {kind + ' image, first (drawn)':<36} {stats(drawn[kind])}")
+        print(f"  {kind + ' image, kept':<36} {stats(kept[kind])}")
 
 
 async def drive(base: str, urls: list[str], clients: int, seconds: float, etags: bool) -> None:
@@ -218,7 +294,11 @@ def loopback(path: Path, clients: int, seconds: float) -> None:
                 break
             except OSError:
                 time.sleep(0.1)
-        urls = ["/", "/b/primebench", "/b/zerobench", "/b/primebench.json"]
+        urls = ["/", "/b/primebench", "/b/zerobench", "/b/primebench.json",
+                "/b/primebench?q=model-01", "/b/primebench/card.png"]  # fmt: skip
+        for sort in ("question", "right", "wrong", "none"):
+            for order in ("asc", "desc"):
+                urls.append(f"/b/primebench/questions?sort={sort}&order={order}")
         for mode in ("", "default", "think", "tools", "think_tools"):
             for window in ("all", "7d", "30d"):
                 for page in range(1, 4):
@@ -227,6 +307,9 @@ def loopback(path: Path, clients: int, seconds: float) -> None:
               f"loopback, {seconds:.0f} s each, {len(urls)} distinct addresses:")  # fmt: skip
         asyncio.run(drive(base, urls, clients, seconds, etags=False))
         asyncio.run(drive(base, urls, clients, seconds, etags=True))
+        asked = [u for u in urls if "/questions" in u]
+        print(f"  the questions pages alone ({len(asked)} addresses):")
+        asyncio.run(drive(base, asked, clients, seconds, etags=False))
     finally:
         server.terminate()
         server.wait(timeout=10)

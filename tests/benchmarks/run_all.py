@@ -38,6 +38,7 @@ QUICK: dict[str, list[str]] = {
     "bench_cards.py": ["--repeats", "5"],
     "bench_inline.py": ["--users", "5", "--rounds", "3"],
     "bench_web.py": ["--n", "50000", "--runs", "100", "--seconds", "3"],
+    "bench_runs.py": ["--rounds", "2", "--replies", "100"],
 }
 #: Not run on their own: bench_storage.py runs bench_instances.py on its database.
 HELPERS = {"bench_instances.py"}

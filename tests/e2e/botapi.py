@@ -135,6 +135,7 @@ import aiohttp
 from aiohttp import web
 
 from .botapi_inline import InlineMode
+from .botapi_payments import Payments
 
 JSONDict = dict[str, Any]
 Call = dict[str, Any]
@@ -210,6 +211,7 @@ MESSAGE_METHODS = frozenset(
         "sendLocation",
         "sendContact",
         "sendDice",
+        "sendInvoice",
     }
 )
 _MEDIA_KINDS = {
@@ -555,7 +557,7 @@ def _summary(call: Call) -> str:
     return f"#{call['index']} {call['method']} {text} -> {status}"
 
 
-class FakeBotAPI(InlineMode):
+class FakeBotAPI(InlineMode, Payments):
     """Fake Telegram Bot API server + user simulator. See the module docstring (inline
     mode: ``botapi_inline.py``)."""
 
@@ -637,6 +639,7 @@ class FakeBotAPI(InlineMode):
         self.port = 0
 
         self._inline_init()
+        self._payments_init()
         self._handlers: dict[str, tuple[str, Handler]] = {}
         for name, handler in self._method_table().items():
             self._handlers[name.lower()] = (name, handler)
@@ -1812,6 +1815,8 @@ class FakeBotAPI(InlineMode):
             "setChatMenuButton": self._m_set_chat_menu_button,
             "setMessageReaction": self._m_set_message_reaction,
             "answerInlineQuery": self._m_answer_inline_query,
+            "savePreparedInlineMessage": self._m_save_prepared_inline_message,
+            **self._payments_methods(),
         }
 
     async def _m_get_updates(self, p: JSONDict) -> list[JSONDict]:

@@ -61,6 +61,8 @@ class InlineMode:
         self._inline_queries: dict[str, JSONDict] = {}
         self._inline_counter = itertools.count(1)
         self._inline_message_counter = itertools.count(1)
+        #: savePreparedInlineMessage: prepared id -> the user, the result, the chat types
+        self.prepared: dict[str, JSONDict] = {}
         self.me["supports_inline_queries"] = True  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ the user side
@@ -183,6 +185,25 @@ class InlineMode:
         entry["answer"] = {**p, "results": results}
         entry["answered_at"] = time.monotonic()
         return True
+
+    def _m_save_prepared_inline_message(self, p: JSONDict) -> JSONDict:
+        """``savePreparedInlineMessage`` (Bot API 8.0): the result checked as an inline
+        answer's, for a user the bot knows, with at least one chat type allowed; kept in
+        :attr:`prepared` by its id. Answers a ``PreparedInlineMessage``."""
+        from .botapi import _bad_request
+
+        user_id = p.get("user_id")
+        if not isinstance(user_id, int) or user_id <= 0:
+            raise _bad_request("invalid user_id specified")
+        result = p.get("result")
+        self._check_result(result, set())
+        kinds = ("allow_user_chats", "allow_bot_chats", "allow_group_chats", "allow_channel_chats")
+        if not any(p.get(kind) is True for kind in kinds):
+            raise _bad_request("at least one chat type must be allowed")
+        prepared_id = f"prep-{next(self._inline_message_counter)}"
+        self.prepared[prepared_id] = {"user_id": user_id, "result": result,
+                                      **{kind: bool(p.get(kind)) for kind in kinds}}  # fmt: skip
+        return {"id": prepared_id, "expiration_date": int(time.time()) + 86_400}
 
     def _check_result(self, result: Any, seen: set[str]) -> None:
         from .botapi import _bad_request

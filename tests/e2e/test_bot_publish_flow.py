@@ -164,7 +164,8 @@ async def test_natory_card_breakdown_and_trivial_ranks_last(bot: Bot) -> None:
     # Persian: the same card in Persian words and digits; the expression as typed
     fa, fa_chat = private_user(bot, 9009, "fa")
     persian = text_of(await bot.say(fa_chat, fa, "#natory\ntarget: 6256\nmodel: M\n6256"))
-    assert "  پایه (برابر با هدف): +۱۰" in persian
+    # a signed figure is a left-to-right run (LRI … PDI): "+۱۰", never "۱۰+"
+    assert "  پایه (برابر با هدف): \u2066+۱۰\u2069" in persian
     assert "عبارت: 6256" in persian and "هدف: ۶۲۵۶" in persian
     assert "امتیاز نهایی: ۰" in persian and "Base" not in persian
     assert "Final" not in persian and "just the target" not in persian
@@ -216,8 +217,9 @@ async def test_persian_me_pages_board_pages_and_the_way_back(bot: Bot) -> None:
     assert "صفحه‌ی ۱ از ۲" in me
     rows = [line for line in me.splitlines() if line.startswith("#")]
     assert len(rows) == 10
-    for row in rows:  # score and date in Persian digits, like the card
-        assert re.search(r" · \+۲ · .* · [۰-۹]{4}-[۰-۹]{2}-[۰-۹]{2}$", row), row
+    for row in rows:  # score and date in Persian digits, like the card; the signed
+        # score a left-to-right run (LRI … PDI: "+۲", never "۲+")
+        assert re.search(r" · \u2066\+۲\u2069 · .* · [۰-۹]{4}-[۰-۹]{2}-[۰-۹]{2}$", row), row
     board = await bot.say(chat, fa, "/leaderboard primebench")
     assert "گزارش‌شده توسط سازندگان" in text_of(board)
     since = bot.api.mark()

@@ -323,3 +323,23 @@ def test_zerobench_web_cells_give_pass1_with_its_interval_of_the_ranking_split()
     assert (values["pass_k"], values["k_of_k"]) == (0.9, 0.5)
     assert (text["pass_k"], text["k_of_k"]) == ("90.0%", "50.0%")
     assert ZB.web_cells(0.1, {})[0] == {"pass_k": "—", "k_of_k": "—"}  # no interval
+
+
+# --- what a web board says about a benchmark, and its headline chart -------------------
+
+
+def test_each_benchmark_says_what_it_measures_and_names_its_chart() -> None:
+    from scoring.base import CHART_FRONT, CHART_INTERVALS, About
+
+    assert [b.web_chart for b in registry.all_benchmarks()] == [
+        CHART_INTERVALS, CHART_INTERVALS, CHART_FRONT,
+    ]  # fmt: skip
+    for benchmark in registry.all_benchmarks():
+        about = benchmark.about()
+        assert isinstance(about, About)
+        assert about.measures.message.startswith("about_")
+        assert about.rule.message.startswith("about_")
+        assert all(url.startswith("https://") for _, url in about.links)
+        assert benchmark.author, benchmark.name  # every page credits its own authors
+    assert dict(PB.about().rule.values) == {"right": 1, "wrong": -3, "none": 0, "options": 4}
+    assert ZB.author.startswith("Jonathan Roberts") and "JibayAI" not in ZB.credit + NA.credit

@@ -10,6 +10,7 @@ import pytest
 
 from storage import AnswerIndex, NotAllowed, Store
 from storage.port import NOT_COPIED, TABLES, board_checksums, port
+from storage.runs import NewRun
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
 from tests.storage.pg import pg_schema_url
 from tests.storage.test_analytics import put_natory
@@ -46,6 +47,11 @@ async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
     held = await store.set_mode(private.id, "default")
     await store.hold(held, '{"reason": "key"}', AnswerIndex("1,2", (5, 6)))
     await store.set_notices(1, False)
+    await store.add_sponsorship(
+        user_id=1, benchmark="natory", target=21, name="A", link=None, stars=5, charge_id="c"
+    )
+    await store.add_run(NewRun("natory", "local/m1", "default", 1, "chat", target=21))
+    await store.mark_benchboard(1)
     key = await store.current_key("primebench")
     assert key is not None
     job = await store.start_rescore("primebench", key_version_id=key.id, scorer_version="t")

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -176,6 +177,7 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
     theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
     raw = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time())))
     page = browser.new_page(viewport={"width": 420, "height": 800})
+    page.route("https://telegram.org/**", lambda route: route.abort())  # no network here
     page.goto(app_url(base, raw, theme))
     expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
     expect(page.locator("#my-title")).to_contain_text("My results")
@@ -195,4 +197,157 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
     expect(page.locator("#my[data-state=refused]")).to_be_visible()
     expect(page.locator("#refused")).to_be_visible()
     assert "Alpha Large" not in page.locator("#my").inner_text()
+    page.close()
+
+
+#: Where the screenshots the README shows are kept: ``docs/screens/`` when
+#: ``BENCHBOARD_DOC_SCREENS=1`` (to refresh them), else beside the others (a test run
+#: leaves the work tree clean: the fixtures' dates change every day).
+SCREENS = (
+    Path(__file__).resolve().parents[2] / "docs" / "screens"
+    if os.environ.get("BENCHBOARD_DOC_SCREENS") == "1"
+    else ARTIFACTS
+)
+
+
+def doc_shot(page: Page, name: str) -> Path:
+    """A screenshot of a page as the README shows it."""
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    path = SCREENS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def meta(page: Page, name: str) -> str:
+    found = page.locator(f'meta[property="{name}"], meta[name="{name}"]')
+    return found.first.get_attribute("content") or ""
+
+
+def fetch(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.headers.get("Content-Type", ""), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get("Content-Type", ""), exc.read()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_link_previews_and_icons(server: tuple[str, dict[str, str]], browser: Browser) -> None:
+    base, tokens = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base}/r/{tokens['best']}")
+    image = meta(page, "og:image")
+    assert image == f"{base}/r/{tokens['best']}/card.png"  # absolute
+    assert meta(page, "twitter:card") == "summary_large_image"
+    assert meta(page, "twitter:image") == image
+    description = meta(page, "og:description")
+    assert "Alpha Large" in description and "+18" in description and "PrimeBench" in description
+    status, kind, body = fetch(image)
+    assert status == 200 and kind == "image/png"
+    assert png_size(body) == (1080, 1350)  # the result's card
+    assert fetch(image)[2] == body  # kept: the same bytes
+    for path in ("/", "/b/primebench", "/b/zerobench", "/b/natory"):
+        page.goto(base + path)
+        assert meta(page, "og:title") and meta(page, "og:description")
+        preview = meta(page, "og:image")
+        assert preview.startswith(base + "/")
+        status, kind, body = fetch(preview)
+        assert status == 200 and kind == "image/png", path
+        width, _ = png_size(body)
+        assert width in (1080, 1200)
+    status, kind, body = fetch(base + "/favicon.ico")
+    assert status == 200 and body[:4] == b"\x00\x00\x01\x00"  # an ICO
+    page.goto(base + "/")
+    for rel in ("icon", "apple-touch-icon", "manifest"):
+        href = page.locator(f'link[rel="{rel}"]').first.get_attribute("href") or ""
+        assert fetch(base + href)[0] == 200, rel
+    status, _, body = fetch(base + "/b/nosuch/card.png")
+    assert status == 404
+    page.close()
+
+
+PAGES = ("/", "/b/primebench", "/b/zerobench", "/b/natory", "/b/primebench?lang=fa",
+         "/b/natory?lang=fa", "/nosuch", "/b/primebench?q=alpha")  # fmt: skip
+
+
+def test_no_page_scrolls_sideways_on_a_phone_and_boards_fit_a_wide_screen(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    base, tokens = server
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    for path in (*PAGES, f"/r/{tokens['best']}", f"/r/{tokens['best']}?lang=fa",
+                 f"/g/{tokens['web']}"):  # fmt: skip
+        phone.goto(base + path)
+        width = phone.evaluate("document.documentElement.scrollWidth")
+        inner = phone.evaluate("window.innerWidth")
+        assert width <= inner, f"{path}: {width} px wide on a {inner} px screen"
+    phone.goto(base + "/b/primebench")
+    cells = phone.locator("#board tbody tr").first.locator("td")
+    label = cells.nth(3).evaluate("e => getComputedStyle(e, '::before').content")
+    assert label.strip('"') == "Score"  # each value beside its label
+    doc_shot(phone, "board-390")
+    phone.goto(f"{base}/r/{tokens['best']}")
+    doc_shot(phone, "result-390")
+    phone.close()
+    wide = browser.new_page(viewport={"width": 1280, "height": 900})
+    for path in ("/b/primebench", "/b/zerobench", "/b/natory", "/b/primebench?lang=fa",
+                 f"/g/{tokens['web']}"):  # fmt: skip
+        wide.goto(base + path)
+        assert wide.evaluate("document.documentElement.scrollWidth") <= 1280, path
+        table = wide.locator("#board")
+        fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
+        assert fits, f"{path}: the table is wider than its box"
+        last = wide.locator("#board thead th").last.bounding_box()
+        assert last is not None and last["x"] + last["width"] <= 1280, path
+    wide.goto(base + "/b/primebench")
+    doc_shot(wide, "board-1280")
+    wide.goto(base + "/b/zerobench")
+    doc_shot(wide, "zerobench-1280")
+    wide.goto(base + "/b/natory")
+    doc_shot(wide, "natory-1280")
+    wide.goto(base + "/")
+    doc_shot(wide, "index")
+    wide.goto(f"{base}/r/{tokens['best']}")
+    doc_shot(wide, "result")
+    wide.close()
+
+
+def test_charts_search_credits_and_the_way_to_the_bot(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    base, _ = server
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    for name in ("primebench", "zerobench", "natory"):
+        page.goto(f"{base}/b/{name}")
+        expect(page.locator("#chart svg.chart")).to_have_count(1)
+        expect(page.locator("#about")).to_be_visible()
+    page.goto(base + "/b/zerobench")  # pass@1 with its Wilson interval
+    expect(page.locator("#chart svg .dot")).to_have_count(2)
+    expect(page.locator("#chart svg .interval")).to_have_count(2)
+    page.goto(base + "/b/primebench")
+    expect(page.locator("#about-prompt")).to_be_visible()
+    page.fill("#f-q", "alpha")
+    page.click("#f-apply")
+    page.wait_for_url("**q=alpha**")
+    assert models(page) == ["Alpha Large"]
+    expect(page.locator("#chart svg .dot")).to_have_count(1)
+    page.click("#search-clear")
+    page.wait_for_url(lambda url: "q=" not in url)
+    assert len(models(page)) == 25
+    page.goto(base + "/b/primebench?q=filler&page=2")  # search pages
+    assert models(page) and all(m.startswith("Filler") for m in models(page))
+    assert "JibayAI" in page.content()
+    for path in ("/b/zerobench", "/b/natory", "/nosuch", "/b/primebench?page=99"):
+        page.goto(base + path)
+        assert "JibayAI" not in page.content() and "CC BY-ND" not in page.content(), path
+        expect(page.locator("#footer")).to_contain_text("Benchboard")
+    page.goto(base + "/b/zerobench")
+    expect(page.locator("#about-credit")).to_contain_text("Jonathan Roberts")
+    page.goto(base + "/")
+    expect(page.locator("#bot-link")).to_have_attribute("href", "https://t.me/bench_test_bot")
     page.close()

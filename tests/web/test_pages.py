@@ -28,7 +28,7 @@ def models(page: str) -> list[str]:
     body = page.split('id="board"', 1)[1].split("</table>", 1)[0]
     return [
         html.unescape(name)
-        for name in re.findall(r'<td class="model">(?:<a href="[^"]*">)?([^<]*)', body)
+        for name in re.findall(r'<td class="model"[^>]*>(?:<a href="[^"]*">)?([^<]*)', body)
     ]
 
 
@@ -39,7 +39,12 @@ async def test_the_front_page_lists_every_benchmark_with_its_leaders(site: Site)
     for title in ("PrimeBench", "ZeroBench", "Natory"):
         assert title in html
     assert "Alpha Large" in html and "Zed One" in html and "Nat Cheap" in html
-    assert "JibayAI" in html and "CC BY-ND 4.0" in html
+    # each benchmark's credit stands beside its own scores only; the site names Benchboard
+    prime, rest = html.split('id="bench-primebench"')[1].split("</section>", 1)
+    assert "PrimeBench by JibayAI" in prime
+    assert "JibayAI" not in rest and "JibayAI" not in html.split('id="bench-primebench"')[0]
+    assert 'id="footer"' in html and "Benchboard" in html.split('id="footer"')[1]
+    assert 'href="https://t.me/bench_test_bot"' in html  # the way to the bot
     no_ids(html)
 
 
@@ -282,3 +287,24 @@ def test_every_benchmark_names_headings_the_web_boards_have() -> None:
         assert all(c.kind in KINDS for c in benchmark.web_columns), benchmark.name
         for column in columns(benchmark):
             assert translated("fa", column.label), column.label
+
+
+async def test_runs_by_benchboard_are_marked_and_filtered(site: Site) -> None:
+    store = site.state.services.store
+    board = await store.leaderboard("primebench")
+    alpha = next(r for r in board.rows if r.model == "Alpha Large")
+    assert alpha.submission_id is not None
+    await store.mark_benchboard(alpha.submission_id)
+    _, page, _ = await site.get("/b/primebench?mark=benchboard")
+    assert models(page) == ["Alpha Large"] and "🤖 run by Benchboard" in page
+    assert 'name="mark" value="benchboard"' in page
+    _, everything, _ = await site.get("/b/primebench")
+    assert "🤖 run by Benchboard" in everything and "self-reported" in everything
+    _, text, _ = await site.get("/b/primebench.json?mark=benchboard")
+    rows = json.loads(text)["rows"]
+    assert [(r["model"], r["mark"]) for r in rows] == [("Alpha Large", "benchboard")]
+    _, text, _ = await site.get("/b/primebench.csv?mark=benchboard")
+    table = list(csv.reader(io.StringIO(text)))
+    assert table[1][1] == "Alpha Large" and table[1][3] == "benchboard"
+    status, _, _ = await site.get("/b/primebench?mark=mine")
+    assert status == 400

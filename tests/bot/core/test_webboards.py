@@ -218,3 +218,21 @@ async def test_a_group_admins_mark_shows_on_that_groups_web_board_only(
     assert (await webboards.board(services, WebQuery("primebench", verified=True))).rows == ()
     shown = await webboards.result(services, await links.result_token(services, sub), None)
     assert shown.mark == "self"
+
+
+async def test_runs_by_benchboard_carry_their_mark_and_can_be_shown_alone(
+    services: Services,
+) -> None:
+    post = Submitter(services)
+    await post.published(20, model="Pasted", mode="default", user_id=31, chat_id=-100)
+    run = await post.published(10, model="local/m1", mode="default", user_id=0, chat_id=0)
+    await services.store.mark_benchboard(run.id)
+    everything = await web_rows(services, WebQuery("primebench"))
+    assert {r.model: r.mark for r in everything} == {"Pasted": "self", "local/m1": "benchboard"}
+    alone = await webboards.board(services, WebQuery("primebench", mark="benchboard"))
+    assert [(r.model, r.mark) for r in alone.rows] == [("local/m1", "benchboard")]
+    verified = await webboards.board(services, WebQuery("primebench", verified=True))
+    assert [r.model for r in verified.rows] == ["local/m1"]  # a run by Benchboard is verified
+    shown = await boards.page(services, boards.BoardQuery("primebench", "g", None, 0, 0),
+                              chat_id=-100, user_id=1)  # fmt: skip
+    assert [r.mark for r in shown.board.rows] == ["self", "benchboard"]

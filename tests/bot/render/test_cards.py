@@ -106,7 +106,7 @@ def test_a_card_shows_its_result_in_both_languages_and_themes(
     assert {plain(s) for s in card_strings(text)} <= set(drawn) | {text.score_label}
     assert "gpt-6 luna" in drawn
     assert registry.get(name).title in drawn
-    assert text.score in drawn
+    assert plain(text.score) in drawn
     assert plain(text.footer).startswith(("key 01234567", "کلید 01234567")) or name == "natory"
     if name == "primebench":
         assert "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0" in drawn  # the credit
@@ -201,7 +201,8 @@ def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: s
     else:
         assert {"رتبه", "مدل", "حالت", "امتیاز", "اجرا"} <= set(drawn)
         assert "۲۰۲۶-۱۱-۳۰" in subtitle
-    assert "model 0" in drawn and "model 9" in drawn and "+31" in drawn
+    scores = "+31" if lang == "en" else "+۳۱"
+    assert "model 0" in drawn and "model 9" in drawn and scores in drawn
     assert sum(1 for s in drawn if s.startswith("gpt-x") and s.endswith("…")) == 1
     assert drawn.count("✔") == 5
     _inside(figure)
@@ -226,3 +227,17 @@ def test_persian_keeps_expressions_and_scores_left_to_right() -> None:
     assert f"{LRI}+38{PDI}" in text.challenge
     english = result_card_figure(_card("natory"))[1]
     assert all(LRI not in s for s in card_strings(english))  # English needs none
+
+
+def test_persian_cards_write_every_figure_in_persian_digits_left_to_right() -> None:
+    """The big score, the breakdown and a board image's scores: Persian digits in a
+    Persian card, each a left-to-right isolate (``+۱۰`` never drawn as ``۱۰+``)."""
+    _, fa = result_card_figure(_card("primebench", lang="fa"))
+    assert fa.score.startswith("\u2066") and fa.score.endswith("\u2069")
+    assert not any(c in "0123456789" for c in plain(fa.score))
+    _, en = result_card_figure(_card("primebench"))
+    assert en.score == plain(en.score) and any(c in "0123456789" for c in en.score)
+    _, zero = result_card_figure(_card("zerobench", lang="fa"))
+    for _, value in zero.breakdown:  # digits alone need no isolate; figures with signs do
+        assert not any(c in "0123456789" for c in value)
+        assert value.isdigit() or value.startswith("\u2066"), value

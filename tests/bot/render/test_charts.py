@@ -166,3 +166,32 @@ def test_plain_ticks_on_a_log_cost_axis() -> None:
     assert cost_axes.get_xscale() == "log"
     ticks = [t.get_text() for t in cost_axes.get_xticklabels() if t.get_text()]
     assert "0.001" in ticks and not any("10^" in t or "e-" in t or "$" in t for t in ticks)
+
+
+def test_a_persian_reader_gets_persian_words_and_digits() -> None:
+    """/compare in Persian: the axes, the legend, the labels in Persian, every tick in
+    Persian digits (one digit script per reader); English stays as it was."""
+    from bot.render.charts import chart_words
+
+    points = [point("alpha", 40, 0.02, 1.5), point("beta", 90, 1.0, 9.0)]
+    figure = score_cost_latency_figure(points, title="Natory", words=chart_words("fa"))
+    figure.canvas.draw()
+    cost_axes = figure.axes[0]
+    assert cost_axes.get_ylabel() == "امتیاز میانگین"
+    assert cost_axes.get_xlabel() == "هزینهٔ میانگین هر تلاش (دلار)"
+    ticks = [label.get_text() for axes in figure.axes
+             for label in (*axes.get_xticklabels(), *axes.get_yticklabels())]  # fmt: skip
+    assert ticks and not any(c in "0123456789" for c in "".join(ticks))
+    assert any(c in "۰۱۲۳۴۵۶۷۸۹" for c in "".join(ticks))
+    legend = [t.get_text() for t in cost_axes.get_legend().get_texts()]
+    assert "مرز پارتو" in legend
+    labels = [
+        t.get_text()
+        for t in figure.findobj(match=lambda a: getattr(a, "get_gid", lambda: None)() == LABEL_GID)
+    ]
+    assert any("۳ تلاش" in text for text in labels)
+    english = score_cost_latency_figure(points)
+    english.canvas.draw()
+    assert english.axes[0].get_ylabel() == "mean score"
+    assert any("n=3" in t.get_text() for t in english.findobj(
+        match=lambda a: getattr(a, "get_gid", lambda: None)() == LABEL_GID))  # fmt: skip

@@ -185,7 +185,10 @@ def test_each_kind_is_written_one_way() -> None:
     assert write(COUNT, -5243420.0) == "-5243420"  # never -5.24342e+06
     assert write(POINTS, 10) == "+10" and write(POINTS, -5) == "−5" and write(POINTS, 0) == "0"
     assert write(PERCENT, 0.75, of=(3, 4)) == "75.0% (3/4)"
-    assert write(PERCENT, 0.5, lang="fa", of=(1.5, 3)) == "۵۰.۰% (۱.۵/۳)"
+    # Persian: the reader's digits and separators, the percent before its number, the
+    # whole a left-to-right isolate (bot.render.bidi)
+    assert write(PERCENT, 0.5, lang="fa", of=(1.5, 3)) == "\u2066٪۵۰٫۰ (۱٫۵/۳)\u2069"
+    assert write(POINTS, -5, lang="fa") == "\u2066−۵\u2069"
     assert write(PERCENT, None) == "—"
     assert write(MONEY, 0.012) == "$0.012" and write(MONEY, 0.00001234) == "$0.00001234"
     assert write(SECONDS, 3.2) == "3.2 s" and write(SECONDS, 1234.5) == "1230 s"
@@ -222,7 +225,7 @@ def test_the_reply_lists_the_declared_fields_in_both_languages() -> None:
     persian = render_score_reply(
         result, QUIZLET, lang="fa", submission_id=5, mode_label=None, model="m", left_today=None
     )
-    assert "درست: ۷" in persian and "پوشش: ۸۷.۵% (۷/۸)" in persian
+    assert "درست: ۷" in persian and "پوشش: \u2066٪۸۷٫۵ (۷/۸)\u2069" in persian
     assert "no spaces, please" not in persian and "حرف Q پیش از" in persian  # declared hint
 
 
@@ -248,7 +251,8 @@ def test_a_reply_in_prose_explains_the_reason_in_the_readers_language() -> None:
 def test_the_card_draws_the_declared_bar_and_rank(lang: str) -> None:
     view = ResultCardView(QUIZLET, QuizResult(7, 1), "m", "think", 2, True, None, NOW, lang=lang)
     text = result_card_text(view)
-    assert text.benchmark == "Quizlet" and text.score == "13 pts"
+    assert text.benchmark == "Quizlet"
+    assert plain(text.score) == ("13 pts" if lang == "en" else "۱۳ pts")
     assert text.bar is not None
     assert text.bar.counts == (7, 1) and text.bar.tones == ("good", "bad")
     if lang == "en":
@@ -257,7 +261,7 @@ def test_the_card_draws_the_declared_bar_and_rank(lang: str) -> None:
         assert text.rank == "#2 on the global board"
     else:
         assert text.bar.labels == ("درست", "نادرست")
-        assert "+۴" in text.bar.points and "−۲" in text.bar.points
+        assert "\u2066+۴\u2069" in text.bar.points and "\u2066−۲\u2069" in text.bar.points
     invalid = QuizResult(7, 1, Reason("empty", "none"))
     view = ResultCardView(QUIZLET, invalid, "m", None, 4, False, None, NOW, lang=lang)
     prose = result_card_text(view)
@@ -293,7 +297,8 @@ def test_the_result_page_labels_the_declared_fields(lang: str) -> None:
     )  # fmt: skip
     html = result_page(found, lang, True, here="/r/t")
     label = "Coverage" if lang == "en" else "پوشش"
-    assert f'<th scope="row">{label}</th><td dir="ltr">87.5% (7/8)</td>' in html
+    value = "87.5% (7/8)" if lang == "en" else "٪۸۷٫۵ (۷/۸)"
+    assert f'<th scope="row">{label}</th><td><bdi dir="ltr">{value}</bdi></td>' in html
     assert "a&lt;b" in html
 
 

@@ -128,7 +128,8 @@ def test_target_board_rendering_escapes_and_shows_cost_latency() -> None:
     assert "   <code>2 * sopfr(6)^5 + 6</code>" in lines
     assert "2. b · default · best 133 · mean 66.5 · 2 attempts · — · 3.2s" in lines
     persian = render_challenge_board(NATORY, "natory", board, lang="fa")
-    assert "بهترین 133" in persian and "&lt;GPT" in persian
+    assert "بهترین ۱۳۳" in persian and "&lt;GPT" in persian
+    assert "\u2066۶۶٫۵\u2069" in persian  # the mean: Persian digits, left to right
 
 
 def test_model_board_rendering_and_empty_board() -> None:

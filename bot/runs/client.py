@@ -1,0 +1,172 @@
+"""Calls to a provider's chat-completions API through the official ``openai`` package
+(``AsyncOpenAI`` with the provider's ``base_url``): at most ``concurrency`` calls at once
+per provider, each with the provider's timeout, tried again with backoff after a 429
+(waiting what ``Retry-After`` says), a 5xx, a timeout or a lost connection. A 401/403,
+an unknown model (404) or a refused request (400) is not tried again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from .providers import ModelSpec, Provider, ProviderError, Providers
+
+log = logging.getLogger("benchboard.runs")
+
+#: The first pause before a try again (doubled each time, with jitter), and the longest
+#: pause, ``Retry-After`` included.
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A model's answer to one call: its text, tokens, how long the call took (the tries
+    that failed and the pauses between them included), how many tries it took, and the
+    request and response as sent and received (the transcript's)."""
+
+    text: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+    tries: int
+    request: dict[str, Any]
+    response: dict[str, Any]
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    value = exc.response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+class ProviderClient:
+    """One provider's client and its concurrency bound."""
+
+    def __init__(self, provider: Provider, *, backoff_first: float = BACKOFF_FIRST) -> None:
+        self.provider = provider
+        self._backoff_first = backoff_first
+        self._slots = asyncio.Semaphore(provider.concurrency)
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _open(self) -> openai.AsyncOpenAI:
+        if self._client is None:
+            # retries are ours (Retry-After honoured, bounded concurrency released while
+            # waiting); the SDK's own are off
+            self._client = openai.AsyncOpenAI(
+                api_key=self.provider.api_key(),
+                base_url=self.provider.base_url,
+                timeout=self.provider.timeout,
+                max_retries=0,
+            )
+        return self._client
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _fail(self, message: str, code: str) -> ProviderError:
+        return ProviderError(
+            f"provider {self.provider.name}: {message}", code=code, provider=self.provider.name
+        )
+
+    async def complete(
+        self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any]
+    ) -> Answer:
+        """One call, tried again as the module says; ProviderError when it cannot be made."""
+        client = self._open()
+        request: dict[str, Any] = {"model": model.name, "messages": list(messages), **options}
+        started = time.monotonic()
+        pause = self._backoff_first
+        tries = 0
+        while True:
+            tries += 1
+            wait: float | None = None
+            try:
+                async with self._slots:
+                    response = await client.chat.completions.create(**request)
+                break
+            except openai.AuthenticationError:
+                raise self._fail(
+                    f"the API key in {self.provider.api_key_env} was refused (401)", "auth"
+                ) from None
+            except openai.PermissionDeniedError:
+                raise self._fail(
+                    f"the API key in {self.provider.api_key_env} may not call {model.name} (403)",
+                    "auth",
+                ) from None
+            except openai.NotFoundError:
+                raise self._fail(f"no model {model.name!r} there (404)", "unknown_model") from None
+            except openai.RateLimitError as exc:
+                wait = _retry_after(exc)
+                why = "429"
+            except openai.InternalServerError as exc:
+                wait = _retry_after(exc)
+                why = str(exc.status_code)
+            except openai.APITimeoutError:
+                why = f"no answer within {self.provider.timeout:g} s"
+            except openai.APIConnectionError:
+                why = "unreachable"
+            except openai.APIStatusError as exc:
+                raise self._fail(
+                    f"the request was refused ({exc.status_code})", "refused"
+                ) from None
+            if tries > self.provider.retries:
+                raise self._fail(f"failed {tries} times (last: {why})", "dead")
+            if wait is None:
+                wait = pause * (1 + random.random() / 4)
+                pause = min(pause * 2, BACKOFF_MAX)
+            log.info(
+                "provider call tried again",
+                extra={"provider": self.provider.name, "why": why, "wait": round(wait, 2)},
+            )
+            await asyncio.sleep(min(wait, BACKOFF_MAX))
+        latency = time.monotonic() - started
+        choice = response.choices[0] if response.choices else None
+        text = (choice.message.content or "") if choice is not None else ""
+        usage = response.usage
+        return Answer(
+            text=text,
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+            latency_s=latency,
+            tries=tries,
+            request=request,
+            response=response.model_dump(mode="json", exclude_none=True),
+        )
+
+
+class Clients:
+    """A :class:`ProviderClient` for each provider of the file, opened on first use."""
+
+    def __init__(self, providers: Providers, *, backoff_first: float = BACKOFF_FIRST) -> None:
+        self.providers = providers
+        self._backoff_first = backoff_first
+        self._clients: dict[str, ProviderClient] = {}
+
+    def for_model(self, model: ModelSpec) -> ProviderClient:
+        found = self._clients.get(model.provider)
+        if found is None:
+            found = ProviderClient(
+                self.providers.provider(model.provider), backoff_first=self._backoff_first
+            )
+            self._clients[model.provider] = found
+        return found
+
+    async def close(self) -> None:
+        for client in self._clients.values():
+            await client.close()
+        self._clients.clear()

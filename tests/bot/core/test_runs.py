@@ -1,0 +1,83 @@
+"""/run's use cases on a real store, against the local chat-completions server: who may
+run (admins; others within the day's budget, nothing called otherwise), a run queued
+and worked by the queue, scored as its paste and marked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bot.core import runs
+from bot.core.errors import UserError
+from bot.core.services import Services
+from bot.runs import providers as prov
+from scoring import natory
+from tests.runs.fakeai import FakeAI, providers_toml
+
+from .conftest import BOT_ADMIN
+
+USER = 4242
+
+
+@pytest.fixture
+async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeAI]:
+    monkeypatch.setenv("LOCAL_AI_KEY", "sk-test")
+    async with FakeAI(key="sk-test", answer=_the_target) as server:
+        yield server
+
+
+def _the_target(request: dict[str, Any]) -> str:
+    found = re.search(r"exactly (\d+)", request["messages"][0]["content"])
+    assert found
+    return f"Thinking...\nThe answer: {found[1]}"
+
+
+def _runner(fake: FakeAI) -> runs.Runner:
+    return runs.Runner(prov.parse(providers_toml(fake.base_url)), backoff_first=0.01)
+
+
+def _budget(services: Services, usd: float) -> None:
+    services.settings = services.settings.model_copy(update={"run_budget_usd": usd})
+
+
+async def test_only_admins_run_without_a_budget_and_nothing_is_called(
+    services: Services, fake: FakeAI
+) -> None:
+    runner = _runner(fake)
+    with pytest.raises(UserError) as refused:
+        await runs.ask(services, runner, ["natory", "local/m1"], user_id=USER, chat_id=USER)
+    assert refused.value.key == "run_admins_only" and fake.requests == []
+    asked = await runs.ask(
+        services, runner, ["natory", "local/m1", "#think", "2"], user_id=BOT_ADMIN, chat_id=1
+    )
+    assert asked.run.attempts == 2 and asked.run.mode == "think" and asked.run.origin == "chat"
+    with pytest.raises(UserError) as none:
+        await runs.ask(services, None, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    assert none.value.key == "run_not_set_up"
+    await runner.close()
+
+
+async def test_a_user_runs_within_the_days_budget(services: Services, fake: FakeAI) -> None:
+    runner = _runner(fake)
+    _budget(services, 0.000001)
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=USER, chat_id=USER)
+    queue = runs.RunQueue(services, runner, poll=0.01)
+    claimed = await services.store.claim_attempt(run_id=asked.run.id)
+    assert claimed is not None
+    outcome = await runs.execute(services, runner, *claimed)
+    assert outcome.error is None and outcome.cost_usd and outcome.cost_usd > 0.000001
+    with pytest.raises(UserError) as spent:
+        await runs.ask(services, runner, ["natory", "local/m1"], user_id=USER, chat_id=USER)
+    assert spent.value.key == "run_budget_used" and len(fake.requests) == 1
+    sub = await services.store.get_submission(outcome.submission_id or 0)
+    assert sub is not None and sub.origin == "benchboard" and sub.visibility == "published"
+    target = sub.extra["target"]
+    challenge = natory.BENCHMARK.challenge.parse(str(target))  # type: ignore[union-attr]
+    pasted = natory.BENCHMARK.score(f"Thinking...\nThe answer: {target}", challenge)
+    assert sub.score == pasted.primary and pasted.valid
+    assert sub.extra["cost"] == pytest.approx(outcome.cost_usd)
+    assert queue.in_flight == 0
+    await runner.close()

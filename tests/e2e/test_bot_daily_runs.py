@@ -1,0 +1,93 @@
+"""Daily runs (issue 32), end to end: a providers file's ``[[daily]]`` entry makes the
+bot run each model on the challenge's target of the day (once, however often it starts),
+publish the attempts with the 🤖 mark, and tell admins what they cost."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from tests.runs.fakeai import FakeAI, providers_toml
+
+from .botapi import FakeBotAPI
+from .botkit import BOT, Bot, check_log, private_user, text_of
+from .harness import running_bot
+
+ADMIN = 9201
+DAILY = '[[daily]]\nbenchmark = "natory"\nmodels = ["local/m1"]\nattempts = 2\n'
+
+
+def _the_target(request: dict[str, Any]) -> str:
+    """An answer in prose ending with the target written out (valid, if trivial)."""
+    found = re.search(r"exactly (\d+)", request["messages"][0]["content"])
+    assert found
+    return f"I could not find anything clever.\n\n{found[1]}"
+
+
+async def test_the_days_runs_are_made_once_published_and_costed(tmp_path: Path) -> None:
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, extra=DAILY))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+
+                async def report() -> str:
+                    return text_of(await bot.say(chat, user, "/runs"))
+
+                await api.wait_until(lambda: fake.answered >= 2, 30, what="the daily calls")
+                for _ in range(100):
+                    costs = await report()
+                    if "2 attempts" in costs:
+                        break
+                assert "local/m1 (daily): 2 attempts, $" in costs and "Total: $" in costs
+                board = text_of(await bot.say(chat, user, "/leaderboard natory"))
+                assert "local/m1" in board and "🤖" in board
+            check_log(proc)
+            # started again the same day: the day's runs are not made twice
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                assert "2 attempts" in text_of(await bot.say(chat, user, "/runs"))
+                assert fake.answered == 2
+            check_log(proc)
+
+
+async def test_a_run_left_by_a_killed_bot_is_finished_after_the_restart(tmp_path: Path) -> None:
+    async with FakeAI(key="sk-local", answer=_the_target, delay=30.0) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, timeout=60))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                progress = await bot.say(chat, user, "/run natory local/m1 2")
+                await api.wait_until(lambda: fake.in_flight >= 2, 30, what="2 calls out")
+                await proc.kill()  # mid-run: nothing finished, nothing released
+            fake.delay = 0.0
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+
+                def carded() -> bool:
+                    return sum(
+                        1 for c in api.calls[since:]
+                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+                        and "run by Benchboard" in text_of(c)
+                    ) >= 2  # fmt: skip
+
+                await api.wait_until(carded, 30, what="the run's cards after the restart")
+                assert "2 of 2 attempts done" in text_of(bot.current(progress))
+            check_log(proc)

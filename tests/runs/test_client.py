@@ -1,0 +1,143 @@
+"""The provider client against a local chat-completions server over real HTTP: prices,
+retries on 429 (Retry-After) and 5xx and timeouts, refusals, bounded concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.runs import providers as prov
+from bot.runs.attempt import run_attempt
+from bot.runs.client import Clients
+from bot.runs.providers import ProviderError
+from scoring import natory
+from scoring.runs import RunMaterials
+
+from .fakeai import FakeAI, providers_toml
+
+NA = natory.BENCHMARK
+
+
+@pytest.fixture
+async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeAI]:
+    monkeypatch.setenv("LOCAL_AI_KEY", "sk-test")
+    async with FakeAI(answer="ok") as server:
+        yield server
+
+
+def _clients(fake: FakeAI, **kw: object) -> tuple[Clients, prov.ModelSpec]:
+    file = prov.parse(providers_toml(fake.base_url, **kw))  # type: ignore[arg-type]
+    return Clients(file, backoff_first=0.01), file.model("local/m1")
+
+
+def test_the_file_names_models_by_provider_and_prices_them() -> None:
+    text = providers_toml("http://x/v1", models=("deep/seek-1",)) + (
+        '[[daily]]\nbenchmark = "natory"\nmodels = ["local/deep/seek-1"]\nattempts = 2\n'
+        '[sponsor.natory]\nstars = 50\nruns = 2\nmodels = ["local/deep/seek-1"]\n'
+    )
+    file = prov.parse(text)
+    model = file.model("local/deep/seek-1")
+    assert model.cost(1_000_000, 500_000) == pytest.approx(2.0)
+    assert model.request_options("think") == {"reasoning_effort": "high"}
+    assert model.request_options("default") == {}
+    assert file.daily[0].models == ("local/deep/seek-1",) and file.daily[0].attempts == 2
+    assert file.sponsor["natory"].stars == 50 and file.sponsor["natory"].runs == 2
+    with pytest.raises(ProviderError, match="lists no model 'nope'") as e:
+        file.model("local/nope")
+    assert e.value.code == "unknown_model"
+    with pytest.raises(ProviderError, match="unknown provider"):
+        file.model("elsewhere/m1")
+    with pytest.raises(ProviderError, match="base_url"):
+        prov.parse('[providers.x]\nbase_url = 3\napi_key_env = "K"\n')
+
+
+async def test_a_natory_attempt_costs_what_the_file_says(fake: FakeAI) -> None:
+    fake.answer = lambda r: "Let me think.\nThe answer:\n(2+1)*7"
+    clients, model = _clients(fake)
+    plan = NA.run_plan(RunMaterials(NA.challenge.parse("21")))  # type: ignore[union-attr]
+    done = await run_attempt(clients, NA, model, "default", plan)
+    await clients.close()
+    sent = fake.requests[0]
+    assert sent["model"] == "m1"
+    assert sent["messages"][0]["content"] == plan.calls[0].messages[0].parts[0]
+    assert done.output.endswith("(2+1)*7")
+    assert done.cost_usd == pytest.approx(
+        (done.input_tokens * 1.0 + done.output_tokens * 2.0) / 1e6
+    )
+    assert done.input_tokens > 100 and done.output_tokens > 0 and done.latency_s > 0
+    assert '"answer": "Let me think.' in done.transcript
+
+
+async def test_429_and_500_and_timeouts_are_tried_again(fake: FakeAI) -> None:
+    fake.faults = ["429", "500", "timeout"]
+    fake.hang = 1.0
+    clients, model = _clients(fake, timeout=0.3)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 4
+    assert fake.statuses[:2] == [429, 500]
+
+
+async def test_retry_after_is_honoured(fake: FakeAI) -> None:
+    fake.faults = ["429"]
+    fake.retry_after = "0.6"
+    clients, model = _clients(fake)
+    started = time.monotonic()
+    await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert time.monotonic() - started >= 0.6
+
+
+async def test_a_provider_that_keeps_failing_is_dead(fake: FakeAI) -> None:
+    fake.faults = ["500"] * 10
+    clients, model = _clients(fake, retries=2)
+    with pytest.raises(ProviderError, match="provider local: failed 3 times") as e:
+        await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+    assert e.value.code == "dead" and len(fake.requests) == 3
+
+
+async def test_refusals_are_not_tried_again(fake: FakeAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake.models = {"other"}
+    clients, model = _clients(fake)
+    with pytest.raises(ProviderError, match="no model 'm1'") as e:
+        await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    assert e.value.code == "unknown_model"
+    await clients.close()
+    monkeypatch.setenv("LOCAL_AI_KEY", "sk-wrong")
+    clients, model = _clients(fake)
+    with pytest.raises(ProviderError, match="LOCAL_AI_KEY was refused") as e:
+        await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    assert e.value.code == "auth" and len(fake.requests) == 2
+    await clients.close()
+    monkeypatch.delenv("LOCAL_AI_KEY")
+    clients, model = _clients(fake)
+    with pytest.raises(ProviderError, match="LOCAL_AI_KEY") as e:
+        await clients.for_model(model).complete(model, [], {})
+    assert e.value.code == "no_key"
+
+
+async def test_a_dead_provider_is_named() -> None:
+    text = providers_toml("http://127.0.0.1:9/v1", retries=1)
+    file = prov.parse(text)
+    clients = Clients(file, backoff_first=0.01)
+    model = file.model("local/m1")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LOCAL_AI_KEY", "k")
+        with pytest.raises(ProviderError, match=r"provider local: failed 2 times.*unreachable"):
+            await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+
+
+async def test_calls_to_a_provider_are_bounded(fake: FakeAI) -> None:
+    fake.delay = 0.2
+    clients, model = _clients(fake, concurrency=2)
+    client = clients.for_model(model)
+    await asyncio.gather(
+        *(client.complete(model, [{"role": "user", "content": "x"}], {}) for _ in range(6))
+    )
+    await clients.close()
+    assert fake.most_in_flight == 2
