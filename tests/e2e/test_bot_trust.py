@@ -68,10 +68,13 @@ async def submit(bot: Bot, uid: int, text: str) -> tuple[int, str, dict[str, Any
     card = text_of(reply)
     sid = submission_id(card)
     answer = await bot.press(chat, user, reply, f"pub:{sid}")
+    REPLIES[sid] = reply
     return sid, card, answer
 
 
 IDS: dict[str, int] = {}
+#: each submission's score reply, by id
+REPLIES: dict[int, dict[str, Any]] = {}
 
 
 async def test_copies_are_held_and_honest_sheets_published(bot: Bot) -> None:
@@ -102,6 +105,13 @@ async def test_copies_are_held_and_honest_sheets_published(bot: Bot) -> None:
     assert f"same answers as #{original} by another user on " in card
     assert "shared wrong answers" in answer["text"] and answer["text"].startswith("Held")
     IDS["copy"] = sid
+    # held: its mode and model stay as they are, /me says so
+    user, chat = private_user(bot, COPIER)
+    me = text_of(await bot.say(chat, user, "/me"))
+    assert f"#{sid}" in me and "held for review" in me
+    held_card = bot.current(REPLIES[sid])  # refreshed when it was held: no mode buttons
+    assert "Held for review:" in text_of(held_card)
+    assert not [d for d in buttons(held_card) if d.startswith(("mode:", "model:", "pub:"))]
 
     # honest sheets: random answers, and another real-looking model
     rng = random.Random(5)
