@@ -109,46 +109,41 @@ class TrustStore(StoreBase):
         bands: Sequence[int],
         *,
         user_id: int,
-        per_band: int = 32,
-        limit: int = 64,
+        per_band: int = 16,
+        limit: int = 32,
     ) -> list[Candidate]:
-        """Earlier answer sets of other users sharing a band hash with ``bands``: at
-        most ``per_band`` per hash (the earliest), the ``limit`` sharing most bands."""
+        """Earlier answer sets of other users sharing a band hash with ``bands``: one
+        statement reading at most ``per_band`` rows a hash on average (each hash's rows
+        in key order, the scan stopped there), the ``limit`` sharing most bands first.
+        One trip on the shared connection (its cache is warm; a reader of its own would
+        read back every page the last commit changed)."""
         name = benchmark_name(benchmark)
         wanted = list(dict.fromkeys(bands))
         if not wanted:
             return []
-
-        def work(conn: Conn) -> list[Candidate]:
-            row = conn.execute("SELECT id FROM benchmarks WHERE name = ?", (name,)).fetchone()
+        bench_id = self._bench_ids.get(name)
+        if bench_id is None:
+            async with self._db.single() as s:
+                row = await s.one("SELECT id FROM benchmarks WHERE name = ?", (name,))
             if row is None:
                 return []
-            bench_id = row[0]
-            hits: dict[int, int] = {}
-            owners: dict[int, int] = {}
-            for value in wanted:
-                for sub_id, owner in conn.execute(
-                    "SELECT submission_id, user_id FROM trust_bands "
-                    "WHERE benchmark_id = ? AND hash = ? AND user_id <> ? "
-                    "ORDER BY submission_id LIMIT ?",
-                    (bench_id, value, user_id, per_band),
-                ).fetchall():
-                    hits[sub_id] = hits.get(sub_id, 0) + 1
-                    owners[sub_id] = owner
-            best = sorted(hits, key=lambda i: (-hits[i], i))[:limit]
-            if not best:
-                return []
-            marks = ", ".join("?" * len(best))
-            answers = dict(
-                conn.execute(
-                    "SELECT submission_id, answers FROM trust_answers "
-                    f"WHERE submission_id IN ({marks})",
-                    best,
-                ).fetchall()
+            bench_id = self._bench_ids[name] = int(row[0])
+        marks = ", ".join("?" * len(wanted))
+        async with self._db.single() as s:
+            rows = await s.all(
+                "SELECT b.submission_id, b.user_id, a.answers FROM trust_bands AS b "
+                "JOIN trust_answers AS a ON a.submission_id = b.submission_id "
+                f"WHERE b.benchmark_id = ? AND b.hash IN ({marks}) AND b.user_id <> ? "
+                "LIMIT ?",
+                (bench_id, *wanted, user_id, per_band * len(wanted)),
             )
-            return [Candidate(i, owners[i], answers[i], hits[i]) for i in best if i in answers]
-
-        return await self._db.run(work)
+        hits: dict[int, int] = {}
+        found: dict[int, tuple[int, str]] = {}
+        for sub_id, owner, answers in rows:
+            hits[sub_id] = hits.get(sub_id, 0) + 1
+            found[sub_id] = (owner, answers)
+        best = sorted(hits, key=lambda i: (-hits[i], i))[:limit]
+        return [Candidate(i, found[i][0], found[i][1], hits[i]) for i in best]
 
     async def recent_answers(self, benchmark: str, limit: int = 500) -> list[str]:
         """The latest ``limit`` answer sets kept for a benchmark (how often each answer
