@@ -262,12 +262,8 @@ async def score_run(
     reading = Reading(tags=tags, benchmark=benchmark_name)
     benchmark, key, options, key_version_id = await _key_and_options(services, reading, given)
     body = normalise_line_ends(text)
-    result, packed, answers = await run_scorer(
-        services, benchmark, body, key, options, owner=owner
-    )
-    return Scored(
-        benchmark, result, tags, packed or body, key_version_id, options, answers=answers
-    )
+    result, packed, answers = await run_scorer(services, benchmark, body, key, options, owner=owner)
+    return Scored(benchmark, result, tags, packed or body, key_version_id, options, answers=answers)
 
 
 async def score_file(
