@@ -96,6 +96,31 @@ class Result(Protocol):
         ...
 
 
+#: An :class:`AnswerSet` answer that declines to answer (``12:none``): compared like an
+#: answer, never a wrong one.
+NO_ANSWER = "none"
+
+
+class AnswerSet(NamedTuple):
+    """What a submission answered to each question of the key, for the copy check
+    (:meth:`Benchmark.answer_set`): the bot compares it with the key and with other
+    people's answer sets without knowing the benchmark.
+
+    ``answers`` and ``right`` hold one entry per key question, in the key's order: the
+    answer given (``""``: no answer; :data:`NO_ANSWER`: answered as declining) and the
+    key's. ``agree`` counts the questions answered
+    exactly as the key answers them, of ``questions``. ``comparable``: the answers are
+    few-option choices that two people's answer sets may be compared on, question by
+    question (a free-text benchmark gives ``()`` for both tuples and False).
+    """
+
+    answers: tuple[str, ...]
+    right: tuple[str, ...]
+    agree: int
+    questions: int
+    comparable: bool = False
+
+
 class KeyCheck(NamedTuple):
     """An answer key that passed :meth:`Benchmark.check_key`.
 
@@ -541,6 +566,14 @@ class Benchmark(Protocol):
 
     def result_from_record(self, data: Mapping[str, Any]) -> Result:
         """Rebuild a result from ``to_record()`` output (what storage keeps)."""
+        ...
+
+    def answer_set(
+        self, text: str, key: Any, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet | None:
+        """What ``text`` answers to each question of ``key`` (read as :meth:`score`
+        reads it), for the copy check; None for a benchmark without an answer key to
+        copy (a challenge). Pure, never raises on any text."""
         ...
 
     # --- how it is run against a model (scoring.runs) ---------------------------------

@@ -35,6 +35,7 @@ from .base import (
     CHART_INTERVALS,
     N_,
     About,
+    AnswerSet,
     Benchmark,
     Card,
     ChallengeSpec,
@@ -64,6 +65,7 @@ from .primebench.result import (
     record_counts,
     web_cells,
 )
+from .primebench.scorer import answer_set as answers_of
 from .primebench.scorer import score as score_lines
 from .runs import (
     BAD_ATTEMPTS,
@@ -407,6 +409,11 @@ class ChoiceBenchmark:
     ) -> ChoiceResult:
         counts = score_lines(text, key)
         return ChoiceResult._make((*counts[:12], self.name, self.points))
+
+    def answer_set(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet:
+        return answers_of(text, key)
 
     def result_from_record(self, data: Mapping[str, Any]) -> ChoiceResult:
         stored = data.get("points")

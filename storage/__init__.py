@@ -177,24 +177,28 @@ from .models import (
 from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
 from .tokens import ApiRequest, ApiToken
+from .trust import AnswerIndex, Candidate, Flag, PublishedScores
 from .values import MAX_MODEL_NAME, without_bidi
 from .values import pack as pack_raw
 
 __all__ = [
     "MAX_MODEL_NAME",
     "SCHEMA_VERSION",
+    "AnswerIndex",
     "ApiRequest",
     "ApiToken",
     "AuditEntry",
     "Ban",
     "Board",
     "BoardRow",
+    "Candidate",
     "ChallengeFields",
     "Chat",
     "DatabaseCorrupt",
     "DatabaseLocked",
     "DefinitionVersion",
     "DiskFull",
+    "Flag",
     "IntakeEntry",
     "InvalidData",
     "KeyVersion",
@@ -206,6 +210,7 @@ __all__ = [
     "NotAllowed",
     "NotFound",
     "PackedText",
+    "PublishedScores",
     "RescoreJob",
     "RescoreReport",
     "RescoreRow",

@@ -513,6 +513,44 @@ _V18_CHALLENGES = V18_MARK + "".join(
     for t, group in V18_TABLES
 )
 
+#: Trust (``storage.trust``): the answer sets of published and held results, found again
+#: by the hashes of their bands (the copy check's candidates: an indexed lookup, never
+#: a scan), the results held for review with the admins' decisions, and who opted out
+#: of the notices a re-score sends. SQLite keeps the two lookup tables WITHOUT ROWID (a
+#: posting's user and an answer set are read from the key's own b-tree, no second
+#: lookup); PostgreSQL's text (``V21_TRUST_POSTGRES``) includes the user in the key's
+#: index instead.
+_V21_TRUST_TABLES = """
+CREATE TABLE trust_answers (
+    submission_id BIGINT PRIMARY KEY,
+    benchmark_id  BIGINT NOT NULL,
+    user_id       BIGINT NOT NULL,
+    answers       TEXT NOT NULL
+){rowid};
+CREATE INDEX trust_answers_recent ON trust_answers (benchmark_id, submission_id);
+CREATE TABLE trust_bands (
+    benchmark_id  BIGINT NOT NULL,
+    hash          BIGINT NOT NULL,
+    submission_id BIGINT NOT NULL,
+    user_id       BIGINT NOT NULL,
+    PRIMARY KEY (benchmark_id, hash, submission_id){include}
+){rowid};
+CREATE TABLE trust_flags (
+    submission_id BIGINT PRIMARY KEY,
+    reason        TEXT NOT NULL,
+    state         TEXT NOT NULL CHECK (state IN ('held', 'released', 'rejected')),
+    held_at       BIGINT NOT NULL,
+    decided_by    BIGINT,
+    decided_at    BIGINT
+);
+CREATE INDEX trust_flags_state ON trust_flags (state, held_at);
+CREATE TABLE notice_prefs (
+    user_id BIGINT PRIMARY KEY,
+    off     INTEGER NOT NULL
+);
+"""
+_V21_TRUST = _V21_TRUST_TABLES.format(rowid=" WITHOUT ROWID", include="")
+V21_TRUST_POSTGRES = _V21_TRUST_TABLES.format(rowid="", include=" INCLUDE (user_id)")
 #: Benchboard's own runs (:mod:`storage.runs`). ``submissions.origin`` says who made a
 #: submission: NULL a person's paste, ``benchboard`` a run the bot made itself (its
 #: mark on every board). A run (``runs``) asks for some attempts of one model; each
@@ -641,6 +679,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         _V20_INTERVALS_PROVENANCE,
         True,
     ),
+    Migration(21, "trust: answer sets and their bands, held results, notices", _V21_TRUST),
 )
 
 LATEST = MIGRATIONS[-1].version

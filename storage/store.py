@@ -28,6 +28,7 @@ from .shared import SharedStateStore
 from .sharing import ShareStore
 from .submissions import SubmissionStore
 from .tokens import TokenStore
+from .trust import TrustStore
 from .users import UserStore
 from .values import normalise_model
 
@@ -46,6 +47,7 @@ class Store(
     ShareStore,
     SharedStateStore,
     TokenStore,
+    TrustStore,
     RunStore,
 ):
     """The application's database. Open with ``await Store.open(path)``; close on shutdown.

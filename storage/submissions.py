@@ -19,7 +19,7 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
-from . import summaries
+from . import summaries, trust
 from .base import Clock, StoreBase
 from .db import Conn, Database, Session
 from .errors import (
@@ -491,6 +491,7 @@ class SubmissionStore(StoreBase):
         user_id: int | None = None,
         verb: str,
         daily_limit: tuple[int, tzinfo] | None = None,
+        index: trust.AnswerIndex | None = None,
     ) -> tuple[Submission, int]:
         """Change a submission's visibility; with ``daily_limit`` (a publication), also
         check and use the owner's allowance of the day, in the same transaction. Returns
@@ -535,7 +536,10 @@ class SubmissionStore(StoreBase):
             )
             if to is Visibility.PUBLISHED:
                 used += daily_limit is not None and not counted
-                await summaries.add_to_group(s, await self._bench_id(s, sub.benchmark), sub)
+                bench_id = await self._bench_id(s, sub.benchmark)
+                await summaries.add_to_group(s, bench_id, sub)
+                if index is not None and bench_id is not None:  # the copy check's
+                    await trust.index_rows(s, bench_id, sub, index)
             elif (
                 sub.visibility is Visibility.PUBLISHED
                 and sub.model_norm is not None
@@ -545,7 +549,9 @@ class SubmissionStore(StoreBase):
                 await summaries.refresh_line(s, (bench_id, sub.model_norm, sub.mode))
             return await _locked_submission(s, submission_id), used
 
-    async def publish(self, submission_id: int) -> Submission:
+    async def publish(
+        self, submission_id: int, *, index: trust.AnswerIndex | None = None
+    ) -> Submission:
         """Put a private (or withdrawn) submission on the boards.
 
         Raises :class:`MissingModeOrModel` without a mode or model name, and
@@ -556,23 +562,42 @@ class SubmissionStore(StoreBase):
             allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
             to=Visibility.PUBLISHED,
             verb="published",
+            index=index,
+        )
+        return sub
+
+    async def reject(self, submission_id: int) -> Submission:
+        """An admin hides a result held for review (private) from every board for good:
+        its owner can no longer publish it."""
+        sub, _ = await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN, Visibility.PUBLISHED),
+            to=Visibility.HIDDEN,
+            verb="rejected",
         )
         return sub
 
     async def publish_within(
-        self, submission_id: int, *, daily_limit: int, tz: tzinfo = UTC
+        self,
+        submission_id: int,
+        *,
+        daily_limit: int,
+        tz: tzinfo = UTC,
+        index: trust.AnswerIndex | None = None,
     ) -> tuple[Submission, int]:
         """:meth:`publish`, within the owner's daily allowance: the day's publications are
         counted and the new one made in one transaction, so concurrent presses publish
         exactly the allowance. Raises :class:`LimitReached` when it is used up. Returns
         the submission and the owner's publications of the day, this one included
-        (already published: unchanged, and the count as it is)."""
+        (already published: unchanged, and the count as it is). ``index``: its answer
+        set, kept for the copy check in the same transaction (``storage.trust``)."""
         return await self._transition(
             submission_id,
             allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
             to=Visibility.PUBLISHED,
             verb="published",
             daily_limit=(daily_limit, tz),
+            index=index,
         )
 
     async def withdraw(self, submission_id: int, user_id: int) -> Submission:

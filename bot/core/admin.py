@@ -30,6 +30,7 @@ from storage import (
     AuditEntry,
     Ban,
     BoardRow,
+    Flag,
     NotAllowed,
     RescoreReport,
     Submission,
@@ -39,7 +40,7 @@ from storage import (
 from ..render.csvboards import board_csv
 from ..render.views import KeyDoubt, KeyInfo
 from ..render.webviews import WebQuery
-from . import challenges, datafiles, keys, questions, webboards
+from . import challenges, datafiles, keys, notices, questions, trust, webboards
 from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
@@ -181,6 +182,71 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
     return sub
 
 
+async def verify(services: Services, actor: Actor, args: list[str]) -> tuple[Submission, bool]:
+    """``/verify <id> [reason]``: a held result is released (published, verified); any
+    other is marked verified. True when it was a release."""
+    require_admin(actor)
+    submission_id = _int_arg(args, "usage_verify")
+    sub = await services.store.get_submission(submission_id)
+    if sub is not None and await trust.is_held(services, sub):
+        done = await decide(services, actor, sub.id, release=True, reason=_reason(args[1:]))
+        return done.submission, True
+    return await moderate(services, actor, "verify", args), False
+
+
+# --- results held for review (the copy check) ----------------------------------------
+
+#: Held results a ``/flags`` page shows.
+FLAGS_PAGE = 5
+
+
+async def flags(services: Services, actor: Actor, page: int = 0) -> tuple[list[Flag], int]:
+    """``/flags``: the results held for review, newest first (a group's admins: those
+    published from their group), a page of :data:`FLAGS_PAGE`; and how many there are."""
+    require_admin(actor)
+    chat_id = None if actor.bot_admin else actor.chat_id
+    return await services.store.held_results(
+        chat_id=chat_id, limit=FLAGS_PAGE, offset=max(0, page) * FLAGS_PAGE
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An admin's decision on a held result: the submission as it now stands."""
+
+    submission: Submission
+    released: bool
+
+
+async def decide(
+    services: Services, actor: Actor, submission_id: int, *, release: bool, reason: str | None
+) -> Decision:
+    """Release (publish, verified by whoever released it) or reject (hide) a held
+    result; the decision goes to the audit log. A result no longer held is refused."""
+    require_admin(actor)
+    store = services.store
+    sub = await store.get_submission(submission_id)
+    if sub is None:
+        raise UserError("not_found", id=submission_id)
+    if not actor.bot_admin and sub.chat_id != actor.chat_id:
+        raise UserError("not_this_group", id=submission_id)
+    if not await trust.is_held(services, sub):
+        raise UserError("not_held", id=submission_id)
+    try:
+        if release:
+            sub = await store.publish(sub.id, index=trust.index_of(sub))
+            sub = await store.verify(sub.id, group=not actor.bot_admin)
+        else:
+            sub = await store.reject(sub.id)
+    except NotAllowed:
+        raise UserError("not_held", id=submission_id) from None
+    state = trust.RELEASED if release else trust.REJECTED
+    await store.decide(sub.id, state, by=actor.user_id)
+    action = "release" if release else "reject"
+    await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)
+    return Decision(sub, release)
+
+
 # --- bans ------------------------------------------------------------------------------
 
 
@@ -306,12 +372,14 @@ async def ask_rescore(services: Services, actor: Actor, args: list[str]) -> Resc
 
 async def rescore(
     services: Services, change: KeyChange | RescoreAsk
-) -> tuple[RescoreReport, tuple[BoardRow, ...]]:
-    """Re-score every stored submission of the benchmark; the report and the new top."""
+) -> tuple[RescoreReport, tuple[BoardRow, ...], list[notices.Notice]]:
+    """Re-score every stored submission of the benchmark; the report, the new top, and
+    the notices for the users whose published results changed score or rank."""
     name = change.benchmark.name
+    before = await notices.snapshot(services, name)
     report = await rescore_all(services.store, name)
     after = (await services.store.leaderboard(name, limit=TOP)).rows
-    return report, after
+    return report, after, await notices.changes(services, change.benchmark, before)
 
 
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:

@@ -26,7 +26,7 @@ from scoring import Mode, Result, UnknownMode, parse_mode, registry
 from scoring.text import MAX_MODEL_NAME
 from storage import ApiToken, InvalidData, Submission
 
-from . import keys, links, provenance
+from . import keys, links, provenance, trust
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
@@ -166,6 +166,8 @@ class Submitted:
     result: Result
     url: str | None
     created: bool
+    #: held for review by the copy check (``bot.core.trust``): on no board yet
+    held: bool = False
 
     @property
     def published(self) -> bool:
@@ -277,12 +279,16 @@ async def _shown(
 ) -> Submitted:
     """The submission published when asked (a repeated request publishes what the first
     could not), with its result and its page's address when published."""
+    held = False
     if request.publish and not is_published(sub):
-        sub = (await publish(services, sub)).submission
+        done = await publish(services, sub)
+        sub, held = done.submission, done.held is not None
     url = None
     if is_published(sub):
         url = f"{web_base}/r/{await links.result_token(services, sub)}"
-    return Submitted(sub, result_of(sub), url, created)
+    else:
+        held = held or await trust.is_held(services, sub)
+    return Submitted(sub, result_of(sub), url, created, held)
 
 
 async def _fresh_keys(services: Services, watch: KeyWatch) -> None:
@@ -301,7 +307,8 @@ async def shown(services: Services, user_id: int, submission_id: int, web_base: 
     url = None
     if is_published(sub):
         url = f"{web_base}/r/{await links.result_token(services, sub)}"
-    return Submitted(sub, result_of(sub), url, created=False)
+    held = url is None and await trust.is_held(services, sub)
+    return Submitted(sub, result_of(sub), url, created=False, held=held)
 
 
 async def recent(services: Services, user_id: int, *, limit: int = 20) -> list[Submission]:

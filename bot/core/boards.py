@@ -15,7 +15,7 @@ from storage import Board, BoardRow, analytics, normalise_model
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
 from ..render.views import History as History
-from . import webboards
+from . import trust, webboards
 from .errors import UserError
 from .services import Services
 
@@ -102,7 +102,8 @@ async def history(services: Services, user_id: int, page: int = 0) -> History:
         for benchmark in registry.all_benchmarks():
             rows = (await store.leaderboard(benchmark.name, user_id=user_id, limit=3)).rows
             bests += [(benchmark.name, row) for row in rows]
-    return History(tuple(subs), total, page, pages, tuple(bests))
+    held = frozenset([sub.id for sub in subs if await trust.is_held(services, sub)])
+    return History(tuple(subs), total, page, pages, tuple(bests), held)
 
 
 async def turn_day(services: Services) -> None:

@@ -26,7 +26,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from scoring import DecodeError, Result, decode, registry
+from scoring import AnswerSet, Benchmark, DecodeError, Result, decode, registry
 from scoring.text import normalise_line_ends
 from storage import PackedText, pack_raw
 
@@ -74,6 +74,16 @@ class FileReading:
 class FileScore:
     result: Result
     raw: PackedText
+    #: what it answers to each key question, for the copy check (``bot.core.trust``)
+    answers: AnswerSet | None = None
+
+
+def answers_of(
+    benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
+) -> AnswerSet | None:
+    """The benchmark's answer set of ``text``, for the copy check (None: it has none)."""
+    reader = getattr(benchmark, "answer_set", None)
+    return None if reader is None else cast(AnswerSet | None, reader(text, key, options=options))
 
 
 def _file_text(path: str) -> str:
@@ -105,8 +115,9 @@ def score_file(
     """Score the upload saved at ``path`` (its tag lines at ``spans`` blanked) with
     benchmark ``name``, and pack the text scored as the store keeps it."""
     body = blank(_file_text(path), spans)
-    result = registry.get(name).score(body, key, options=options)
-    return FileScore(result, pack_raw(body))
+    benchmark = registry.get(name)
+    result = benchmark.score(body, key, options=options)
+    return FileScore(result, pack_raw(body), answers_of(benchmark, body, key, options))
 
 
 def read_job(text: str, command_args: str, benchmark_hint: str | None) -> Reading:
@@ -115,8 +126,10 @@ def read_job(text: str, command_args: str, benchmark_hint: str | None) -> Readin
 
 
 def score_text(name: str, text: str, key: Any, options: Mapping[str, Any]) -> FileScore:
-    """Score a long text and pack it (neither on the event loop)."""
-    return FileScore(registry.get(name).score(text, key, options=options), pack_raw(text))
+    """Score a long text and pack it (neither on the event loop), with its answer set."""
+    benchmark = registry.get(name)
+    result = benchmark.score(text, key, options=options)
+    return FileScore(result, pack_raw(text), answers_of(benchmark, text, key, options))
 
 
 # --- the worker process ------------------------------------------------------------------

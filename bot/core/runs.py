@@ -200,6 +200,7 @@ async def record(
         message_id=-(RUN_MESSAGES + attempt_id),
         asked_by=run.requested_by,
         more={"run": run_figures(done, plan, attempt_id)},
+        check_copies=False,  # run by Benchboard: no paste to hold
     )
     await services.store.mark_benchboard(sub.id)
     if publishable(done.scored.result):

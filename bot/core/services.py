@@ -69,6 +69,9 @@ class Services:
     #: The count of stored benchmark definitions when they were last read (-1: never;
     #: ``bot.core.benchmarks.refresh``).
     definitions_stamp: int = -1
+    #: How often each answer is given, by benchmark, as (monotonic time read, a
+    #: ``bot.core.trust.Rarity``): what makes a shared wrong answer rare.
+    answer_samples: dict[str, tuple[float, object]] = field(default_factory=dict)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:

@@ -10,8 +10,10 @@ from scoring import Benchmark, Mode, Result, publishable, registry
 from storage import LimitReached, MissingModeOrModel, NotAllowed, Visibility
 from storage import Submission as Submission
 
+from . import trust
 from .errors import DailyLimit, UserError
 from .services import Services
+from .trust import Verdict
 
 #: ``Submission.extra``'s entry naming who asked for the scoring, when it was someone
 #: other than the author (``/score`` in reply to someone's message in a group).
@@ -34,6 +36,10 @@ class Card:
     left_today: tuple[int, int] | None
     author: str | None = None
     asked_by: str | None = None
+    #: the copy check flagged it: why, and where its review stands (None: not asked
+    #: to publish yet; ``held``, ``released``, ``rejected``)
+    flag: Verdict | None = None
+    flag_state: str | None = None
 
     @property
     def published(self) -> bool:
@@ -50,7 +56,7 @@ class Card:
 
     @property
     def editable(self) -> bool:
-        return editable(self.submission)
+        return editable(self.submission) and self.flag_state != trust.HELD
 
 
 def is_published(sub: Submission) -> bool:
@@ -80,7 +86,12 @@ async def card(
         author = await display_name(services, sub.user_id)
         asked_by = await display_name(services, asker)
     result = result or benchmark.result_from_record(sub.record)
-    return Card(sub, benchmark, result, left, author, asked_by)
+    flag, state = None, None
+    if owner:
+        flagged = await trust.held_state(services, sub)
+        if flagged is not None:
+            flag, state = flagged[0], (None if flagged[1] is None else flagged[1].state)
+    return Card(sub, benchmark, result, left, author, asked_by, flag, state)
 
 
 def asked_by_id(sub: Submission) -> int | None:
@@ -122,6 +133,8 @@ async def set_mode(services: Services, sub: Submission, value: str) -> tuple[Sub
         mode = Mode(value)
     except ValueError:
         raise UserError("gone") from None
+    if await trust.is_held(services, sub):
+        raise UserError("held_fixed", id=sub.id)
     try:
         return await services.store.set_mode(sub.id, mode.value), mode
     except NotAllowed:
@@ -129,7 +142,10 @@ async def set_mode(services: Services, sub: Submission, value: str) -> tuple[Sub
 
 
 async def set_model(services: Services, submission_id: int, model: str) -> Submission:
-    """Set or change the model name, until the result is published."""
+    """Set or change the model name, until the result is published (or held)."""
+    sub = await services.store.get_submission(submission_id)
+    if sub is not None and await trust.is_held(services, sub):
+        raise UserError("held_fixed", id=submission_id)
     try:
         return await services.store.set_model(submission_id, model)
     except NotAllowed:
@@ -194,6 +210,9 @@ class Published:
     limit: int
     twin: int | None = None
     already: bool = False
+    #: held for review instead (the copy check's verdict): on no board until an admin
+    #: releases it
+    held: Verdict | None = None
 
 
 async def publish(services: Services, sub: Submission) -> Published:
@@ -208,9 +227,23 @@ async def publish(services: Services, sub: Submission) -> Published:
     if not publishable(result_of(sub)):
         raise UserError("not_publishable", id=sub.id)
     await check_can_publish(services, sub.user_id)
+    flagged = await trust.held_state(services, sub)
+    if flagged is not None and (flagged[1] is None or flagged[1].state == trust.HELD):
+        # the copy check flagged it: held for an admin, not published
+        if sub.mode is None or sub.model is None:
+            raise UserError("need_mode_model")
+        if sub.visibility is Visibility.HIDDEN:
+            raise UserError("gone")
+        already = flagged[1] is not None
+        if not already:
+            await trust.hold(services, sub, flagged[0])
+        left = await _left_today(services, sub.user_id)
+        return Published(sub, left, limit, already=already, held=flagged[0])
     today = datetime.now(UTC).date().toordinal()
     try:
-        sub, used = await services.store.publish_within(sub.id, daily_limit=limit)
+        sub, used = await services.store.publish_within(
+            sub.id, daily_limit=limit, index=trust.index_of(sub)
+        )
     except LimitReached as exc:
         services.published[sub.user_id] = (today, exc.used)
         raise DailyLimit(limit, _next_reset().strftime("%H:%M")) from None

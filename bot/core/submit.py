@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from scoring import Benchmark, DecodeError, Mode, OptionError, Result, decode, registry
+from scoring import AnswerSet, Benchmark, DecodeError, Mode, OptionError, Result, decode, registry
 from scoring.text import normalise_line_ends
 from storage import NewSubmission, PackedText, Submission
 
-from . import benchmarks, challenges, intervals, offload, provenance
+from . import benchmarks, challenges, intervals, offload, provenance, trust
 from .classify import Reading, read
 from .errors import UserError
 from .offload import OFFLOAD_BYTES
@@ -64,6 +64,8 @@ class Scored:
     options: Mapping[str, Any]
     #: the benchmark was chosen from the content (no tag named it)
     detected: bool = False
+    #: what it answers to each key question, for the copy check (``bot.core.trust``)
+    answers: AnswerSet | None = None
 
 
 def check_size(file_size: int | None) -> None:
@@ -124,16 +126,17 @@ async def run_scorer(
     options: Mapping[str, Any],
     *,
     owner: Hashable = None,
-) -> tuple[Result, PackedText | None]:
+) -> tuple[Result, PackedText | None, AnswerSet | None]:
     """Score small inputs inline; large ones in a worker process (in ``owner``'s turn),
     with a time limit, where they are also packed as the store keeps them (returned
-    beside the result)."""
+    beside the result), with the answer set the copy check compares."""
     if len(text) < POOL_THRESHOLD:
-        return benchmark.score(text, key, options=options), None
+        result = benchmark.score(text, key, options=options)
+        return result, None, offload.answers_of(benchmark, text, key, options)
     done = await _offloaded(
         services, offload.score_text, benchmark.name, text, key, dict(options), owner=owner
     )
-    return done.result, done.raw
+    return done.result, done.raw, done.answers
 
 
 async def read_submission(
@@ -234,9 +237,16 @@ async def score_submission(
     if reading.benchmark != benchmark_hint:
         given = None
     benchmark, key, options, key_version_id = await _key_and_options(services, reading, given)
-    result, packed = await run_scorer(services, benchmark, body, key, options, owner=owner)
+    result, packed, answers = await run_scorer(services, benchmark, body, key, options, owner=owner)
     return Scored(
-        benchmark, result, reading.tags, packed or body, key_version_id, options, reading.detected
+        benchmark,
+        result,
+        reading.tags,
+        packed or body,
+        key_version_id,
+        options,
+        reading.detected,
+        answers,
     )
 
 
@@ -258,8 +268,8 @@ async def score_run(
     reading = Reading(tags=tags, benchmark=benchmark_name)
     benchmark, key, options, key_version_id = await _key_and_options(services, reading, given)
     body = normalise_line_ends(text)
-    result, packed = await run_scorer(services, benchmark, body, key, options, owner=owner)
-    return Scored(benchmark, result, tags, packed or body, key_version_id, options)
+    result, packed, answers = await run_scorer(services, benchmark, body, key, options, owner=owner)
+    return Scored(benchmark, result, tags, packed or body, key_version_id, options, answers=answers)
 
 
 async def score_file(
@@ -293,7 +303,14 @@ async def score_file(
         owner=owner,
     )
     return Scored(
-        benchmark, done.result, reading.tags, done.raw, key_version_id, options, reading.detected
+        benchmark,
+        done.result,
+        reading.tags,
+        done.raw,
+        key_version_id,
+        options,
+        reading.detected,
+        done.answers,
     )
 
 
@@ -324,6 +341,7 @@ async def record(
     message_id: int,
     asked_by: int | None = None,
     challenge: tuple[str, Mapping[str, Any]] | None = None,
+    check_copies: bool = True,
     more: Mapping[str, Any] | None = None,
 ) -> Submission:
     """Store a scored submission under the message that asked for scoring (a delivery
@@ -345,6 +363,10 @@ async def record(
         and challenge[1].get("target") in (None, scored.options.get("target"))
     ):
         extra["challenge"] = dict(challenge[1])
+    if check_copies:  # (a run the bot made itself is no paste: its caller skips it)
+        kept = await trust.check(services, scored.benchmark, scored.answers, user_id)
+        if kept is not None:
+            extra[trust.EXTRA] = kept
     return await services.store.record_submission(
         NewSubmission(
             user_id=user_id,

@@ -138,7 +138,9 @@ def render_history(
                     model=_name(sub.model or "—", width),
                     mode=mode_label(sub.mode, lang) or "—",
                     score=figure_text(lang, _score(benchmarks.get(sub.benchmark), sub.score)),
-                    state=t(lang, f"state_{sub.visibility.value}"),
+                    state=t(lang, "state_held")
+                    if sub.id in history.held
+                    else t(lang, f"state_{sub.visibility.value}"),
                     date=digits(lang, sub.created_at.strftime("%Y-%m-%d")),
                 )
             )

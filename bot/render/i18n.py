@@ -54,6 +54,7 @@ MENU = (
     ("benchmarks", N_("cmd_benchmarks")),
     ("lang", N_("cmd_lang")),
     ("theme", N_("cmd_theme")),
+    ("notices", N_("cmd_notices")),
     ("help", N_("cmd_help")),
 )
 
@@ -65,6 +66,7 @@ ADMIN_MENU = (
     ("hide", N_("cmd_admin_hide")),
     ("unhide", N_("cmd_admin_unhide")),
     ("verify", N_("cmd_admin_verify")),
+    ("flags", N_("cmd_admin_flags")),
     ("ban", N_("cmd_admin_ban")),
     ("unban", N_("cmd_admin_unban")),
     ("audit", N_("cmd_admin_audit")),

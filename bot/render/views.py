@@ -87,3 +87,5 @@ class History:
     page: int
     pages: int
     bests: tuple[tuple[str, BoardRow], ...] = ()
+    #: the submissions on the page held for review (the copy check): shown as held
+    held: frozenset[int] = frozenset()

@@ -9,7 +9,7 @@ import html
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 from telegram import Bot, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType
@@ -17,9 +17,11 @@ from telegram.error import TelegramError
 
 from ..core import admin, benchmarks
 from ..core.errors import StorageError, UserError
+from ..core.notices import Notice
 from ..core.services import Services
 from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
-from ..render.i18n import N_, t, tn
+from ..render.i18n import N_, pick_language, t, tn
+from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
 from .context import BotContext
 from .handlers import DocumentUpload, in_group, reply_error, user_lang
@@ -108,10 +110,6 @@ async def on_hide(update: Update, context: BotContext) -> None:
 
 async def on_unhide(update: Update, context: BotContext) -> None:
     await _moderate(update, context, "unhide")
-
-
-async def on_verify(update: Update, context: BotContext) -> None:
-    await _moderate(update, context, "verify")
 
 
 async def on_ban(update: Update, context: BotContext) -> None:
@@ -240,6 +238,27 @@ async def on_rescore(update: Update, context: BotContext) -> None:
     await _run(update, context, work)
 
 
+async def language_of(services: Services, user_id: int) -> str:
+    """The language of someone the bot writes to unasked."""
+    user = await services.store.get_user(user_id)
+    return pick_language(user.chosen_language, user.language_code) if user else "en"
+
+
+async def send_notices(bot: Bot, services: Services, notices: Sequence[Notice]) -> int:
+    """One private message to each user a re-score changed (through the bot's rate
+    limited sender, in turn); how many were told."""
+    told = 0
+    for notice in notices:
+        lang = await language_of(services, notice.user_id)
+        try:
+            await bot.send_message(notice.user_id, render_notice(lang, notice.changes))
+        except TelegramError as exc:  # never started the bot, or blocked it
+            log.info("could not tell user %s of a re-score: %s", notice.user_id, exc)
+            continue
+        told += 1
+    return told
+
+
 async def _rescore_then_report(
     bot: Bot,
     services: Services,
@@ -250,8 +269,11 @@ async def _rescore_then_report(
     """The background re-score; its report (or its failure) goes to the admin's chat."""
     title, name = change.benchmark.title, change.benchmark.name
     try:
-        report, after = await admin.rescore(services, change)
+        report, after, notices = await admin.rescore(services, change)
         text = render_rescore_done(lang, title, report, change.before, after)
+        # one message to each user whose results changed, through the rate-limited sender
+        told = await send_notices(bot, services, notices)
+        text += "\n" + tn(lang, "rescore_told", told)
     except StorageError as exc:
         log.warning("re-score of %s stopped: %s", change.benchmark.name, exc)
         reason = html.escape(str(exc))

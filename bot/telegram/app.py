@@ -70,6 +70,7 @@ from . import ops, outage, web
 from . import run_handlers as rh
 from . import share_handlers as sh
 from . import token_handlers as th
+from . import trust_handlers as tr
 from . import web_commands as wc
 from .context import SERVICES, BotApp, BotContext
 from .fairsend import FairUpdates, slow_down
@@ -281,6 +282,7 @@ def register(app: BotApp) -> None:
         ("public", wc.on_public),  # the web boards: show one's name there or not
         ("weblink", wc.on_weblink),  # a group's web board link (its admins)
         ("token", th.on_token),  # API tokens for scripts and CI (a private chat's)
+        ("notices", tr.on_notices),  # told (or not) when a re-score changes one's results
         ("sponsor", rh.on_sponsor),  # sponsored runs of a challenge's target, in Stars
     ]
     for names, callback in commands:
@@ -306,7 +308,8 @@ def register(app: BotApp) -> None:
         ("rescore", ah.on_rescore),
         ("hide", ah.on_hide),
         ("unhide", ah.on_unhide),
-        ("verify", ah.on_verify),
+        ("verify", tr.on_verify),  # a held result: released
+        ("flags", tr.on_flags),  # the results held for review
         ("ban", ah.on_ban),
         ("unban", ah.on_unban),
         ("audit", ah.on_audit),
@@ -338,6 +341,9 @@ def register(app: BotApp) -> None:
         (kb.SHARE, sh.on_share_button),
         (kb.CHALLENGE, sh.on_challenge_button),
         (kb.BOARD_IMAGE, sh.on_board_image_button),
+        (kb.FLAGS, tr.on_flag_button),  # /flags: pages, release, reject
+        (kb.FLAG_RELEASE, tr.on_flag_button),
+        (kb.FLAG_REJECT, tr.on_flag_button),
         (kb.RUN_CANCEL, rh.on_cancel_button),
         (kb.TRANSCRIPT, rh.on_transcript_button),
     ]

@@ -23,6 +23,7 @@ from ..core.errors import UserError
 from ..core.submissions import Submission
 from ..render.format import fits, mode_label, render_invalid_lines
 from ..render.i18n import t, tn
+from ..render.trust_format import held_reason
 from .commands import board_page, me_page
 from .context import BotContext
 from .handlers import card, edited, error_text, refresh, user_lang
@@ -139,6 +140,15 @@ async def on_publish_button(update: Update, context: BotContext) -> None:
         done = await submissions.publish(context.services, pressed.sub)
     except UserError as exc:
         await query.answer(error_text(lang, exc), show_alert=True)
+        return
+    if done.held is not None:  # the copy check: held for an admin, not published
+        flag = done.held
+        why = held_reason(lang, flag.reason, flag.agree, flag.of, flag.match, flag.wrong)
+        await query.answer(
+            t(lang, "held_publish", id=done.submission.id, reason=why), show_alert=True
+        )
+        if not done.already:
+            await refresh(context, done.submission, pressed.chat_id, pressed.message_id, lang)
         return
     if done.already:
         await query.answer(t(lang, "already_published", id=done.submission.id))

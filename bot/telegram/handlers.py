@@ -45,6 +45,7 @@ from ..render.format import (
     render_score_reply,
 )
 from ..render.i18n import DEFAULT_LANGUAGE, N_, pick_language, t, tn
+from ..render.trust_format import held_line, held_reason
 from .context import BotApp, BotContext
 from .http import AiohttpRequest, send_reply
 from .keyboards import (
@@ -321,7 +322,12 @@ async def card(
     # which benchmark read it, and how to choose another: only when it was guessed
     chosen = _chosen_line(lang, card.benchmark) if sub.extra.get(DETECTED) else None
     step = None
-    if owner:
+    held = None
+    if card.flag is not None:
+        flag = card.flag
+        why = held_reason(lang, flag.reason, flag.agree, flag.of, flag.match, flag.wrong)
+        held = held_line(lang, card.flag_state, why)
+    if owner and card.flag_state != "held":
         step = next_step(
             lang,
             has_mode=sub.mode is not None,
@@ -342,7 +348,7 @@ async def card(
         author=card.author,
         asked_by=card.asked_by,
         withdrawn=card.withdrawn,
-        notes=[*notes, *filter(None, [challenge_line(lang, sub.extra), chosen])],
+        notes=[*notes, *filter(None, [held, challenge_line(lang, sub.extra), chosen])],
     )
     keyboard = score_keyboard(
         lang,

@@ -12,6 +12,8 @@ handler, registered with :func:`pattern`:
     lbi:<same as lb>           that page as an image
     sh:<submission>            share the result card (a photo with a link)
     chl:<submission>           a link challenging a friend to beat the result
+    fl:<page>                  a page of /flags (admins)
+    flv:<submission>:<page>    release a held result (✅ verify); flr: reject (hide) it
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ HISTORY = "me"
 # page as an image.
 SHARE, CHALLENGE, BOARD_IMAGE = "sh", "chl", "lbi"
 SUBMISSION_ACTIONS = (MODE, MODEL, PUBLISH, DETAILS, WITHDRAW, OPEN)
+#: /flags (admins): a page, and a held result released or rejected from a page.
+FLAGS, FLAG_RELEASE, FLAG_REJECT = "fl", "flv", "flr"
 #: The argument of a withdraw press that confirms it (``wd:ID:PAGE:yes``).
 CONFIRMED = "yes"
 
@@ -311,6 +315,44 @@ def parse_history(data: str) -> int | None:
     if len(parts) != 2 or parts[0] != HISTORY:
         return None
     return parse_count(parts[1], MAX_PAGE)
+
+
+def flags_keyboard(
+    lang: str, held: Sequence[int], page: int, pages: int
+) -> InlineKeyboardMarkup | None:
+    """``/flags``' buttons: release (✅) or reject each held result of the page, and
+    the pages."""
+    rows = [
+        [
+            InlineKeyboardButton(
+                t(lang, "btn_flag_release", id=sid), callback_data=f"{FLAG_RELEASE}:{sid}:{page}"
+            ),
+            InlineKeyboardButton(
+                t(lang, "btn_flag_reject", id=sid), callback_data=f"{FLAG_REJECT}:{sid}:{page}"
+            ),
+        ]
+        for sid in held
+    ]
+    nav = []
+    if page > 0:
+        nav.append(InlineKeyboardButton(t(lang, "btn_prev"), callback_data=f"{FLAGS}:{page - 1}"))
+    if page + 1 < pages:
+        nav.append(InlineKeyboardButton(t(lang, "btn_next"), callback_data=f"{FLAGS}:{page + 1}"))
+    if nav:
+        rows.append(nav)
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+def parse_flag(data: str) -> tuple[str, int | None, int] | None:
+    """``(action, submission id or None, page)`` a /flags button names, else None."""
+    parts = data.split(":")
+    if parts[0] == FLAGS and len(parts) == 2:
+        page = parse_count(parts[1], MAX_PAGE)
+        return None if page is None else (FLAGS, None, page)
+    if parts[0] in (FLAG_RELEASE, FLAG_REJECT) and len(parts) == 3:
+        sid, page = parse_id(parts[1]), parse_count(parts[2], MAX_PAGE)
+        return None if sid is None or page is None else (parts[0], sid, page)
+    return None
 
 
 # --- Benchboard's own runs (bot.telegram.run_handlers) ---------------------------------

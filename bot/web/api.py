@@ -134,7 +134,7 @@ def submission_json(shown: api.Submitted) -> dict[str, Any]:
         "created_at": sub.created_at.isoformat(),
         "published": shown.published,
         "url": shown.url,
-        "held": False,
+        "held": shown.held,
     }
 
 
@@ -668,8 +668,9 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                 },
                 "held": {
                     "type": "boolean",
-                    "description": "held for review by the trust rules; always false "
-                    "for now (the trust rules are not in place yet)",
+                    "description": "held for review by the copy check (its answers "
+                    "match the public key, or another user's result): on no board until "
+                    "an admin releases it",
                 },
             },
         },

@@ -15,6 +15,7 @@ from ..base import (
     SCORE,
     SECONDS,
     About,
+    AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
@@ -189,6 +190,11 @@ class Natory:
     ) -> NatoryResult:
         previous = (options or {}).get(CHALLENGE.previous_option)
         return score(normalise_newlines(text), key, previous=previous)
+
+    def answer_set(
+        self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet | None:
+        return None  # a challenge has no answer key to copy
 
     def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
         return result_from_record(data)

@@ -10,6 +10,7 @@ from ..base import (
     CHART_INTERVALS,
     N_,
     About,
+    AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
@@ -56,7 +57,7 @@ from .result import (
     result_from_record,
     web_cells,
 )
-from .scorer import score
+from .scorer import answer_set, score
 
 #: The message id of each hint code (``scoring.primebench.hints``): one for every
 #: benchmark of answer lines ``Q:O``, so a benchmark like PrimeBench may share them.
@@ -137,6 +138,11 @@ class PrimeBench:
 
     def result_from_record(self, data: Mapping[str, Any]) -> PrimeBenchResult:
         return result_from_record(data)
+
+    def answer_set(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet:
+        return answer_set(text, key)
 
     def format_score(self, value: float, *, mean: bool = False) -> str:
         return format_score(value, mean=mean)

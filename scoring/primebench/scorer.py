@@ -22,7 +22,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter
 from typing import Any, cast
 
-from ..base import MAX_REPORTED_INVALID_LINES, MAX_REPORTED_QUESTIONS, InvalidLine
+from ..base import MAX_REPORTED_INVALID_LINES, MAX_REPORTED_QUESTIONS, AnswerSet, InvalidLine
 from ..text import normalise_newlines
 from .dataset import NONE
 from .hints import hints_for
@@ -154,11 +154,13 @@ class _Tally:
             self.invalid.append(InvalidLine(line, text))
 
 
-def score(text: str, key: PrimeKey) -> PrimeBenchResult:
-    """Score decoded text against a key. Never raises on any text."""
+def score(text: str, key: PrimeKey, *, sink: dict[str, str] | None = None) -> PrimeBenchResult:
+    """Score decoded text against a key. Never raises on any text. ``sink``, when given,
+    receives the answers standing to the key's questions (question digits →
+    ``question:option``, as :func:`_build_result` takes them)."""
     text = normalise_newlines(text)
     if len(text) <= _SMALL_TEXT:
-        result = _score_small(text, key)
+        result = _score_small(text, key, sink)
         if result is not None:
             return result
     tally = _Tally(key, dense=len(text))
@@ -178,10 +180,12 @@ def score(text: str, key: PrimeKey) -> PrimeBenchResult:
             else:
                 _score_distinct(tally, lines, counts, raw, first_line, parsed)
         first_line += len(lines)
-    return _result(key, tally)
+    return _result(key, tally, sink)
 
 
-def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
+def _score_small(
+    text: str, key: PrimeKey, sink: dict[str, str] | None = None
+) -> PrimeBenchResult | None:
     """The fast path for a short text, or None to leave it to the full parser.
 
     A line the key recognises as one plain answer (``PrimeKey.plain``), maybe with
@@ -228,6 +232,8 @@ def _score_small(text: str, key: PrimeKey) -> PrimeBenchResult | None:
         invalid_count = len(numbers)
         del numbers[MAX_REPORTED_INVALID_LINES:]
         invalid = [InvalidLine(n, raw_lines[n - 1]) for n in numbers]
+    if sink is not None:
+        sink.update(final)
     return _build_result(key, final, duplicates, (), invalid, invalid_count)
 
 
@@ -295,10 +301,12 @@ def _score_long_line(tally: _Tally, line: str, raw: str, number: int) -> None:
         tally.invalid_at(number, raw.rstrip("\n"))
 
 
-def _result(key: PrimeKey, tally: _Tally) -> PrimeBenchResult:
+def _result(key: PrimeKey, tally: _Tally, sink: dict[str, str] | None = None) -> PrimeBenchResult:
     final: dict[str, Any] = tally.final
     for digits, (option_digits, none) in final.items():  # in place: no second dict
         final[digits] = f"{digits}:{NONE if none else option_digits or '0'}"
+    if sink is not None:
+        sink.update(final)
     duplicates: list[str | int] = [q for q, n in tally.seen.items() if n > 1]
     duplicates.extend(tally.repeated)
     listed = tally.unknown_listed
@@ -351,3 +359,19 @@ def _build_result(
         duplicate_count=len(duplicates),
         unknown_question_count=unknown_count,
     )
+
+
+def answer_set(text: str, key: PrimeKey) -> AnswerSet:
+    """The answers standing to the key's questions, in the key's order (``""``: no
+    answer line; ``none``: answered ``none``), beside the key's own: what the copy
+    check compares."""
+    standing: dict[str, str] = {}
+    score(text, key, sink=standing)
+    answers = []
+    for question in key.order:
+        line = standing.get(question)
+        option = line.partition(":")[2] if line else ""
+        answers.append(option)
+    right = tuple(key.by_text[q] for q in key.order)
+    agree = sum(1 for a, r in zip(answers, right, strict=True) if a == r)
+    return AnswerSet(tuple(answers), right, agree, len(right), comparable=True)

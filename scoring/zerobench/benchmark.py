@@ -10,6 +10,7 @@ from ..base import (
     CHART_INTERVALS,
     N_,
     About,
+    AnswerSet,
     Benchmark,
     ChallengeSpec,
     KeyCheck,
@@ -33,6 +34,7 @@ from .dataset import (
     PROMPT_SUFFIX,
     SCORER_VERSION,
     SOURCE,
+    SPLITS,
     TITLE,
 )
 from .key import ZeroKey, check_key, load_key
@@ -47,7 +49,7 @@ from .result import (
     web_cells,
 )
 from .scorer import k_option, score
-from .submission import recognises
+from .submission import read_submission, recognises
 
 #: The message id of each hint code (``scoring.zerobench.hints``); its own, as its
 #: ``trailing_period`` is not PrimeBench's.
@@ -136,6 +138,31 @@ class ZeroBench:
         self, text: str, key: ZeroKey, *, options: Mapping[str, Any] | None = None
     ) -> ZeroBenchResult:
         return score(text, key, k=k_option(options))
+
+    def answer_set(
+        self, text: str, key: ZeroKey, *, options: Mapping[str, Any] | None = None
+    ) -> AnswerSet:
+        """Free text, compared with the key only: a question agrees when its first
+        response is the key's answer itself (in braces or not); the questions are those
+        of the splits the submission answers."""
+        first: dict[str, str] = {}
+        for qid, response, _ in read_submission(text).attempts:
+            first.setdefault(qid, response)
+        agree = questions = 0
+        for split in SPLITS:
+            truth = key.split(split)
+            if not any(qid in truth for qid in first):
+                continue
+            questions += len(truth)
+            for qid, gt in truth.items():
+                given = first.get(qid)
+                if given is None:
+                    continue
+                given = given.strip()
+                if given.startswith("{") and given.endswith("}"):
+                    given = given[1:-1].strip()
+                agree += given == gt.strip()
+        return AnswerSet((), (), agree, questions)
 
     def result_from_record(self, data: Mapping[str, Any]) -> ZeroBenchResult:
         return result_from_record(data)

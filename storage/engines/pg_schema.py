@@ -19,7 +19,15 @@ import psycopg
 
 from .. import frozen_steps
 from ..errors import SchemaError
-from ..migrations import LATEST, MIGRATIONS, V18_MARK, V18_TABLES, V19_RUNS, Migration
+from ..migrations import (
+    LATEST,
+    MIGRATIONS,
+    V18_MARK,
+    V18_TABLES,
+    V19_RUNS,
+    V21_TRUST_POSTGRES,
+    Migration,
+)
 
 #: The version the baseline brings a new database to.
 BASELINE_VERSION = 8
@@ -276,6 +284,7 @@ CREATE TABLE api_requests (
         + (f"ALTER INDEX natory_{t}_group RENAME TO challenge_{t}_group;\n" if group else "")
         for t, group in V18_TABLES
     ),
+    21: V21_TRUST_POSTGRES,
 }
 
 _TABLE = """

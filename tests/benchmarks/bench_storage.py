@@ -3,7 +3,7 @@
     .venv/bin/python -m tests.benchmarks.bench_storage [--n 1000000] [--path FILE]
                                                        [--repeat] [--workers N] [--runs N]
                                                        [--engine sqlite|postgresql]
-                                                       [--instances-count N]
+                                                       [--instances-count N] [--trust-only]
 
 Fills 3 benchmarks x 500 models x 4 modes from 20,000 users in 2,000 chats, spread
 over 365 days, 90 % published; then prints the insert rate, bytes on disk per
@@ -12,6 +12,13 @@ history time, and the time to re-score every submission after a key change
 (``--workers``: its processes), with the load average (the machine may be shared:
 compare figures at similar loads). Then the insert rate of one and of two instances
 (processes, each with its own store on the database: ``bench_instances.py``).
+
+The copy check (issue 31): every published answer set is indexed (its band hashes), then
+a submission's check (``bot.core.trust.check``) is timed, and one-at-a-time record +
+publish with and without the check and its index rows, in alternating runs (the ratio's
+median and range; goal >= 0.90). The pool's sheets repeat (about 45 uses each, by
+different users), so every check finds copies: the bounded worst case. ``--trust-only``
+stops after that section.
 
 ``--engine postgresql`` runs the same on PostgreSQL: a database made for the run on the
 server ``BENCHBOARD_TEST_POSTGRES_URL`` names (or ``--url``), dropped at the end.
@@ -228,6 +235,7 @@ async def main(
     *,
     distinct: bool = True,
     instances_count: int = 3000,
+    trust_only: bool = False,
 ) -> None:
     postgres = isinstance(path, str)
     if isinstance(path, Path):
@@ -292,6 +300,10 @@ async def main(
         if target is None:
             await other.close()
     await store.rebuild_boards()
+    if trust_only:  # the copy check's section alone (issue 31), at this size
+        await trust_section(store, sheets, key_ids, runs=min(runs, 300))
+        await store.close()
+        return
 
     async with store.db.read() as s:
         if isinstance(path, Path):
@@ -348,6 +360,8 @@ async def main(
     for (label, _), samples in zip(cases, await interleaved(fns, runs), strict=True):
         print(f"{label:<40} {stats(samples)}   ({runs} runs, interleaved)")
     print(f"load average after the queries: {load()}")
+
+    await trust_section(store, sheets, key_ids, runs=min(runs, 300))
 
     # --- re-score everything after a key change -----------------------------------------
     # per-row costs outside the database: what a worker does for one input (decompress,
@@ -408,6 +422,97 @@ async def main(
         print(run_instances(str(path), k, instances_count))
 
 
+async def trust_section(
+    store: Store, sheets: list[tuple[str, Any]], key_ids: dict[str, int], *, runs: int
+) -> None:
+    """The copy check (issue 31) at this size: every published result's answer set is
+    indexed (its band hashes), then each new submission is checked (the band lookup,
+    bounded, and the comparison with the candidates: ``bot.core.trust.check``), and the
+    one-at-a-time publish throughput is measured with and without the check and its
+    index rows, in alternating runs."""
+    from types import SimpleNamespace
+
+    from bot.core import trust
+    from storage import AnswerIndex
+
+    key = PRIME.load_key(key_bytes(1))  # the current key (the re-score comes later)
+    answer_sets = [PRIME.answer_set(raw, key) for raw, _ in sheets]
+    t = time.perf_counter()
+    indexed, last = 0, 0
+    while True:
+
+        def page(conn: Any, after: int = last) -> list[Any]:
+            return list(
+                conn.execute(
+                    "SELECT s.id, s.user_id, b.name, s.raw FROM submissions AS s "
+                    "JOIN benchmarks AS b ON b.id = s.benchmark_id "
+                    "WHERE s.visibility = 'published' AND s.id > ? ORDER BY s.id LIMIT 5000",
+                    (after,),
+                ).fetchall()
+            )
+
+        rows = await store.db.run(page)
+        if not rows:
+            break
+        last = rows[-1][0]
+        batch = []
+        for sub_id, user_id, name, raw in rows:
+            found = PRIME.answer_set(decompress(raw), key)
+            index = AnswerIndex(
+                trust.joined(found.answers), trust.bands(found.answers, found.right)
+            )
+            batch.append((sub_id, user_id, name, index))
+        indexed += await store.index_many(batch)
+    print(f"trust: indexed {indexed:,} published answer sets (each scored again for its "
+          f"answers) in {time.perf_counter() - t:.0f} s")  # fmt: skip
+
+    if store.db.kind == "sqlite":  # the back-fill's WAL written back before the timings
+        async with store.db.read() as s:
+            await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
+    services = SimpleNamespace(store=store, answer_samples={})
+    rng = random.Random(4)
+
+    async def check_one() -> None:
+        found = answer_sets[rng.randrange(len(answer_sets))]
+        await trust.check(services, PRIME, found, user_id=rng.randint(1, 20_000))  # type: ignore[arg-type]
+
+    await interleaved([check_one], 5)
+    (samples,) = await interleaved([check_one], runs)
+    label = f"copy check per submission ({indexed:,} indexed)"
+    print(f"{label:<40} {stats(samples)}   ({runs} runs)")
+
+    # the submissions made up front (a sheet's varied text is no part of publishing)
+    made = [list(stream(40, sheets, key_ids, first_use=2000 + k)) for k in range(32)]
+
+    async def publish_many(with_check: bool, first: int) -> float:
+        t = time.perf_counter()
+        for j, sub in enumerate(made[first]):
+            fields = {f: getattr(sub, f) for f in sub.__slots__}
+            fields["message_id"] = 20_000_000 + first * 1000 + j
+            index = None
+            if with_check:
+                found = PRIME.answer_set(sub.raw, key)  # type: ignore[arg-type]
+                kept = await trust.check(services, PRIME, found, sub.user_id)  # type: ignore[arg-type]
+                fields["extra"] = {trust.EXTRA: kept} if kept else None
+                index = AnswerIndex(kept["answers"], tuple(kept["bands"])) if kept else None
+            one = await store.record_submission(NewSubmission(**fields))
+            await store.publish(one.id, index=index)
+        return len(made[first]) / (time.perf_counter() - t)
+
+    plain: list[float] = []
+    checked: list[float] = []
+    for k in range(16):
+        plain.append(await publish_many(False, 2 * k))
+        checked.append(await publish_many(True, 2 * k + 1))
+    ratio = [c / p for c, p in zip(checked, plain, strict=True)]
+    print(
+        f"publish throughput (record + publish, one at a time): today {min(plain):,.0f}-"
+        f"{max(plain):,.0f}/s, with the copy check and its index {min(checked):,.0f}-"
+        f"{max(checked):,.0f}/s; ratio median {statistics.median(ratio):.2f} "
+        f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90)"
+    )
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1_000_000)
@@ -420,8 +525,15 @@ if __name__ == "__main__":
     parser.add_argument("--engine", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--url", help="PostgreSQL server (default: BENCHBOARD_TEST_POSTGRES_URL)")
     parser.add_argument("--instances-count", type=int, default=3000)
+    parser.add_argument(
+        "--trust-only", action="store_true", help="after the fill, only the copy check's figures"
+    )
     args = parser.parse_args()
-    options = {"distinct": not args.repeat, "instances_count": args.instances_count}
+    options = {
+        "distinct": not args.repeat,
+        "instances_count": args.instances_count,
+        "trust_only": args.trust_only,
+    }
     if args.engine == "postgresql":
         for url in postgres_database(args.url):
             asyncio.run(main(args.n, url, args.runs, args.workers, **options))

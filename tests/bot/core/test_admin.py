@@ -240,7 +240,7 @@ async def test_a_corrected_key_rescores_what_is_stored(services: Services, store
     assert change.loaded.version.version == 2 and change.pending == len(subs)
     assert [r.best for r in change.before] == [40.0, 30.0, 20.0, 10.0]
     assert services.keys["primebench"].version.id == change.loaded.version.id
-    report, after = await admin.rescore(services, change)
+    report, after, _ = await admin.rescore(services, change)
     assert report.rescored == len(subs) and report.key_version == 2
     # each answered 10*i from question 1: the first 20 now cost 3 points each
     want = {10: -30.0, 20: -60.0, 30: -50.0, 40: -40.0}

@@ -1,0 +1,97 @@
+"""Corrections reach people: after a re-score, each user whose published results
+changed score or rank gets one message listing them, before → after.
+
+:func:`snapshot` is taken before the re-score (every published result's score, kept
+as arrays, and the global board's line ranks), :func:`changes` after it; the telegram
+side sends one message per user (``bot.telegram.trust_handlers.send_notices``), minus
+those who sent ``/notices off``.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from scoring import Benchmark
+from storage import PublishedScores
+
+from ..render.trust_format import Change
+from .services import Services
+
+#: Board lines read for ranks at most (pages of 1,000).
+MAX_LINES = 20_000
+#: Results one message lists at most (a user's first ones).
+MAX_LISTED = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Published results and board ranks at one moment."""
+
+    scores: PublishedScores
+    #: the global board's rank of each line's best result, by submission id
+    ranks: dict[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What one user is told after a re-score."""
+
+    user_id: int
+    changes: tuple[Change, ...]
+
+
+async def _ranks(services: Services, benchmark: str) -> dict[int, int]:
+    ranks: dict[int, int] = {}
+    offset = 0
+    while offset < MAX_LINES:
+        board = await services.store.leaderboard(benchmark, limit=1000, offset=offset)
+        for row in board.rows:
+            if row.submission_id is not None:
+                ranks[row.submission_id] = row.rank
+        offset += 1000
+        if offset >= board.total:
+            break
+    return ranks
+
+
+async def snapshot(services: Services, benchmark: str) -> Snapshot:
+    scores = await services.store.published_scores(benchmark)
+    return Snapshot(scores, await _ranks(services, benchmark))
+
+
+async def changes(services: Services, benchmark: Benchmark, before: Snapshot) -> list[Notice]:
+    """The notices a re-score makes: per user (those who opted out left out), each of
+    their published results whose score or line rank changed since ``before``."""
+    after = await snapshot(services, benchmark.name)
+    old = {sid: i for i, sid in enumerate(before.scores.ids)}
+    by_user: dict[int, list[tuple[int, float, float]]] = defaultdict(list)
+    for i, sid in enumerate(after.scores.ids):
+        j = old.get(sid)
+        if j is None:
+            continue  # published since
+        score, was = after.scores.scores[i], before.scores.scores[j]
+        if score != was or before.ranks.get(sid) != after.ranks.get(sid):
+            by_user[after.scores.users[i]].append((sid, was, score))
+    if not by_user:
+        return []
+    off = await services.store.notices_off(by_user)
+    told = {user: found[:MAX_LISTED] for user, found in by_user.items() if user not in off}
+    models = await services.store.models_of(sid for found in told.values() for sid, _, _ in found)
+    notices = []
+    for user_id, found in told.items():
+        shown = []
+        for sid, was, score in found:
+            shown.append(
+                Change(
+                    sid,
+                    models.get(sid),
+                    benchmark.title,
+                    benchmark.format_score(was),
+                    benchmark.format_score(score),
+                    before.ranks.get(sid),
+                    after.ranks.get(sid),
+                )
+            )
+        notices.append(Notice(user_id, tuple(shown)))
+    return notices

@@ -1,0 +1,315 @@
+"""Trust: the copy check that holds results for review, the admins' decisions, and the
+notices a re-score sends.
+
+**The copy check** (:func:`check`, called by the submission path; a run made by the bot
+itself can skip it) looks at a submission's answer set (``Benchmark.answer_set``):
+
+- against the benchmark's current key: answering at least :data:`KEY_SHARE` of the
+  key's questions exactly as the key does is a copy of the key (the key is public);
+- against earlier answer sets of *other* users (published or held ones), on the
+  questions both answered: agreeing on at least :data:`COPY_SHARE` of them while sharing
+  wrong answers worth at least :data:`MIN_EVIDENCE` is a copy (Harpp–Hogan: identical
+  wrong answers are the evidence; agreeing on right answers proves nothing). Each shared
+  wrong answer weighs by how rare it is: 1 when at most :data:`RARE_SHARE` of the latest
+  answer sets give it, less for a common trap (``RARE_SHARE / share``). So two runs of
+  one strong model (few wrong answers) are never held, nor are random or independent
+  answer sets (they agree on far fewer than 97 %).
+
+It is cheap: the candidates are an indexed lookup of the answer set's band hashes
+(:func:`bands`: the answers cut into interleaved bands, each band holding a wrong
+answer hashed; two answer sets that differ on at most 3 % of the questions share at
+least two of them whole), at most ``per_band`` rows a hash and :data:`CANDIDATES`
+compared, never a scan of a board (``storage.trust``).
+
+A result the check flags keeps why in ``extra["trust"]["flag"]``; publishing it
+*holds* it (:func:`hold`): off every board until an admin releases or rejects it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from scoring import AnswerSet, Benchmark
+from scoring.base import NO_ANSWER
+from storage import AnswerIndex, Flag, Submission
+from storage.trust import HELD as HELD
+from storage.trust import REJECTED as REJECTED
+from storage.trust import RELEASED as RELEASED
+
+from .services import Services
+
+#: A share of the key's questions answered as the key does that holds a result.
+KEY_SHARE = 0.97
+#: A share of the questions both answered, answered alike, that makes two answer sets of
+#: different users a copy (with enough shared wrong answers).
+COPY_SHARE = 0.97
+#: The weight of shared wrong answers that makes agreeing answer sets a copy.
+MIN_EVIDENCE = 6.0
+#: A wrong answer given by at most this share of the latest answer sets weighs 1.
+RARE_SHARE = 0.10
+#: Answer sets read to tell how often each answer is given, and for how long (s).
+SAMPLE, SAMPLE_TTL = 500, 300.0
+#: Fewer answer sets than this give a question no rarity to go by: every wrong answer
+#: to it weighs 1.
+MIN_SAMPLE = 20
+#: Candidates compared at most (those sharing most bands first; the first copy found
+#: decides), and rows read per band hash.
+CANDIDATES, PER_BAND = 32, 16
+#: ``Submission.extra``'s entry: {"answers": joined answers, "bands": [hashes],
+#: "flag": Verdict.to_json()}.
+EXTRA = "trust"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a result is held: ``key`` (it matches the key on ``agree`` of ``of``
+    questions) or ``copy`` (it matches result ``match`` of another user on ``agree`` of
+    the ``of`` questions both answered, ``wrong`` of them the same wrong answers)."""
+
+    reason: str
+    agree: int
+    of: int
+    match: int | None = None
+    wrong: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"reason": self.reason, "agree": self.agree, "of": self.of}
+        if self.match is not None:
+            data["match"] = self.match
+            data["wrong"] = self.wrong
+        return data
+
+    @classmethod
+    def from_json(cls, data: object) -> Verdict | None:
+        if not isinstance(data, Mapping):
+            return None
+        try:
+            match = data.get("match")
+            return cls(
+                str(data["reason"]),
+                int(data["agree"]),
+                int(data["of"]),
+                None if match is None else int(match),
+                int(data.get("wrong", 0)),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+# --- pure parts ------------------------------------------------------------------------
+
+
+def band_count(questions: int) -> int:
+    """Bands an answer set of ``questions`` is cut into: two more than the differences a
+    copy may have, so a copy shares at least two bands whole."""
+    return max(3, min(64, math.floor(questions * (1 - COPY_SHARE)) + 2))
+
+
+def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
+    """The hashes of the bands (question ``i`` in band ``i mod n``) that hold a wrong
+    answer (a band of right answers and blanks is no evidence of copying), as signed
+    64-bit numbers."""
+    count = band_count(len(answers))
+    out = []
+    for band in range(count):
+        picked = range(band, len(answers), count)
+        if not any(_wrong(answers[i], right[i]) for i in picked):
+            continue
+        text = f"{band}|{len(answers)}|" + ",".join(answers[i] for i in picked)
+        digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
+        out.append(int.from_bytes(digest, "big", signed=True))
+    return tuple(out)
+
+
+def _wrong(answer: str, right: str) -> bool:
+    """An answer given, not declined, and not the key's."""
+    return bool(answer) and answer != NO_ANSWER and answer != right
+
+
+#: The compact form of answers of one character each (``=31-4.2``: ``-`` declined,
+#: ``.`` not answered); others are joined with commas.
+_COMPACT, _DECLINED, _BLANK = "=", "-", "."
+
+
+def joined(answers: Sequence[str]) -> str:
+    """Answers as stored: one character each when they are single digits (a choice
+    benchmark of up to 9 options), else joined with commas."""
+    if all(
+        (len(a) == 1 and a not in (_DECLINED, _BLANK, ",")) or a in ("", NO_ANSWER) for a in answers
+    ):
+        return _COMPACT + "".join(
+            _BLANK if not a else _DECLINED if a == NO_ANSWER else a for a in answers
+        )
+    return ",".join(answers)
+
+
+def split(answers: str) -> tuple[str, ...]:
+    """The answers :func:`joined` stored."""
+    if answers.startswith(_COMPACT):
+        return tuple("" if c == _BLANK else NO_ANSWER if c == _DECLINED else c for c in answers[1:])
+    return tuple(answers.split(","))
+
+
+def key_verdict(found: AnswerSet) -> Verdict | None:
+    """A copy of the key: :data:`KEY_SHARE` of its questions answered as it does."""
+    if found.questions and found.agree >= KEY_SHARE * found.questions:
+        return Verdict("key", found.agree, found.questions)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """Two answer sets compared: alike on ``agree`` of the ``both`` questions both
+    answered (declining, ``none``, is an answer here: a copy keeps it); the questions
+    where they give the same wrong answer."""
+
+    agree: int
+    both: int
+    shared_wrong: tuple[int, ...]
+
+
+def compare(mine: Sequence[str], other: Sequence[str], right: Sequence[str]) -> Match:
+    agree = both = 0
+    shared: list[int] = []
+    for i, (a, b) in enumerate(zip(mine, other, strict=False)):
+        if not a or not b:
+            continue
+        both += 1
+        if a == b:
+            agree += 1
+            if _wrong(a, right[i]):
+                shared.append(i)
+    return Match(agree, both, tuple(shared))
+
+
+class Rarity:
+    """How often each answer to each question is given among a sample of answer sets."""
+
+    def __init__(self, sample: Sequence[Sequence[str]]) -> None:
+        self._given: dict[int, tuple[Counter[str], int]] = {}
+        self._sample = sample
+
+    def weight(self, question: int, answer: str) -> float:
+        """1 for a rare answer; ``RARE_SHARE / share`` for a common one."""
+        found = self._given.get(question)
+        if found is None:
+            given = Counter(
+                row[question] for row in self._sample if question < len(row) and row[question]
+            )
+            found = self._given[question] = (given, sum(given.values()))
+        given, total = found
+        if total < MIN_SAMPLE:
+            return 1.0
+        share = given[answer] / total
+        return 1.0 if share <= RARE_SHARE else RARE_SHARE / share
+
+    def evidence(self, shared_wrong: Sequence[int], answers: Sequence[str]) -> float:
+        return sum(self.weight(i, answers[i]) for i in shared_wrong)
+
+
+def copy_verdict(
+    found: AnswerSet,
+    candidates: Sequence[tuple[int, Sequence[str]]],
+    rarity: Rarity | None = None,
+) -> Verdict | None:
+    """The first copy among ``candidates`` ((submission id, answers) of other users, the
+    likeliest first), or None. Without ``rarity`` every shared wrong answer weighs 1."""
+    weigh = rarity or Rarity(())
+    for sub_id, other in candidates:
+        if len(other) != len(found.answers):
+            continue  # answers to another key's questions
+        match = compare(found.answers, other, found.right)
+        if not match.both or match.agree < COPY_SHARE * match.both:
+            continue
+        if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
+            continue
+        if weigh.evidence(match.shared_wrong, found.answers) >= MIN_EVIDENCE:
+            return Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
+    return None
+
+
+# --- the check -------------------------------------------------------------------------
+
+
+async def _rarity(services: Services, benchmark: str) -> Rarity:
+    """How often each answer is given (the latest :data:`SAMPLE` answer sets, read again
+    after :data:`SAMPLE_TTL` seconds; the counts kept with them)."""
+    now = time.monotonic()
+    cached = services.answer_samples.get(benchmark)
+    if cached is None or now - cached[0] > SAMPLE_TTL:
+        rows = await services.store.recent_answers(benchmark, SAMPLE)
+        cached = services.answer_samples[benchmark] = (now, Rarity([split(r) for r in rows]))
+    return cast(Rarity, cached[1])
+
+
+async def check(
+    services: Services, benchmark: Benchmark, found: AnswerSet | None, user_id: int
+) -> dict[str, Any] | None:
+    """The copy check of a new submission by ``user_id``: what its ``extra`` keeps
+    under :data:`EXTRA` (its answers and bands for later checks, and the verdict when it
+    is flagged), or None when there is nothing to keep."""
+    if found is None:
+        return None
+    kept: dict[str, Any] = {}
+    verdict = key_verdict(found)
+    if found.comparable and found.answers:
+        hashes = bands(found.answers, found.right)
+        kept["answers"] = joined(found.answers)
+        kept["bands"] = list(hashes)
+        if verdict is None and hashes:
+            candidates = await services.store.candidates(
+                benchmark.name, hashes, user_id=user_id, per_band=PER_BAND, limit=CANDIDATES
+            )
+            pairs = [(c.submission_id, split(c.answers)) for c in candidates]
+            verdict = copy_verdict(found, pairs)  # unweighted first: most never get near
+            if verdict is not None:
+                verdict = copy_verdict(found, pairs, await _rarity(services, benchmark.name))
+    if verdict is not None:
+        kept["flag"] = verdict.to_json()
+    return kept or None
+
+
+def verdict_of(sub: Submission) -> Verdict | None:
+    """Why the copy check flagged a stored submission, or None."""
+    kept = sub.extra.get(EXTRA)
+    return Verdict.from_json(kept.get("flag")) if isinstance(kept, Mapping) else None
+
+
+def index_of(sub: Submission) -> AnswerIndex | None:
+    """The answer set a stored submission keeps for later checks, or None."""
+    kept = sub.extra.get(EXTRA)
+    if not isinstance(kept, Mapping) or not isinstance(kept.get("answers"), str):
+        return None
+    hashes = kept.get("bands")
+    found = tuple(h for h in hashes if isinstance(h, int)) if isinstance(hashes, list) else ()
+    return AnswerIndex(kept["answers"], found)
+
+
+# --- holding and deciding --------------------------------------------------------------
+
+
+async def held_state(services: Services, sub: Submission) -> tuple[Verdict, Flag | None] | None:
+    """A flagged submission's verdict and its flag row (None until it was held)."""
+    verdict = verdict_of(sub)
+    if verdict is None:
+        return None
+    return verdict, await services.store.flag_of(sub.id)
+
+
+async def is_held(services: Services, sub: Submission) -> bool:
+    """Whether a result waits for an admin's review."""
+    found = await held_state(services, sub)
+    return found is not None and found[1] is not None and found[1].state == HELD
+
+
+async def hold(services: Services, sub: Submission, verdict: Verdict) -> Flag:
+    """Hold a flagged result instead of publishing it."""
+    reason = json.dumps(verdict.to_json(), sort_keys=True)
+    return await services.store.hold(sub, reason, index_of(sub))

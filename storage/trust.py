@@ -1,0 +1,307 @@
+"""Trust: answer sets found again by their bands, results held for review, notices.
+
+The copy check (``bot.core.trust``) compares a new answer set with earlier ones of
+other people without scanning a board: each published or held answer set is kept
+(``trust_answers``) with the hashes of its bands (``trust_bands``, one row per band
+that holds a wrong answer), so the candidates are an indexed lookup of a few hashes,
+each bounded, and only they are compared. The rows are written in the transaction that
+publishes or holds the result (:func:`index_rows`): a publication costs no commit more.
+
+A held result stays private (on no board, its owner sees it) with a ``trust_flags``
+row until an admin releases it (published, verified) or rejects it (hidden).
+``notice_prefs`` keeps who opted out of the notices a re-score sends.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .base import StoreBase
+from .db import Conn, Session
+from .models import Submission
+from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, benchmark_name, check_page, dt, submission
+
+#: Flag states: held (waiting for an admin), released (published by one), rejected.
+HELD, RELEASED, REJECTED = "held", "released", "rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerIndex:
+    """An answer set as the copy check finds it again: its answers joined with ``,``
+    (a ``trust_answers`` row) and the hashes of its bands (``trust_bands`` rows)."""
+
+    answers: str
+    bands: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An earlier answer set of another user sharing ``hits`` bands with the one
+    checked."""
+
+    submission_id: int
+    user_id: int
+    answers: str
+    hits: int
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A result held for review (or decided): the submission, why (JSON, the copy
+    check's), its state and when it was held; who decided, when."""
+
+    submission: Submission
+    reason: str
+    state: str
+    held_at: datetime
+    decided_by: int | None = None
+    decided_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedScores:
+    """Every published result of a benchmark: ids, owners and scores, as arrays."""
+
+    ids: array[int]
+    users: array[int]
+    scores: array[float]
+
+
+async def index_rows(
+    s: Session, benchmark_id: int, sub: Submission, index: AnswerIndex | None
+) -> None:
+    """Keep ``sub``'s answer set and its bands (in the caller's transaction); a second
+    time changes nothing."""
+    if index is None:
+        return
+    await s.execute(
+        "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+        (sub.id, benchmark_id, sub.user_id, index.answers),
+    )
+    if index.bands:
+        await s.executemany(
+            "INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING",
+            [(benchmark_id, h, sub.id, sub.user_id) for h in dict.fromkeys(index.bands)],
+        )
+
+
+_FLAG_COLUMNS = "f.reason, f.state, f.held_at, f.decided_by, f.decided_at"
+
+
+def _flag(row: Sequence[Any]) -> Flag:
+    n = len(row) - 5
+    reason, state, held_at, by, at = row[n:]
+    return Flag(submission(row[:n]), reason, state, dt(held_at), by, None if at is None else dt(at))
+
+
+class TrustStore(StoreBase):
+    # --- the copy check's candidates ---------------------------------------------------
+
+    async def candidates(
+        self,
+        benchmark: str,
+        bands: Sequence[int],
+        *,
+        user_id: int,
+        per_band: int = 16,
+        limit: int = 32,
+    ) -> list[Candidate]:
+        """Earlier answer sets of other users sharing a band hash with ``bands``: one
+        statement reading at most ``per_band`` rows a hash on average (each hash's rows
+        in key order, the scan stopped there), the ``limit`` sharing most bands first.
+        One trip on the shared connection (its cache is warm; a reader of its own would
+        read back every page the last commit changed)."""
+        name = benchmark_name(benchmark)
+        wanted = list(dict.fromkeys(bands))
+        if not wanted:
+            return []
+        bench_id = self._bench_ids.get(name)
+        if bench_id is None:
+            async with self._db.single() as s:
+                row = await s.one("SELECT id FROM benchmarks WHERE name = ?", (name,))
+            if row is None:
+                return []
+            bench_id = self._bench_ids[name] = int(row[0])
+        marks = ", ".join("?" * len(wanted))
+        async with self._db.single() as s:
+            rows = await s.all(
+                "SELECT b.submission_id, b.user_id, a.answers FROM trust_bands AS b "
+                "JOIN trust_answers AS a ON a.submission_id = b.submission_id "
+                f"WHERE b.benchmark_id = ? AND b.hash IN ({marks}) AND b.user_id <> ? "
+                "LIMIT ?",
+                (bench_id, *wanted, user_id, per_band * len(wanted)),
+            )
+        hits: dict[int, int] = {}
+        found: dict[int, tuple[int, str]] = {}
+        for sub_id, owner, answers in rows:
+            hits[sub_id] = hits.get(sub_id, 0) + 1
+            found[sub_id] = (owner, answers)
+        best = sorted(hits, key=lambda i: (-hits[i], i))[:limit]
+        return [Candidate(i, found[i][0], found[i][1], hits[i]) for i in best]
+
+    async def recent_answers(self, benchmark: str, limit: int = 500) -> list[str]:
+        """The latest ``limit`` answer sets kept for a benchmark (how often each answer
+        is given: what makes a shared wrong answer rare)."""
+        name = benchmark_name(benchmark)
+        async with self._db.single() as s:
+            rows = await s.all(
+                "SELECT t.answers FROM trust_answers AS t JOIN benchmarks AS b "
+                "ON b.id = t.benchmark_id WHERE b.name = ? "
+                "ORDER BY t.submission_id DESC LIMIT ?",
+                (name, limit),
+            )
+        return [str(r[0]) for r in rows]
+
+    async def index_many(self, rows: Iterable[tuple[int, int, str, AnswerIndex]]) -> int:
+        """Keep many answer sets at once, each (submission id, its user, its benchmark,
+        the index): a back-fill, the benchmark script. One transaction per call, two
+        statements."""
+        answers: list[tuple[int, int, int, str]] = []
+        bands: list[tuple[int, int, int, int]] = []
+        async with self._db.write() as s:
+            for sub_id, user_id, benchmark, index in rows:
+                bench_id = await self._ensure_bench(s, benchmark_name(benchmark))
+                answers.append((sub_id, bench_id, user_id, index.answers))
+                bands += [(bench_id, h, sub_id, user_id) for h in dict.fromkeys(index.bands)]
+            await s.executemany(
+                "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+                answers,
+            )
+            await s.executemany(
+                "INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING",
+                bands,
+            )
+        return len(answers)
+
+    # --- held for review ---------------------------------------------------------------
+
+    async def hold(self, sub: Submission, reason: str, index: AnswerIndex | None) -> Flag:
+        """Hold ``sub`` for review (it stays where it is: off the boards): its flag and
+        its answer set, in one transaction. Holding it again keeps the first time."""
+        now = self._now_ms()
+        async with self._db.write() as s:
+            await s.execute(
+                "INSERT INTO trust_flags (submission_id, reason, state, held_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+                (sub.id, reason, HELD, now),
+            )
+            bench_id = await self._ensure_bench(s, sub.benchmark)
+            await index_rows(s, bench_id, sub, index)
+            row = await s.one(
+                f"SELECT {SUBMISSION_COLUMNS}, {_FLAG_COLUMNS} {SUBMISSION_FROM} "
+                "JOIN trust_flags AS f ON f.submission_id = s.id WHERE s.id = ?",
+                (sub.id,),
+            )
+        assert row is not None
+        return _flag(row)
+
+    async def flag_of(self, submission_id: int) -> Flag | None:
+        """The submission's flag, if it was ever held."""
+        async with self._db.single() as s:
+            row = await s.one(
+                f"SELECT {SUBMISSION_COLUMNS}, {_FLAG_COLUMNS} {SUBMISSION_FROM} "
+                "JOIN trust_flags AS f ON f.submission_id = s.id WHERE s.id = ?",
+                (submission_id,),
+            )
+        return None if row is None else _flag(row)
+
+    async def held_results(
+        self, *, chat_id: int | None = None, limit: int = 5, offset: int = 0
+    ) -> tuple[list[Flag], int]:
+        """The results held for review, newest first (``chat_id``: those published from
+        that chat), and how many there are."""
+        check_page(limit, offset)
+        where = "f.state = ?"
+        params: list[Any] = [HELD]
+        if chat_id is not None:
+            where += " AND s.chat_id = ?"
+            params.append(chat_id)
+        joined = f"{SUBMISSION_FROM} JOIN trust_flags AS f ON f.submission_id = s.id"
+        async with self._db.read() as s:
+            count = await s.one(f"SELECT COUNT(*) {joined} WHERE {where}", params)
+            rows = await s.all(
+                f"SELECT {SUBMISSION_COLUMNS}, {_FLAG_COLUMNS} {joined} WHERE {where} "
+                "ORDER BY f.held_at DESC, s.id DESC LIMIT ? OFFSET ?",
+                [*params, limit, offset],
+            )
+        return [_flag(r) for r in rows], int(count[0]) if count else 0
+
+    async def decide(self, submission_id: int, state: str, *, by: int) -> bool:
+        """Record an admin's decision on a held result (``released`` or ``rejected``);
+        False when it was not held (decided already, or never held)."""
+        now = self._now_ms()
+        async with self._db.single() as s:
+            done = await s.execute(
+                "UPDATE trust_flags SET state = ?, decided_by = ?, decided_at = ? "
+                "WHERE submission_id = ? AND state = ?",
+                (state, by, now, submission_id, HELD),
+            )
+        return done.rowcount > 0
+
+    # --- notices after a re-score -----------------------------------------------------
+
+    async def set_notices(self, user_id: int, on: bool) -> None:
+        """``/notices on|off``: whether the user is told when a re-score changes their
+        published results."""
+        async with self._db.single() as s:
+            await s.execute(
+                "INSERT INTO notice_prefs (user_id, off) VALUES (?, ?) "
+                "ON CONFLICT (user_id) DO UPDATE SET off = excluded.off",
+                (user_id, int(not on)),
+            )
+
+    async def notices_off(self, user_ids: Iterable[int]) -> set[int]:
+        """Those of ``user_ids`` who opted out of notices."""
+        ids = list(dict.fromkeys(user_ids))
+        out: set[int] = set()
+        async with self._db.read() as s:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                marks = ", ".join("?" * len(part))
+                rows = await s.all(
+                    f"SELECT user_id FROM notice_prefs WHERE off = 1 AND user_id IN ({marks})",
+                    part,
+                )
+                out.update(int(r[0]) for r in rows)
+        return out
+
+    async def models_of(self, submission_ids: Iterable[int]) -> dict[int, str | None]:
+        """The model names of submissions, by id (500 to a statement)."""
+        ids = list(dict.fromkeys(submission_ids))
+        out: dict[int, str | None] = {}
+        async with self._db.read() as s:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                marks = ", ".join("?" * len(part))
+                rows = await s.all(f"SELECT id, model FROM submissions WHERE id IN ({marks})", part)
+                out.update((int(r[0]), r[1]) for r in rows)
+        return out
+
+    async def published_scores(self, benchmark: str) -> PublishedScores:
+        """Every published result of a benchmark (id order): what a re-score compares
+        before and after, kept compact (arrays: 24 bytes a result)."""
+        name = benchmark_name(benchmark)
+
+        def work(conn: Conn) -> PublishedScores:
+            out = PublishedScores(array("q"), array("q"), array("d"))
+            rows = conn.execute(
+                "SELECT s.id, s.user_id, s.score FROM submissions AS s "
+                "JOIN benchmarks AS b ON b.id = s.benchmark_id "
+                "WHERE b.name = ? AND s.visibility = 'published' ORDER BY s.id",
+                (name,),
+            ).fetchall()
+            for sub_id, user, score in rows:
+                out.ids.append(sub_id)
+                out.users.append(user)
+                out.scores.append(float(score))
+            return out
+
+        return await self._db.run(work)

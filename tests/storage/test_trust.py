@@ -1,0 +1,92 @@
+"""The trust room: answer sets found by their band hashes (bounded, other users only),
+held results with the admins' decisions, notice opt-outs, published scores."""
+
+from __future__ import annotations
+
+from storage import AnswerIndex, Store
+from tests.storage.helpers import FakeClock, Maker
+from tests.storage.test_boards import options_scoring
+
+
+async def _private(store: Store, make: Maker, user_id: int, model: str = "M") -> int:
+    sub = await store.record_submission(
+        make(options_scoring(make, 5, 1), user_id=user_id, model=model)
+    )
+    return sub.id
+
+
+async def test_published_answer_sets_are_found_by_band_hash_of_other_users(
+    store: Store, make: Maker
+) -> None:
+    a = await _private(store, make, 1)
+    b = await _private(store, make, 2)
+    c = await _private(store, make, 3)
+    await store.publish(a, index=AnswerIndex("1,2,3", (11, 22, 33)))
+    await store.publish(b, index=AnswerIndex("1,2,4", (11, 44)))
+    await store.publish(b, index=AnswerIndex("x", (99,)))  # published already: unchanged
+    private = await _private(store, make, 4)  # never published: not indexed
+    found = await store.candidates("primebench", [11, 22, 99], user_id=3)
+    assert [(f.submission_id, f.user_id, f.answers, f.hits) for f in found] == [
+        (a, 1, "1,2,3", 2),
+        (b, 2, "1,2,4", 1),
+    ]
+    # the asker's own answer sets are never candidates; bounded per hash and in all
+    assert [f.submission_id for f in await store.candidates("primebench", [11], user_id=1)] == [b]
+    assert len(await store.candidates("primebench", [11], user_id=3, per_band=1)) == 1
+    assert len(await store.candidates("primebench", [11, 22], user_id=3, limit=1)) == 1
+    assert await store.candidates("primebench", [], user_id=3) == []
+    assert await store.candidates("nosuch", [11], user_id=3) == []
+    assert await store.recent_answers("primebench") == ["1,2,4", "1,2,3"]
+    assert private and c
+
+
+async def test_a_held_result_stays_off_the_boards_until_released_or_rejected(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    held = await _private(store, make, 5, "Copy")
+    other = await _private(store, make, 6, "Copy2")
+    sub = await store.get_submission(held)
+    assert sub is not None
+    flag = await store.hold(sub, '{"reason": "key"}', AnswerIndex("1,1", (7,)))
+    assert flag.state == "held" and flag.submission.id == held and flag.reason.startswith("{")
+    again = await store.hold(sub, "{}", None)  # held once: the first time stands
+    assert again.held_at == flag.held_at and again.reason == flag.reason
+    clock.advance(minutes=1)
+    sub2 = await store.get_submission(other)
+    assert sub2 is not None
+    await store.hold(sub2, '{"reason": "copy"}', None)
+    assert (await store.leaderboard("primebench")).rows == ()
+    listed, total = await store.held_results()
+    assert total == 2 and [f.submission.id for f in listed] == [other, held]  # newest first
+    assert (await store.held_results(chat_id=sub.chat_id, limit=1, offset=1))[1] == 2
+    assert (await store.held_results(chat_id=-999))[1] == 0
+    # the held answer set is a candidate for later checks
+    assert [f.submission_id for f in await store.candidates("primebench", [7], user_id=9)] == [held]
+
+    await store.publish(held)
+    assert await store.decide(held, "released", by=1) is True
+    assert await store.decide(held, "rejected", by=1) is False  # decided already
+    await store.reject(other)
+    assert await store.decide(other, "rejected", by=1) is True
+    flag = await store.flag_of(held)
+    assert flag is not None and flag.state == "released" and flag.decided_by == 1
+    assert [r.model for r in (await store.leaderboard("primebench")).rows] == ["Copy"]
+    assert (await store.held_results())[1] == 0
+    rejected = await store.get_submission(other)
+    assert rejected is not None and rejected.visibility.value == "hidden"
+    assert await store.flag_of(123456) is None
+
+
+async def test_notices_opt_out_and_published_scores(store: Store, make: Maker) -> None:
+    assert await store.notices_off([1, 2]) == set()
+    await store.set_notices(1, False)
+    await store.set_notices(2, False)
+    await store.set_notices(2, True)
+    assert await store.notices_off([1, 2, 3]) == {1}
+    a = await _private(store, make, 1)
+    await _private(store, make, 2)  # private: not among the published
+    await store.publish(a)
+    scores = await store.published_scores("primebench")
+    assert list(scores.ids) == [a] and list(scores.users) == [1]
+    assert list(scores.scores) == [(await store.get_submission(a)).score]  # type: ignore[union-attr]
+    assert await store.models_of([a, a, 999]) == {a: "M"}
