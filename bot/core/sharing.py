@@ -191,6 +191,7 @@ def board_view(
             runs=row.runs,
             verified=row.verified,
             ci95=interval_half(benchmark, page.intervals.get(row.submission_id or 0)),
+            benchboard=row.benchboard,
         )
         for row in page.board.rows
     )
@@ -261,7 +262,15 @@ async def top_view(
                               bot_username=services.bot_username)  # fmt: skip
     found = await services.store.leaderboard(name, limit=TOP_ROWS)
     rows = tuple(
-        TableRow(r.rank, r.model, r.mode, benchmark.format_score(r.best), r.runs, r.verified)
+        TableRow(
+            r.rank,
+            r.model,
+            r.mode,
+            benchmark.format_score(r.best),
+            r.runs,
+            r.verified,
+            benchboard=r.benchboard,
+        )
         for r in found.rows
     )
     return BoardImageView(benchmark, "g", rows, now, key_version=found.key_version, lang=lang,

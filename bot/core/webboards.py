@@ -804,7 +804,8 @@ async def board_card(
                 mode=r.mode,
                 score=r.cells.get(score_key, "—"),
                 runs=int(runs) if isinstance(runs, int | float) else 0,
-                verified=r.mark == "verified",
+                verified=r.mark in ("verified", "benchboard"),
+                benchboard=r.mark == "benchboard",
             )
         )
     view = BoardImageView(

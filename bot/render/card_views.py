@@ -23,6 +23,9 @@ from .i18n import N_, digits, field_label, t, tn
 
 THEMES = ("light", "dark")
 DEFAULT_THEME = "light"
+#: A run by Benchboard's mark on a board image (the card fonts have no 🤖; the chat and
+#: web boards show 🤖): a gear, named in the image's footer.
+BENCHBOARD_GLYPH = "⚙"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,8 @@ class TableRow:
     verified: bool = False
     #: the score's 95 % interval as its half-width (``±14.6``), or ""
     ci95: str = ""
+    #: run by Benchboard itself (drawn with its own mark: :data:`BENCHBOARD_GLYPH`)
+    benchboard: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +135,8 @@ class BoardText:
     empty: str
     footer: str
     credit: str
+    #: rows run by Benchboard (their mark: :data:`BENCHBOARD_GLYPH`, named in the footer)
+    benchboard: tuple[bool, ...] = ()
     handle: str = field(default="")
     #: each row's interval text, drawn small under its score ("" for none)
     intervals: tuple[str, ...] = ()
@@ -293,6 +300,9 @@ def board_image_text(view: BoardImageView) -> BoardText:
         for row in view.rows
     )
     footer = t(lang, "board_key_plain", version=view.key_version) if view.key_version else ""
+    if any(row.benchboard for row in view.rows):
+        legend = t(lang, "board_benchboard_legend", mark=BENCHBOARD_GLYPH)
+        footer = f"{footer} · {legend}" if footer else legend
     return BoardText(
         rtl=lang == "fa",
         title=title,
@@ -300,6 +310,7 @@ def board_image_text(view: BoardImageView) -> BoardText:
         columns=columns,
         cells=cells,
         verified=tuple(row.verified for row in view.rows),
+        benchboard=tuple(row.benchboard for row in view.rows),
         empty=t(lang, "board_empty"),
         footer=footer,
         credit=view.benchmark.credit,

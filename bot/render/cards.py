@@ -30,6 +30,7 @@ from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.text import Text
 
 from .card_views import (
+    BENCHBOARD_GLYPH,
     BoardImageView,
     BoardText,
     CardText,
@@ -313,7 +314,8 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
         interval = text.intervals[r] if r < len(text.intervals) else ""
         for i, cell in enumerate(cells):
             # a verified row's mark is drawn apart, after the name, so a cut name keeps it
-            room = widths[i] - 16 - (40 if i == 1 and text.verified[r] else 0)
+            marked = text.verified[r] or (r < len(text.benchboard) and text.benchboard[r])
+            room = widths[i] - 16 - (40 if i == 1 and marked else 0)
             # a score with its interval: the score a little higher, the interval under it
             y = base - 10 if i == 3 and interval else base
             c.text(starts[i] + 8, y, cell, size=32 if i != 1 else 33, bold=i in (0, 3),
@@ -321,7 +323,10 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
         if interval:
             c.text(starts[3] + 8, base + 20, interval, size=19, color=palette.muted,
                    width=widths[3] - 16)  # fmt: skip
-        if text.verified[r]:
+        if r < len(text.benchboard) and text.benchboard[r]:
+            c.text(starts[2] - 12, base, BENCHBOARD_GLYPH, size=30, color=palette.good,
+                   trailing=True)  # fmt: skip
+        elif text.verified[r]:
             c.text(starts[2] - 12, base, "✔", size=30, color=palette.good, trailing=True)
     bottom = height - BOARD_FOOTER
     c.box(MARGIN, bottom + 20, inner, 2, palette.none)

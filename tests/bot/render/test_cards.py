@@ -13,6 +13,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from bot.render.card_views import (
+    BENCHBOARD_GLYPH,
     LRI,
     PDI,
     BoardImageView,
@@ -209,6 +210,22 @@ def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: s
     png = render_board_image(view)
     width, height = _png_size(png)
     assert width == WIDTH and height > 900
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_run_by_benchboard_has_its_own_mark_named_in_the_footer(lang: str) -> None:
+    rows = (
+        TableRow(1, "run model", "think", "+40", 1, verified=True, benchboard=True),
+        TableRow(2, "checked model", "think", "+39", 1, verified=True),
+        TableRow(3, "pasted model", "think", "+38", 1),
+    )
+    view = BoardImageView(registry.get("primebench"), "g", rows, NOW, key_version=2, lang=lang)
+    figure, text = board_image_figure(view)
+    drawn = _texts(figure)
+    assert drawn.count(BENCHBOARD_GLYPH) == 1 and drawn.count("✔") == 1
+    assert BENCHBOARD_GLYPH in text.footer and "Benchboard" in text.footer
+    plain_view = BoardImageView(registry.get("primebench"), "g", rows[1:], NOW, lang=lang)
+    assert BENCHBOARD_GLYPH not in board_image_figure(plain_view)[1].footer
 
 
 def test_an_empty_board_says_so() -> None:
