@@ -73,7 +73,7 @@ async def run_inspect(folder: Path, outputs: list[str]) -> Path:
     done = json.loads(out.decode().strip().splitlines()[-1])
     assert done["status"] == "success", err.decode()[-3000:]
     # Inspect scored each epoch with Benchboard's own scorer, too
-    assert done["mean"] == pytest.approx((20 + 0) / 2)
+    assert done["mean"] == pytest.approx((16 + 0) / 2)
     return Path(done["location"])
 
 
@@ -90,20 +90,21 @@ async def submit(*args: str, token: str) -> tuple[int, str, str]:
 
 
 async def test_an_inspect_log_is_submitted_one_result_per_epoch(web: Api, tmp_path: Path) -> None:
-    # epoch 1: all 20 right; epoch 2: 15 right, 5 wrong (15 - 15 = 0)
-    path = await run_inspect(tmp_path, [output(20), output(15)])
+    # epoch 1: 19 right, 1 wrong (19 - 3 = 16; all 20 right would be a copy of the
+    # public key, held for review); epoch 2: 15 right, 5 wrong (15 - 15 = 0)
+    path = await run_inspect(tmp_path, [output(19), output(15)])
     assert path.suffix == ".eval"
     # (read by the CLI process only: Inspect's reader leaves an event loop behind it)
     code, out, err = await submit(str(path), "--server", web.base, "--publish", token=web.token)
     assert code == 0, err
     lines = out.strip().splitlines()
     assert len(lines) == 2
-    assert lines[0].startswith("epoch 1: primebench #") and "score 20" in lines[0]
+    assert lines[0].startswith("epoch 1: primebench #") and "score 16" in lines[0]
     assert lines[1].startswith("epoch 2: primebench #") and "score 0" in lines[1]
     assert all(f"{web.base}/r/" in line for line in lines)
 
     mine = await web.services.store.history(OWNER)
-    assert sorted(s.score for s in mine) == [0, 20]
+    assert sorted(s.score for s in mine) == [0, 16]
     assert {(s.model, s.mode, s.visibility.value) for s in mine} == {
         ("mockllm/model", "default", "published")
     }
@@ -114,18 +115,18 @@ async def test_an_inspect_log_is_submitted_one_result_per_epoch(web: Api, tmp_pa
     # the log as the API's file: read by the server, the same submissions again (200)
     status, data = await post_log(web, path.read_bytes(), path.name)
     assert status == 200, data
-    assert sorted(s["final_score"] for s in data["submissions"]) == [0, 20]
+    assert sorted(s["final_score"] for s in data["submissions"]) == [0, 16]
     assert {s["id"] for s in data["submissions"]} == {s.id for s in mine}
     assert len(await web.services.store.history(OWNER)) == 2
 
 
 async def test_a_log_sent_to_the_api_is_one_submission_per_epoch(web: Api, tmp_path: Path) -> None:
-    path = await run_inspect(tmp_path, [output(20), output(15)])
+    path = await run_inspect(tmp_path, [output(19), output(15)])
     status, data = await post_log(web, path.read_bytes(), path.name, model="named-here")
     assert status == 201, data
     shown = data["submissions"]
     assert [(s["final_score"], s["model"], s["published"]) for s in shown] == [
-        (20, "named-here", True),
+        (16, "named-here", True),
         (0, "named-here", True),
     ]
     status, data = await post_log(web, b"PK\x03\x04 not really a zip", "broken.eval")
