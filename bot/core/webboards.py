@@ -698,6 +698,7 @@ async def result(services: Services, token: str, bot_username: str | None) -> We
 #: in the order shown, each with the test that gives it. A new mark is one more entry
 #: (run by Benchboard, when Benchboard itself ran the model).
 MARKS: tuple[tuple[str, Callable[[Submission], bool]], ...] = (
+    ("benchboard", lambda sub: sub.mark == "benchboard"),
     ("verified", lambda sub: sub.verified),
 )
 

@@ -149,6 +149,14 @@ async def test_signing_key_and_signed_result_verify_with_a_standard_library(
     # a verified result says so
     status, text, _ = await site.get(f"/r/{site.tokens['second']}.json")
     assert json.loads(text)["marks"] == ["verified"]
+    # a run by Benchboard carries that mark first (it is verified too), signed
+    store = site.state.services.store
+    await store.mark_benchboard(site.filled.ids["group"])
+    token = await store.link("result", site.filled.ids["group"])
+    status, text, _ = await site.get(f"/r/{token}.json")
+    ran = json.loads(text)
+    assert status == 200 and ran["marks"] == ["benchboard", "verified"]
+    check(ran)
     # hidden and withdrawn results are not served
     for gone in ("hidden", "withdrawn"):
         status, _, _ = await site.get(f"/r/{site.tokens[gone]}.json")
