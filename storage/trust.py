@@ -79,9 +79,9 @@ async def index_rows(
     if index is None:
         return
     await s.execute(
-        "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
-        (sub.id, benchmark_id, sub.user_id, index.answers),
+        "INSERT INTO trust_answers (benchmark_id, submission_id, answers) "
+        "VALUES (?, ?, ?) ON CONFLICT (benchmark_id, submission_id) DO NOTHING",
+        (benchmark_id, sub.id, index.answers),
     )
     if index.bands:
         await s.executemany(
@@ -132,7 +132,8 @@ class TrustStore(StoreBase):
         async with self._db.single() as s:
             rows = await s.all(
                 "SELECT b.submission_id, b.user_id, a.answers FROM trust_bands AS b "
-                "JOIN trust_answers AS a ON a.submission_id = b.submission_id "
+                "JOIN trust_answers AS a "
+                "ON a.benchmark_id = b.benchmark_id AND a.submission_id = b.submission_id "
                 f"WHERE b.benchmark_id = ? AND b.hash IN ({marks}) AND b.user_id <> ? "
                 "LIMIT ?",
                 (bench_id, *wanted, user_id, per_band * len(wanted)),
@@ -153,7 +154,7 @@ class TrustStore(StoreBase):
             rows = await s.all(
                 "SELECT t.answers FROM trust_answers AS t JOIN benchmarks AS b "
                 "ON b.id = t.benchmark_id WHERE b.name = ? "
-                "ORDER BY t.submission_id DESC LIMIT ?",
+                "ORDER BY t.benchmark_id DESC, t.submission_id DESC LIMIT ?",
                 (name, limit),
             )
         return [str(r[0]) for r in rows]
@@ -162,16 +163,16 @@ class TrustStore(StoreBase):
         """Keep many answer sets at once, each (submission id, its user, its benchmark,
         the index): a back-fill, the benchmark script. One transaction per call, two
         statements."""
-        answers: list[tuple[int, int, int, str]] = []
+        answers: list[tuple[int, int, str]] = []
         bands: list[tuple[int, int, int, int]] = []
         async with self._db.write() as s:
             for sub_id, user_id, benchmark, index in rows:
                 bench_id = await self._ensure_bench(s, benchmark_name(benchmark))
-                answers.append((sub_id, bench_id, user_id, index.answers))
+                answers.append((bench_id, sub_id, index.answers))
                 bands += [(bench_id, h, sub_id, user_id) for h in dict.fromkeys(index.bands)]
             await s.executemany(
-                "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+                "INSERT INTO trust_answers (benchmark_id, submission_id, answers) "
+                "VALUES (?, ?, ?) ON CONFLICT (benchmark_id, submission_id) DO NOTHING",
                 answers,
             )
             await s.executemany(

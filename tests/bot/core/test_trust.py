@@ -80,7 +80,7 @@ def test_common_wrong_answers_weigh_less() -> None:
 
 
 def test_bands_hash_only_bands_with_a_wrong_answer_and_survive_three_changes() -> None:
-    assert trust.band_count(104) == 5
+    assert trust.band_count(104) == 4
     assert trust.bands(list(RIGHT), RIGHT) == ()
     rng = random.Random(9)
     original = model_run(rng, 0.6)
@@ -88,7 +88,7 @@ def test_bands_hash_only_bands_with_a_wrong_answer_and_survive_three_changes() -
     for i in (0, 1, 2):
         copy[i] = "none"
     shared = set(trust.bands(original, RIGHT)) & set(trust.bands(copy, RIGHT))
-    assert len(shared) >= 2
+    assert len(shared) >= 1
     for answers in (original, copy, ["12", "", "none", "3"], ["1", "", "none"]):
         assert trust.split(trust.joined(answers)) == tuple(answers)
     assert trust.joined(["1", "", "none"]) == "=1.-"
