@@ -125,10 +125,12 @@ def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
     count = band_count(len(answers))
     out = []
     for band in range(count):
-        picked = range(band, len(answers), count)
-        if not any(_wrong(answers[i], right[i]) for i in picked):
+        mine = answers[band::count]
+        if not any(
+            a and a != NO_ANSWER and a != r for a, r in zip(mine, right[band::count], strict=True)
+        ):
             continue
-        text = f"{band}|{len(answers)}|" + ",".join(answers[i] for i in picked)
+        text = f"{band}|{len(answers)}|" + ",".join(mine)
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         out.append(int.from_bytes(digest, "big", signed=True))
     return tuple(out)
@@ -142,24 +144,28 @@ def _wrong(answer: str, right: str) -> bool:
 #: The compact form of answers of one character each (``=31-4.2``: ``-`` declined,
 #: ``.`` not answered); others are joined with commas.
 _COMPACT, _DECLINED, _BLANK = "=", "-", "."
+_TO_CHAR = {"": _BLANK, NO_ANSWER: _DECLINED}
+_FROM_CHAR = {_BLANK: "", _DECLINED: NO_ANSWER}
 
 
 def joined(answers: Sequence[str]) -> str:
     """Answers as stored: one character each when they are single digits (a choice
     benchmark of up to 9 options), else joined with commas."""
-    if all(
-        (len(a) == 1 and a not in (_DECLINED, _BLANK, ",")) or a in ("", NO_ANSWER) for a in answers
+    text = "".join([_TO_CHAR.get(a, a) for a in answers])
+    if (  # one character each, and none of them an answer spelled like a mark
+        len(text) == len(answers)
+        and "," not in text
+        and text.count(_DECLINED) == answers.count(NO_ANSWER)
+        and text.count(_BLANK) == answers.count("")
     ):
-        return _COMPACT + "".join(
-            _BLANK if not a else _DECLINED if a == NO_ANSWER else a for a in answers
-        )
+        return _COMPACT + text
     return ",".join(answers)
 
 
 def split(answers: str) -> tuple[str, ...]:
     """The answers :func:`joined` stored."""
     if answers.startswith(_COMPACT):
-        return tuple("" if c == _BLANK else NO_ANSWER if c == _DECLINED else c for c in answers[1:])
+        return tuple([_FROM_CHAR.get(c, c) for c in answers[1:]])
     return tuple(answers.split(","))
 
 
@@ -190,7 +196,7 @@ def compare(mine: Sequence[str], other: Sequence[str], right: Sequence[str]) -> 
         both += 1
         if a == b:
             agree += 1
-            if _wrong(a, right[i]):
+            if a != NO_ANSWER and a != right[i]:  # (given: a wrong answer)
                 shared.append(i)
     return Match(agree, both, tuple(shared))
 
@@ -219,6 +225,16 @@ class Rarity:
     def evidence(self, shared_wrong: Sequence[int], answers: Sequence[str]) -> float:
         return sum(self.weight(i, answers[i]) for i in shared_wrong)
 
+    def enough(self, shared_wrong: Sequence[int], answers: Sequence[str]) -> bool:
+        """Whether the shared wrong answers weigh :data:`MIN_EVIDENCE` (summed until
+        they do: a copy shares dozens)."""
+        total = 0.0
+        for i in shared_wrong:
+            total += self.weight(i, answers[i])
+            if total >= MIN_EVIDENCE:
+                return True
+        return False
+
 
 def alike(found: AnswerSet, other: Sequence[str]) -> Match | None:
     """``other`` compared with ``found``: the match when they agree on
@@ -244,9 +260,7 @@ def copy_verdict(
     weigh = rarity or Rarity(())
     for sub_id, other in candidates:
         match = alike(found, other)
-        if match is not None and weigh.evidence(match.shared_wrong, found.answers) >= (
-            MIN_EVIDENCE
-        ):
+        if match is not None and weigh.enough(match.shared_wrong, found.answers):
             return Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
     return None
 
@@ -289,7 +303,7 @@ async def check(
                 if match is None:  # most never get near: no rarity needed
                     continue
                 rarity = rarity or await _rarity(services, benchmark.name)
-                if rarity.evidence(match.shared_wrong, found.answers) >= MIN_EVIDENCE:
+                if rarity.enough(match.shared_wrong, found.answers):
                     verdict = Verdict(
                         "copy",
                         match.agree,
