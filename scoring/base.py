@@ -576,6 +576,14 @@ class Benchmark(Protocol):
         copy (a challenge). Pure, never raises on any text."""
         ...
 
+    def score_with_answers(
+        self, text: str, key: Any, *, options: Mapping[str, Any] | None = None
+    ) -> tuple[Result, AnswerSet | None]:
+        """:meth:`score` and :meth:`answer_set` together, reading the text once where
+        the benchmark can (what the submission path calls: the copy check then costs
+        no second reading)."""
+        ...
+
     # --- how it is run against a model (scoring.runs) ---------------------------------
 
     #: the version of the instruction a run sends, recorded with the run

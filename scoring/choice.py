@@ -67,6 +67,7 @@ from .primebench.result import (
 )
 from .primebench.scorer import answer_set as answers_of
 from .primebench.scorer import score as score_lines
+from .primebench.scorer import score_with_answers as lines_with_answers
 from .runs import (
     BAD_ATTEMPTS,
     RunMaterials,
@@ -414,6 +415,12 @@ class ChoiceBenchmark:
         self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
     ) -> AnswerSet:
         return answers_of(text, key)
+
+    def score_with_answers(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> tuple[ChoiceResult, AnswerSet]:
+        counts, found = lines_with_answers(text, key)
+        return ChoiceResult._make((*counts[:12], self.name, self.points)), found
 
     def result_from_record(self, data: Mapping[str, Any]) -> ChoiceResult:
         stored = data.get("points")

@@ -519,15 +519,16 @@ _V18_CHALLENGES = V18_MARK + "".join(
 #: of the notices a re-score sends. SQLite keeps the two lookup tables WITHOUT ROWID (a
 #: posting's user and an answer set are read from the key's own b-tree, no second
 #: lookup); PostgreSQL's text (``V21_TRUST_POSTGRES``) includes the user in the key's
-#: index instead.
+#: index instead. The answer sets are keyed by benchmark, then submission: one b-tree
+#: serves the candidates' join and the latest sets (rarity), and a publication appends
+#: to it (one page, no second index).
 _V21_TRUST_TABLES = """
 CREATE TABLE trust_answers (
-    submission_id BIGINT PRIMARY KEY,
     benchmark_id  BIGINT NOT NULL,
-    user_id       BIGINT NOT NULL,
-    answers       TEXT NOT NULL
+    submission_id BIGINT NOT NULL,
+    answers       TEXT NOT NULL,
+    PRIMARY KEY (benchmark_id, submission_id)
 ){rowid};
-CREATE INDEX trust_answers_recent ON trust_answers (benchmark_id, submission_id);
 CREATE TABLE trust_bands (
     benchmark_id  BIGINT NOT NULL,
     hash          BIGINT NOT NULL,

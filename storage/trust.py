@@ -79,9 +79,9 @@ async def index_rows(
     if index is None:
         return
     await s.execute(
-        "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
-        (sub.id, benchmark_id, sub.user_id, index.answers),
+        "INSERT INTO trust_answers (benchmark_id, submission_id, answers) "
+        "VALUES (?, ?, ?) ON CONFLICT (benchmark_id, submission_id) DO NOTHING",
+        (benchmark_id, sub.id, index.answers),
     )
     if index.bands:
         await s.executemany(
@@ -114,7 +114,8 @@ class TrustStore(StoreBase):
     ) -> list[Candidate]:
         """Earlier answer sets of other users sharing a band hash with ``bands``: one
         statement reading at most ``per_band`` rows a hash on average (each hash's rows
-        in key order, the scan stopped there), the ``limit`` sharing most bands first.
+        in key order, the scan stopped there), the ``limit`` sharing most bands first
+        (counted and cut in SQL: only they are joined to their answers).
         One trip on the shared connection (its cache is warm; a reader of its own would
         read back every page the last commit changed)."""
         name = benchmark_name(benchmark)
@@ -131,19 +132,20 @@ class TrustStore(StoreBase):
         marks = ", ".join("?" * len(wanted))
         async with self._db.single() as s:
             rows = await s.all(
-                "SELECT b.submission_id, b.user_id, a.answers FROM trust_bands AS b "
-                "JOIN trust_answers AS a ON a.submission_id = b.submission_id "
-                f"WHERE b.benchmark_id = ? AND b.hash IN ({marks}) AND b.user_id <> ? "
-                "LIMIT ?",
-                (bench_id, *wanted, user_id, per_band * len(wanted)),
+                "SELECT c.submission_id, c.user_id, c.hits, a.answers FROM ("
+                "SELECT submission_id, MIN(user_id) AS user_id, COUNT(*) AS hits FROM ("
+                "SELECT submission_id, user_id FROM trust_bands "
+                f"WHERE benchmark_id = ? AND hash IN ({marks}) AND user_id <> ? LIMIT ?"
+                ") AS p GROUP BY submission_id ORDER BY hits DESC, submission_id LIMIT ?"
+                ") AS c JOIN trust_answers AS a "
+                "ON a.benchmark_id = ? AND a.submission_id = c.submission_id "
+                "ORDER BY c.hits DESC, c.submission_id",
+                (bench_id, *wanted, user_id, per_band * len(wanted), limit, bench_id),
             )
-        hits: dict[int, int] = {}
-        found: dict[int, tuple[int, str]] = {}
-        for sub_id, owner, answers in rows:
-            hits[sub_id] = hits.get(sub_id, 0) + 1
-            found[sub_id] = (owner, answers)
-        best = sorted(hits, key=lambda i: (-hits[i], i))[:limit]
-        return [Candidate(i, found[i][0], found[i][1], hits[i]) for i in best]
+        return [
+            Candidate(int(i), int(owner), str(answers), int(hits))
+            for i, owner, hits, answers in rows
+        ]
 
     async def recent_answers(self, benchmark: str, limit: int = 500) -> list[str]:
         """The latest ``limit`` answer sets kept for a benchmark (how often each answer
@@ -153,7 +155,7 @@ class TrustStore(StoreBase):
             rows = await s.all(
                 "SELECT t.answers FROM trust_answers AS t JOIN benchmarks AS b "
                 "ON b.id = t.benchmark_id WHERE b.name = ? "
-                "ORDER BY t.submission_id DESC LIMIT ?",
+                "ORDER BY t.benchmark_id DESC, t.submission_id DESC LIMIT ?",
                 (name, limit),
             )
         return [str(r[0]) for r in rows]
@@ -162,16 +164,16 @@ class TrustStore(StoreBase):
         """Keep many answer sets at once, each (submission id, its user, its benchmark,
         the index): a back-fill, the benchmark script. One transaction per call, two
         statements."""
-        answers: list[tuple[int, int, int, str]] = []
+        answers: list[tuple[int, int, str]] = []
         bands: list[tuple[int, int, int, int]] = []
         async with self._db.write() as s:
             for sub_id, user_id, benchmark, index in rows:
                 bench_id = await self._ensure_bench(s, benchmark_name(benchmark))
-                answers.append((sub_id, bench_id, user_id, index.answers))
+                answers.append((bench_id, sub_id, index.answers))
                 bands += [(bench_id, h, sub_id, user_id) for h in dict.fromkeys(index.bands)]
             await s.executemany(
-                "INSERT INTO trust_answers (submission_id, benchmark_id, user_id, answers) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
+                "INSERT INTO trust_answers (benchmark_id, submission_id, answers) "
+                "VALUES (?, ?, ?) ON CONFLICT (benchmark_id, submission_id) DO NOTHING",
                 answers,
             )
             await s.executemany(

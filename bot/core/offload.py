@@ -86,6 +86,17 @@ def answers_of(
     return None if reader is None else cast(AnswerSet | None, reader(text, key, options=options))
 
 
+def scored_with_answers(
+    benchmark: Benchmark, text: str, key: Any, options: Mapping[str, Any]
+) -> tuple[Result, AnswerSet | None]:
+    """The result and the answer set of ``text``, in one reading where the benchmark
+    offers it (``score_with_answers``)."""
+    both = getattr(benchmark, "score_with_answers", None)
+    if both is not None:
+        return cast(tuple[Result, AnswerSet | None], both(text, key, options=options))
+    return benchmark.score(text, key, options=options), answers_of(benchmark, text, key, options)
+
+
 def _file_text(path: str) -> str:
     """The text of the upload saved at ``path``, line ends made ``\\n`` (a lone CR
     inside a line kept: :func:`scoring.text.normalise_line_ends`)."""
@@ -115,9 +126,8 @@ def score_file(
     """Score the upload saved at ``path`` (its tag lines at ``spans`` blanked) with
     benchmark ``name``, and pack the text scored as the store keeps it."""
     body = blank(_file_text(path), spans)
-    benchmark = registry.get(name)
-    result = benchmark.score(body, key, options=options)
-    return FileScore(result, pack_raw(body), answers_of(benchmark, body, key, options))
+    result, answers = scored_with_answers(registry.get(name), body, key, options)
+    return FileScore(result, pack_raw(body), answers)
 
 
 def read_job(text: str, command_args: str, benchmark_hint: str | None) -> Reading:
@@ -127,9 +137,8 @@ def read_job(text: str, command_args: str, benchmark_hint: str | None) -> Readin
 
 def score_text(name: str, text: str, key: Any, options: Mapping[str, Any]) -> FileScore:
     """Score a long text and pack it (neither on the event loop), with its answer set."""
-    benchmark = registry.get(name)
-    result = benchmark.score(text, key, options=options)
-    return FileScore(result, pack_raw(text), answers_of(benchmark, text, key, options))
+    result, answers = scored_with_answers(registry.get(name), text, key, options)
+    return FileScore(result, pack_raw(text), answers)
 
 
 # --- the worker process ------------------------------------------------------------------

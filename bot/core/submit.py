@@ -131,8 +131,8 @@ async def run_scorer(
     with a time limit, where they are also packed as the store keeps them (returned
     beside the result), with the answer set the copy check compares."""
     if len(text) < POOL_THRESHOLD:
-        result = benchmark.score(text, key, options=options)
-        return result, None, offload.answers_of(benchmark, text, key, options)
+        result, answers = offload.scored_with_answers(benchmark, text, key, options)
+        return result, None, answers
     done = await _offloaded(
         services, offload.score_text, benchmark.name, text, key, dict(options), owner=owner
     )

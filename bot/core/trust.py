@@ -16,10 +16,15 @@ itself can skip it) looks at a submission's answer set (``Benchmark.answer_set``
   answer sets (they agree on far fewer than 97 %).
 
 It is cheap: the candidates are an indexed lookup of the answer set's band hashes
-(:func:`bands`: the answers cut into interleaved bands, each band holding a wrong
-answer hashed; two answer sets that differ on at most 3 % of the questions share at
-least two of them whole), at most ``per_band`` rows a hash and :data:`CANDIDATES`
-compared, never a scan of a board (``storage.trust``).
+(:func:`bands`: the answers cut into ``d + 1`` interleaved bands, ``d`` the most
+questions a copy may differ on (3 % of them: 3 of 104, so 4 bands), each band holding
+a wrong answer hashed. ``d`` differences touch at most ``d`` bands, so a copy shares
+at least one band whole, found by its hash when it holds one of the wrong answers the
+copy shares (both sides hashed it). No fewer hashes promise as much: ``d`` changes can
+touch every one of ``d`` bands, or of fewer overlapping ones),
+at most ``per_band`` rows a hash and :data:`CANDIDATES` compared, each answer set
+unpacked only when its turn comes (the first copy decides), never a scan of a board
+(``storage.trust``).
 
 A result the check flags keeps why in ``extra["trust"]["flag"]``; publishing it
 *holds* it (:func:`hold`): off every board until an admin releases or rejects it.
@@ -107,9 +112,10 @@ class Verdict:
 
 
 def band_count(questions: int) -> int:
-    """Bands an answer set of ``questions`` is cut into: two more than the differences a
-    copy may have, so a copy shares at least two bands whole."""
-    return max(3, min(64, math.floor(questions * (1 - COPY_SHARE)) + 2))
+    """Bands an answer set of ``questions`` is cut into: one more than the differences a
+    copy may have, so a copy shares at least one band whole (each band is a row the
+    publication writes: no more of them than that promise needs)."""
+    return max(2, min(64, math.floor(questions * (1 - COPY_SHARE)) + 1))
 
 
 def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
@@ -119,10 +125,12 @@ def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
     count = band_count(len(answers))
     out = []
     for band in range(count):
-        picked = range(band, len(answers), count)
-        if not any(_wrong(answers[i], right[i]) for i in picked):
+        mine = answers[band::count]
+        if not any(
+            a and a != NO_ANSWER and a != r for a, r in zip(mine, right[band::count], strict=True)
+        ):
             continue
-        text = f"{band}|{len(answers)}|" + ",".join(answers[i] for i in picked)
+        text = f"{band}|{len(answers)}|" + ",".join(mine)
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         out.append(int.from_bytes(digest, "big", signed=True))
     return tuple(out)
@@ -136,24 +144,28 @@ def _wrong(answer: str, right: str) -> bool:
 #: The compact form of answers of one character each (``=31-4.2``: ``-`` declined,
 #: ``.`` not answered); others are joined with commas.
 _COMPACT, _DECLINED, _BLANK = "=", "-", "."
+_TO_CHAR = {"": _BLANK, NO_ANSWER: _DECLINED}
+_FROM_CHAR = {_BLANK: "", _DECLINED: NO_ANSWER}
 
 
 def joined(answers: Sequence[str]) -> str:
     """Answers as stored: one character each when they are single digits (a choice
     benchmark of up to 9 options), else joined with commas."""
-    if all(
-        (len(a) == 1 and a not in (_DECLINED, _BLANK, ",")) or a in ("", NO_ANSWER) for a in answers
+    text = "".join([_TO_CHAR.get(a, a) for a in answers])
+    if (  # one character each, and none of them an answer spelled like a mark
+        len(text) == len(answers)
+        and "," not in text
+        and text.count(_DECLINED) == answers.count(NO_ANSWER)
+        and text.count(_BLANK) == answers.count("")
     ):
-        return _COMPACT + "".join(
-            _BLANK if not a else _DECLINED if a == NO_ANSWER else a for a in answers
-        )
+        return _COMPACT + text
     return ",".join(answers)
 
 
 def split(answers: str) -> tuple[str, ...]:
     """The answers :func:`joined` stored."""
     if answers.startswith(_COMPACT):
-        return tuple("" if c == _BLANK else NO_ANSWER if c == _DECLINED else c for c in answers[1:])
+        return tuple([_FROM_CHAR.get(c, c) for c in answers[1:]])
     return tuple(answers.split(","))
 
 
@@ -184,7 +196,7 @@ def compare(mine: Sequence[str], other: Sequence[str], right: Sequence[str]) -> 
         both += 1
         if a == b:
             agree += 1
-            if _wrong(a, right[i]):
+            if a != NO_ANSWER and a != right[i]:  # (given: a wrong answer)
                 shared.append(i)
     return Match(agree, both, tuple(shared))
 
@@ -213,6 +225,30 @@ class Rarity:
     def evidence(self, shared_wrong: Sequence[int], answers: Sequence[str]) -> float:
         return sum(self.weight(i, answers[i]) for i in shared_wrong)
 
+    def enough(self, shared_wrong: Sequence[int], answers: Sequence[str]) -> bool:
+        """Whether the shared wrong answers weigh :data:`MIN_EVIDENCE` (summed until
+        they do: a copy shares dozens)."""
+        total = 0.0
+        for i in shared_wrong:
+            total += self.weight(i, answers[i])
+            if total >= MIN_EVIDENCE:
+                return True
+        return False
+
+
+def alike(found: AnswerSet, other: Sequence[str]) -> Match | None:
+    """``other`` compared with ``found``: the match when they agree on
+    :data:`COPY_SHARE` of the questions both answered and share at least
+    :data:`MIN_EVIDENCE` wrong answers (each weighs at most 1), else None."""
+    if len(other) != len(found.answers):
+        return None  # answers to another key's questions
+    match = compare(found.answers, other, found.right)
+    if not match.both or match.agree < COPY_SHARE * match.both:
+        return None
+    if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
+        return None
+    return match
+
 
 def copy_verdict(
     found: AnswerSet,
@@ -223,14 +259,8 @@ def copy_verdict(
     likeliest first), or None. Without ``rarity`` every shared wrong answer weighs 1."""
     weigh = rarity or Rarity(())
     for sub_id, other in candidates:
-        if len(other) != len(found.answers):
-            continue  # answers to another key's questions
-        match = compare(found.answers, other, found.right)
-        if not match.both or match.agree < COPY_SHARE * match.both:
-            continue
-        if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
-            continue
-        if weigh.evidence(match.shared_wrong, found.answers) >= MIN_EVIDENCE:
+        match = alike(found, other)
+        if match is not None and weigh.enough(match.shared_wrong, found.answers):
             return Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
     return None
 
@@ -267,10 +297,21 @@ async def check(
             candidates = await services.store.candidates(
                 benchmark.name, hashes, user_id=user_id, per_band=PER_BAND, limit=CANDIDATES
             )
-            pairs = [(c.submission_id, split(c.answers)) for c in candidates]
-            verdict = copy_verdict(found, pairs)  # unweighted first: most never get near
-            if verdict is not None:
-                verdict = copy_verdict(found, pairs, await _rarity(services, benchmark.name))
+            rarity: Rarity | None = None
+            for candidate in candidates:  # unpacked in turn: the first copy decides
+                match = alike(found, split(candidate.answers))
+                if match is None:  # most never get near: no rarity needed
+                    continue
+                rarity = rarity or await _rarity(services, benchmark.name)
+                if rarity.enough(match.shared_wrong, found.answers):
+                    verdict = Verdict(
+                        "copy",
+                        match.agree,
+                        match.both,
+                        candidate.submission_id,
+                        len(match.shared_wrong),
+                    )
+                    break
     if verdict is not None:
         kept["flag"] = verdict.to_json()
     return kept or None

@@ -196,6 +196,11 @@ class Natory:
     ) -> AnswerSet | None:
         return None  # a challenge has no answer key to copy
 
+    def score_with_answers(
+        self, text: str, key: Challenge, *, options: Mapping[str, Any] | None = None
+    ) -> tuple[NatoryResult, AnswerSet | None]:
+        return self.score(text, key, options=options), None
+
     def result_from_record(self, data: Mapping[str, Any]) -> NatoryResult:
         return result_from_record(data)
 

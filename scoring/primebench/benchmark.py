@@ -57,7 +57,7 @@ from .result import (
     result_from_record,
     web_cells,
 )
-from .scorer import answer_set, score
+from .scorer import answer_set, score, score_with_answers
 
 #: The message id of each hint code (``scoring.primebench.hints``): one for every
 #: benchmark of answer lines ``Q:O``, so a benchmark like PrimeBench may share them.
@@ -143,6 +143,11 @@ class PrimeBench:
         self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
     ) -> AnswerSet:
         return answer_set(text, key)
+
+    def score_with_answers(
+        self, text: str, key: PrimeKey, *, options: Mapping[str, Any] | None = None
+    ) -> tuple[PrimeBenchResult, AnswerSet]:
+        return score_with_answers(text, key)
 
     def format_score(self, value: float, *, mean: bool = False) -> str:
         return format_score(value, mean=mean)

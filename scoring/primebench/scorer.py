@@ -365,8 +365,16 @@ def answer_set(text: str, key: PrimeKey) -> AnswerSet:
     """The answers standing to the key's questions, in the key's order (``""``: no
     answer line; ``none``: answered ``none``), beside the key's own: what the copy
     check compares."""
+    return score_with_answers(text, key)[1]
+
+
+def score_with_answers(text: str, key: PrimeKey) -> tuple[PrimeBenchResult, AnswerSet]:
+    """:func:`score` and :func:`answer_set` in one reading of the text."""
     standing: dict[str, str] = {}
-    score(text, key, sink=standing)
+    return score(text, key, sink=standing), _standing_set(standing, key)
+
+
+def _standing_set(standing: Mapping[str, str], key: PrimeKey) -> AnswerSet:
     answers = []
     for question in key.order:
         line = standing.get(question)

@@ -139,6 +139,11 @@ class ZeroBench:
     ) -> ZeroBenchResult:
         return score(text, key, k=k_option(options))
 
+    def score_with_answers(
+        self, text: str, key: ZeroKey, *, options: Mapping[str, Any] | None = None
+    ) -> tuple[ZeroBenchResult, AnswerSet]:
+        return self.score(text, key, options=options), self.answer_set(text, key)
+
     def answer_set(
         self, text: str, key: ZeroKey, *, options: Mapping[str, Any] | None = None
     ) -> AnswerSet:

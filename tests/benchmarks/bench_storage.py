@@ -16,7 +16,10 @@ compare figures at similar loads). Then the insert rate of one and of two instan
 The copy check (issue 31): every published answer set is indexed (its band hashes), then
 a submission's check (``bot.core.trust.check``) is timed, and one-at-a-time record +
 publish with and without the check and its index rows, in alternating runs (the ratio's
-median and range; goal >= 0.90). The pool's sheets repeat (about 45 uses each, by
+median and range; goal >= 0.90): once with the answer set read on its own (a second
+reading of the text, charged to the check), once as the submission path does it, the
+text scored first (``score`` today, ``score_with_answers`` with the check: one reading
+for both; the scoring then counts in both). The pool's sheets repeat (about 45 uses each, by
 different users), so every check finds copies: the bounded worst case. ``--trust-only``
 stops after that section.
 
@@ -482,16 +485,24 @@ async def trust_section(
     print(f"{label:<40} {stats(samples)}   ({runs} runs)")
 
     # the submissions made up front (a sheet's varied text is no part of publishing)
-    made = [list(stream(40, sheets, key_ids, first_use=2000 + k)) for k in range(32)]
+    made = [list(stream(40, sheets, key_ids, first_use=2000 + k)) for k in range(64)]
 
-    async def publish_many(with_check: bool, first: int) -> float:
+    async def publish_many(with_check: bool, first: int, scoring: bool = False) -> float:
+        """``scoring``: as the submission path does it, the text scored first (today
+        ``score``; with the check ``score_with_answers``: one reading for both), else
+        the answer set read on its own (a second reading, charged to the check)."""
         t = time.perf_counter()
         for j, sub in enumerate(made[first]):
             fields = {f: getattr(sub, f) for f in sub.__slots__}
             fields["message_id"] = 20_000_000 + first * 1000 + j
             index = None
+            if scoring and not with_check:
+                PRIME.score(sub.raw, key)  # type: ignore[arg-type]
             if with_check:
-                found = PRIME.answer_set(sub.raw, key)  # type: ignore[arg-type]
+                if scoring:
+                    _, found = PRIME.score_with_answers(sub.raw, key)  # type: ignore[arg-type]
+                else:
+                    found = PRIME.answer_set(sub.raw, key)  # type: ignore[arg-type]
                 kept = await trust.check(services, PRIME, found, sub.user_id)  # type: ignore[arg-type]
                 fields["extra"] = {trust.EXTRA: kept} if kept else None
                 index = AnswerIndex(kept["answers"], tuple(kept["bands"])) if kept else None
@@ -499,18 +510,24 @@ async def trust_section(
             await store.publish(one.id, index=index)
         return len(made[first]) / (time.perf_counter() - t)
 
-    plain: list[float] = []
-    checked: list[float] = []
-    for k in range(16):
-        plain.append(await publish_many(False, 2 * k))
-        checked.append(await publish_many(True, 2 * k + 1))
-    ratio = [c / p for c, p in zip(checked, plain, strict=True)]
-    print(
-        f"publish throughput (record + publish, one at a time): today {min(plain):,.0f}-"
-        f"{max(plain):,.0f}/s, with the copy check and its index {min(checked):,.0f}-"
-        f"{max(checked):,.0f}/s; ratio median {statistics.median(ratio):.2f} "
-        f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90)"
-    )
+    for scoring, what in (
+        (False, "record + publish, one at a time"),
+        (True, "scored + record + publish, as submit does it"),
+    ):
+        plain: list[float] = []
+        checked: list[float] = []
+        base = 32 if scoring else 0
+        for k in range(16):
+            plain.append(await publish_many(False, base + 2 * k, scoring))
+            checked.append(await publish_many(True, base + 2 * k + 1, scoring))
+        ratio = [c / p for c, p in zip(checked, plain, strict=True)]
+        print(
+            f"publish throughput ({what}): today {min(plain):,.0f}-{max(plain):,.0f}/s "
+            f"(median {statistics.median(plain):,.0f}), with the copy check and its index "
+            f"{min(checked):,.0f}-{max(checked):,.0f}/s (median "
+            f"{statistics.median(checked):,.0f}); ratio median {statistics.median(ratio):.2f} "
+            f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90)"
+        )
 
 
 if __name__ == "__main__":
