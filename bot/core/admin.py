@@ -155,17 +155,24 @@ def _int_arg(words: list[str], usage: str) -> int:
 MODERATION = ("hide", "unhide", "verify")
 
 
+async def _moderated(services: Services, actor: Actor, submission_id: int) -> Submission:
+    """The submission an admin acts on: it exists and, for a group's admin, was published
+    from their group."""
+    sub = await services.store.get_submission(submission_id)
+    if sub is None:
+        raise UserError("not_found", id=submission_id)
+    if not actor.bot_admin and sub.chat_id != actor.chat_id:
+        raise UserError("not_this_group", id=submission_id)
+    return sub
+
+
 async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
     """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
     require_admin(actor)
     submission_id = _int_arg(args, f"usage_{action}")
     reason = _reason(args[1:])
     store = services.store
-    sub = await store.get_submission(submission_id)
-    if sub is None:
-        raise UserError("not_found", id=submission_id)
-    if not actor.bot_admin and sub.chat_id != actor.chat_id:
-        raise UserError("not_this_group", id=submission_id)
+    sub = await _moderated(services, actor, submission_id)
     required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
     if required is not None and sub.visibility is not required:  # (the store is idempotent)
         raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
@@ -225,11 +232,7 @@ async def decide(
     result; the decision goes to the audit log. A result no longer held is refused."""
     require_admin(actor)
     store = services.store
-    sub = await store.get_submission(submission_id)
-    if sub is None:
-        raise UserError("not_found", id=submission_id)
-    if not actor.bot_admin and sub.chat_id != actor.chat_id:
-        raise UserError("not_this_group", id=submission_id)
+    sub = await _moderated(services, actor, submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
     try:
