@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -462,7 +462,7 @@ def board_page(
         )
     elif board.chart_kind != CHART_FRONT and board.intervals:
         chart = render_intervals(
-            board.intervals,
+            [replace(p, text=figure(lang, p.text)) for p in board.intervals],
             fmt=lambda value: figure(lang, benchmark.format_score(value)),
             label=t(lang, "web_chart_scores", benchmark=board.title),
         )

@@ -281,6 +281,12 @@ def test_persian_pages_put_every_sign_and_percent_left_of_its_number(
     ticks = svg.locator("text:not(.label)").all_text_contents()
     assert any(c in "۰۱۲۳۴۵۶۷۸۹" for c in "".join(ticks))
     assert not any(c in "0123456789" for c in "".join(ticks))
+    # so is the chart of scores with their intervals: its ticks and scores (not the
+    # models' names, which are as their users wrote them)
+    page.goto(served.base + "/b/primebench?lang=fa")
+    figures = page.locator("svg.chart text:not(.label)").all_text_contents()
+    assert figures and any(c in "۰۱۲۳۴۵۶۷۸۹" for c in "".join(figures))
+    assert not any(c in "0123456789" for c in "".join(figures)), figures
     page.context.close()
 
 
