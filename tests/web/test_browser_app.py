@@ -27,10 +27,9 @@ from tests.e2e.botapi import FakeBotAPI
 
 from . import fixtures
 from .conftest import BOT_TOKEN, free_port
-from .test_browser import CHROMIUM, app_url
+from .test_browser import CHROMIUM, SCREENS, app_url
 from .test_initdata import fields, signed
 
-SCREENS = Path(__file__).parents[2] / "docs" / "screens"
 STUB = Path(__file__).with_name("tgstub.js").read_text()
 SDK = "https://telegram.org/js/telegram-web-app.js"
 
