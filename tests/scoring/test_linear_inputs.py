@@ -17,6 +17,7 @@ known to fail still belongs here, with ``known`` saying why; it is then expected
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import re
@@ -334,7 +335,12 @@ def shape(name: str) -> str:
 
 
 def _child(run: Callable[[str], object], names: list[str], conn: Connection) -> None:
-    """Run ``run`` on each shape in turn, sending (name, seconds or an error's text)."""
+    """Run ``run`` on each shape in turn, sending (name, seconds or an error's text).
+
+    The heap inherited from the test process (large, late in a whole suite) is frozen
+    out of the child's garbage collections: a collection would otherwise walk, and copy
+    page by page, every object of the parent, a cost of the fork and not of the reader."""
+    gc.freeze()
     for name in names:
         text = shape(name)
         start = time.process_time()  # this child's CPU time: what the reader itself costs
