@@ -3,7 +3,9 @@ fresh database with a generated PrimeBench key, two users and a token each."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,8 @@ from bot.web.server import MAX_BODY, WebState, application
 from tests.storage.helpers import answers, key_bytes
 
 from .conftest import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
 
 OWNER, STRANGER = 501, 502
 KEY = key_bytes(7, questions=20)
@@ -82,3 +86,16 @@ def output(correct: int) -> str:
     """A PrimeBench output with the first ``correct`` answers right, the rest wrong."""
     wrong = [o % 4 + 1 for o in RIGHT]
     return answers(*(RIGHT[:correct] + wrong[correct:]))
+
+
+async def submit(*args: str, token: str) -> tuple[int, str, str]:
+    """``benchboard submit ...`` as its own process, with ``token`` as its API token."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "submit", *args,
+        env={"BENCHBOARD_API_TOKEN": token, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
+             "HOME": str(Path.home())},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()

@@ -20,7 +20,7 @@ pytest.importorskip(
     "inspect_ai", reason="inspect_ai is not installed (the inspect extra: pip install -e '.[dev]')"
 )
 
-from .apikit import KEY, OWNER, Api, output, serve
+from .apikit import KEY, OWNER, Api, output, serve, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = 20
@@ -75,18 +75,6 @@ async def run_inspect(folder: Path, outputs: list[str]) -> Path:
     # Inspect scored each epoch with Benchboard's own scorer, too
     assert done["mean"] == pytest.approx((16 + 0) / 2)
     return Path(done["location"])
-
-
-async def submit(*args: str, token: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "submit", *args,
-        env={"BENCHBOARD_API_TOKEN": token, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
-             "HOME": str(Path.home())},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
 
 
 async def test_an_inspect_log_is_submitted_one_result_per_epoch(web: Api, tmp_path: Path) -> None:

@@ -4,15 +4,13 @@ its signed record; ``benchboard submit`` sends them as options (checked there fi
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .apikit import OWNER, Api, output, serve
+from .apikit import OWNER, Api, output, serve, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,18 +53,6 @@ async def test_provenance_fields_are_checked_kept_and_signed(web: Api) -> None:
     assert status == 201, data
     sub = await web.services.store.get_submission(data["id"])
     assert sub is not None and sub.extra["provenance"] == {"provider": "Groq", "seed": 4}
-
-
-async def submit(*args: str, token: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "submit", *args,
-        env={"BENCHBOARD_API_TOKEN": token, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT),
-             "HOME": str(Path.home())},
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode is not None
-    return proc.returncode, out.decode(), err.decode()
 
 
 async def test_benchboard_submit_sends_provenance(web: Api, tmp_path: Path) -> None:
