@@ -13,7 +13,7 @@ from ..base import KeyCheck
 from ..errors import KeyFormatError
 from ..text import decode
 from .dataset import MAIN_SPLIT, OFFICIAL_QUESTIONS, SPLITS, SUB_SPLIT, TITLE
-from .reading import LineFinder, csv_reader, json_pairs, key_text
+from .reading import csv_reader, json_pairs, key_text, line_of_last
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,43 +77,49 @@ def _load_json_key(text: str) -> tuple[dict[str, str], dict[str, str]]:
         raise KeyFormatError("not a key: the JSON is nested too deeply or too large") from None
     if not isinstance(parsed, list) or (parsed and not isinstance(parsed[0], tuple)):
         raise KeyFormatError('the key must be a JSON object {"question_id": "answer", ...}')
-    finder = LineFinder(text)
     seen: set[str] = set()
     main: dict[str, str] = {}
     sub: dict[str, str] = {}
     two_split = any(name in SPLITS and isinstance(value, list) for name, value in parsed)
-    splits_seen: set[str] = set()
     if not two_split:
-        _json_split(parsed, main, seen, finder)
+        _json_split(text, [], parsed, main, seen)
         return main, sub
+    splits_seen: set[str] = set()
+    before: list[str] = []  # the names read so far, in order (a line found on error)
     for name, value in parsed:
-        line = finder.line_of(name)
+        before.append(name)
         if name not in SPLITS:
             raise KeyFormatError(
                 f"unexpected entry {name!r}: a two-split key holds only "
                 f"{MAIN_SPLIT!r} and {SUB_SPLIT!r}",
-                line=line,
+                line=line_of_last(text, before),
             )
         if not isinstance(value, list) or (value and not isinstance(value[0], tuple)):
-            raise KeyFormatError(f"{name} must be an object {{question_id: answer}}", line=line)
+            raise KeyFormatError(
+                f"{name} must be an object {{question_id: answer}}",
+                line=line_of_last(text, before),
+            )
         if name in splits_seen:
-            raise KeyFormatError(f"{name} appears twice", line=line)
+            raise KeyFormatError(f"{name} appears twice", line=line_of_last(text, before))
         splits_seen.add(name)
-        _json_split(value, main if name == MAIN_SPLIT else sub, seen, finder)
+        _json_split(text, before, value, main if name == MAIN_SPLIT else sub, seen)
+        before += (qid for qid, _ in value)
     return main, sub
 
 
 def _json_split(
-    pairs: list[tuple[str, Any]], into: dict[str, str], seen: set[str], finder: LineFinder
+    text: str, before: list[str], pairs: list[tuple[str, Any]], into: dict[str, str], seen: set[str]
 ) -> None:
-    for qid, value in pairs:
-        line = finder.line_of(qid)
+    """Keep a split's entries; ``before``: the names the text holds ahead of them (an
+    entry's line is only looked for when it is refused)."""
+    for i, (qid, value) in enumerate(pairs):
         answer = key_text(value)
         stripped = qid.strip()
         if stripped and answer is not None and answer.strip() and stripped not in seen:
             seen.add(stripped)  # the usual entry: kept without building its error text
             into[stripped] = answer
         else:
+            line = line_of_last(text, [*before, *(q for q, _ in pairs[: i + 1])])
             _add_key_entry(into, seen, qid, answer, line, shown=f"{json.dumps(qid)}: ...")
 
 

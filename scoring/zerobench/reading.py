@@ -98,6 +98,16 @@ class LineFinder:
         return self._line
 
 
+def line_of_last(text: str, names: list[str]) -> int:
+    """The line of the last of ``names``, JSON object keys found in order (for a message:
+    the usual entry never looks for its line)."""
+    finder = LineFinder(text)
+    line = 1
+    for name in names:
+        line = finder.line_of(name)
+    return line
+
+
 def json_pairs(pairs: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return pairs
 
@@ -133,6 +143,18 @@ def safe(text: str) -> str:
     if text.isascii() or encodable(text):
         return text
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def iter_lines(text: str) -> Iterator[str]:
+    """The lines :func:`lines_of` gives, one at a time (a large text's lines are never
+    all held at once)."""
+    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    find = text.find
+    start = 0
+    while (end := find(sep, start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
 
 
 def lines_of(text: str) -> list[str]:

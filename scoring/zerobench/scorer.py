@@ -109,7 +109,8 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
     official_of: dict[int, bool] | None = {} if submission.claims else None
     # The ranking figures first: the official check of every attempt. The attempts it
-    # counts wrong (of the first k) are kept for the lenient re-check and the hints.
+    # counts wrong (of the first k) are kept, with their responses as sent (no lowered
+    # copy held), for the lenient re-check and the hints.
     wrong: list[tuple[_Question, str, int, str, int, str]] = []
     scan = SCAN.findall
     for qid, response, line in submission.attempts:
@@ -142,7 +143,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
             question.correct += 1
             question.lenient += 1
         else:
-            wrong.append((question, qid, line, parsed, found, formatted))
+            wrong.append((question, qid, line, parsed, found, response))
     for qid, claimed, line in submission.claims:
         if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
@@ -191,38 +192,32 @@ def _recheck(
 ) -> None:
     """The lenient re-check and the hints, for the attempts the official check counted
     wrong (after the ranking figures, which never depend on them). Each attempt comes
-    with its ``formatted`` text (stripped and lower-cased, as the official rule reads it;
-    its braces are the response's own)."""
-    plain_truth: dict[str, bool] = {}  # question id -> its answer is a plain integer
-    numbers: dict[str, Decimal | None] = {}  # question id -> its answer as a number
+    with its response as sent (its braces are those the official rule read: stripping
+    and lower-casing change none); the few hints that read more lower it again."""
+    # question id -> (its answer as a number or None, it is a plain integer)
+    facts: dict[str, tuple[Decimal | None, bool]] = {}
     add = notes.add
-    for question, qid, line, parsed, found, formatted in wrong:
+    for question, qid, line, parsed, found, response in wrong:
         if not found:
-            if "{" not in formatted:
+            if "{" not in response:
                 add("no_braces", line)
             else:
-                _explain_wrong(notes, qid, line, formatted, found, *truth[qid][2:])
+                _explain_wrong(notes, qid, line, response, found, *truth[qid][2:])
             continue
         entry = truth[qid]
-        gt_norm = entry[3]
-        if qid in numbers:
-            gt_number = numbers[qid]
-        else:
-            gt_number = numbers[qid] = number(gt_norm)
+        fact = facts.get(qid)
+        if fact is None:
+            gt_number = number(entry[3])
+            fact = facts[qid] = (gt_number, gt_number is not None and _plain_integer(entry[3]))
+        gt_number, plain = fact
         if parsed.strip() != parsed or parsed.endswith("."):
-            reasons = lenient_reasons(parsed, gt_norm, gt_number)
-        elif gt_number is None:
-            reasons = None  # not a number, nothing to trim: nothing to forgive
-        elif parsed.isdigit():
-            plain = plain_truth.get(qid)
-            if plain is None:
-                plain = plain_truth[qid] = _plain_integer(gt_norm)
-            if plain and _plain_integer(parsed):
-                reasons = None  # two different plain integers: nothing to forgive
-            else:
-                reasons = lenient_reasons(parsed, gt_norm, gt_number)
+            reasons = lenient_reasons(parsed, entry[3], gt_number)
+        elif gt_number is None or (plain and _plain_integer(parsed)):
+            # not a number with nothing to trim, or two different plain integers:
+            # nothing to forgive
+            reasons = None
         else:
-            reasons = lenient_reasons(parsed, gt_norm, gt_number)
+            reasons = lenient_reasons(parsed, entry[3], gt_number)
         if reasons is not None:
             question.lenient += 1
             for code in reasons:
@@ -230,24 +225,25 @@ def _recheck(
                 if code not in notes.examples:
                     notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
             continue
-        if found == 1 and formatted.count("{") == 1:
+        if found == 1 and response.count("{") == 1:
             continue  # one {...}, read as it stands: nothing to explain
-        _explain_wrong(notes, qid, line, formatted, found, *entry[2:])
+        _explain_wrong(notes, qid, line, response, found, *entry[2:])
 
 
 def _explain_wrong(
     notes: Notes,
     qid: str,
     line: int,
-    formatted: str,
+    response: str,
     found: int,
     gt_len: int,
     gt_norm: str,
     gt_slen: int,
 ) -> None:
     """Hints for an attempt the official check counts wrong (never changes the score).
-    ``formatted``: the stripped, lower-cased response; ``found``: how many ``{...}``
-    matches the official rule saw (0: no answer read)."""
+    ``response``: as sent; ``found``: how many ``{...}`` matches the official rule saw
+    (0: no answer read)."""
+    formatted = response.strip().lower()  # as the official rule reads it
     if not found:
         opening = formatted.find("{")
         if opening >= 0 and formatted.find("}", opening) > 0:

@@ -15,7 +15,16 @@ from typing import Any
 
 from ..base import MAX_REPORTED_INVALID_LINES, InvalidLine
 from .hints import Notes
-from .reading import LineFinder, csv_reader, encodable, json_pairs, key_text, lines_of, shown
+from .reading import (
+    LineFinder,
+    csv_reader,
+    encodable,
+    iter_lines,
+    json_pairs,
+    key_text,
+    lines_of,
+    shown,
+)
 
 FORMATS = ("jsonl", "json", "csv", "official_csv", "empty", "unknown")
 
@@ -128,7 +137,7 @@ def _read_jsonl(text: str, sub: Submission) -> None:
     sub.fmt = "jsonl"
     scan_json = _SCAN_JSON
     attempts = sub.attempts
-    for number, line in enumerate(lines_of(text), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         start = 0
         if line[:1] != "{":
             stripped = line.lstrip()
