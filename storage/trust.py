@@ -111,11 +111,13 @@ class TrustStore(StoreBase):
         user_id: int,
         per_band: int = 16,
         limit: int = 32,
+        offset: int = 0,
     ) -> list[Candidate]:
         """Earlier answer sets of other users sharing a band hash with ``bands``: one
         statement reading at most ``per_band`` rows a hash on average (each hash's rows
         in key order, the scan stopped there), the ``limit`` sharing most bands first
-        (counted and cut in SQL: only they are joined to their answers).
+        after ``offset`` of them (counted and cut in SQL: only they are joined to their
+        answers, each a page of its own to read).
         One trip on the shared connection (its cache is warm; a reader of its own would
         read back every page the last commit changed)."""
         name = benchmark_name(benchmark)
@@ -136,11 +138,12 @@ class TrustStore(StoreBase):
                 "SELECT submission_id, MIN(user_id) AS user_id, COUNT(*) AS hits FROM ("
                 "SELECT submission_id, user_id FROM trust_bands "
                 f"WHERE benchmark_id = ? AND hash IN ({marks}) AND user_id <> ? LIMIT ?"
-                ") AS p GROUP BY submission_id ORDER BY hits DESC, submission_id LIMIT ?"
+                ") AS p GROUP BY submission_id ORDER BY hits DESC, submission_id "
+                "LIMIT ? OFFSET ?"
                 ") AS c JOIN trust_answers AS a "
                 "ON a.benchmark_id = ? AND a.submission_id = c.submission_id "
                 "ORDER BY c.hits DESC, c.submission_id",
-                (bench_id, *wanted, user_id, per_band * len(wanted), limit, bench_id),
+                (bench_id, *wanted, user_id, per_band * len(wanted), limit, offset, bench_id),
             )
         return [
             Candidate(int(i), int(owner), str(answers), int(hits))

@@ -65,8 +65,8 @@ SAMPLE, SAMPLE_TTL = 500, 300.0
 #: to it weighs 1.
 MIN_SAMPLE = 20
 #: Candidates compared at most (those sharing most bands first; the first copy found
-#: decides), and rows read per band hash.
-CANDIDATES, PER_BAND = 32, 16
+#: decides), of them read in a first batch, and rows read per band hash.
+CANDIDATES, FIRST_READ, PER_BAND = 32, 4, 16
 #: ``Submission.extra``'s entry: {"answers": joined answers, "bands": [hashes],
 #: "flag": Verdict.to_json()}.
 EXTRA = "trust"
@@ -279,6 +279,33 @@ async def _rarity(services: Services, benchmark: str) -> Rarity:
     return cast(Rarity, cached[1])
 
 
+async def _copy_of(
+    services: Services, benchmark: str, found: AnswerSet, hashes: Sequence[int], user_id: int
+) -> Verdict | None:
+    """The first copy among the earlier answer sets of other users sharing a band with
+    ``found`` (those sharing most first), or None. They are read a few at a time (each
+    candidate's answers are a page of their own to read, the first copy decides, and a
+    copy shares most bands): :data:`FIRST_READ`, then up to :data:`CANDIDATES`."""
+    rarity: Rarity | None = None
+    offset = 0
+    for size in (FIRST_READ, CANDIDATES - FIRST_READ):
+        candidates = await services.store.candidates(
+            benchmark, hashes, user_id=user_id, per_band=PER_BAND, limit=size, offset=offset
+        )
+        for candidate in candidates:  # unpacked in turn
+            match = alike(found, split(candidate.answers))
+            if match is None:  # most never get near: no rarity needed
+                continue
+            rarity = rarity or await _rarity(services, benchmark)
+            if rarity.enough(match.shared_wrong, found.answers):
+                wrong = len(match.shared_wrong)
+                return Verdict("copy", match.agree, match.both, candidate.submission_id, wrong)
+        if len(candidates) < size:
+            break  # none left
+        offset += size
+    return None
+
+
 async def check(
     services: Services, benchmark: Benchmark, found: AnswerSet | None, user_id: int
 ) -> dict[str, Any] | None:
@@ -294,24 +321,7 @@ async def check(
         kept["answers"] = joined(found.answers)
         kept["bands"] = list(hashes)
         if verdict is None and hashes:
-            candidates = await services.store.candidates(
-                benchmark.name, hashes, user_id=user_id, per_band=PER_BAND, limit=CANDIDATES
-            )
-            rarity: Rarity | None = None
-            for candidate in candidates:  # unpacked in turn: the first copy decides
-                match = alike(found, split(candidate.answers))
-                if match is None:  # most never get near: no rarity needed
-                    continue
-                rarity = rarity or await _rarity(services, benchmark.name)
-                if rarity.enough(match.shared_wrong, found.answers):
-                    verdict = Verdict(
-                        "copy",
-                        match.agree,
-                        match.both,
-                        candidate.submission_id,
-                        len(match.shared_wrong),
-                    )
-                    break
+            verdict = await _copy_of(services, benchmark.name, found, hashes, user_id)
     if verdict is not None:
         kept["flag"] = verdict.to_json()
     return kept or None

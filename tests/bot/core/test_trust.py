@@ -6,7 +6,9 @@ from __future__ import annotations
 import random
 
 from bot.core import trust
+from bot.core.services import Services
 from scoring import AnswerSet, registry
+from storage import AnswerIndex
 
 RIGHT = tuple(str(random.Random(1).randint(1, 4)) for _ in range(104))
 
@@ -148,3 +150,42 @@ def test_one_reading_gives_the_score_and_the_answer_set_of_two() -> None:
         assert found == bench.answer_set(text, key)
     natory = registry.get("natory")
     assert natory.answer_set("1", None) is None
+
+
+async def test_a_copy_behind_closer_lookalikes_is_still_found(services: Services) -> None:
+    """The candidates are read a few at a time (each answer set a page to read): a copy
+    that shares fewer bands than several answer sets that are no copies is found in a
+    later batch, never missed."""
+    rng = random.Random(11)
+    original = model_run(rng, 0.4)
+    count = trust.band_count(len(original))
+    copy = list(original)
+    for i in (0, 1, 2):  # three changes, in bands 0, 1 and 2: the copy shares band 3 only
+        copy[i] = str(int(copy[i]) % 4 + 1) if copy[i] != "none" else "1"
+
+    def rotated(answers: list[str], bands: tuple[int, ...], by: int) -> list[str]:
+        return [
+            str((int(a) - 1 + by) % 4 + 1) if i % count in bands and a != "none" else a
+            for i, a in enumerate(answers)
+        ]
+
+    # alike to the copy on bands 0 and 3 (two shared hashes), unlike it elsewhere
+    lookalikes = [rotated(copy, (1, 2), 1 + k % 3) for k in range(trust.FIRST_READ + 1)]
+    rows = [(k + 1, k + 1, "primebench", index(answers)) for k, answers in enumerate(lookalikes)]
+    rows.append((100, 100, "primebench", index(original)))
+    assert await services.store.index_many(rows) == len(rows)
+    mine = answer_set(copy)
+    hashes = trust.bands(mine.answers, mine.right)
+    first = await services.store.candidates(
+        "primebench", hashes, user_id=999, limit=trust.FIRST_READ
+    )
+    assert 100 not in [c.submission_id for c in first]  # behind the lookalikes
+    assert all(trust.alike(mine, trust.split(c.answers)) is None for c in first)
+    kept = await trust.check(services, registry.get("primebench"), mine, user_id=999)
+    assert kept is not None and kept["flag"]["reason"] == "copy"
+    assert kept["flag"]["match"] == 100
+
+
+def index(answers: list[str]) -> AnswerIndex:
+    found = answer_set(answers)
+    return AnswerIndex(trust.joined(found.answers), trust.bands(found.answers, found.right))
