@@ -485,13 +485,17 @@ async def trust_section(
     print(f"{label:<40} {stats(samples)}   ({runs} runs)")
 
     # the submissions made up front (a sheet's varied text is no part of publishing)
-    made = [list(stream(40, sheets, key_ids, first_use=2000 + k)) for k in range(64)]
+    pairs, each = 40, 20
+    made = [list(stream(each, sheets, key_ids, first_use=2000 + k)) for k in range(4 * pairs)]
 
-    async def publish_many(with_check: bool, first: int, scoring: bool = False) -> float:
+    async def publish_many(
+        with_check: bool, first: int, scoring: bool = False
+    ) -> tuple[float, float]:
         """``scoring``: as the submission path does it, the text scored first (today
         ``score``; with the check ``score_with_answers``: one reading for both), else
-        the answer set read on its own (a second reading, charged to the check)."""
-        t = time.perf_counter()
+        the answer set read on its own (a second reading, charged to the check).
+        Returns the seconds it took and the process's CPU seconds (both threads)."""
+        t, cpu = time.perf_counter(), time.process_time()
         for j, sub in enumerate(made[first]):
             fields = {f: getattr(sub, f) for f in sub.__slots__}
             fields["message_id"] = 20_000_000 + first * 1000 + j
@@ -508,26 +512,34 @@ async def trust_section(
                 index = AnswerIndex(kept["answers"], tuple(kept["bands"])) if kept else None
             one = await store.record_submission(NewSubmission(**fields))
             await store.publish(one.id, index=index)
-        return len(made[first]) / (time.perf_counter() - t)
+        return time.perf_counter() - t, time.process_time() - cpu
 
     for scoring, what in (
         (False, "record + publish, one at a time"),
         (True, "scored + record + publish, as submit does it"),
     ):
-        plain: list[float] = []
-        checked: list[float] = []
-        base = 32 if scoring else 0
-        for k in range(16):
+        plain: list[tuple[float, float]] = []
+        checked: list[tuple[float, float]] = []
+        base = 2 * pairs if scoring else 0
+        for k in range(pairs):
             plain.append(await publish_many(False, base + 2 * k, scoring))
             checked.append(await publish_many(True, base + 2 * k + 1, scoring))
-        ratio = [c / p for c, p in zip(checked, plain, strict=True)]
+        rates = [[each / wall for wall, _ in runs] for runs in (plain, checked)]
+        ratio = [c / p for c, p in zip(rates[1], rates[0], strict=True)]
+        overall = sum(w for w, _ in plain) / sum(w for w, _ in checked)
+        cpu = [sum(c for _, c in runs) / (each * pairs) * 1000 for runs in (plain, checked)]
         print(
-            f"publish throughput ({what}): today {min(plain):,.0f}-{max(plain):,.0f}/s "
-            f"(median {statistics.median(plain):,.0f}), with the copy check and its index "
-            f"{min(checked):,.0f}-{max(checked):,.0f}/s (median "
-            f"{statistics.median(checked):,.0f}); ratio median {statistics.median(ratio):.2f} "
-            f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90)"
+            f"publish throughput ({what}; {pairs} alternating pairs of {each}): today "
+            f"{spread(rates[0])}/s, with the copy check and its index {spread(rates[1])}/s; "
+            f"ratio over all {overall:.2f}, per pair median {statistics.median(ratio):.2f} "
+            f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90); CPU per publication "
+            f"{cpu[0]:.2f} ms today, {cpu[1]:.2f} ms with the check"
         )
+
+
+def spread(values: list[float]) -> str:
+    """``low-high (median m)`` of rates."""
+    return f"{min(values):,.0f}-{max(values):,.0f} (median {statistics.median(values):,.0f})"
 
 
 if __name__ == "__main__":
