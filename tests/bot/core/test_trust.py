@@ -1,5 +1,6 @@
 """The copy check's pure parts: the key rule, the comparison with another user's answer
-set (shared wrong answers weighted by rarity), the band hashes the lookup uses."""
+set (shared wrong answers weighted by rarity), the band hashes the lookup uses; and the
+check against a store, its candidates read a few at a time."""
 
 from __future__ import annotations
 
