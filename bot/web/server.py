@@ -33,7 +33,7 @@ from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
 from ..render.i18n import t
-from . import api, initdata, pages
+from . import api, initdata, openapi, pages
 from .images import ImageCache
 
 log = logging.getLogger("benchboard.web")
@@ -583,7 +583,7 @@ class SigningKeyHandler(Base):
 class OpenApiHandler(Base):
     async def get(self) -> None:
         async def render() -> tuple[str | bytes, str]:
-            spec = api.describe(pages.openapi(registry.names()), list(registry.names()))
+            spec = api.describe(openapi.openapi(registry.names()), list(registry.names()))
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
         await self.cached("openapi", render)
