@@ -15,7 +15,7 @@ from storage import Board, BoardRow, analytics, normalise_model
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
 from ..render.views import History as History
-from . import trust, webboards
+from . import board_intervals, trust
 from .errors import UserError
 from .services import Services
 
@@ -75,7 +75,7 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
     reported, apart = place_references(board)
     pages = max(1, -(-board.total // BOARD_PAGE))
     lines = [(r.submission_id, r.best, r.runs, r.mode) for r in board.rows if r.submission_id]
-    found = await webboards.line_intervals(
+    found = await board_intervals.line_intervals(
         services,
         benchmark,
         lines,

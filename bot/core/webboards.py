@@ -38,7 +38,7 @@ from ..render.webviews import (
     WebResult,
     WebRow,
 )
-from . import challenges, intervals, links, provenance, sharing
+from . import board_intervals, challenges, intervals, links, provenance, sharing
 from .errors import UserError
 from .intervals import Interval
 from .services import Services
@@ -357,72 +357,6 @@ async def _rows(
     return await _built(services, benchmark, lines, board, total)
 
 
-def _kept_se(name: str, record: Any) -> float:
-    """The standard error to keep for a stored record: none (``NO_SE``) for one its
-    benchmark cannot read back (an unknown benchmark, a record of another shape)."""
-    if name not in registry.names():
-        return intervals.NO_SE
-    owner = registry.get(name)
-    try:
-        found = owner.result_from_record(record)
-    except (LookupError, TypeError, ValueError, AttributeError):
-        return intervals.NO_SE
-    return intervals.result_se(owner, found)
-
-
-async def line_intervals(
-    services: Services,
-    benchmark: Benchmark,
-    lines: Sequence[tuple[int, float, int, str]],
-    info: Mapping[int, RowInfo] | None = None,
-    *,
-    chat_id: int | None = None,
-    user_id: int | None = None,
-    days: int = 0,
-    verified: bool = False,
-    provider: str | None = None,
-) -> dict[int, Interval | None]:
-    """The 95 % interval of each line (best submission id, score, runs, mode) of a board
-    page with these filters, by its best submission (``bot.core.intervals``): the best
-    run's standard error over its questions as kept (computed from its record and kept,
-    the first time a board shows a row recorded before it was kept or re-scored since),
-    and the spread of the runs of each line with several, read for the page's lines
-    only. ``info``: the rows' details when already read."""
-    store = services.store
-    if info is None:
-        info = await web_rows.row_info(store, [sid for sid, *_ in lines])
-    missing = [sid for sid, *_ in lines if sid in info and info[sid].score_se is None]
-    computed: dict[int, float] = {}
-    if missing:
-        for sid, (name, record) in (await web_rows.records(store, missing)).items():
-            computed[sid] = _kept_se(name, record)
-        await web_rows.save_spreads(store, computed)
-    several = {
-        sid: (info[sid].model_norm or "", mode)
-        for sid, _, runs, mode in lines
-        if runs >= 2 and sid in info
-    }
-    spreads = await web_rows.run_spreads(
-        store,
-        benchmark.name,
-        sorted(set(several.values())),
-        chat_id=chat_id,
-        user_id=user_id,
-        days=days or None,
-        verified=verified,
-        provider=provider,
-    )
-    out: dict[int, Interval | None] = {}
-    for sid, score, runs, _ in lines:
-        row = info.get(sid)
-        se = computed.get(sid, row.score_se if row is not None else None)
-        spread = None
-        if sid in several and several[sid] in spreads:
-            spread = intervals.run_spread(*spreads[several[sid]])
-        out[sid] = intervals.line_interval(score, se, runs, spread)
-    return out
-
-
 async def _intervals(
     services: Services,
     benchmark: Benchmark,
@@ -431,7 +365,7 @@ async def _intervals(
     lines: Sequence[tuple[int, float, int, str]],
     info: Mapping[int, RowInfo],
 ) -> dict[int, Interval | None]:
-    return await line_intervals(
+    return await board_intervals.line_intervals(
         services,
         benchmark,
         lines,
