@@ -47,10 +47,12 @@ async def line_intervals(
     run's standard error over its questions as kept (computed from its record and kept,
     the first time a board shows a row recorded before it was kept or re-scored since),
     and the spread of the runs of each line with several, read for the page's lines
-    only. ``info``: the rows' details when already read."""
+    only. A line of one run whose benchmark gives its score's own interval (a share's
+    Wilson interval, from its record's figures: ``Benchmark.web_cells``) has that one.
+    ``info``: the rows' details when already read (with ``Benchmark.web_paths``)."""
     store = services.store
     if info is None:
-        info = await web_rows.row_info(store, [sid for sid, *_ in lines])
+        info = await web_rows.row_info(store, [sid for sid, *_ in lines], benchmark.web_paths)
     missing = [sid for sid, *_ in lines if sid in info and info[sid].score_se is None]
     computed: dict[int, float] = {}
     if missing:
@@ -75,9 +77,26 @@ async def line_intervals(
     out: dict[int, Interval | None] = {}
     for sid, score, runs, _ in lines:
         row = info.get(sid)
+        own = own_interval(benchmark, score, row) if runs < 2 else None
+        if own is not None:
+            out[sid] = own
+            continue
         se = computed.get(sid, row.score_se if row is not None else None)
         spread = None
         if sid in several and several[sid] in spreads:
             spread = intervals.run_spread(*spreads[several[sid]])
         out[sid] = intervals.line_interval(score, se, runs, spread)
     return out
+
+
+def own_interval(benchmark: Benchmark, score: float, row: RowInfo | None) -> Interval | None:
+    """The interval a benchmark gives a single result's score itself (its ``ci_low`` and
+    ``ci_high`` figures: ZeroBench's Wilson interval of a share, right where a share is
+    0 or 1 and the interval over questions would be a point), or None."""
+    if row is None:
+        return None
+    values = benchmark.web_cells(score, row.values)[1]
+    low, high = values.get("ci_low"), values.get("ci_high")
+    if isinstance(low, int | float) and isinstance(high, int | float):
+        return float(low), float(high)
+    return None

@@ -249,13 +249,12 @@ async def _with_intervals(
     out = []
     for i in picked:
         row, line = read.rows[i], read.lines[i]
-        own = interval_of(row)
-        if own is not None and (line is None or line[2] < 2):
-            # one run of a share its benchmark gives with its own interval (ZeroBench's
-            # Wilson interval, written in the score's cell): that one, not a second
-            out.append(replace(row, ci95=own))
+        own = interval_of(row)  # the benchmark's own (ZeroBench's Wilson interval)
+        found = ci.get(line[0]) if line is not None else own
+        if found is not None and found == own:
+            # already written in the score's cell: not a second time beside it
+            out.append(replace(row, ci95=found))
             continue
-        found = ci.get(line[0]) if line is not None else None
         out.append(replace(row, ci95=found, cells=_with_interval(benchmark, row.cells, found)))
     return out
 

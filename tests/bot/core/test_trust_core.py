@@ -213,6 +213,31 @@ async def test_boards_carry_intervals_computed_where_they_are_read(services: Ser
     assert mine.intervals[only.submission_id or 0] != alpha.ci95
 
 
+async def test_one_run_of_a_share_has_its_wilson_interval_on_every_board(
+    services: Services,
+) -> None:
+    """A single ZeroBench run scoring 0 of 20: over its questions the analytic interval
+    would be the point [0, 0]; its Wilson interval is the one every board shows — the
+    web's row (once, in the score's cell) and the chat's board image alike."""
+    from bot.core import keys
+    from scoring.zerobench import wilson
+
+    answers = {str(q): str(q * 7) for q in range(1, 21)}
+    await keys.load_key(services, "zerobench", json.dumps(answers).encode(), "test")
+    lines = [json.dumps({"question_id": q, "response": "the answer is {0}"}) for q in answers]
+    post = Submitter(services)
+    sub = await post.submit("model: Zed\n#default\n#zerobench\n" + "\n".join(lines))
+    published = (await submissions.publish(services, sub)).submission
+    expected = wilson(0.0, 20)
+    assert expected is not None and expected[1] > 0.1
+    (row,) = (await webboards.board(services, WebQuery("zerobench"))).rows
+    assert row.ci95 == pytest.approx(expected, abs=1e-6)
+    assert "ci95" not in row.cells  # the score's cell writes it already
+    shown = await boards.page(services, boards.BoardQuery("zerobench", "g", None, 0, 0),
+                              chat_id=-100, user_id=1)  # fmt: skip
+    assert shown.intervals[published.id] == pytest.approx(expected, abs=1e-6)
+
+
 async def test_a_row_recorded_before_the_interval_was_kept_gets_it_when_shown(
     services: Services,
 ) -> None:
