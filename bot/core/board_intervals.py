@@ -93,9 +93,11 @@ def own_interval(benchmark: Benchmark, score: float, row: RowInfo | None) -> Int
     """The interval a benchmark gives a single result's score itself (its ``ci_low`` and
     ``ci_high`` figures: ZeroBench's Wilson interval of a share, right where a share is
     0 or 1 and the interval over questions would be a point), or None."""
-    if row is None:
-        return None
-    values = benchmark.web_cells(score, row.values)[1]
+    return None if row is None else interval_in(benchmark.web_cells(score, row.values)[1])
+
+
+def interval_in(values: Mapping[str, object]) -> Interval | None:
+    """The interval a row's figures carry (``ci_low``, ``ci_high``), or None."""
     low, high = values.get("ci_low"), values.get("ci_high")
     if isinstance(low, int | float) and isinstance(high, int | float):
         return float(low), float(high)

@@ -543,12 +543,7 @@ INTERVAL_MODELS = 30
 def interval_of(row: WebRow) -> tuple[float, float] | None:
     """A row's interval: its ``ci95``, else the ``ci_low``/``ci_high`` its benchmark's
     cells give (a share's Wilson interval), else None."""
-    if row.ci95 is not None:
-        return row.ci95
-    low, high = row.values.get("ci_low"), row.values.get("ci_high")
-    if isinstance(low, int | float) and isinstance(high, int | float):
-        return float(low), float(high)
-    return None
+    return row.ci95 if row.ci95 is not None else board_intervals.interval_in(row.values)
 
 
 def _chart_intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[IntervalPoint, ...]:
