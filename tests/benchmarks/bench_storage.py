@@ -121,6 +121,8 @@ class Varied:
         lines, at = self.lines[sheet], self.answer_at[sheet]
         if use == 0:
             return "\n".join(lines)
+        if use > len(at) * (len(at) - 1) // 2:
+            raise ValueError(f"sheet {sheet} has no pair of answer lines left for use {use}")
         pair, distance = use - 1, 1
         while pair >= len(at) - distance:
             pair -= len(at) - distance
