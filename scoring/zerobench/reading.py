@@ -145,10 +145,15 @@ def safe(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+def _line_break(text: str) -> str:
+    """``\n``, or ``\r`` in a text without any ``\n`` (old Mac files)."""
+    return "\r" if "\n" not in text and "\r" in text else "\n"
+
+
 def iter_lines(text: str) -> Iterator[str]:
     """The lines :func:`lines_of` gives, one at a time (a large text's lines are never
     all held at once)."""
-    sep = "\r" if "\n" not in text and "\r" in text else "\n"
+    sep = _line_break(text)
     find = text.find
     start = 0
     while (end := find(sep, start)) >= 0:
@@ -157,7 +162,13 @@ def iter_lines(text: str) -> Iterator[str]:
     yield text[start:]
 
 
+def line_at(text: str, number: int) -> str:
+    """Line ``number`` (from 1) of ``text``, or "" when it has none (the lines before it
+    are read, not the whole text)."""
+    if number < 1:
+        return ""
+    return next(itertools.islice(iter_lines(text), number - 1, None), "")
+
+
 def lines_of(text: str) -> list[str]:
-    if "\n" not in text and "\r" in text:
-        return text.split("\r")
-    return text.split("\n")
+    return text.split(_line_break(text))

@@ -6,6 +6,7 @@ Every line or row that cannot be read is kept as an invalid line; nothing is sco
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import json.scanner
 import re
@@ -22,6 +23,7 @@ from .reading import (
     iter_lines,
     json_pairs,
     key_text,
+    line_at,
     lines_of,
     shown,
 )
@@ -79,7 +81,7 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> None:
             _read_jsonl(text, sub)
         else:
             sub.fmt = "json"
-            line = lines_of(text)[exc.lineno - 1] if exc.lineno >= 1 else ""
+            line = line_at(text, exc.lineno)
             sub.bad(exc.lineno, line)
             sub.notes.add("invalid_json", exc.lineno, (f"{exc.msg} at line {exc.lineno}",))
         return
@@ -88,12 +90,12 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> None:
             _read_jsonl(text, sub)
         else:
             sub.fmt = "json"
-            sub.bad(1, lines_of(text)[0])
+            sub.bad(1, line_at(text, 1))
             sub.notes.add("too_deeply_nested", 1)
         return
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         sub.fmt = "json"
-        sub.bad(1, lines_of(text)[0])
+        sub.bad(1, line_at(text, 1))
         sub.notes.add("invalid_json", 1, (str(exc),))
         return
     if isinstance(whole, list) and not whole and text.lstrip().startswith("{"):
@@ -103,18 +105,18 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> None:
         if any(name in ("question_id", "response", "responses") for name, _ in whole):
             sub.fmt = "jsonl"  # one JSON Lines record, perhaps spread over lines
             if not _add_record(sub, dict(whole), 1):
-                sub.bad(1, lines_of(text)[0])
+                sub.bad(1, line_at(text, 1))
         else:
             _read_json_object(text, whole, sub)
         return
     sub.fmt = "unknown"
-    sub.bad(1, lines_of(text)[0])
+    sub.bad(1, line_at(text, 1))
     sub.notes.add("unknown_format", 1)
 
 
 def _looks_like_jsonl(text: str) -> bool:
     """Does any of the first lines hold a JSON Lines record on its own?"""
-    for line in lines_of(text)[:50]:
+    for line in itertools.islice(iter_lines(text), 50):
         stripped = line.strip()
         if not stripped.startswith("{"):
             continue
@@ -287,7 +289,7 @@ def _column(names: list[str], wanted: Sequence[str]) -> int:
 def _read_unknown(text: str, sub: Submission) -> None:
     sub.fmt = "unknown"
     sub.attempts.clear()
-    for number, line in enumerate(lines_of(text), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         if line.strip():
             sub.bad(number, line)
     sub.notes.add("unknown_format", 1)
