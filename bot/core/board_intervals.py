@@ -91,8 +91,9 @@ async def line_intervals(
 
 def own_interval(benchmark: Benchmark, score: float, row: RowInfo | None) -> Interval | None:
     """The interval a benchmark gives a single result's score itself (its ``ci_low`` and
-    ``ci_high`` figures: ZeroBench's Wilson interval of a share, right where a share is
-    0 or 1 and the interval over questions would be a point), or None."""
+    ``ci_high`` figures, as ``Benchmark.web_cells`` gives them: a share's Wilson interval,
+    right where a share is 0 or 1 and the interval over questions would be a point), or
+    None."""
     return None if row is None else interval_in(benchmark.web_cells(score, row.values)[1])
 
 

@@ -249,7 +249,7 @@ async def _with_intervals(
     out = []
     for i in picked:
         row, line = read.rows[i], read.lines[i]
-        own = interval_of(row)  # the benchmark's own (ZeroBench's Wilson interval)
+        own = interval_of(row)  # the interval the benchmark's own figures give
         found = ci.get(line[0]) if line is not None else own
         if found is not None and found == own:
             # already written in the score's cell: not a second time beside it

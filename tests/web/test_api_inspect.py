@@ -20,9 +20,8 @@ pytest.importorskip(
     "inspect_ai", reason="inspect_ai is not installed (the inspect extra: pip install -e '.[dev]')"
 )
 
-from .apikit import KEY, OWNER, Api, output, serve, submit
+from .apikit import KEY, OWNER, ROOT, Api, output, serve, submit
 
-ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = 20
 
 

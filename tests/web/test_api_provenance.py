@@ -12,8 +12,6 @@ import pytest
 
 from .apikit import OWNER, Api, output, serve, submit
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture
 async def web(tmp_path: Path) -> AsyncIterator[Api]:
