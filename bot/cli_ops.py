@@ -30,8 +30,8 @@ def cmd_web(args: argparse.Namespace, load: Load) -> int:
 
 
 def cmd_health(args: argparse.Namespace, load: Load) -> int:
-    """Exit 0 when the database answers and every essential key (PrimeBench's) is there
-    (a health check)."""
+    """Exit 0 when the database answers and the key of every benchmark
+    marked ``essential`` is there (a health check)."""
     import asyncio
 
     from .core import health

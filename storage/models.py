@@ -50,8 +50,8 @@ class NewSubmission:
 
     ``raw`` is the decoded input exactly as scored (kept losslessly, compressed), or
     that input already packed by ``pack_raw`` (a worker process packs a large one).
-    ``extra`` holds benchmark-specific JSON-able data (e.g. Natory's target, cost,
-    latency); a re-score passes it to the scorer as ``options``.
+    ``extra`` holds benchmark-specific JSON-able data (e.g. a challenge's target,
+    cost, latency); a re-score passes it to the scorer as ``options``.
     """
 
     user_id: int

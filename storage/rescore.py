@@ -61,7 +61,7 @@ class RescoreJob:
     id: int
     benchmark: str
     benchmark_id: int
-    #: None for a benchmark without stored keys (Natory's key is each row's challenge)
+    #: None for a benchmark without stored keys (a challenge's key is each row's target)
     key_version_id: int | None
     scorer_version: str
     #: the last submission id done (0: none yet)

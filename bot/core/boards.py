@@ -69,7 +69,7 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
         offset=query.page * BOARD_PAGE,
     )
     records: Mapping[int, Mapping[str, Any]] = {}
-    if benchmark.board_columns:  # ZeroBench: pass@k and k/k beside pass@1
+    if benchmark.board_columns:  # figures of the record beside the score
         ids = [r.submission_id for r in board.rows if r.submission_id is not None]
         records = await analytics.records(store, ids)
     reported, apart = place_references(board)

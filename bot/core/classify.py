@@ -1,12 +1,13 @@
 """What a message is: a submission of which benchmark, or not one. Pure functions.
 
-An explicit benchmark tag wins (``#zerobench``, ``benchmark: zerobench``, the word after
+An explicit benchmark tag wins (``#NAME``, ``benchmark: NAME``, the word after
 ``/score``), then what the handler knows (a reply to a challenge's message is of that
 challenge's benchmark).
 Without either, each benchmark is asked whether it can read a line of the text
-(:func:`scoring.registry.recognising`): ZeroBench records first, then PrimeBench answer
-lines and their near misses, then a challenge's answer for the day's (or the named)
-target. A text none of them can read is not a submission: nothing is scored or stored.
+(:func:`scoring.registry.recognising`, by ``Benchmark.recognise_order``: records of a
+file format first, then answer lines and their near misses, then a challenge's answer
+for the day's or the named target). A text none of them can read
+is not a submission: nothing is scored or stored.
 
 :func:`read` is what the worker process runs for a large input (scanning 20 MB for tag
 lines and answers takes a fraction of a second), so it returns where the tag lines are

@@ -5,8 +5,9 @@ the current one). The data folder is where official files arrive: ``data fetch``
 downloads them, ``data load`` copies them in, an operator may place a key file there
 by hand; each is validated (:meth:`scoring.Benchmark.check_key`) before anything on
 disk changes, written atomically (a failed fetch leaves the earlier good copy), and
-then imported into the database by :mod:`.keys`. PrimeBench's files are CC BY-ND 4.0
-(JibayAI, jibay.ir): the project never ships them.
+then imported into the database by :mod:`.keys`. Files whose license forbids
+sharing them (``Benchmark.license``) are downloaded at run time: the project never ships
+them.
 
 Which files a benchmark has, and where they are published, is the benchmark's to say
 (``key_file``, ``questions_file``, ``source``); nothing here asks for a name.

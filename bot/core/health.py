@@ -1,5 +1,5 @@
-"""Whether the bot can serve: the database answers and every essential benchmark's key
-(PrimeBench's) is there. One check for the webhook's ``/healthz`` and for
+"""Whether the bot can serve: the database answers and the key of every benchmark marked
+``essential`` is there. One check for the webhook's ``/healthz`` and for
 ``benchboard health``."""
 
 from __future__ import annotations

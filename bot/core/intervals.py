@@ -1,7 +1,8 @@
 """95 % intervals of board scores. Pure functions: no I/O.
 
 **One run: over its questions, analytically.** A result's score is a sum of points per
-question (PrimeBench's +1/−3/0) or their mean (ZeroBench's pass@1 share); the benchmark
+question (+1/−3/0 for a right, wrong or no answer) or their mean (a share, such as
+pass@1); the benchmark
 says which and gives the points (``Benchmark.question_points``). Treating the questions
 as a sample of the questions the benchmark could have asked, the standard error of the
 score is ``s·√n`` for a sum and ``s/√n`` for a mean (``s``: the sample standard deviation

@@ -191,7 +191,7 @@ async def record(
     services: Services, done: Done, plan: RunPlan, *, run: Run, attempt_id: int
 ) -> Submission:
     """Store an attempt's result as Benchboard's, marked, and published when its
-    benchmark lets it be (a Natory answer that is not valid stays private)."""
+    benchmark lets it be (an answer its benchmark finds not valid stays private)."""
     sub = await submit.record(
         services,
         done.scored,

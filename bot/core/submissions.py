@@ -217,7 +217,7 @@ class Published:
 
 async def publish(services: Services, sub: Submission) -> Published:
     """Put a result on the boards (again, after a withdrawal): not for banned users, nor
-    a result its benchmark refuses (a Natory expression not equal to the target), within
+    a result its benchmark refuses (an answer that misses a challenge's target), within
     the daily limit (checked and used in the publication's own transaction; one
     withdrawn and published again the same day counts once), with its mode and model
     set; not one an admin hid (``gone``)."""

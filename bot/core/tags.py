@@ -1,11 +1,11 @@
 """Reading the metadata a person writes around a submission. Pure functions.
 
-A *tag line* is a line made only of tags: hashtags (``#think``, ``#primebench``) and
+A *tag line* is a line made only of tags: hashtags (``#think``, a benchmark's ``#NAME``) and
 fields — ``model: NAME`` (also ``مدل: NAME``), ``mode:``, ``benchmark:``, the tag
 fields a benchmark takes (``target:``, ``cost:``, ``latency:``, ``k:``) and the
 provenance fields (``provider:``, ``temperature:``, ``seed:``, ``reasoning:``, ``run
 date:``, ``log:``; :mod:`bot.core.provenance` checks them). Several tags
-may share a line (``model: gpt x #think``, ``#natory target: 8987``). Tag lines are
+may share a line (``model: gpt x #think``, ``#NAME target: 8987``). Tag lines are
 metadata wherever they stand, prose before them or not: they are blanked out of the
 scored text (so line numbers stay those the user sees) and never reported as invalid
 lines. A line of hashtags naming something unknown (``#thnk``) is an error when it is
@@ -229,7 +229,7 @@ def clean_model(name: str) -> str:
 
 
 def read_args(command_args: str, found: dict[str, object]) -> None:
-    """The rest of a ``/score`` command's own line (``primebench #think``) or a
+    """The rest of a ``/score`` command's own line (``NAME #think``) or a
     document's caption (tag lines, ``model: NAME`` among them): bare words are
     benchmarks or modes."""
     for line in command_args.replace("\r", "\n").split("\n"):
@@ -282,7 +282,7 @@ def split_tags(text: str, command_args: str = "") -> tuple[str, Tags]:
     """Separate metadata from the body.
 
     Returns the body with tag lines blanked (same number of lines) and the tags.
-    ``command_args`` is the rest of a ``/score`` command's own line (``primebench
+    ``command_args`` is the rest of a ``/score`` command's own line (``NAME
     #think``) or a document's caption (tag lines, ``model: NAME`` among them).
     Raises :class:`TagError`, :class:`scoring.UnknownMode` or
     :class:`scoring.UnknownBenchmark` for a tag that names nothing known.

@@ -1,7 +1,7 @@
 """Inspect AI tasks for Benchboard's benchmarks (``inspect eval`` runs a model on them).
 
-``inspect eval benchboard/primebench --model openai/gpt-4o -T questions=Q.json`` (or
-``bot/evals/tasks.py@primebench``: the ``inspect`` extra registers these tasks) sends
+``inspect eval benchboard/NAME --model openai/gpt-4o -T questions=Q.json`` (or
+``bot/evals/tasks.py@NAME``: the ``inspect`` extra registers these tasks) sends
 what Benchboard itself sends when it runs the benchmark (``Benchmark.run_plan``): one
 sample per call of the plan, its messages byte-exact, images included. With
 ``-T key=KEY`` each answer is also scored here with Benchboard's own scorer. Then

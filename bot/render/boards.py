@@ -173,8 +173,9 @@ def _score(benchmark: Benchmark | None, value: float) -> str:
 
 
 def board_cells_text(benchmark: Benchmark, record: Mapping[str, object]) -> str:
-    """What a board row adds after its score: the benchmark's board columns (ZeroBench:
-    pass@k and k/k), from the best submission's record; empty when there are none."""
+    """What a board row adds after its score: the benchmark's board columns
+    (``Benchmark.board_cells``), from the best submission's record; empty when there are
+    none."""
     return "".join(f" · {label} {value}" for label, value in benchmark.board_cells(record))
 
 

@@ -91,8 +91,8 @@ class BoardImageView:
 
 @dataclass(frozen=True, slots=True)
 class Bar:
-    """A stacked bar (PrimeBench's correct / wrong / unanswered): each part's count, tone
-    (``good``, ``bad``, ``none``) and label, and the points they make
+    """A stacked bar (a benchmark's ``Card.bar``: correct / wrong / unanswered): each
+    part's count, tone (``good``, ``bad``, ``none``) and label, and the points they make
     ("Positive Points: 59 · Negative Points: 30")."""
 
     counts: tuple[int, ...]

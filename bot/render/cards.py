@@ -247,8 +247,8 @@ def credit(c: _Canvas, value: str, top: float, width: float) -> None:
 
 
 def _bar(c: _Canvas, text: CardText, top: float, inner: float) -> None:
-    """A stacked bar (PrimeBench's correct, wrong, unanswered), its parts' numbers and
-    the points they make."""
+    """A stacked bar (a benchmark's ``Card.bar``: correct, wrong, unanswered), its parts'
+    numbers and the points they make."""
     bar = text.bar
     assert bar is not None
     palette = c.palette

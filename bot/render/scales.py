@@ -1,6 +1,6 @@
 """Chart scales that stay at the scale of the normal data (pure, no matplotlib).
 
-One wild value (a Natory attempt v1 scored at -20,441 among means of 10 to 40) must not
+One wild value (an attempt scored at -20,441 among means of 10 to 40) must not
 squash every other point onto one line: :func:`robust_range` is the range of the values
 that are not outliers by Tukey's far-out fences (three interquartile ranges beyond the
 quartiles), and the charts draw the outliers clipped to the edge of the axis, marked,

@@ -19,11 +19,11 @@ the daily runs and what a sponsorship buys. Pure: read once, passed down.
     options.think = { reasoning_effort = "high" }
 
     [[daily]]
-    benchmark = "natory"
+    benchmark = "NAME"                      # a benchmark with a daily challenge
     models = ["openrouter/deepseek/deepseek-v4.1-flash"]
     attempts = 2
 
-    [sponsor.natory]
+    [sponsor.NAME]                          # NAME: a benchmark with a daily challenge
     stars = 50                              # price of one sponsorship in Telegram Stars
     runs = 1                                # runs per model it buys, on one target
     models = ["openrouter/deepseek/deepseek-v4.1-flash"]

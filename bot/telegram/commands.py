@@ -186,7 +186,7 @@ async def on_prompt(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, update.effective_user)
     default = registry.get(registry.DEFAULT)
-    # /prompt NAME: that benchmark's prompt, when it has one (PrimeBench's otherwise)
+    # /prompt NAME: that benchmark's prompt, when it has one (else the default's)
     named = registry.find(context.args[0]) if context.args else None
     benchmark = named if named is not None and named.prompt else default
     intro = (

@@ -210,8 +210,9 @@ class Base(tornado.web.RequestHandler):
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
         modified = old.modified if old is not None and old.etag == etag else now
-        # a page that took long to make (a board that scans its rows: Natory's) is kept
-        # longer, so that making it takes a small share of the database's time
+        # a page that took long to make (a board that scans its rows, as a board of
+        # attempts does) is kept longer, so that making it takes a small share of the
+        # database's time
         took = time.monotonic() - started
         keep = min(SLOW_KEEP_MAX, max(TTL, took * SLOW_FACTOR))
         page = Page(body, content_type, etag, modified, time.monotonic() + keep, status, message)
