@@ -1,9 +1,10 @@
-"""The SQL of released migration steps 12 and 13, frozen as it was released.
+"""The SQL of released migration steps 12, 13 and 19, frozen as it was released.
 
 They made the first challenge summaries (then named for the one benchmark that had a
 challenge); step 16 renames them. Their text was built by a module since made generic
 (:mod:`storage.challenge_lines`), so it is kept here verbatim: a released step must
-make the same schema forever. Never edit.
+make the same schema forever. Never edit. Step 19 (runs) was moved here from
+:mod:`storage.migrations` as it was.
 """
 
 # ruff: noqa: E501, W291
@@ -364,4 +365,71 @@ a AS (
 INSERT INTO natory_attempts (benchmark_id, created_at, id, model_norm, mode, target, score, trivial)
 SELECT benchmark_id, created_at, id, model_norm, mode, COALESCE(target, 0), score, trivial
 FROM a;
+"""
+
+#: Benchboard's own runs (:mod:`storage.runs`). ``submissions.origin`` says who made a
+#: submission: NULL a person's paste, ``benchboard`` a run the bot made itself (its
+#: mark on every board). A run (``runs``) asks for some attempts of one model; each
+#: attempt (``run_attempts``) is claimed with a lease like the intake's (``owner``,
+#: ``lease_until`` in UTC ms, renewed while it runs), so any instance finishes what a
+#: dead one left and two never run the same attempt; ``dedupe`` makes a daily or
+#: sponsored run once. ``sponsorships`` are paid Telegram Stars, the sponsor's name
+#: shown on the target's board. PostgreSQL's text: ``pg_schema.STEPS``.
+V19_RUNS = """
+ALTER TABLE submissions ADD COLUMN origin TEXT;
+CREATE TABLE runs (
+    id             INTEGER PRIMARY KEY,
+    benchmark      TEXT NOT NULL,
+    model          TEXT NOT NULL,
+    mode           TEXT NOT NULL,
+    target         BIGINT,
+    attempts       INTEGER NOT NULL CHECK (attempts >= 1),
+    origin         TEXT NOT NULL,
+    requested_by   BIGINT,
+    chat_id        BIGINT,
+    progress_id    BIGINT,
+    sponsorship_id BIGINT,
+    dedupe         TEXT UNIQUE,
+    state          TEXT NOT NULL DEFAULT 'queued'
+                   CHECK (state IN ('queued', 'done', 'cancelled')),
+    created_at     BIGINT NOT NULL,
+    finished_at    BIGINT
+);
+CREATE INDEX runs_requested ON runs (requested_by, created_at);
+CREATE INDEX runs_created ON runs (created_at);
+CREATE TABLE run_attempts (
+    id            INTEGER PRIMARY KEY,
+    run_id        BIGINT NOT NULL REFERENCES runs (id),
+    n             INTEGER NOT NULL,
+    state         TEXT NOT NULL DEFAULT 'queued'
+                  CHECK (state IN ('queued', 'done', 'failed', 'cancelled')),
+    owner         TEXT,
+    lease_until   BIGINT NOT NULL DEFAULT 0,
+    submission_id BIGINT,
+    score         REAL,
+    input_tokens  BIGINT,
+    output_tokens BIGINT,
+    cost_usd      REAL,
+    latency_s     REAL,
+    transcript    TEXT,
+    error         TEXT,
+    finished_at   BIGINT,
+    UNIQUE (run_id, n)
+);
+CREATE INDEX run_attempts_open ON run_attempts (lease_until, id) WHERE state = 'queued';
+CREATE INDEX run_attempts_submission ON run_attempts (submission_id)
+    WHERE submission_id IS NOT NULL;
+CREATE TABLE sponsorships (
+    id          INTEGER PRIMARY KEY,
+    user_id     BIGINT NOT NULL,
+    benchmark   TEXT NOT NULL,
+    target      BIGINT NOT NULL,
+    name        TEXT NOT NULL,
+    link        TEXT,
+    stars       INTEGER NOT NULL,
+    charge_id   TEXT NOT NULL UNIQUE,
+    created_at  BIGINT NOT NULL,
+    refunded_at BIGINT
+);
+CREATE INDEX sponsorships_target ON sponsorships (benchmark, target);
 """

@@ -552,72 +552,6 @@ CREATE TABLE notice_prefs (
 """
 _V21_TRUST = _V21_TRUST_TABLES.format(rowid=" WITHOUT ROWID", include="")
 V21_TRUST_POSTGRES = _V21_TRUST_TABLES.format(rowid="", include=" INCLUDE (user_id)")
-#: Benchboard's own runs (:mod:`storage.runs`). ``submissions.origin`` says who made a
-#: submission: NULL a person's paste, ``benchboard`` a run the bot made itself (its
-#: mark on every board). A run (``runs``) asks for some attempts of one model; each
-#: attempt (``run_attempts``) is claimed with a lease like the intake's (``owner``,
-#: ``lease_until`` in UTC ms, renewed while it runs), so any instance finishes what a
-#: dead one left and two never run the same attempt; ``dedupe`` makes a daily or
-#: sponsored run once. ``sponsorships`` are paid Telegram Stars, the sponsor's name
-#: shown on the target's board. PostgreSQL's text: ``pg_schema.STEPS``.
-V19_RUNS = """
-ALTER TABLE submissions ADD COLUMN origin TEXT;
-CREATE TABLE runs (
-    id             INTEGER PRIMARY KEY,
-    benchmark      TEXT NOT NULL,
-    model          TEXT NOT NULL,
-    mode           TEXT NOT NULL,
-    target         BIGINT,
-    attempts       INTEGER NOT NULL CHECK (attempts >= 1),
-    origin         TEXT NOT NULL,
-    requested_by   BIGINT,
-    chat_id        BIGINT,
-    progress_id    BIGINT,
-    sponsorship_id BIGINT,
-    dedupe         TEXT UNIQUE,
-    state          TEXT NOT NULL DEFAULT 'queued'
-                   CHECK (state IN ('queued', 'done', 'cancelled')),
-    created_at     BIGINT NOT NULL,
-    finished_at    BIGINT
-);
-CREATE INDEX runs_requested ON runs (requested_by, created_at);
-CREATE INDEX runs_created ON runs (created_at);
-CREATE TABLE run_attempts (
-    id            INTEGER PRIMARY KEY,
-    run_id        BIGINT NOT NULL REFERENCES runs (id),
-    n             INTEGER NOT NULL,
-    state         TEXT NOT NULL DEFAULT 'queued'
-                  CHECK (state IN ('queued', 'done', 'failed', 'cancelled')),
-    owner         TEXT,
-    lease_until   BIGINT NOT NULL DEFAULT 0,
-    submission_id BIGINT,
-    score         REAL,
-    input_tokens  BIGINT,
-    output_tokens BIGINT,
-    cost_usd      REAL,
-    latency_s     REAL,
-    transcript    TEXT,
-    error         TEXT,
-    finished_at   BIGINT,
-    UNIQUE (run_id, n)
-);
-CREATE INDEX run_attempts_open ON run_attempts (lease_until, id) WHERE state = 'queued';
-CREATE INDEX run_attempts_submission ON run_attempts (submission_id)
-    WHERE submission_id IS NOT NULL;
-CREATE TABLE sponsorships (
-    id          INTEGER PRIMARY KEY,
-    user_id     BIGINT NOT NULL,
-    benchmark   TEXT NOT NULL,
-    target      BIGINT NOT NULL,
-    name        TEXT NOT NULL,
-    link        TEXT,
-    stars       INTEGER NOT NULL,
-    charge_id   TEXT NOT NULL UNIQUE,
-    created_at  BIGINT NOT NULL,
-    refunded_at BIGINT
-);
-CREATE INDEX sponsorships_target ON sponsorships (benchmark, target);
-"""
 
 #: What a board's 95 % interval and its provenance filter read of a submission: the
 #: standard error of its score over its questions (``score_se``: NULL not yet computed,
@@ -647,6 +581,42 @@ UPDATE board_totals SET score_sq_sum = COALESCE(
        AND r.model_norm = board_totals.model_norm AND r.mode = board_totals.mode), 0);
 """
 
+#: The copy check's index written by the database itself, from what the check kept in
+#: the submission's ``extra`` (``{"trust": {"answers": ..., "bands": [...]}}``): when a
+#: submission is published (its visibility set to ``published``) and when it is held (its
+#: ``trust_flags`` row made), its answer set and band hashes go into ``trust_answers`` and
+#: ``trust_bands`` in the same statement's transaction, with no trip more than the
+#: statement that publishes or holds it. A second time changes nothing. PostgreSQL's text:
+#: ``pg_schema.STEPS`` (a PL/pgSQL function of the same rows).
+_V22_TRUST_INDEX = """
+CREATE TRIGGER trust_index_published AFTER UPDATE OF visibility ON submissions
+WHEN NEW.visibility = 'published'
+    AND CASE WHEN json_valid(NEW.extra) THEN json_type(NEW.extra, '$.trust.answers') END = 'text'
+BEGIN
+    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
+    VALUES (NEW.benchmark_id, NEW.id, json_extract(NEW.extra, '$.trust.answers'))
+    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
+    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
+    SELECT DISTINCT NEW.benchmark_id, value, NEW.id, NEW.user_id
+    FROM json_each(NEW.extra, '$.trust.bands') WHERE type = 'integer'
+    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
+END;
+CREATE TRIGGER trust_index_held AFTER INSERT ON trust_flags
+BEGIN
+    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
+    SELECT s.benchmark_id, s.id, json_extract(s.extra, '$.trust.answers')
+    FROM submissions AS s WHERE s.id = NEW.submission_id
+        AND CASE WHEN json_valid(s.extra) THEN json_type(s.extra, '$.trust.answers') END = 'text'
+    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
+    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
+    SELECT DISTINCT s.benchmark_id, j.value, s.id, s.user_id
+    FROM submissions AS s,
+        json_each(CASE WHEN json_valid(s.extra) THEN s.extra END, '$.trust.bands') AS j
+    WHERE s.id = NEW.submission_id AND j.type = 'integer'
+    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
+END;
+"""
+
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -673,7 +643,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(16, "benchmarks defined by data: their definitions", _V16_DEFINITIONS, True),
     Migration(17, "api: personal tokens (hashes), idempotent API requests", _V17_API_TOKENS),
     Migration(18, "boards: challenge summaries, any challenge benchmark's", _V18_CHALLENGES),
-    Migration(19, "runs: Benchboard's own runs, their attempts, sponsorships", V19_RUNS),
+    Migration(
+        19, "runs: Benchboard's own runs, their attempts, sponsorships", frozen_steps.V19_RUNS
+    ),
     Migration(
         20,
         "trust: score standard error (intervals), provider (filter)",
@@ -681,6 +653,7 @@ MIGRATIONS: tuple[Migration, ...] = (
         True,
     ),
     Migration(21, "trust: answer sets and their bands, held results, notices", _V21_TRUST),
+    Migration(22, "trust: answer sets indexed by triggers as they are published", _V22_TRUST_INDEX),
 )
 
 LATEST = MIGRATIONS[-1].version

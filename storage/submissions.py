@@ -19,7 +19,7 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
 
-from . import summaries, trust
+from . import summaries
 from .base import Clock, StoreBase
 from .db import Conn, Database, Session
 from .errors import (
@@ -491,7 +491,6 @@ class SubmissionStore(StoreBase):
         user_id: int | None = None,
         verb: str,
         daily_limit: tuple[int, tzinfo] | None = None,
-        index: trust.AnswerIndex | None = None,
     ) -> tuple[Submission, int]:
         """Change a submission's visibility; with ``daily_limit`` (a publication), also
         check and use the owner's allowance of the day, in the same transaction. Returns
@@ -538,8 +537,6 @@ class SubmissionStore(StoreBase):
                 used += daily_limit is not None and not counted
                 bench_id = await self._bench_id(s, sub.benchmark)
                 await summaries.add_to_group(s, bench_id, sub)
-                if index is not None and bench_id is not None:  # the copy check's
-                    await trust.index_rows(s, bench_id, sub, index)
             elif (
                 sub.visibility is Visibility.PUBLISHED
                 and sub.model_norm is not None
@@ -549,9 +546,7 @@ class SubmissionStore(StoreBase):
                 await summaries.refresh_line(s, (bench_id, sub.model_norm, sub.mode))
             return await _locked_submission(s, submission_id), used
 
-    async def publish(
-        self, submission_id: int, *, index: trust.AnswerIndex | None = None
-    ) -> Submission:
+    async def publish(self, submission_id: int) -> Submission:
         """Put a private (or withdrawn) submission on the boards.
 
         Raises :class:`MissingModeOrModel` without a mode or model name, and
@@ -562,7 +557,6 @@ class SubmissionStore(StoreBase):
             allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
             to=Visibility.PUBLISHED,
             verb="published",
-            index=index,
         )
         return sub
 
@@ -583,21 +577,20 @@ class SubmissionStore(StoreBase):
         *,
         daily_limit: int,
         tz: tzinfo = UTC,
-        index: trust.AnswerIndex | None = None,
     ) -> tuple[Submission, int]:
         """:meth:`publish`, within the owner's daily allowance: the day's publications are
         counted and the new one made in one transaction, so concurrent presses publish
         exactly the allowance. Raises :class:`LimitReached` when it is used up. Returns
         the submission and the owner's publications of the day, this one included
-        (already published: unchanged, and the count as it is). ``index``: its answer
-        set, kept for the copy check in the same transaction (``storage.trust``)."""
+        (already published: unchanged, and the count as it is). The answer set the copy
+        check kept in its ``extra`` is indexed in the same transaction (a trigger:
+        ``storage.trust``)."""
         return await self._transition(
             submission_id,
             allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN),
             to=Visibility.PUBLISHED,
             verb="published",
             daily_limit=(daily_limit, tz),
-            index=index,
         )
 
     async def withdraw(self, submission_id: int, user_id: int) -> Submission:

@@ -4,8 +4,10 @@ The copy check (``bot.core.trust``) compares a new answer set with earlier ones 
 other people without scanning a board: each published or held answer set is kept
 (``trust_answers``) with the hashes of its bands (``trust_bands``, one row per band
 that holds a wrong answer), so the candidates are an indexed lookup of a few hashes,
-each bounded, and only they are compared. The rows are written in the transaction that
-publishes or holds the result (:func:`index_rows`): a publication costs no commit more.
+each bounded, and only they are compared. The database writes those rows itself, from
+what the check kept in the submission's ``extra`` (:data:`EXTRA`: ``{"answers": ...,
+"bands": [...]}``), when the result is published or held (triggers: migration 22): a
+publication costs no commit and no trip more.
 
 A held result stays private (on no board, its owner sees it) with a ``trust_flags``
 row until an admin releases it (published, verified) or rejects it (hidden).
@@ -21,12 +23,16 @@ from datetime import datetime
 from typing import Any
 
 from .base import StoreBase
-from .db import Conn, Session
+from .db import Conn
 from .models import Submission
 from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, benchmark_name, check_page, dt, submission
 
 #: Flag states: held (waiting for an admin), released (published by one), rejected.
 HELD, RELEASED, REJECTED = "held", "released", "rejected"
+#: ``Submission.extra``'s entry the copy check keeps: {"answers": joined answers,
+#: "bands": [hashes], "flag": why it was flagged}; the triggers of migration 22 index the
+#: first two when the result is published or held.
+EXTRA = "trust"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,26 +75,6 @@ class PublishedScores:
     ids: array[int]
     users: array[int]
     scores: array[float]
-
-
-async def index_rows(
-    s: Session, benchmark_id: int, sub: Submission, index: AnswerIndex | None
-) -> None:
-    """Keep ``sub``'s answer set and its bands (in the caller's transaction); a second
-    time changes nothing."""
-    if index is None:
-        return
-    await s.execute(
-        "INSERT INTO trust_answers (benchmark_id, submission_id, answers) "
-        "VALUES (?, ?, ?) ON CONFLICT (benchmark_id, submission_id) DO NOTHING",
-        (benchmark_id, sub.id, index.answers),
-    )
-    if index.bands:
-        await s.executemany(
-            "INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id) "
-            "VALUES (?, ?, ?, ?) ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING",
-            [(benchmark_id, h, sub.id, sub.user_id) for h in dict.fromkeys(index.bands)],
-        )
 
 
 _FLAG_COLUMNS = "f.reason, f.state, f.held_at, f.decided_by, f.decided_at"
@@ -188,9 +174,10 @@ class TrustStore(StoreBase):
 
     # --- held for review ---------------------------------------------------------------
 
-    async def hold(self, sub: Submission, reason: str, index: AnswerIndex | None) -> Flag:
-        """Hold ``sub`` for review (it stays where it is: off the boards): its flag and
-        its answer set, in one transaction. Holding it again keeps the first time."""
+    async def hold(self, sub: Submission, reason: str) -> Flag:
+        """Hold ``sub`` for review (it stays where it is: off the boards): its flag (and,
+        by the trigger, its answer set) in one transaction. Holding it again keeps the
+        first time."""
         now = self._now_ms()
         async with self._db.write() as s:
             await s.execute(
@@ -198,8 +185,6 @@ class TrustStore(StoreBase):
                 "VALUES (?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING",
                 (sub.id, reason, HELD, now),
             )
-            bench_id = await self._ensure_bench(s, sub.benchmark)
-            await index_rows(s, bench_id, sub, index)
             row = await s.one(
                 f"SELECT {SUBMISSION_COLUMNS}, {_FLAG_COLUMNS} {SUBMISSION_FROM} "
                 "JOIN trust_flags AS f ON f.submission_id = s.id WHERE s.id = ?",

@@ -237,7 +237,7 @@ async def decide(
         raise UserError("not_held", id=submission_id)
     try:
         if release:
-            sub = await store.publish(sub.id, index=trust.index_of(sub))
+            sub = await store.publish(sub.id)
             sub = await store.verify(sub.id, group=not actor.bot_admin)
         else:
             sub = await store.reject(sub.id)

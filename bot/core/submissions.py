@@ -241,9 +241,7 @@ async def publish(services: Services, sub: Submission) -> Published:
         return Published(sub, left, limit, already=already, held=flagged[0])
     today = datetime.now(UTC).date().toordinal()
     try:
-        sub, used = await services.store.publish_within(
-            sub.id, daily_limit=limit, index=trust.index_of(sub)
-        )
+        sub, used = await services.store.publish_within(sub.id, daily_limit=limit)
     except LimitReached as exc:
         services.published[sub.user_id] = (today, exc.used)
         raise DailyLimit(limit, _next_reset().strftime("%H:%M")) from None

@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import operator
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -43,7 +44,8 @@ from typing import Any, cast
 
 from scoring import AnswerSet, Benchmark
 from scoring.base import NO_ANSWER
-from storage import AnswerIndex, Flag, Submission
+from storage import Flag, Submission
+from storage.trust import EXTRA as EXTRA
 from storage.trust import HELD as HELD
 from storage.trust import REJECTED as REJECTED
 from storage.trust import RELEASED as RELEASED
@@ -67,9 +69,6 @@ MIN_SAMPLE = 20
 #: Candidates compared at most (those sharing most bands first; the first copy found
 #: decides), of them read in a first batch, and rows read per band hash.
 CANDIDATES, FIRST_READ, PER_BAND = 32, 4, 16
-#: ``Submission.extra``'s entry: {"answers": joined answers, "bands": [hashes],
-#: "flag": Verdict.to_json()}.
-EXTRA = "trust"
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,27 +117,26 @@ def band_count(questions: int) -> int:
     return max(2, min(64, math.floor(questions * (1 - COPY_SHARE)) + 1))
 
 
-def bands(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
+def wrong_at(answers: Sequence[str], right: Sequence[str]) -> tuple[int, ...]:
+    """The questions answered wrong: an answer given, not declined, and not the key's."""
+    pairs = enumerate(zip(answers, right, strict=True))
+    return tuple([i for i, (a, r) in pairs if a and a != NO_ANSWER and a != r])
+
+
+def bands(
+    answers: Sequence[str], right: Sequence[str], wrong: Sequence[int] | None = None
+) -> tuple[int, ...]:
     """The hashes of the bands (question ``i`` in band ``i mod n``) that hold a wrong
     answer (a band of right answers and blanks is no evidence of copying), as signed
-    64-bit numbers."""
+    64-bit numbers. ``wrong``: :func:`wrong_at`, when it is known already."""
     count = band_count(len(answers))
+    holding = {i % count for i in (wrong_at(answers, right) if wrong is None else wrong)}
     out = []
-    for band in range(count):
-        mine = answers[band::count]
-        if not any(
-            a and a != NO_ANSWER and a != r for a, r in zip(mine, right[band::count], strict=True)
-        ):
-            continue
-        text = f"{band}|{len(answers)}|" + ",".join(mine)
+    for band in sorted(holding):
+        text = f"{band}|{len(answers)}|" + ",".join(answers[band::count])
         digest = hashlib.blake2b(text.encode(), digest_size=8).digest()
         out.append(int.from_bytes(digest, "big", signed=True))
     return tuple(out)
-
-
-def _wrong(answer: str, right: str) -> bool:
-    """An answer given, not declined, and not the key's."""
-    return bool(answer) and answer != NO_ANSWER and answer != right
 
 
 #: The compact form of answers of one character each (``=31-4.2``: ``-`` declined,
@@ -151,7 +149,7 @@ _FROM_CHAR = {_BLANK: "", _DECLINED: NO_ANSWER}
 def joined(answers: Sequence[str]) -> str:
     """Answers as stored: one character each when they are single digits (a choice
     benchmark of up to 9 options), else joined with commas."""
-    text = "".join([_TO_CHAR.get(a, a) for a in answers])
+    text = "".join(map(_TO_CHAR.get, answers, answers))  # (each a, or its mark)
     if (  # one character each, and none of them an answer spelled like a mark
         len(text) == len(answers)
         and "," not in text
@@ -165,7 +163,8 @@ def joined(answers: Sequence[str]) -> str:
 def split(answers: str) -> tuple[str, ...]:
     """The answers :func:`joined` stored."""
     if answers.startswith(_COMPACT):
-        return tuple([_FROM_CHAR.get(c, c) for c in answers[1:]])
+        text = answers[1:]
+        return tuple(map(_FROM_CHAR.get, text, text))
     return tuple(answers.split(","))
 
 
@@ -236,18 +235,56 @@ class Rarity:
         return False
 
 
+class Prepared:
+    """An answer set made ready to be compared with many others (the candidates of one
+    check): its answers as stored (:func:`joined`), and where it left blanks and where
+    it answered wrong, each found once. :meth:`compare` gives what :func:`compare` gives,
+    counting equal positions in C (``map``) rather than in a Python loop, on the stored
+    text itself when both sides are one character an answer (no unpacking)."""
+
+    __slots__ = ("_blanks", "_text", "found", "stored", "wrong")
+
+    def __init__(self, found: AnswerSet) -> None:
+        self.found = found
+        self.stored = joined(found.answers)
+        self._text = self.stored[1:] if self.stored.startswith(_COMPACT) else None
+        self._blanks = tuple([i for i, a in enumerate(found.answers) if not a])
+        self.wrong = wrong_at(found.answers, found.right)
+
+    def compare(self, other: str | Sequence[str]) -> Match | None:
+        """``other`` (answers, or answers as stored) compared with this set; None when it
+        answers another number of questions (another key's)."""
+        mine: Sequence[str] = self.found.answers
+        blank = ""
+        if isinstance(other, str):
+            if self._text is not None and other.startswith(_COMPACT):
+                mine, other, blank = self._text, other[1:], _BLANK
+            else:
+                other = split(other)
+        if len(other) != len(mine):
+            return None
+        # blank on both sides: equal, but neither answered
+        both_blank = sum([other[i] == blank for i in self._blanks])
+        agree = sum(map(operator.eq, mine, other)) - both_blank
+        both = len(mine) - (len(self._blanks) + other.count(blank) - both_blank)
+        shared = tuple([i for i in self.wrong if other[i] == mine[i]])
+        return Match(agree, both, shared)
+
+    def alike(self, other: str | Sequence[str]) -> Match | None:
+        """``other`` compared with this set: the match when they agree on
+        :data:`COPY_SHARE` of the questions both answered and share at least
+        :data:`MIN_EVIDENCE` wrong answers (each weighs at most 1), else None."""
+        match = self.compare(other)
+        if match is None or not match.both or match.agree < COPY_SHARE * match.both:
+            return None
+        if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
+            return None
+        return match
+
+
 def alike(found: AnswerSet, other: Sequence[str]) -> Match | None:
-    """``other`` compared with ``found``: the match when they agree on
-    :data:`COPY_SHARE` of the questions both answered and share at least
-    :data:`MIN_EVIDENCE` wrong answers (each weighs at most 1), else None."""
-    if len(other) != len(found.answers):
-        return None  # answers to another key's questions
-    match = compare(found.answers, other, found.right)
-    if not match.both or match.agree < COPY_SHARE * match.both:
-        return None
-    if len(match.shared_wrong) < MIN_EVIDENCE:  # every weight is at most 1
-        return None
-    return match
+    """:meth:`Prepared.alike` of one comparison."""
+    return Prepared(found).alike(other)
 
 
 def copy_verdict(
@@ -257,9 +294,9 @@ def copy_verdict(
 ) -> Verdict | None:
     """The first copy among ``candidates`` ((submission id, answers) of other users, the
     likeliest first), or None. Without ``rarity`` every shared wrong answer weighs 1."""
-    weigh = rarity or Rarity(())
+    weigh, mine = rarity or Rarity(()), Prepared(found)
     for sub_id, other in candidates:
-        match = alike(found, other)
+        match = mine.alike(other)
         if match is not None and weigh.enough(match.shared_wrong, found.answers):
             return Verdict("copy", match.agree, match.both, sub_id, len(match.shared_wrong))
     return None
@@ -280,10 +317,10 @@ async def _rarity(services: Services, benchmark: str) -> Rarity:
 
 
 async def _copy_of(
-    services: Services, benchmark: str, found: AnswerSet, hashes: Sequence[int], user_id: int
+    services: Services, benchmark: str, mine: Prepared, hashes: Sequence[int], user_id: int
 ) -> Verdict | None:
     """The first copy among the earlier answer sets of other users sharing a band with
-    ``found`` (those sharing most first), or None. They are read a few at a time (each
+    ``mine`` (those sharing most first), or None. They are read a few at a time (each
     candidate's answers are a page of their own to read, the first copy decides, and a
     copy shares most bands): :data:`FIRST_READ`, then up to :data:`CANDIDATES`."""
     rarity: Rarity | None = None
@@ -292,12 +329,12 @@ async def _copy_of(
         candidates = await services.store.candidates(
             benchmark, hashes, user_id=user_id, per_band=PER_BAND, limit=size, offset=offset
         )
-        for candidate in candidates:  # unpacked in turn
-            match = alike(found, split(candidate.answers))
+        for candidate in candidates:  # compared in turn
+            match = mine.alike(candidate.answers)
             if match is None:  # most never get near: no rarity needed
                 continue
             rarity = rarity or await _rarity(services, benchmark)
-            if rarity.enough(match.shared_wrong, found.answers):
+            if rarity.enough(match.shared_wrong, mine.found.answers):
                 wrong = len(match.shared_wrong)
                 return Verdict("copy", match.agree, match.both, candidate.submission_id, wrong)
         if len(candidates) < size:
@@ -317,11 +354,12 @@ async def check(
     kept: dict[str, Any] = {}
     verdict = key_verdict(found)
     if found.comparable and found.answers:
-        hashes = bands(found.answers, found.right)
-        kept["answers"] = joined(found.answers)
+        mine = Prepared(found)
+        hashes = bands(found.answers, found.right, mine.wrong)
+        kept["answers"] = mine.stored
         kept["bands"] = list(hashes)
         if verdict is None and hashes:
-            verdict = await _copy_of(services, benchmark.name, found, hashes, user_id)
+            verdict = await _copy_of(services, benchmark.name, mine, hashes, user_id)
     if verdict is not None:
         kept["flag"] = verdict.to_json()
     return kept or None
@@ -331,16 +369,6 @@ def verdict_of(sub: Submission) -> Verdict | None:
     """Why the copy check flagged a stored submission, or None."""
     kept = sub.extra.get(EXTRA)
     return Verdict.from_json(kept.get("flag")) if isinstance(kept, Mapping) else None
-
-
-def index_of(sub: Submission) -> AnswerIndex | None:
-    """The answer set a stored submission keeps for later checks, or None."""
-    kept = sub.extra.get(EXTRA)
-    if not isinstance(kept, Mapping) or not isinstance(kept.get("answers"), str):
-        return None
-    hashes = kept.get("bands")
-    found = tuple(h for h in hashes if isinstance(h, int)) if isinstance(hashes, list) else ()
-    return AnswerIndex(kept["answers"], found)
 
 
 # --- holding and deciding --------------------------------------------------------------
@@ -363,4 +391,4 @@ async def is_held(services: Services, sub: Submission) -> bool:
 async def hold(services: Services, sub: Submission, verdict: Verdict) -> Flag:
     """Hold a flagged result instead of publishing it."""
     reason = json.dumps(verdict.to_json(), sort_keys=True)
-    return await services.store.hold(sub, reason, index_of(sub))
+    return await services.store.hold(sub, reason)

@@ -501,7 +501,6 @@ async def trust_section(
         for j, sub in enumerate(made[first]):
             fields = {f: getattr(sub, f) for f in sub.__slots__}
             fields["message_id"] = 20_000_000 + first * 1000 + j
-            index = None
             if scoring and not with_check:
                 PRIME.score(sub.raw, key)  # type: ignore[arg-type]
             if with_check:
@@ -511,9 +510,8 @@ async def trust_section(
                     found = PRIME.answer_set(sub.raw, key)  # type: ignore[arg-type]
                 kept = await trust.check(services, PRIME, found, sub.user_id)  # type: ignore[arg-type]
                 fields["extra"] = {trust.EXTRA: kept} if kept else None
-                index = AnswerIndex(kept["answers"], tuple(kept["bands"])) if kept else None
             one = await store.record_submission(NewSubmission(**fields))
-            await store.publish(one.id, index=index)
+            await store.publish(one.id)  # its answer set indexed by the trigger
         return time.perf_counter() - t, time.process_time() - cpu
 
     for scoring, what in (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from storage import AnswerIndex, NotAllowed, Store
+from storage import NotAllowed, Store
 from storage.port import NOT_COPIED, TABLES, board_checksums, port
 from storage.runs import NewRun
 from tests.storage.helpers import PRIME, FakeClock, Maker, answers, key_bytes
@@ -42,10 +42,12 @@ async def fill(store: Store, make: Maker, clock: FakeClock) -> None:
     await store.save_definition("tinymcq", "choice", '{"name": "tinymcq"}', b"1:2\n", source="t")
     await store.add_api_token(1, "ab" * 32)
     await store.api_request(1, "run-1")
-    private = await store.record_submission(make(answers(1, 2), message_id=8888))
+    private = await store.record_submission(
+        make(answers(1, 2), message_id=8888, extra={"trust": {"answers": "1,2", "bands": [5, 6]}})
+    )
     await store.set_model(private.id, "held")
     held = await store.set_mode(private.id, "default")
-    await store.hold(held, '{"reason": "key"}', AnswerIndex("1,2", (5, 6)))
+    await store.hold(held, '{"reason": "key"}')
     await store.set_notices(1, False)
     await store.add_sponsorship(
         user_id=1, benchmark="natory", target=21, name="A", link=None, stars=5, charge_id="c"

@@ -1,34 +1,50 @@
 """The trust room: answer sets found by their band hashes (bounded, other users only),
-held results with the admins' decisions, notice opt-outs, published scores."""
+indexed by the database when published or held, held results with the admins'
+decisions, notice opt-outs, published scores."""
 
 from __future__ import annotations
 
-from storage import AnswerIndex, Store
+from typing import Any
+
+from storage import Store
+from storage.trust import EXTRA
 from tests.storage.helpers import FakeClock, Maker
 from tests.storage.test_boards import options_scoring
 
 
-async def _private(store: Store, make: Maker, user_id: int, model: str = "M") -> int:
+async def _private(
+    store: Store, make: Maker, user_id: int, model: str = "M", kept: Any = None
+) -> int:
+    """A private submission; ``kept``: what the copy check keeps in its ``extra``."""
+    extra = None if kept is None else {EXTRA: kept, "provider_note": 1}
     sub = await store.record_submission(
-        make(options_scoring(make, 5, 1), user_id=user_id, model=model)
+        make(options_scoring(make, 5, 1), user_id=user_id, model=model, extra=extra)
     )
     return sub.id
+
+
+def _kept(answers: str, *bands: int) -> dict[str, Any]:
+    return {"answers": answers, "bands": list(bands), "flag": {"reason": "key"}}
 
 
 async def test_published_answer_sets_are_found_by_band_hash_of_other_users(
     store: Store, make: Maker
 ) -> None:
-    a = await _private(store, make, 1)
-    b = await _private(store, make, 2)
-    c = await _private(store, make, 3)
-    await store.publish(a, index=AnswerIndex("1,2,3", (11, 22, 33)))
-    await store.publish(b, index=AnswerIndex("1,2,4", (11, 44)))
-    await store.publish(b, index=AnswerIndex("x", (99,)))  # published already: unchanged
-    private = await _private(store, make, 4)  # never published: not indexed
+    a = await _private(store, make, 1, kept=_kept("1,2,3", 11, 22, 33, 33))
+    b = await _private(store, make, 2, kept=_kept("1,2,4", 11, 44))
+    c = await _private(store, make, 3)  # nothing kept: nothing indexed
+    odd = await _private(store, make, 5, kept={"answers": 7, "bands": [99]})  # not a set
+    bad = await _private(store, make, 6, kept=_kept("1,2,5", 99, "99", 1.5, 2**64))  # 64-bit
+    for sub_id in (a, b, c, odd, bad):
+        await store.publish(sub_id)
+    await store.withdraw(b, 2)
+    await store.publish(b)  # published again: indexed once
+    private = await _private(store, make, 4, kept=_kept("9,9,9", 11))  # never published
     found = await store.candidates("primebench", [11, 22, 99], user_id=3)
     assert [(f.submission_id, f.user_id, f.answers, f.hits) for f in found] == [
         (a, 1, "1,2,3", 2),
         (b, 2, "1,2,4", 1),
+        (bad, 6, "1,2,5", 1),
     ]
     # the asker's own answer sets are never candidates; bounded per hash and in all
     assert [f.submission_id for f in await store.candidates("primebench", [11], user_id=1)] == [b]
@@ -36,25 +52,25 @@ async def test_published_answer_sets_are_found_by_band_hash_of_other_users(
     assert len(await store.candidates("primebench", [11, 22], user_id=3, limit=1)) == 1
     assert await store.candidates("primebench", [], user_id=3) == []
     assert await store.candidates("nosuch", [11], user_id=3) == []
-    assert await store.recent_answers("primebench") == ["1,2,4", "1,2,3"]
-    assert private and c
+    assert await store.recent_answers("primebench") == ["1,2,5", "1,2,4", "1,2,3"]
+    assert private
 
 
 async def test_a_held_result_stays_off_the_boards_until_released_or_rejected(
     store: Store, make: Maker, clock: FakeClock
 ) -> None:
-    held = await _private(store, make, 5, "Copy")
+    held = await _private(store, make, 5, "Copy", kept=_kept("1,1", 7))
     other = await _private(store, make, 6, "Copy2")
     sub = await store.get_submission(held)
     assert sub is not None
-    flag = await store.hold(sub, '{"reason": "key"}', AnswerIndex("1,1", (7,)))
+    flag = await store.hold(sub, '{"reason": "key"}')
     assert flag.state == "held" and flag.submission.id == held and flag.reason.startswith("{")
-    again = await store.hold(sub, "{}", None)  # held once: the first time stands
+    again = await store.hold(sub, "{}")  # held once: the first time stands
     assert again.held_at == flag.held_at and again.reason == flag.reason
     clock.advance(minutes=1)
     sub2 = await store.get_submission(other)
     assert sub2 is not None
-    await store.hold(sub2, '{"reason": "copy"}', None)
+    await store.hold(sub2, '{"reason": "copy"}')
     assert (await store.leaderboard("primebench")).rows == ()
     listed, total = await store.held_results()
     assert total == 2 and [f.submission.id for f in listed] == [other, held]  # newest first

@@ -42,6 +42,26 @@ def test_the_key_rule_holds_at_97_percent_of_the_key() -> None:
     assert trust.key_verdict(answer_set(near)) is None
 
 
+def test_a_prepared_set_compares_as_the_plain_rule_does() -> None:
+    """The fast comparison (on stored text, or on answers) gives what the plain loop of
+    :func:`trust.compare` gives, with blanks, declined answers and answers of several
+    characters on either side, and None for another number of questions."""
+    rng = random.Random(7)
+    answers = ["1", "2", "3", "4", "none", "", "10"]
+    for trial in range(400):
+        pool = answers if trial % 3 else answers[:-1]  # one character each, two in three
+        mine = [rng.choice(pool) for _ in RIGHT]
+        other = [a if rng.random() < 0.7 else rng.choice(answers) for a in mine]
+        found = answer_set(mine)
+        prepared = trust.Prepared(found)
+        plain = trust.compare(found.answers, other, RIGHT)
+        assert prepared.compare(other) == plain
+        assert prepared.compare(trust.joined(other)) == plain
+        assert trust.split(prepared.stored) == found.answers
+        assert prepared.compare(other[:-1]) is None
+        assert prepared.compare(trust.joined(other[:-1])) is None
+
+
 def test_a_copy_with_three_changes_is_held_and_independent_sets_never() -> None:
     rng = random.Random(7)
     original = model_run(rng, 0.6)
