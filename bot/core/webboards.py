@@ -1,5 +1,6 @@
 """The web boards' use cases: a page of a board with the columns its benchmark calls for,
-the front page's leaders, one published result, and a signed-in user's own results.
+the front page's leaders, a board's preview image (one published result and a
+signed-in user's own results: :mod:`bot.core.webresults`).
 
 Everything is read through the store's board queries (``Store.leaderboard``, and the
 challenge board for a benchmark whose board aggregates attempts) and, for the rows of
@@ -12,18 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from scoring import Benchmark, registry
 from scoring.base import ATTEMPTS, CHART_FRONT, CHART_INTERVALS
-from storage import Board, BoardRow, Submission, analytics, web_rows
+from storage import Board, BoardRow, analytics, web_rows
 from storage.analytics import ChallengeRow
 from storage.web_rows import RowInfo
 
-from ..render.card_views import BoardImageView, ResultCardView, TableRow
+from ..render.card_views import BoardImageView, TableRow
 from ..render.fields import write
 from ..render.svgchart import pareto
 from ..render.webviews import (
@@ -31,14 +32,11 @@ from ..render.webviews import (
     Column,
     IntervalPoint,
     Leader,
-    MyResult,
-    MyResults,
     WebBoard,
     WebQuery,
-    WebResult,
     WebRow,
 )
-from . import board_intervals, challenges, intervals, links, provenance, sharing
+from . import board_intervals, challenges, intervals, links, sharing
 from .errors import UserError
 from .intervals import Interval
 from .services import Services
@@ -586,134 +584,10 @@ async def group_board(services: Services, token: str, q: WebQuery) -> WebBoard:
     return await board(services, q, chat_id=chat_id, group=(chat.title if chat else None) or "")
 
 
-async def result(services: Services, token: str, bot_username: str | None) -> WebResult:
-    """One published result by its token; hidden, withdrawn and unknown: UserError."""
-    sub = await links.open_result(services, token)
-    if sub is None:
-        raise UserError("web_not_found")
-    benchmark = registry.get(sub.benchmark)
-    found = benchmark.result_from_record(sub.record)
-    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
-    return WebResult(
-        token=token,
-        benchmark=benchmark.name,
-        title=benchmark.title,
-        credit=benchmark.credit,
-        model=sub.model or "",
-        mode=sub.mode or "",
-        score=benchmark.format_score(sub.score),
-        mark=sub.mark,
-        author=info.author if info else None,
-        fields=found.card().summary,
-        invalid_lines=tuple((il.line, il.text[:500]) for il in found.invalid_lines[:500]),
-        invalid_count=found.invalid_line_count,
-        hints=found.hints,
-        key_version=info.key_version if info else None,
-        key_hash=info.key_sha[:8] if info and info.key_sha else None,
-        scorer_version=sub.scorer_version,
-        created_at=sub.created_at,
-        published_at=sub.published_at,
-        from_group=bool(info and info.chat_type in ("group", "supergroup")),
-        provenance=tuple((k, str(v)) for k, v in provenance.of(sub.extra).items()),
-        bot_link=(
-            links.start_link(bot_username, links.payload("result", token)) if bot_username else None
-        ),
-        declared=benchmark,
-    )
-
-
-#: The marks a result may carry besides "self" (self-reported: nobody vouches for it),
-#: in the order shown, each with the test that gives it. A new mark is one more entry
-#: (run by Benchboard, when Benchboard itself ran the model).
-MARKS: tuple[tuple[str, Callable[[Submission], bool]], ...] = (
-    ("benchboard", lambda sub: sub.mark == "benchboard"),
-    ("verified", lambda sub: sub.verified),
-)
-
-
-def marks(sub: Submission) -> list[str]:
-    """A published result's marks: those :data:`MARKS` give it, else ``["self"]``."""
-    return [name for name, test in MARKS if test(sub)] or ["self"]
-
-
-def _plain(value: Any) -> Any:
-    """A declared value as JSON (a tuple of names as a list)."""
-    return list(value) if isinstance(value, tuple) else value
-
-
-async def result_record(services: Services, token: str, base: str) -> dict[str, Any]:
-    """The published result behind ``token`` as ``/r/<token>.json`` gives it (before
-    its signature: ``bot.core.signing``); hidden, withdrawn and unknown: UserError.
-    ``base``: the server's public address (the record says where it came from)."""
-    sub = await links.open_result(services, token)
-    if sub is None:
-        raise UserError("web_not_found")
-    benchmark = registry.get(sub.benchmark)
-    found = benchmark.result_from_record(sub.record)
-    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
-    breakdown = found.to_json()
-    breakdown.pop("invalid_lines", None)  # their count stays; the page lists them
-    se = intervals.result_se(benchmark, found)
-    return {
-        "benchmark": benchmark.name,
-        "model": sub.model,
-        "mode": sub.mode,
-        "score": sub.score,
-        "ci95": list(c) if (c := intervals.line_interval(sub.score, se, 1, None)) else None,
-        "scores": {s.field.key: _plain(s.value) for s in found.card().summary},
-        "breakdown": breakdown,
-        "key_sha256": info.key_sha if info else None,
-        "key_version": info.key_version if info else None,
-        "scorer_version": sub.scorer_version,
-        "submitted_at": sub.created_at.isoformat(),
-        "published_at": sub.published_at.isoformat() if sub.published_at else None,
-        "marks": marks(sub),
-        "provenance": provenance.of(sub.extra),
-        "url": f"{base}/r/{token}.json",
-        "page": f"{base}/r/{token}",
-    }
-
-
-async def my_results(services: Services, user_id: int, name: str, limit: int = 20) -> MyResults:
-    """The signed-in user's latest submissions (any state), newest first; published ones
-    with their page."""
-    subs: list[Submission] = await services.store.history(user_id, limit=limit)
-    published = [s.id for s in subs if await links.visible(services, s)]
-    tokens = await web_rows.result_tokens(services.store, published)
-    out = []
-    for sub in subs:
-        benchmark = registry.get(sub.benchmark)
-        out.append(
-            MyResult(
-                title=benchmark.title,
-                model=sub.model,
-                mode=sub.mode,
-                score=benchmark.format_score(sub.score),
-                state=str(sub.visibility.value),
-                created_at=sub.created_at,
-                token=tokens.get(sub.id),
-            )
-        )
-    return MyResults(name, tuple(out))
-
-
-# --- link previews: a result's card, a board's image ------------------------------------
+# --- link previews: a board's image (a result's card: ``webresults``) -----------------
 
 #: Lines on a board's preview image.
 PREVIEW_ROWS = 10
-
-
-async def result_card(
-    services: Services, token: str, lang: str, bot_username: str | None
-) -> tuple[ResultCardView, str]:
-    """A published result's card (light, in ``lang``) and the digest of what it shows;
-    hidden, withdrawn and unknown: :class:`UserError`."""
-    sub = await links.open_result(services, token)
-    if sub is None:
-        raise UserError("web_not_found")
-    view = await sharing.card_view(services, sub, lang=lang, theme_="light")
-    view = replace(view, bot_username=bot_username or "")
-    return view, sharing.card_key(view, sub.id)
 
 
 async def board_card(

@@ -28,7 +28,7 @@ import tornado.web
 
 from scoring import registry
 
-from ..core import questions, sharing, signing, webboards
+from ..core import questions, sharing, signing, webboards, webresults
 from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
@@ -473,7 +473,7 @@ class ResultHandler(Base):
             bot_home = self.bot_home()
 
             async def render() -> tuple[str | bytes, str]:
-                found = await webboards.result(
+                found = await webresults.result(
                     self.state.services, token, self.state.bot_username()
                 )
                 meta = pages.result_meta(found, lang, url=origin + here, image=image)
@@ -501,7 +501,7 @@ class ResultCardHandler(Base):
             services = self.state.services
 
             async def render() -> tuple[str | bytes, str]:
-                view, key = await webboards.result_card(
+                view, key = await webresults.result_card(
                     services, token, lang, self.state.bot_username()
                 )
                 return await self.image(key, lambda: sharing.card_png(services, view)), "image/png"
@@ -548,7 +548,7 @@ class ResultJsonHandler(Base):
             base = self.origin()
 
             async def render() -> tuple[str, str]:
-                record = await webboards.result_record(self.state.services, token, base)
+                record = await webresults.result_record(self.state.services, token, base)
                 key = await self.state.signer.get(self.state.services)
                 signed = signing.sign(record, key)
                 return json.dumps(signed, ensure_ascii=False, indent=1), JSON_TYPE
@@ -635,7 +635,7 @@ class AppMeHandler(Base):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(pages.render("my.html", lang, chosen, mine=None, here="/app"))
             return
-        mine = await webboards.my_results(self.state.services, user.id, user.first_name)
+        mine = await webresults.my_results(self.state.services, user.id, user.first_name)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(pages.render("my.html", lang, chosen, mine=mine, here="/app"))
 

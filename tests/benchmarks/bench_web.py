@@ -46,7 +46,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.core import boards, challenges, questions, sharing, webboards
+from bot.core import boards, challenges, questions, sharing, webboards, webresults
 from bot.core.services import Services
 from bot.render.webviews import WebQuery
 from bot.settings import Settings
@@ -136,7 +136,7 @@ async def in_process(path: Path, runs: int) -> None:
         token = first.rows[0].token or ""
 
         async def result() -> str:
-            found = await webboards.result(services, token, "bench_bot")
+            found = await webresults.result(services, token, "bench_bot")
             meta = pages.result_meta(found, "en", url="https://x/r/x", image="https://x/i.png")
             return pages.result_page(found, "en", False, here="/r/x", meta=meta)
 
@@ -230,7 +230,7 @@ async def previews(services: Services, token: str, runs: int) -> None:
             for out in (drawn[kind], kept[kind]):  # first drawn, then served as kept
                 t = time.perf_counter()
                 if kind == "card":
-                    view, key = await webboards.result_card(
+                    view, key = await webresults.result_card(
                         services, tokens[i % len(tokens)], lang, "bench_bot"
                     )
                     await cache.fetch(key, lambda v=view: sharing.card_png(services, v))

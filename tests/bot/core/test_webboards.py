@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import admin, boards, links, submissions, webboards
+from bot.core import admin, boards, links, submissions, webboards, webresults
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.webviews import WebQuery, WebRow
@@ -161,7 +161,7 @@ async def test_a_result_by_its_token(services: Services) -> None:
     post = Submitter(services)
     sub = await post.published(40, 2, model="Shown", mode="think", user_id=3)
     token = await links.result_token(services, sub)
-    shown = await webboards.result(services, token, "benchboard_bot")
+    shown = await webresults.result(services, token, "benchboard_bot")
     assert (shown.benchmark, shown.model, shown.mode, shown.score) == ("primebench", "Shown",
                                                                       "think", "+34")  # fmt: skip
     fields = {f.field.key: f.value for f in shown.fields}  # as its benchmark declares them
@@ -170,7 +170,7 @@ async def test_a_result_by_its_token(services: Services) -> None:
     assert shown.bot_link == f"https://t.me/benchboard_bot?start=r_{token}"
     await submissions.withdraw(services, sub.id, 3)
     with pytest.raises(UserError) as refused:
-        await webboards.result(services, token, None)
+        await webresults.result(services, token, None)
     assert refused.value.key == "web_not_found"
 
 
@@ -180,7 +180,7 @@ async def test_my_results_link_only_what_is_published(services: Services) -> Non
     private = await post.submit(answer_text(4, model="Private"), user_id=3)
     published = await post.published(9, model="Public", user_id=3)
     await post.published(20, model="Not Mine", user_id=4)
-    mine = await webboards.my_results(services, 3, "Ada")
+    mine = await webresults.my_results(services, 3, "Ada")
     assert mine.name == "Ada"
     assert [(r.model, r.state, r.score) for r in mine.results] == [
         ("Public", "published", "+9"), ("Private", "private", "+4")
@@ -216,7 +216,7 @@ async def test_a_group_admins_mark_shows_on_that_groups_web_board_only(
     (row,) = (await webboards.board(services, WebQuery("primebench"))).rows
     assert row.mark == "self"
     assert (await webboards.board(services, WebQuery("primebench", verified=True))).rows == ()
-    shown = await webboards.result(services, await links.result_token(services, sub), None)
+    shown = await webresults.result(services, await links.result_token(services, sub), None)
     assert shown.mark == "self"
 
 
