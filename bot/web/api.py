@@ -36,7 +36,7 @@ from ..evals import logs
 from ..render.i18n import t, tn
 
 if TYPE_CHECKING:
-    from .server import WebState
+    from .handler import WebState
 
 log = logging.getLogger("benchboard.api")
 

@@ -12,7 +12,7 @@ import pytest
 from telegram import Bot
 
 from bot.telegram import miniapp
-from bot.web.server import CSP, TELEGRAM_WEB_APP_JS
+from bot.web.handler import CSP, TELEGRAM_WEB_APP_JS
 from tests.e2e.botapi import FakeBotAPI
 
 from . import fixtures
