@@ -106,3 +106,19 @@ async def test_notices_opt_out_and_published_scores(store: Store, make: Maker) -
     assert list(scores.ids) == [a] and list(scores.users) == [1]
     assert list(scores.scores) == [(await store.get_submission(a)).score]  # type: ignore[union-attr]
     assert await store.models_of([a, a, 999]) == {a: "M"}
+
+
+async def test_indexing_a_published_answer_set_costs_no_trip(store: Store, make: Maker) -> None:
+    """The database indexes the answer set itself (a trigger), in the publishing
+    statement's transaction: publishing a checked result takes the trips of any other."""
+    plain = await _private(store, make, 1, "Plain")
+    checked = await _private(store, make, 2, "Checked", kept=_kept("1,2,3", 5, 6))
+    trips = []
+    for sub_id in (plain, checked):
+        before = store.db.trips
+        await store.publish(sub_id)
+        trips.append(store.db.trips - before)
+    assert trips[0] == trips[1]
+    assert [c.submission_id for c in await store.candidates("primebench", [6], user_id=9)] == [
+        checked
+    ]
