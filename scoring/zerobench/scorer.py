@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from ..base import Hint
 from ..errors import ScoringError
-from .check import SCAN, lenient_reasons, nested_group, number
+from .check import SCAN, nested_group, number
 from .dataset import DEFAULT_K, MAIN_SPLIT, SPLITS, SUB_SPLIT
 from .hints import HINT_ITEMS, Notes, build_hints, short
 from .key import ZeroKey
@@ -111,7 +111,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     # The ranking figures first: the official check of every attempt. The attempts it
     # counts wrong (of the first k) are kept, with their responses as sent (no lowered
     # copy held), for the lenient re-check and the hints.
-    wrong: list[tuple[_Question, str, int, str, int, str]] = []
+    wrong: list[_Wrong] = []
     scan = SCAN.findall
     for qid, response, line in submission.attempts:
         entry = truth.get(qid)
@@ -185,53 +185,101 @@ def _plain_integer(text: str) -> bool:
     return text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1)
 
 
-def _recheck(
-    wrong: list[tuple[_Question, str, int, str, int, str]],
-    truth: Mapping[str, _Truth],
-    notes: Notes,
-) -> None:
+#: An attempt the official check counts wrong: its question, id and line, the text the
+#: official rule read, how many ``{...}`` it saw (0: it read none), the response as sent.
+_Wrong = tuple[_Question, str, int, str, int, str]
+
+#: The hints of an attempt the official check counts wrong (see :func:`_recheck`).
+_ATTEMPT_CODES = (
+    "no_braces",
+    "braces_across_lines",
+    "spaces_in_braces",
+    "trailing_period",
+    "number_format",
+    "nested_braces",
+    "earlier_braces",
+)
+
+#: What the lenient re-check makes of an extracted answer before it meets the ground
+#: truth: the text it compares (trimmed, a trailing period dropped), the reasons that
+#: took, that text as a number (or None), whether the answer had anything to trim, and
+#: whether it is a plain integer.
+_Shape = tuple[str, tuple[str, ...], Decimal | None, bool, bool]
+
+
+def _shape(parsed: str) -> _Shape:
+    """:func:`check.lenient_reasons`' reading of ``parsed``, the same for every question."""
+    text = parsed.strip()
+    reasons: tuple[str, ...] = ("spaces_in_braces",) if text != parsed else ()
+    if text.endswith(".") and text[:-1].rstrip() != "":
+        text = text[:-1].rstrip()
+        reasons += ("trailing_period",)
+    trimmed = text != parsed or parsed.endswith(".")
+    return text, reasons, number(text), trimmed, _plain_integer(parsed)
+
+
+def _recheck(wrong: list[_Wrong], truth: Mapping[str, _Truth], notes: Notes) -> None:
     """The lenient re-check and the hints, for the attempts the official check counted
     wrong (after the ranking figures, which never depend on them). Each attempt comes
     with its response as sent (its braces are those the official rule read: stripping
-    and lower-casing change none); the few hints that read more lower it again."""
-    # question id -> (its answer as a number or None, it is a plain integer)
-    facts: dict[str, tuple[Decimal | None, bool]] = {}
-    add = notes.add
+    and lower-casing change none); the few hints that read more lower it again.
+
+    The re-check is :func:`check.lenient_reasons`, its reading of an answer made once
+    per distinct answer (:func:`_shape`) and of a ground truth once per run of attempts
+    at its question. Each hint's lines are gathered in order, then noted at once."""
+    shapes: dict[str, _Shape] = {}
+    hinted: dict[str, list[int]] = {code: [] for code in _ATTEMPT_CODES}
+    no_braces = hinted["no_braces"].append
+    examples = notes.examples
+    last: str | None = None  # the question of entry, gt_number and plain
+    entry: _Truth = ("", "", 0, "", 0)
+    gt_number: Decimal | None = None
+    plain = False
     for question, qid, line, parsed, found, response in wrong:
         if not found:
             if "{" not in response:
-                add("no_braces", line)
+                no_braces(line)
             else:
-                _explain_wrong(notes, qid, line, response, found, *truth[qid][2:])
+                _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
             continue
-        entry = truth[qid]
-        fact = facts.get(qid)
-        if fact is None:
+        if qid != last:
+            last, entry = qid, truth[qid]
             gt_number = number(entry[3])
-            fact = facts[qid] = (gt_number, gt_number is not None and _plain_integer(entry[3]))
-        gt_number, plain = fact
-        if parsed.strip() != parsed or parsed.endswith("."):
-            reasons = lenient_reasons(parsed, entry[3], gt_number)
-        elif gt_number is None or (plain and _plain_integer(parsed)):
-            # not a number with nothing to trim, or two different plain integers:
-            # nothing to forgive
-            reasons = None
-        else:
-            reasons = lenient_reasons(parsed, entry[3], gt_number)
-        if reasons is not None:
-            question.lenient += 1
-            for code in reasons:
-                add(code, line)
-                if code not in notes.examples:
-                    notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+            plain = gt_number is not None and _plain_integer(entry[3])
+        shape = shapes.get(parsed)
+        if shape is None:
+            shape = shapes[parsed] = _shape(parsed)
+        text, reasons, value, trimmed, parsed_plain = shape
+        # untrimmed, and not a number or two different plain integers: nothing to forgive
+        if trimmed or (gt_number is not None and not (plain and parsed_plain)):
+            if text == entry[3]:
+                right: tuple[str, ...] | None = reasons
+            elif gt_number is not None and value is not None and value == gt_number:
+                right = (*reasons, "number_format")
+            else:
+                right = None
+            if right is not None:
+                question.lenient += 1
+                for code in right:
+                    hinted[code].append(line)
+                    if code not in examples:
+                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+                continue
+        # _explain_wrong's own first tests, made here for the usual attempt: no "{" sits
+        # inside a match (none is nested), and no earlier {...} holds the right answer
+        if response.count("{") == found and (
+            found == 1 or "{" + entry[3] + "}" not in response.strip().lower()
+        ):
             continue
-        if found == 1 and response.count("{") == 1:
-            continue  # one {...}, read as it stands: nothing to explain
-        _explain_wrong(notes, qid, line, response, found, *entry[2:])
+        _explain_wrong(hinted, examples, qid, line, response, found, *entry[2:])
+    for code, lines in hinted.items():
+        if lines:
+            notes.extend(code, lines)
 
 
 def _explain_wrong(
-    notes: Notes,
+    hinted: dict[str, list[int]],
+    examples: dict[str, tuple[str, ...]],
     qid: str,
     line: int,
     response: str,
@@ -240,29 +288,31 @@ def _explain_wrong(
     gt_norm: str,
     gt_slen: int,
 ) -> None:
-    """Hints for an attempt the official check counts wrong (never changes the score).
-    ``response``: as sent; ``found``: how many ``{...}`` matches the official rule saw
-    (0: no answer read)."""
+    """Hints for an attempt the official check counts wrong (never changes the score),
+    its line added to ``hinted``. ``response``: as sent; ``found``: how many ``{...}``
+    matches the official rule saw (0: no answer read)."""
     formatted = response.strip().lower()  # as the official rule reads it
     if not found:
         opening = formatted.find("{")
         if opening >= 0 and formatted.find("}", opening) > 0:
-            notes.add("braces_across_lines", line)
+            hinted["braces_across_lines"].append(line)
         else:
-            notes.add("no_braces", line)
+            hinted["no_braces"].append(line)
         return
     # Cheap test first: some "{" opens no match of its own (it sits inside one).
     nested = nested_group(formatted) if formatted.count("{") > found else None
     if nested is not None:
         outer, read = nested
-        notes.add("nested_braces", line, (qid, safe(short(outer, 40)), safe(short(read, 40))))
+        hinted["nested_braces"].append(line)
+        if "nested_braces" not in examples:
+            examples["nested_braces"] = (qid, safe(short(outer, 40)), safe(short(read, 40)))
         return
     if found < 2 or "{" + gt_norm + "}" not in formatted:
         return  # no earlier {...} can hold the right answer
     # the last real match is wrong, so any right one is earlier
     for inner, close in SCAN.findall(formatted):
         if close and inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
-            notes.add("earlier_braces", line)
+            hinted["earlier_braces"].append(line)
             return
 
 
