@@ -6,7 +6,7 @@ import gc
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -151,19 +151,22 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     for question in questions.values():
         question.answers = []  # in the fingerprint now
 
+    official_main = _split_result(MAIN_SPLIT, key, questions, k)
+    official_sub = _split_result(SUB_SPLIT, key, questions, k)
+
     def later() -> tuple[SplitResult, SplitResult, tuple[Hint, ...]]:
         """The lenient figures and the hints: read only when shown."""
         _gc_paused(_recheck, wrong, truth, notes)
         wrong.clear()
-        main = _split_result(MAIN_SPLIT, key, questions, k)
-        sub = _split_result(SUB_SPLIT, key, questions, k)
+        main = _with_lenient(official_main, key, questions, k)
+        sub = _with_lenient(official_sub, key, questions, k)
         _question_notes(notes, main, sub, questions, k)
         return main, sub, build_hints(notes, k, main)
 
     return ZeroBenchResult(
         k=k,
-        main=_split_result(MAIN_SPLIT, key, questions, k, lenient=False),
-        sub=_split_result(SUB_SPLIT, key, questions, k, lenient=False),
+        main=official_main,
+        sub=official_sub,
         submission_format=submission.fmt,
         invalid_lines=tuple(submission.invalid),
         invalid_line_count=submission.invalid_count,
@@ -316,20 +319,17 @@ def _explain_wrong(
             return
 
 
-def _split_result(
-    split: str, key: ZeroKey, questions: dict[str, _Question], k: int, *, lenient: bool = True
-) -> SplitResult:
-    """One split's figures; ``lenient=False``: the official ones alone (the lenient
-    figures are then a copy of them, never shown: see ZeroBenchResult's ``later``)."""
+def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: int) -> SplitResult:
+    """One split's official figures (the lenient figures a copy of them, never shown:
+    :func:`_with_lenient` puts the re-check's beside them; see ZeroBenchResult's
+    ``later``)."""
     ids = key.split(split)
     attempts = scored = 0
     unattempted: list[str] = []
     fewer: list[str] = []
     # Exact sums: sum of correct/n over questions == sum over n of (correct with n) / n.
     official_by_n: dict[int, int] = {}
-    lenient_by_n: dict[int, int] = {}
     official = [0, 0, 0]  # correct attempts, pass@k, k/k
-    lenient_tally = [0, 0, 0]
     for qid in ids:
         question = questions.get(qid)
         if question is None:
@@ -345,30 +345,46 @@ def _split_result(
         official[0] += correct
         official[1] += correct > 0
         official[2] += correct == k
-        if lenient:
-            correct = question.lenient
-            lenient_by_n[n] = lenient_by_n.get(n, 0) + correct
-            lenient_tally[0] += correct
-            lenient_tally[1] += correct > 0
-            lenient_tally[2] += correct == k
     total = len(ids)
 
-    def figures(tally: list[int], by_n: dict[int, int]) -> Figures:
-        exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
-        share = float(exact / total) if total else None
-        return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
-
-    official_figures = figures(official, official_by_n)
+    official_figures = _figures(official, official_by_n, total)
     return SplitResult(
         split=split,
         questions=total,
         attempts=attempts,
         attempts_scored=scored,
         official=official_figures,
-        lenient=figures(lenient_tally, lenient_by_n) if lenient else official_figures,
+        lenient=official_figures,
         unattempted=_sorted_ids(unattempted),
         fewer_than_k=_sorted_ids(fewer),
     )
+
+
+def _figures(tally: list[int], by_n: dict[int, int], total: int) -> Figures:
+    """Figures from (correct attempts, pass@k, k/k) and correct attempts by attempt count."""
+    exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
+    share = float(exact / total) if total else None
+    return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
+
+
+def _with_lenient(
+    split: SplitResult, key: ZeroKey, questions: dict[str, _Question], k: int
+) -> SplitResult:
+    """``split`` (its official figures, from :func:`_split_result`) with the lenient
+    figures beside them, once the re-check has counted them."""
+    by_n: dict[int, int] = {}
+    tally = [0, 0, 0]
+    for qid in key.split(split.split):
+        question = questions.get(qid)
+        if question is None:
+            continue
+        n = min(question.attempts, k)
+        correct = question.lenient
+        by_n[n] = by_n.get(n, 0) + correct
+        tally[0] += correct
+        tally[1] += correct > 0
+        tally[2] += correct == k
+    return replace(split, lenient=_figures(tally, by_n, split.questions))
 
 
 def _question_notes(
