@@ -463,9 +463,8 @@ def _challenge_benchmarks() -> tuple[Benchmark, ...]:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command; with ``command`` (the first argument), only that
-    command's arguments are built (the others are names): a ``score`` run does not pay
-    for the rest."""
+    """The parser of every command; with ``command`` (the first argument, one of
+    :data:`COMMANDS`), only that command's: a ``score`` run does not pay for the rest."""
     parser = _Parser(
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
@@ -474,8 +473,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     full = command not in COMMANDS
 
     def add(name: str, help: str) -> argparse.ArgumentParser | None:
-        added = sub.add_parser(name, help=help)
-        return added if full or name == command else None
+        if not full and name != command:
+            # never read: the command line names another command, which alone parses
+            # the rest (no parser is made: each costs gettext look-ups, a good share of
+            # a short ``score`` run)
+            return None
+        return sub.add_parser(name, help=help)
 
     score = add("score", "score a model's output (a file, or - for stdin)")
     if score is not None:

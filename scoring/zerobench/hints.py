@@ -33,6 +33,12 @@ class Notes:
         if example and code not in self.examples:
             self.examples[code] = example
 
+    def extend(self, code: str, items: list[Any]) -> None:
+        """:meth:`add` for each of ``items``, in order (without examples)."""
+        kept = self.items.setdefault(code, [])
+        kept += items[: max(HINT_ITEMS - len(kept), 0)]
+        self.counts[code] = self.counts.get(code, 0) + len(items)
+
 
 def short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -6,14 +6,14 @@ import gc
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
 from ..base import Hint
 from ..errors import ScoringError
-from .check import SCAN, lenient_reasons, nested_group, number
+from .check import SCAN, nested_group, number
 from .dataset import DEFAULT_K, MAIN_SPLIT, SPLITS, SUB_SPLIT
 from .hints import HINT_ITEMS, Notes, build_hints, short
 from .key import ZeroKey
@@ -111,7 +111,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     # The ranking figures first: the official check of every attempt. The attempts it
     # counts wrong (of the first k) are kept, with their responses as sent (no lowered
     # copy held), for the lenient re-check and the hints.
-    wrong: list[tuple[_Question, str, int, str, int, str]] = []
+    wrong: list[_Wrong] = []
     scan = SCAN.findall
     for qid, response, line in submission.attempts:
         entry = truth.get(qid)
@@ -151,19 +151,22 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     for question in questions.values():
         question.answers = []  # in the fingerprint now
 
+    official_main = _split_result(MAIN_SPLIT, key, questions, k)
+    official_sub = _split_result(SUB_SPLIT, key, questions, k)
+
     def later() -> tuple[SplitResult, SplitResult, tuple[Hint, ...]]:
         """The lenient figures and the hints: read only when shown."""
         _gc_paused(_recheck, wrong, truth, notes)
         wrong.clear()
-        main = _split_result(MAIN_SPLIT, key, questions, k)
-        sub = _split_result(SUB_SPLIT, key, questions, k)
+        main = _with_lenient(official_main, key, questions, k)
+        sub = _with_lenient(official_sub, key, questions, k)
         _question_notes(notes, main, sub, questions, k)
         return main, sub, build_hints(notes, k, main)
 
     return ZeroBenchResult(
         k=k,
-        main=_split_result(MAIN_SPLIT, key, questions, k, lenient=False),
-        sub=_split_result(SUB_SPLIT, key, questions, k, lenient=False),
+        main=official_main,
+        sub=official_sub,
         submission_format=submission.fmt,
         invalid_lines=tuple(submission.invalid),
         invalid_line_count=submission.invalid_count,
@@ -185,53 +188,101 @@ def _plain_integer(text: str) -> bool:
     return text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1)
 
 
-def _recheck(
-    wrong: list[tuple[_Question, str, int, str, int, str]],
-    truth: Mapping[str, _Truth],
-    notes: Notes,
-) -> None:
+#: An attempt the official check counts wrong: its question, id and line, the text the
+#: official rule read, how many ``{...}`` it saw (0: it read none), the response as sent.
+_Wrong = tuple[_Question, str, int, str, int, str]
+
+#: The hints of an attempt the official check counts wrong (see :func:`_recheck`).
+_ATTEMPT_CODES = (
+    "no_braces",
+    "braces_across_lines",
+    "spaces_in_braces",
+    "trailing_period",
+    "number_format",
+    "nested_braces",
+    "earlier_braces",
+)
+
+#: What the lenient re-check makes of an extracted answer before it meets the ground
+#: truth: the text it compares (trimmed, a trailing period dropped), the reasons that
+#: took, that text as a number (or None), whether the answer had anything to trim, and
+#: whether it is a plain integer.
+_Shape = tuple[str, tuple[str, ...], Decimal | None, bool, bool]
+
+
+def _shape(parsed: str) -> _Shape:
+    """:func:`check.lenient_reasons`' reading of ``parsed``, the same for every question."""
+    text = parsed.strip()
+    reasons: tuple[str, ...] = ("spaces_in_braces",) if text != parsed else ()
+    if text.endswith(".") and text[:-1].rstrip() != "":
+        text = text[:-1].rstrip()
+        reasons += ("trailing_period",)
+    trimmed = text != parsed or parsed.endswith(".")
+    return text, reasons, number(text), trimmed, _plain_integer(parsed)
+
+
+def _recheck(wrong: list[_Wrong], truth: Mapping[str, _Truth], notes: Notes) -> None:
     """The lenient re-check and the hints, for the attempts the official check counted
     wrong (after the ranking figures, which never depend on them). Each attempt comes
     with its response as sent (its braces are those the official rule read: stripping
-    and lower-casing change none); the few hints that read more lower it again."""
-    # question id -> (its answer as a number or None, it is a plain integer)
-    facts: dict[str, tuple[Decimal | None, bool]] = {}
-    add = notes.add
+    and lower-casing change none); the few hints that read more lower it again.
+
+    The re-check is :func:`check.lenient_reasons`, its reading of an answer made once
+    per distinct answer (:func:`_shape`) and of a ground truth once per run of attempts
+    at its question. Each hint's lines are gathered in order, then noted at once."""
+    shapes: dict[str, _Shape] = {}
+    hinted: dict[str, list[int]] = {code: [] for code in _ATTEMPT_CODES}
+    no_braces = hinted["no_braces"].append
+    examples = notes.examples
+    last: str | None = None  # the question of entry, gt_number and plain
+    entry: _Truth = ("", "", 0, "", 0)
+    gt_number: Decimal | None = None
+    plain = False
     for question, qid, line, parsed, found, response in wrong:
         if not found:
             if "{" not in response:
-                add("no_braces", line)
+                no_braces(line)
             else:
-                _explain_wrong(notes, qid, line, response, found, *truth[qid][2:])
+                _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
             continue
-        entry = truth[qid]
-        fact = facts.get(qid)
-        if fact is None:
+        if qid != last:
+            last, entry = qid, truth[qid]
             gt_number = number(entry[3])
-            fact = facts[qid] = (gt_number, gt_number is not None and _plain_integer(entry[3]))
-        gt_number, plain = fact
-        if parsed.strip() != parsed or parsed.endswith("."):
-            reasons = lenient_reasons(parsed, entry[3], gt_number)
-        elif gt_number is None or (plain and _plain_integer(parsed)):
-            # not a number with nothing to trim, or two different plain integers:
-            # nothing to forgive
-            reasons = None
-        else:
-            reasons = lenient_reasons(parsed, entry[3], gt_number)
-        if reasons is not None:
-            question.lenient += 1
-            for code in reasons:
-                add(code, line)
-                if code not in notes.examples:
-                    notes.examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+            plain = gt_number is not None and _plain_integer(entry[3])
+        shape = shapes.get(parsed)
+        if shape is None:
+            shape = shapes[parsed] = _shape(parsed)
+        text, reasons, value, trimmed, parsed_plain = shape
+        # untrimmed, and not a number or two different plain integers: nothing to forgive
+        if trimmed or (gt_number is not None and not (plain and parsed_plain)):
+            if text == entry[3]:
+                right: tuple[str, ...] | None = reasons
+            elif gt_number is not None and value is not None and value == gt_number:
+                right = (*reasons, "number_format")
+            else:
+                right = None
+            if right is not None:
+                question.lenient += 1
+                for code in right:
+                    hinted[code].append(line)
+                    if code not in examples:
+                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+                continue
+        # _explain_wrong's own first tests, made here for the usual attempt: no "{" sits
+        # inside a match (none is nested), and no earlier {...} holds the right answer
+        if response.count("{") == found and (
+            found == 1 or "{" + entry[3] + "}" not in response.strip().lower()
+        ):
             continue
-        if found == 1 and response.count("{") == 1:
-            continue  # one {...}, read as it stands: nothing to explain
-        _explain_wrong(notes, qid, line, response, found, *entry[2:])
+        _explain_wrong(hinted, examples, qid, line, response, found, *entry[2:])
+    for code, lines in hinted.items():
+        if lines:
+            notes.extend(code, lines)
 
 
 def _explain_wrong(
-    notes: Notes,
+    hinted: dict[str, list[int]],
+    examples: dict[str, tuple[str, ...]],
     qid: str,
     line: int,
     response: str,
@@ -240,46 +291,45 @@ def _explain_wrong(
     gt_norm: str,
     gt_slen: int,
 ) -> None:
-    """Hints for an attempt the official check counts wrong (never changes the score).
-    ``response``: as sent; ``found``: how many ``{...}`` matches the official rule saw
-    (0: no answer read)."""
+    """Hints for an attempt the official check counts wrong (never changes the score),
+    its line added to ``hinted``. ``response``: as sent; ``found``: how many ``{...}``
+    matches the official rule saw (0: no answer read)."""
     formatted = response.strip().lower()  # as the official rule reads it
     if not found:
         opening = formatted.find("{")
         if opening >= 0 and formatted.find("}", opening) > 0:
-            notes.add("braces_across_lines", line)
+            hinted["braces_across_lines"].append(line)
         else:
-            notes.add("no_braces", line)
+            hinted["no_braces"].append(line)
         return
     # Cheap test first: some "{" opens no match of its own (it sits inside one).
     nested = nested_group(formatted) if formatted.count("{") > found else None
     if nested is not None:
         outer, read = nested
-        notes.add("nested_braces", line, (qid, safe(short(outer, 40)), safe(short(read, 40))))
+        hinted["nested_braces"].append(line)
+        if "nested_braces" not in examples:
+            examples["nested_braces"] = (qid, safe(short(outer, 40)), safe(short(read, 40)))
         return
     if found < 2 or "{" + gt_norm + "}" not in formatted:
         return  # no earlier {...} can hold the right answer
     # the last real match is wrong, so any right one is earlier
     for inner, close in SCAN.findall(formatted):
         if close and inner[:gt_len].lower() == gt_norm and len(inner) == gt_slen:
-            notes.add("earlier_braces", line)
+            hinted["earlier_braces"].append(line)
             return
 
 
-def _split_result(
-    split: str, key: ZeroKey, questions: dict[str, _Question], k: int, *, lenient: bool = True
-) -> SplitResult:
-    """One split's figures; ``lenient=False``: the official ones alone (the lenient
-    figures are then a copy of them, never shown: see ZeroBenchResult's ``later``)."""
+def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: int) -> SplitResult:
+    """One split's official figures (the lenient figures a copy of them, never shown:
+    :func:`_with_lenient` puts the re-check's beside them; see ZeroBenchResult's
+    ``later``)."""
     ids = key.split(split)
     attempts = scored = 0
     unattempted: list[str] = []
     fewer: list[str] = []
     # Exact sums: sum of correct/n over questions == sum over n of (correct with n) / n.
     official_by_n: dict[int, int] = {}
-    lenient_by_n: dict[int, int] = {}
     official = [0, 0, 0]  # correct attempts, pass@k, k/k
-    lenient_tally = [0, 0, 0]
     for qid in ids:
         question = questions.get(qid)
         if question is None:
@@ -295,30 +345,46 @@ def _split_result(
         official[0] += correct
         official[1] += correct > 0
         official[2] += correct == k
-        if lenient:
-            correct = question.lenient
-            lenient_by_n[n] = lenient_by_n.get(n, 0) + correct
-            lenient_tally[0] += correct
-            lenient_tally[1] += correct > 0
-            lenient_tally[2] += correct == k
     total = len(ids)
 
-    def figures(tally: list[int], by_n: dict[int, int]) -> Figures:
-        exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
-        share = float(exact / total) if total else None
-        return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
-
-    official_figures = figures(official, official_by_n)
+    official_figures = _figures(official, official_by_n, total)
     return SplitResult(
         split=split,
         questions=total,
         attempts=attempts,
         attempts_scored=scored,
         official=official_figures,
-        lenient=figures(lenient_tally, lenient_by_n) if lenient else official_figures,
+        lenient=official_figures,
         unattempted=_sorted_ids(unattempted),
         fewer_than_k=_sorted_ids(fewer),
     )
+
+
+def _figures(tally: list[int], by_n: dict[int, int], total: int) -> Figures:
+    """Figures from (correct attempts, pass@k, k/k) and correct attempts by attempt count."""
+    exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
+    share = float(exact / total) if total else None
+    return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
+
+
+def _with_lenient(
+    split: SplitResult, key: ZeroKey, questions: dict[str, _Question], k: int
+) -> SplitResult:
+    """``split`` (its official figures, from :func:`_split_result`) with the lenient
+    figures beside them, once the re-check has counted them."""
+    by_n: dict[int, int] = {}
+    tally = [0, 0, 0]
+    for qid in key.split(split.split):
+        question = questions.get(qid)
+        if question is None:
+            continue
+        n = min(question.attempts, k)
+        correct = question.lenient
+        by_n[n] = by_n.get(n, 0) + correct
+        tally[0] += correct
+        tally[1] += correct > 0
+        tally[2] += correct == k
+    return replace(split, lenient=_figures(tally, by_n, split.questions))
 
 
 def _question_notes(
