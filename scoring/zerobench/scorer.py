@@ -19,7 +19,7 @@ from .hints import HINT_ITEMS, Notes, build_hints, short
 from .key import ZeroKey
 from .reading import safe
 from .result import Figures, SplitResult, ZeroBenchResult
-from .submission import read_submission
+from .submission import stream_submission
 
 T = TypeVar("T")
 
@@ -96,7 +96,7 @@ def _gc_paused(fn: Callable[..., T], *args: Any) -> T:
 
 
 def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
-    submission = read_submission(text)
+    submission, attempts = stream_submission(text)
     notes = submission.notes
     # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()))
     truth: dict[str, _Truth] = {}
@@ -108,12 +108,22 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     unknown: dict[str, None] = {}
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
     official_of: dict[int, bool] | None = {} if submission.claims else None
-    # The ranking figures first: the official check of every attempt. The attempts it
-    # counts wrong (of the first k) are kept, with their responses as sent (no lowered
-    # copy held), for the lenient re-check and the hints.
-    wrong: list[_Wrong] = []
+    # One pass, each attempt as it is read (JSON Lines are not gathered first): the
+    # official check, then, for an attempt of the first k that it counts wrong, the
+    # lenient re-check and the usual hints (_explain_wrong's first tests). The few
+    # attempts whose hints need a closer look (nested or earlier braces) are kept for
+    # when the hints are read.
+    hinted: dict[str, list[int]] = {code: [] for code in _ATTEMPT_CODES}
+    no_braces = hinted["no_braces"].append
+    across = hinted["braces_across_lines"].append
+    examples = notes.examples
+    shapes: dict[str, _Shape] = {}
+    closer: list[_Closer] = []
+    last: str | None = None  # the question of gt_number and plain
+    gt_number: Decimal | None = None
+    plain = False
     scan = SCAN.findall
-    for qid, response, line in submission.attempts:
+    for qid, response, line in attempts:
         entry = truth.get(qid)
         if entry is None:
             unknown[qid] = None
@@ -122,15 +132,17 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
         if question is None:
             question = questions[qid] = _Question(entry[0])
         question.attempts += 1
-        # The official extraction and check (see official_check), inlined for speed.
-        formatted = response.strip().lower()
+        # The official extraction and check (see official_check), inlined for speed. It
+        # reads the response as sent: stripping changes none of its {...} and lowering
+        # none either (no character lowers to or from a brace or a line break, and a
+        # brace bounds the final-sigma rule), so only the text read is lowered.
         parsed = ""
         found = 0  # how many {...} the official rule could read (0: none)
-        if "}" in formatted:
-            matches = scan(formatted)
+        if "}" in response:
+            matches = scan(response)
             for inner, close in reversed(matches):
                 if close:
-                    parsed = inner
+                    parsed = inner.lower()
                     found = len(matches)
                     break
         question.answers.append(parsed)
@@ -142,8 +154,45 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
         if correct:
             question.correct += 1
             question.lenient += 1
-        else:
-            wrong.append((question, qid, line, parsed, found, response))
+            continue
+        # Counted wrong: the lenient re-check and the hints (_explain_wrong's first
+        # tests made here). No {...} read: braces on no line, or across lines.
+        if not found:
+            opening = response.find("{")
+            if opening >= 0 and response.find("}", opening) > 0:
+                across(line)
+            else:
+                no_braces(line)
+            continue
+        if qid != last:
+            last = qid
+            gt_number = number(entry[3])
+            plain = gt_number is not None and _plain_integer(entry[3])
+        shape = shapes.get(parsed)
+        if shape is None:
+            shape = shapes[parsed] = _shape(parsed)
+        # untrimmed, and not a number or two different plain integers: nothing to forgive
+        if shape[3] or (gt_number is not None and not (plain and shape[4])):
+            if shape[0] == entry[3]:
+                right: tuple[str, ...] | None = shape[1]
+            elif gt_number is not None and shape[2] is not None and shape[2] == gt_number:
+                right = (*shape[1], "number_format")
+            else:
+                right = None
+            if right is not None:
+                question.lenient += 1
+                for code in right:
+                    hinted[code].append(line)
+                    if code not in examples:
+                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+                continue
+        # no "{" sits inside a match (none is nested), and no earlier {...} holds the
+        # right answer: nothing more to say
+        if response.count("{") == found and (
+            found == 1 or "{" + entry[3] + "}" not in response.strip().lower()
+        ):
+            continue
+        closer.append((qid, line, response, found))
     for qid, claimed, line in submission.claims:
         if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
@@ -156,8 +205,13 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
 
     def later() -> tuple[SplitResult, SplitResult, tuple[Hint, ...]]:
         """The lenient figures and the hints: read only when shown."""
-        _gc_paused(_recheck, wrong, truth, notes)
-        wrong.clear()
+        for qid, line, response, found in closer:
+            _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
+        closer.clear()
+        for code, lines in hinted.items():
+            if lines:
+                notes.extend(code, lines)
+        hinted.clear()
         main = _with_lenient(official_main, key, questions, k)
         sub = _with_lenient(official_sub, key, questions, k)
         _question_notes(notes, main, sub, questions, k)
@@ -188,11 +242,11 @@ def _plain_integer(text: str) -> bool:
     return text.isdigit() and text.isascii() and (text[0] != "0" or len(text) == 1)
 
 
-#: An attempt the official check counts wrong: its question, id and line, the text the
-#: official rule read, how many ``{...}`` it saw (0: it read none), the response as sent.
-_Wrong = tuple[_Question, str, int, str, int, str]
+#: An attempt counted wrong whose hints need a closer look (:func:`_explain_wrong`): its
+#: question id, line, response as sent and how many ``{...}`` the official rule saw.
+_Closer = tuple[str, int, str, int]
 
-#: The hints of an attempt the official check counts wrong (see :func:`_recheck`).
+#: The hints of an attempt the official check counts wrong (see :func:`_score`).
 _ATTEMPT_CODES = (
     "no_braces",
     "braces_across_lines",
@@ -219,65 +273,6 @@ def _shape(parsed: str) -> _Shape:
         reasons += ("trailing_period",)
     trimmed = text != parsed or parsed.endswith(".")
     return text, reasons, number(text), trimmed, _plain_integer(parsed)
-
-
-def _recheck(wrong: list[_Wrong], truth: Mapping[str, _Truth], notes: Notes) -> None:
-    """The lenient re-check and the hints, for the attempts the official check counted
-    wrong (after the ranking figures, which never depend on them). Each attempt comes
-    with its response as sent (its braces are those the official rule read: stripping
-    and lower-casing change none); the few hints that read more lower it again.
-
-    The re-check is :func:`check.lenient_reasons`, its reading of an answer made once
-    per distinct answer (:func:`_shape`) and of a ground truth once per run of attempts
-    at its question. Each hint's lines are gathered in order, then noted at once."""
-    shapes: dict[str, _Shape] = {}
-    hinted: dict[str, list[int]] = {code: [] for code in _ATTEMPT_CODES}
-    no_braces = hinted["no_braces"].append
-    examples = notes.examples
-    last: str | None = None  # the question of entry, gt_number and plain
-    entry: _Truth = ("", "", 0, "", 0)
-    gt_number: Decimal | None = None
-    plain = False
-    for question, qid, line, parsed, found, response in wrong:
-        if not found:
-            if "{" not in response:
-                no_braces(line)
-            else:
-                _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
-            continue
-        if qid != last:
-            last, entry = qid, truth[qid]
-            gt_number = number(entry[3])
-            plain = gt_number is not None and _plain_integer(entry[3])
-        shape = shapes.get(parsed)
-        if shape is None:
-            shape = shapes[parsed] = _shape(parsed)
-        text, reasons, value, trimmed, parsed_plain = shape
-        # untrimmed, and not a number or two different plain integers: nothing to forgive
-        if trimmed or (gt_number is not None and not (plain and parsed_plain)):
-            if text == entry[3]:
-                right: tuple[str, ...] | None = reasons
-            elif gt_number is not None and value is not None and value == gt_number:
-                right = (*reasons, "number_format")
-            else:
-                right = None
-            if right is not None:
-                question.lenient += 1
-                for code in right:
-                    hinted[code].append(line)
-                    if code not in examples:
-                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
-                continue
-        # _explain_wrong's own first tests, made here for the usual attempt: no "{" sits
-        # inside a match (none is nested), and no earlier {...} holds the right answer
-        if response.count("{") == found and (
-            found == 1 or "{" + entry[3] + "}" not in response.strip().lower()
-        ):
-            continue
-        _explain_wrong(hinted, examples, qid, line, response, found, *entry[2:])
-    for code, lines in hinted.items():
-        if lines:
-            notes.extend(code, lines)
 
 
 def _explain_wrong(

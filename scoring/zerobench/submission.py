@@ -10,7 +10,7 @@ import itertools
 import json
 import json.scanner
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,48 +59,58 @@ def _question_id(value: Any) -> str | None:
 
 
 def read_submission(text: str) -> Submission:
+    sub, attempts = stream_submission(text)
+    if attempts is not sub.attempts:
+        sub.attempts.extend(attempts)
+    return sub
+
+
+def stream_submission(text: str) -> tuple[Submission, Iterable[tuple[str, str, int]]]:
+    """The submission (its format) and its attempts (question id, response, line), in
+    file order. JSON Lines attempts come one at a time as they are read: the submission's
+    invalid lines and notes are complete once they all have been taken; ``attempts``
+    stays empty. Any other format is read whole (its attempts are ``sub.attempts``)."""
     sub = Submission()
     if text.startswith("\ufeff"):
         text = text[1:]  # a byte order mark, when the caller did not decode with decode()
     first = re.match(r"\s*", text)
     start = first.end() if first else 0
     if start >= len(text):
-        return sub
+        return sub, sub.attempts
     if text[start] in "{[":
-        _read_json_or_jsonl(text, sub)
-    else:
-        _read_csv(text, sub)
-    return sub
+        return sub, _read_json_or_jsonl(text, sub)
+    _read_csv(text, sub)
+    return sub, sub.attempts
 
 
-def _read_json_or_jsonl(text: str, sub: Submission) -> None:
+def _read_json_or_jsonl(text: str, sub: Submission) -> Iterable[tuple[str, str, int]]:
     try:
         whole: Any = json.loads(text, object_pairs_hook=json_pairs)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data" or _looks_like_jsonl(text):
-            _read_jsonl(text, sub)
-        else:
-            sub.fmt = "json"
-            line = line_at(text, exc.lineno)
-            sub.bad(exc.lineno, line)
-            sub.notes.add("invalid_json", exc.lineno, (f"{exc.msg} at line {exc.lineno}",))
-        return
+            sub.fmt = "jsonl"
+            return _jsonl_attempts(text, sub)
+        sub.fmt = "json"
+        line = line_at(text, exc.lineno)
+        sub.bad(exc.lineno, line)
+        sub.notes.add("invalid_json", exc.lineno, (f"{exc.msg} at line {exc.lineno}",))
+        return sub.attempts
     except RecursionError:
         if _looks_like_jsonl(text):
-            _read_jsonl(text, sub)
-        else:
-            sub.fmt = "json"
-            sub.bad(1, line_at(text, 1))
-            sub.notes.add("too_deeply_nested", 1)
-        return
+            sub.fmt = "jsonl"
+            return _jsonl_attempts(text, sub)
+        sub.fmt = "json"
+        sub.bad(1, line_at(text, 1))
+        sub.notes.add("too_deeply_nested", 1)
+        return sub.attempts
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         sub.fmt = "json"
         sub.bad(1, line_at(text, 1))
         sub.notes.add("invalid_json", 1, (str(exc),))
-        return
+        return sub.attempts
     if isinstance(whole, list) and not whole and text.lstrip().startswith("{"):
         sub.fmt = "json"  # {}: an empty object, nothing to score
-        return
+        return sub.attempts
     if isinstance(whole, list) and whole and isinstance(whole[0], tuple):
         if any(name in ("question_id", "response", "responses") for name, _ in whole):
             sub.fmt = "jsonl"  # one JSON Lines record, perhaps spread over lines
@@ -108,10 +118,11 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> None:
                 sub.bad(1, line_at(text, 1))
         else:
             _read_json_object(text, whole, sub)
-        return
+        return sub.attempts
     sub.fmt = "unknown"
     sub.bad(1, line_at(text, 1))
     sub.notes.add("unknown_format", 1)
+    return sub.attempts
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -135,10 +146,9 @@ _SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
 )
 
 
-def _read_jsonl(text: str, sub: Submission) -> None:
-    sub.fmt = "jsonl"
+def _jsonl_attempts(text: str, sub: Submission) -> Iterator[tuple[str, str, int]]:
+    """The attempts of JSON Lines ``text``, line by line as read (see stream_submission)."""
     scan_json = _SCAN_JSON
-    attempts = sub.attempts
     for number, line in enumerate(iter_lines(text), start=1):
         start = 0
         if line[:1] != "{":
@@ -165,28 +175,39 @@ def _read_jsonl(text: str, sub: Submission) -> None:
             if type(qid) is str and type(response) is str and "responses" not in record:
                 qid = qid.strip()
                 if qid and (qid.isascii() or encodable(qid)):
-                    attempts.append((qid, response, number))
+                    yield qid, response, number
                     continue
-            if _add_record(sub, record, number):
+            attempts = _record_attempts(sub, record, number)
+            if attempts is not None:
+                yield from attempts
                 continue
         sub.bad(number, line)
 
 
 def _add_record(sub: Submission, record: dict[str, Any], line: int) -> bool:
     """Add one JSON Lines record's attempts; False when it cannot be read."""
+    attempts = _record_attempts(sub, record, line)
+    if attempts is None:
+        return False
+    sub.attempts += attempts
+    return True
+
+
+def _record_attempts(
+    sub: Submission, record: dict[str, Any], line: int
+) -> list[tuple[str, str, int]] | None:
+    """One JSON Lines record's attempts; None when it cannot be read."""
     qid = _question_id(record.get("question_id"))
     response = record.get("response")
     responses = record.get("responses")
     if qid is None or (response is None) == (responses is None):
-        return False
+        return None
     if isinstance(response, str):
-        sub.attempts.append((qid, response, line))
-    elif isinstance(responses, list) and all(isinstance(r, str) for r in responses):
-        sub.attempts.extend((qid, r, line) for r in responses)
-    else:
-        sub.notes.add("response_not_text", line)
-        return False
-    return True
+        return [(qid, response, line)]
+    if isinstance(responses, list) and all(isinstance(r, str) for r in responses):
+        return [(qid, r, line) for r in responses]
+    sub.notes.add("response_not_text", line)
+    return None
 
 
 def _read_json_object(text: str, pairs: list[tuple[str, Any]], sub: Submission) -> None:
