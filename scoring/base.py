@@ -9,11 +9,11 @@ function here touches the network, a database or Telegram.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import date
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import date
 
     from .runs import RunMaterials, RunPlan
 

@@ -17,7 +17,6 @@ from typing import cast
 
 from .base import Benchmark
 from .errors import DefinitionError, UnknownBenchmark, UnknownMode
-from .modes import parse_mode
 
 #: The benchmark modules, in the order the bot lists them; the first is the default.
 #: Each exposes ``BENCHMARK``, an object satisfying :class:`Benchmark` whose ``name``
@@ -78,6 +77,8 @@ def check(benchmark: Benchmark) -> None:
         taken = _tags().get(folded)
         if taken is not None and taken.name != benchmark.name:
             raise DefinitionError("name", f"{tag!r} is taken by {taken.title} (#{taken.name})")
+        from .modes import parse_mode  # here: scoring a file needs no mode
+
         try:
             parse_mode(folded)
         except UnknownMode:

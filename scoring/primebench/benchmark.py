@@ -22,15 +22,6 @@ from ..base import (
     WebColumn,
     counted_points,
 )
-from ..runs import (
-    BAD_ATTEMPTS,
-    RunMaterials,
-    RunPlan,
-    RunRefused,
-    questions_and_prompt,
-    questions_text,
-)
-from ..runs import single_answer as _single_answer
 from ..text import normalise_newlines
 from .answers import question_answers
 from .dataset import (
@@ -58,6 +49,9 @@ from .result import (
     web_cells,
 )
 from .scorer import answer_set, score, score_with_answers
+
+if TYPE_CHECKING:
+    from ..runs import RunMaterials, RunPlan
 
 #: The message id of each hint code (``scoring.primebench.hints``): one for every
 #: benchmark of answer lines ``Q:O``, so a benchmark like PrimeBench may share them.
@@ -158,7 +152,10 @@ class PrimeBench:
     def web_cells(self, best: float, fields: Mapping[str, Any]) -> WebCells:
         return web_cells(best, fields)
 
+    # scoring.runs is imported by the methods that run a model: scoring a file needs none
     def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        from ..runs import BAD_ATTEMPTS, RunRefused, questions_and_prompt, questions_text
+
         if attempts != 1:
             raise RunRefused(f"a {TITLE} run makes one attempt", code=BAD_ATTEMPTS)
         hint = f"benchboard data fetch {NAME}"
@@ -167,7 +164,9 @@ class PrimeBench:
         )
 
     def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
-        return _single_answer(plan, answers)
+        from ..runs import single_answer
+
+        return single_answer(plan, answers)
 
     def question_points(self, result: Result) -> QuestionPoints | None:
         """+1 for each correct answer, −3 for each wrong one (``POINTS_WRONG``), 0 for
