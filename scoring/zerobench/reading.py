@@ -145,7 +145,7 @@ def safe(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _line_break(text: str) -> str:
+def line_break(text: str) -> str:
     """``\n``, or ``\r`` in a text without any ``\n`` (old Mac files)."""
     return "\r" if "\n" not in text and "\r" in text else "\n"
 
@@ -153,7 +153,7 @@ def _line_break(text: str) -> str:
 def iter_lines(text: str) -> Iterator[str]:
     """The lines :func:`lines_of` gives, one at a time (a large text's lines are never
     all held at once)."""
-    sep = _line_break(text)
+    sep = line_break(text)
     find = text.find
     start = 0
     while (end := find(sep, start)) >= 0:
@@ -171,4 +171,4 @@ def line_at(text: str, number: int) -> str:
 
 
 def lines_of(text: str) -> list[str]:
-    return text.split(_line_break(text))
+    return text.split(line_break(text))

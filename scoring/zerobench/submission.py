@@ -24,6 +24,7 @@ from .reading import (
     json_pairs,
     key_text,
     line_at,
+    line_break,
     lines_of,
     shown,
 )
@@ -147,41 +148,73 @@ _SCAN_JSON: Callable[[str, int], tuple[Any, int]] = json.scanner.make_scanner(
 
 
 def _jsonl_attempts(text: str, sub: Submission) -> Iterator[tuple[str, str, int]]:
-    """The attempts of JSON Lines ``text``, line by line as read (see stream_submission)."""
+    """The attempts of JSON Lines ``text``, line by line as read (see stream_submission).
+
+    The usual line, a record starting at the line's start, is scanned where it lies in
+    ``text`` (no copy of the line is made); a scan that fails or runs past the line's
+    end, and any other line, is read from a copy of the line (:func:`_jsonl_line`)."""
     scan_json = _SCAN_JSON
-    for number, line in enumerate(iter_lines(text), start=1):
-        start = 0
-        if line[:1] != "{":
-            stripped = line.lstrip()
-            if not stripped:
-                continue
-            start = len(line) - len(stripped)
-        try:
-            record, end = scan_json(line, start)
-        except RecursionError:
-            sub.bad(number, line)
-            sub.notes.add("too_deeply_nested", number)
-            continue
-        except (StopIteration, ValueError):  # StopIteration: no JSON value starts here
-            sub.bad(number, line)
-            continue
-        if end != len(line) and not line[end:].isspace():
-            sub.bad(number, line)
-            continue
-        if type(record) is dict:
-            # the common record, read inline: {"question_id": "...", "response": "..."}
-            qid = record.get("question_id")
-            response = record.get("response")
-            if type(qid) is str and type(response) is str and "responses" not in record:
-                qid = qid.strip()
-                if qid and (qid.isascii() or encodable(qid)):
-                    yield qid, response, number
-                    continue
-            attempts = _record_attempts(sub, record, number)
-            if attempts is not None:
-                yield from attempts
-                continue
+    sep = line_break(text)
+    find = text.find
+    startswith = text.startswith
+    size = len(text)
+    pos = number = 0
+    while pos <= size:  # as iter_lines: the piece after the last break is a line too
+        number += 1
+        stop = find(sep, pos)
+        if stop < 0:
+            stop = size
+        if startswith("{", pos):
+            try:
+                record, end = scan_json(text, pos)
+            except (RecursionError, StopIteration, ValueError):
+                end = size + 1  # read again from the line alone
+            if end <= stop and type(record) is dict and (end == stop or text[end:stop].isspace()):
+                # the common record, read inline: {"question_id": "...", "response": "..."}
+                qid = record.get("question_id")
+                response = record.get("response")
+                if type(qid) is str and type(response) is str and "responses" not in record:
+                    qid = qid.strip()
+                    if qid and (qid.isascii() or encodable(qid)):
+                        yield qid, response, number
+                        pos = stop + 1
+                        continue
+        yield from _jsonl_line(sub, text[pos:stop], number)
+        pos = stop + 1
+
+
+def _jsonl_line(sub: Submission, line: str, number: int) -> list[tuple[str, str, int]]:
+    """The attempts of one JSON Lines line (none when it is blank or cannot be read)."""
+    start = 0
+    if line[:1] != "{":
+        stripped = line.lstrip()
+        if not stripped:
+            return []
+        start = len(line) - len(stripped)
+    try:
+        record, end = _SCAN_JSON(line, start)
+    except RecursionError:
         sub.bad(number, line)
+        sub.notes.add("too_deeply_nested", number)
+        return []
+    except (StopIteration, ValueError):  # StopIteration: no JSON value starts here
+        sub.bad(number, line)
+        return []
+    if end != len(line) and not line[end:].isspace():
+        sub.bad(number, line)
+        return []
+    if type(record) is dict:
+        qid = record.get("question_id")
+        response = record.get("response")
+        if type(qid) is str and type(response) is str and "responses" not in record:
+            qid = qid.strip()
+            if qid and (qid.isascii() or encodable(qid)):
+                return [(qid, response, number)]
+        attempts = _record_attempts(sub, record, number)
+        if attempts is not None:
+            return attempts
+    sub.bad(number, line)
+    return []
 
 
 def _add_record(sub: Submission, record: dict[str, Any], line: int) -> bool:
