@@ -15,6 +15,7 @@ data, written as httpx writes it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -151,6 +152,8 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._limit),
                 headers={"User-Agent": self.USER_AGENT},
+                # the Bot API sets no cookies: none are kept, none looked up per call
+                cookie_jar=aiohttp.DummyCookieJar(),
             )
 
     async def shutdown(self) -> None:
@@ -171,11 +174,9 @@ class AiohttpRequest(BaseRequest):
         session = self._open_session()
         files = request_data is not None and request_data.contains_files
         write = _seconds(write_timeout, self._media_write_timeout if files else self._write_timeout)
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            connect=None,  # the pool's wait is ours (pool_timeout), the connection's below
-            sock_connect=_seconds(connect_timeout, self._connect_timeout),
-            sock_read=_seconds(read_timeout, self._read_timeout),
+        timeout = _timeout(
+            _seconds(connect_timeout, self._connect_timeout),
+            _seconds(read_timeout, self._read_timeout),
         )
         await self._take_place(_seconds(pool_timeout, self._pool_timeout))
         try:
@@ -288,6 +289,14 @@ def _as_ptb_errors() -> Iterator[None]:
 
 #: Bytes of a downloaded file read and written at a time.
 DOWNLOAD_CHUNK = 256 * 1024
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
+    """aiohttp's time-outs of a call (one object for each pair: the calls share it).
+    Its ``connect`` is None: the pool's wait is ours (``pool_timeout``), the
+    connection's is ``sock_connect``."""
+    return aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect, sock_read=read)
 
 
 def _seconds(value: ODVInput, default: float | None) -> float | None:
