@@ -50,6 +50,13 @@ DEFAULTS = Defaults(
 )
 
 
+#: The defaults' link preview options as the Bot API's JSON, written once: a reply sends
+#: it as it is (PTB would write the ``LinkPreviewOptions`` out again for every call).
+_NO_PREVIEW: dict[str, Any] = (
+    DEFAULTS.link_preview_options.to_dict() if DEFAULTS.link_preview_options else {}
+)
+
+
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
     """``markup.to_dict()``, faster for the buttons a score card has: a button with
     ``callback_data`` has no other field, so it is written directly (PTB's generic
@@ -75,14 +82,15 @@ async def send_reply(
 ) -> None:
     """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (``reply_markup``
     also as the Bot API's JSON): HTML without a link preview (the bot's defaults),
-    quoting the message outside private chats, in its forum topic. The markup goes as
-    the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`, not PTB's generic
-    ``to_dict``). The rate limiter and its retries apply as to every call."""
-    api_kwargs: dict[str, Any] | None = None
+    quoting the message outside private chats, in its forum topic. The markup and the
+    link preview options go as the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`
+    and :data:`_NO_PREVIEW`, not PTB's generic ``to_dict``). The rate limiter and its
+    retries apply as to every call."""
+    api_kwargs: dict[str, Any] = {"link_preview_options": _NO_PREVIEW}
     if reply_markup is not None:
         if isinstance(reply_markup, InlineKeyboardMarkup):
             reply_markup = markup_json(reply_markup)
-        api_kwargs = {"reply_markup": reply_markup}
+        api_kwargs["reply_markup"] = reply_markup
     await bot.send_message(
         chat_id=to.chat_id,
         text=text,
