@@ -15,6 +15,7 @@ data, written as httpx writes it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import os
@@ -49,6 +50,13 @@ DEFAULTS = Defaults(
 )
 
 
+#: The defaults' link preview options as the Bot API's JSON, written once: a reply sends
+#: it as it is (PTB would write the ``LinkPreviewOptions`` out again for every call).
+_NO_PREVIEW: dict[str, Any] = (
+    DEFAULTS.link_preview_options.to_dict() if DEFAULTS.link_preview_options else {}
+)
+
+
 def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
     """``markup.to_dict()``, faster for the buttons a score card has: a button with
     ``callback_data`` has no other field, so it is written directly (PTB's generic
@@ -74,14 +82,15 @@ async def send_reply(
 ) -> None:
     """What ``to.reply_text(text, reply_markup=reply_markup)`` sends (``reply_markup``
     also as the Bot API's JSON): HTML without a link preview (the bot's defaults),
-    quoting the message outside private chats, in its forum topic. The markup goes as
-    the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`, not PTB's generic
-    ``to_dict``). The rate limiter and its retries apply as to every call."""
-    api_kwargs: dict[str, Any] | None = None
+    quoting the message outside private chats, in its forum topic. The markup and the
+    link preview options go as the Bot API's JSON in ``api_kwargs`` (:func:`markup_json`
+    and :data:`_NO_PREVIEW`, not PTB's generic ``to_dict``). The rate limiter and its
+    retries apply as to every call."""
+    api_kwargs: dict[str, Any] = {"link_preview_options": _NO_PREVIEW}
     if reply_markup is not None:
         if isinstance(reply_markup, InlineKeyboardMarkup):
             reply_markup = markup_json(reply_markup)
-        api_kwargs = {"reply_markup": reply_markup}
+        api_kwargs["reply_markup"] = reply_markup
     await bot.send_message(
         chat_id=to.chat_id,
         text=text,
@@ -151,6 +160,8 @@ class AiohttpRequest(BaseRequest):
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(limit=self._limit),
                 headers={"User-Agent": self.USER_AGENT},
+                # the Bot API sets no cookies: none are kept, none looked up per call
+                cookie_jar=aiohttp.DummyCookieJar(),
             )
 
     async def shutdown(self) -> None:
@@ -171,11 +182,9 @@ class AiohttpRequest(BaseRequest):
         session = self._open_session()
         files = request_data is not None and request_data.contains_files
         write = _seconds(write_timeout, self._media_write_timeout if files else self._write_timeout)
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            connect=None,  # the pool's wait is ours (pool_timeout), the connection's below
-            sock_connect=_seconds(connect_timeout, self._connect_timeout),
-            sock_read=_seconds(read_timeout, self._read_timeout),
+        timeout = _timeout(
+            _seconds(connect_timeout, self._connect_timeout),
+            _seconds(read_timeout, self._read_timeout),
         )
         await self._take_place(_seconds(pool_timeout, self._pool_timeout))
         try:
@@ -288,6 +297,14 @@ def _as_ptb_errors() -> Iterator[None]:
 
 #: Bytes of a downloaded file read and written at a time.
 DOWNLOAD_CHUNK = 256 * 1024
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(connect: float | None, read: float | None) -> aiohttp.ClientTimeout:
+    """aiohttp's time-outs of a call (one object for each pair: the calls share it).
+    Its ``connect`` is None: the pool's wait is ours (``pool_timeout``), the
+    connection's is ``sock_connect``."""
+    return aiohttp.ClientTimeout(total=None, connect=None, sock_connect=connect, sock_read=read)
 
 
 def _seconds(value: ODVInput, default: float | None) -> float | None:
