@@ -13,11 +13,12 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import openai
+from typing import TYPE_CHECKING, Any
 
 from .providers import ModelSpec, Provider, ProviderError, Providers
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger("benchboard.runs")
 
@@ -63,6 +64,10 @@ class ProviderClient:
 
     def _open(self) -> openai.AsyncOpenAI:
         if self._client is None:
+            # the SDK is imported with the first call: it is most of the bot's start-up
+            # time, and a bot that never runs a model never needs it
+            import openai
+
             # retries are ours (Retry-After honoured, bounded concurrency released while
             # waiting); the SDK's own are off
             self._client = openai.AsyncOpenAI(
@@ -87,6 +92,8 @@ class ProviderClient:
         self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any]
     ) -> Answer:
         """One call, tried again as the module says; ProviderError when it cannot be made."""
+        import openai  # (imported by _open)
+
         client = self._open()
         request: dict[str, Any] = {"model": model.name, "messages": list(messages), **options}
         started = time.monotonic()
