@@ -11,8 +11,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from scoring import registry
+from scoring import Benchmark, Result, registry
 from storage import Submission, web_rows
+from storage.web_rows import RowInfo
 
 from ..render.card_views import ResultCardView
 from ..render.webviews import MyResult, MyResults, WebResult
@@ -21,14 +22,23 @@ from .errors import UserError
 from .services import Services
 
 
-async def result(services: Services, token: str, bot_username: str | None) -> WebResult:
-    """One published result by its token; hidden, withdrawn and unknown: UserError."""
+async def _published(
+    services: Services, token: str
+) -> tuple[Submission, Benchmark, Result, RowInfo | None]:
+    """The published result behind ``token``: the submission, its benchmark, its result
+    and its row's details; hidden, withdrawn and unknown: UserError."""
     sub = await links.open_result(services, token)
     if sub is None:
         raise UserError("web_not_found")
     benchmark = registry.get(sub.benchmark)
     found = benchmark.result_from_record(sub.record)
     info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
+    return sub, benchmark, found, info
+
+
+async def result(services: Services, token: str, bot_username: str | None) -> WebResult:
+    """One published result by its token; hidden, withdrawn and unknown: UserError."""
+    sub, benchmark, found, info = await _published(services, token)
     return WebResult(
         token=token,
         benchmark=benchmark.name,
@@ -80,12 +90,7 @@ async def result_record(services: Services, token: str, base: str) -> dict[str, 
     """The published result behind ``token`` as ``/r/<token>.json`` gives it (before
     its signature: ``bot.core.signing``); hidden, withdrawn and unknown: UserError.
     ``base``: the server's public address (the record says where it came from)."""
-    sub = await links.open_result(services, token)
-    if sub is None:
-        raise UserError("web_not_found")
-    benchmark = registry.get(sub.benchmark)
-    found = benchmark.result_from_record(sub.record)
-    info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
+    sub, benchmark, found, info = await _published(services, token)
     breakdown = found.to_json()
     breakdown.pop("invalid_lines", None)  # their count stays; the page lists them
     se = intervals.result_se(benchmark, found)
