@@ -9,7 +9,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -142,13 +142,41 @@ def _say(note: str) -> None:
         print(note, file=sys.stderr, flush=True)
 
 
+def _json_lines(value: Any) -> Iterator[str]:
+    """``value`` as JSON indented by two spaces, except that a list of plain values
+    (a result's line numbers, question ids) takes one line. Such lists and every plain
+    value are written by the json module's C encoder, which ``indent`` would forgo for
+    its Python one: on a result with thousands of hinted lines that took longer than
+    reading the key."""
+    import json
+
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+    def lines(value: Any, pad: str) -> Iterator[str]:
+        inner = pad + "  "
+        if isinstance(value, dict) and value:
+            yield "{"
+            for i, (name, item) in enumerate(value.items()):
+                yield f"{',' if i else ''}\n{inner}{dumps(str(name))}: "
+                yield from lines(item, inner)
+            yield f"\n{pad}}}"
+        elif isinstance(value, list | tuple) and any(
+            isinstance(item, dict | list | tuple) for item in value
+        ):
+            yield "["
+            for i, item in enumerate(value):
+                yield f"{',' if i else ''}\n{inner}"
+                yield from lines(item, inner)
+            yield f"\n{pad}]"
+        else:
+            yield dumps(value)
+
+    return lines(value, "")
+
+
 def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
     if as_json:
-        import json
-
-        # streamed: an invalid line can be 20 MB long, its JSON is not built whole
-        encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
-        sys.stdout.writelines(encoder.iterencode(result.to_json()))
+        sys.stdout.writelines(_json_lines(result.to_json()))
         sys.stdout.write("\n")
     else:
         from .render.format import render_result

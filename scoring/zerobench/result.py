@@ -182,7 +182,7 @@ def _share(field: Field, fraction: float | None, count: float, total: int) -> Sh
 
 #: The parts of a result computed after its ranking figures: both splits (with their
 #: lenient figures) and the hints.
-Later = Callable[[], tuple[SplitResult, SplitResult, tuple[Hint, ...]]]
+Later = Callable[[], tuple[Hint, ...]]
 
 _FIELDS = (
     "k",
@@ -200,21 +200,18 @@ _FIELDS = (
 
 
 class ZeroBenchResult:
-    """The breakdown; read-only. The scorer hands over the ranking figures at once and
-    the lenient re-check and the hints as ``later``: they are worked out the first time
-    ``main``, ``sub`` or ``hints`` is read (``primary`` never needs them)."""
+    """The breakdown; read-only. The scorer hands over the figures at once and the hints
+    as ``later``: they are worked out the first time ``hints`` is read."""
 
     __slots__ = (
         "_hints",
         "_later",
-        "_main",
-        "_sub",
-        *(f for f in _FIELDS if f not in {"main", "sub", "hints"}),
+        *(f for f in _FIELDS if f != "hints"),
     )
 
     k: int
-    _main: SplitResult
-    _sub: SplitResult
+    main: SplitResult
+    sub: SplitResult
     _hints: tuple[Hint, ...]
     _later: Later | None
     submission_format: str
@@ -244,8 +241,8 @@ class ZeroBenchResult:
         init = object.__setattr__
         for name, value in (
             ("k", k),
-            ("_main", main),
-            ("_sub", sub),
+            ("main", main),
+            ("sub", sub),
             ("submission_format", submission_format),
             ("invalid_lines", invalid_lines),
             ("invalid_line_count", invalid_line_count),
@@ -258,29 +255,12 @@ class ZeroBenchResult:
         ):
             init(self, name, value)
 
-    def _finish(self) -> None:
-        later = self._later
-        if later is not None:
-            main, sub, hints = later()
-            init = object.__setattr__
-            init(self, "_main", main)
-            init(self, "_sub", sub)
-            init(self, "_hints", hints)
-            init(self, "_later", None)
-
-    @property
-    def main(self) -> SplitResult:
-        self._finish()
-        return self._main
-
-    @property
-    def sub(self) -> SplitResult:
-        self._finish()
-        return self._sub
-
     @property
     def hints(self) -> tuple[Hint, ...]:
-        self._finish()
+        later = self._later
+        if later is not None:
+            object.__setattr__(self, "_hints", later())
+            object.__setattr__(self, "_later", None)
         return self._hints
 
     def _values(self) -> tuple[Any, ...]:
@@ -309,13 +289,12 @@ class ZeroBenchResult:
     @property
     def primary_split(self) -> str:
         """The split that ranks: main, unless the key has no main questions."""
-        main, sub = self._main, self._sub  # their question counts are known at once
-        return MAIN_SPLIT if main.questions or not sub.questions else SUB_SPLIT
+        return MAIN_SPLIT if self.main.questions or not self.sub.questions else SUB_SPLIT
 
     @property
     def primary(self) -> float:
         """Official pass@1 (a fraction in [0, 1]) over :attr:`primary_split`."""
-        split = self._main if self.primary_split == MAIN_SPLIT else self._sub
+        split = self.main if self.primary_split == MAIN_SPLIT else self.sub
         return split.official.pass_at_1 or 0.0
 
     @property

@@ -6,7 +6,7 @@ import gc
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -200,27 +200,24 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     for question in questions.values():
         question.answers = []  # in the fingerprint now
 
-    official_main = _split_result(MAIN_SPLIT, key, questions, k)
-    official_sub = _split_result(SUB_SPLIT, key, questions, k)
+    beyond: list[str] = []  # questions with more than k attempts
+    main = _split_result(MAIN_SPLIT, key, questions, k, beyond)
+    sub = _split_result(SUB_SPLIT, key, questions, k, beyond)
 
-    def later() -> tuple[SplitResult, SplitResult, tuple[Hint, ...]]:
-        """The lenient figures and the hints: read only when shown."""
+    def later() -> tuple[Hint, ...]:
+        """The hints: worked out only when shown."""
         for qid, line, response, found in closer:
             _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
-        closer.clear()
         for code, lines in hinted.items():
             if lines:
                 notes.extend(code, lines)
-        hinted.clear()
-        main = _with_lenient(official_main, key, questions, k)
-        sub = _with_lenient(official_sub, key, questions, k)
-        _question_notes(notes, main, sub, questions, k)
-        return main, sub, build_hints(notes, k, main)
+        _question_notes(notes, main, sub, beyond)
+        return build_hints(notes, k, main)
 
     return ZeroBenchResult(
         k=k,
-        main=official_main,
-        sub=official_sub,
+        main=main,
+        sub=sub,
         submission_format=submission.fmt,
         invalid_lines=tuple(submission.invalid),
         invalid_line_count=submission.invalid_count,
@@ -228,7 +225,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
         unknown_id_count=len(unknown),
         hints=(),
         fingerprint=fingerprint,
-        later=later,
+        later=lambda: _gc_paused(later),
     )
 
 
@@ -314,42 +311,51 @@ def _explain_wrong(
             return
 
 
-def _split_result(split: str, key: ZeroKey, questions: dict[str, _Question], k: int) -> SplitResult:
-    """One split's official figures (the lenient figures a copy of them, never shown:
-    :func:`_with_lenient` puts the re-check's beside them; see ZeroBenchResult's
-    ``later``)."""
+def _split_result(
+    split: str, key: ZeroKey, questions: dict[str, _Question], k: int, beyond: list[str]
+) -> SplitResult:
+    """One split's figures, official and lenient; its questions with more than ``k``
+    attempts are added to ``beyond``."""
     ids = key.split(split)
     attempts = scored = 0
     unattempted: list[str] = []
     fewer: list[str] = []
     # Exact sums: sum of correct/n over questions == sum over n of (correct with n) / n.
     official_by_n: dict[int, int] = {}
+    lenient_by_n: dict[int, int] = {}
     official = [0, 0, 0]  # correct attempts, pass@k, k/k
+    lenient = [0, 0, 0]
     for qid in ids:
         question = questions.get(qid)
         if question is None:
             unattempted.append(qid)
             continue
-        n = min(question.attempts, k)
-        attempts += question.attempts
-        scored += n
-        if n < k:
+        n = question.attempts
+        attempts += n
+        if n > k:
+            beyond.append(qid)
+            n = k
+        elif n < k:
             fewer.append(qid)
+        scored += n
         correct = question.correct
         official_by_n[n] = official_by_n.get(n, 0) + correct
         official[0] += correct
         official[1] += correct > 0
         official[2] += correct == k
+        correct = question.lenient
+        lenient_by_n[n] = lenient_by_n.get(n, 0) + correct
+        lenient[0] += correct
+        lenient[1] += correct > 0
+        lenient[2] += correct == k
     total = len(ids)
-
-    official_figures = _figures(official, official_by_n, total)
     return SplitResult(
         split=split,
         questions=total,
         attempts=attempts,
         attempts_scored=scored,
-        official=official_figures,
-        lenient=official_figures,
+        official=_figures(official, official_by_n, total),
+        lenient=_figures(lenient, lenient_by_n, total),
         unattempted=_sorted_ids(unattempted),
         fewer_than_k=_sorted_ids(fewer),
     )
@@ -362,37 +368,11 @@ def _figures(tally: list[int], by_n: dict[int, int], total: int) -> Figures:
     return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
 
 
-def _with_lenient(
-    split: SplitResult, key: ZeroKey, questions: dict[str, _Question], k: int
-) -> SplitResult:
-    """``split`` (its official figures, from :func:`_split_result`) with the lenient
-    figures beside them, once the re-check has counted them."""
-    by_n: dict[int, int] = {}
-    tally = [0, 0, 0]
-    for qid in key.split(split.split):
-        question = questions.get(qid)
-        if question is None:
-            continue
-        n = min(question.attempts, k)
-        correct = question.lenient
-        by_n[n] = by_n.get(n, 0) + correct
-        tally[0] += correct
-        tally[1] += correct > 0
-        tally[2] += correct == k
-    return replace(split, lenient=_figures(tally, by_n, split.questions))
-
-
-def _question_notes(
-    notes: Notes,
-    main: SplitResult,
-    sub: SplitResult,
-    questions: dict[str, _Question],
-    k: int,
-) -> None:
+def _question_notes(notes: Notes, main: SplitResult, sub: SplitResult, beyond: list[str]) -> None:
     for split in (main, sub):
         for qid in split.fewer_than_k:
             notes.add("fewer_than_k", qid)
-    for qid in _sorted_ids(q for q, question in questions.items() if question.attempts > k):
+    for qid in _sorted_ids(beyond):
         notes.add("more_than_k", qid)
     if main.questions and not main.attempts and sub.attempts:
         notes.add("no_main_attempts", main.questions)
