@@ -23,8 +23,6 @@ from ..base import (
     counted_points,
 )
 from ..errors import OptionError, ScoringError
-from ..runs import RunMaterials, RunPlan
-from . import runs
 from .dataset import (
     CREDIT,
     DATASET,
@@ -32,6 +30,8 @@ from .dataset import (
     KEY_FILE,
     NAME,
     PROMPT_SUFFIX,
+    QUESTIONS_FILE,
+    RUN_VERSION,
     SCORER_VERSION,
     SOURCE,
     SPLITS,
@@ -50,6 +50,9 @@ from .result import (
 )
 from .scorer import k_option, score
 from .submission import read_submission, recognises
+
+if TYPE_CHECKING:
+    from ..runs import RunMaterials, RunPlan
 
 #: The message id of each hint code (``scoring.zerobench.hints``); its own, as its
 #: ``trailing_period`` is not PrimeBench's.
@@ -96,9 +99,9 @@ class ZeroBench:
     recognise_order = 0
     web_columns: tuple[WebColumn, ...] = WEB_COLUMNS
     web_paths: tuple[str, ...] = WEB_PATHS
-    run_version = runs.RUN_VERSION
+    run_version = RUN_VERSION
     #: the question set with its images (not part of the key; see :mod:`.runs`)
-    run_questions_file: str | None = runs.QUESTIONS_FILE
+    run_questions_file: str | None = QUESTIONS_FILE
     challenge: ChallengeSpec | None = None
     board_aggregate = BEST
     license = ""
@@ -209,10 +212,16 @@ class ZeroBench:
     def key_for(self, options: Mapping[str, Any], default: Any) -> tuple[Any, dict[str, Any]]:
         return default, dict(options)
 
+    # .runs (and scoring.runs) is imported by the methods that run a model: scoring a
+    # file needs neither
     def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+        from . import runs
+
         return runs.run_plan(materials, attempts)
 
     def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+        from . import runs
+
         return runs.run_output(plan, answers)
 
 

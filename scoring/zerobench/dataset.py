@@ -33,3 +33,9 @@ PROMPT_SUFFIX = (
     "\n\n\nLet's think step by step and give the final answer in curly braces, "
     "like this: {final answer}"
 )
+
+#: Where a run finds the question set, relative to the data folder.
+QUESTIONS_FILE = "zerobench/questions.jsonl"
+#: The version of what a run sends: each question's text + the official suffix, then
+#: its images, as one user message.
+RUN_VERSION = "zerobench-run-1"

@@ -7,7 +7,6 @@ wrong, or what in the file could not be read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import Hint
@@ -17,13 +16,15 @@ from .result import SplitResult
 HINT_ITEMS = 1000
 
 
-@dataclass(slots=True)
 class Notes:
     """Hints gathered while reading and scoring: code → lines (or ids), count, example."""
 
-    items: dict[str, list[Any]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-    examples: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    __slots__ = ("counts", "examples", "items")
+
+    def __init__(self) -> None:
+        self.items: dict[str, list[Any]] = {}
+        self.counts: dict[str, int] = {}
+        self.examples: dict[str, tuple[str, ...]] = {}
 
     def add(self, code: str, item: Any, example: tuple[str, ...] = ()) -> None:
         kept = self.items.setdefault(code, [])

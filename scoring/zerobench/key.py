@@ -6,7 +6,6 @@ import csv
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..base import KeyCheck
@@ -16,13 +15,24 @@ from .dataset import MAIN_SPLIT, OFFICIAL_QUESTIONS, SPLITS, SUB_SPLIT, TITLE
 from .reading import csv_reader, json_pairs, key_text, line_of_last
 
 
-@dataclass(frozen=True, slots=True)
 class ZeroKey:
-    """The answer key: question id → ground-truth answer (exact text), per split."""
+    """The answer key: question id → ground-truth answer (exact text), per split.
 
-    main: Mapping[str, str]
-    sub: Mapping[str, str]
-    sha256: str = ""
+    A plain class, like the rest of the scorer's values (see scoring.base): importing
+    ``dataclasses`` would be a good part of the start-up of ``benchboard score``."""
+
+    __slots__ = ("main", "sha256", "sub")
+
+    def __init__(self, main: Mapping[str, str], sub: Mapping[str, str], sha256: str = "") -> None:
+        self.main, self.sub, self.sha256 = main, sub, sha256
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ZeroKey):
+            return NotImplemented
+        return (self.main, self.sub, self.sha256) == (other.main, other.sub, other.sha256)
+
+    def __repr__(self) -> str:
+        return f"ZeroKey({len(self.main)} main, {len(self.sub)} sub, sha256={self.sha256!r})"
 
     def __len__(self) -> int:
         return len(self.main) + len(self.sub)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..base import (
     COUNT,
@@ -31,8 +30,7 @@ def _fraction(count: float, total: int) -> float | None:
     return count / total if total else None
 
 
-@dataclass(frozen=True, slots=True)
-class Figures:
+class Figures(NamedTuple):
     """pass@1, pass@k and k/k reliability over one split, under one rule."""
 
     correct_attempts: int
@@ -80,8 +78,7 @@ class Figures:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class SplitResult:
+class SplitResult(NamedTuple):
     """One split of the key: how many questions, attempts, and the figures."""
 
     split: str
@@ -200,13 +197,15 @@ _FIELDS = (
 
 
 class ZeroBenchResult:
-    """The breakdown; read-only. The scorer hands over the figures at once and the hints
-    as ``later``: they are worked out the first time ``hints`` is read."""
+    """The breakdown; read-only. The scorer hands over the figures at once, the hints
+    as ``later`` and the fingerprint as a function: each is worked out the first time
+    it is read (scoring a file offline reads no fingerprint)."""
 
     __slots__ = (
+        "_fingerprint",
         "_hints",
         "_later",
-        *(f for f in _FIELDS if f != "hints"),
+        *(f for f in _FIELDS if f not in {"hints", "fingerprint"}),
     )
 
     k: int
@@ -219,7 +218,7 @@ class ZeroBenchResult:
     invalid_line_count: int
     unknown_ids: tuple[str, ...]
     unknown_id_count: int
-    fingerprint: str
+    _fingerprint: str | Callable[[], str]
     benchmark: str
 
     def __init__(
@@ -233,7 +232,7 @@ class ZeroBenchResult:
         unknown_ids: tuple[str, ...],
         unknown_id_count: int,
         hints: tuple[Hint, ...],
-        fingerprint: str,
+        fingerprint: str | Callable[[], str],
         benchmark: str = NAME,
         *,
         later: Later | None = None,
@@ -249,7 +248,7 @@ class ZeroBenchResult:
             ("unknown_ids", unknown_ids),
             ("unknown_id_count", unknown_id_count),
             ("_hints", hints),
-            ("fingerprint", fingerprint),
+            ("_fingerprint", fingerprint),
             ("benchmark", benchmark),
             ("_later", later),
         ):
@@ -262,6 +261,14 @@ class ZeroBenchResult:
             object.__setattr__(self, "_hints", later())
             object.__setattr__(self, "_later", None)
         return self._hints
+
+    @property
+    def fingerprint(self) -> str:
+        value = self._fingerprint
+        if not isinstance(value, str):
+            value = value()
+            object.__setattr__(self, "_fingerprint", value)
+        return value
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in _FIELDS)

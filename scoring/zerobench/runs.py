@@ -23,13 +23,7 @@ from ..runs import (
     RunRefused,
     questions_text,
 )
-from .dataset import PROMPT_SUFFIX, TITLE
-
-#: Where a run finds the question set, relative to the data folder.
-QUESTIONS_FILE = "zerobench/questions.jsonl"
-#: The version of what a run sends: each question's text + the official suffix, then
-#: its images, as one user message.
-RUN_VERSION = "zerobench-run-1"
+from .dataset import PROMPT_SUFFIX, QUESTIONS_FILE, RUN_VERSION, TITLE
 
 
 class Question:

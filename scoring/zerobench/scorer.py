@@ -6,7 +6,6 @@ import gc
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
@@ -63,14 +62,17 @@ def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(ids, key=_natural))
 
 
-@dataclass(slots=True)
 class _Question:
-    split: str
-    attempts: int = 0
-    correct: int = 0
-    lenient: int = 0
-    #: the officially extracted answer of every attempt, in order (for the fingerprint)
-    answers: list[str] = field(default_factory=list)
+    """One question's attempts as they are read: how many, how many correct (official
+    and lenient), and the officially extracted answer of each, in order (for the
+    fingerprint)."""
+
+    __slots__ = ("answers", "attempts", "correct", "lenient", "split")
+
+    def __init__(self, split: str) -> None:
+        self.split = split
+        self.attempts = self.correct = self.lenient = 0
+        self.answers: list[str] = []
 
 
 def score(text: str, key: ZeroKey, *, k: int = DEFAULT_K) -> ZeroBenchResult:
@@ -196,10 +198,6 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     for qid, claimed, line in submission.claims:
         if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
-    fingerprint = _fingerprint({qid: q.answers for qid, q in questions.items()})
-    for question in questions.values():
-        question.answers = []  # in the fingerprint now
-
     beyond: list[str] = []  # questions with more than k attempts
     main = _split_result(MAIN_SPLIT, key, questions, k, beyond)
     sub = _split_result(SUB_SPLIT, key, questions, k, beyond)
@@ -213,6 +211,10 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
                 notes.extend(code, lines)
         _question_notes(notes, main, sub, beyond)
         return build_hints(notes, k, main)
+
+    def fingerprint() -> str:
+        """Worked out only when read (what is stored with a result, not what is shown)."""
+        return _fingerprint({qid: q.answers for qid, q in questions.items()})
 
     return ZeroBenchResult(
         k=k,

@@ -11,7 +11,6 @@ import json
 import json.scanner
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..base import MAX_REPORTED_INVALID_LINES, InvalidLine
@@ -32,16 +31,20 @@ from .reading import (
 FORMATS = ("jsonl", "json", "csv", "official_csv", "empty", "unknown")
 
 
-@dataclass(slots=True)
 class Submission:
-    fmt: str = "empty"
-    #: (question id, response, line) in file order
-    attempts: list[tuple[str, str, int]] = field(default_factory=list)
-    invalid: list[InvalidLine] = field(default_factory=list)
-    invalid_count: int = 0
-    notes: Notes = field(default_factory=Notes)
-    #: (question id, the file's own Correct? value, line) from the official CSV
-    claims: list[tuple[str, bool, int]] = field(default_factory=list)
+    """A submission as read: its format, attempts, invalid lines and notes."""
+
+    __slots__ = ("attempts", "claims", "fmt", "invalid", "invalid_count", "notes")
+
+    def __init__(self) -> None:
+        self.fmt = "empty"
+        #: (question id, response, line) in file order
+        self.attempts: list[tuple[str, str, int]] = []
+        self.invalid: list[InvalidLine] = []
+        self.invalid_count = 0
+        self.notes = Notes()
+        #: (question id, the file's own Correct? value, line) from the official CSV
+        self.claims: list[tuple[str, bool, int]] = []
 
     def bad(self, line: int, text: str) -> None:
         self.invalid_count += 1
