@@ -269,6 +269,11 @@ def _detected(args: argparse.Namespace, load: Load) -> tuple[Benchmark, str, str
 
 
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
+    # One file scored, printed, and the process ends: what it makes lives to the end and
+    # holds no cycles, so the cyclic collector would only walk it again and again (after
+    # a 100,000-response file, its first pass over what scoring kept took longer than
+    # printing the result).
+    gc.disable()
     text: str | None = None
     note = ""
     if args.benchmark is None:
