@@ -177,8 +177,7 @@ def _share(field: Field, fraction: float | None, count: float, total: int) -> Sh
     return Shown(field, fraction, None if fraction is None else (count, total))
 
 
-#: The parts of a result computed after its ranking figures: both splits (with their
-#: lenient figures) and the hints.
+#: What a result's hints are made from when first read (see ZeroBenchResult).
 Later = Callable[[], tuple[Hint, ...]]
 
 _FIELDS = (
@@ -197,22 +196,20 @@ _FIELDS = (
 
 
 class ZeroBenchResult:
-    """The breakdown; read-only. The scorer hands over the figures at once, the hints
-    as ``later`` and the fingerprint as a function: each is worked out the first time
-    it is read (scoring a file offline reads no fingerprint)."""
+    """The breakdown; read-only. The scorer hands over the figures at once, and the
+    hints and the fingerprint as functions: each is worked out the first time it is
+    read (scoring a file offline reads no fingerprint)."""
 
     __slots__ = (
         "_fingerprint",
         "_hints",
-        "_later",
         *(f for f in _FIELDS if f not in {"hints", "fingerprint"}),
     )
 
     k: int
     main: SplitResult
     sub: SplitResult
-    _hints: tuple[Hint, ...]
-    _later: Later | None
+    _hints: tuple[Hint, ...] | Later
     submission_format: str
     invalid_lines: tuple[InvalidLine, ...]
     invalid_line_count: int
@@ -231,11 +228,9 @@ class ZeroBenchResult:
         invalid_line_count: int,
         unknown_ids: tuple[str, ...],
         unknown_id_count: int,
-        hints: tuple[Hint, ...],
+        hints: tuple[Hint, ...] | Later,
         fingerprint: str | Callable[[], str],
         benchmark: str = NAME,
-        *,
-        later: Later | None = None,
     ) -> None:
         init = object.__setattr__
         for name, value in (
@@ -250,17 +245,16 @@ class ZeroBenchResult:
             ("_hints", hints),
             ("_fingerprint", fingerprint),
             ("benchmark", benchmark),
-            ("_later", later),
         ):
             init(self, name, value)
 
     @property
     def hints(self) -> tuple[Hint, ...]:
-        later = self._later
-        if later is not None:
-            object.__setattr__(self, "_hints", later())
-            object.__setattr__(self, "_later", None)
-        return self._hints
+        value = self._hints
+        if not isinstance(value, tuple):
+            value = value()
+            object.__setattr__(self, "_hints", value)
+        return value
 
     @property
     def fingerprint(self) -> str:

@@ -202,7 +202,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     main = _split_result(MAIN_SPLIT, key, questions, k, beyond)
     sub = _split_result(SUB_SPLIT, key, questions, k, beyond)
 
-    def later() -> tuple[Hint, ...]:
+    def hints() -> tuple[Hint, ...]:
         """The hints: worked out only when shown."""
         for qid, line, response, found in closer:
             _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
@@ -225,9 +225,8 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
         invalid_line_count=submission.invalid_count,
         unknown_ids=_sorted_ids(unknown)[:HINT_ITEMS],
         unknown_id_count=len(unknown),
-        hints=(),
+        hints=lambda: _gc_paused(hints),
         fingerprint=fingerprint,
-        later=lambda: _gc_paused(later),
     )
 
 

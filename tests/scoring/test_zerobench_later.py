@@ -1,4 +1,5 @@
-"""ZeroBench: the ranking figures at once, the lenient re-check and hints on first read."""
+"""ZeroBench: the figures (official and lenient) at once, the hints and the fingerprint on
+first read."""
 
 from __future__ import annotations
 
