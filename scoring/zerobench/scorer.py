@@ -284,17 +284,11 @@ def _explain_wrong(
     gt_norm: str,
     gt_slen: int,
 ) -> None:
-    """Hints for an attempt the official check counts wrong (never changes the score),
-    its line added to ``hinted``. ``response``: as sent; ``found``: how many ``{...}``
-    matches the official rule saw (0: no answer read)."""
+    """The closer hints (nested or earlier braces) for an attempt the official check
+    counts wrong (never changes the score), its line added to ``hinted``. ``response``:
+    as sent; ``found``: how many ``{...}`` matches the official rule saw, at least one
+    (an attempt with none is hinted as :func:`_score` reads it)."""
     formatted = response.strip().lower()  # as the official rule reads it
-    if not found:
-        opening = formatted.find("{")
-        if opening >= 0 and formatted.find("}", opening) > 0:
-            hinted["braces_across_lines"].append(line)
-        else:
-            hinted["no_braces"].append(line)
-        return
     # Cheap test first: some "{" opens no match of its own (it sits inside one).
     nested = nested_group(formatted) if formatted.count("{") > found else None
     if nested is not None:

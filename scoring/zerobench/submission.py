@@ -207,12 +207,6 @@ def _jsonl_line(sub: Submission, line: str, number: int) -> list[tuple[str, str,
         sub.bad(number, line)
         return []
     if type(record) is dict:
-        qid = record.get("question_id")
-        response = record.get("response")
-        if type(qid) is str and type(response) is str and "responses" not in record:
-            qid = qid.strip()
-            if qid and (qid.isascii() or encodable(qid)):
-                return [(qid, response, number)]
         attempts = _record_attempts(sub, record, number)
         if attempts is not None:
             return attempts
