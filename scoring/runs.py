@@ -15,25 +15,14 @@ stored run names the exact text it sent.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import ScoringError
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 #: :attr:`RunRefused.code` of a run asked for more attempts than the benchmark makes.
 BAD_ATTEMPTS = "bad_attempts"
 #: :attr:`RunRefused.code` of a challenge's run without a target.
 TARGET_MISSING = "target_missing"
-
-
-def _base64() -> ModuleType:
-    """The base64 module, imported when an image is first read or written: scoring a
-    file needs none."""
-    import base64
-
-    return base64
 
 
 class RunRefused(ScoringError):
@@ -51,17 +40,23 @@ class Image(NamedTuple):
     media_type: str
     data: bytes
 
+    # base64 is imported by the methods that read or write an image: scoring a file
+    # needs none
     def data_url(self) -> str:
-        return f"data:{self.media_type};base64,{_base64().b64encode(self.data).decode('ascii')}"
+        import base64
+
+        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
     @classmethod
     def from_data_url(cls, url: str) -> Image:
         """An image from a ``data:`` URL (``data:image/png;base64,...``)."""
+        import base64
+
         head, sep, payload = url.partition(",")
         if not (sep and head.startswith("data:image/") and head.endswith(";base64")):
             raise RunRefused("an image must be a data:image/...;base64 URL", code="bad_image")
         try:
-            data = _base64().b64decode(payload, validate=True)
+            data = base64.b64decode(payload, validate=True)
         except ValueError:  # binascii.Error is a ValueError
             raise RunRefused("an image is not valid base64", code="bad_image") from None
         return cls(head[len("data:") : -len(";base64")], data)
