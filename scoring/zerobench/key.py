@@ -17,19 +17,35 @@ from .reading import csv_reader, json_pairs, key_text, line_of_last
 
 class ZeroKey:
     """The answer key: question id → ground-truth answer (exact text), per split.
+    Read-only; two keys are equal when their answers and checksums are.
 
     A plain class, like the rest of the scorer's values (see scoring.base): importing
     ``dataclasses`` would be a good part of the start-up of ``benchboard score``."""
 
     __slots__ = ("main", "sha256", "sub")
 
+    main: Mapping[str, str]
+    sub: Mapping[str, str]
+    sha256: str
+
     def __init__(self, main: Mapping[str, str], sub: Mapping[str, str], sha256: str = "") -> None:
-        self.main, self.sub, self.sha256 = main, sub, sha256
+        init = object.__setattr__
+        init(self, "main", main)
+        init(self, "sub", sub)
+        init(self, "sha256", sha256)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a ZeroKey is read-only: cannot set {name}")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ZeroKey):
             return NotImplemented
         return (self.main, self.sub, self.sha256) == (other.main, other.sub, other.sha256)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ZeroKey, (self.main, self.sub, self.sha256))
 
     def __repr__(self) -> str:
         return f"ZeroKey({len(self.main)} main, {len(self.sub)} sub, sha256={self.sha256!r})"

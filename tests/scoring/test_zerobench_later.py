@@ -7,6 +7,8 @@ import gc
 import json
 import pickle
 
+import pytest
+
 from scoring import registry
 from scoring import zerobench as zb
 
@@ -65,3 +67,11 @@ def test_the_garbage_collector_is_left_as_it_was() -> None:
 def test_registry_find_names_or_none() -> None:
     assert registry.find("#ZeroBench") is registry.get("zerobench")
     assert registry.find("think") is None
+
+
+def test_a_key_is_read_only_and_pickles_whole() -> None:
+    again = pickle.loads(pickle.dumps(KEY))
+    assert again == KEY and again.sha256 == KEY.sha256
+    with pytest.raises(AttributeError, match="read-only"):
+        KEY.sha256 = "0" * 64  # type: ignore[misc]
+    assert again == KEY
