@@ -1,10 +1,10 @@
-"""The SQL of released migration steps 12, 13 and 19, frozen as it was released.
+"""The SQL of released migration steps 12, 13, 19 and 22, frozen as it was released.
 
 They made the first challenge summaries (then named for the one benchmark that had a
 challenge); step 16 renames them. Their text was built by a module since made generic
 (:mod:`storage.challenge_lines`), so it is kept here verbatim: a released step must
-make the same schema forever. Never edit. Step 19 (runs) was moved here from
-:mod:`storage.migrations` as it was.
+make the same schema forever. Never edit. Steps 19 (runs) and 22 (the copy check's
+index triggers) were moved here from :mod:`storage.migrations` as they were.
 """
 
 # ruff: noqa: E501, W291
@@ -432,4 +432,41 @@ CREATE TABLE sponsorships (
     refunded_at BIGINT
 );
 CREATE INDEX sponsorships_target ON sponsorships (benchmark, target);
+"""
+
+
+#: The copy check's index written by the database itself, from what the check kept in
+#: the submission's ``extra`` (``{"trust": {"answers": ..., "bands": [...]}}``): when a
+#: submission is published (its visibility set to ``published``) and when it is held (its
+#: ``trust_flags`` row made), its answer set and band hashes go into ``trust_answers`` and
+#: ``trust_bands`` in the same statement's transaction, with no trip more than the
+#: statement that publishes or holds it. A second time changes nothing. PostgreSQL's text:
+#: ``pg_schema.STEPS`` (a PL/pgSQL function of the same rows).
+V22_SQLITE = """
+CREATE TRIGGER trust_index_published AFTER UPDATE OF visibility ON submissions
+WHEN NEW.visibility = 'published'
+    AND CASE WHEN json_valid(NEW.extra) THEN json_type(NEW.extra, '$.trust.answers') END = 'text'
+BEGIN
+    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
+    VALUES (NEW.benchmark_id, NEW.id, json_extract(NEW.extra, '$.trust.answers'))
+    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
+    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
+    SELECT DISTINCT NEW.benchmark_id, value, NEW.id, NEW.user_id
+    FROM json_each(NEW.extra, '$.trust.bands') WHERE type = 'integer'
+    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
+END;
+CREATE TRIGGER trust_index_held AFTER INSERT ON trust_flags
+BEGIN
+    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
+    SELECT s.benchmark_id, s.id, json_extract(s.extra, '$.trust.answers')
+    FROM submissions AS s WHERE s.id = NEW.submission_id
+        AND CASE WHEN json_valid(s.extra) THEN json_type(s.extra, '$.trust.answers') END = 'text'
+    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
+    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
+    SELECT DISTINCT s.benchmark_id, j.value, s.id, s.user_id
+    FROM submissions AS s,
+        json_each(CASE WHEN json_valid(s.extra) THEN s.extra END, '$.trust.bands') AS j
+    WHERE s.id = NEW.submission_id AND j.type = 'integer'
+    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
+END;
 """

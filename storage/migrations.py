@@ -406,14 +406,8 @@ CREATE TABLE shared_state (
 CREATE INDEX shared_state_expiry ON shared_state (expires_at) WHERE expires_at IS NOT NULL;
 """
 
-#: The Natory board's summary (frozen: :mod:`storage.frozen_steps`), filled from the published
-#: rows. PostgreSQL's text is built the same way for its types and JSON operators.
-_V12_NATORY_LINES = frozen_steps.V12_SQLITE
-
-#: The Natory board's day and span lines (frozen: :mod:`storage.frozen_steps`; boards over the
-#: last days), the day lines filled from the published rows; PostgreSQL's text built
-#: the same way.
-_V13_NATORY_DAYS = frozen_steps.V13_SQLITE
+# Steps 12 and 13 (the first challenge summaries), 19 (runs) and 22 (the copy check's
+# index triggers) are frozen in :mod:`storage.frozen_steps`.
 
 #: The intake as a work queue shared by several instances (:mod:`storage.intake`): an
 #: update is handled by the instance that holds its lease, ``owner`` (a name of the
@@ -581,42 +575,6 @@ UPDATE board_totals SET score_sq_sum = COALESCE(
        AND r.model_norm = board_totals.model_norm AND r.mode = board_totals.mode), 0);
 """
 
-#: The copy check's index written by the database itself, from what the check kept in
-#: the submission's ``extra`` (``{"trust": {"answers": ..., "bands": [...]}}``): when a
-#: submission is published (its visibility set to ``published``) and when it is held (its
-#: ``trust_flags`` row made), its answer set and band hashes go into ``trust_answers`` and
-#: ``trust_bands`` in the same statement's transaction, with no trip more than the
-#: statement that publishes or holds it. A second time changes nothing. PostgreSQL's text:
-#: ``pg_schema.STEPS`` (a PL/pgSQL function of the same rows).
-_V22_TRUST_INDEX = """
-CREATE TRIGGER trust_index_published AFTER UPDATE OF visibility ON submissions
-WHEN NEW.visibility = 'published'
-    AND CASE WHEN json_valid(NEW.extra) THEN json_type(NEW.extra, '$.trust.answers') END = 'text'
-BEGIN
-    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
-    VALUES (NEW.benchmark_id, NEW.id, json_extract(NEW.extra, '$.trust.answers'))
-    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
-    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
-    SELECT DISTINCT NEW.benchmark_id, value, NEW.id, NEW.user_id
-    FROM json_each(NEW.extra, '$.trust.bands') WHERE type = 'integer'
-    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
-END;
-CREATE TRIGGER trust_index_held AFTER INSERT ON trust_flags
-BEGIN
-    INSERT INTO trust_answers (benchmark_id, submission_id, answers)
-    SELECT s.benchmark_id, s.id, json_extract(s.extra, '$.trust.answers')
-    FROM submissions AS s WHERE s.id = NEW.submission_id
-        AND CASE WHEN json_valid(s.extra) THEN json_type(s.extra, '$.trust.answers') END = 'text'
-    ON CONFLICT (benchmark_id, submission_id) DO NOTHING;
-    INSERT INTO trust_bands (benchmark_id, hash, submission_id, user_id)
-    SELECT DISTINCT s.benchmark_id, j.value, s.id, s.user_id
-    FROM submissions AS s,
-        json_each(CASE WHEN json_valid(s.extra) THEN s.extra END, '$.trust.bands') AS j
-    WHERE s.id = NEW.submission_id AND j.type = 'integer'
-    ON CONFLICT (benchmark_id, hash, submission_id) DO NOTHING;
-END;
-"""
-
 #: Every step, in order. Append only.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "core: users, chats, benchmarks, keys, submissions, references", _V1_CORE),
@@ -630,9 +588,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(9, "sharing: result card theme per user, uploaded card file ids", _V9_SHARING),
     Migration(10, "boards: index of verified published rows (web filter)", _V10_VERIFIED, True),
     Migration(11, "shared state: awaited replies, job claims, send rate", _V11_SHARED_STATE, True),
-    Migration(12, "boards: natory_lines, the Natory board's summary", _V12_NATORY_LINES),
+    Migration(12, "boards: natory_lines, the Natory board's summary", frozen_steps.V12_SQLITE),
     Migration(
-        13, "boards: natory_days and natory_spans, Natory boards over days", _V13_NATORY_DAYS
+        13, "boards: natory_days and natory_spans, Natory boards over days", frozen_steps.V13_SQLITE
     ),
     Migration(
         14, "intake: leases, several instances share it as a work queue", _V14_INTAKE_LEASES, True
@@ -653,7 +611,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         True,
     ),
     Migration(21, "trust: answer sets and their bands, held results, notices", _V21_TRUST),
-    Migration(22, "trust: answer sets indexed by triggers as they are published", _V22_TRUST_INDEX),
+    Migration(
+        22,
+        "trust: answer sets indexed by triggers as they are published",
+        frozen_steps.V22_SQLITE,
+    ),
 )
 
 LATEST = MIGRATIONS[-1].version
