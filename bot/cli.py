@@ -9,7 +9,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from .cli_common import (
     fail,
     find_benchmark,
     has_database,
+    json_lines,
     read_defined,
 )
 
@@ -142,41 +143,9 @@ def _say(note: str) -> None:
         print(note, file=sys.stderr, flush=True)
 
 
-def _json_lines(value: Any) -> Iterator[str]:
-    """``value`` as JSON indented by two spaces, except that a list of plain values
-    (a result's line numbers, question ids) takes one line. Such lists and every plain
-    value are written by the json module's C encoder, which ``indent`` would forgo for
-    its Python one: on a result with thousands of hinted lines that took longer than
-    reading the key."""
-    import json
-
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
-
-    def lines(value: Any, pad: str) -> Iterator[str]:
-        inner = pad + "  "
-        if isinstance(value, dict) and value:
-            yield "{"
-            for i, (name, item) in enumerate(value.items()):
-                yield f"{',' if i else ''}\n{inner}{dumps(str(name))}: "
-                yield from lines(item, inner)
-            yield f"\n{pad}}}"
-        elif isinstance(value, list | tuple) and any(
-            isinstance(item, dict | list | tuple) for item in value
-        ):
-            yield "["
-            for i, item in enumerate(value):
-                yield f"{',' if i else ''}\n{inner}"
-                yield from lines(item, inner)
-            yield f"\n{pad}]"
-        else:
-            yield dumps(value)
-
-    return lines(value, "")
-
-
 def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> None:
     if as_json:
-        sys.stdout.writelines(_json_lines(result.to_json()))
+        sys.stdout.writelines(json_lines(result.to_json()))
         sys.stdout.write("\n")
     else:
         from .render.format import render_result

@@ -1,10 +1,11 @@
 """What the ``benchboard`` commands share (bot.cli and bot.cli_ops): bad input as one
-line and exit code 2, and the settings read when a command first asks."""
+line and exit code 2, the settings read when a command first asks, and JSON written
+for a reader."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from scoring import Benchmark
@@ -56,3 +57,35 @@ def find_benchmark(name: str, load: Load) -> Benchmark:
     if registry.find(name) is None:
         read_defined(load)
     return registry.get(name)
+
+
+def json_lines(value: Any) -> Iterator[str]:
+    """``value`` as JSON indented by two spaces, except that a list of plain values
+    (a result's line numbers, question ids) takes one line. Such lists and every plain
+    value are written by the json module's C encoder, which ``indent`` would forgo for
+    its Python one: on a result with thousands of hinted lines that took longer than
+    reading the key."""
+    import json
+
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+    def lines(value: Any, pad: str) -> Iterator[str]:
+        inner = pad + "  "
+        if isinstance(value, dict) and value:
+            yield "{"
+            for i, (name, item) in enumerate(value.items()):
+                yield f"{',' if i else ''}\n{inner}{dumps(str(name))}: "
+                yield from lines(item, inner)
+            yield f"\n{pad}}}"
+        elif isinstance(value, list | tuple) and any(
+            isinstance(item, dict | list | tuple) for item in value
+        ):
+            yield "["
+            for i, item in enumerate(value):
+                yield f"{',' if i else ''}\n{inner}"
+                yield from lines(item, inner)
+            yield f"\n{pad}]"
+        else:
+            yield dumps(value)
+
+    return lines(value, "")
