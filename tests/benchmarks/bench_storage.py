@@ -20,8 +20,9 @@ median and range; goal >= 0.90): once with the answer set read on its own (a sec
 reading of the text, charged to the check), once as the submission path does it, the
 text scored first (``score`` today, ``score_with_answers`` with the check: one reading
 for both; the scoring then counts in both). The pool's sheets repeat (about 45 uses each, by
-different users), so every check finds copies: the bounded worst case. ``--trust-only``
-stops after that section.
+different users), so every check finds copies: the bounded worst case; then again with
+fresh answer sets (a pool of sheets of their own, each sent once): the usual case, a
+check that finds few candidates or none. ``--trust-only`` stops after that section.
 
 ``--engine postgresql`` runs the same on PostgreSQL: a database made for the run on the
 server ``BENCHBOARD_TEST_POSTGRES_URL`` names (or ``--url``), dropped at the end.
@@ -51,6 +52,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -92,8 +94,8 @@ def sheet(rng: random.Random) -> str:
     return "\n".join(lines)
 
 
-def pool(size: int, key: Any) -> list[tuple[str, Any]]:
-    rng = random.Random(1)
+def pool(size: int, key: Any, seed: int = 1) -> list[tuple[str, Any]]:
+    rng = random.Random(seed)
     out = []
     for _ in range(size):
         raw = sheet(rng)
@@ -486,21 +488,29 @@ async def trust_section(
     label = f"copy check per submission ({indexed:,} indexed)"
     print(f"{label:<40} {stats(samples)}   ({runs} runs)")
 
-    # the submissions made up front (a sheet's varied text is no part of publishing)
+    # the submissions made up front (a sheet's varied text is no part of publishing):
+    # copies (the pool's sheets, each published ~45 times before: the bounded worst case)
+    # and fresh answer sets (sheets of a pool of their own, each sent once: the usual case)
     pairs, each = 40, 20
-    made = [list(stream(each, sheets, key_ids, first_use=2000 + k)) for k in range(4 * pairs)]
+    copies = [list(stream(each, sheets, key_ids, first_use=2000 + k)) for k in range(4 * pairs)]
+    new_sheets = iter(pool(2 * pairs * each, key, seed=7))
+    fresh = [
+        [replace(sub, raw=raw, result=found) for sub, (raw, found) in zip(subs, new_sheets)]  # noqa: B905
+        for subs in copies[2 * pairs :]
+    ]
+    message_ids = iter(range(20_000_000, 30_000_000))
 
     async def publish_many(
-        with_check: bool, first: int, scoring: bool = False
+        with_check: bool, made: list[NewSubmission], scoring: bool = False
     ) -> tuple[float, float]:
         """``scoring``: as the submission path does it, the text scored first (today
         ``score``; with the check ``score_with_answers``: one reading for both), else
         the answer set read on its own (a second reading, charged to the check).
         Returns the seconds it took and the process's CPU seconds (both threads)."""
         t, cpu = time.perf_counter(), time.process_time()
-        for j, sub in enumerate(made[first]):
+        for sub in made:
             fields = {f: getattr(sub, f) for f in sub.__slots__}
-            fields["message_id"] = 20_000_000 + first * 1000 + j
+            fields["message_id"] = next(message_ids)
             if scoring and not with_check:
                 PRIME.score(sub.raw, key)  # type: ignore[arg-type]
             if with_check:
@@ -514,16 +524,16 @@ async def trust_section(
             await store.publish(one.id)  # its answer set indexed by the trigger
         return time.perf_counter() - t, time.process_time() - cpu
 
-    for scoring, what in (
-        (False, "record + publish, one at a time"),
-        (True, "scored + record + publish, as submit does it"),
+    for made, scoring, what in (
+        (copies[: 2 * pairs], False, "copies, record + publish, one at a time"),
+        (copies[2 * pairs :], True, "copies, scored + record + publish, as submit does it"),
+        (fresh, True, "fresh answer sets, scored + record + publish"),
     ):
         plain: list[tuple[float, float]] = []
         checked: list[tuple[float, float]] = []
-        base = 2 * pairs if scoring else 0
         for k in range(pairs):
-            plain.append(await publish_many(False, base + 2 * k, scoring))
-            checked.append(await publish_many(True, base + 2 * k + 1, scoring))
+            plain.append(await publish_many(False, made[2 * k], scoring))
+            checked.append(await publish_many(True, made[2 * k + 1], scoring))
         rates = [[each / wall for wall, _ in runs] for runs in (plain, checked)]
         ratio = [c / p for c, p in zip(rates[1], rates[0], strict=True)]
         overall = sum(w for w, _ in plain) / sum(w for w, _ in checked)
