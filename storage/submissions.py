@@ -14,7 +14,7 @@ import asyncio
 import math
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from .values import (
     clean_model,
     compress,
     decompress,
+    dt,
     dumps,
     optional_provider,
     pack,
@@ -544,7 +545,11 @@ class SubmissionStore(StoreBase):
             ):
                 bench_id = await self._bench_id(s, sub.benchmark)
                 await summaries.refresh_line(s, (bench_id, sub.model_norm, sub.mode))
-            return await _locked_submission(s, submission_id), used
+            # what the UPDATE changed (no trigger changes a submission's row): not read back
+            changed = replace(
+                sub, visibility=to, published_at=dt(now) if stamped else sub.published_at
+            )
+            return changed, used
 
     async def publish(self, submission_id: int) -> Submission:
         """Put a private (or withdrawn) submission on the boards.
