@@ -247,22 +247,29 @@ async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> Non
         await roll_spans(s, bench_id, int(sub.created_at.timestamp() * 1000) // MS_PER_DAY)
     if bench_id is not None:
         await _lock_group(s, (bench_id, sub.model_norm, sub.mode))
-    mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
+    group = (bench_id, sub.model_norm, sub.mode)
+    if sub.fingerprint is None:
+        mine = await s.one("SELECT score, created_at FROM board_source WHERE id = ?", (sub.id,))
+    else:  # with the rest of its run (the same answers), in the same statement
+        mine = await s.one(
+            """SELECT m.score, m.created_at, r.hi, r.lo, r.first_at, r.last_at
+               FROM board_source AS m, (
+                   SELECT MAX(score) AS hi, MIN(score) AS lo, MIN(created_at) AS first_at,
+                          MAX(created_at) AS last_at
+                   FROM board_source WHERE benchmark_id = ? AND model_norm = ?
+                   AND mode = ? AND fingerprint = ? AND id <> ?) AS r
+               WHERE m.id = ?""",
+            (*group, sub.fingerprint, sub.id, sub.id),
+        )
     if mine is None:  # the board does not count it (e.g. a future ban)
         return
-    score, created_at = mine
-    group = (bench_id, sub.model_norm, sub.mode)
+    score, created_at = mine[0], mine[1]
     previous = None
     run_key = f"id:{sub.id}" if sub.fingerprint is None else sub.fingerprint
     run: tuple[float, float, int, int] = (score, score, created_at, created_at)
     if sub.fingerprint is not None:
-        found = await s.one(
-            """SELECT MAX(score), MIN(score), MIN(created_at), MAX(created_at)
-               FROM board_source WHERE benchmark_id = ? AND model_norm = ?
-               AND mode = ? AND fingerprint = ? AND id <> ?""",
-            (*group, sub.fingerprint, sub.id),
-        )
-        if found is not None and found[0] is not None:
+        found = mine[2:]
+        if found[0] is not None:
             previous = found[0]
             await s.execute(
                 """DELETE FROM board_runs WHERE benchmark_id = ? AND model_norm = ?
