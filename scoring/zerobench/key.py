@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base import KeyCheck
@@ -20,19 +19,35 @@ class ZeroKey:
     Read-only; two keys are equal when their answers and checksums are.
 
     A plain class, like the rest of the scorer's values (see scoring.base): importing
-    ``dataclasses`` would be a good part of the start-up of ``benchboard score``."""
+    ``dataclasses`` would be a good part of the start-up of ``benchboard score``. The
+    checksum is given as a value or as a function, called when it is first read (the
+    key file's SHA-256: ``benchboard score`` never reads it, and hashlib's OpenSSL is a
+    good part of a start-up too)."""
 
-    __slots__ = ("main", "sha256", "sub")
+    __slots__ = ("_sha256", "main", "sub")
 
     main: Mapping[str, str]
     sub: Mapping[str, str]
-    sha256: str
+    _sha256: str | Callable[[], str]
 
-    def __init__(self, main: Mapping[str, str], sub: Mapping[str, str], sha256: str = "") -> None:
+    def __init__(
+        self,
+        main: Mapping[str, str],
+        sub: Mapping[str, str],
+        sha256: str | Callable[[], str] = "",
+    ) -> None:
         init = object.__setattr__
         init(self, "main", main)
         init(self, "sub", sub)
-        init(self, "sha256", sha256)
+        init(self, "_sha256", sha256)
+
+    @property
+    def sha256(self) -> str:
+        value = self._sha256
+        if not isinstance(value, str):
+            value = value()
+            object.__setattr__(self, "_sha256", value)
+        return value
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a ZeroKey is read-only: cannot set {name}")
@@ -91,7 +106,13 @@ def load_key(data: bytes, *, filename: str = "") -> ZeroKey:
         main, sub = _load_csv_key(text)
     if not main and not sub:
         raise KeyFormatError(f"{filename or 'the key'} holds no answers")
-    return ZeroKey(main=main, sub=sub, sha256=hashlib.sha256(data).hexdigest())
+    return ZeroKey(main=main, sub=sub, sha256=lambda: _sha256(data))
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # (here: see ZeroKey)
+
+    return hashlib.sha256(data).hexdigest()
 
 
 def _load_json_key(text: str) -> tuple[dict[str, str], dict[str, str]]:

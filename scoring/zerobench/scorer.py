@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
@@ -375,6 +374,8 @@ def _question_notes(notes: Notes, main: SplitResult, sub: SplitResult, beyond: l
 
 def _fingerprint(parsed_answers: Mapping[str, list[str]]) -> str:
     """SHA-256 over the extracted answers, question by question (ids sorted)."""
+    import hashlib  # (here: the fingerprint is worked out when first read, if ever)
+
     text = "\x1d".join(
         qid + "\x1f" + "\x1e".join(parsed_answers[qid]) for qid in sorted(parsed_answers)
     )

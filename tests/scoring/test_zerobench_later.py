@@ -4,6 +4,7 @@ first read."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import pickle
 
@@ -75,3 +76,11 @@ def test_a_key_is_read_only_and_pickles_whole() -> None:
     with pytest.raises(AttributeError, match="read-only"):
         KEY.sha256 = "0" * 64  # type: ignore[misc]
     assert again == KEY
+
+
+def test_a_keys_checksum_is_its_files_sha256_when_read() -> None:
+    data = json.dumps({zb.MAIN_SPLIT: {"1": "42"}}).encode()
+    key = zb.load_key(data)
+    assert key.sha256 == hashlib.sha256(data).hexdigest()
+    assert key != zb.load_key(data + b"\n")  # the same answers, another file
+    assert pickle.loads(pickle.dumps(key)).sha256 == key.sha256
