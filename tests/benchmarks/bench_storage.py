@@ -495,7 +495,10 @@ async def trust_section(
     copies = [list(stream(each, sheets, key_ids, first_use=2000 + k)) for k in range(4 * pairs)]
     new_sheets = iter(pool(2 * pairs * each, key, seed=7))
     fresh = [
-        [replace(sub, raw=raw, result=found) for sub, (raw, found) in zip(subs, new_sheets)]  # noqa: B905
+        [
+            replace(sub, raw=raw, result=found)
+            for sub, (raw, found) in zip(subs, new_sheets, strict=False)
+        ]
         for subs in copies[2 * pairs :]
     ]
     message_ids = iter(range(20_000_000, 30_000_000))
