@@ -61,6 +61,7 @@ _INSERT_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _ON_CONFLICT = " ON CONFLICT (chat_id, message_id) DO NOTHING"
 _INSERT_SUBMISSION = _INSERT_INTO + _INSERT_ROW + _ON_CONFLICT
 _BY_ID = f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.id = ?"
+_TO_CHANGE = f"SELECT {SUBMISSION_COLUMNS}, b.challenge {SUBMISSION_FROM} WHERE s.id = ?"
 _BY_MESSAGE = (
     f"SELECT {SUBMISSION_COLUMNS} {SUBMISSION_FROM} WHERE s.chat_id = ? AND s.message_id = ?"
 )
@@ -213,6 +214,15 @@ async def _published_since(s: Session, user_id: int, since_ms: int) -> int:
         (user_id, since_ms),
     )
     return int(row[0]) if row else 0
+
+
+async def _to_change(s: Session, submission_id: int) -> tuple[Submission, str | None]:
+    """A submission whose visibility changes, and its benchmark's challenge fields as
+    stored (None: no challenge), which counting a publication needs: one read for both."""
+    row = await s.one(_TO_CHANGE, (submission_id,))
+    if row is None:
+        raise NotFound(f"no submission {submission_id}")
+    return submission(row), row[-1]
 
 
 async def _locked_submission(s: Session, submission_id: int) -> Submission:
@@ -498,10 +508,10 @@ class SubmissionStore(StoreBase):
         the submission and, for a publication, the owner's publications of the day."""
         now = self._now_ms()
         async with self._db.write() as s:
-            sub = await _locked_submission(s, submission_id)
+            sub, challenge = await _to_change(s, submission_id)
             # another instance publishing for the same owner waits here (PostgreSQL)
             if await s.lock("user", sub.user_id):
-                sub = await _locked_submission(s, submission_id)
+                sub, challenge = await _to_change(s, submission_id)
             if user_id is not None and sub.user_id != user_id:
                 raise NotAllowed(f"submission {submission_id} belongs to another user")
             used, counted = 0, False
@@ -537,7 +547,7 @@ class SubmissionStore(StoreBase):
             if to is Visibility.PUBLISHED:
                 used += daily_limit is not None and not counted
                 bench_id = await self._bench_id(s, sub.benchmark)
-                await summaries.add_to_group(s, bench_id, sub)
+                await summaries.add_to_group(s, bench_id, sub, challenge)
             elif (
                 sub.visibility is Visibility.PUBLISHED
                 and sub.model_norm is not None

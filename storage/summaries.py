@@ -236,13 +236,17 @@ async def _lock_group(s: Session, group: tuple[Any, ...]) -> None:
     await s.lock("line", f"{group[0]}:{group[1]}:{group[2]}")
 
 
-async def add_to_group(s: Session, bench_id: int | None, sub: Submission) -> None:
+async def add_to_group(
+    s: Session, bench_id: int | None, sub: Submission, challenge_json: str | None
+) -> None:
     """Count a just-published submission in its summary line, in constant time.
+    ``challenge_json``: its benchmark's challenge fields as stored (None: it has no
+    challenge), read with the submission.
 
     A run's contribution is the best score among its rows (equal answer sets are one
     run), so adding a row either opens a run or can only raise its run's score.
     """
-    challenge = await challenge_of(s, bench_id)
+    challenge = None if challenge_json is None else ChallengeFields.from_json(challenge_json)
     if challenge is not None and bench_id is not None:  # before the shared lock: it may lock alone
         await roll_spans(s, bench_id, int(sub.created_at.timestamp() * 1000) // MS_PER_DAY)
     if bench_id is not None:
