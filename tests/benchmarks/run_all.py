@@ -30,6 +30,7 @@ QUICK: dict[str, list[str]] = {
     "bench_natory.py": ["--quick"],
     "bench_bot.py": ["--quick"],
     "bench_storage.py": ["--n", "20000", "--runs", "100"],
+    "bench_publish_then.py": ["--n", "5000", "--rounds", "4", "--each", "50"],
     "bench_heavy.py": ["--mb", "2", "--lines", "20000", "--probes", "5"],
     "bench_reliability.py": [
         *("--submissions", "100", "--users", "10", "--presses", "10"),
