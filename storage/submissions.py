@@ -479,7 +479,7 @@ class SubmissionStore(StoreBase):
             sub = await _locked_submission(s, submission_id)
             _require_editable(sub)
             await s.execute("UPDATE submissions SET mode = ? WHERE id = ?", (value, sub.id))
-            return await _locked_submission(s, submission_id)
+            return replace(sub, mode=value)  # (as in _transition: not read back)
 
     async def set_model(self, submission_id: int, model: str) -> Submission:
         """Set the model name (as typed) of a private or withdrawn submission."""
@@ -491,7 +491,7 @@ class SubmissionStore(StoreBase):
                 "UPDATE submissions SET model = ?, model_norm = ? WHERE id = ?",
                 (shown, norm, sub.id),
             )
-            return await _locked_submission(s, submission_id)
+            return replace(sub, model=shown, model_norm=norm)
 
     async def _transition(
         self,
