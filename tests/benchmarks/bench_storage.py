@@ -16,7 +16,9 @@ compare figures at similar loads). Then the insert rate of one and of two instan
 The copy check (issue 31): every published answer set is indexed (its band hashes), then
 a submission's check (``bot.core.trust.check``) is timed, and one-at-a-time record +
 publish with and without the check and its index rows, in alternating runs (the ratio's
-median and range; goal >= 0.90): once with the answer set read on its own (a second
+median and range: what the check itself costs in today's code; the issue's goal, publish
+throughput within 10 % of what it was before the check, is judged against that code by
+``bench_publish_then.py``): once with the answer set read on its own (a second
 reading of the text, charged to the check), once as the submission path does it, the
 text scored first (``score`` today, ``score_with_answers`` with the check: one reading
 for both; the scoring then counts in both). The pool's sheets repeat (about 45 uses each, by
@@ -545,7 +547,7 @@ async def trust_section(
             f"publish throughput ({what}; {pairs} alternating pairs of {each}): today "
             f"{spread(rates[0])}/s, with the copy check and its index {spread(rates[1])}/s; "
             f"ratio over all {overall:.2f}, per pair median {statistics.median(ratio):.2f} "
-            f"(range {min(ratio):.2f}-{max(ratio):.2f}; goal >= 0.90); CPU per publication "
+            f"(range {min(ratio):.2f}-{max(ratio):.2f}: the check's own cost); CPU per publication "
             f"{cpu[0]:.2f} ms today, {cpu[1]:.2f} ms with the check"
         )
 
