@@ -154,12 +154,17 @@ def main(then: str, n: int, rounds: int, each: int) -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         old = tmp / "then"
-        subprocess.run(
+        added = subprocess.run(
             ["git", "worktree", "add", "--detach", str(old), then],
             cwd=ROOT,
-            check=True,
             capture_output=True,
+            text=True,
         )
+        if added.returncode:
+            raise SystemExit(
+                f"cannot check out {then} (a shallow clone? git fetch --unshallow): "
+                f"{added.stderr.strip()}"
+            )
         try:
             sides = {"then": old, "today": ROOT}
             for name, root in sides.items():
