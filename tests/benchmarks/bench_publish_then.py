@@ -31,7 +31,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 THEN = "a888c0f"
@@ -51,36 +50,7 @@ async def fill(db: str, n: int) -> None:
     sheets = bs.pool(20_000, key)
     await store.record_many(bs.stream(n, sheets, key_ids), publish=True, batch_size=1000)
     if hasattr(store, "index_many"):  # today: the answer sets indexed, as published
-        from bot.core import trust
-        from storage import AnswerIndex
-        from storage.values import decompress
-
-        last = 0
-        while True:
-
-            def page(conn: Any, after: int = last) -> list[Any]:
-                return list(
-                    conn.execute(
-                        "SELECT s.id, s.user_id, b.name, s.raw FROM submissions AS s "
-                        "JOIN benchmarks AS b ON b.id = s.benchmark_id WHERE "
-                        "s.visibility = 'published' AND s.id > ? ORDER BY s.id LIMIT 5000",
-                        (after,),
-                    ).fetchall()
-                )
-
-            rows = await store.db.run(page)
-            if not rows:
-                break
-            last = rows[-1][0]
-            batch = []
-            for sub_id, user_id, name, raw in rows:
-                found = bs.PRIME.answer_set(decompress(raw), key)
-                assert found is not None
-                index = AnswerIndex(
-                    trust.joined(found.answers), trust.bands(found.answers, found.right)
-                )
-                batch.append((sub_id, user_id, name, index))
-            await store.index_many(batch)
+        await bs.index_published(store, key)
     async with store.db.read() as s:
         await s.one("PRAGMA wal_checkpoint(TRUNCATE)")
     await store.close()

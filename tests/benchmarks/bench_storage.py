@@ -431,22 +431,12 @@ async def main(
         print(run_instances(str(path), k, instances_count))
 
 
-async def trust_section(
-    store: Store, sheets: list[tuple[str, Any]], key_ids: dict[str, int], *, runs: int
-) -> None:
-    """The copy check (issue 31) at this size: every published result's answer set is
-    indexed (its band hashes), then each new submission is checked (the band lookup,
-    bounded, and the comparison with the candidates: ``bot.core.trust.check``), and the
-    one-at-a-time publish throughput is measured with and without the check and its
-    index rows, in alternating runs."""
-    from types import SimpleNamespace
-
+async def index_published(store: Store, key: Any) -> int:
+    """Index every published answer set (its band hashes), as publishing would have:
+    each raw text scored again for its answers. Returns how many were indexed."""
     from bot.core import trust
     from storage import AnswerIndex
 
-    key = PRIME.load_key(key_bytes(1))  # the current key (the re-score comes later)
-    answer_sets = [PRIME.answer_set(raw, key) for raw, _ in sheets]
-    t = time.perf_counter()
     indexed, last = 0, 0
     while True:
 
@@ -462,16 +452,35 @@ async def trust_section(
 
         rows = await store.db.run(page)
         if not rows:
-            break
+            return indexed
         last = rows[-1][0]
         batch = []
         for sub_id, user_id, name, raw in rows:
             found = PRIME.answer_set(decompress(raw), key)
+            assert found is not None
             index = AnswerIndex(
                 trust.joined(found.answers), trust.bands(found.answers, found.right)
             )
             batch.append((sub_id, user_id, name, index))
         indexed += await store.index_many(batch)
+
+
+async def trust_section(
+    store: Store, sheets: list[tuple[str, Any]], key_ids: dict[str, int], *, runs: int
+) -> None:
+    """The copy check (issue 31) at this size: every published result's answer set is
+    indexed (its band hashes), then each new submission is checked (the band lookup,
+    bounded, and the comparison with the candidates: ``bot.core.trust.check``), and the
+    one-at-a-time publish throughput is measured with and without the check and its
+    index rows, in alternating runs."""
+    from types import SimpleNamespace
+
+    from bot.core import trust
+
+    key = PRIME.load_key(key_bytes(1))  # the current key (the re-score comes later)
+    answer_sets = [PRIME.answer_set(raw, key) for raw, _ in sheets]
+    t = time.perf_counter()
+    indexed = await index_published(store, key)
     print(f"trust: indexed {indexed:,} published answer sets (each scored again for its "
           f"answers) in {time.perf_counter() - t:.0f} s")  # fmt: skip
 
