@@ -175,6 +175,17 @@ def record_number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def worked_out(owner: object, slot: str, kind: type[Any]) -> Any:
+    """What ``owner``'s read-only ``slot`` holds: given as a value of ``kind``, or as a
+    function working it out, called when first read (the slot then keeps what it gave).
+    For what a scorer's values may never be asked for (hints, fingerprints, checksums)."""
+    value = getattr(owner, slot)
+    if not isinstance(value, kind):
+        value = value()
+        object.__setattr__(owner, slot, value)
+    return value
+
+
 def percent_text(value: float | None) -> str:
     """A share as a web board cell shows it (``—`` when unknown)."""
     return "—" if value is None else f"{value:.1%}"

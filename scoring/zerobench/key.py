@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..base import KeyCheck
+from ..base import KeyCheck, worked_out
 from ..errors import KeyFormatError
 from ..text import decode
 from .dataset import MAIN_SPLIT, OFFICIAL_QUESTIONS, SPLITS, SUB_SPLIT, TITLE
@@ -43,11 +43,8 @@ class ZeroKey:
 
     @property
     def sha256(self) -> str:
-        value = self._sha256
-        if not isinstance(value, str):
-            value = value()
-            object.__setattr__(self, "_sha256", value)
-        return value
+        sha256: str = worked_out(self, "_sha256", str)
+        return sha256
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a ZeroKey is read-only: cannot set {name}")

@@ -21,6 +21,7 @@ from ..base import (
     WebColumn,
     percent_text,
     record_number,
+    worked_out,
 )
 from .check import LENIENT_NOTE
 from .dataset import MAIN_SPLIT, NAME, SCORER_VERSION, SUB_SPLIT
@@ -250,19 +251,13 @@ class ZeroBenchResult:
 
     @property
     def hints(self) -> tuple[Hint, ...]:
-        value = self._hints
-        if not isinstance(value, tuple):
-            value = value()
-            object.__setattr__(self, "_hints", value)
-        return value
+        hints: tuple[Hint, ...] = worked_out(self, "_hints", tuple)
+        return hints
 
     @property
     def fingerprint(self) -> str:
-        value = self._fingerprint
-        if not isinstance(value, str):
-            value = value()
-            object.__setattr__(self, "_fingerprint", value)
-        return value
+        fingerprint: str = worked_out(self, "_fingerprint", str)
+        return fingerprint
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in _FIELDS)
