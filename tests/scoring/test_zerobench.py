@@ -534,6 +534,44 @@ def test_key_flat_json_is_main() -> None:
     assert dict(key.sub) == {}
 
 
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", " 1", "2 ", " ", "zerobench", "q"]),
+            st.one_of(st.sampled_from(["42", " 7 ", "", "  "]), st.integers(0, 9)),
+        ),
+        max_size=5,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_a_flat_key_reads_as_its_entries_say(entries: list[tuple[str, str | int]]) -> None:
+    """However its entries are written, a flat key keeps each stripped id with its
+    answer as written, or names the first entry that is wrong (a key of the usual shape
+    is kept as read, any other is checked entry by entry: both read the same)."""
+    data = "{" + ", ".join(f"{json.dumps(q)}: {json.dumps(a)}" for q, a in entries) + "}"
+    expected: dict[str, str] = {}
+    error = None
+    for qid, answer in entries:
+        if not qid.strip():
+            error = "empty question id"
+        elif not str(answer).strip():
+            error = "is empty"
+        elif qid.strip() in expected:
+            error = "appears twice"
+        else:
+            expected[qid.strip()] = str(answer)
+            continue
+        break
+    if error is None and not expected:
+        error = "holds no answers"
+    if error is not None:
+        with pytest.raises(KeyFormatError, match=error):
+            zb.load_key(data.encode())
+    else:
+        key = zb.load_key(data.encode())
+        assert (dict(key.main), dict(key.sub)) == (expected, {})
+
+
 def test_key_two_splits_and_dump_round_trip() -> None:
     data = {zb.MAIN_SPLIT: {"1": "42"}, zb.SUB_SPLIT: {"1_1": "a", "1_2": "b"}}
     key = zb.load_key(json.dumps(data).encode())
