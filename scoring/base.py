@@ -6,20 +6,19 @@ frozen result. Loading bytes (keys, submissions) is separate from scoring, and n
 function here touches the network, a database or Telegram.
 """
 
-from __future__ import annotations
-
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
     from datetime import date
 
     from .runs import RunMaterials, RunPlan
 
 # The value types here and in a scorer's path are NamedTuples, not dataclasses: frozen
 # and as small, and importing ``dataclasses`` (and the ``inspect`` it loads) would be a
-# good part of the start-up of ``benchboard score``.
+# good part of the start-up of ``benchboard score``. For the same reason this module (and
+# each result module) evaluates its annotations, without ``from __future__ import
+# annotations``: NamedTuple compiles each annotation given as text, one by one.
 
 #: How many invalid lines a result keeps with their text. The total is always counted
 #: (``invalid_line_count``); a hostile 20 MB file of prose must not cost gigabytes.
@@ -83,7 +82,7 @@ class Result(Protocol):
         """A digest of the normalised answers: equal answers give equal fingerprints."""
         ...
 
-    def card(self) -> Card:
+    def card(self) -> "Card":
         """What the result shows on a card, in a reply and on the command line."""
         ...
 
@@ -228,7 +227,7 @@ class ChallengeSpec(NamedTuple):
     #: ``/leaderboard natory``, ``/compare natory``)
     command: str
     #: the day's key: ``today(day, seed, chosen)``
-    today: Callable[[date, str, int | None], ChallengeKey]
+    today: "Callable[[date, str, int | None], ChallengeKey]"
     #: a typed target as a key; raises :class:`scoring.errors.KeyFormatError`
     parse: Callable[[str], ChallengeKey]
     #: the tag field a submission names its target in (the day's when it names none)
@@ -603,14 +602,14 @@ class Benchmark(Protocol):
     #: run sends none, or the benchmark's :attr:`questions_file`)
     run_questions_file: str | None
 
-    def run_plan(self, materials: RunMaterials, *, attempts: int = 1) -> RunPlan:
+    def run_plan(self, materials: "RunMaterials", *, attempts: int = 1) -> "RunPlan":
         """The calls a run sends to a model, from the key (or challenge) and the question
         file; ``attempts``: attempts per question where the benchmark scores several
         (ZeroBench's k; the others make one). Raise :class:`scoring.runs.RunRefused` when
         it cannot be run (its questions are not loaded)."""
         ...
 
-    def run_output(self, plan: RunPlan, answers: Sequence[str]) -> str:
+    def run_output(self, plan: "RunPlan", answers: Sequence[str]) -> str:
         """The raw output a run's answers make (one per call, in the plan's order): the
         text scored exactly as if it had been pasted, with the plan's options."""
         ...

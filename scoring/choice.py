@@ -22,8 +22,6 @@ option outside 1..options too), ``none`` for each question of the key answered `
 or not at all. Pure: the files a definition names are read by the caller's ``files``.
 """
 
-from __future__ import annotations
-
 import json
 import re
 import tomllib

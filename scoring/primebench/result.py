@@ -1,7 +1,5 @@
 """PrimeBench's result: the breakdown, its record, and how a score is written."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 

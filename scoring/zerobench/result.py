@@ -1,7 +1,5 @@
 """The frozen result: figures per split and rule, and the whole breakdown."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
@@ -68,7 +66,7 @@ class Figures(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], questions: int) -> Figures:
+    def from_json(cls, data: Mapping[str, Any], questions: int) -> "Figures":
         return cls(
             correct_attempts=data["correct_attempts"],
             pass_at_1_count=data["pass_at_1_count"],
@@ -114,7 +112,7 @@ class SplitResult(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SplitResult:
+    def from_json(cls, data: Mapping[str, Any]) -> "SplitResult":
         questions = data["questions"]
         return cls(
             split=data["split"],
