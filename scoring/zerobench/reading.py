@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import itertools
 import json
@@ -25,6 +24,8 @@ class CsvRows:
     text without any ``\n`` keeps ``\r`` as its line break (old Mac files)."""
 
     def __init__(self, text: str, *, skip_space: bool) -> None:
+        import csv  # (here: JSON Lines, the usual submission, never needs it)
+
         if csv.field_size_limit() < _CSV_FIELD_LIMIT:
             csv.field_size_limit(_CSV_FIELD_LIMIT)
         self._mark = ""

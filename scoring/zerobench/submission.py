@@ -5,7 +5,6 @@ Every line or row that cannot be read is kept as an invalid line; nothing is sco
 
 from __future__ import annotations
 
-import csv
 import itertools
 import json
 import json.scanner
@@ -276,6 +275,8 @@ _CORRECT_COLUMNS = ("correct?", "correct")
 
 
 def _read_csv(text: str, sub: Submission) -> None:
+    import csv  # (here: see CsvRows)
+
     reader = csv_reader(text, skip_space=True)
     header: list[str] | None = None
     id_col = response_col = correct_col = -1
