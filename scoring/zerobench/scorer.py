@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import gc
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any, TypeVar
 
 from ..base import Hint
 from ..errors import ScoringError
 from .check import SCAN, nested_group, number
-from .dataset import DEFAULT_K, MAIN_SPLIT, SPLITS, SUB_SPLIT
+from .dataset import DEFAULT_K, MAIN_SPLIT, SUB_SPLIT
 from .hints import HINT_ITEMS, Notes, build_hints, short
 from .key import ZeroKey
 from .reading import safe
@@ -62,14 +62,15 @@ def _sorted_ids(ids: Iterable[str]) -> tuple[str, ...]:
 
 
 class _Question:
-    """One question's attempts as they are read: how many, how many correct (official
-    and lenient), and the officially extracted answer of each, in order (for the
-    fingerprint)."""
+    """One question's ground truth and its attempts as they are read: how many, how many
+    correct (official and lenient), and the officially extracted answer of each, in
+    order (for the fingerprint)."""
 
-    __slots__ = ("answers", "attempts", "correct", "lenient", "split")
+    __slots__ = ("answers", "attempts", "correct", "lenient", "truth")
 
-    def __init__(self, split: str) -> None:
-        self.split = split
+    def __init__(self, gt: str) -> None:
+        norm = gt.strip()
+        self.truth: _Truth = (gt, len(gt), norm.lower(), len(norm))
         self.attempts = self.correct = self.lenient = 0
         self.answers: list[str] = []
 
@@ -99,12 +100,8 @@ def _gc_paused(fn: Callable[..., T], *args: Any) -> T:
 def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     submission, attempts = stream_submission(text)
     notes = submission.notes
-    # id -> (split, gt, len(gt), gt.strip().lower(), len(gt.strip()))
-    truth: dict[str, _Truth] = {}
-    for split in SPLITS:
-        for qid, gt in key.split(split).items():
-            norm = gt.strip()
-            truth[qid] = (split, gt, len(gt), norm.lower(), len(norm))
+    # the questions attempted, each made when its first attempt is read
+    main_key, sub_key = key.split(MAIN_SPLIT), key.split(SUB_SPLIT)
     questions: dict[str, _Question] = {}
     unknown: dict[str, None] = {}
     # line -> verdict, kept only to compare with the official CSV's own Correct? column
@@ -125,18 +122,23 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     plain = False
     scan = SCAN.findall
     for qid, response, line in attempts:
-        entry = truth.get(qid)
-        if entry is None:
-            unknown[qid] = None
-            continue
         question = questions.get(qid)
         if question is None:
-            question = questions[qid] = _Question(entry[0])
+            gt = main_key.get(qid)
+            if gt is None:
+                gt = sub_key.get(qid)
+                if gt is None:
+                    unknown[qid] = None
+                    continue
+            question = questions[qid] = _Question(gt)
+        entry = question.truth
         question.attempts += 1
         # The official extraction and check (see official_check), inlined for speed. It
         # reads the response as sent: stripping changes none of its {...} and lowering
         # none either (no character lowers to or from a brace or a line break, and a
-        # brace bounds the final-sigma rule), so only the text read is lowered.
+        # brace bounds the final-sigma rule), so only the text read is lowered. The rule
+        # lowers that text again before comparing; lowering is idempotent (for every code
+        # point, and a lowered text holds no capital sigma), so that is left out.
         parsed = ""
         found = 0  # how many {...} the official rule could read (0: none)
         if "}" in response:
@@ -147,7 +149,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
                     found = len(matches)
                     break
         question.answers.append(parsed)
-        correct = parsed[: entry[2]].lower() == entry[3] and len(parsed) == entry[4]
+        correct = len(parsed) == entry[3] and parsed[: entry[1]] == entry[2]
         if official_of is not None:
             official_of[line] = correct
         if question.attempts > k:
@@ -167,14 +169,14 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
             continue
         if qid != last:
             last = qid
-            gt_number = number(entry[3])
-            plain = gt_number is not None and _plain_integer(entry[3])
+            gt_number = number(entry[2])
+            plain = gt_number is not None and _plain_integer(entry[2])
         shape = shapes.get(parsed)
         if shape is None:
             shape = shapes[parsed] = _shape(parsed)
         # untrimmed, and not a number or two different plain integers: nothing to forgive
         if shape[3] or (gt_number is not None and not (plain and shape[4])):
-            if shape[0] == entry[3]:
+            if shape[0] == entry[2]:
                 right: tuple[str, ...] | None = shape[1]
             elif gt_number is not None and shape[2] is not None and shape[2] == gt_number:
                 right = (*shape[1], "number_format")
@@ -185,17 +187,18 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
                 for code in right:
                     hinted[code].append(line)
                     if code not in examples:
-                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[1])
+                        examples[code] = (qid, safe(short("{" + parsed + "}", 40)), entry[0])
                 continue
         # no "{" sits inside a match (none is nested), and no earlier {...} holds the
         # right answer: nothing more to say
         if response.count("{") == found and (
-            found == 1 or "{" + entry[3] + "}" not in response.strip().lower()
+            found == 1 or "{" + entry[2] + "}" not in response.strip().lower()
         ):
             continue
         closer.append((qid, line, response, found))
-    for qid, claimed, line in submission.claims:
-        if qid in truth and official_of is not None and official_of.get(line, claimed) != claimed:
+    for _, claimed, line in submission.claims:
+        # (a line of a question the key lacks has no verdict, so never differs)
+        if official_of is not None and official_of.get(line, claimed) != claimed:
             notes.add("correct_column_differs", line)
     beyond: list[str] = []  # questions with more than k attempts
     main = _split_result(MAIN_SPLIT, key, questions, k, beyond)
@@ -204,7 +207,7 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     def hints() -> tuple[Hint, ...]:
         """The hints: worked out only when shown."""
         for qid, line, response, found in closer:
-            _explain_wrong(hinted, examples, qid, line, response, found, *truth[qid][2:])
+            _explain_wrong(hinted, examples, qid, line, response, found, *questions[qid].truth[1:])
         for code, lines in hinted.items():
             if lines:
                 notes.extend(code, lines)
@@ -229,8 +232,8 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
     )
 
 
-#: A question's ground truth: (split, gt, len(gt), gt.strip().lower(), len(gt.strip())).
-_Truth = tuple[str, str, int, str, int]
+#: A question's ground truth: (gt, len(gt), gt.strip().lower(), len(gt.strip())).
+_Truth = tuple[str, int, str, int]
 
 
 def _plain_integer(text: str) -> bool:
@@ -357,9 +360,12 @@ def _split_result(
 
 def _figures(tally: list[int], by_n: dict[int, int], total: int) -> Figures:
     """Figures from (correct attempts, pass@k, k/k) and correct attempts by attempt count."""
-    exact = sum((Fraction(c, n) for n, c in by_n.items()), Fraction(0))
-    share = float(exact / total) if total else None
-    return Figures(tally[0], float(exact), tally[1], tally[2], total, share)
+    # the sum as one fraction over the attempt counts' least common multiple, each float
+    # from it by one integer division (which Python rounds correctly)
+    common = math.lcm(*by_n)
+    exact = sum(c * (common // n) for n, c in by_n.items())
+    share = exact / (common * total) if total else None
+    return Figures(tally[0], exact / common, tally[1], tally[2], total, share)
 
 
 def _question_notes(notes: Notes, main: SplitResult, sub: SplitResult, beyond: list[str]) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import sys
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -86,6 +88,13 @@ def test_official_parse_matches_the_regex(response: str, gt: str) -> None:
     matches = re.findall(r"\{(.*?)\}", formatted)
     assert zb.official_parse(response) == (matches[-1] if matches else "")
     assert zb.official_check(response, gt) is official_reference(response, gt)
+
+
+def test_lowering_twice_changes_nothing() -> None:
+    """The scorer lowers the text it reads once, where the official rule lowers it
+    again before comparing: the same, for every code point."""
+    lowered = "".join(map(chr, range(sys.maxunicode + 1))).lower()
+    assert lowered.lower() == lowered
 
 
 LENIENT_CASES = [
@@ -477,8 +486,8 @@ def test_metrics_agree_with_a_direct_computation(attempts: list[tuple[str, str]]
         if qid in KEY:
             per.setdefault(qid, []).append(official_reference(response, KEY[qid]))
     firsts = {q: v[:k] for q, v in per.items()}
-    pass1 = sum(sum(v) / len(v) for v in firsts.values()) / len(KEY)
-    assert result.main.official.pass_at_1 == pytest.approx(pass1)
+    pass1 = sum((Fraction(sum(v), len(v)) for v in firsts.values()), Fraction(0)) / len(KEY)
+    assert result.main.official.pass_at_1 == float(pass1)  # the exact ratio, rounded once
     assert result.main.official.pass_at_k_count == sum(any(v) for v in firsts.values())
     assert result.main.official.reliability_count == sum(
         len(v) == k and all(v) for v in firsts.values()
