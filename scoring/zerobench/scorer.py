@@ -141,13 +141,13 @@ def _score(text: str, key: ZeroKey, k: int) -> ZeroBenchResult:
         # point, and a lowered text holds no capital sigma), so that is left out.
         parsed = ""
         found = 0  # how many {...} the official rule could read (0: none)
-        if "}" in response:
-            matches = scan(response)
-            for inner, close in reversed(matches):
-                if close:
-                    parsed = inner.lower()
-                    found = len(matches)
-                    break
+        if "}" in response and (matches := scan(response)):
+            inner, close = matches[-1]  # the last {...} closes, as a rule
+            if not close:
+                inner = next((i for i, c in reversed(matches) if c), None)
+            if inner is not None:
+                parsed = inner.lower()
+                found = len(matches)
         question.answers.append(parsed)
         correct = len(parsed) == entry[3] and parsed[: entry[1]] == entry[2]
         if official_of is not None:
