@@ -27,6 +27,9 @@ it starts (``ru_maxrss`` counts from the fork).
 ``--quick``: 10 MB files, 20,000 ZeroBench responses and fewer repeats (the memory goal
 is then judged above the 104-line run's peak: at 10 MB the interpreter's own memory is
 a large part).
+``--instructions``: also counts the instructions each side runs, once, under valgrind
+(``cachegrind``, no cache simulation; about 30 times slower): a figure a busy machine
+does not move, beside the CPU times it does.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ import argparse
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -116,6 +121,16 @@ def run(argv: list[str], cache: Path) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def instructions(argv: list[str], cache: Path) -> int:
+    """The instructions one process runs (valgrind's count, start-up included)."""
+    tool = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    done = subprocess.run([*tool, *argv], capture_output=True, env=_env(cache), check=True)
+    counted = re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)
+    if counted is None:
+        raise SystemExit(f"valgrind counted nothing: {done.stderr[-300:]!r}")
+    return int(counted.group(1).replace(b",", b""))
+
+
 def answer(argv: list[str], cache: Path) -> dict[str, object]:
     done = subprocess.run(argv, capture_output=True, env=_env(cache), check=True)
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -158,6 +173,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=None)
     parser.add_argument("--responses", type=int, default=None, help="ZeroBench responses")
     parser.add_argument("--only", nargs="+", choices=CASES, default=list(CASES))
+    parser.add_argument("--instructions", action="store_true", help="count them (valgrind)")
     parser.add_argument("--write", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--compare", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -175,6 +191,8 @@ def main() -> None:
     if args.write:
         write_inputs(args.write, megabytes, responses)
         return
+    if args.instructions and shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
         write = [sys.executable, __file__, "--write", tmp, "--mb", str(megabytes)]
         subprocess.run([*write, "--responses", str(responses)], check=True)
@@ -209,6 +227,13 @@ def main() -> None:
             goal = 2.0 if case == "104 lines" else 1.0
             figure(f"CLI score, {label}: CPU / plain scorer", spread(ratios, unit="x"),
                    f"<= {goal:g}x", statistics.median(ratios) <= goal)  # fmt: skip
+            if args.instructions:
+                counts = [instructions(argv, cache) for argv in (ours, plain)]
+                print(f"{'':30s} instructions: benchboard {counts[0] / 1e6:,.0f}M, "
+                      f"plain {counts[1] / 1e6:,.0f}M")  # fmt: skip
+                figure(f"CLI score, {label}: instructions / plain scorer",
+                       f"{counts[0] / counts[1]:.3f}x", f"<= {goal:g}x",
+                       counts[0] <= goal * counts[1])  # fmt: skip
             if case == "104 lines":
                 floor = max(peak["ours"])
                 continue
