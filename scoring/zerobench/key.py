@@ -158,8 +158,8 @@ def _usual(entries: dict[str, Any], pairs: int) -> bool:
     as the usual key writes them: no id twice, ids without surrounding spaces, answers
     text and not blank, no split's name among the ids. Such a key is kept as it is read;
     any other goes entry by entry through the checks that name what is wrong. The tests
-    run over the entries in C (``map``, ``all``): 20,000 entries in a tenth of the time
-    of the loop that checks each."""
+    run over the entries in C (``map``, ``all``): a key of 20,000 questions loads in 30%
+    fewer instructions than through the loop that checks each (valgrind: 78M, 110M)."""
     return (
         len(entries) == pairs
         and set(map(type, entries.values())) <= {str}
