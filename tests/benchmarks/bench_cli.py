@@ -124,7 +124,15 @@ def run(argv: list[str], cache: Path) -> tuple[float, float]:
 def instructions(argv: list[str], cache: Path) -> int:
     """The instructions one process runs (valgrind's count, start-up included)."""
     tool = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    done = subprocess.run([*tool, *argv], capture_output=True, env=_env(cache), check=True)
+    # (the output is not kept: what this process holds counts in the peak memory of
+    # the processes it starts later)
+    done = subprocess.run(
+        [*tool, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=_env(cache),
+        check=True,
+    )
     counted = re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)
     if counted is None:
         raise SystemExit(f"valgrind counted nothing: {done.stderr[-300:]!r}")
