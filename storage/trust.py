@@ -20,10 +20,12 @@ from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
-from .base import StoreBase
-from .db import Conn
+from .base import Clock, StoreBase
+from .batched import Batched
+from .db import Conn, Database
 from .models import Submission
 from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, benchmark_name, check_page, dt, submission
 
@@ -86,7 +88,45 @@ def _flag(row: Sequence[Any]) -> Flag:
     return Flag(submission(row[:n]), reason, state, dt(held_at), by, None if at is None else dt(at))
 
 
+#: Copy checks whose candidates are read in one statement (SQLite allows 500 SELECTs in
+#: a compound statement; a check sends at most 64 hashes).
+_CHECKS_AT_ONCE = 32
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """One copy check's read of candidates (see :meth:`TrustStore.candidates`)."""
+
+    bench_id: int
+    hashes: tuple[int, ...]
+    user_id: int
+    scanned: int
+    limit: int
+    offset: int
+
+
+def _candidates_sql(count: int, hashes: int) -> str:
+    """The candidates of ``count`` checks of ``hashes`` hashes each, every row led by
+    its check's place (a check with fewer repeats one: ``IN`` is a set)."""
+    marks = ", ".join("?" * hashes)
+    return " UNION ALL ".join(
+        f"SELECT {n}, c.submission_id, c.user_id, c.hits, a.answers FROM ("
+        "SELECT submission_id, MIN(user_id) AS user_id, COUNT(*) AS hits FROM ("
+        "SELECT submission_id, user_id FROM trust_bands "
+        f"WHERE benchmark_id = ? AND hash IN ({marks}) AND user_id <> ? LIMIT ?"
+        ") AS p GROUP BY submission_id ORDER BY hits DESC, submission_id "
+        "LIMIT ? OFFSET ?"
+        ") AS c JOIN trust_answers AS a "
+        "ON a.benchmark_id = ? AND a.submission_id = c.submission_id"
+        for n in range(count)
+    )
+
+
 class TrustStore(StoreBase):
+    def __init__(self, db: Database, path: Path, *, clock: Clock) -> None:
+        super().__init__(db, path, clock=clock)
+        self._candidate_reads = Batched(self._read_candidates, _CHECKS_AT_ONCE)
+
     # --- the copy check's candidates ---------------------------------------------------
 
     async def candidates(
@@ -105,9 +145,10 @@ class TrustStore(StoreBase):
         after ``offset`` of them (counted and cut in SQL: only they are joined to their
         answers, each a page of its own to read).
         One trip on the shared connection (its cache is warm; a reader of its own would
-        read back every page the last commit changed)."""
+        read back every page the last commit changed), shared with the checks asking at
+        the same moment (:mod:`storage.batched`)."""
         name = benchmark_name(benchmark)
-        wanted = list(dict.fromkeys(bands))
+        wanted = tuple(dict.fromkeys(bands))
         if not wanted:
             return []
         bench_id = self._bench_ids.get(name)
@@ -117,24 +158,25 @@ class TrustStore(StoreBase):
             if row is None:
                 return []
             bench_id = self._bench_ids[name] = int(row[0])
-        marks = ", ".join("?" * len(wanted))
+        asked = _Asked(bench_id, wanted, user_id, per_band * len(wanted), limit, offset)
+        return await self._candidate_reads(asked)
+
+    async def _read_candidates(self, checks: Sequence[_Asked]) -> list[list[Candidate]]:
+        """The candidates of each check, in one statement: for each, those sharing most
+        bands first."""
+        hashes = max(len(c.hashes) for c in checks)
+        params: list[Any] = []
+        for c in checks:
+            padded = c.hashes + c.hashes[-1:] * (hashes - len(c.hashes))
+            params += (c.bench_id, *padded, c.user_id, c.scanned, c.limit, c.offset, c.bench_id)
         async with self._db.single() as s:
-            rows = await s.all(
-                "SELECT c.submission_id, c.user_id, c.hits, a.answers FROM ("
-                "SELECT submission_id, MIN(user_id) AS user_id, COUNT(*) AS hits FROM ("
-                "SELECT submission_id, user_id FROM trust_bands "
-                f"WHERE benchmark_id = ? AND hash IN ({marks}) AND user_id <> ? LIMIT ?"
-                ") AS p GROUP BY submission_id ORDER BY hits DESC, submission_id "
-                "LIMIT ? OFFSET ?"
-                ") AS c JOIN trust_answers AS a "
-                "ON a.benchmark_id = ? AND a.submission_id = c.submission_id "
-                "ORDER BY c.hits DESC, c.submission_id",
-                (bench_id, *wanted, user_id, per_band * len(wanted), limit, offset, bench_id),
-            )
-        return [
-            Candidate(int(i), int(owner), str(answers), int(hits))
-            for i, owner, hits, answers in rows
-        ]
+            rows = await s.all(_candidates_sql(len(checks), hashes), params)
+        found: list[list[Candidate]] = [[] for _ in checks]
+        for n, i, owner, hits, answers in rows:
+            found[n].append(Candidate(int(i), int(owner), str(answers), int(hits)))
+        for candidates in found:
+            candidates.sort(key=lambda c: (-c.hits, c.submission_id))
+        return found
 
     async def recent_answers(self, benchmark: str, limit: int = 500) -> list[str]:
         """The latest ``limit`` answer sets kept for a benchmark (how often each answer

@@ -4,6 +4,7 @@ decisions, notice opt-outs, published scores."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from storage import Store
@@ -54,6 +55,29 @@ async def test_published_answer_sets_are_found_by_band_hash_of_other_users(
     assert await store.candidates("nosuch", [11], user_id=3) == []
     assert await store.recent_answers("primebench") == ["1,2,5", "1,2,4", "1,2,3"]
     assert private
+
+
+async def test_checks_asking_at_once_share_a_trip_and_each_gets_its_own_candidates(
+    store: Store, make: Maker
+) -> None:
+    """Reads of candidates asked while one is out go together in one statement; each
+    gets what it would alone (its own hashes, user, bounds and page, in its order)."""
+    for user in range(1, 9):
+        bands = [100 + b for b in range(user % 4 + 1)] + [200 + user]
+        sub_id = await _private(store, make, user, kept=_kept(f"{user},1,2", *bands))
+        await store.publish(sub_id)
+    asked: list[dict[str, Any]] = [
+        {"bands": [100 + b for b in range(n % 5)] + [200 + n, 7], "user_id": n % 9}
+        | ({"limit": 2, "offset": n % 3} if n % 2 else {})
+        | ({"per_band": 1} if n % 7 == 3 else {})
+        for n in range(40)
+    ]
+    alone = [await store.candidates("primebench", **a) for a in asked]
+    assert sum(1 for found in alone if len(found) > 1) > 10  # a test of the order too
+    trips = store.db.trips
+    together = await asyncio.gather(*(store.candidates("primebench", **a) for a in asked))
+    assert list(together) == alone
+    assert store.db.trips - trips < len(asked) / 4
 
 
 async def test_a_held_result_stays_off_the_boards_until_released_or_rejected(
