@@ -8,7 +8,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,7 +73,11 @@ async def running_bot(
     key: dict[int, int] | None = None,
     env: dict[str, str] | None = None,
     wait: bool = True,
+    program: Sequence[str] = ("-m", "bot"),
 ) -> AsyncIterator[BotProcess]:
+    """``benchboard run`` in ``tmp`` against ``api`` (``program``: what Python runs
+    instead of ``-m bot``, given ``run``), with ``key`` as PrimeBench's key; waits until
+    it started unless ``wait`` is False."""
     data_dir = tmp / "data"
     if key is not None:
         (data_dir / "primebench").mkdir(parents=True, exist_ok=True)
@@ -96,8 +100,7 @@ async def running_bot(
     with log_path.open("ab") as log_file:
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
-            "-m",
-            "bot",
+            *program,
             "run",
             cwd=tmp,
             env=full_env,
