@@ -21,7 +21,8 @@ K = TypeVar("K")
 R = TypeVar("R")
 
 
-def _settle(future: asyncio.Future[R], outcome: R | BaseException) -> None:
+def settle(future: asyncio.Future[R], outcome: R | BaseException) -> None:
+    """Give a waiting caller its answer or its error (unless it stopped waiting)."""
     if future.done():  # its caller was cancelled
         return
     if isinstance(outcome, BaseException):
@@ -65,10 +66,10 @@ class Batched(Generic[K, R]):
                     answers = await self._fetch([question for question, _ in group])
                 except Exception as exc:
                     for _, future in group:
-                        _settle(future, exc)
+                        settle(future, exc)
                     continue
                 for (_, future), answer in zip(group, answers, strict=True):
-                    _settle(future, answer)
+                    settle(future, answer)
             group = []
         except BaseException:
             # cancelled (the loop is shutting down): nobody may wait forever
@@ -77,5 +78,5 @@ class Batched(Generic[K, R]):
 
     def _unavailable(self, group: list[tuple[K, asyncio.Future[R]]]) -> None:
         for _, future in group + self._waiting:
-            _settle(future, StoreUnavailable("the store is shutting down"))
+            settle(future, StoreUnavailable("the store is shutting down"))
         self._waiting.clear()

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import summaries
 from .base import Clock, StoreBase
+from .batched import settle
 from .db import Conn, Database, Session
 from .errors import (
     InvalidData,
@@ -193,16 +194,6 @@ def _recorded(p: _Prepared, submission_id: int, benchmark: str) -> Submission:
     return submission(row, created=True)
 
 
-def _settle(future: asyncio.Future[int | None], outcome: int | Exception | None) -> None:
-    """Give a waiting recorder its row id (``None``: stored before) or its error."""
-    if future.done():  # the caller was cancelled
-        return
-    if isinstance(outcome, Exception):
-        future.set_exception(outcome)
-    else:
-        future.set_result(outcome)
-
-
 def _require_editable(sub: Submission) -> None:
     if sub.visibility in (Visibility.PUBLISHED, Visibility.HIDDEN):
         raise NotAllowed(f"submission {sub.id} is {sub.visibility}: its model and mode are fixed")
@@ -302,24 +293,24 @@ class SubmissionStore(StoreBase):
                     ids = await self._insert_rows([(p, bench_id) for p, bench_id, _ in group])
                 except Exception as exc:
                     if len(group) == 1:
-                        _settle(group[0][2], exc)
+                        settle(group[0][2], exc)
                         continue
                     # one bad row must not fail the others: each again on its own
                     for prepared, bench_id, future in group:
                         try:
                             one = await self._insert_rows([(prepared, bench_id)])
                         except Exception as error:
-                            _settle(future, error)
+                            settle(future, error)
                         else:
-                            _settle(future, one.get((prepared.chat_id, prepared.message_id)))
+                            settle(future, one.get((prepared.chat_id, prepared.message_id)))
                     continue
                 for prepared, _, future in group:
                     # of two deliveries of one message in a group, the first is the new one
-                    _settle(future, ids.pop((prepared.chat_id, prepared.message_id), None))
+                    settle(future, ids.pop((prepared.chat_id, prepared.message_id), None))
         except BaseException:
             # cancelled (the loop is shutting down): nobody may wait forever
             for _, _, future in group + self._waiting:
-                _settle(future, StoreUnavailable("the store is shutting down"))
+                settle(future, StoreUnavailable("the store is shutting down"))
             self._waiting.clear()
             raise
 

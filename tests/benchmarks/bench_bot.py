@@ -205,6 +205,20 @@ async def first_answers(
     return first_poll, time.perf_counter() - started
 
 
+async def start_echo(api: FakeBotAPI, cache: dict[str, str]) -> asyncio.subprocess.Process:
+    """The echo bot on ``api``, its byte-code in ``cache`` (:func:`compiled`)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
+    env.update(api.bot_env())
+    env.update(cache)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(Path(__file__).with_name("echo_bot.py")),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+
+
 async def main(users: int, total: int, rate: float, rounds: int) -> None:
     echo_rounds: list[tuple[list[float], float, float]] = []
     bot_rounds: list[tuple[list[float], float, float]] = []
@@ -217,18 +231,9 @@ async def main(users: int, total: int, rate: float, rounds: int) -> None:
         await bot_api.start()
         echo: asyncio.subprocess.Process | None = None
         try:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
-            env.update(echo_api.bot_env())
-            env.update(cache)
             waiting = await waiting_message(echo_api)
             started = time.perf_counter()
-            echo = await asyncio.create_subprocess_exec(
-                sys.executable,
-                str(Path(__file__).with_name("echo_bot.py")),
-                env=env,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-            )
+            echo = await start_echo(echo_api, cache)
             echo_start = await first_answers(echo_api, started, waiting, ECHOED)
             echo_idle = await idle_rss(echo.pid)
             bot_env = {k: v for k, v in os.environ.items() if k.startswith("BENCH_BOT_")}

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import statistics
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from tests.benchmarks.bench_bot import (  # noqa: E402
     compiled,
     drive,
     one_round,
+    start_echo,
 )
 from tests.benchmarks.figures import spread  # noqa: E402
 from tests.e2e.botapi import FakeBotAPI  # noqa: E402
@@ -56,16 +56,7 @@ async def main(users: int, total: int, rounds: int, variants: list[str]) -> None
             await api.start()
         echo: asyncio.subprocess.Process | None = None
         try:
-            env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOARD_")}
-            env.update(apis[0].bot_env())
-            env.update(cache)
-            echo = await asyncio.create_subprocess_exec(
-                sys.executable,
-                str(Path(__file__).with_name("echo_bot.py")),
-                env=env,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL,
-            )
+            echo = await start_echo(apis[0], cache)
             await apis[0].wait_polling(timeout=30)
             async with contextlib.AsyncExitStack() as stack:
                 pids = []
