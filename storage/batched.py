@@ -1,12 +1,13 @@
-"""Reads of one kind asked for at the same moment, answered by one statement.
+"""Work of one kind asked for at the same moment, done by one statement.
 
-Under load many handlers ask the same kind of question at once (the copy check's
-candidates, one read for each new submission). A trip to the database costs more than
+Under load many handlers ask the same kind of thing at once: a new submission's
+insert, its copy check's read of candidates. A trip to the database costs more than
 such a statement: on SQLite a hand-off to the database thread and back, which took
-0.1–0.15 ms of CPU per trip in the bot, on PostgreSQL a network round trip. So, as
-submissions are recorded (``storage.submissions``), the first read asked goes at once,
-and those asked while it is out go together in the next trip, one statement for all of
-them. Nobody waits for a timer: a read asked alone is one trip, as it was.
+0.1–0.15 ms of CPU per trip in the bot, on PostgreSQL a network round trip. So the
+first asked goes at once, and those asked while it is out go together in the next
+trip, one statement for all of them (``storage.submissions`` groups its inserts so,
+``storage.trust`` the reads of candidates). Nobody waits for a timer: asked alone, it
+is one trip, as it was.
 """
 
 from __future__ import annotations
@@ -33,10 +34,13 @@ def settle(future: asyncio.Future[R], outcome: R | BaseException) -> None:
 
 class Batched(Generic[K, R]):
     """``await batched(question)``: the answer ``fetch`` gives to ``question``, where
-    ``fetch(questions)`` answers up to ``most`` questions at once, in their order. A
-    failed ``fetch`` fails each of its questions with its error."""
+    ``fetch(questions)`` answers up to ``most`` questions at once, in their order. An
+    answer that is an exception fails its question; a failed ``fetch`` fails each of
+    its questions with its error."""
 
-    def __init__(self, fetch: Callable[[Sequence[K]], Awaitable[Sequence[R]]], most: int) -> None:
+    def __init__(
+        self, fetch: Callable[[Sequence[K]], Awaitable[Sequence[R | Exception]]], most: int
+    ) -> None:
         self._fetch = fetch
         self._most = most
         self._waiting: list[tuple[K, asyncio.Future[R]]] = []
@@ -49,6 +53,11 @@ class Batched(Generic[K, R]):
             self._runner = asyncio.create_task(self._answer_waiting())
             self._runner.add_done_callback(self._ended)
         return await future
+
+    async def idle(self) -> None:
+        """Wait until every question asked so far is answered."""
+        if self._runner is not None:
+            await asyncio.wait([self._runner])
 
     def _ended(self, runner: asyncio.Task[None]) -> None:
         """A runner cancelled before it began (the loop shutting down) answered nobody:

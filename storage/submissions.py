@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 
 from . import summaries
 from .base import Clock, StoreBase
-from .batched import settle
+from .batched import Batched
 from .db import Conn, Database, Session
 from .errors import (
     InvalidData,
@@ -226,14 +226,12 @@ async def _locked_submission(s: Session, submission_id: int) -> Submission:
 class SubmissionStore(StoreBase):
     def __init__(self, db: Database, path: Path, *, clock: Clock) -> None:
         super().__init__(db, path, clock=clock)
-        # submissions waiting for the next group-committed INSERT, and the task running it
-        self._waiting: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
-        self._committer: asyncio.Task[None] | None = None
+        # submissions recorded at the same moment go into one INSERT (_insert_group)
+        self._inserts = Batched(self._insert_group, _GROUP_ROWS)
 
     async def _recorded_all(self) -> None:
         """Wait until the submissions being recorded have landed (before closing)."""
-        if self._committer is not None:
-            await asyncio.wait([self._committer])
+        await self._inserts.idle()
 
     # --- recording -----------------------------------------------------------------------
 
@@ -258,14 +256,10 @@ class SubmissionStore(StoreBase):
             and sub.chat_id in self._known_chats
         ):
             # Everything it refers to exists: one INSERT, shared with whatever else is
-            # being recorded at the same moment (see _commit_waiting).
+            # being recorded at the same moment (see _insert_group).
             if self._db.closed:
                 raise StoreUnavailable("the store is closed")
-            future: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
-            self._waiting.append((prepared, bench_id, future))
-            if self._committer is None or self._committer.done():
-                self._committer = asyncio.create_task(self._commit_waiting())
-            submission_id = await future
+            submission_id = await self._inserts((prepared, bench_id))
             if submission_id is not None:
                 return _recorded(prepared, submission_id, name)
             stored = await self.find_submission(sub.chat_id, sub.message_id)
@@ -281,40 +275,33 @@ class SubmissionStore(StoreBase):
         assert row is not None
         return submission(row, created=inserted == 1)
 
-    async def _commit_waiting(self) -> None:
-        """Insert the waiting submissions, up to ``_GROUP_ROWS`` per statement, until none
-        wait. Each statement commits on its own (autocommit): all its rows or none."""
-        group: list[tuple[_Prepared, int, asyncio.Future[int | None]]] = []
+    async def _insert_group(
+        self, rows: Sequence[tuple[_Prepared, int]]
+    ) -> list[int | Exception | None]:
+        """Submissions waiting together, in one INSERT (up to ``_GROUP_ROWS``), which
+        commits on its own (autocommit: all its rows or none): each one's new row id,
+        None when it was stored before, or the error that kept it out."""
         try:
-            while self._waiting:
-                group = self._waiting[:_GROUP_ROWS]
-                del self._waiting[:_GROUP_ROWS]
+            ids = await self._insert_rows(rows)
+        except Exception:
+            if len(rows) == 1:
+                raise
+            # one bad row must not fail the others: each again on its own
+            outcomes: list[int | Exception | None] = []
+            for row in rows:
                 try:
-                    ids = await self._insert_rows([(p, bench_id) for p, bench_id, _ in group])
-                except Exception as exc:
-                    if len(group) == 1:
-                        settle(group[0][2], exc)
-                        continue
-                    # one bad row must not fail the others: each again on its own
-                    for prepared, bench_id, future in group:
-                        try:
-                            one = await self._insert_rows([(prepared, bench_id)])
-                        except Exception as error:
-                            settle(future, error)
-                        else:
-                            settle(future, one.get((prepared.chat_id, prepared.message_id)))
-                    continue
-                for prepared, _, future in group:
-                    # of two deliveries of one message in a group, the first is the new one
-                    settle(future, ids.pop((prepared.chat_id, prepared.message_id), None))
-        except BaseException:
-            # cancelled (the loop is shutting down): nobody may wait forever
-            for _, _, future in group + self._waiting:
-                settle(future, StoreUnavailable("the store is shutting down"))
-            self._waiting.clear()
-            raise
+                    one = await self._insert_rows([row])
+                except Exception as error:
+                    outcomes.append(error)
+                else:
+                    outcomes.append(one.get((row[0].chat_id, row[0].message_id)))
+            return outcomes
+        # of two deliveries of one message in a group, the first is the new one
+        return [ids.pop((p.chat_id, p.message_id), None) for p, _ in rows]
 
-    async def _insert_rows(self, rows: list[tuple[_Prepared, int]]) -> dict[tuple[int, int], int]:
+    async def _insert_rows(
+        self, rows: Sequence[tuple[_Prepared, int]]
+    ) -> dict[tuple[int, int], int]:
         """One multi-row INSERT; the new rows' ids by (chat_id, message_id). The raw inputs
         are compressed on the database thread, in the same trip."""
         sql = _insert_rows_sql(len(rows))
