@@ -288,11 +288,15 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
     The first ``getUpdates`` goes out before the start is complete: ``started`` (the
     intake, once the database is open and what a previous process left unfinished is
     queued) is awaited while it is on its way."""
-    # Bot.get_updates would read the batch into Update objects: the intake keeps
-    # Telegram's own JSON, and reads each update once, after it is kept. So the call goes
-    # through PTB's public BaseRequest.post, which maps the answer's errors as for any
-    # method and returns the raw result; its parameters in the URL's query string, as
-    # the Bot API takes them (https://core.telegram.org/bots/api#making-requests).
+    # Bot.get_updates would read the batch into Update objects, all or nothing: one
+    # update PTB cannot read would fail the whole batch, fetched again and again while
+    # nobody is answered (tests/reliability/test_crash.py). The intake keeps Telegram's
+    # own JSON and reads each update once, after it is kept, skipping only an unreadable
+    # one. So the call goes through the transport's BaseRequest.post, the method PTB's
+    # Bot itself calls (its docstring reserves it for the Bot; this loop stands where
+    # PTB's Updater would call Bot.get_updates), which maps the answer's errors as for
+    # any method and returns the raw result; its parameters in the URL's query string,
+    # as the Bot API takes them (https://core.telegram.org/bots/api#making-requests).
     request: BaseRequest = app.bot_data[UPDATES_REQUEST]
     url = f"{app.bot.base_url}/getUpdates"
     allowed = json.dumps(Update.ALL_TYPES)
