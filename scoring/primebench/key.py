@@ -22,7 +22,16 @@ class PrimeKey:
     """An answer key: question number → option (1–4), in file order. Read-only; two
     keys are equal when their answers and checksums are."""
 
-    __slots__ = ("_plain", "answers", "by_text", "correct_lines", "none_lines", "order", "sha256")
+    __slots__ = (
+        "_plain",
+        "answers",
+        "by_text",
+        "correct_lines",
+        "none_lines",
+        "order",
+        "right",
+        "sha256",
+    )
 
     answers: Mapping[int, int]
     sha256: str
@@ -30,6 +39,8 @@ class PrimeKey:
     by_text: Mapping[str, str]
     #: the key's question numbers (digit strings) in numeric order
     order: tuple[str, ...]
+    #: the key's options (digit strings) in that order: the right side of an answer set
+    right: tuple[str, ...]
     #: the correct answers, and the "none" answers, as a result lists them (``12:3``)
     correct_lines: frozenset[str]
     none_lines: frozenset[str]
@@ -42,6 +53,7 @@ class PrimeKey:
         init(self, "sha256", sha256)
         init(self, "by_text", by_text)
         init(self, "order", tuple(sorted(by_text, key=int)))
+        init(self, "right", tuple(map(by_text.__getitem__, self.order)))
         init(self, "correct_lines", frozenset(f"{q}:{o}" for q, o in by_text.items()))
         init(self, "none_lines", frozenset(f"{q}:{NONE}" for q in by_text))
         init(self, "_plain", None)

@@ -19,7 +19,7 @@ import hashlib
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress, repeat
-from operator import is_, itemgetter
+from operator import eq, is_, itemgetter
 from typing import Any, cast
 
 from ..base import MAX_REPORTED_INVALID_LINES, MAX_REPORTED_QUESTIONS, AnswerSet, InvalidLine
@@ -375,11 +375,8 @@ def score_with_answers(text: str, key: PrimeKey) -> tuple[PrimeBenchResult, Answ
 
 
 def _standing_set(standing: Mapping[str, str], key: PrimeKey) -> AnswerSet:
-    answers = []
-    for question in key.order:
-        line = standing.get(question)
-        option = line.partition(":")[2] if line else ""
-        answers.append(option)
-    right = tuple(key.by_text[q] for q in key.order)
-    agree = sum(1 for a, r in zip(answers, right, strict=True) if a == r)
-    return AnswerSet(tuple(answers), right, agree, len(right), comparable=True)
+    lines = map(standing.get, key.order)
+    answers = tuple([line.partition(":")[2] if line else "" for line in lines])
+    right = key.right
+    agree = sum(map(eq, answers, right))
+    return AnswerSet(answers, right, agree, len(right), comparable=True)
