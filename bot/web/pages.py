@@ -486,7 +486,7 @@ def board_page(
         chart=chart,
         modes=[m.value for m in Mode],
         csv_ok=csv_ok,
-        exports=base + board_params(q, None),
+        exports=board_params(q, None),
         questions_link=f"{base}/questions" if csv_ok and board.has_questions else None,
     )
 

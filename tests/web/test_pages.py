@@ -207,6 +207,18 @@ async def test_the_json_and_csv_downloads(site: Site) -> None:
     assert spec["openapi"].startswith("3.") and "/b/{benchmark}.json" in spec["paths"]
 
 
+async def test_a_boards_download_links_keep_its_filters(site: Site) -> None:
+    _, page, _ = await site.get("/b/primebench?mode=default&per=5")
+    for kind in ("csv", "json"):
+        found = re.search(rf'<a href="([^"]*)" id="{kind}">', page)
+        assert found is not None
+        link = html.unescape(found[1])
+        assert link == f"/b/primebench.{kind}?mode=default&per=5"
+        status, text, _ = await site.get(link)
+        assert status == 200
+    assert len(json.loads(text)["rows"]) == 5
+
+
 async def test_the_natory_board_has_its_columns_and_the_cost_chart(site: Site) -> None:
     status, html, _ = await site.get("/b/natory")
     assert status == 200
