@@ -105,6 +105,7 @@ RUNTIME_IDS = (
     N_("bad_cost"),
     N_("bad_latency"),
     N_("bad_target"),
+    N_("bad_k"),
     # provenance tags (bot.core.provenance), by field
     N_("bad_provider"),
     N_("bad_temperature"),

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.core import submissions, submit
+from bot.core import api, submissions, submit
 from bot.core.errors import UserError
 from bot.core.services import Services
+from bot.render import i18n
 from bot.settings import Settings
 from scoring import registry
 from storage import Store, Visibility
@@ -112,6 +113,25 @@ async def test_bad_input_is_refused_and_nothing_is_stored(
         await submit.submit(services, text=text, user_id=1, chat_id=-1, message_id=1)
     assert refused.value.key == key
     assert await store.count_history(1) == 0
+
+
+@engine_free
+@pytest.mark.parametrize("field", api.OPTION_FIELDS)
+async def test_a_refused_field_is_told_in_every_language(
+    services: Services, store: Store, field: str
+) -> None:
+    refusals = set()
+    for user_id, benchmark in enumerate(registry.all_benchmarks(), start=1):
+        text = f"#{benchmark.tags[0]}\nmodel: M\n{field}: 0x\n1:1\n7*8"
+        try:
+            await submit.submit(services, text=text, user_id=user_id, chat_id=-1, message_id=1)
+        except UserError as refused:
+            refusals.add(refused.key)
+            for lang in i18n.LANGUAGES:  # every refusal can be told
+                told = i18n.t(lang, refused.key, **refused.values)
+                assert refused.key != f"bad_{field}" or "0x" in told
+            assert await store.count_history(user_id) == 0
+    assert f"bad_{field}" in refusals
 
 
 @engine_free
