@@ -10,16 +10,22 @@ from .errors import DecodeError
 #: limit, here so that reading tags (the command line's too) needs no storage.
 MAX_MODEL_NAME = 200
 
-#: Bidirectional controls: embeddings and overrides (U+202A–U+202E), isolates
-#: (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name they reorder what
-#: follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled backwards): a
-#: name is shown as it was typed, in the text's own direction.
-_BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+#: What a name never shows: C0 and C1 control characters (a bell, a terminal's escape
+#: sequence) and the bidirectional controls: embeddings and overrides (U+202A–U+202E),
+#: isolates (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). In a name these
+#: reorder what follows on a card or a page (U+202E shows "4-TPG" for GPT-4 spelled
+#: backwards): a name is shown as it was typed, in the text's own direction.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
-def without_bidi(text: str) -> str:
-    """``text`` without bidirectional control characters (for names)."""
-    return text if text.isascii() else _BIDI_CONTROLS.sub("", text)
+def _control(match: re.Match[str]) -> str:
+    return " " if match[0].isspace() else ""
+
+
+def without_controls(text: str) -> str:
+    """``text`` without control characters (for names); a tab or a line break becomes
+    a space."""
+    return text if text.isascii() and text.isprintable() else _CONTROLS.sub(_control, text)
 
 
 def decode(data: bytes) -> str:

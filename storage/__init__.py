@@ -178,7 +178,7 @@ from .rescore import RescoreJob, RescoreRow, RescoreWrites
 from .store import Store, normalise_model
 from .tokens import ApiRequest, ApiToken
 from .trust import AnswerIndex, Candidate, Flag, PublishedScores
-from .values import MAX_MODEL_NAME, without_bidi
+from .values import MAX_MODEL_NAME, without_controls
 from .values import pack as pack_raw
 
 __all__ = [
@@ -225,5 +225,5 @@ __all__ = [
     "Visibility",
     "normalise_model",
     "pack_raw",
-    "without_bidi",
+    "without_controls",
 ]

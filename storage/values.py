@@ -17,7 +17,7 @@ from typing import Any
 
 from scoring import Mode
 from scoring.text import MAX_MODEL_NAME as MAX_MODEL_NAME
-from scoring.text import without_bidi as without_bidi
+from scoring.text import without_controls as without_controls
 
 from .errors import InvalidData
 from .models import PackedText, Submission, Visibility
@@ -48,7 +48,7 @@ def optional_text(text: str | None) -> str | None:
 
 def name_text(text: str) -> str:
     """A name (a model's, a person's, a group's) as the store keeps it."""
-    return without_bidi(storable_text(text))
+    return without_controls(storable_text(text))
 
 
 def optional_name(text: str | None) -> str | None:
@@ -56,9 +56,9 @@ def optional_name(text: str | None) -> str | None:
 
 
 def normalise_model(model: str) -> str:
-    """The grouping form of a model name: whitespace collapsed, bidi controls dropped,
+    """The grouping form of a model name: whitespace collapsed, controls dropped,
     case folded."""
-    return " ".join(without_bidi(model).split()).casefold()
+    return " ".join(without_controls(model).split()).casefold()
 
 
 def clean_model(model: str | None) -> tuple[str | None, str | None]:

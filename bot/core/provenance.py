@@ -17,6 +17,8 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from scoring.text import without_controls
+
 #: The checked fields, in the order they are shown.
 FIELDS = ("provider", "temperature", "seed", "reasoning", "run_date", "log")
 #: The reasoning efforts a ``reasoning:`` tag may name.
@@ -42,7 +44,7 @@ class BadProvenance(ValueError):
 
 
 def _provider(typed: str) -> str:
-    name = " ".join(typed.split())
+    name = " ".join(without_controls(typed).split())
     if not 0 < len(name) <= MAX_PROVIDER:
         raise BadProvenance("provider", typed, f"1 to {MAX_PROVIDER} characters")
     return name

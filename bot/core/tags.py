@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
-from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_bidi
+from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_controls
 
 _NAMES = (
     r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
@@ -223,9 +223,9 @@ def looks_like_answers(words: str) -> bool:
 
 
 def clean_model(name: str) -> str:
-    """A model name as typed, with whitespace folded, bidi controls dropped (they could
+    """A model name as typed, with whitespace folded, control characters dropped (they could
     make it read as another) and length capped."""
-    return " ".join(without_bidi(name).split())[:MAX_MODEL_NAME]
+    return " ".join(without_controls(name).split())[:MAX_MODEL_NAME]
 
 
 def read_args(command_args: str, found: dict[str, object]) -> None:

@@ -1,6 +1,6 @@
 """Operations safety of the store (issue 29): a damaged file is refused at open before
 anything is written into it; the files the store creates are its owner's only (0600);
-bidirectional control characters never reach a stored name."""
+control characters (bidirectional ones too) never reach a stored name."""
 
 from __future__ import annotations
 
@@ -132,6 +132,18 @@ async def test_bidi_controls_never_reach_a_stored_model_name(
     assert again is not None and not any(c in again.model for c in BIDI)
     with pytest.raises(Exception, match="empty"):
         await store.set_model(sub.id, RLO + PDF)
+
+
+async def test_control_characters_never_reach_a_stored_name(
+    store: Store, make: Maker, clock: FakeClock
+) -> None:
+    # a bell, a terminal's escape sequence, C1 controls: shown raw in a CSV or a terminal
+    sub = await store.record_submission(make(answers(1, 2), model="GPT\x07-4\x1b[31m\x9b"))
+    assert sub.model == "GPT-4[31m" and sub.model_norm == "gpt-4[31m"
+    await store.upsert_user(7, first_name="Ann\tLee\x1b", last_name="x\x00y", username=None,
+                            language_code="en")  # fmt: skip
+    user = await store.get_user(7)
+    assert user is not None and (user.first_name, user.last_name) == ("Ann Lee", "x\ufffdy")
 
 
 async def test_bidi_controls_never_reach_a_stored_person_or_group_name(store: Store) -> None:

@@ -114,6 +114,8 @@ def test_provenance_is_checked_with_short_true_messages() -> None:
     assert kept == {"provider": "Open Router", "temperature": 0.7, "seed": -42,
                     "reasoning": "high", "run_date": "2026-11-30",
                     "log": "https://x.org/a?b=1"}  # fmt: skip
+    assert provenance.check({"provider": "Open\x1b[0m\x07AI"}, today=today) == {
+        "provider": "Open[0mAI"}  # fmt: skip
     assert provenance.check({"temperature": 1, "seed": 7}, today=today) == {
         "temperature": 1.0, "seed": 7}  # fmt: skip
     refused = {
@@ -134,6 +136,8 @@ def test_provenance_is_checked_with_short_true_messages() -> None:
         provenance.check({"temperature": float("nan")}, today=today)
     with pytest.raises(provenance.BadProvenance):
         provenance.check({"seed": True}, today=today)
+    with pytest.raises(provenance.BadProvenance, match="1 to 64"):
+        provenance.check({"provider": "\x07\u202e"}, today=today)
 
 
 def test_the_provenance_tags_are_read_wherever_tags_are() -> None:
