@@ -173,7 +173,7 @@ class _Handler(tornado.web.RequestHandler):
         self.set_status(failure.status)
         if failure.status == 401:
             challenge = 'Bearer realm="benchboard"'
-            if self.request.headers.get("Authorization"):
+            if self.request.headers.get("Authorization", "")[:7].lower() == "bearer ":
                 challenge += ', error="invalid_token"'
             self.set_header("WWW-Authenticate", challenge)
         if failure.status == 405:
@@ -228,6 +228,29 @@ class _Handler(tornado.web.RequestHandler):
         await self.finish(json.dumps(data, ensure_ascii=False))
 
 
+#: How deep a request's JSON may nest; deeper is refused.
+MAX_DEPTH = 32
+
+
+def _unfit(value: Any, depth: int = 0) -> str | None:
+    """Why a field's JSON value cannot be kept (``None`` when it can): a string with a
+    lone surrogate (JSON's ``"\\ud800"`` escape, which no UTF-8 text holds), or nesting
+    deeper than :data:`MAX_DEPTH`."""
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return "a lone surrogate (\\ud800) is not text"
+        return None
+    if isinstance(value, dict):
+        value = [*value, *value.values()]
+    if isinstance(value, list):
+        if depth == MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} deep"
+        return next(filter(None, (_unfit(v, depth + 1) for v in value)), None)
+    return None
+
+
 @tornado.web.stream_request_body
 class SubmissionsHandler(_Handler):
     """``POST /api/v1/submissions``."""
@@ -243,13 +266,19 @@ class SubmissionsHandler(_Handler):
         if self.token is None:
             return
         length = self.request.headers.get("Content-Length", "")
-        if length and (not length.isdigit() or int(length) > MAX_REQUEST):
+        if length and not (length.isascii() and length.isdigit()):
+            self.fail(_Failure(400, "bad_length", "Content-Length is not a number"), close=True)
+            return
+        if length and int(length) > MAX_REQUEST:
             self.fail(self._too_big(), close=True)
             return
-        # a chunked body larger than this closes the connection (tornado's own check)
+        # A chunked body (no Content-Length) past MAX_REQUEST is read to its end and
+        # dropped, then answered 413 (answering sooner would reset a connection the
+        # client is still writing to, losing the answer); past twice that, tornado
+        # closes the connection (a bare 400).
         connection = self.request.connection
         if isinstance(connection, tornado.http1connection.HTTP1Connection):
-            connection.set_max_body_size(MAX_REQUEST)
+            connection.set_max_body_size(2 * MAX_REQUEST)
 
     @staticmethod
     def _too_big() -> _Failure:
@@ -313,8 +342,13 @@ class SubmissionsHandler(_Handler):
             raise _Failure(
                 400, "not_json", "the body is not JSON (nor multipart/form-data)"
             ) from None
+        except RecursionError:
+            raise _Failure(400, "not_json", "the body's JSON is nested too deeply") from None
         if not isinstance(data, dict):
             raise _Failure(400, "not_json", "the body is not a JSON object")
+        for name, value in data.items():
+            if (why := _unfit(value)) is not None:
+                raise _Failure(422, "invalid_field", f"{name}: {why}", field=name)
         output = data.get("output")
         if not isinstance(output, str):
             raise _Failure(400, "missing_output", "output (the model's raw text) is missing")
@@ -345,7 +379,10 @@ class SubmissionsHandler(_Handler):
     def _form(self, content_type: str, body: bytes) -> api.Request | _LogUpload:
         fields: dict[str, list[bytes]] = {}
         files: dict[str, list[tornado.httputil.HTTPFile]] = {}
-        tornado.httputil.parse_body_arguments(content_type, body, fields, files)
+        try:
+            tornado.httputil.parse_body_arguments(content_type, body, fields, files)
+        except tornado.httputil.HTTPInputError as exc:
+            raise _Failure(400, "not_form", f"the form cannot be read: {exc}") from None
         uploads = files.get("output") or files.get("file")
         if not uploads:
             raise _Failure(400, "missing_output", "the form has no output file")
@@ -577,9 +614,17 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         "description": "the submission of an earlier request "
                         "with the same Idempotency-Key",
                     },
-                    "400": {**error, "description": "not JSON, or no output"},
+                    "400": {
+                        **error,
+                        "description": "not JSON (or nested too deeply), a form that cannot "
+                        "be read, a Content-Length that is no number, or no output",
+                    },
                     "401": unauthorized,
                     "403": {**error, "description": "the owner may not publish (banned)"},
+                    "409": {
+                        **error,
+                        "description": "the Idempotency-Key's submission is gone (hidden)",
+                    },
                     "413": {**error, "description": "a body over 20 MB"},
                     "422": {
                         **error,
@@ -587,6 +632,11 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         "or an output no benchmark reads",
                     },
                     "429": limited,
+                    "503": {
+                        **error,
+                        "description": "the benchmark's key is not loaded yet (no_key), or "
+                        "the database is unavailable: try again later",
+                    },
                 },
             }
         },

@@ -3,6 +3,7 @@ and publishing, idempotency, every error as JSON, the rate, and ``/openapi.json`
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from collections.abc import AsyncIterator
@@ -104,6 +105,13 @@ async def test_without_a_valid_token_401(
         assert r.status == 401 and (await r.json())["error"]["code"] == code
 
 
+async def test_another_scheme_is_asked_for_a_bearer_token(web: Api) -> None:
+    headers = {"Authorization": "Basic dXNlcjpwYXNz"}
+    async with web.session.get(web.base + "/api/v1/me", headers=headers) as r:
+        assert r.status == 401 and (await r.json())["error"]["code"] == "unauthorized"
+        assert r.headers["WWW-Authenticate"] == 'Bearer realm="benchboard"'
+
+
 async def test_a_revoked_token_401(web: Api) -> None:
     assert (await web.get("/api/v1/me"))[0] == 200
     assert await api.revoke(web.services, OWNER) == 1
@@ -136,6 +144,63 @@ async def test_bad_bodies_400_and_bad_fields_422(web: Api) -> None:
     assert status == 422 and err["error"]["code"] == "empty"
     assert "<" not in err["error"]["message"]  # plain text, not the chat's HTML
     # nothing was stored by any of these
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+
+
+async def test_bodies_no_text_holds_are_refused_and_nothing_is_stored(web: Api) -> None:
+    # JSON's "\\ud800" escapes a lone surrogate, which no UTF-8 text (and no store) holds
+    raw = json.dumps(submission(publish=True)).encode()
+    status, err, _ = await web.post(raw.replace(b'"1:', b'"\\ud800\\n1:', 1))
+    assert status == 422 and err["error"]["field"] == "output"
+    status, err, _ = await web.post(submission(provider="\ud800x", publish=True))
+    assert status == 422 and err["error"]["field"] == "provider"
+    notes: Any = "deep"
+    for _ in range(40):
+        notes = {"n": notes}
+    status, err, _ = await web.post(submission(notes=notes))
+    assert status == 422 and err["error"]["field"] == "notes"
+    status, err, _ = await web.post(b"[" * 200_000 + b"]" * 200_000)
+    assert status == 400 and err["error"]["code"] == "not_json"
+    for content_type, body in [
+        ("multipart/form-data", b"garbage"),
+        ("multipart/form-data; boundary=zz", b"garbage"),
+        ("multipart/form-data; boundary=zz", b"--zz\r\nX: y\r\n\r\n1:2\r\n--zz--\r\n"),
+    ]:
+        status, err, _ = await web.post(body, headers={"Content-Type": content_type})
+        assert status == 400 and err["error"]["code"] == "not_form", body
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+
+
+async def http_exchange(web: Api, head: str, body: bytes) -> tuple[int, dict[str, Any]]:
+    """One request written by hand (a header aiohttp would not send): its status and
+    JSON answer."""
+    host, port = web.base.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(f"POST /api/v1/submissions HTTP/1.1\r\nHost: {host}\r\n".encode())
+        writer.write(f"Authorization: Bearer {web.token}\r\n{head}\r\n".encode() + body)
+        await writer.drain()
+        status_line = await reader.readline()
+        length = 0
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode().partition(":")
+            length = int(value) if name.lower() == "content-length" else length
+        return int(status_line.split()[1]), json.loads(await reader.readexactly(length))
+    finally:
+        writer.close()
+
+
+async def test_a_content_length_that_is_no_number_400(web: Api) -> None:
+    for given in ("abc", "-5", "1 2", "٣"):
+        status, err = await http_exchange(web, f"Content-Length: {given}\r\n", b"{}")
+        assert status == 400 and err["error"]["code"] == "bad_length", given
+
+
+async def test_a_chunked_body_over_20_mb_413(web: Api) -> None:
+    piece = b"1" * (1 << 20)
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for _ in range(21)) + b"0\r\n\r\n"
+    status, err = await http_exchange(web, "Transfer-Encoding: chunked\r\n", chunked)
+    assert status == 413 and err["error"]["code"] == "too_big"
     assert (await web.get("/api/v1/me"))[1]["submissions"] == []
 
 
