@@ -19,7 +19,9 @@ find mathematical padding, then scores the simplified expression; the difference
 - S5 any other operation worth one of its operands is that operand (``x^1``, ``1^x``,
   ``x mod y`` with ``0 <= x < y``, ``sqrt(1)``, ``2!``, ``sopfr(p)``, ``sopfr(4)``);
   one worth a constant whatever its operand is that constant (``x^0`` → 1,
-  ``x mod 1`` → 0, ``0!`` → 1).
+  ``x mod 1`` → 0, ``0!`` → 1);
+- S6 two negations cancel: ``-(-x)`` is ``x``, ``a-(-b)`` is ``a+b`` and ``a+(-b)`` is
+  ``a-b``; in a product, negated factors cancel in pairs (``(-3)*(-4)`` is ``3*4``).
 
 Every rule keeps the value, so the simplified tree equals the target too. Each chain is
 read once and each rule is a pass over it (S3 with a dictionary), so simplifying is
@@ -80,6 +82,10 @@ def _numerals_only(node: Node) -> bool:
                 return False
             stack.extend(current.args)
     return True
+
+
+def _is_neg(node: Node) -> bool:
+    return type(node) is Op and node.kind == "neg"
 
 
 def _shown(text: str) -> str:
@@ -163,12 +169,14 @@ class _Simplifier:
         signs: list[int] = []
         results: list[tuple[Node, Value, bool]] = []
         walk = self.walk
+        negated = False  # a unary minus in the chain (S6 may cancel it)
         stack: list[tuple[Node, int]] = [(node, 1)]
         while stack:
             current, sign = stack.pop()
             if type(current) is Op and current.kind in kinds:
                 kind = current.kind
                 if kind == "neg":
+                    negated = True
                     stack.append((current.args[0], -sign))
                 else:
                     left, right = current.args
@@ -191,6 +199,7 @@ class _Simplifier:
             if basic:
                 basic_terms += 1
                 compound_basic = compound_basic or type(new) is not Num
+            negated = negated or (product and _is_neg(new))
         negative = -1 in signs
         everything = basic_terms == len(nodes)
         if everything and _is_digit(value) and not (len(nodes) == 1 and type(nodes[0]) is Num):
@@ -198,21 +207,27 @@ class _Simplifier:
             self.removed.append(f"{_shown(to_text(node))} → {value}")
             return _synthetic(int(value), node.pos), value, True
         fold = not everything and (basic_terms > 1 or compound_basic)
-        if not (changed or fold or negative or not plain):
+        if not (changed or fold or negative or negated or not plain):
             return node, value, everything
         terms = [
             _Term(original, sign, new, term_value, basic)
             for original, sign, (new, term_value, basic) in zip(nodes, signs, results, strict=True)
         ]
-        return self.rules(node, value, product, terms)
+        return self.rules(node, value, product, terms, negated)
 
     def rules(
-        self, node: Op, value: Value, product: bool, terms: list[_Term]
+        self, node: Op, value: Value, product: bool, terms: list[_Term], negated: bool
     ) -> tuple[Node, Value, bool]:
         """S1-S4 on a chain's terms, then the chain rebuilt without the dropped ones."""
         unit = 1 if product else 0
         removed = self.removed
-        live = terms
+        if product and negated:  # S6: negated factors cancel in pairs
+            signed = [t for t in terms if _is_neg(t.new)]
+            for term in signed[: len(signed) // 2 * 2]:
+                assert isinstance(term.new, Op)
+                term.new, term.value = term.new.args[0], -term.value
+            if len(signed) > 1:
+                removed.append("(-x)*(-y)")
         # S1: a term worth 0, a factor worth 1
         for term in terms:
             if term.value == unit:
@@ -265,7 +280,7 @@ class _Simplifier:
                 if part != unit:
                     folded = _synthetic(int(part), group[0].node.pos)
         basic = all(t.basic for t in terms if not t.dropped)
-        if all(not t.dropped and t.new is t.node for t in terms):
+        if not negated and all(not t.dropped and t.new is t.node for t in terms):
             return node, value, basic  # nothing removed, nothing below changed
         by_node = {id(t.node): t for t in terms}
         kinds = _PRODUCT if product else _SUM
@@ -304,22 +319,34 @@ class _Simplifier:
         assert isinstance(node, Op)
         if node.kind == "neg":
             inner = self.rebuild(node.args[0], kinds, by_node)
-            if inner is None:
-                return None
-            return node if inner is node.args[0] else make("neg", (inner,), node.pos)
+            return None if inner is None else self.negated(inner, node)
         left = self.rebuild(node.args[0], kinds, by_node)
         right = self.rebuild(node.args[1], kinds, by_node)
         if right is None:
             return left
         if left is None:
             if node.kind == "-":
-                return make("neg", (right,), node.pos)
+                return self.negated(right, node)
             if node.kind == "/":
                 return make("/", (_synthetic(1, node.pos), right), node.pos)
             return right
+        if node.kind in ("+", "-") and _is_neg(right):  # S6: a-(-b) is a+b, a+(-b) a-b
+            assert isinstance(right, Op)
+            self.removed.append(f"{node.kind}(-x)")
+            return make("+" if node.kind == "-" else "-", (left, right.args[0]), node.pos)
         if left is node.args[0] and right is node.args[1]:
             return node
         return make(node.kind, (left, right), node.pos)
+
+    def negated(self, inner: Node, node: Op) -> Node:
+        """``-inner`` (``node`` when that is what it wrote); S6: ``-(-x)`` is ``x``."""
+        if _is_neg(inner):
+            assert isinstance(inner, Op)
+            self.removed.append("-(-x)")
+            return inner.args[0]
+        if node.kind == "neg" and inner is node.args[0]:
+            return node
+        return make("neg", (inner,), node.pos)
 
 
 def simplify_by_value(tree: Node, evaluation: Evaluation) -> tuple[Node, tuple[str, ...]]:

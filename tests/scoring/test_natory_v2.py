@@ -71,6 +71,14 @@ def test_the_issues_paddings_score_0(padding: str) -> None:
     assert score(padding, C6840, rules=V1).final_score > 30  # what v1 paid
 
 
+@pytest.mark.parametrize(
+    "padding", ["-(-13)", "--13", "1-1-(-13)", "-(1-1-13)", "-(-13)^1", "(-1)*(-13)"]
+)
+def test_a_negated_target_scores_0(padding: str) -> None:
+    result = score(padding, C13)
+    assert result.valid and result.simplified == "13" and result.final_score == 0
+
+
 def test_a_real_construction_keeps_its_score() -> None:
     result = score("(6+4)*684", C6840)
     assert result.simplified == "(6 + 4) * 684" and result.removed == ()
@@ -99,6 +107,14 @@ def test_a_real_construction_keeps_its_score() -> None:
         ("sopfr(13)", "13"),
         ("p_n(sopfr(4) + 3!)", "p_n(4 + 3!)"),
         ("2 * sopfr(6)^5 + 6", "2 * sopfr(6)^5 + 6"),  # nothing to remove: unchanged
+        # S6: two negations cancel
+        ("--p_n(6)", "p_n(6)"),
+        ("-(-(p_n(6)))", "p_n(6)"),
+        ("3! - (-p_n(6))", "3! + p_n(6)"),
+        ("3! + (-p_n(3))", "3! - p_n(3)"),
+        ("(-3!) * (-p_n(6))", "3! * p_n(6)"),
+        ("(-3!) * (-p_n(6)) * (-7)", "3! * p_n(6) * -7"),
+        ("-(3! - p_n(6))", "-(3! - p_n(6))"),  # one negation: kept
     ],
 )
 def test_null_operations_are_found_by_value(text: str, expected: str) -> None:
