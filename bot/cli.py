@@ -9,7 +9,7 @@ import argparse
 import gc
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -195,13 +195,16 @@ def _parse_date(text: str) -> date:
         fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
-def _detected(args: argparse.Namespace, load: Load) -> tuple[Benchmark, str, str]:
+def _detected(
+    args: argparse.Namespace, load: Load
+) -> tuple[Benchmark, str, str, Mapping[str, str]]:
     """The benchmark of the input when ``--benchmark`` is absent, read as the bot reads
     a message (:func:`bot.core.classify.read`: a tag in the file names it, else the
     first benchmark that recognises a line of it; ``--target`` names the benchmark
-    that takes one), the text the bot would score (its tag lines blanked), and the
-    line that says which (for stderr, once the key is loaded: ``--json`` stays clean,
-    a refusal stays one line). Refuses an input no benchmark reads."""
+    that takes one), the text the bot would score (its tag lines blanked), the line
+    that says which (for stderr, once the key is loaded: ``--json`` stays clean, a
+    refusal stays one line), and the tag lines' fields (``k: 3``, ``target: 13``).
+    Refuses an input no benchmark reads."""
     from scoring.text import normalise_line_ends
 
     from .core.classify import read
@@ -234,7 +237,8 @@ def _detected(args: argparse.Namespace, load: Load) -> tuple[Benchmark, str, str
         why = "--target given"
     note = f"benchboard: scoring {shown} as {benchmark.title} ({why}; "
     note += "--benchmark NAME chooses another)"
-    return benchmark, blank(text, reading.spans) if reading.spans else text, note
+    text = blank(text, reading.spans) if reading.spans else text
+    return benchmark, text, note, reading.tags.fields
 
 
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
@@ -245,10 +249,17 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
     gc.disable()
     text: str | None = None
     note = ""
+    fields: Mapping[str, str] = {}
     if args.benchmark is None:
-        benchmark, text, note = _detected(args, load)
+        benchmark, text, note, fields = _detected(args, load)
     else:
         benchmark = find_benchmark(args.benchmark, load)
+    try:  # the file's tag fields, as the bot reads them; the command line's options win
+        options = benchmark.options_from_tags(fields)
+    except ScoringError as exc:
+        fail(f"bad tag in {args.file}: {exc}")
+    if benchmark.challenge is not None and args.target is None:
+        args.target = fields.get(benchmark.challenge.target_option)
     if benchmark.daily:
         return _score_daily(benchmark, args, load, text, note)
     if args.target is not None and "target" not in benchmark.tag_fields:
@@ -257,7 +268,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
     if text is None:
         text = decode(_read_input(args.file))  # the bytes are not kept beside the text
     key = _load_key(benchmark, args.key, load)
-    options = {name: value for name, value in (("k", args.k),) if value is not None}
+    options |= {name: value for name, value in (("k", args.k),) if value is not None}
     _say(note)
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
     return 0

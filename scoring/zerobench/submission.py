@@ -80,7 +80,7 @@ def stream_submission(text: str) -> tuple[Submission, Iterable[tuple[str, str, i
     start = first.end() if first else 0
     if start >= len(text):
         return sub, sub.attempts
-    if text[start] in "{[":
+    if text[start] in "{[" or _looks_like_jsonl(text):  # JSON Lines after a line of prose too
         return sub, _read_json_or_jsonl(text, sub)
     _read_csv(text, sub)
     return sub, sub.attempts
@@ -364,6 +364,8 @@ def recognises(text: str) -> bool:
         if len(text) <= _HEAD:
             return bool(read_submission(text).attempts)
         return _looks_like_jsonl(head) or _JSON_OBJECT.match(head) is not None
+    if _looks_like_jsonl(head):
+        return True
     first = head.split("\n", 1)[0].lower()
     names = [cell.strip().strip('"') for cell in first.split(",")]
     return "question_id" in names and any(name in names for name in _RESPONSE_COLUMNS)

@@ -73,6 +73,32 @@ def test_a_tag_in_the_file_names_the_benchmark_and_is_not_scored(workdir: Path) 
     assert "as ZeroBench (named by a tag in it;" in done.stderr.decode()
 
 
+def test_the_files_tag_fields_apply_and_the_command_line_wins(workdir: Path) -> None:
+    (workdir / "out.jsonl").write_text("#zerobench\nk: 2\n" + zerobench_jsonl(3))
+    done = run_cli("score", "out.jsonl", "--key", "zb.json", "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["k"] == 2
+    done = run_cli("score", "out.jsonl", "--key", "zb.json", "--json", "--k", "4", cwd=workdir)
+    assert json.loads(done.stdout)["k"] == 4
+    (workdir / "answer.txt").write_text("#natory\ntarget: 6840\n(6+4)*684\n")
+    done = run_cli("score", "answer.txt", "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target"] == 6840
+    (workdir / "bad.jsonl").write_text("#zerobench\nk: 0\n" + zerobench_jsonl(3))
+    done = run_cli("score", "bad.jsonl", "--key", "zb.json", cwd=workdir)
+    assert done.returncode == 2 and b"bad tag in bad.jsonl: k must be" in done.stderr
+
+
+def test_jsonl_after_a_line_of_prose_is_zerobench(workdir: Path) -> None:
+    text = "Here are the results:\n" + zerobench_jsonl(3)
+    (workdir / "out.jsonl").write_text(text)
+    for benchmark in ([], ["--benchmark", "zerobench"]):
+        done = run_cli("score", "out.jsonl", "--key", "zb.json", "--json", *benchmark, cwd=workdir)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert data["format"] == "jsonl" and data["main"]["correct_attempts"] == 3
+
+
 def test_target_names_natory(workdir: Path) -> None:
     done = run_cli("score", "--target", "6840", "(6+4)*684", "--json", cwd=workdir)
     assert done.returncode == 0, done.stderr
