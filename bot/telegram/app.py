@@ -190,7 +190,6 @@ def build_application(settings: Settings) -> BotApp:
         rate_limiter=RetryingRateLimiter(
             overall_max_rate=settings.rate_overall,
             group_max_rate=settings.rate_group,
-            max_retries=3,
         ),
     )
     updates = FairUpdates(64)

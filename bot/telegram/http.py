@@ -402,6 +402,11 @@ class RetryingRateLimiter(AIORateLimiter):
     means the first attempt got through, and counts as success. A callback answer that
     is too old (a press handled again after a restart) is no error either: the press's
     effect is stored and shown on its message.
+
+    A 429 pauses the chat it was for, not the bot: ``AIORateLimiter`` itself stops every
+    request while it waits out a ``retry_after`` (it is given no retries of its own here),
+    so one flooded group would hold every other user's reply. The chat's later sends wait
+    for the same moment; a call without a chat waits alone.
     """
 
     def __init__(
@@ -416,7 +421,7 @@ class RetryingRateLimiter(AIORateLimiter):
     ) -> None:
         # the overall rate is given out in fair turns (fairsend.FairSchedule), not by
         # AIORateLimiter's first-come limiter; its group limits and 429 waits stay
-        super().__init__(overall_max_rate=0, **kwargs)
+        super().__init__(overall_max_rate=0, **{**kwargs, "max_retries": 0})
         self.budget = budget
         self.first_delay = first_delay
         self.max_delay = max_delay
@@ -428,6 +433,8 @@ class RetryingRateLimiter(AIORateLimiter):
         #: sends skipped because their update was a flooding user's (fairsend.QUIET)
         self.skipped = 0
         self.schedule = FairSchedule(overall_max_rate)
+        #: chat id → the loop time its 429 pause ends
+        self.paused: dict[object, float] = {}
 
     @property
     def shared(self) -> SharedRate | None:
@@ -459,11 +466,17 @@ class RetryingRateLimiter(AIORateLimiter):
         chat_id = data.get("chat_id")
         while True:
             if chat_id is not None:
+                until = self.paused.get(chat_id)
+                if until is not None:
+                    if until > loop.time():
+                        await asyncio.sleep(until - loop.time())
+                    if self.paused.get(chat_id, 0.0) <= loop.time():
+                        self.paused.pop(chat_id, None)
+                    continue  # (a 429 while it waited may have paused it again)
                 await self.schedule.turn(endpoint, chat_id)
             try:
-                result = await super().process_request(
-                    callback, args, kwargs, endpoint, data, rate_limit_args
-                )
+                # (no retries there: a RetryAfter comes here at once, see above)
+                result = await super().process_request(callback, args, kwargs, endpoint, data, 0)
             except BadRequest as exc:
                 text = str(exc).lower()
                 if timed_out and any(s in text for s in _ALREADY_DONE):
@@ -479,6 +492,9 @@ class RetryingRateLimiter(AIORateLimiter):
                 seconds = wait if isinstance(wait, int) else wait.total_seconds()
                 pause = float(seconds) + random.uniform(0.05, 0.25)
                 error: NetworkError | RetryAfter = exc
+                if chat_id is not None:
+                    ends = loop.time() + pause
+                    self.paused[chat_id] = max(self.paused.get(chat_id, ends), ends)
             except NetworkError as exc:
                 if not is_transient(exc):
                     raise
