@@ -7,6 +7,7 @@ result.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import tempfile
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
@@ -71,7 +72,8 @@ class Scored:
 def check_size(file_size: int | None) -> None:
     """Refuse a file larger than a bot may download (named with the limit)."""
     if file_size is not None and file_size > MAX_DOWNLOAD:
-        raise UserError("too_big", size=f"{file_size / 1_048_576:.1f}", limit=20)
+        # rounded up: a byte over 20 MB is not "20.0 MB"
+        raise UserError("too_big", size=f"{math.ceil(file_size / 104_857.6) / 10:.1f}", limit=20)
 
 
 def check_document(file_name: str | None, file_size: int | None) -> None:

@@ -606,6 +606,8 @@ class FakeBotAPI(InlineMode, Payments):
         self._next_message_id: dict[int, int] = {}
         self._files: dict[str, StoredFile] = {}
         self._files_by_path: dict[str, StoredFile] = {}
+        #: when set, every file download answers with this HTTP status (500: a fault)
+        self.download_status: int | None = None
         self._file_counter = itertools.count(1)
         self._callback_queries: dict[str, JSONDict] = {}
         self._callback_counter = itertools.count(1)
@@ -1530,6 +1532,11 @@ class FakeBotAPI(InlineMode, Payments):
                 {"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401
             )
         stored = self._files_by_path.get(request.match_info["path"])
+        if self.download_status is not None:
+            return web.json_response(
+                {"ok": False, "error_code": self.download_status, "description": "Fault"},
+                status=self.download_status,
+            )
         if stored is None or stored.content is None:
             return web.json_response(
                 {"ok": False, "error_code": 404, "description": "Not Found"}, status=404

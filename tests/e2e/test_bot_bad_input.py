@@ -38,6 +38,18 @@ async def test_document_over_20_mb_is_refused_before_download(bot: Bot) -> None:
     await _nothing_stored(bot, 6001)
 
 
+@pytest.mark.parametrize("status", [500, 404])
+async def test_a_download_that_fails_is_told_and_nothing_is_stored(bot: Bot, status: int) -> None:
+    # 500 keeps failing (tried DOWNLOAD_TRIES times); 404 is refused at once
+    bot.api.download_status = status
+    try:
+        plain = await _doc_reply(bot, 6010 + status, b"1:1\n2:3\n", "run.txt")
+    finally:
+        bot.api.download_status = None
+    assert "did not let me download this file" in plain and "Send it again" in plain
+    await _nothing_stored(bot, 6010 + status)
+
+
 async def test_document_of_another_kind_is_refused(bot: Bot) -> None:
     mark = bot.api.mark()
     plain = await _doc_reply(bot, 6002, b"%PDF-1.4", "paper.pdf", mime_type="application/pdf")

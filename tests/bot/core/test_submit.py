@@ -231,3 +231,9 @@ async def test_a_large_text_and_file_are_stored_as_a_small_one(
     )
     assert (from_file.score, from_file.fingerprint) == (sub.score, sub.fingerprint)
     assert await store.raw_text(from_file.id) == raw
+
+
+def test_a_size_just_over_the_limit_is_not_shown_as_the_limit() -> None:
+    with pytest.raises(UserError) as refused:
+        submit.check_size(20 * 1024 * 1024 + 1)
+    assert refused.value.values["size"] == "20.1"
