@@ -50,15 +50,14 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
     lang = await user_lang(context, user)
     try:
         benchmark, mode = boards.board_args(context.args or [])
-    except UnknownMode as exc:
-        text = t(
-            lang,
+    except UnknownMode as exc:  # (the word as typed, escaped and cut short)
+        error = UserError(
             "board_bad_args",
-            word=html.escape(exc.text),
+            word=exc.text,
             benchmarks=join_list(lang, registry.names()),
             modes=join_list(lang, (m.value for m in Mode)),
         )
-        await message.reply_text(text)
+        await reply_error(message, lang, error)
         return
     query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)
     text, keyboard = await board_page(context, query, message.chat, user.id, lang)

@@ -106,6 +106,9 @@ async def test_leaderboard_bad_arguments_list_valid_ones(bot: Bot) -> None:
     mark = bot.api.mark()
     plain = text_of(await bot.say(fa_chat, fa, "/leaderboard <b>"))
     assert "<b>" in plain and "بنچمارک‌ها: primebench" in plain
+    # a word of 4,000 characters is cut short: the reply stays a reply Telegram takes
+    plain = text_of(await bot.say(fa_chat, fa, "/leaderboard " + "x" * 4000))
+    assert "x" * 200 in plain and "x" * 400 not in plain
     bot.check_clean(mark)
 
 
