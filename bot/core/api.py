@@ -30,6 +30,7 @@ from . import keys, links, provenance, trust
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
+from .tags import clean_model
 
 #: What a token starts with (so that a leaked one is recognisable, e.g. by scanners).
 TOKEN_PREFIX = "bb_"
@@ -202,6 +203,8 @@ def check_request(request: Request) -> tuple[str, Mode | None, str | None, str]:
     model = request.model.strip() if request.model is not None else None
     if model is not None and not 0 < len(model) <= MAX_MODEL_NAME:
         raise _invalid("model", f"1 to {MAX_MODEL_NAME} characters")
+    if model and not clean_model(model):
+        raise _invalid("model", "only characters that do not show")
     if request.publish:
         if mode is None:
             raise _invalid("mode", "required to publish")

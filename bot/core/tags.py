@@ -15,6 +15,7 @@ the first or the last line of the text, and an ordinary line anywhere else.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -138,8 +139,8 @@ def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
 
 def _apply_field(name: str, value: str, found: dict[str, object]) -> None:
     if name == "model":
-        if value:
-            found["model"] = clean_model(value)
+        if model := clean_model(value):
+            found["model"] = model
     elif name == "mode":
         found["mode"] = parse_mode(value)
     elif name == "benchmark":
@@ -224,8 +225,12 @@ def looks_like_answers(words: str) -> bool:
 
 def clean_model(name: str) -> str:
     """A model name as typed, with whitespace folded, control characters dropped (they could
-    make it read as another) and length capped."""
-    return " ".join(without_controls(name).split())[:MAX_MODEL_NAME]
+    make it read as another) and length capped; "" for one nothing of which shows (only
+    zero-width characters)."""
+    model = " ".join(without_controls(name).split())[:MAX_MODEL_NAME]
+    if model.isascii() or any(unicodedata.category(c)[0] not in "CZ" for c in model):
+        return model
+    return ""
 
 
 def read_args(command_args: str, found: dict[str, object]) -> None:

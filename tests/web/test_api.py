@@ -171,6 +171,12 @@ async def test_bodies_no_text_holds_are_refused_and_nothing_is_stored(web: Api) 
     assert (await web.get("/api/v1/me"))[1]["submissions"] == []
 
 
+async def test_a_model_name_nothing_of_which_shows_422(web: Api) -> None:
+    status, err, _ = await web.post(submission(model="\u200b\u200b", publish=True))
+    assert status == 422 and err["error"]["field"] == "model"
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+
+
 async def http_exchange(web: Api, head: str, body: bytes) -> tuple[int, dict[str, Any]]:
     """One request written by hand (a header aiohttp would not send): its status and
     JSON answer."""

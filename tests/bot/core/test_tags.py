@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.tags import Tags, split_tags
+from bot.core.tags import Tags, clean_model, split_tags
 from scoring import Mode, ScoringError
 from scoring.text import normalise_line_ends
 
@@ -177,3 +177,10 @@ def test_lines_that_stay_text(line: str) -> None:
 def test_a_caption_in_markdown_sets_the_model() -> None:
     _, tags = split_tags("1:2\n", "**Model:** GPT-5.5, mode: think & tools")
     assert (tags.model, tags.mode) == ("GPT-5.5", Mode.THINK_TOOLS)
+
+
+@pytest.mark.parametrize("name", ["\u200b\u200b", "\u200c", "\ufeff \u2060"])
+def test_a_model_name_nothing_of_which_shows_is_no_name(name: str) -> None:
+    _, tags = split_tags(f"model: {name}\n1:1")
+    assert tags.model is None
+    assert clean_model(name) == "" and clean_model(f"GPT{name}5") == f"GPT{name}5"
