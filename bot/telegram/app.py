@@ -288,14 +288,8 @@ def register(app: BotApp) -> None:
         app.add_handler(CommandHandler(names, callback, filters=new))
     # A document whose caption starts with /score (any chat); in a group, a photo too
     # (in a private chat every caption is read, below).
-    app.add_handler(
-        MessageHandler(document & filters.CaptionRegex(h.SCORE_COMMAND), h.on_score_command)
-    )
-    app.add_handler(
-        MessageHandler(
-            groups & filters.PHOTO & filters.CaptionRegex(h.SCORE_COMMAND), h.on_score_command
-        )
-    )
+    app.add_handler(MessageHandler(document & h.SCORE_CAPTION, h.on_score_command))
+    app.add_handler(MessageHandler(groups & filters.PHOTO & h.SCORE_CAPTION, h.on_score_command))
 
     # Admins' commands, before the private-chat catch-alls below (which would score a
     # /setkey document). Each checks who asks and refuses everyone else; /export is for

@@ -29,7 +29,7 @@ from telegram import (
 )
 from telegram.constants import ChatType
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
-from telegram.ext import ApplicationHandlerStop
+from telegram.ext import ApplicationHandlerStop, filters
 
 from scoring import Benchmark, Result, ScoringError, registry
 
@@ -65,8 +65,24 @@ _PASTES = "pastes"
 #: least recently seen beyond this are dropped. A model name the bot waits for is in the
 #: database (``core.awaiting``).
 RECENT_MAX = 20_000
-#: ``/score`` at the start of a text or caption (commands are case-insensitive).
-SCORE_COMMAND = re.compile(r"^/score(?:@\w+)?(?=\s|$)", re.IGNORECASE)
+#: ``/score`` at the start of a text or caption (commands are case-insensitive), and the
+#: bot it is addressed to (``/score@name``), if any.
+SCORE_COMMAND = re.compile(r"^/score(?:@(\w+))?(?=\s|$)", re.IGNORECASE)
+
+
+class _ScoreCaption(filters.MessageFilter):
+    """A caption that starts with ``/score`` or ``/score@<this bot>`` (in a group,
+    ``/score@OtherBot`` is another bot's, as a text command's is)."""
+
+    def filter(self, message: Message) -> bool:
+        found = SCORE_COMMAND.match(message.caption or "")
+        if found is None:
+            return False
+        to = found[1]
+        return to is None or to.casefold() == (message.get_bot().username or "").casefold()
+
+
+SCORE_CAPTION = _ScoreCaption(name="SCORE_CAPTION")
 
 
 # --- small helpers -----------------------------------------------------------------
@@ -312,8 +328,9 @@ class DocumentUpload:
                 return await fetch(file)
             except (BadRequest, InvalidToken) as exc:  # refused: trying again cannot help
                 # (PTB reads a download's 404 as InvalidToken)
-                too_big = any(s in str(exc).lower() for s in ("too big", "larger than"))
-                raise UserError("too_big_unsized" if too_big else "download_failed") from exc
+                if any(s in str(exc).lower() for s in ("too big", "larger than")):
+                    raise UserError("too_big_unsized") from exc
+                raise UserError("download_failed") from exc
             except NetworkError as exc:
                 if attempt == DOWNLOAD_TRIES:
                     raise UserError("download_failed") from exc
@@ -444,6 +461,11 @@ async def score(
     """
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
+        return
+    if message.sender_chat is not None:
+        # an anonymous group admin (or a channel) speaks as the chat, and Telegram names
+        # a placeholder user every group shares: the result would be nobody's
+        await reply_error(message, await user_lang(context, user), UserError("anonymous"))
         return
     big = document is not None or len(text or "") >= POOL
     async with _watched(context, source, big):

@@ -27,7 +27,7 @@ from ..core.errors import StorageError, UserError
 from ..core.runs import AttemptDone, Run, RunAttempt
 from ..core.services import Services
 from ..render.format import mode_label
-from ..render.i18n import t
+from ..render.i18n import t, tn
 from ..render.run_cards import AttemptLine, cost_report, run_card, run_progress
 from .context import BotApp, BotContext
 from .handlers import reply_error, user_lang
@@ -357,9 +357,7 @@ async def on_paid(update: Update, context: BotContext) -> None:
         return
     if not done.runs:
         return  # a repeated delivery: answered the first time
-    await message.reply_text(
-        t(lang, "sponsor_thanks", runs=len(done.runs), target=done.paid.target)
-    )
+    await message.reply_text(tn(lang, "sponsor_thanks", len(done.runs), target=done.paid.target))
     queue = context.bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):
         queue.wake()

@@ -100,6 +100,26 @@ async def test_document_with_score_caption(bot: Bot) -> None:
     plain = text_of(await bot.api.reply_to(doc, timeout=20))
     assert "Correct: 5" in plain
     assert "Mode: think" in plain.splitlines() and "Model: Grok 4.6" in plain.splitlines()
+    # a caption addressed to another bot is that bot's: no reply, nothing read
+    since = bot.api.mark()
+    await bot.api.send_document(group, ann, b"1:1\n", "other.txt", caption="/score@OtherBot")
+    last = await _in_group(bot, group, ann, f"/score@{BOT}")  # the bot's next reply is this
+    assert "Send /score with the model's output" in text_of(last)
+    assert not [c for c in bot.api.calls[since:] if c["method"] == "getFile"]
+
+
+async def test_an_anonymous_admin_is_asked_to_post_as_themselves(bot: Bot) -> None:
+    group = bot.api.group_chat(-1004009, "Lab I")
+    anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group",
+                 "username": "GroupAnonymousBot"}  # fmt: skip
+    update = bot.api.make_text_update(group, anonymous, f"/score@{BOT} #think\n1:1\n2:2")
+    message = {**update["message"], "sender_chat": group}
+    await bot.api.send_raw_update("message", message)
+    reply = await bot.api.wait_for(
+        lambda c: c["method"] == "sendMessage" and c["params"]["chat_id"] == group["id"],
+        timeout=20,
+    )
+    assert "Remain anonymous" in text_of(reply) and "nothing was saved" in text_of(reply)
 
 
 async def test_bare_score_explains_and_plain_text_is_ignored(bot: Bot) -> None:
