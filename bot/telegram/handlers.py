@@ -568,10 +568,15 @@ def unknown_command(
         word = message.text.split(maxsplit=1)[0][1:]
         name, _, addressee = word.partition("@")
         username = context.services.bot_username or context.bot.username or ""
-        if in_group(message.chat) and addressee.lower() != username.lower():
+        for_another = bool(addressee) and addressee.lower() != username.lower()
+        if in_group(message.chat) and (for_another or not addressee):
             return  # meant for another bot, or for none in particular
         lang = await user_lang(context, update.effective_user)
         shown = html.escape("/" + name[:40])
+        if for_another:  # in a private chat: say so, rather than "did you mean" itself
+            other = html.escape("@" + addressee[:40])
+            await message.reply_text(t(lang, "command_for_another_bot", command=shown, bot=other))
+            return
         close = difflib.get_close_matches(name.lower(), names, n=1, cutoff=0.6)
         if close:
             await message.reply_text(

@@ -278,6 +278,18 @@ async def test_a_photo_with_answers_in_its_caption_is_scored(bot: Bot) -> None:
         (9060, "en", "/scroe 1:3", "Unknown command /scroe. Did you mean /score?"),
         (9060, "en", "/xyzzy", "Unknown command /xyzzy. /help lists the commands."),
         (9061, "fa", "/leaderbord", "دستور ناشناخته /leaderbord. منظورتان /leaderboard بود؟"),
+        (
+            9060,
+            "en",
+            "/leaderboard@OtherBot",
+            "/leaderboard is addressed to @OtherBot, another bot. /help lists my commands.",
+        ),
+        (
+            9060,
+            "en",
+            "/score@OtherBot 1:1",
+            "/score is addressed to @OtherBot, another bot. /help lists my commands.",
+        ),
     ],
 )
 async def test_an_unknown_command_names_the_closest_one(
