@@ -14,7 +14,7 @@ from .base import StoreBase
 from .challenge_lines import ChallengeFields
 from .errors import InvalidData
 from .models import Submission, Visibility
-from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, check_page, submission
+from .values import SUBMISSION_COLUMNS, SUBMISSION_FROM, check_page, storable_text, submission
 
 Theme = Literal["light", "dark"]
 THEMES: tuple[Theme, ...] = ("light", "dark")
@@ -93,7 +93,7 @@ class ShareStore(StoreBase):
             "WHERE s.user_id = ? AND s.visibility = ?"
         )
         params: list[Any] = [user_id, Visibility.PUBLISHED.value]
-        words = search.casefold().split()
+        words = storable_text(search).casefold().split()  # (a lone surrogate cannot bind)
         for word in words[:5]:
             pattern = "%" + word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
             sql += (

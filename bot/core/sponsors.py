@@ -9,6 +9,7 @@ is :mod:`bot.telegram.run_handlers`'; this module decides.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.runs.providers import ProviderError, Sponsorship
@@ -27,6 +28,8 @@ STARS = "XTR"
 PAYLOAD = "sp"
 #: The longest link a sponsor may show beside their name.
 MAX_LINK = 80
+#: A target in a payload: ASCII digits that fit a 64-bit integer.
+_TARGET = re.compile(r"[0-9]{1,18}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,8 @@ def read_payload(runner: runs.Runner | None, payload: str) -> Asked | None:
     name, _, rest = rest.partition("|")
     target, _, link = rest.partition("|")
     sponsorship = _offer_of(runner, name)
-    if kind != PAYLOAD or sponsorship is None or not target.isdigit():
+    # (ASCII digits that fit the store's integers: the payload may be forged)
+    if kind != PAYLOAD or sponsorship is None or not _TARGET.fullmatch(target):
         return None
     return Asked(name, int(target), link, sponsorship)
 

@@ -23,7 +23,7 @@ from scoring import registry
 
 from ..core import people, runs, sponsors
 from ..core.bounded import parse_id
-from ..core.errors import StorageError, UserError
+from ..core.errors import NotFound, StorageError, UserError
 from ..core.runs import AttemptDone, Run, RunAttempt
 from ..core.services import Services
 from ..render.format import mode_label
@@ -99,12 +99,15 @@ async def on_cancel_button(update: Update, context: BotContext) -> None:
     lang = await user_lang(context, user)
     run_id = parse_id((query.data or "").partition(":")[2])
     if run_id is None:
-        await query.answer()
+        await query.answer(t(lang, "gone"))
         return
     try:
         run = await runs.cancel(context.services, run_id, user_id=user.id)
     except UserError as exc:
         await query.answer(t(lang, exc.key), show_alert=True)
+        return
+    except NotFound:  # no such run (a forged press)
+        await query.answer(t(lang, "gone"))
         return
     except StorageError:
         await query.answer()
@@ -116,12 +119,12 @@ async def on_cancel_button(update: Update, context: BotContext) -> None:
 async def on_transcript_button(update: Update, context: BotContext) -> None:
     """The exact request and the model's answer of a run's attempt, as a file."""
     query, user = update.callback_query, update.effective_user
-    if query is None or user is None or query.message is None:
+    if query is None or user is None:
         return
     lang = await user_lang(context, user)
     submission_id = parse_id((query.data or "").partition(":")[2])
-    if submission_id is None:
-        await query.answer()
+    if submission_id is None or query.message is None:  # forged, or an inline message's
+        await query.answer(t(lang, "gone"))
         return
     try:
         _, text = await runs.transcript(context.services, submission_id)

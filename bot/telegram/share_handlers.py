@@ -146,9 +146,12 @@ async def _pressed_submission(
     that carries it (a shared card's). A result whose submitter is banned is shared by
     nobody; a forged id hands out nothing (the press is answered)."""
     query = update.callback_query
-    if query is None or query.data is None or query.message is None:
+    if query is None:
         return None
     lang = await user_lang(context, query.from_user)
+    if query.data is None or query.message is None:  # an inline message's: no card here
+        await query.answer(t(lang, "gone"))
+        return None
     parts = query.data.split(":")
     sub_id = parse_id(parts[1]) if len(parts) == 2 else None
     services, presser = context.services, query.from_user.id
@@ -239,9 +242,12 @@ async def on_theme(update: Update, context: BotContext) -> None:
 
 async def on_board_image_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    if query is None or query.data is None or query.message is None:
+    if query is None:
         return
     lang = await user_lang(context, query.from_user)
+    if query.data is None or query.message is None:  # an inline message's: no chat here
+        await query.answer(t(lang, "gone"))
+        return
     board_query = parse_board(BOARD + query.data[len(BOARD_IMAGE) :])
     if board_query is None:
         await query.answer(t(lang, "gone"))

@@ -21,6 +21,9 @@ def test_a_payload_names_the_target_and_link_of_an_offered_sponsorship() -> None
     assert sponsors.read_payload(_runner(), "sp|primebench|1|") is None
     assert sponsors.read_payload(_runner(), "other") is None
     assert sponsors.read_payload(None, "sp|natory|6256|") is None
+    # forged targets: digits int() refuses, more than the store's integers hold
+    assert sponsors.read_payload(_runner(), "sp|natory|²|") is None
+    assert sponsors.read_payload(_runner(), "sp|natory|" + "9" * 40 + "|") is None
 
 
 def test_a_checkout_at_another_price_or_currency_is_refused() -> None:

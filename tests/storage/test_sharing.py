@@ -52,6 +52,7 @@ async def test_published_by_lists_newest_first_and_filters(
     assert [s.model for s in await store.published_by(3, search="luna gpt")] == ["GPT-6 Luna"]
     assert len(await store.published_by(3, search="primebench")) == 3  # benchmark name
     assert await store.published_by(3, search="100%_") == []  # LIKE wildcards are literal
+    assert await store.published_by(3, search="gpt\ud800\x00") == []  # no text, no error
     assert [s.id for s in await store.published_by(3, limit=1, offset=1)] == [ids["Claude 5"]]
     await store.withdraw(ids["Claude 5"], 3)
     assert len(await store.published_by(3)) == 2
