@@ -19,6 +19,8 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.get_user(user_id) -> User | None
     await store.get_chat(chat_id) -> Chat | None
     await store.set_user_public(user_id, public: bool) -> None   # /public (User.public)
+    await store.move_chat(old_id, new_id, *, type="supergroup") -> ChatMove
+                                             # a group upgraded: everything by its id moves
 
     # answer keys, versioned by SHA-256 (the last one saved is current)
     await store.save_key(benchmark, data: bytes, *, source: str) -> KeyVersion
@@ -128,7 +130,8 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     # restoring a backup: storage.backup; copying to another engine: storage.port
 
 Modules: ``db`` (the connection seam), ``base`` (what the store classes share),
-``users``, ``keys``, ``intake``, ``links``, ``tokens``, ``sharing``, ``shared``, ``submissions``,
+``users``, ``chats`` (a group's new id), ``keys``, ``intake``, ``links``, ``tokens``,
+``sharing``, ``shared``, ``submissions``,
 ``boards`` with ``board_pages``, ``summaries`` and ``challenge_lines`` (the challenge
 boards' summaries), ``moderation``, ``rescore``, ``backup``, ``analytics``, ``web_rows``,
 ``question_rows``;
@@ -142,6 +145,7 @@ bot maps what people type onto them before calling the store. Times are UTC
 """
 
 from .challenge_lines import ChallengeFields
+from .chats import ChatMove
 from .errors import (
     DatabaseCorrupt,
     DatabaseLocked,
@@ -194,6 +198,7 @@ __all__ = [
     "Candidate",
     "ChallengeFields",
     "Chat",
+    "ChatMove",
     "DatabaseCorrupt",
     "DatabaseLocked",
     "DefinitionVersion",

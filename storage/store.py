@@ -14,6 +14,7 @@ from typing import Literal, Self
 from .backup import BackupStore, fresh_partial, remove_partial
 from .base import Clock, utc_now
 from .boards import BoardStore
+from .chats import ChatStore
 from .definitions import DefinitionStore
 from .engines import is_postgres_url, open_database
 from .errors import StoreUnavailable
@@ -35,6 +36,7 @@ from .values import normalise_model
 
 class Store(
     UserStore,
+    ChatStore,
     DefinitionStore,
     KeyStore,
     SubmissionStore,

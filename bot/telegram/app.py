@@ -265,6 +265,10 @@ def register(app: BotApp) -> None:
 
     # The bot added to a group: how it works there.
     app.add_handler(ChatMemberHandler(c.on_bot_added, ChatMemberHandler.MY_CHAT_MEMBER))
+    # A group upgraded to a supergroup (a service message in the old chat and one in the
+    # new): the group's board and everything else move to the new chat id. No handler
+    # above takes a service message.
+    app.add_handler(MessageHandler(new & filters.StatusUpdate.MIGRATE, h.on_migrate))
 
     # Users' commands.
     commands = [

@@ -33,7 +33,7 @@ from telegram.ext import ApplicationHandlerStop, filters
 
 from scoring import Benchmark, Result, ScoringError, registry
 
-from ..core import awaiting, people, sharing, submissions, submit
+from ..core import awaiting, groups, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
@@ -657,6 +657,31 @@ async def on_reply_in_group(update: Update, context: BotContext) -> None:
     message = update.effective_message
     if message is not None and message.text:
         await _take_model_name(update, context, message.text)
+
+
+# --- a group upgraded to a supergroup ---------------------------------------------------
+
+
+def migration(message: Message) -> tuple[int, int] | None:
+    """(old chat id, new chat id) of a group's upgrade to a supergroup, from either of
+    the service messages Telegram sends: ``migrate_to_chat_id`` in the old chat,
+    ``migrate_from_chat_id`` in the new one; None for any other message."""
+    if message.migrate_to_chat_id:
+        return message.chat_id, message.migrate_to_chat_id
+    if message.migrate_from_chat_id:
+        return message.migrate_from_chat_id, message.chat_id
+    return None
+
+
+async def on_migrate(update: Update, context: BotContext) -> None:
+    """A group became a supergroup (``filters.StatusUpdate.MIGRATE``): its board and
+    everything else kept by its old chat id move to the new one. Either message is
+    enough; the second one, or one delivered again, finds nothing left to move. Nothing
+    is said in the chat (the bot keeps nothing in PTB's ``chat_data`` to move)."""
+    message = update.effective_message
+    found = migration(message) if message is not None else None
+    if found is not None:
+        await groups.upgraded(context.services, *found)
 
 
 # --- the model name asked for by the Model button -------------------------------------

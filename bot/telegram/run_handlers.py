@@ -173,9 +173,10 @@ def listener(app: BotApp) -> runs.Listener:
             await refund_if_nothing_made(app.bot, services, now, lang)
         if now.state != "done" or not await runs.cards_once(services, run.id):
             return  # not finished, or another instance sends the cards
+        # to the run's chat as it is now (its group may have become a supergroup)
         for attempt in attempts:
             if attempt.submission_id is not None:
-                await send_card(app, services, lang, run, attempt)
+                await send_card(app, services, lang, now, attempt)
 
     return heard
 

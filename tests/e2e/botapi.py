@@ -28,7 +28,8 @@ Telegram rules enforced, so that tests catch real bugs
 ------------------------------------------------------
 * the token (wrong token -> 401 ``Unauthorized``);
 * unknown ``chat_id`` -> 400 ``Bad Request: chat not found``; a user who blocked the bot
-  (:meth:`FakeBotAPI.block_bot`) -> 403;
+  (:meth:`FakeBotAPI.block_bot`) -> 403; a group upgraded to a supergroup
+  (:meth:`FakeBotAPI.upgrade_group`) -> 400 with ``parameters.migrate_to_chat_id``;
 * ``parse_mode=HTML``: only Telegram's tags (b strong i em u ins s strike del a[href] code pre
   tg-spoiler span.tg-spoiler blockquote[expandable] tg-emoji[emoji-id]), properly nested and
   closed, ``<`` must be escaped -> else 400 ``Bad Request: can't parse entities: ...``. The
@@ -67,6 +68,8 @@ when the bot has set a webhook, POSTs it there and awaits the first delivery att
     msg = await api.send_text(chat, ann, "/start")       # -> the user's Message dict
     doc = await api.send_document(chat, ann, b"...", "run.jsonl", caption="/score")
     pic = await api.send_photo(chat, ann, b"...")
+    basic = api.group_chat(-4001, "Lab", supergroup=False)            # -> a basic group
+    sg, ups = await api.upgrade_group(basic, -1004001, ann)  # -> supergroup, its two updates
     cq = await api.press_button(chat, ann, bot_message, "lb:2")   # -> CallbackQuery dict
 
 Leading (and any other) ``/commands`` get ``bot_command`` entities like Telegram adds them.
@@ -126,7 +129,7 @@ import socket
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, Self
@@ -613,6 +616,8 @@ class FakeBotAPI(InlineMode, Payments):
         self._callback_counter = itertools.count(1)
         self._commands: dict[tuple[str, str], list[JSONDict]] = {}
         self._members: dict[tuple[int, int], MemberStatus] = {}
+        #: groups upgraded to supergroups: old chat id -> new chat id
+        self._migrated: dict[int, int] = {}
         self._blocked: set[int] = set()
         self._flood_rules: list[_FloodRule] = []
         self._fault_rules: list[_FaultRule] = []
@@ -907,6 +912,40 @@ class FakeBotAPI(InlineMode, Payments):
         update = self._new_update("my_chat_member", change)
         await self._dispatch(update)
         return change
+
+    async def upgrade_group(
+        self,
+        chat: JSONDict,
+        new_id: int,
+        user: JSONDict,
+        *,
+        messages: Sequence[str] = ("to", "from"),
+    ) -> tuple[JSONDict, list[JSONDict]]:
+        """``user`` upgrades the basic group ``chat`` to a supergroup, whose id is
+        ``new_id`` (``-100…``): the service messages Telegram sends, ``"to"`` (in the old
+        chat, with ``migrate_to_chat_id``) and ``"from"`` (in the new one, with
+        ``migrate_from_chat_id``), in the order ``messages`` names them (either may be
+        left out or named twice). From now on a call for the old chat answers 400
+        ``group chat was upgraded to a supergroup chat`` with
+        ``parameters.migrate_to_chat_id``, as Telegram's does. Returns the supergroup
+        and the updates sent."""
+        old_id = int(chat["id"])
+        supergroup = self.group_chat(new_id, str(chat.get("title", "")), supergroup=True)
+        self._migrated[old_id] = new_id
+        updates = []
+        for side in messages:
+            if side == "to":
+                message = self._new_user_message(chat, user, None)
+                message["migrate_to_chat_id"] = new_id
+            elif side == "from":
+                message = self._new_user_message(supergroup, user, None)
+                message["migrate_from_chat_id"] = old_id
+            else:
+                raise ValueError(f"a migration's message is 'to' or 'from', not {side!r}")
+            update = self._new_update("message", message)
+            await self._dispatch(update)
+            updates.append(update)
+        return supergroup, updates
 
     async def edit_text(self, message: JSONDict, text: str) -> JSONDict:
         """The user edits one of their text messages; returns the edited Message."""
@@ -1627,6 +1666,12 @@ class FakeBotAPI(InlineMode, Payments):
         if key not in params:
             raise _bad_request(f"{key} is empty")
         chat_id = params[key]
+        if isinstance(chat_id, int) and chat_id in self._migrated:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": self._migrated[chat_id]},
+            )
         chat = None
         if isinstance(chat_id, int):
             chat = self._chats.get(chat_id)

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import io
+import json
+import time
 from collections.abc import AsyncIterator
 
 import pytest
@@ -213,4 +218,52 @@ async def test_a_group_is_told_how_the_bot_works_there_when_it_joins(bot: Bot) -
     assert "Eval Club" in text_of(later) and "/score" in text_of(later)
     to_group = [c for c in bot.api.calls[since:] if c["method"] == "sendMessage"]
     assert len(to_group) == 1
+    bot.check_clean(mark)
+
+
+async def _handled(bot: Bot, update_id: int, timeout: float = 20.0) -> str:  # noqa: ASYNC109
+    """How the bot's log says it handled an update (``ok``, ``error``, …), once it has
+    (an update the bot answers nothing leaves no call to wait for)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for line in bot.proc.log().splitlines():
+            entry = json.loads(line) if line.startswith("{") else {}
+            if entry.get("msg") == "update handled" and entry.get("update_id") == update_id:
+                return str(entry["outcome"])
+        assert time.monotonic() < deadline, f"update {update_id} not handled in {timeout}s"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_board(bot: Bot) -> None:
+    basic = bot.api.group_chat(-4012, "Lab J", supergroup=False)
+    ann = bot.api.user(4012, "Ann")
+    mark = bot.api.mark()
+    body = "\n".join(answers(KEY, correct=7))
+    reply = await _in_group(bot, basic, ann, f"/score #think\nmodel: upgraded-model\n{body}")
+    sid = submission_id(text_of(reply))
+    assert f"Published #{sid}" in (await bot.press(basic, ann, reply, f"pub:{sid}"))["text"]
+    assert "1. upgraded-model · think · +7 (1 run" in text_of(
+        await _in_group(bot, basic, ann, f"/leaderboard@{BOT}")
+    )
+
+    # Telegram's two service messages (and the one in the new chat once more, as a
+    # redelivery would): the bot says nothing, and handles each
+    supergroup, updates = await bot.api.upgrade_group(
+        basic, -1004012, ann, messages=("to", "from", "from")
+    )
+    for update in updates:
+        assert await _handled(bot, update["update_id"]) == "ok"
+    said = [c for c in bot.api.calls[mark:] if c["params"].get("chat_id") == supergroup["id"]]
+    assert said == []
+
+    # the supergroup's board is the group's, and so is its export
+    plain = text_of(await _in_group(bot, supergroup, ann, f"/leaderboard@{BOT}"))
+    assert "this group" in plain and "1. upgraded-model · think · +7 (1 run" in plain
+    msg = await bot.api.send_text(supergroup, ann, f"/export@{BOT}")
+    document = (await bot.api.reply_to(msg, timeout=20))["result"]["document"]
+    content = bot.api.file_content(document["file_id"])
+    assert content is not None
+    rows = csv.DictReader(io.StringIO(content.decode("utf-8")))
+    assert [r["model"] for r in rows if r["mark"] == "self"] == ["upgraded-model"]
+    # and the bot never wrote to the old chat after it was upgraded (Telegram refuses)
     bot.check_clean(mark)

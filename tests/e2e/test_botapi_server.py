@@ -25,6 +25,7 @@ from telegram import (
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
+    ChatMigrated,
     Conflict,
     Forbidden,
     InvalidToken,
@@ -200,6 +201,27 @@ async def test_get_chat_and_chat_member(botapi: FakeBotAPI, bot: Bot) -> None:
     assert {m.user.id for m in admins} == {1, 2}
     info = await bot.get_chat(group["id"])
     assert info.title == "Lab" and info.type == "supergroup"
+
+
+async def test_a_group_upgraded_to_a_supergroup(botapi: FakeBotAPI, bot: Bot) -> None:
+    """The two service messages, and the old chat refused as Telegram refuses it."""
+    ann = botapi.user(1, "Ann")
+    basic = botapi.group_chat(-4001, "Lab", supergroup=False)
+    await bot.send_message(basic["id"], "before")
+    supergroup, _ = await botapi.upgrade_group(basic, -1004001, ann)
+    assert (supergroup["id"], supergroup["type"], supergroup["title"]) == (
+        -1004001,
+        "supergroup",
+        "Lab",
+    )
+    updates = await bot.get_updates(timeout=0)
+    said = [(u.message.chat.id, u.message.migrate_to_chat_id, u.message.migrate_from_chat_id)
+            for u in updates if u.message]  # fmt: skip
+    assert said == [(-4001, -1004001, None), (-1004001, None, -4001)]
+    with pytest.raises(ChatMigrated) as refused:
+        await bot.send_message(basic["id"], "after")
+    assert refused.value.new_chat_id == -1004001
+    assert (await bot.send_message(supergroup["id"], "after")).chat.type == "supergroup"
 
 
 # ------------------------------------------------------------------ getUpdates
