@@ -81,3 +81,19 @@ def test_a_bad_file_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
     assert "defined by data" not in listed
     unknown = run_cli("score", "-", "--benchmark", "tinymcq", cwd=tmp_path, stdin=b"1:3\n")
     assert unknown.returncode == 2 and b"unknown benchmark 'tinymcq'" in unknown.stderr
+
+
+def test_a_file_nested_too_deeply_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
+    """tomllib reads nested arrays and inline tables recursively: thousands of them were
+    a RecursionError's traceback, now one line naming the problem (exit 2)."""
+    good = run_cli("benchmark", "add", str(_write(tmp_path / "def")), cwd=tmp_path)
+    assert good.returncode == 0, good.stderr  # stored first: what must not change
+    for n, nested in enumerate(("[" * 3000 + "]" * 3000, "{a = " * 3000 + "1" + "}" * 3000)):
+        path = tmp_path / f"deep{n}.toml"
+        path.write_text(DEFINITION.replace('key_file = "key.txt"', f"key = {nested}"))
+        refused = run_cli("benchmark", "add", str(path), cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == b"benchboard: TOML: arrays or inline tables nested too deeply\n"
+        assert refused.stdout == b""
+    listed = run_cli("benchmark", "list", cwd=tmp_path).stdout.decode()
+    assert "tinymcq\tTinyMCQ\tdefined by data, version 1" in listed

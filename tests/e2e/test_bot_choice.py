@@ -110,3 +110,17 @@ async def test_an_admin_adds_a_benchmark_by_document(bot: Bot) -> None:
     assert "QuizB" in scored and "Final Score: 5" in scored, scored
     audit = text_of(await bot.say(chat, admin, "/audit"))
     assert "benchmark_add" in audit and "quizb v1" in audit, audit
+
+
+async def test_a_file_nested_too_deeply_is_refused_in_one_line(bot: Bot) -> None:
+    """tomllib's RecursionError was "Something went wrong" and a traceback in the log
+    (the session checks there is none)."""
+    admin, chat = private_user(bot, ADMIN)
+    nested = TINY.replace('name = "tinymcq"', "name = " + "[" * 3000 + "]" * 3000)
+    sent = await bot.api.send_document(
+        chat, admin, nested.encode(), "deep.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(sent, timeout=20))
+    assert said == (
+        "Benchmark file refused, nothing changed: TOML: arrays or inline tables nested too deeply"
+    )

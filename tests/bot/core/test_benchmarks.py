@@ -127,6 +127,24 @@ async def test_another_process_reads_them_and_refusals_change_nothing(
     assert await services.store.definitions_stamp() == stamp
 
 
+async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(
+    services: Services,
+) -> None:
+    """Thousands of nested arrays or inline tables made tomllib raise RecursionError:
+    the admin was told "Something went wrong". It is a refused file, named as such."""
+    stamp = await services.store.definitions_stamp()
+    for nested in ("[" * 3000 + "]" * 3000, "{a = " * 3000 + "1" + "}" * 3000):
+        hostile = TINY.replace('key = "1:3\\n2:1\\n3:5\\n4:2\\n"', f"key = {nested}")
+        assert hostile != TINY
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, hostile.encode(), source="u")
+        assert refused.value.key == "bad_definition"
+        reason = refused.value.values["reason"]
+        assert reason == "TOML: arrays or inline tables nested too deeply"
+    assert await services.store.definitions_stamp() == stamp
+    assert registry.find("tinymcq") is None
+
+
 async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
     """A large input is read and scored in a worker process: it knows ``#tinymcq``, and
     forgets it when this process does."""
