@@ -153,6 +153,13 @@ def read_definition(text: str | bytes, *, files: Files | None = None) -> Definit
     reads the files it names; None (an upload: no folder beside it) refuses
     ``key_file`` and ``questions_file``. Raises :class:`DefinitionError` (one line
     naming the field; ``TOML`` for a file TOML cannot read, however it is hostile)."""
+    return read_checked(text, files=files)[0]
+
+
+def read_checked(text: str | bytes, *, files: Files | None = None) -> tuple[Definition, PrimeKey]:
+    """:func:`read_definition`, with the key that checking it loaded (the benchmark's
+    :meth:`ChoiceBenchmark.load_key` of it): a key of many thousand lines is seconds of
+    Python, not to be spent twice."""
     if isinstance(text, bytes):
         try:
             text = decode(text)
@@ -167,7 +174,7 @@ def read_definition(text: str | bytes, *, files: Files | None = None) -> Definit
     except ValueError:  # the one other: int() refuses a decimal number this long
         digits = sys.get_int_max_str_digits()
         raise DefinitionError("TOML", f"a number longer than {digits:,} digits") from None
-    return definition_from(table, files=files)
+    return _checked(table, files)
 
 
 def _quoted(value: object) -> str:
@@ -182,6 +189,10 @@ def _field_name(name: str) -> str:
 def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> Definition:
     """Validate a definition's fields (a parsed TOML table, or stored JSON with the key
     given as ``key``)."""
+    return _checked(table, files)[0]
+
+
+def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition, PrimeKey]:
     unknown = [f for f in table if f not in REQUIRED and f not in OPTIONAL and f != "questions"]
     if unknown:
         raise DefinitionError(
@@ -224,10 +235,10 @@ def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> 
         questions=questions,
     )
     try:
-        load_key(key, filename="key", options=range(1, options + 1))
+        loaded = load_key(key, filename="key", options=range(1, options + 1))
     except (KeyFormatError, DecodeError) as exc:
         raise DefinitionError("key", str(exc)) from None
-    return definition
+    return definition, loaded
 
 
 def _integer(value: object) -> bool:

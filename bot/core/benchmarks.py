@@ -11,6 +11,10 @@ points are part of the scorer's version, so every stored result is re-scored wit
 new ones; the kind cannot change (there is one). A built-in benchmark is never
 replaced.
 
+A document sent to the bot is read and checked off the event loop: a large one (a key
+of many thousand lines is seconds of Python) in the worker process, as a large
+submission is scored (:mod:`bot.core.offload`), so nobody else's reply waits for it.
+
 Every process reads the definitions into the registry at start (the bot, and each
 command-line command that opens the database); a bot instance reads them again when
 another one announces a change (PostgreSQL), every :data:`REFRESH_S` seconds, and when
@@ -23,12 +27,13 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from scoring import Benchmark, DecodeError, ScoringError, choice, decode, registry
+from scoring import Benchmark, ScoringError, choice, registry
 from scoring.errors import DefinitionError
 from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
 
-from . import keys
+from . import keys, offload
 from .admin import Actor, require_bot_admin
 from .errors import UserError
 from .services import LoadedKey, Services
@@ -41,6 +46,8 @@ REFRESH_S = 60.0
 TOP = 5
 #: The largest definition file read (bytes).
 MAX_FILE = 5 * 1024 * 1024
+#: The longest a definition sent to the bot may take to read in the worker (seconds).
+READ_SECONDS = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +76,7 @@ def read_file(path: Path) -> choice.Definition:
         data = _read(path)
     except OSError as exc:
         raise DefinitionError("file", f"cannot read {path}: {exc.strerror}") from None
-    return choice.read_definition(_text(data), files=files)
+    return choice.read_definition(data, files=files)
 
 
 def _read(path: Path) -> bytes:
@@ -80,18 +87,22 @@ def _read(path: Path) -> bytes:
     return data
 
 
-def read_upload(data: bytes) -> choice.Definition:
-    """A definition sent as a document (its key inline); DefinitionError."""
+async def read_upload(
+    services: Services, data: bytes, *, owner: int | None = None
+) -> offload.ReadDefinition:
+    """A definition sent as a document (its key inline), read and checked with its key
+    loaded: a large one in the worker process (in ``owner``'s turn), a small one here
+    (as a submission is). Raises DefinitionError."""
     if len(data) > MAX_FILE:
         raise DefinitionError("file", f"larger than {MAX_FILE // 2**20} MB")
-    return choice.read_definition(_text(data))
-
-
-def _text(data: bytes) -> str:
+    if len(data) < offload.OFFLOAD_BYTES:
+        return offload.read_definition(data)
     try:
-        return decode(data)
-    except DecodeError as exc:
-        raise DefinitionError("file", str(exc)) from None
+        return await services.offload(READ_SECONDS, offload.read_definition, data, owner=owner)
+    except TimeoutError:
+        raise DefinitionError("file", f"not read within {READ_SECONDS:.0f} s") from None
+    except offload.WorkerLost:
+        raise DefinitionError("file", "too heavy to read") from None
 
 
 async def add(
@@ -100,13 +111,16 @@ async def add(
     *,
     source: str,
     actor_id: int | None = None,
+    key: Any = None,
 ) -> Added:
     """Register a definition, store it with its key (its key in use at once) and log it
-    (``actor_id``: the admin, for the audit log). Re-scoring is the caller's next step,
-    when ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
+    (``actor_id``: the admin, for the audit log; ``key``: the key already loaded, else
+    it is loaded here, in a thread). Re-scoring is the caller's next step, when
+    ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
     benchmark = choice.ChoiceBenchmark(definition)
     registry.check(benchmark)
-    key = await asyncio.to_thread(benchmark.load_key, definition.key)
+    if key is None:
+        key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name
     before = (await store.leaderboard(name, limit=TOP)).rows if registry.find(name) else ()
     saved, key_version = await store.save_definition(
@@ -202,7 +216,9 @@ async def add_upload(services: Services, actor: Actor, data: bytes, *, source: s
     ``bad_definition`` answer (nothing changed)."""
     require_bot_admin(actor)
     try:
-        definition = read_upload(data)
-        return await add(services, definition, source=source, actor_id=actor.user_id)
+        read = await read_upload(services, data, owner=actor.user_id)
+        return await add(
+            services, read.definition, source=source, actor_id=actor.user_id, key=read.key
+        )
     except DefinitionError as exc:
         raise UserError("bad_definition", reason=str(exc)) from None

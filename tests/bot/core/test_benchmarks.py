@@ -4,6 +4,7 @@ new points, read again by another process's services, refused without a change."
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -143,6 +144,76 @@ async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(
         assert reason == "TOML: arrays or inline tables nested too deeply"
     assert await services.store.definitions_stamp() == stamp
     assert registry.find("tinymcq") is None
+
+
+def _large(questions: int) -> bytes:
+    """TINY with a key of ``questions`` lines, inline (as an upload holds it)."""
+    key = "".join(f"{q}:{q % 5 + 1}\n" for q in range(1, questions + 1))
+    return TINY.replace('key = "1:3\\n2:1\\n3:5\\n4:2\\n"', f'key = """\n{key}"""').encode()
+
+
+async def test_a_large_definition_is_read_in_the_worker_and_nobody_waits(
+    services: Services,
+) -> None:
+    """A definition with a key of 400,000 lines (3.5 MB) was read and checked on the
+    event loop: another user's reply waited 2.5 s. A large one is read in the worker
+    process now, as a large submission is scored; the event loop stays free."""
+    services.worker = True  # as the bot's services
+    data = _large(150_000)
+    assert len(data) > 1_000_000
+    loop = asyncio.get_running_loop()
+    late: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:  # another user's work: how late does it run?
+        while not done.is_set():
+            start = loop.time()
+            await asyncio.sleep(0.01)
+            late.append(loop.time() - start - 0.01)
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)  # ticking before the upload comes
+    try:
+        added = await benchmarks.add_upload(services, ADMIN, data, source="big")
+    finally:
+        done.set()
+        await ticker
+        if services.pool is not None:
+            services.pool.close()
+    assert max(late) < 0.3, f"the event loop was held {max(late):.2f} s"
+    assert services.pool is not None and services.pool.started == 1  # read in the worker
+    assert (added.definition.version, added.key.version) == (1, 1)
+    loaded = services.keys["tinymcq"]
+    assert loaded.version == added.key and len(loaded.key.answers) == 150_000
+    assert registry.get("tinymcq") is added.benchmark
+    # what the worker sent back is what reading it here makes
+    assert loaded.key == added.benchmark.load_key(choice.read_definition(data).key)
+
+
+async def test_a_large_refused_definition_is_told_as_a_small_one(services: Services) -> None:
+    """The refusal crosses from the worker process as it was made: field and reason."""
+    services.worker = True
+    data = _large(20_000).replace(b"20000:1\n", b"20000:9\n")
+    assert len(data) > offload.OFFLOAD_BYTES
+    stamp = await services.store.definitions_stamp()
+    try:
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, data, source="big")
+    finally:
+        if services.pool is not None:
+            services.pool.close()
+    assert services.pool is not None and services.pool.started == 1
+    assert refused.value.key == "bad_definition"
+    reason = refused.value.values["reason"]
+    assert reason == "key: line 20000: the option must be 1 to 5: '20000:9'"
+    assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_small_definition_is_read_without_the_worker(services: Services) -> None:
+    services.worker = True
+    added = await benchmarks.add_upload(services, ADMIN, TINY.encode(), source="small")
+    assert services.pool is None  # no process started for a few lines
+    assert added.key.version == 1 and len(services.keys["tinymcq"].key.answers) == 4
 
 
 async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
