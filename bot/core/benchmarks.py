@@ -27,7 +27,7 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from scoring import Benchmark, ScoringError, choice, registry
 from scoring.errors import DefinitionError
@@ -50,16 +50,33 @@ MAX_FILE = 5 * 1024 * 1024
 READ_SECONDS = 60.0
 
 
+#: What adding a definition changed: a benchmark that was not there ("new"), a new
+#: definition version, another key in use, both, or nothing.
+Change = Literal["new", "definition", "key", "both", "none"]
+
+
 @dataclass(frozen=True, slots=True)
 class Added:
     """A definition added: the benchmark, its stored definition and key versions, how
-    many stored submissions wait for a re-score, and the board's top before it."""
+    many stored submissions wait for a re-score, the board's top before it, and whether
+    the key in use changed (a new version, or an earlier one made current again)."""
 
     benchmark: Benchmark
     definition: DefinitionVersion
     key: KeyVersion
     pending: int
     before: tuple[BoardRow, ...]
+    key_changed: bool
+
+    @property
+    def change(self) -> Change:
+        """What this changed (what the answer says first)."""
+        definition = self.definition
+        if definition.created and definition.version == 1:
+            return "new"
+        if definition.created:
+            return "both" if self.key_changed else "definition"
+        return "key" if self.key_changed else "none"
 
 
 def read_file(path: Path) -> choice.Definition:
@@ -123,6 +140,7 @@ async def add(
         key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name
     before = (await store.leaderboard(name, limit=TOP)).rows if registry.find(name) else ()
+    previous = await store.current_key(name)
     saved, key_version = await store.save_definition(
         name, definition.kind, definition.dumps(), definition.key, source=source
     )
@@ -138,7 +156,8 @@ async def add(
         )
     await services.announce("benchmarks")
     pending = await store.pending_rescore(name, scorer_version=benchmark.scorer_version)
-    return Added(benchmark, saved, key_version, pending, tuple(before))
+    key_changed = previous is None or previous.id != key_version.id
+    return Added(benchmark, saved, key_version, pending, tuple(before), key_changed)
 
 
 async def load_defined(services: Services) -> list[Benchmark]:

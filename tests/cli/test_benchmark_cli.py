@@ -97,3 +97,17 @@ def test_a_file_nested_too_deeply_is_one_line_and_changes_nothing(tmp_path: Path
         assert refused.stdout == b""
     listed = run_cli("benchmark", "list", cwd=tmp_path).stdout.decode()
     assert "tinymcq\tTinyMCQ\tdefined by data, version 1" in listed
+
+
+def test_a_changed_key_is_said_also_when_it_is_an_earlier_one(tmp_path: Path) -> None:
+    path = _write(tmp_path / "def")
+    assert run_cli("benchmark", "add", str(path), cwd=tmp_path).returncode == 0
+    key = tmp_path / "def" / "key.txt"
+    key.write_text("1:3\n2:1\n3:5\n4:3\n")
+    fixed = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "unchanged, definition version 1" in fixed and "key version 2 (new)" in fixed
+    key.write_text("1:3\n2:1\n3:5\n4:2\n")  # the first key again: in use, no new version
+    back = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "key version 1 (in use again)" in back, back
+    same = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "key version 1 (unchanged)" in same, same

@@ -57,6 +57,7 @@ async def _score(services: Services, submission_id: int) -> float:
 async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Services) -> None:
     added = await benchmarks.add(services, choice.read_definition(TINY), source="t")
     assert (added.definition.version, added.key.version, added.pending) == (1, 1, 0)
+    assert added.change == "new"
     assert registry.get("tinymcq") is added.benchmark
     sid, score = await _submit(services, "#tinymcq\n1:3\n2:4\n3:5\n4:none", 1)
     assert score == 3.0
@@ -64,6 +65,8 @@ async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Servi
     again = await benchmarks.add(services, choice.read_definition(corrected), source="fix")
     assert (again.definition.version, again.definition.created) == (1, False)
     assert (again.key.version, again.pending) == (2, 1)
+    # the answer said "unchanged" here, while the key changed and a re-score was due
+    assert again.change == "key" and again.key_changed
     report = await rescore(services.store, "tinymcq", workers=1)
     assert report.rescored == 1
     assert await _score(services, sid) == 2 + 2 + 2  # 2:4 is right now
@@ -81,6 +84,11 @@ async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Servi
         )
         == 0
     )
+    same = await benchmarks.add(services, choice.read_definition(corrected), source="fix")
+    assert (same.change, same.key_changed, same.pending) == ("none", False, 0)
+    # the first key again: no new version, but another key in use, and a re-score
+    back = await benchmarks.add(services, choice.read_definition(TINY), source="back")
+    assert (back.key.version, back.key.created, back.change, back.pending) == (1, False, "key", 1)
 
 
 async def test_new_points_are_a_new_version_and_rescore_in_worker_processes(
@@ -91,6 +99,12 @@ async def test_new_points_are_a_new_version_and_rescore_in_worker_processes(
     more = TINY.replace("right = 2", "right = 7")
     added = await benchmarks.add(services, choice.read_definition(more), source="t2")
     assert (added.definition.version, added.key.version, added.pending) == (2, 1, 6)
+    assert added.change == "definition"
+    both = more.replace("right = 7", "right = 8").replace("3:5", "3:4")
+    changed = await benchmarks.add(services, choice.read_definition(both), source="t3")
+    assert (changed.definition.version, changed.key.version, changed.change) == (3, 2, "both")
+    added = await benchmarks.add(services, choice.read_definition(more), source="t2")
+    assert (added.definition.version, added.key.version, added.change) == (4, 1, "both")
     monkeypatch.setattr(rescore_module, "_POOL_MIN_TEXTS", 1)
     report = await rescore(services.store, "tinymcq", workers=2)  # spawned processes
     assert report.rescored == 6
