@@ -9,7 +9,7 @@ submissions are re-scored as after ``/setkey``. A definition may change its titl
 prompt, credit, license, options and points (a new definition version): options and
 points are part of the scorer's version, so every stored result is re-scored with the
 new ones; the kind cannot change (there is one). A built-in benchmark is never
-replaced.
+replaced, and no benchmark is named after a word of the bot's own (:data:`RESERVED`).
 
 A document sent to the bot is read and checked off the event loop: a large one (a key
 of many thousand lines is seconds of Python) in the worker process, as a large
@@ -33,7 +33,7 @@ from scoring import Benchmark, ScoringError, choice, registry
 from scoring.errors import DefinitionError
 from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
 
-from . import keys, offload
+from . import challenges, keys, offload
 from .admin import Actor, require_bot_admin
 from .errors import UserError
 from .services import LoadedKey, Services
@@ -48,6 +48,45 @@ TOP = 5
 MAX_FILE = 5 * 1024 * 1024
 #: The longest a definition sent to the bot may take to read in the worker (seconds).
 READ_SECONDS = 60.0
+
+
+#: The words of the bot's own interfaces, which a benchmark defined by data may not be
+#: named: a benchmark's name stands where they do, or beside them, and would read as
+#: them or be unreachable. Inline mode's keyword (``@bot top [NAME]`` is the top five:
+#: a benchmark ``top`` could never be searched for there); the chat's commands (a
+#: challenge's name is its command, ``/natory``; ``/top NAME`` is a board); the command
+#: line's commands (``benchboard natory today``). The web has no fixed path beside
+#: ``/b/NAME`` (``.csv``, ``.json``, ``/questions`` and ``/card.png`` hang below a name,
+#: which has no dot): nothing is reserved there. Tests check these against what the
+#: Application registers and what the command line parses.
+INLINE_WORDS = ("top",)
+CHAT_COMMANDS = (
+    "start", "help", "score", "leaderboard", "board", "top", "me", "prompt", "questions",
+    "benchmarks", "lang", "theme", "public", "weblink", "token", "notices", "sponsor",
+    "compare",
+    # the admins'
+    "setkey", "benchmark", "keyinfo", "rescore", "hide", "unhide", "verify", "flags", "ban",
+    "unban", "audit", "export", "backup", "run", "runs",
+)  # fmt: skip
+CLI_COMMANDS = (
+    "score", "prompt", "data", "benchmark", "compare", "rescore", "health", "db", "web",
+    "webhook", "run", "submit", "eval", "verify",
+)  # fmt: skip
+RESERVED = (
+    (INLINE_WORDS, "inline mode's keyword (@bot {word})"),
+    (CHAT_COMMANDS, "a command (/{word})"),
+    (CLI_COMMANDS, "a command-line command (benchboard {word})"),
+)
+
+
+def check_name(name: str) -> None:
+    """Refuse (DefinitionError on ``name``) a name that is a word of the bot's own
+    (:data:`RESERVED`), or a challenge's command word: one line saying where it is."""
+    uses = [what.format(word=name) for words, what in RESERVED if name in words]
+    if any(challenges.spec(b).command == name for b in challenges.benchmarks()):
+        uses.append(f"a challenge's command (/{name}, benchboard {name})")
+    if uses:
+        raise DefinitionError("name", f"{name!r} is the bot's own word: {' and '.join(uses)}")
 
 
 #: What adding a definition changed: a benchmark that was not there ("new"), a new
@@ -136,6 +175,7 @@ async def add(
     ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
     benchmark = choice.ChoiceBenchmark(definition)
     registry.check(benchmark)
+    check_name(benchmark.name)
     if key is None:
         key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name

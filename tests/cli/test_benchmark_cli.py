@@ -111,3 +111,16 @@ def test_a_changed_key_is_said_also_when_it_is_an_earlier_one(tmp_path: Path) ->
     assert "key version 1 (in use again)" in back, back
     same = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
     assert "key version 1 (unchanged)" in same, same
+
+
+def test_a_name_of_the_bots_own_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path / "def")
+    path.write_text(path.read_text().replace('"tinymcq"', '"top"'))
+    refused = run_cli("benchmark", "add", str(path), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        b"benchboard: name: 'top' is the bot's own word: inline mode's keyword (@bot top) "
+        b"and a command (/top)\n"
+    )
+    listed = run_cli("benchmark", "list", cwd=tmp_path).stdout.decode()
+    assert "top\t" not in listed and "defined by data" not in listed

@@ -150,3 +150,19 @@ async def test_a_file_nested_too_deeply_is_refused_in_one_line(bot: Bot) -> None
     assert said == (
         "Benchmark file refused, nothing changed: TOML: arrays or inline tables nested too deeply"
     )
+
+
+async def test_a_name_of_the_bots_own_is_refused(bot: Bot) -> None:
+    """``top`` was accepted, though ``@bot top`` is inline mode's top five."""
+    admin, chat = private_user(bot, ADMIN)
+    named = TINY.replace('"tinymcq"', '"top"').replace('"TinyMCQ"', '"Top"')
+    sent = await bot.api.send_document(
+        chat, admin, named.encode(), "top.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(sent, timeout=20))
+    assert said == (
+        "Benchmark file refused, nothing changed: name: 'top' is the bot's own word: "
+        "inline mode's keyword (@bot top) and a command (/top)"
+    )
+    listed = text_of(await bot.say(chat, admin, "/benchmarks"))
+    assert "(#tinymcq)" in listed and "(#top)" not in listed, listed

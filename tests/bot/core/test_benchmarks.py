@@ -18,6 +18,7 @@ from bot.core.offload import Worker
 from bot.core.rescore import rescore
 from bot.core.services import Services
 from scoring import choice, registry
+from scoring.errors import DefinitionError
 
 from .conftest import BOT_ADMIN, BOTH
 
@@ -142,6 +143,30 @@ async def test_another_process_reads_them_and_refusals_change_nothing(
         await benchmarks.add_upload(services, user, TINY.encode(), source="u")
     assert not_admin.value.key == "not_admin"
     assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
+    services: Services,
+) -> None:
+    """``top`` was accepted, but ``@bot top`` is inline mode's top five: the benchmark
+    could never be reached there. Every word of the bot's own is refused so."""
+    stamp = await services.store.definitions_stamp()
+    for name, said in (
+        ("top", "name: 'top' is the bot's own word: inline mode's keyword (@bot top) and "
+                "a command (/top)"),
+        ("leaderboard", "name: 'leaderboard' is the bot's own word: a command (/leaderboard)"),
+        ("webhook", "name: 'webhook' is the bot's own word: a command-line command "
+                    "(benchboard webhook)"),
+    ):  # fmt: skip
+        named = TINY.replace('"tinymcq"', f'"{name}"').encode()
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, named, source="u")
+        assert (refused.value.key, refused.value.values["reason"]) == ("bad_definition", said)
+        with pytest.raises(DefinitionError, match=r"^name: "):  # the command line's way in
+            await benchmarks.add(services, choice.read_definition(named), source="f")
+        assert registry.find(name) is None
+    assert await services.store.definitions_stamp() == stamp
+    assert await services.store.definitions() == []
 
 
 async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(
