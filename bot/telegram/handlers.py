@@ -313,7 +313,9 @@ class DocumentUpload:
             except (BadRequest, InvalidToken) as exc:  # refused: trying again cannot help
                 # (PTB reads a download's 404 as InvalidToken)
                 too_big = any(s in str(exc).lower() for s in ("too big", "larger than"))
-                raise UserError("too_big_unsized" if too_big else "download_failed") from exc
+                # each id marked apart: the extractor reads the two as one id
+                key = N_("too_big_unsized") if too_big else N_("download_failed")
+                raise UserError(key) from exc
             except NetworkError as exc:
                 if attempt == DOWNLOAD_TRIES:
                     raise UserError("download_failed") from exc
