@@ -364,7 +364,7 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
     said = "stored as" if version.created else "unchanged,"
     print(f"{benchmark.name}: {benchmark.title}, {said} definition version {version.version}")
     done = f"re-scored {rescored}" if rescored else "nothing to re-score"
-    fresh = "new" if key.created else "unchanged"
+    fresh = "new" if key.created else "in use again" if added.key_changed else "unchanged"
     print(f"  key version {key.version} ({fresh}), sha256 {key.sha256}; {done}")
     print(f"  tag #{benchmark.name}; board /b/{benchmark.name} (database {settings.db_label})")
     return 0

@@ -24,6 +24,8 @@ or not at all. Pure: the files a definition names are read by the caller's ``fil
 
 import json
 import re
+import reprlib
+import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -76,6 +78,16 @@ from .runs import (
     single_answer,
 )
 from .text import decode, normalise_newlines
+
+#: How a refusal quotes what the file gave: briefly, however large or deeply nested it
+#: is (a refusal is one short line; ``repr`` of a value nested thousands deep raises).
+_QUOTE = reprlib.Repr()
+_QUOTE.maxlevel = 2
+_QUOTE.maxlist = _QUOTE.maxtuple = _QUOTE.maxdict = _QUOTE.maxset = 4
+_QUOTE.maxstring = _QUOTE.maxother = _QUOTE.maxlong = 40
+#: A field's name shown as written (else quoted, as :data:`_QUOTE` quotes it): a TOML key
+#: may be quoted, and then hold anything (a line break, a megabyte).
+_PLAIN_FIELD = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 #: The one kind so far.
 KIND = "choice"
@@ -136,24 +148,56 @@ class Definition(NamedTuple):
         return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=True)
 
 
-def read_definition(text: str, *, files: Files | None = None) -> Definition:
-    """Parse and validate a TOML definition. ``files`` reads the files it names; None
-    (an upload: no folder beside it) refuses ``key_file`` and ``questions_file``.
-    Raises :class:`DefinitionError` (one line naming the field)."""
+def read_definition(text: str | bytes, *, files: Files | None = None) -> Definition:
+    """Parse and validate a TOML definition (its text, or its bytes: UTF-8). ``files``
+    reads the files it names; None (an upload: no folder beside it) refuses
+    ``key_file`` and ``questions_file``. Raises :class:`DefinitionError` (one line
+    naming the field; ``TOML`` for a file TOML cannot read, however it is hostile)."""
+    return read_checked(text, files=files)[0]
+
+
+def read_checked(text: str | bytes, *, files: Files | None = None) -> tuple[Definition, PrimeKey]:
+    """:func:`read_definition`, with the key that checking it loaded (the benchmark's
+    :meth:`ChoiceBenchmark.load_key` of it): a key of many thousand lines is seconds of
+    Python, not to be spent twice."""
+    if isinstance(text, bytes):
+        try:
+            text = decode(text)
+        except DecodeError as exc:
+            raise DefinitionError("file", str(exc)) from None
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DefinitionError("TOML", str(exc)) from None
-    return definition_from(table, files=files)
+    except RecursionError:  # tomllib reads nested arrays and inline tables recursively
+        raise DefinitionError("TOML", "arrays or inline tables nested too deeply") from None
+    except ValueError:  # the one other: int() refuses a decimal number this long
+        digits = sys.get_int_max_str_digits()
+        raise DefinitionError("TOML", f"a number longer than {digits:,} digits") from None
+    return _checked(table, files)
+
+
+def _quoted(value: object) -> str:
+    """A value the file gave, quoted for a refusal (short, one line)."""
+    return _QUOTE.repr(value)
+
+
+def _field_name(name: str) -> str:
+    return name if _PLAIN_FIELD.fullmatch(name) else _quoted(name)
 
 
 def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> Definition:
     """Validate a definition's fields (a parsed TOML table, or stored JSON with the key
     given as ``key``)."""
+    return _checked(table, files)[0]
+
+
+def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition, PrimeKey]:
     unknown = [f for f in table if f not in REQUIRED and f not in OPTIONAL and f != "questions"]
     if unknown:
         raise DefinitionError(
-            unknown[0], f"unknown field (the fields are {', '.join(REQUIRED + OPTIONAL)})"
+            _field_name(unknown[0]),
+            f"unknown field (the fields are {', '.join(REQUIRED + OPTIONAL)})",
         )
     for field in REQUIRED:
         if field not in table:
@@ -173,7 +217,7 @@ def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> 
         raise DefinitionError("title", "empty")
     options = table["options"]
     if not _integer(options):
-        raise DefinitionError("options", f"must be a whole number, not {options!r}")
+        raise DefinitionError("options", f"must be a whole number, not {_quoted(options)}")
     if not MIN_OPTIONS <= options <= MAX_OPTIONS:
         raise DefinitionError("options", f"must be {MIN_OPTIONS} to {MAX_OPTIONS}, not {options}")
     points = _points(table["points"])
@@ -191,10 +235,10 @@ def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> 
         questions=questions,
     )
     try:
-        load_key(key, filename="key", options=range(1, options + 1))
+        loaded = load_key(key, filename="key", options=range(1, options + 1))
     except (KeyFormatError, DecodeError) as exc:
         raise DefinitionError("key", str(exc)) from None
-    return definition
+    return definition, loaded
 
 
 def _integer(value: object) -> bool:
@@ -204,7 +248,7 @@ def _integer(value: object) -> bool:
 def _text(table: Mapping[str, Any], field: str, *, limit: int, strip: bool = True) -> str:
     value = table.get(field, "")
     if not isinstance(value, str):
-        raise DefinitionError(field, f"must be text, not {value!r}")
+        raise DefinitionError(field, f"must be text, not {_quoted(value)}")
     if len(value) > limit:
         raise DefinitionError(field, f"longer than {limit:,} characters")
     return value.strip() if strip else value
@@ -217,14 +261,18 @@ def _points(value: object) -> Points:
         )
     for field in value:
         if field not in POINTS:
-            raise DefinitionError(f"points.{field}", "unknown (the points are right, wrong, none)")
+            raise DefinitionError(
+                f"points.{_field_name(field)}", "unknown (the points are right, wrong, none)"
+            )
     found = []
     for field in POINTS:
         if field not in value:
             raise DefinitionError(f"points.{field}", "missing (required)")
         points = value[field]
         if not _integer(points):
-            raise DefinitionError(f"points.{field}", f"must be a whole number, not {points!r}")
+            raise DefinitionError(
+                f"points.{field}", f"must be a whole number, not {_quoted(points)}"
+            )
         if abs(points) > MAX_POINTS:
             raise DefinitionError(f"points.{field}", f"must be within ±{MAX_POINTS:,}")
         found.append(points)

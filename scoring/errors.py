@@ -79,4 +79,9 @@ class DefinitionError(ScoringError):
 
     def __init__(self, field: str, message: str):
         self.field = field
+        self.reason = message
         super().__init__(f"{field}: {message}")
+
+    def __reduce__(self) -> tuple[type[DefinitionError], tuple[str, str]]:
+        # as it was made: a definition is read in a worker process (bot.core.offload)
+        return (DefinitionError, (self.field, self.reason))

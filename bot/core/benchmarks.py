@@ -9,7 +9,11 @@ submissions are re-scored as after ``/setkey``. A definition may change its titl
 prompt, credit, license, options and points (a new definition version): options and
 points are part of the scorer's version, so every stored result is re-scored with the
 new ones; the kind cannot change (there is one). A built-in benchmark is never
-replaced.
+replaced, and no benchmark is named after a word of the bot's own (:data:`RESERVED`).
+
+A document sent to the bot is read and checked off the event loop: a large one (a key
+of many thousand lines is seconds of Python) in the worker process, as a large
+submission is scored (:mod:`bot.core.offload`), so nobody else's reply waits for it.
 
 Every process reads the definitions into the registry at start (the bot, and each
 command-line command that opens the database); a bot instance reads them again when
@@ -23,12 +27,13 @@ import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Literal
 
-from scoring import Benchmark, DecodeError, ScoringError, choice, decode, registry
+from scoring import Benchmark, ScoringError, choice, registry
 from scoring.errors import DefinitionError
 from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
 
-from . import keys
+from . import challenges, keys, offload
 from .admin import Actor, require_bot_admin
 from .errors import UserError
 from .services import LoadedKey, Services
@@ -41,18 +46,76 @@ REFRESH_S = 60.0
 TOP = 5
 #: The largest definition file read (bytes).
 MAX_FILE = 5 * 1024 * 1024
+#: The longest a definition sent to the bot may take to read in the worker (seconds).
+READ_SECONDS = 60.0
+
+
+#: The words of the bot's own interfaces, which a benchmark defined by data may not be
+#: named: a benchmark's name stands where they do, or beside them, and would read as
+#: them or be unreachable. Inline mode's keyword (``@bot top [NAME]`` is the top five:
+#: a benchmark ``top`` could never be searched for there); the chat's commands (a
+#: challenge's name is its command, ``/natory``; ``/top NAME`` is a board); the command
+#: line's commands (``benchboard natory today``). The web has no fixed path beside
+#: ``/b/NAME`` (``.csv``, ``.json``, ``/questions`` and ``/card.png`` hang below a name,
+#: which has no dot): nothing is reserved there. Tests check these against what the
+#: Application registers and what the command line parses.
+INLINE_WORDS = ("top",)
+CHAT_COMMANDS = (
+    "start", "help", "score", "leaderboard", "board", "top", "me", "prompt", "questions",
+    "benchmarks", "lang", "theme", "public", "weblink", "token", "notices", "sponsor",
+    "compare",
+    # the admins'
+    "setkey", "benchmark", "keyinfo", "rescore", "hide", "unhide", "verify", "flags", "ban",
+    "unban", "audit", "export", "backup", "run", "runs",
+)  # fmt: skip
+CLI_COMMANDS = (
+    "score", "prompt", "data", "benchmark", "compare", "rescore", "health", "db", "web",
+    "webhook", "run", "submit", "eval", "verify",
+)  # fmt: skip
+RESERVED = (
+    (INLINE_WORDS, "inline mode's keyword (@bot {word})"),
+    (CHAT_COMMANDS, "a command (/{word})"),
+    (CLI_COMMANDS, "a command-line command (benchboard {word})"),
+)
+
+
+def check_name(name: str) -> None:
+    """Refuse (DefinitionError on ``name``) a name that is a word of the bot's own
+    (:data:`RESERVED`), or a challenge's command word: one line saying where it is."""
+    uses = [what.format(word=name) for words, what in RESERVED if name in words]
+    if any(challenges.spec(b).command == name for b in challenges.benchmarks()):
+        uses.append(f"a challenge's command (/{name}, benchboard {name})")
+    if uses:
+        raise DefinitionError("name", f"{name!r} is the bot's own word: {' and '.join(uses)}")
+
+
+#: What adding a definition changed: a benchmark that was not there ("new"), a new
+#: definition version, another key in use, both, or nothing.
+Change = Literal["new", "definition", "key", "both", "none"]
 
 
 @dataclass(frozen=True, slots=True)
 class Added:
     """A definition added: the benchmark, its stored definition and key versions, how
-    many stored submissions wait for a re-score, and the board's top before it."""
+    many stored submissions wait for a re-score, the board's top before it, and whether
+    the key in use changed (a new version, or an earlier one made current again)."""
 
     benchmark: Benchmark
     definition: DefinitionVersion
     key: KeyVersion
     pending: int
     before: tuple[BoardRow, ...]
+    key_changed: bool
+
+    @property
+    def change(self) -> Change:
+        """What this changed (what the answer says first)."""
+        definition = self.definition
+        if definition.created and definition.version == 1:
+            return "new"
+        if definition.created:
+            return "both" if self.key_changed else "definition"
+        return "key" if self.key_changed else "none"
 
 
 def read_file(path: Path) -> choice.Definition:
@@ -69,7 +132,7 @@ def read_file(path: Path) -> choice.Definition:
         data = _read(path)
     except OSError as exc:
         raise DefinitionError("file", f"cannot read {path}: {exc.strerror}") from None
-    return choice.read_definition(_text(data), files=files)
+    return choice.read_definition(data, files=files)
 
 
 def _read(path: Path) -> bytes:
@@ -80,18 +143,22 @@ def _read(path: Path) -> bytes:
     return data
 
 
-def read_upload(data: bytes) -> choice.Definition:
-    """A definition sent as a document (its key inline); DefinitionError."""
+async def read_upload(
+    services: Services, data: bytes, *, owner: int | None = None
+) -> offload.ReadDefinition:
+    """A definition sent as a document (its key inline), read and checked with its key
+    loaded: a large one in the worker process (in ``owner``'s turn), a small one here
+    (as a submission is). Raises DefinitionError."""
     if len(data) > MAX_FILE:
         raise DefinitionError("file", f"larger than {MAX_FILE // 2**20} MB")
-    return choice.read_definition(_text(data))
-
-
-def _text(data: bytes) -> str:
+    if len(data) < offload.OFFLOAD_BYTES:
+        return offload.read_definition(data)
     try:
-        return decode(data)
-    except DecodeError as exc:
-        raise DefinitionError("file", str(exc)) from None
+        return await services.offload(READ_SECONDS, offload.read_definition, data, owner=owner)
+    except TimeoutError:
+        raise DefinitionError("file", f"not read within {READ_SECONDS:.0f} s") from None
+    except offload.WorkerLost:
+        raise DefinitionError("file", "too heavy to read") from None
 
 
 async def add(
@@ -100,15 +167,20 @@ async def add(
     *,
     source: str,
     actor_id: int | None = None,
+    key: Any = None,
 ) -> Added:
     """Register a definition, store it with its key (its key in use at once) and log it
-    (``actor_id``: the admin, for the audit log). Re-scoring is the caller's next step,
-    when ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
+    (``actor_id``: the admin, for the audit log; ``key``: the key already loaded, else
+    it is loaded here, in a thread). Re-scoring is the caller's next step, when
+    ``pending``. Raises DefinitionError (nothing stored) for a name that clashes."""
     benchmark = choice.ChoiceBenchmark(definition)
     registry.check(benchmark)
-    key = await asyncio.to_thread(benchmark.load_key, definition.key)
+    check_name(benchmark.name)
+    if key is None:
+        key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name
     before = (await store.leaderboard(name, limit=TOP)).rows if registry.find(name) else ()
+    previous = await store.current_key(name)
     saved, key_version = await store.save_definition(
         name, definition.kind, definition.dumps(), definition.key, source=source
     )
@@ -124,7 +196,8 @@ async def add(
         )
     await services.announce("benchmarks")
     pending = await store.pending_rescore(name, scorer_version=benchmark.scorer_version)
-    return Added(benchmark, saved, key_version, pending, tuple(before))
+    key_changed = previous is None or previous.id != key_version.id
+    return Added(benchmark, saved, key_version, pending, tuple(before), key_changed)
 
 
 async def load_defined(services: Services) -> list[Benchmark]:
@@ -202,7 +275,9 @@ async def add_upload(services: Services, actor: Actor, data: bytes, *, source: s
     ``bad_definition`` answer (nothing changed)."""
     require_bot_admin(actor)
     try:
-        definition = read_upload(data)
-        return await add(services, definition, source=source, actor_id=actor.user_id)
+        read = await read_upload(services, data, owner=actor.user_id)
+        return await add(
+            services, read.definition, source=source, actor_id=actor.user_id, key=read.key
+        )
     except DefinitionError as exc:
         raise UserError("bad_definition", reason=str(exc)) from None

@@ -32,10 +32,10 @@ def keyed() -> tuple[Benchmark, ...]:
 
 
 async def load_key(services: Services, benchmark_name: str, data: bytes, source: str) -> LoadedKey:
-    """Parse a key, store its version (new when the SHA-256 differs), make it current
-    and use it."""
+    """Parse a key (in a thread: a defined benchmark's key may be many thousand lines),
+    store its version (new when the SHA-256 differs), make it current and use it."""
     benchmark = registry.get(benchmark_name)
-    key = benchmark.load_key(data)
+    key = await asyncio.to_thread(benchmark.load_key, data)
     version = await services.store.save_key(benchmark.name, data, source=source)
     loaded = LoadedKey(version, key, source)
     services.keys[benchmark.name] = loaded
@@ -50,7 +50,7 @@ async def reload_keys(services: Services) -> None:
         held = services.keys.get(benchmark.name)
         if version is None or (held is not None and held.version.id == version.id):
             continue
-        if _use(services, benchmark, await services.store.key_data(version.id), version):
+        if await _use(services, benchmark, await services.store.key_data(version.id), version):
             log.info("%s key version %d now in use", benchmark.title, version.version)
 
 
@@ -80,10 +80,11 @@ async def _reload_when_answered(services: Services, attempts: int = 8) -> None:
             await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
-def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:
-    """Use a stored key version; False (logged) when it does not load."""
+async def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:
+    """Use a stored key version (read in a thread, as :func:`load_key` reads one); False
+    (logged) when it does not load."""
     try:
-        key = benchmark.load_key(data)
+        key = await asyncio.to_thread(benchmark.load_key, data)
     except ScoringError as exc:
         log.error("the stored %s key version %d does not load: %s", benchmark.title,
                   version.version, exc)  # fmt: skip
@@ -130,7 +131,7 @@ async def load_keys(services: Services) -> None:
         await import_placed(services, benchmark)
         found = await current(services, benchmark)
         if found is not None:
-            _use(services, benchmark, *found)
+            await _use(services, benchmark, *found)
 
 
 async def fetch_missing(services: Services) -> None:

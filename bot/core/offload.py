@@ -1,5 +1,6 @@
 """Heavy work off the event loop: a large upload is read, decoded, scored and packed in
-a worker process (a process, so pure-Python scoring never holds the event loop's GIL).
+a worker process (a process, so pure-Python scoring never holds the event loop's GIL);
+so is a large benchmark definition (``/benchmark add``) read and checked.
 
 The bot saves a large upload to a file and gives the worker its path; the text is built
 only in the worker, which sends back what the text is (its tags and benchmark), then
@@ -26,7 +27,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from scoring import AnswerSet, Benchmark, DecodeError, Result, decode, registry
+from scoring import AnswerSet, Benchmark, DecodeError, Result, choice, decode, registry
 from scoring.text import normalise_line_ends
 from storage import PackedText, pack_raw
 
@@ -139,6 +140,21 @@ def score_text(name: str, text: str, key: Any, options: Mapping[str, Any]) -> Fi
     """Score a long text and pack it (neither on the event loop), with its answer set."""
     result, answers = scored_with_answers(registry.get(name), text, key, options)
     return FileScore(result, pack_raw(text), answers)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadDefinition:
+    """A benchmark definition read and checked, and its key as the benchmark loads it."""
+
+    definition: choice.Definition
+    key: Any
+
+
+def read_definition(data: bytes) -> ReadDefinition:
+    """Read and check a benchmark's TOML definition sent as a document (its key inline):
+    a key of many thousand lines is seconds of Python. Raises
+    :class:`scoring.errors.DefinitionError` (it crosses processes as it was made)."""
+    return ReadDefinition(*choice.read_checked(data))
 
 
 # --- the worker process ------------------------------------------------------------------

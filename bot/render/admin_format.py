@@ -121,6 +121,38 @@ def render_rescore_done(
     return "\n".join(out)
 
 
+#: The answer to ``/benchmark add`` by what it changed (``bot.core.benchmarks.Change``).
+BENCHMARK_ADDED = {
+    "new": N_("benchmark_added"),
+    "definition": N_("benchmark_new_definition"),
+    "key": N_("benchmark_new_key"),
+    "both": N_("benchmark_new_both"),
+    "none": N_("benchmark_same"),
+}
+
+
+def render_benchmark_added(
+    lang: str,
+    *,
+    change: str,
+    title: str,
+    name: str,
+    version: int,
+    key_version: int,
+    pending: int,
+) -> str:
+    """The answer to ``/benchmark add``: what changed (the benchmark is new; its
+    definition, its key or both changed; nothing did) with the versions, then what is
+    re-scored. A change that leaves nothing to re-score says so."""
+    values = {"title": html.escape(title), "name": name, "version": version}
+    lines = [t(lang, BENCHMARK_ADDED[change], key_version=key_version, **values)]
+    if pending:
+        lines.append(tn(lang, "key_rescoring", pending))
+    elif change in ("definition", "key", "both"):
+        lines.append(t(lang, "key_nothing_to_rescore"))
+    return "\n".join(lines)
+
+
 def render_audit(lang: str, entries: Sequence[AuditEntry]) -> str:
     if not entries:
         return t(lang, "audit_empty")

@@ -19,7 +19,12 @@ from ..core import admin, benchmarks
 from ..core.errors import StorageError, UserError
 from ..core.notices import Notice
 from ..core.services import Services
-from ..render.admin_format import render_audit, render_keyinfo, render_rescore_done
+from ..render.admin_format import (
+    render_audit,
+    render_benchmark_added,
+    render_keyinfo,
+    render_rescore_done,
+)
 from ..render.i18n import N_, pick_language, t, tn
 from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
@@ -193,20 +198,17 @@ async def on_benchmark(update: Update, context: BotContext) -> None:
         source = f"Telegram upload {document.file_name or 'benchmark'} by user {actor.user_id}"
         services = context.services
         added = await benchmarks.add_upload(services, actor, data, source=source)
-        bench, version = added.benchmark, added.definition
-        lines = [
-            t(
-                lang,
-                N_("benchmark_added") if version.created else N_("benchmark_same"),
-                title=html.escape(bench.title),
-                name=bench.name,
-                version=version.version,
-                key_version=added.key.version,
-            )
-        ]
-        if added.pending:
-            lines.append(tn(lang, "key_rescoring", added.pending))
-        sent = await message.reply_text("\n".join(lines))
+        bench = added.benchmark
+        text = render_benchmark_added(
+            lang,
+            change=added.change,
+            title=bench.title,
+            name=bench.name,
+            version=added.definition.version,
+            key_version=added.key.version,
+            pending=added.pending,
+        )
+        sent = await message.reply_text(text)
         if added.pending:
             ask = admin.RescoreAsk(bench, added.pending, added.before)
             services.spawn(_rescore_then_report(context.bot, services, ask, sent.chat_id, lang))

@@ -193,7 +193,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
     words = query.query.split()
     results: list[InlineQueryResult] = []
     next_offset = ""
-    if words and words[0].lower() == "top":
+    if words and words[0].lower() == sharing.TOP_WORD:
         item = await _top_item(context, lang, theme, words[1:], user.id)
         results = [item] if item is not None else []
     else:

@@ -81,3 +81,46 @@ def test_a_bad_file_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
     assert "defined by data" not in listed
     unknown = run_cli("score", "-", "--benchmark", "tinymcq", cwd=tmp_path, stdin=b"1:3\n")
     assert unknown.returncode == 2 and b"unknown benchmark 'tinymcq'" in unknown.stderr
+
+
+def test_a_file_nested_too_deeply_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
+    """tomllib reads nested arrays and inline tables recursively: thousands of them were
+    a RecursionError's traceback, now one line naming the problem (exit 2)."""
+    good = run_cli("benchmark", "add", str(_write(tmp_path / "def")), cwd=tmp_path)
+    assert good.returncode == 0, good.stderr  # stored first: what must not change
+    for n, nested in enumerate(("[" * 3000 + "]" * 3000, "{a = " * 3000 + "1" + "}" * 3000)):
+        path = tmp_path / f"deep{n}.toml"
+        path.write_text(DEFINITION.replace('key_file = "key.txt"', f"key = {nested}"))
+        refused = run_cli("benchmark", "add", str(path), cwd=tmp_path)
+        assert refused.returncode == 2
+        assert refused.stderr == b"benchboard: TOML: arrays or inline tables nested too deeply\n"
+        assert refused.stdout == b""
+    listed = run_cli("benchmark", "list", cwd=tmp_path).stdout.decode()
+    assert "tinymcq\tTinyMCQ\tdefined by data, version 1" in listed
+
+
+def test_a_changed_key_is_said_also_when_it_is_an_earlier_one(tmp_path: Path) -> None:
+    path = _write(tmp_path / "def")
+    assert run_cli("benchmark", "add", str(path), cwd=tmp_path).returncode == 0
+    key = tmp_path / "def" / "key.txt"
+    key.write_text("1:3\n2:1\n3:5\n4:3\n")
+    fixed = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "unchanged, definition version 1" in fixed and "key version 2 (new)" in fixed
+    key.write_text("1:3\n2:1\n3:5\n4:2\n")  # the first key again: in use, no new version
+    back = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "key version 1 (in use again)" in back, back
+    same = run_cli("benchmark", "add", str(path), cwd=tmp_path).stdout.decode()
+    assert "key version 1 (unchanged)" in same, same
+
+
+def test_a_name_of_the_bots_own_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path / "def")
+    path.write_text(path.read_text().replace('"tinymcq"', '"top"'))
+    refused = run_cli("benchmark", "add", str(path), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert refused.stderr == (
+        b"benchboard: name: 'top' is the bot's own word: inline mode's keyword (@bot top) "
+        b"and a command (/top)\n"
+    )
+    listed = run_cli("benchmark", "list", cwd=tmp_path).stdout.decode()
+    assert "top\t" not in listed and "defined by data" not in listed

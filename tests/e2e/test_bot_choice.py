@@ -110,3 +110,59 @@ async def test_an_admin_adds_a_benchmark_by_document(bot: Bot) -> None:
     assert "QuizB" in scored and "Final Score: 5" in scored, scored
     audit = text_of(await bot.say(chat, admin, "/audit"))
     assert "benchmark_add" in audit and "quizb v1" in audit, audit
+
+
+async def test_a_changed_key_is_said_and_rescored(bot: Bot) -> None:
+    """The same definition with another key was answered "QuizB is unchanged: definition
+    version 1, key version 2" while its stored results were being re-scored."""
+    admin, chat = private_user(bot, ADMIN)
+    quiz = TINY.replace('"tinymcq"', '"quizb"').replace('"TinyMCQ"', '"QuizB"')
+    quiz = quiz.replace("right = 2, wrong = -1", "right = 10, wrong = -5")
+    corrected = quiz.replace("2:1\n", "2:2\n")  # the stored 2:2 is right now
+    sent = await bot.api.send_document(
+        chat, admin, corrected.encode(), "quiz.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(sent, timeout=20))
+    assert said.splitlines() == [
+        "The key of QuizB changed: key version 2 is in use now "
+        "(definition version 1 unchanged, #quizb).",
+        "Re-scoring 1 stored submission in the background; I will report here.",
+    ]
+    report = await bot.api.wait_for(
+        lambda c: c["method"] == "sendMessage" and "Re-score done" in str(c["params"]["text"]),
+        timeout=30,
+    )
+    assert "QuizB, key version 2: 1 of 1 submission changed score" in text_of(report)
+    user, user_chat = private_user(bot, 9312)
+    mine = text_of(await bot.say(user_chat, user, "/me"))
+    assert "QuizB · Q · — · +20" in mine, mine  # 1:3 and 2:2 both right now: 2 × 10
+
+
+async def test_a_file_nested_too_deeply_is_refused_in_one_line(bot: Bot) -> None:
+    """tomllib's RecursionError was "Something went wrong" and a traceback in the log
+    (the session checks there is none)."""
+    admin, chat = private_user(bot, ADMIN)
+    nested = TINY.replace('name = "tinymcq"', "name = " + "[" * 3000 + "]" * 3000)
+    sent = await bot.api.send_document(
+        chat, admin, nested.encode(), "deep.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(sent, timeout=20))
+    assert said == (
+        "Benchmark file refused, nothing changed: TOML: arrays or inline tables nested too deeply"
+    )
+
+
+async def test_a_name_of_the_bots_own_is_refused(bot: Bot) -> None:
+    """``top`` was accepted, though ``@bot top`` is inline mode's top five."""
+    admin, chat = private_user(bot, ADMIN)
+    named = TINY.replace('"tinymcq"', '"top"').replace('"TinyMCQ"', '"Top"')
+    sent = await bot.api.send_document(
+        chat, admin, named.encode(), "top.toml", caption="/benchmark add"
+    )
+    said = text_of(await bot.api.reply_to(sent, timeout=20))
+    assert said == (
+        "Benchmark file refused, nothing changed: name: 'top' is the bot's own word: "
+        "inline mode's keyword (@bot top) and a command (/top)"
+    )
+    listed = text_of(await bot.say(chat, admin, "/benchmarks"))
+    assert "(#tinymcq)" in listed and "(#top)" not in listed, listed

@@ -66,6 +66,39 @@ def test_a_bad_file_is_refused_naming_the_field(text: str, field: str, said: str
     assert registry.names() == before  # nothing registered
 
 
+#: Files made to break the reader rather than to define anything: each is one short line
+#: naming what is wrong, never an exception of Python's (RecursionError, ValueError).
+HOSTILE = [
+    ("a = " + "[" * 3000 + "]" * 3000, "TOML: arrays or inline tables nested too deeply"),
+    ("a = " + "{b = " * 3000 + "1" + "}" * 3000, "TOML: arrays or inline tables nested too deeply"),
+    (_with("options = 5", "options = " + "[" * 900 + "]" * 900), "TOML: arrays or inline"),
+    ("a = " + "9" * 5000, "TOML: a number longer than 4,300 digits"),
+    (_with("options = 5", "options." + ".".join("a" * 3000) + " = 1"), "options: must be a who"),
+    (_with("options = 5", "options = [" + "1, " * 100_000 + "]"), "options: must be a whole"),
+    (_with("options = 5", "options = 1979-05-27"), "options: must be a whole number, not date"),
+    (_with('title = "TinyMCQ"', "title = [" + "'x', " * 100_000 + "]"), "title: must be text"),
+    (GOOD + '"a\\nb" = 1\n', "'a\\nb': unknown field"),
+    (GOOD + '"' + "z" * 100_000 + '" = 1\n', "'zzzzzzz"),
+    (_with("none = 0", 'none = 0, "x\\ny" = 1'), "points.'x\\ny': unknown"),
+]
+
+
+@pytest.mark.parametrize(("text", "said"), HOSTILE, ids=range(len(HOSTILE)))
+def test_a_hostile_file_is_one_short_line(text: str, said: str) -> None:
+    with pytest.raises(DefinitionError) as caught:
+        choice.read_definition(text)
+    message = str(caught.value)
+    assert message.startswith(said)
+    assert "\n" not in message and len(message) < 200
+    assert message.startswith(f"{caught.value.field}: ")
+
+
+def test_bytes_are_read_as_utf8_and_refused_naming_the_file() -> None:
+    assert choice.read_definition(GOOD.encode()) == choice.read_definition(GOOD)
+    with pytest.raises(DefinitionError, match=r"^file: the file is not valid UTF-8"):
+        choice.read_definition(b"name = '\xff'")
+
+
 def test_an_upload_cannot_name_files_and_a_folder_reads_them() -> None:
     text = _with(GOOD[GOOD.index("key =") :], 'key_file = "k.txt"\n')
     with pytest.raises(DefinitionError, match=r"^key_file: not read from an upload"):

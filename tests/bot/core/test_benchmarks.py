@@ -4,7 +4,9 @@ new points, read again by another process's services, refused without a change."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Coroutine, Iterator
+from typing import Any, TypeVar
 
 import pytest
 
@@ -16,6 +18,7 @@ from bot.core.offload import Worker
 from bot.core.rescore import rescore
 from bot.core.services import Services
 from scoring import choice, registry
+from scoring.errors import DefinitionError
 
 from .conftest import BOT_ADMIN, BOTH
 
@@ -28,6 +31,7 @@ options = 5
 points = { right = 2, wrong = -1, none = 0 }
 key = "1:3\\n2:1\\n3:5\\n4:2\\n"
 """
+T = TypeVar("T")
 ADMIN = Actor(BOT_ADMIN, BOT_ADMIN, in_group=False, bot_admin=True, group_admin=False)
 
 
@@ -54,6 +58,7 @@ async def _score(services: Services, submission_id: int) -> float:
 async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Services) -> None:
     added = await benchmarks.add(services, choice.read_definition(TINY), source="t")
     assert (added.definition.version, added.key.version, added.pending) == (1, 1, 0)
+    assert added.change == "new"
     assert registry.get("tinymcq") is added.benchmark
     sid, score = await _submit(services, "#tinymcq\n1:3\n2:4\n3:5\n4:none", 1)
     assert score == 3.0
@@ -61,6 +66,8 @@ async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Servi
     again = await benchmarks.add(services, choice.read_definition(corrected), source="fix")
     assert (again.definition.version, again.definition.created) == (1, False)
     assert (again.key.version, again.pending) == (2, 1)
+    # the answer said "unchanged" here, while the key changed and a re-score was due
+    assert again.change == "key" and again.key_changed
     report = await rescore(services.store, "tinymcq", workers=1)
     assert report.rescored == 1
     assert await _score(services, sid) == 2 + 2 + 2  # 2:4 is right now
@@ -78,6 +85,11 @@ async def test_added_then_scored_and_rescored_on_a_corrected_key(services: Servi
         )
         == 0
     )
+    same = await benchmarks.add(services, choice.read_definition(corrected), source="fix")
+    assert (same.change, same.key_changed, same.pending) == ("none", False, 0)
+    # the first key again: no new version, but another key in use, and a re-score
+    back = await benchmarks.add(services, choice.read_definition(TINY), source="back")
+    assert (back.key.version, back.key.created, back.change, back.pending) == (1, False, "key", 1)
 
 
 async def test_new_points_are_a_new_version_and_rescore_in_worker_processes(
@@ -88,6 +100,12 @@ async def test_new_points_are_a_new_version_and_rescore_in_worker_processes(
     more = TINY.replace("right = 2", "right = 7")
     added = await benchmarks.add(services, choice.read_definition(more), source="t2")
     assert (added.definition.version, added.key.version, added.pending) == (2, 1, 6)
+    assert added.change == "definition"
+    both = more.replace("right = 7", "right = 8").replace("3:5", "3:4")
+    changed = await benchmarks.add(services, choice.read_definition(both), source="t3")
+    assert (changed.definition.version, changed.key.version, changed.change) == (3, 2, "both")
+    added = await benchmarks.add(services, choice.read_definition(more), source="t2")
+    assert (added.definition.version, added.key.version, added.change) == (4, 1, "both")
     monkeypatch.setattr(rescore_module, "_POOL_MIN_TEXTS", 1)
     report = await rescore(services.store, "tinymcq", workers=2)  # spawned processes
     assert report.rescored == 6
@@ -125,6 +143,141 @@ async def test_another_process_reads_them_and_refusals_change_nothing(
         await benchmarks.add_upload(services, user, TINY.encode(), source="u")
     assert not_admin.value.key == "not_admin"
     assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
+    services: Services,
+) -> None:
+    """``top`` was accepted, but ``@bot top`` is inline mode's top five: the benchmark
+    could never be reached there. Every word of the bot's own is refused so."""
+    stamp = await services.store.definitions_stamp()
+    for name, said in (
+        ("top", "name: 'top' is the bot's own word: inline mode's keyword (@bot top) and "
+                "a command (/top)"),
+        ("leaderboard", "name: 'leaderboard' is the bot's own word: a command (/leaderboard)"),
+        ("webhook", "name: 'webhook' is the bot's own word: a command-line command "
+                    "(benchboard webhook)"),
+    ):  # fmt: skip
+        named = TINY.replace('"tinymcq"', f'"{name}"').encode()
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, named, source="u")
+        assert (refused.value.key, refused.value.values["reason"]) == ("bad_definition", said)
+        with pytest.raises(DefinitionError, match=r"^name: "):  # the command line's way in
+            await benchmarks.add(services, choice.read_definition(named), source="f")
+        assert registry.find(name) is None
+    assert await services.store.definitions_stamp() == stamp
+    assert await services.store.definitions() == []
+
+
+async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(
+    services: Services,
+) -> None:
+    """Thousands of nested arrays or inline tables made tomllib raise RecursionError:
+    the admin was told "Something went wrong". It is a refused file, named as such."""
+    stamp = await services.store.definitions_stamp()
+    for nested in ("[" * 3000 + "]" * 3000, "{a = " * 3000 + "1" + "}" * 3000):
+        hostile = TINY.replace('key = "1:3\\n2:1\\n3:5\\n4:2\\n"', f"key = {nested}")
+        assert hostile != TINY
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, hostile.encode(), source="u")
+        assert refused.value.key == "bad_definition"
+        reason = refused.value.values["reason"]
+        assert reason == "TOML: arrays or inline tables nested too deeply"
+    assert await services.store.definitions_stamp() == stamp
+    assert registry.find("tinymcq") is None
+
+
+def _large(questions: int) -> bytes:
+    """TINY with a key of ``questions`` lines, inline (as an upload holds it)."""
+    key = "".join(f"{q}:{q % 5 + 1}\n" for q in range(1, questions + 1))
+    return TINY.replace('key = "1:3\\n2:1\\n3:5\\n4:2\\n"', f'key = """\n{key}"""').encode()
+
+
+async def test_a_large_definition_is_read_in_the_worker_and_nobody_waits(
+    services: Services,
+) -> None:
+    """A definition with a key of 400,000 lines (3.5 MB) was read and checked on the
+    event loop: another user's reply waited 2.5 s. A large one is read in the worker
+    process now, as a large submission is scored; the event loop stays free."""
+    services.worker = True  # as the bot's services
+    data = _large(150_000)
+    assert len(data) > 1_000_000
+    try:
+        added, late = await _timed(benchmarks.add_upload(services, ADMIN, data, source="big"))
+    finally:
+        if services.pool is not None:
+            services.pool.close()
+    assert max(late) < 0.3, f"the event loop was held {max(late):.2f} s"
+    assert services.pool is not None and services.pool.started == 1  # read in the worker
+    assert (added.definition.version, added.key.version) == (1, 1)
+    loaded = services.keys["tinymcq"]
+    assert loaded.version == added.key and len(loaded.key.answers) == 150_000
+    assert registry.get("tinymcq") is added.benchmark
+    # what the worker sent back is what reading it here makes
+    assert loaded.key == added.benchmark.load_key(choice.read_definition(data).key)
+
+
+async def test_another_instance_reads_a_large_key_off_the_event_loop(
+    services: Services,
+) -> None:
+    """Another bot instance on the database reads the definition and its key when told
+    (``refresh``): a key of many thousand lines is loaded in a thread there too."""
+    await benchmarks.add(services, choice.read_definition(_large(150_000)), source="big")
+    registry.unregister("tinymcq")  # as the other instance, before it reads them
+    services.keys.pop("tinymcq")
+    read, late = await _timed(benchmarks.refresh(services))
+    assert read
+    assert max(late) < 0.3, f"the event loop was held {max(late):.2f} s"
+    assert len(services.keys["tinymcq"].key.answers) == 150_000
+
+
+async def _timed(work: Coroutine[Any, Any, T]) -> tuple[T, list[float]]:
+    """What ``work`` returns, and how late a task sleeping 10 ms at a time (another
+    user's reply) woke each time while it ran."""
+    loop = asyncio.get_running_loop()
+    late: list[float] = []
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        while not done.is_set():
+            start = loop.time()
+            await asyncio.sleep(0.01)
+            late.append(loop.time() - start - 0.01)
+
+    ticker = asyncio.create_task(tick())
+    await asyncio.sleep(0.05)  # ticking before the work starts
+    try:
+        value = await work
+    finally:
+        done.set()
+        await ticker
+    return value, late
+
+
+async def test_a_large_refused_definition_is_told_as_a_small_one(services: Services) -> None:
+    """The refusal crosses from the worker process as it was made: field and reason."""
+    services.worker = True
+    data = _large(20_000).replace(b"20000:1\n", b"20000:9\n")
+    assert len(data) > offload.OFFLOAD_BYTES
+    stamp = await services.store.definitions_stamp()
+    try:
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, data, source="big")
+    finally:
+        if services.pool is not None:
+            services.pool.close()
+    assert services.pool is not None and services.pool.started == 1
+    assert refused.value.key == "bad_definition"
+    reason = refused.value.values["reason"]
+    assert reason == "key: line 20000: the option must be 1 to 5: '20000:9'"
+    assert await services.store.definitions_stamp() == stamp
+
+
+async def test_a_small_definition_is_read_without_the_worker(services: Services) -> None:
+    services.worker = True
+    added = await benchmarks.add_upload(services, ADMIN, TINY.encode(), source="small")
+    assert services.pool is None  # no process started for a few lines
+    assert added.key.version == 1 and len(services.keys["tinymcq"].key.answers) == 4
 
 
 async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
