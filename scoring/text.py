@@ -28,6 +28,12 @@ def without_controls(text: str) -> str:
     return text if text.isascii() and text.isprintable() else _CONTROLS.sub(_control, text)
 
 
+def folded_name(text: str) -> str:
+    """A name as shown: control characters dropped, whitespace runs one space, no
+    space at either end."""
+    return " ".join(without_controls(text).split())
+
+
 def decode(data: bytes) -> str:
     """Decode UTF-8 (a leading BOM dropped). Line breaks are left as they are.
 

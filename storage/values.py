@@ -17,6 +17,7 @@ from typing import Any
 
 from scoring import Mode
 from scoring.text import MAX_MODEL_NAME as MAX_MODEL_NAME
+from scoring.text import folded_name
 from scoring.text import without_controls as without_controls
 
 from .errors import InvalidData
@@ -58,14 +59,14 @@ def optional_name(text: str | None) -> str | None:
 def normalise_model(model: str) -> str:
     """The grouping form of a model name: whitespace collapsed, controls dropped,
     case folded."""
-    return " ".join(without_controls(model).split()).casefold()
+    return folded_name(model).casefold()
 
 
 def clean_model(model: str | None) -> tuple[str | None, str | None]:
     """A model name as shown (whitespace collapsed) and its grouping form."""
     if model is None:
         return None, None
-    shown = " ".join(name_text(model).split())
+    shown = folded_name(storable_text(model))
     if not shown:
         raise InvalidData("the model name is empty")
     if len(shown) > MAX_MODEL_NAME:

@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from scoring.text import without_controls
+from scoring.text import folded_name
 
 #: The checked fields, in the order they are shown.
 FIELDS = ("provider", "temperature", "seed", "reasoning", "run_date", "log")
@@ -44,7 +44,7 @@ class BadProvenance(ValueError):
 
 
 def _provider(typed: str) -> str:
-    name = " ".join(without_controls(typed).split())
+    name = folded_name(typed)
     if not 0 < len(name) <= MAX_PROVIDER:
         raise BadProvenance("provider", typed, f"1 to {MAX_PROVIDER} characters")
     return name

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from scoring import Mode, UnknownMode, parse_mode, registry
-from scoring.text import MAX_MODEL_NAME, normalise_line_ends, without_controls
+from scoring.text import MAX_MODEL_NAME, folded_name, normalise_line_ends
 
 _NAMES = (
     r"model|مدل|target|هدف|cost|هزینه|latency|تاخیر|تأخیر|mode|حالت|benchmark|k"
@@ -227,7 +227,7 @@ def clean_model(name: str) -> str:
     """A model name as typed, with whitespace folded, control characters dropped (they could
     make it read as another) and length capped; "" for one nothing of which shows (only
     zero-width characters)."""
-    model = " ".join(without_controls(name).split())[:MAX_MODEL_NAME]
+    model = folded_name(name)[:MAX_MODEL_NAME]
     if model.isascii() or any(unicodedata.category(c)[0] not in "CZ" for c in model):
         return model
     return ""
