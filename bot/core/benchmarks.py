@@ -33,7 +33,7 @@ from scoring import Benchmark, ScoringError, choice, registry
 from scoring.errors import DefinitionError
 from storage import BoardRow, DefinitionVersion, KeyVersion, StoreUnavailable
 
-from . import challenges, keys, offload
+from . import challenges, keys, offload, sharing
 from .admin import Actor, require_bot_admin
 from .errors import UserError
 from .services import LoadedKey, Services
@@ -54,12 +54,12 @@ READ_SECONDS = 60.0
 #: named: a benchmark's name stands where they do, or beside them, and would read as
 #: them or be unreachable. Inline mode's keyword (``@bot top [NAME]`` is the top five:
 #: a benchmark ``top`` could never be searched for there); the chat's commands (a
-#: challenge's name is its command, ``/natory``; ``/top NAME`` is a board); the command
-#: line's commands (``benchboard natory today``). The web has no fixed path beside
+#: challenge's name is its command, ``/NAME``; ``/top NAME`` is a board); the command
+#: line's commands (``benchboard NAME today``). The web has no fixed path beside
 #: ``/b/NAME`` (``.csv``, ``.json``, ``/questions`` and ``/card.png`` hang below a name,
 #: which has no dot): nothing is reserved there. Tests check these against what the
 #: Application registers and what the command line parses.
-INLINE_WORDS = ("top",)
+INLINE_WORDS = (sharing.TOP_WORD,)
 CHAT_COMMANDS = (
     "start", "help", "score", "leaderboard", "board", "top", "me", "prompt", "questions",
     "benchmarks", "lang", "theme", "public", "weblink", "token", "notices", "sponsor",

@@ -33,7 +33,7 @@ INLINE_PAGE = 10
 #: Rows of the inline "top" board image.
 TOP_ROWS = 5
 #: The inline query's first word that asks for that image (``@bot top [benchmark]``):
-#: no benchmark may be named so (``bot.core.benchmarks.INLINE_WORDS``).
+#: no benchmark may be named so (``bot.core.benchmarks.INLINE_WORDS`` holds it).
 TOP_WORD = "top"
 
 
