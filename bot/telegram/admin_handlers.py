@@ -29,7 +29,8 @@ from ..render.i18n import N_, pick_language, t, tn
 from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
 from .context import BotContext
-from .handlers import DocumentUpload, in_group, reply_error, user_lang
+from .handlers import in_group, reply_error, user_lang
+from .uploads import DocumentUpload
 
 log = logging.getLogger(__name__)
 

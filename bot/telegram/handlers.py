@@ -7,7 +7,6 @@ a reply that is plain text says ``parse_mode=None``.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import difflib
 import html
@@ -15,20 +14,17 @@ import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from telegram import (
     Chat,
     Document,
-    File,
     Message,
     Update,
     User,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ApplicationHandlerStop, filters
 
 from scoring import Benchmark, Result, ScoringError, registry
@@ -49,12 +45,13 @@ from ..render.format import (
 from ..render.i18n import DEFAULT_LANGUAGE, N_, pick_language, t, tn
 from ..render.trust_format import held_line, held_reason
 from .context import BotApp, BotContext
-from .http import AiohttpRequest, send_reply
+from .http import send_reply
 from .keyboards import (
     Keyboard,
     markup,
     score_keyboard,
 )
+from .uploads import DocumentUpload
 
 log = logging.getLogger(__name__)
 
@@ -271,71 +268,6 @@ async def edited(edit: Awaitable[object]) -> None:
 
 
 # --- scoring a submission ------------------------------------------------------------
-
-
-_T = TypeVar("_T")
-
-#: Tries of a file's download that fails for a transient fault (each Bot API call in it
-#: is retried too, by ``RetryingRateLimiter``) before its sender is told to send it again.
-DOWNLOAD_TRIES = 3
-
-
-@dataclass(frozen=True, slots=True)
-class DocumentUpload:
-    """A Telegram document as ``bot.core.submit.Upload``: its size is checked again
-    when Telegram says where the file is, before it is downloaded. What Telegram
-    refuses (a file too big for bots, a file id it no longer knows, a download it
-    answers 404) is told to the sender at once; a download that keeps failing for a
-    transient fault is tried :data:`DOWNLOAD_TRIES` times, then told too (nothing was
-    saved: sending it again is all it takes)."""
-
-    document: Document
-
-    @property
-    def file_name(self) -> str | None:
-        return self.document.file_name
-
-    @property
-    def file_size(self) -> int | None:
-        return self.document.file_size
-
-    async def download(self) -> bytearray:
-        return await self._fetched(lambda file: file.download_as_bytearray())
-
-    async def download_to(self, path: Path) -> None:
-        """Download the file into ``path``: streamed in chunks on the bot's own
-        transport (a large upload never sits in memory whole), else as PTB does it (a
-        local Bot API server's file path)."""
-
-        async def into(file: File) -> None:
-            request = file.get_bot().request
-            url = file.file_path or ""
-            if isinstance(request, AiohttpRequest) and url.startswith(("https://", "http://")):
-                await request.download_to(url, path, limit=submit.MAX_DOWNLOAD)
-            else:
-                await file.download_to_drive(path)
-
-        await self._fetched(into)
-
-    async def _fetched(self, fetch: Callable[[File], Awaitable[_T]]) -> _T:
-        submit.check_size(self.document.file_size)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                file = await self.document.get_file()
-                submit.check_size(file.file_size)
-                return await fetch(file)
-            except (BadRequest, InvalidToken) as exc:  # refused: trying again cannot help
-                # (PTB reads a download's 404 as InvalidToken)
-                if any(s in str(exc).lower() for s in ("too big", "larger than")):
-                    raise UserError("too_big_unsized") from exc
-                raise UserError("download_failed") from exc
-            except NetworkError as exc:
-                if attempt == DOWNLOAD_TRIES:
-                    raise UserError("download_failed") from exc
-                log.info("download failed, trying again", extra={"error": str(exc)})
-                await asyncio.sleep(attempt)
 
 
 #: The card's line saying which benchmark read the message and which tags choose
