@@ -34,6 +34,8 @@ from .tags import clean_model
 
 #: What a token starts with (so that a leaked one is recognisable, e.g. by scanners).
 TOKEN_PREFIX = "bb_"
+#: ``GET /api/v1/me``: how many recent submissions.
+RECENT = 20
 #: ``extra["source"]`` of a submission made through the API.
 SOURCE = "api"
 #: Seconds between checks that the keys in use are still the current ones (the web
@@ -314,6 +316,6 @@ async def shown(services: Services, user_id: int, submission_id: int, web_base: 
     return Submitted(sub, result_of(sub), url, created=False, held=held)
 
 
-async def recent(services: Services, user_id: int, *, limit: int = 20) -> list[Submission]:
+async def recent(services: Services, user_id: int, *, limit: int = RECENT) -> list[Submission]:
     """The owner's most recent submissions, newest first."""
     return await services.store.history(user_id, limit=limit)

@@ -1,5 +1,6 @@
-"""The OpenAPI 3.1 description of the board downloads (CSV and JSON) at
-``/openapi.json``; :func:`bot.web.api.describe` adds the submissions API to it. Pure."""
+"""The OpenAPI 3.1 description at ``/openapi.json``: the board downloads (CSV and
+JSON, :func:`openapi`) and the submissions API (:func:`describe`, served by
+:mod:`bot.web.api`). Pure."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 from scoring import Mode
 
-from ..core import webboards
+from ..core import api, webboards
 from .pages import MARK_FILTERS, MAX_PROVIDER, PER_PAGE, SEARCH_MAX, WINDOW_PARAMS
 
 
@@ -202,3 +203,238 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         },
         "components": {"schemas": {"Board": board, "Row": row, "SignedResult": signed}},
     }
+
+
+def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
+    """``spec`` (the boards' OpenAPI description) with the API added."""
+    error = {
+        "description": "an error",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+    secured: list[dict[str, list[str]]] = [{"bearer": []}]
+    submission = {"$ref": "#/components/schemas/Submission"}
+    # an Inspect log sent as the file: one submission per epoch
+    per_epoch = {
+        "type": "object",
+        "required": ["submissions"],
+        "properties": {"submissions": {"type": "array", "items": submission}},
+    }
+    shown = {"content": {"application/json": {"schema": {"oneOf": [submission, per_epoch]}}}}
+    fields = {
+        "benchmark": {"type": "string", "enum": benchmarks},
+        "output": {"type": "string", "description": "the model's raw output (at most 20 MB)"},
+        "model": {"type": "string", "maxLength": 200},
+        "mode": {"type": "string", "enum": [m.value for m in Mode]},
+        "publish": {
+            "type": "boolean",
+            "default": False,
+            "description": "put the result on the boards (needs mode and model)",
+        },
+        "target": {
+            "type": ["integer", "string"],
+            "description": "the target of a benchmark with a daily challenge",
+        },
+        "cost": {"type": ["number", "string"], "description": "USD"},
+        "latency": {"type": ["number", "string"], "description": "seconds"},
+        "k": {
+            "type": ["integer", "string"],
+            "description": "attempts per question, for a benchmark scored pass@k",
+        },
+        **{
+            name: {"type": ["string", "number"], "description": "provenance (kept as given)"}
+            for name in api.PROVENANCE_FIELDS
+        },
+        # the provenance the chat's tags take too: checked (422 naming a bad one)
+        "provider": {"type": "string", "maxLength": 64, "description": "who served the model"},
+        "temperature": {"type": ["number", "string"], "minimum": 0, "maximum": 2},
+        "seed": {"type": ["integer", "string"], "description": "a whole number"},
+        "reasoning": {"type": "string", "enum": ["low", "medium", "high"]},
+        "run_date": {"type": "string", "format": "date", "description": "YYYY-MM-DD"},
+        "log": {"type": "string", "format": "uri", "description": "the run's log (http(s))"},
+    }
+    form = {
+        **{k: v for k, v in fields.items() if k != "output"},
+        "output": {
+            "type": "string",
+            "format": "binary",
+            "description": "the output file, or an Inspect AI log (.eval, or its JSON): "
+            "one submission per epoch (benchmark, model and mode from the log unless "
+            "given), answered as {submissions: [...]}",
+        },
+        "publish": {"type": "string", "enum": ["true", "false"]},
+    }
+    limited = {
+        "description": "past the token's rate, or the day's publications used up",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+        "content": error["content"],
+    }
+    unauthorized = {**error, "description": "no token, or an unknown or revoked one"}
+    paths = {
+        "/api/v1/submissions": {
+            "post": {
+                "summary": "Score a model's output (and publish it)",
+                "description": (
+                    "The token acts as its owner: the same daily publish limit, bans and "
+                    "moderation apply as in the chat. The same Idempotency-Key from the "
+                    "same owner returns the first request's submission (200)."
+                ),
+                "security": secured,
+                "parameters": [
+                    {
+                        "name": "Idempotency-Key",
+                        "in": "header",
+                        "required": False,
+                        "schema": {"type": "string", "maxLength": 200},
+                    },
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": {
+                        "application/json": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["benchmark", "output"],
+                                "properties": fields,
+                            },
+                        },
+                        "multipart/form-data": {
+                            "schema": {
+                                "type": "object",
+                                "required": ["output"],
+                                "properties": form,
+                            },
+                        },
+                    },
+                },
+                "responses": {
+                    "201": {**shown, "description": "scored (and published when asked)"},
+                    "200": {
+                        **shown,
+                        "description": "the submission of an earlier request "
+                        "with the same Idempotency-Key",
+                    },
+                    "400": {
+                        **error,
+                        "description": "not JSON (or nested too deeply), a form that cannot "
+                        "be read, a Content-Length that is no number, or no output",
+                    },
+                    "401": unauthorized,
+                    "403": {**error, "description": "the owner may not publish (banned)"},
+                    "409": {
+                        **error,
+                        "description": "the Idempotency-Key's submission is gone (hidden)",
+                    },
+                    "413": {**error, "description": "a body over 20 MB"},
+                    "422": {
+                        **error,
+                        "description": "a refused field (error.field names it), "
+                        "or an output no benchmark reads",
+                    },
+                    "429": limited,
+                    "503": {
+                        **error,
+                        "description": "the benchmark's key is not loaded yet (no_key), or "
+                        "the database is unavailable: try again later",
+                    },
+                },
+            }
+        },
+        "/api/v1/submissions/{id}": {
+            "get": {
+                "summary": "One of the token owner's submissions",
+                "security": secured,
+                "parameters": [
+                    {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
+                ],
+                "responses": {
+                    "200": {**shown, "description": "the submission"},
+                    "401": unauthorized,
+                    "404": {**error, "description": "none of the token owner's"},
+                    "429": limited,
+                },
+            }
+        },
+        "/api/v1/me": {
+            "get": {
+                "summary": "The token's owner and their latest submissions",
+                "security": secured,
+                "responses": {
+                    "200": {
+                        "description": f"the latest {api.RECENT}, newest first",
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "user_id": {"type": "integer"},
+                                        "submissions": {
+                                            "type": "array",
+                                            "items": {"type": "object"},
+                                        },
+                                    },
+                                }
+                            }
+                        },
+                    },
+                    "401": unauthorized,
+                    "429": limited,
+                },
+            }
+        },
+    }
+    schemas = {
+        "Error": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {
+                "error": {
+                    "type": "object",
+                    "required": ["code", "message"],
+                    "properties": {
+                        "code": {"type": "string"},
+                        "message": {"type": "string"},
+                        "field": {"type": "string"},
+                    },
+                }
+            },
+        },
+        "Submission": {
+            "type": "object",
+            "description": "The score fields as `benchboard score --json` prints them "
+            "(final_score etc., by benchmark), and these.",
+            "required": ["id", "benchmark", "published", "url", "held"],
+            "properties": {
+                "id": {"type": "integer"},
+                "benchmark": {"type": "string"},
+                "model": {"type": ["string", "null"]},
+                "mode": {"type": ["string", "null"]},
+                "score": {"type": "number", "description": "the ranking figure"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "published": {"type": "boolean"},
+                "url": {
+                    "type": ["string", "null"],
+                    "description": "the result's page (/r/<token>) when published",
+                },
+                "held": {
+                    "type": "boolean",
+                    "description": "held for review by the copy check (its answers "
+                    "match the public key, or another user's result): on no board until "
+                    "an admin releases it",
+                },
+            },
+        },
+    }
+    spec = dict(spec)
+    spec["info"] = {**spec.get("info", {}), "title": "Benchboard boards and API"}
+    spec["paths"] = {**spec.get("paths", {}), **paths}
+    components = dict(spec.get("components", {}))
+    components["schemas"] = {**components.get("schemas", {}), **schemas}
+    components["securitySchemes"] = {
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "a personal token from the bot's /token (private chat)",
+        }
+    }
+    spec["components"] = components
+    return spec

@@ -293,7 +293,7 @@ class SigningKeyHandler(Base):
 class OpenApiHandler(Base):
     async def get(self) -> None:
         async def render() -> tuple[str | bytes, str]:
-            spec = api.describe(openapi.openapi(registry.names()), list(registry.names()))
+            spec = openapi.describe(openapi.openapi(registry.names()), list(registry.names()))
             return json.dumps(spec, indent=1), "application/json; charset=utf-8"
 
         await self.cached("openapi", render)
