@@ -29,16 +29,20 @@ from ..render.i18n import N_, pick_language, t, tn
 from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
 from .context import BotContext
-from .handlers import in_group, reply_error, user_lang
+from .handlers import CaptionCommand, in_group, reply_error, user_lang
 from .uploads import DocumentUpload
 
 log = logging.getLogger(__name__)
 
 _CACHE = "admin_cache"
-#: ``/setkey`` at the start of a caption (commands are case-insensitive).
-SETKEY_COMMAND = re.compile(r"^/setkey(?:@\w+)?(?=\s|$)", re.IGNORECASE)
-#: ``/benchmark add`` at the start of a caption.
-BENCHMARK_ADD = re.compile(r"^/benchmark(?:@\w+)?\s+add(?=\s|$)", re.IGNORECASE)
+#: ``/setkey`` at the start of a caption (commands are case-insensitive), for this bot.
+SETKEY_CAPTION = CaptionCommand(
+    re.compile(r"^/setkey(?:@(\w+))?(?=\s|$)", re.IGNORECASE), "SETKEY_CAPTION"
+)
+#: ``/benchmark add`` at the start of a caption, for this bot.
+BENCHMARK_ADD_CAPTION = CaptionCommand(
+    re.compile(r"^/benchmark(?:@(\w+))?\s+add(?=\s|$)", re.IGNORECASE), "BENCHMARK_ADD_CAPTION"
+)
 
 
 def _cache(context: BotContext) -> admin.AdminCache:

@@ -317,12 +317,8 @@ def register(app: BotApp) -> None:
     ]
     for name, callback in admin_commands:
         app.add_handler(CommandHandler(name, callback, filters=new))
-    app.add_handler(
-        MessageHandler(document & filters.CaptionRegex(ah.SETKEY_COMMAND), ah.on_setkey)
-    )
-    app.add_handler(
-        MessageHandler(document & filters.CaptionRegex(ah.BENCHMARK_ADD), ah.on_benchmark)
-    )
+    app.add_handler(MessageHandler(document & ah.SETKEY_CAPTION, ah.on_setkey))
+    app.add_handler(MessageHandler(document & ah.BENCHMARK_ADD_CAPTION, ah.on_benchmark))
 
     # Buttons: one handler per action (the callback data's first word), then whatever
     # else arrives (a button of an older version: "gone").

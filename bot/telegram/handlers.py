@@ -67,19 +67,24 @@ RECENT_MAX = 20_000
 SCORE_COMMAND = re.compile(r"^/score(?:@(\w+))?(?=\s|$)", re.IGNORECASE)
 
 
-class _ScoreCaption(filters.MessageFilter):
-    """A caption that starts with ``/score`` or ``/score@<this bot>`` (in a group,
-    ``/score@OtherBot`` is another bot's, as a text command's is)."""
+class CaptionCommand(filters.MessageFilter):
+    """A caption that starts with a command for this bot: ``pattern``'s first group is
+    the bot it is addressed to (``/score@name``), if any. ``/score@OtherBot`` is another
+    bot's, as a text command's is."""
+
+    def __init__(self, pattern: re.Pattern[str], name: str) -> None:
+        super().__init__(name=name)
+        self.pattern = pattern
 
     def filter(self, message: Message) -> bool:
-        found = SCORE_COMMAND.match(message.caption or "")
+        found = self.pattern.match(message.caption or "")
         if found is None:
             return False
         to = found[1]
         return to is None or to.casefold() == (message.get_bot().username or "").casefold()
 
 
-SCORE_CAPTION = _ScoreCaption(name="SCORE_CAPTION")
+SCORE_CAPTION = CaptionCommand(SCORE_COMMAND, "SCORE_CAPTION")
 
 
 # --- small helpers -----------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 
-from .botkit import KEY, Bot, answers, bot_session, private_user, submission_id, text_of
+from .botkit import BOT, KEY, Bot, answers, bot_session, private_user, submission_id, text_of
 from .harness import key_text
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -138,3 +138,23 @@ async def test_a_zerobench_key_is_written_in_canonical_form(bot: Bot) -> None:
     admin, chat = private_user(bot, ADMIN)
     assert "ZeroBench: version 1 of 1" in text_of(await bot.say(chat, admin, "/keyinfo"))
     bot.check_clean(mark)
+
+
+async def test_an_admin_caption_for_another_bot_is_left_to_it(bot: Bot) -> None:
+    """``/setkey@OtherBot`` and ``/benchmark@OtherBot add`` in a group are that bot's, as
+    ``/score@OtherBot`` is: no download, no reply, the key unchanged."""
+    group = bot.api.group_chat(-1009101, "Keys")
+    admin = bot.api.user(ADMIN, "Admin")
+    before = current_key(bot, "primebench")
+    since = bot.api.mark()
+    for caption, name in (
+        ("/setkey@OtherBot primebench", "k.txt"),
+        ("/benchmark@OtherBot add", "b.toml"),
+    ):
+        await bot.api.send_document(group, admin, b"1:1\n", name, caption=caption)
+    msg = await bot.api.send_text(group, admin, f"/leaderboard@{BOT}")
+    await bot.api.reply_to(msg, timeout=20)  # the bot has read everything before it
+    assert not [c for c in bot.api.calls[since:] if c["method"] == "getFile"]
+    replies = [c for c in bot.api.calls[since:] if c["method"] == "sendMessage"]
+    assert len(replies) == 1
+    assert current_key(bot, "primebench") == before
