@@ -489,7 +489,8 @@ class NotFoundHandler(_Handler):
     async def get(self, *_: str) -> None:
         self.fail(_Failure(404, "not_found", "no such API path"))
 
-    post = get
+    # whatever the method, a path that does not exist is not found (not 405)
+    post = put = patch = delete = get
 
 
 def routes(web: WebState) -> list[Any]:

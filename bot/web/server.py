@@ -420,8 +420,8 @@ class NotFoundHandler(Base):
     async def get(self, *_: str) -> None:
         self.error_page(404)
 
-    async def post(self, *_: str) -> None:
-        self.error_page(404)
+    # whatever the method, a page that does not exist is not found (not 405)
+    post = put = patch = delete = get
 
 
 def routes(state: WebState) -> list[Any]:

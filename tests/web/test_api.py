@@ -300,3 +300,8 @@ async def test_unknown_api_paths_and_methods_are_json(web: Api) -> None:
     async with web.session.get(web.base + "/api/v1/submissions", headers=web.auth()) as r:
         assert r.status == 405 and r.headers["Allow"] == "POST"
         assert "error" in await r.json()
+    # a path that does not exist is not found, whatever the method
+    for method in ("PUT", "PATCH", "DELETE", "POST"):
+        async with web.session.request(method, web.base + "/api/v2/x", headers=web.auth()) as r:
+            assert r.status == 404, method
+            assert (await r.json())["error"]["code"] == "not_found", method

@@ -135,6 +135,9 @@ async def test_bad_requests_get_an_error_page_never_a_server_error(site: Site) -
         assert status == expected, path
         assert "Content-Security-Policy" in response.headers, path
         assert "<html" in html, path
+    for method in ("PUT", "PATCH", "DELETE"):  # whatever the method
+        async with site.session.request(method, site.base + "/nothing/here") as r:
+            assert r.status == 404 and "<html" in await r.text(), method
 
 
 async def test_security_headers(site: Site) -> None:
