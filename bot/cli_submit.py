@@ -5,16 +5,26 @@ submission per epoch) to a Benchboard server's API, with the personal token in
 Exit codes: 0 submitted; 1 the server refused it (the server's message) or could not be
 reached; 2 bad input here (no token, no such file, an Inspect log without the
 ``inspect`` extra). Each error is one line on stderr.
+
+A transient fault (the server unreachable, a 502/503/504, the token's rate) is tried
+again after a pause (the server's ``Retry-After`` when it gives one), for two minutes at
+most (``--wait``). Every request carries an ``Idempotency-Key`` (the one given, an Inspect
+log's, or one made here), so a request that reached the server before its answer was
+lost is answered with that same submission, never stored twice. Each submission's line
+is printed as soon as it is answered.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import sys
-from collections.abc import Mapping
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,10 +35,27 @@ TOKEN_VARIABLE = "BENCHBOARD_API_TOKEN"
 EXIT_REFUSED = 1
 #: Seconds a request may take (a large output is scored on the server).
 TIMEOUT = 120.0
+#: Seconds a submission is tried again after transient faults, unless ``--wait`` says.
+WAIT = 120.0
+#: The pause before the first new try, doubled for each after it up to ``LONGEST_PAUSE``
+#: (a server's ``Retry-After`` replaces it).
+FIRST_PAUSE, LONGEST_PAUSE = 1.0, 30.0
+#: Answers that say "try again": a proxy's bad gateway or timeout, the server busy or
+#: its database unavailable (429 is transient only for the token's rate, not for the
+#: day's publications).
+TRANSIENT = frozenset({502, 503, 504})
 
 
 class Refused(Exception):
     """The server refused the submission, or could not be reached (exit 1)."""
+
+
+class _Transient(Exception):
+    """A fault worth another try, after ``pause`` seconds when the server said."""
+
+    def __init__(self, message: str, pause: float | None = None) -> None:
+        super().__init__(message)
+        self.pause = pause
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +84,14 @@ def arguments(parser: argparse.ArgumentParser) -> None:
         "--idempotency-key", help="the same key again returns the first submission, not a new one"
     )
     parser.add_argument("--json", action="store_true", help="print the server's JSON answers")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT,
+        metavar="SECONDS",
+        help="how long to keep trying when the server is unreachable or busy "
+        f"(default {WAIT:g}; 0: try once)",
+    )
     told = parser.add_argument_group("provenance (optional, kept and shown with the result)")
     told.add_argument("--provider", help="who served the model (e.g. openrouter)")
     told.add_argument("--temperature", help="the sampling temperature, 0 to 2")
@@ -97,38 +132,78 @@ def cmd_submit(args: argparse.Namespace, load: Load) -> int:
                  args.idempotency_key)
         ]  # fmt: skip
     try:
-        answers = asyncio.run(_send_all(args.server.rstrip("/"), token, parts, args.publish, told))
+        asyncio.run(_send_all(args.server.rstrip("/"), token, parts, args.publish, told, args))
     except Refused as exc:
         print(f"benchboard: {exc}", file=sys.stderr)
         return EXIT_REFUSED
-    for part, (status, data) in zip(parts, answers, strict=True):
-        if args.json:
-            print(json.dumps(data, ensure_ascii=False))
-        else:
-            print(_line(part, status, data))
     return 0
 
 
-def _line(part: Part, status: int, data: dict[str, Any]) -> str:
+def _line(part: Part, sent_before: bool, data: dict[str, Any]) -> str:
     score = data.get("final_score", data.get("score"))
-    again = " (sent before: the same submission)" if status == 200 else ""
+    again = " (sent before: the same submission)" if sent_before else ""
     where = data.get("url") or "not published"
     prefix = f"{part.label}: " if part.label else ""
     return f"{prefix}{data.get('benchmark')} #{data.get('id')}: score {score}{again} — {where}"
 
 
 async def _send_all(
-    server: str, token: str, parts: list[Part], publish: bool, told: Mapping[str, str]
-) -> list[tuple[int, dict[str, Any]]]:
+    server: str,
+    token: str,
+    parts: list[Part],
+    publish: bool,
+    told: Mapping[str, str],
+    args: argparse.Namespace,
+) -> None:
+    """Send each part in turn, printing each one's answer as it comes."""
     import aiohttp
 
     timeout = aiohttp.ClientTimeout(total=TIMEOUT)
     async with aiohttp.ClientSession(timeout=timeout) as session:
-        return [await _send(session, server, token, part, publish, told) for part in parts]
+        for part in parts:
+            send = functools.partial(_send, session, server, token, part, publish=publish,
+                                     told=told)  # fmt: skip
+            again, data = await _until_answered(send, part, max(0.0, args.wait))
+            print(json.dumps(data, ensure_ascii=False) if args.json else _line(part, again, data))
+            sys.stdout.flush()
+
+
+async def _until_answered(
+    send: Callable[[str], Awaitable[tuple[int, dict[str, Any]]]], part: Part, wait: float
+) -> tuple[bool, dict[str, Any]]:
+    """The server's answer to ``part``, trying again after transient faults for ``wait``
+    seconds; and whether it is a submission an earlier run of this command (with the same
+    key) made."""
+    key = part.idempotency_key or f"cli-{uuid.uuid4()}"
+    label = f"{part.label}: " if part.label else ""
+    deadline = time.monotonic() + wait
+    pause = FIRST_PAUSE
+    tried = False
+    while True:
+        try:
+            status, data = await send(key)
+        except _Transient as exc:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Refused(f"{label}{exc}") from None
+            sleep = min(pause if exc.pause is None else exc.pause, LONGEST_PAUSE, left)
+            print(f"benchboard: {label}{exc}; trying again in {sleep:.3g} s", file=sys.stderr)
+            await asyncio.sleep(sleep)
+            pause, tried = min(pause * 2, LONGEST_PAUSE), True
+            continue
+        # a 200 after a try of ours went unanswered is that try's submission
+        return status == 200 and not tried, data
 
 
 async def _send(
-    session: Any, server: str, token: str, part: Part, publish: bool, told: Mapping[str, str]
+    session: Any,
+    server: str,
+    token: str,
+    part: Part,
+    key: str,
+    *,
+    publish: bool,
+    told: Mapping[str, str],
 ) -> tuple[int, dict[str, Any]]:
     import aiohttp
 
@@ -144,16 +219,15 @@ async def _send(
     form.add_field("publish", "true" if publish else "false")
     data = part.output.encode() if isinstance(part.output, str) else part.output
     form.add_field("output", data, filename=part.file_name, content_type="text/plain")
-    headers = {"Authorization": f"Bearer {token}"}
-    if part.idempotency_key:
-        headers["Idempotency-Key"] = part.idempotency_key
+    headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": key}
     url = f"{server}/api/v1/submissions"
     try:
         async with session.post(url, data=form, headers=headers, expect100=True) as response:
             text = await response.text()
             status = response.status
+            retry_after = response.headers.get("Retry-After", "")
     except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-        raise Refused(f"cannot reach {server}: {exc or type(exc).__name__}") from None
+        raise _Transient(f"cannot reach {server}: {exc or type(exc).__name__}") from None
     try:
         body = json.loads(text)
     except ValueError:
@@ -161,6 +235,10 @@ async def _send(
     if status in (200, 201) and isinstance(body, dict):
         return status, body
     error = body.get("error") if isinstance(body, dict) else None
+    code = error.get("code") if isinstance(error, dict) else None
+    if status in TRANSIENT or (status == 429 and code == "rate_limited"):
+        pause = float(retry_after) if retry_after.isdigit() else None
+        raise _Transient(f"{server} answered {status}", pause)
     if isinstance(error, dict) and error.get("message"):
         raise Refused(f"{part.label + ': ' if part.label else ''}{status} {error['message']}")
     raise Refused(f"{url} answered {status}, not the Benchboard API")

@@ -146,7 +146,7 @@ async def test_post_scores_publishes_and_the_cli_submits(bot: Bot, tmp_path: Pat
     assert code == 1 and "401" in err and len(err.strip().splitlines()) == 1
     dead = f"http://127.0.0.1:{free_port()}"
     code, _, err = await cli(str(out_file), "--server", dead, "--benchmark", "primebench",
-                             token=token)  # fmt: skip
+                             "--wait", "0", token=token)  # fmt: skip
     assert code == 1 and "cannot reach" in err and len(err.strip().splitlines()) == 1
 
     # both results are on the web board
