@@ -8,7 +8,7 @@ import asyncio
 import os
 import shutil
 import sqlite3
-from contextlib import closing, suppress
+from contextlib import closing
 from pathlib import Path
 
 from .base import StoreBase
@@ -34,9 +34,17 @@ class BackupStore(StoreBase):
 
 
 def fresh_partial(target: Path) -> Path:
-    """Where a PostgreSQL backup is written before it is renamed to ``target``."""
-    if str(target).startswith(("postgresql:", "postgres:")) or target.is_dir():
+    """Where a backup is written before it is renamed to ``target``: beside it, its
+    folder made. ``target`` must name a file (never a folder, a device or a URL)."""
+    if (
+        not target.name
+        or str(target).startswith(("postgresql:", "postgres:"))
+        or (target.exists() and not target.is_file())
+    ):
         raise InvalidData(f"{target}: name the SQLite file to write the backup to")
+    for folder in (target.parent, *target.parent.parents):
+        if folder.exists() and not folder.is_dir():
+            raise InvalidData(f"{target}: {folder} is not a folder")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     remove_partial(partial)
@@ -52,10 +60,7 @@ def _backup(source: Path, target: Path) -> None:
     """VACUUM INTO a temporary file beside ``target``, then rename it into place."""
     if target.resolve() == source.resolve():
         raise InvalidData("the backup cannot overwrite the database itself")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".partial")
-    with suppress(FileNotFoundError):
-        partial.unlink()
+    partial = fresh_partial(target)
     try:
         create_private(partial)  # VACUUM INTO fills an empty file, keeping its mode
         con = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
@@ -66,8 +71,7 @@ def _backup(source: Path, target: Path) -> None:
             con.close()
         os.replace(partial, target)
     finally:
-        with suppress(FileNotFoundError):
-            partial.unlink()
+        remove_partial(partial)
 
 
 def verify_database(path: str | os.PathLike[str]) -> int:

@@ -17,7 +17,7 @@ from .boards import BoardStore
 from .chats import ChatStore
 from .definitions import DefinitionStore
 from .engines import is_postgres_url, open_database
-from .errors import StoreUnavailable
+from .errors import InvalidData, StoreUnavailable
 from .intake import IntakeStore
 from .keys import KeyStore
 from .links import LinkStore
@@ -90,10 +90,13 @@ class Store(
         """Write a consistent copy of the database to ``path`` (an SQLite file) while the
         bot keeps writing: SQLite's ``VACUUM INTO`` (:class:`BackupStore`), or from
         PostgreSQL a copy of every table (:meth:`_backup_to_sqlite`)."""
-        if self._db.kind == "postgresql" and not self._db.closed:
-            await self._backup_to_sqlite(Path(path))
-        else:
-            await super().backup(path)
+        try:
+            if self._db.kind == "postgresql" and not self._db.closed:
+                await self._backup_to_sqlite(Path(path))
+            else:
+                await super().backup(path)
+        except OSError as exc:  # the folder cannot be made or written, the disk is full
+            raise InvalidData(f"{path}: {exc.strerror or exc}") from exc
 
     async def _backup_to_sqlite(self, target: Path) -> None:
         """PostgreSQL's backup, without ``pg_dump``: every table read in one ``REPEATABLE

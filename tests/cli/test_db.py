@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sqlite3
+import stat
 from pathlib import Path
 
 from storage import SCHEMA_VERSION, Store
@@ -66,3 +69,25 @@ def test_backup_cannot_overwrite_the_database(tmp_path: Path) -> None:
     db = tmp_path / "data" / "benchboard.sqlite3"
     done = run_cli("db", "backup", str(db), cwd=tmp_path)
     assert done.returncode == 2 and b"cannot overwrite the database" in done.stderr
+
+
+def test_backup_names_a_file_or_fails_in_one_line(tmp_path: Path) -> None:
+    """A folder, a device or a place that cannot be written is refused in one line,
+    nothing replaced (a backup over /dev/null used to replace the device with a file)."""
+    asyncio.run(_database(tmp_path / "data" / "benchboard.sqlite3"))
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where a folder should be")
+    for target, said in (
+        (tmp_path, "name the SQLite file to write the backup to"),
+        (fifo, "name the SQLite file to write the backup to"),
+        (blocked / "snap.sqlite3", f"{blocked} is not a folder"),
+    ):
+        done = run_cli("db", "backup", str(target), cwd=tmp_path)
+        err = done.stderr.decode().strip()
+        assert done.returncode == 2 and len(err.splitlines()) == 1, err
+        assert err.startswith(f"benchboard: backup failed: {target}") and said in err, err
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert blocked.read_text() == "a file where a folder should be"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocked", "data", "pipe"]
