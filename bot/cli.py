@@ -24,6 +24,7 @@ from .cli_common import (
     has_database,
     json_lines,
     read_defined,
+    whole,
 )
 
 if TYPE_CHECKING:
@@ -530,7 +531,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if compare is not None:
         compare.add_argument("benchmark", help="a benchmark with a challenge")
         compare.add_argument("--out", help="the PNG file to write (default: BENCHMARK-compare.png)")
-        compare.add_argument("--models", type=int, default=40, help="at most this many models")
+        compare.add_argument("--models", type=whole, default=40, help="at most this many models")
         compare.set_defaults(handler=_ops("cmd_compare"))
 
     rescore = add("rescore", "re-score stored submissions to the current key and scorer version")
@@ -565,7 +566,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             action="store_true",
             help="add to a target that already holds rows (kept as they are)",
         )
-        port.add_argument("--batch", type=int, default=2000, help="rows per transaction")
+        port.add_argument("--batch", type=whole, default=2000, help="rows per transaction")
         port.set_defaults(handler=_ops("cmd_db_port"))
 
     webhook = add("webhook", "register the webhook with Telegram once (for every instance)")

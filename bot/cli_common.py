@@ -26,6 +26,33 @@ def fail(message: str) -> NoReturn:
     raise CliError(message)
 
 
+def whole(text: str) -> int:
+    """An option's whole number of 1 or more (argparse's ``type``)."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more: {text!r}")
+    return value
+
+
+def seconds(text: str) -> float:
+    """An option's number of seconds, 0 or more (argparse's ``type``)."""
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < math.inf:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, 0 or more: {text!r}")
+    return value
+
+
 def has_database(settings: Settings) -> bool:
     """Whether there is a database to read (a missing file is not created for nothing)."""
     return settings.db_url is not None or settings.db_path.is_file()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cli_common import Load, fail
+from .cli_common import Load, fail, seconds
 
 TOKEN_VARIABLE = "BENCHBOARD_API_TOKEN"
 EXIT_REFUSED = 1
@@ -86,7 +86,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the server's JSON answers")
     parser.add_argument(
         "--wait",
-        type=float,
+        type=seconds,
         default=WAIT,
         metavar="SECONDS",
         help="how long to keep trying when the server is unreachable or busy "
@@ -163,7 +163,7 @@ async def _send_all(
         for part in parts:
             send = functools.partial(_send, session, server, token, part, publish=publish,
                                      told=told)  # fmt: skip
-            again, data = await _until_answered(send, part, max(0.0, args.wait))
+            again, data = await _until_answered(send, part, args.wait)
             print(json.dumps(data, ensure_ascii=False) if args.json else _line(part, again, data))
             sys.stdout.flush()
 

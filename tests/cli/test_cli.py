@@ -259,3 +259,20 @@ async def test_fetch_reports_http_and_network_failures(
     assert code == 2
     assert "download failed" in err
     assert not (workdir / "data/primebench/A.txt").exists()
+
+
+def test_counts_and_seconds_out_of_range_are_refused_by_name(tmp_path: Path) -> None:
+    """``--batch 0`` used to port no row and then report the copy as differing;
+    ``--models 0`` blamed the database. Each is now refused before anything runs."""
+    (tmp_path / "out.txt").write_text("1:1\n")
+    cases = [
+        (["db", "port", "--from", "a.db", "--to", "b.db", "--batch", "0"], "--batch"),
+        (["compare", "natory", "--out", "c.png", "--models", "-3"], "--models"),
+        (["submit", "out.txt", "--server", "http://x", "--wait", "nan"], "--wait"),
+        (["submit", "out.txt", "--server", "http://x", "--wait", "-1"], "--wait"),
+    ]
+    for args, option in cases:
+        done = run_cli(*args, cwd=tmp_path, env={"BENCHBOARD_API_TOKEN": "bb_x"})
+        err = done.stderr.decode()
+        assert done.returncode == 2 and f"argument {option}: expected" in err, (args, err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
