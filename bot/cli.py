@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -42,6 +43,10 @@ def _read_input(source: str) -> bytes:
         return sys.stdin.buffer.read()
     path = Path(source)
     try:
+        kind = path.stat().st_mode
+        if not (stat.S_ISREG(kind) or stat.S_ISFIFO(kind) or stat.S_ISDIR(kind)):
+            # /dev/zero would be read until memory runs out
+            fail(f"{source} is a device, not a file")
         return path.read_bytes()
     except FileNotFoundError:
         fail(f"no such file: {source}")

@@ -276,3 +276,10 @@ def test_counts_and_seconds_out_of_range_are_refused_by_name(tmp_path: Path) -> 
         err = done.stderr.decode()
         assert done.returncode == 2 and f"argument {option}: expected" in err, (args, err)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_device_is_refused_not_read_until_memory_runs_out(tmp_path: Path) -> None:
+    for args in (["score", "/dev/zero"], ["data", "load", "primebench", "--key", "/dev/zero"]):
+        done = run_cli(*args, cwd=tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.decode().strip() == "benchboard: /dev/zero is a device, not a file"
