@@ -661,11 +661,20 @@ def _settings_once() -> Load:
     return load
 
 
+#: The commands that run as services, logging what they meet.
+SERVICES = frozenset({"run", "web"})
+
+
 def _bad_input_errors() -> tuple[type[Exception], ...]:
-    """The errors that are bad input (one line, exit 2). A module that was never
-    imported raised none of its errors, so only loaded ones are asked for theirs."""
+    """The errors that are bad input (one line, exit 2), or a database that cannot be
+    read (unavailable, damaged), told the same way. A module that was never imported
+    raised none of its errors, so only loaded ones are asked for theirs."""
     errors: list[type[Exception]] = [CliError, ScoringError]
-    for module, name in (("bot.settings", "SettingsError"), ("bot.core.datafiles", "DataError")):
+    for module, name in (
+        ("bot.settings", "SettingsError"),
+        ("bot.core.datafiles", "DataError"),
+        ("storage.errors", "StorageError"),
+    ):
         loaded = sys.modules.get(module)
         if loaded is not None:
             errors.append(getattr(loaded, name))
@@ -676,6 +685,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
+    if args.command not in SERVICES:
+        # a one-shot command tells an unreachable database in one line, not with each of
+        # the pool's tries (a service logs them)
+        import logging
+
+        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     try:
         handler: Callable[[argparse.Namespace, Load], int] = args.handler
         return handler(args, _settings_once())

@@ -16,6 +16,7 @@ import pytest
 from aiohttp import web
 
 from scoring import primebench as pb
+from tests.e2e.botapi import free_port
 
 
 def run_cli(
@@ -283,3 +284,26 @@ def test_a_device_is_refused_not_read_until_memory_runs_out(tmp_path: Path) -> N
         done = run_cli(*args, cwd=tmp_path)
         assert done.returncode == 2
         assert done.stderr.decode().strip() == "benchboard: /dev/zero is a device, not a file"
+
+
+def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:
+    """The key in an unreachable PostgreSQL (nothing listens on the port): one line, no
+    traceback, none of the pool's tries."""
+    (tmp_path / "out.txt").write_text("1:1\n")
+    env = _env(tmp_path, {"BENCHBOARD_DB": f"postgresql://postgres@127.0.0.1:{free_port()}/x"})
+    commands = [["score", "out.txt", "--benchmark", "primebench"], ["benchmark", "list"]]
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-m", "bot", *args],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for args in commands
+    ]
+    for proc in running:
+        out, err = proc.communicate(timeout=90)
+        assert proc.returncode == 2 and out == b""
+        assert err.decode().startswith("benchboard: the database is unavailable")
+        assert len(err.decode().strip().splitlines()) == 1, err.decode()
