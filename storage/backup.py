@@ -108,11 +108,17 @@ def verify_database(path: str | os.PathLike[str]) -> int:
 def restore(backup: str | os.PathLike[str], target: str | os.PathLike[str]) -> int:
     """Replace the database at ``target`` with ``backup`` once the backup checks out.
 
-    The bot must be stopped. The copy is written beside the target and renamed into
-    place; the old database's WAL and shared-memory files are removed with it.
+    The bot must be stopped: while any process has the database open (the bot,
+    ``benchboard web``), nothing is replaced. The copy is written beside the target and
+    renamed into place; the old database's WAL and shared-memory files are removed with
+    it.
     """
     version = verify_database(backup)
     destination = Path(target)
+    if destination.is_file() and _in_use(destination):
+        raise InvalidData(
+            f"{destination} is open in another process: stop the bot (and benchboard web) first"
+        )
     destination.parent.mkdir(parents=True, exist_ok=True)
     partial = destination.with_name(destination.name + ".restoring")
     partial.unlink(missing_ok=True)
@@ -122,3 +128,23 @@ def restore(backup: str | os.PathLike[str], target: str | os.PathLike[str]) -> i
         Path(str(destination) + suffix).unlink(missing_ok=True)
     os.replace(partial, destination)
     return version
+
+
+def _in_use(path: Path) -> bool:
+    """Whether another connection has the database at ``path`` open. Each connection
+    to a WAL database holds a shared lock on it, so an exclusive one is refused at once
+    while any is open (a crashed process holds none)."""
+    try:
+        con = sqlite3.connect(path.resolve().as_uri() + "?mode=rw", uri=True, timeout=0)
+    except sqlite3.Error:
+        return False
+    with closing(con):
+        try:
+            con.execute("PRAGMA locking_mode = EXCLUSIVE")
+            con.execute("BEGIN EXCLUSIVE")
+            con.rollback()
+        except sqlite3.OperationalError as exc:
+            return getattr(exc, "sqlite_errorname", "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
+        except sqlite3.DatabaseError:  # damaged: what the restore is for
+            return False
+    return False

@@ -6,6 +6,7 @@ import asyncio
 import os
 import sqlite3
 import stat
+from contextlib import closing
 from pathlib import Path
 
 from storage import SCHEMA_VERSION, Store
@@ -19,7 +20,7 @@ async def _database(path: Path) -> None:
 
 
 def _banned(path: Path) -> list[tuple[int, str]]:
-    with sqlite3.connect(path) as con:
+    with closing(sqlite3.connect(path)) as con:  # closed: a restore refuses an open one
         return con.execute("SELECT user_id, reason FROM bans").fetchall()
 
 
@@ -91,3 +92,26 @@ def test_backup_names_a_file_or_fails_in_one_line(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert blocked.read_text() == "a file where a folder should be"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blocked", "data", "pipe"]
+
+
+async def test_restore_refuses_a_database_in_use(tmp_path: Path) -> None:
+    """While the bot has the database open, a restore would be lost under it (it keeps
+    writing to the replaced file): refused, nothing changed, until it is closed."""
+    db = tmp_path / "data" / "benchboard.sqlite3"
+    await _database(db)
+    snapshot = tmp_path / "snap.sqlite3"
+    assert run_cli("db", "backup", str(snapshot), cwd=tmp_path).returncode == 0
+    store = await Store.open(db)  # as the running bot holds it
+    try:
+        await store.unban(77, by=1)
+        done = run_cli("db", "restore", str(snapshot), cwd=tmp_path)
+        err = done.stderr.decode().strip()
+        assert done.returncode == 2 and len(err.splitlines()) == 1
+        assert "is open in another process: stop the bot" in err
+        assert await store.is_banned(77) is None  # its database is the same one
+    finally:
+        await store.close()
+    assert _banned(db) == []
+    done = run_cli("db", "restore", str(snapshot), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert _banned(db) == [(77, "kept in the backup")]
