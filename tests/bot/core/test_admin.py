@@ -5,6 +5,7 @@ key that re-scores what is stored, and exports."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 
@@ -308,3 +309,35 @@ async def test_an_export_is_the_web_boards_csv_of_every_page(services: Services)
     with pytest.raises(UserError) as refused:
         await admin.export_board(services, private, ["nope"])
     assert refused.value.key == "usage_export"
+
+
+@engine_free
+async def test_two_admins_deciding_a_held_result_at_once_decide_it_once(
+    services: Services, store: Store
+) -> None:
+    """Two admins press release and reject on one held result at the same moment (or
+    one admin presses twice): one decision wins, the other is told it is no longer held;
+    the result is where the winning decision put it (never released and then hidden)."""
+    post = Submitter(services)
+    key_copy = answer_text(104, model="copy-model")
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    for first, second in ((True, True), (True, False), (False, True), (False, False)):
+        sub = await post.submit(key_copy, user_id=7)
+        published = await submissions.publish(services, sub)
+        assert published.held is not None
+        outcomes = await asyncio.gather(
+            admin.decide(services, bot_admin, sub.id, release=first, reason=None),
+            admin.decide(services, bot_admin, sub.id, release=second, reason=None),
+            return_exceptions=True,
+        )
+        decided = [o for o in outcomes if isinstance(o, admin.Decision)]
+        refused = [o for o in outcomes if isinstance(o, UserError)]
+        assert len(decided) == 1 and len(refused) == 1, outcomes
+        assert refused[0].key == "not_held"
+        stored = await store.get_submission(sub.id)
+        assert stored is not None
+        want = Visibility.PUBLISHED if decided[0].released else Visibility.HIDDEN
+        assert stored.visibility is want
+        flag = await store.flag_of(sub.id)
+        state = "released" if decided[0].released else "rejected"
+        assert flag is not None and flag.state == state
