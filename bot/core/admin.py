@@ -382,7 +382,7 @@ async def rescore(
     """Re-score every stored submission of the benchmark; the report, the new top, and
     the notices for the users whose published results changed score or rank."""
     name = change.benchmark.name
-    before = await notices.snapshot(services, name)
+    before = await notices.before(services, name)
     report = await rescore_all(services.store, name)
     after = (await services.store.leaderboard(name, limit=TOP)).rows
     return report, after, await notices.changes(services, change.benchmark, before)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,7 @@ from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.csvboards import board_csv
 from bot.render.webviews import WebQuery
+from scoring import registry
 from storage import Store, Visibility
 from tests.e2e.harness import key_text
 
@@ -341,3 +343,55 @@ async def test_two_admins_deciding_a_held_result_at_once_decide_it_once(
         flag = await store.flag_of(sub.id)
         state = "released" if decided[0].released else "rejected"
         assert flag is not None and flag.state == state
+
+
+class Crashing:
+    """PrimeBench's scorer that crashes after ``left`` results (a re-score interrupted)."""
+
+    def __init__(self, left: int) -> None:
+        self.real = registry.get("primebench")
+        self.left = left
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def score(self, text: str, key: Any, *, options: Any = None) -> Any:
+        self.left -= 1
+        if self.left < 0:
+            raise RuntimeError("the process died")
+        return self.real.score(text, key, options=options)
+
+
+async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
+    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corrected key's re-score dies after its first batches; run again, it tells every
+    user whose result it changed, the first batches' too, from their first scores."""
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    real = admin.rescore_all
+
+    async def crashing(store: Store, name: str) -> Any:
+        return await real(store, name, batch_size=1, benchmarks=lambda _: Crashing(2))
+
+    monkeypatch.setattr(admin, "rescore_all", crashing)
+    with pytest.raises(RuntimeError, match="died"):
+        await admin.rescore(services, change)
+    assert await store.pending_rescore("primebench") == 2  # two re-scored, two to go
+    monkeypatch.setattr(admin, "rescore_all", real)
+    _, _, notices = await admin.rescore(services, change)
+    told = {n.user_id: n.changes for n in notices}
+    assert sorted(told) == [1, 2, 3, 4]
+    want = {10: "-30", 20: "-60", 30: "-50", 40: "-40"}
+    for sub in subs:
+        (shown,) = told[sub.user_id]
+        assert (shown.before, shown.after) == (f"+{sub.score:g}", want[int(sub.score)])
+    # told once: a later re-score with nothing left to change tells no one
+    _, _, notices = await admin.rescore(services, change)
+    assert notices == []
