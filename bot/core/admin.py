@@ -382,10 +382,13 @@ async def rescore(
     """Re-score every stored submission of the benchmark; the report, the new top, and
     the notices for the users whose published results changed score or rank."""
     name = change.benchmark.name
-    before = await notices.before(services, name)
-    report = await rescore_all(services.store, name)
-    after = (await services.store.leaderboard(name, limit=TOP)).rows
-    return report, after, await notices.changes(services, change.benchmark, before)
+    # one at a time (``/setkey`` then ``/rescore``, or ``/rescore`` twice): two at once
+    # would both compare with the scores before and tell every user twice
+    async with services.rescoring.setdefault(name, asyncio.Lock()):
+        before = await notices.before(services, name)
+        report = await rescore_all(services.store, name)
+        after = (await services.store.leaderboard(name, limit=TOP)).rows
+        return report, after, await notices.changes(services, change.benchmark, before)
 
 
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:

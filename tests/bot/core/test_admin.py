@@ -395,3 +395,22 @@ async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
     # told once: a later re-score with nothing left to change tells no one
     _, _, notices = await admin.rescore(services, change)
     assert notices == []
+
+
+@engine_free
+async def test_two_rescores_at_once_tell_each_user_once(services: Services, store: Store) -> None:
+    """``/rescore`` sent twice (or ``/setkey`` then ``/rescore``) while the first runs:
+    the second waits for the first and finds nothing left; each user is told once."""
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(services, change))
+    told = [n.user_id for _, _, notices in runs for n in notices]
+    assert sorted(told) == [1, 2, 3, 4]
+    assert sum(report.rescored for report, _, _ in runs) == 4
