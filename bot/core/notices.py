@@ -43,6 +43,9 @@ class Notice:
 
     user_id: int
     changes: tuple[Change, ...]
+    #: how many of the user's results changed (``changes`` lists the first
+    #: :data:`MAX_LISTED`)
+    total: int = 0
 
 
 async def _ranks(services: Services, benchmark: str) -> dict[int, int]:
@@ -113,12 +116,13 @@ async def changes(services: Services, benchmark: Benchmark, before: Snapshot) ->
     if not by_user:
         return []
     off = await services.store.notices_off(by_user)
-    told = {user: found[:MAX_LISTED] for user, found in by_user.items() if user not in off}
-    models = await services.store.models_of(sid for found in told.values() for sid, _, _ in found)
+    told = {user: found for user, found in by_user.items() if user not in off}
+    listed = (sid for found in told.values() for sid, _, _ in found[:MAX_LISTED])
+    models = await services.store.models_of(listed)
     notices = []
     for user_id, found in told.items():
         shown = []
-        for sid, was, score in found:
+        for sid, was, score in found[:MAX_LISTED]:
             shown.append(
                 Change(
                     sid,
@@ -130,5 +134,5 @@ async def changes(services: Services, benchmark: Benchmark, before: Snapshot) ->
                     after.ranks.get(sid),
                 )
             )
-        notices.append(Notice(user_id, tuple(shown)))
+        notices.append(Notice(user_id, tuple(shown), len(found)))
     return notices

@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from bot.core import admin, boards, links, sharing, submissions, webboards
+from bot.core import admin, boards, links, notices, sharing, submissions, webboards
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.csvboards import board_csv
+from bot.render.trust_format import render_notice
 from bot.render.webviews import WebQuery
 from scoring import registry
 from storage import Store, Visibility
@@ -414,3 +415,28 @@ async def test_two_rescores_at_once_tell_each_user_once(services: Services, stor
     told = [n.user_id for _, _, notices in runs for n in notices]
     assert sorted(told) == [1, 2, 3, 4]
     assert sum(report.rescored for report, _, _ in runs) == 4
+
+
+@engine_free
+async def test_a_notice_of_many_changed_results_counts_them_all(
+    services: Services, store: Store
+) -> None:
+    """A user with more changed results than a notice lists is told how many changed
+    (not the listed count) and that more are not listed."""
+    post = Submitter(services)
+    for i in range(notices.MAX_LISTED + 3):
+        sub = await post.submit(answer_text(30 + i, model=f"M{i}"), user_id=5)
+        await store.publish(sub.id)  # (past the daily limit: the store's own step)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    _, _, told = await admin.rescore(services, change)
+    (notice,) = told
+    assert len(notice.changes) == notices.MAX_LISTED and notice.total == notices.MAX_LISTED + 3
+    text = render_notice("en", notice.changes, notice.total)
+    assert f"re-scored your {notices.MAX_LISTED + 3} published results" in text
+    assert "…and 3 more" in text
+    assert "…و ۳ نتیجهٔ دیگر" in render_notice("fa", notice.changes, notice.total)
