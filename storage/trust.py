@@ -317,6 +317,37 @@ class TrustStore(StoreBase):
                 out.update((int(r[0]), r[1]) for r in rows)
         return out
 
+    async def keep_scores_before(self, benchmark: str, value: str) -> str:
+        """Keep what a re-score's notices compare with (``value``, the caller's text)
+        until :meth:`drop_scores_before`; returns the one kept first: a re-score that was
+        interrupted and runs again compares with the scores before its first run."""
+        key = f"notices:{benchmark_name(benchmark)}"
+        async with self._db.write() as s:
+            await s.execute(
+                "INSERT INTO shared_state (name, value) VALUES (?, ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (key, value),
+            )
+            row = await s.one("SELECT value FROM shared_state WHERE name = ?", (key,))
+        assert row is not None
+        return str(row[0])
+
+    async def scores_before(self, benchmark: str) -> str | None:
+        """What :meth:`keep_scores_before` keeps for the benchmark, if anything."""
+        async with self._db.single() as s:
+            row = await s.one(
+                "SELECT value FROM shared_state WHERE name = ?",
+                (f"notices:{benchmark_name(benchmark)}",),
+            )
+        return None if row is None else str(row[0])
+
+    async def drop_scores_before(self, benchmark: str) -> None:
+        """The re-score's notices are made: forget what they compared with."""
+        async with self._db.single() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ?", (f"notices:{benchmark_name(benchmark)}",)
+            )
+
     async def published_scores(self, benchmark: str) -> PublishedScores:
         """Every published result of a benchmark (id order): what a re-score compares
         before and after, kept compact (arrays: 24 bytes a result)."""

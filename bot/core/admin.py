@@ -235,6 +235,11 @@ async def decide(
     sub = await _moderated(services, actor, submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
+    # the decision is claimed first (one statement, only while the result is held): of
+    # two admins deciding at once, or one pressing twice, only one acts
+    state = trust.RELEASED if release else trust.REJECTED
+    if not await store.decide(sub.id, state, by=actor.user_id):
+        raise UserError("not_held", id=submission_id)
     try:
         if release:
             sub = await store.publish(sub.id)
@@ -243,8 +248,6 @@ async def decide(
             sub = await store.reject(sub.id)
     except NotAllowed:
         raise UserError("not_held", id=submission_id) from None
-    state = trust.RELEASED if release else trust.REJECTED
-    await store.decide(sub.id, state, by=actor.user_id)
     action = "release" if release else "reject"
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)
     return Decision(sub, release)
@@ -379,10 +382,13 @@ async def rescore(
     """Re-score every stored submission of the benchmark; the report, the new top, and
     the notices for the users whose published results changed score or rank."""
     name = change.benchmark.name
-    before = await notices.snapshot(services, name)
-    report = await rescore_all(services.store, name)
-    after = (await services.store.leaderboard(name, limit=TOP)).rows
-    return report, after, await notices.changes(services, change.benchmark, before)
+    # one at a time (``/setkey`` then ``/rescore``, or ``/rescore`` twice): two at once
+    # would both compare with the scores before and tell every user twice
+    async with services.rescoring.setdefault(name, asyncio.Lock()):
+        before = await notices.before(services, name)
+        report = await rescore_all(services.store, name)
+        after = (await services.store.leaderboard(name, limit=TOP)).rows
+        return report, after, await notices.changes(services, change.benchmark, before)
 
 
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:

@@ -55,6 +55,8 @@ ALG = "Ed25519"
 KEY_FILE = "signing-key.pem"
 #: Its name in ``shared_state`` (PostgreSQL deployments).
 SECRET_NAME = "signing_key"
+#: The length of an Ed25519 signature.
+SIGNATURE_BYTES = 64
 
 
 # --- the record and its signature (pure) -------------------------------------------------
@@ -118,6 +120,11 @@ def verify(record: Mapping[str, Any], public_key: bytes) -> None:
         signature = base64.b64decode(given, validate=True)
     except (binascii.Error, ValueError):
         raise BadSignature("the signature is not base64") from None
+    if len(signature) != SIGNATURE_BYTES:  # not the record's fault, nor the key's
+        raise BadSignature(
+            f"the signature is {len(signature)} bytes, not {SIGNATURE_BYTES}: "
+            "it was cut short or changed"
+        )
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(signature, canonical(record))
     except (InvalidSignature, ValueError):

@@ -79,9 +79,11 @@ class Change:
     rank_after: int | None
 
 
-def render_notice(lang: str, changes: Sequence[Change]) -> str:
-    """The one message a user gets after a re-score: each result, before → after."""
-    lines = [tn(lang, "notice_title", len(changes))]
+def render_notice(lang: str, changes: Sequence[Change], total: int = 0) -> str:
+    """The one message a user gets after a re-score: each result, before → after
+    (``total``: how many changed, when ``changes`` lists only the first of them)."""
+    total = max(total, len(changes))
+    lines = [tn(lang, "notice_title", total)]
     for change in changes:
         ranks = ""
         if change.rank_before != change.rank_after or change.rank_before is not None:
@@ -103,5 +105,7 @@ def render_notice(lang: str, changes: Sequence[Change]) -> str:
             )
             + ranks
         )
+    if total > len(changes):
+        lines.append(tn(lang, "notice_more", total - len(changes)))
     lines.append(t(lang, "notice_off_hint"))
     return "\n".join(lines)

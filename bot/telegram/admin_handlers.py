@@ -257,8 +257,9 @@ async def send_notices(bot: Bot, services: Services, notices: Sequence[Notice]) 
     told = 0
     for notice in notices:
         lang = await language_of(services, notice.user_id)
+        text = render_notice(lang, notice.changes, notice.total)
         try:
-            await bot.send_message(notice.user_id, render_notice(lang, notice.changes))
+            await bot.send_message(notice.user_id, text)
         except TelegramError as exc:  # never started the bot, or blocked it
             log.info("could not tell user %s of a re-score: %s", notice.user_id, exc)
             continue

@@ -189,6 +189,12 @@ async def test_verify_says_one_plain_line(site: Site, tmp_path: Path,
     out = capsys.readouterr()
     assert out.err.startswith("NOT VALID: ") and out.err.count("\n") == 1
     assert "Traceback" not in out.err
+    # a signature cut short says so, rather than blaming the record or the key
+    for cut in (record["signature"][:40], record["signature"][:-4]):
+        (tmp_path / "r.json").write_text(json.dumps({**record, "signature": cut}))
+        assert main(["verify", str(tmp_path / "r.json"), "--key", str(tmp_path / "key.json")]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("NOT VALID: ") and "not 64: it was cut short or changed" in err
     # a record that names no server needs --key; a missing file is bad input
     (tmp_path / "r.json").write_text(json.dumps({k: v for k, v in record.items() if k != "url"}))
     assert main(["verify", str(tmp_path / "r.json")]) == 2

@@ -5,16 +5,20 @@ key that re-scores what is stored, and exports."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
+from typing import Any
 
 import pytest
 
-from bot.core import admin, boards, links, sharing, submissions, webboards
+from bot.core import admin, boards, links, notices, sharing, submissions, webboards
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.csvboards import board_csv
+from bot.render.trust_format import render_notice
 from bot.render.webviews import WebQuery
+from scoring import registry
 from storage import Store, Visibility
 from tests.e2e.harness import key_text
 
@@ -308,3 +312,131 @@ async def test_an_export_is_the_web_boards_csv_of_every_page(services: Services)
     with pytest.raises(UserError) as refused:
         await admin.export_board(services, private, ["nope"])
     assert refused.value.key == "usage_export"
+
+
+@engine_free
+async def test_two_admins_deciding_a_held_result_at_once_decide_it_once(
+    services: Services, store: Store
+) -> None:
+    """Two admins press release and reject on one held result at the same moment (or
+    one admin presses twice): one decision wins, the other is told it is no longer held;
+    the result is where the winning decision put it (never released and then hidden)."""
+    post = Submitter(services)
+    key_copy = answer_text(104, model="copy-model")
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    for first, second in ((True, True), (True, False), (False, True), (False, False)):
+        sub = await post.submit(key_copy, user_id=7)
+        published = await submissions.publish(services, sub)
+        assert published.held is not None
+        outcomes = await asyncio.gather(
+            admin.decide(services, bot_admin, sub.id, release=first, reason=None),
+            admin.decide(services, bot_admin, sub.id, release=second, reason=None),
+            return_exceptions=True,
+        )
+        decided = [o for o in outcomes if isinstance(o, admin.Decision)]
+        refused = [o for o in outcomes if isinstance(o, UserError)]
+        assert len(decided) == 1 and len(refused) == 1, outcomes
+        assert refused[0].key == "not_held"
+        stored = await store.get_submission(sub.id)
+        assert stored is not None
+        want = Visibility.PUBLISHED if decided[0].released else Visibility.HIDDEN
+        assert stored.visibility is want
+        flag = await store.flag_of(sub.id)
+        state = "released" if decided[0].released else "rejected"
+        assert flag is not None and flag.state == state
+
+
+class Crashing:
+    """PrimeBench's scorer that crashes after ``left`` results (a re-score interrupted)."""
+
+    def __init__(self, left: int) -> None:
+        self.real = registry.get("primebench")
+        self.left = left
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def score(self, text: str, key: Any, *, options: Any = None) -> Any:
+        self.left -= 1
+        if self.left < 0:
+            raise RuntimeError("the process died")
+        return self.real.score(text, key, options=options)
+
+
+async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
+    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corrected key's re-score dies after its first batches; run again, it tells every
+    user whose result it changed, the first batches' too, from their first scores."""
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    real = admin.rescore_all
+
+    async def crashing(store: Store, name: str) -> Any:
+        return await real(store, name, batch_size=1, benchmarks=lambda _: Crashing(2))
+
+    monkeypatch.setattr(admin, "rescore_all", crashing)
+    with pytest.raises(RuntimeError, match="died"):
+        await admin.rescore(services, change)
+    assert await store.pending_rescore("primebench") == 2  # two re-scored, two to go
+    monkeypatch.setattr(admin, "rescore_all", real)
+    _, _, notices = await admin.rescore(services, change)
+    told = {n.user_id: n.changes for n in notices}
+    assert sorted(told) == [1, 2, 3, 4]
+    want = {10: "-30", 20: "-60", 30: "-50", 40: "-40"}
+    for sub in subs:
+        (shown,) = told[sub.user_id]
+        assert (shown.before, shown.after) == (f"+{sub.score:g}", want[int(sub.score)])
+    # told once: a later re-score with nothing left to change tells no one
+    _, _, notices = await admin.rescore(services, change)
+    assert notices == []
+
+
+@engine_free
+async def test_two_rescores_at_once_tell_each_user_once(services: Services, store: Store) -> None:
+    """``/rescore`` sent twice (or ``/setkey`` then ``/rescore``) while the first runs:
+    the second waits for the first and finds nothing left; each user is told once."""
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(services, change))
+    told = [n.user_id for _, _, notices in runs for n in notices]
+    assert sorted(told) == [1, 2, 3, 4]
+    assert sum(report.rescored for report, _, _ in runs) == 4
+
+
+@engine_free
+async def test_a_notice_of_many_changed_results_counts_them_all(
+    services: Services, store: Store
+) -> None:
+    """A user with more changed results than a notice lists is told how many changed
+    (not the listed count) and that more are not listed."""
+    post = Submitter(services)
+    for i in range(notices.MAX_LISTED + 3):
+        sub = await post.submit(answer_text(30 + i, model=f"M{i}"), user_id=5)
+        await store.publish(sub.id)  # (past the daily limit: the store's own step)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    _, _, told = await admin.rescore(services, change)
+    (notice,) = told
+    assert len(notice.changes) == notices.MAX_LISTED and notice.total == notices.MAX_LISTED + 3
+    text = render_notice("en", notice.changes, notice.total)
+    assert f"re-scored your {notices.MAX_LISTED + 3} published results" in text
+    assert "…and 3 more" in text
+    assert "…و ۳ نتیجهٔ دیگر" in render_notice("fa", notice.changes, notice.total)
