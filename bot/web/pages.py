@@ -366,6 +366,10 @@ class Meta:
     card: str = "summary_large_image"
 
 
+#: The size of ``static/og.png``, the preview of the pages without an image of their own.
+OG_IMAGE_SIZE = (1200, 630)
+
+
 @dataclass(frozen=True, slots=True)
 class AboutBlock:
     """A board's "about this benchmark" block, in the reader's language."""
@@ -401,8 +405,11 @@ def about(benchmark: Benchmark, lang: str) -> AboutBlock:
     )
 
 
-def board_meta(board: WebBoard, lang: str, *, url: str, image: str) -> Meta:
-    """A board's preview: its title, its leaders in the description, its image."""
+def board_meta(
+    board: WebBoard, lang: str, *, url: str, image: str, size: tuple[int, int] = (1080, 0)
+) -> Meta:
+    """A board's preview: its title, its leaders in the description, its image (a board's
+    image is 1080 px wide, its height that of its lines: 0, not said)."""
     leaders = "; ".join(
         f"{r.rank or '—'}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
         f"{r.cells.get(board.columns[0].key, '—') if board.columns else ''}"
@@ -411,7 +418,7 @@ def board_meta(board: WebBoard, lang: str, *, url: str, image: str) -> Meta:
     description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
     if leaders:
         description += " " + leaders
-    return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, 1080, 0)
+    return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, *size)
 
 
 def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:

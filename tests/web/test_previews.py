@@ -89,6 +89,19 @@ async def test_boards_and_the_index_have_previews(site: Site) -> None:
     assert og(group, "og:image") == site.base + "/static/og.png"  # no image of a group's
 
 
+async def test_a_preview_says_the_size_of_its_image(site: Site) -> None:
+    """og:image:width and height, when given, are the image's own (a group's board
+    shows the site's 1200 x 630 image, not a board's 1080 px one)."""
+    for path in ("/", f"/g/{site.tokens['web']}", f"/g/{site.tokens['web']}/zerobench",
+                 f"/r/{site.tokens['best']}", "/b/primebench"):  # fmt: skip
+        _, page, _ = await site.get(path)
+        async with site.session.get(og(page, "og:image")) as response:
+            width, height = png_size(await response.read())
+        assert og(page, "og:image:width") == str(width), path
+        if 'property="og:image:height"' in page:
+            assert og(page, "og:image:height") == str(height), path
+
+
 async def test_previews_use_the_public_address_when_set(site: Site) -> None:
     site.state.public_url = "https://boards.example.com"
     site.state.forget()
