@@ -223,6 +223,20 @@ def looks_like_answers(words: str) -> bool:
     return _ANSWERISH.search(words) is not None and _FIELD_START.search(words) is None
 
 
+def split_score_line(words: str) -> tuple[str, str]:
+    """The rest of a ``/score`` line as (its tags, the output after them):
+    ``#natory 3^(1+1)+(3+1)`` is the tag ``#natory`` and an expression to score. Leading
+    benchmark and mode words are tags; a line with a field (``model: NAME``) is all tags,
+    as before."""
+    if _FIELD_START.search(words) is not None:
+        return words, ""
+    parts = words.split()
+    n = 0
+    while n < len(parts) and _known_hashtag(parts[n]):
+        n += 1
+    return " ".join(parts[:n]), " ".join(parts[n:])
+
+
 def clean_model(name: str) -> str:
     """A model name as typed, with whitespace folded, control characters dropped (they could
     make it read as another) and length capped; "" for one nothing of which shows (only
