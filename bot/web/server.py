@@ -417,6 +417,9 @@ class StaticHandler(tornado.web.StaticFileHandler):
 
 
 class NotFoundHandler(Base):
+    def prepare(self) -> None:
+        return  # no page here, with or without a link's trackers: never a redirect
+
     async def get(self, *_: str) -> None:
         self.error_page(404)
 
