@@ -22,7 +22,7 @@ from scoring.base import CHART_FRONT
 
 from ..core import webboards
 from ..core.questions import SORTS, QuestionStats
-from ..render.bidi import figure, figure_html
+from ..render.bidi import figure, figure_html, figure_text
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, note_text, shown_value
@@ -411,8 +411,8 @@ def board_meta(
     """A board's preview: its title, its leaders in the description, its image (a board's
     image is 1080 px wide, its height that of its lines: 0, not said)."""
     leaders = "; ".join(
-        f"{r.rank or '—'}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
-        f"{r.cells.get(board.columns[0].key, '—') if board.columns else ''}"
+        f"{figure_text(lang, r.rank or '—')}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
+        f"{figure_text(lang, r.cells.get(board.columns[0].key, '—')) if board.columns else ''}"
         for r in board.rows[:3]
     )
     description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
@@ -428,10 +428,10 @@ def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
         "web_og_result",
         model=found.model,
         mode=mode_label(found.mode, lang) or found.mode,
-        score=found.score,
+        score=figure_text(lang, found.score),
         benchmark=found.title,
     )
-    title = f"{found.model} · {found.title} {found.score}"
+    title = f"{found.model} · {found.title} {figure_text(lang, found.score)}"
     return Meta(title, description, url, image, 1080, 1350)
 
 
