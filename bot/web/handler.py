@@ -289,7 +289,10 @@ class Base(tornado.web.RequestHandler):
     @staticmethod
     def error_of(exc: UserError) -> tuple[int, str | None]:
         """The status and message of a use case's refusal."""
-        missing = exc.key in ("web_not_found", "web_unknown_benchmark", "web_no_page")
+        missing = exc.key in (
+            "web_not_found", "web_group_not_found", "web_unknown_benchmark", "web_no_page",
+            "web_no_questions",
+        )  # fmt: skip
         return 404 if missing else 400, exc.key if exc.key.startswith("web_") else None
 
     def error_lang(self) -> tuple[str, bool]:

@@ -280,8 +280,11 @@ async def test_a_group_board_by_its_link_until_revoked(site: Site) -> None:
     store: Store = site.state.services.store
     await store.revoke_links("web", fixtures.GROUP)
     site.state.forget()  # a revoked link dies once its cached page expires
-    status, _, _ = await site.get(f"/g/{token}")
+    status, gone, _ = await site.get(f"/g/{token}")
     assert status == 404
+    # what happened to it, in words true of a group's board (no result was withdrawn)
+    said = re.search(r'<p id="error">(.*?)</p>', gone)
+    assert said and "admins replaced it with a new one" in said[1] and "result" not in said[1]
     _, front, _ = await site.get("/")
     assert token not in front and "/g/" not in front  # group boards are never listed
 
