@@ -89,7 +89,16 @@ _FIELD_NAMES = {
 
 
 class TagError(ValueError):
-    """A tag that names nothing known (the message lists what is valid)."""
+    """A tag that names nothing known (the message lists what is valid): ``tag`` as
+    written, and the valid ``modes`` and ``benchmarks`` as hashtags."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.modes = "#default, #think, #tools, #think_tools"
+        self.benchmarks = ", ".join("#" + n for n in registry.names())
+        super().__init__(
+            f"unknown tag {tag}: modes are {self.modes}; benchmarks are {self.benchmarks}"
+        )
 
 
 @dataclass(frozen=True)
@@ -130,10 +139,7 @@ def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
     """A hashtag, or a bare word after ``/score``: a benchmark or a mode."""
     named = _hashtag(tag.lstrip("#"))
     if named is None:
-        raise TagError(
-            f"unknown tag {tag}: modes are #default, #think, #tools, #think_tools; "
-            f"benchmarks are {', '.join('#' + n for n in registry.names())}"
-        )
+        raise TagError(tag)
     found[named[0]] = named[1]
 
 
