@@ -106,8 +106,10 @@ def with_questions(name: str) -> Benchmark:
     """The benchmark ``name`` when it has questions; else the page is not found."""
     from scoring import registry
 
-    if name not in registry.names() or not registry.get(name).has_questions:
-        raise UserError("web_not_found")
+    if name not in registry.names():
+        raise UserError("web_unknown_benchmark")
+    if not registry.get(name).has_questions:
+        raise UserError("web_no_questions")
     return registry.get(name)
 
 

@@ -178,8 +178,9 @@ async def _defined_since(services: Services, reading: Reading) -> bool:
 def _check_reading(reading: Reading, *, blank: bool) -> None:
     """Refuse a bad tag, a text of nothing but tags (``empty``) and one no benchmark
     reads (``not_submission``)."""
-    if reading.error is not None:
-        raise UserError("bad_tag", reason=reading.error)
+    if reading.refusal is not None:
+        key, values = reading.refusal
+        raise UserError(key, **dict(values))
     if blank:
         raise UserError("empty")
     if reading.benchmark is None:

@@ -89,7 +89,16 @@ _FIELD_NAMES = {
 
 
 class TagError(ValueError):
-    """A tag that names nothing known (the message lists what is valid)."""
+    """A tag that names nothing known (the message lists what is valid): ``tag`` as
+    written, and the valid ``modes`` and ``benchmarks`` as hashtags."""
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+        self.modes = "#default, #think, #tools, #think_tools"
+        self.benchmarks = ", ".join("#" + n for n in registry.names())
+        super().__init__(
+            f"unknown tag {tag}: modes are {self.modes}; benchmarks are {self.benchmarks}"
+        )
 
 
 @dataclass(frozen=True)
@@ -130,10 +139,7 @@ def _apply_hashtag(tag: str, found: dict[str, object]) -> None:
     """A hashtag, or a bare word after ``/score``: a benchmark or a mode."""
     named = _hashtag(tag.lstrip("#"))
     if named is None:
-        raise TagError(
-            f"unknown tag {tag}: modes are #default, #think, #tools, #think_tools; "
-            f"benchmarks are {', '.join('#' + n for n in registry.names())}"
-        )
+        raise TagError(tag)
     found[named[0]] = named[1]
 
 
@@ -221,6 +227,20 @@ def _tag_line(line: str, found: dict[str, object], *, at_end: bool = True) -> bo
 def looks_like_answers(words: str) -> bool:
     """True when the rest of a ``/score`` line holds answers (``/score 1:3 2:4``), not tags."""
     return _ANSWERISH.search(words) is not None and _FIELD_START.search(words) is None
+
+
+def split_score_line(words: str) -> tuple[str, str]:
+    """The rest of a ``/score`` line as (its tags, the output after them):
+    ``#natory 3^(1+1)+(3+1)`` is the tag ``#natory`` and an expression to score. Leading
+    benchmark and mode words are tags; a line with a field (``model: NAME``) is all tags,
+    as before."""
+    if _FIELD_START.search(words) is not None:
+        return words, ""
+    parts = words.split()
+    n = 0
+    while n < len(parts) and _known_hashtag(parts[n]):
+        n += 1
+    return " ".join(parts[:n]), " ".join(parts[n:])
 
 
 def clean_model(name: str) -> str:

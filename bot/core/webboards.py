@@ -578,8 +578,8 @@ async def leaders(services: Services, count: int = 3) -> tuple[Leader, ...]:
 async def group_board(services: Services, token: str, q: WebQuery) -> WebBoard:
     """A group's board by its web link; a revoked or unknown link is :class:`UserError`."""
     chat_id = await links.web_board_chat(services, token)
-    if chat_id is None:
-        raise UserError("web_not_found")
+    if chat_id is None:  # mistyped, or replaced by /weblink new: no result was involved
+        raise UserError("web_group_not_found")
     chat = await services.store.get_chat(chat_id)
     return await board(services, q, chat_id=chat_id, group=(chat.title if chat else None) or "")
 

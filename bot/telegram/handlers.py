@@ -34,7 +34,7 @@ from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
 from ..core.submissions import DETECTED, Submission
-from ..core.tags import clean_model, looks_like_answers
+from ..core.tags import clean_model, looks_like_answers, split_score_line
 from ..render.card_views import challenge_line
 from ..render.format import (
     card_hides_lines,
@@ -584,6 +584,9 @@ async def on_score_command(update: Update, context: BotContext) -> None:
             command_args=args,
             author=author,
         )
+    elif (line := split_score_line(args))[1]:
+        # ``/score 3^(1+1)+(3+1)``, ``/score #natory …``: the output on the command's line
+        await score(update, context, message, text=line[1], command_args=line[0])
     else:
         lang = await user_lang(context, update.effective_user)
         await message.reply_text(t(lang, "score_usage"))

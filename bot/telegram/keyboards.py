@@ -258,14 +258,15 @@ def board_keyboard(
         )
     if web_url and query.scope == "g":
         # the same board on the web: a Mini App in a private chat (Telegram allows
-        # web_app buttons only there), a link in a group
+        # web_app buttons only there), in the language the user reads the bot in (not
+        # their phone's, which the page would follow otherwise); a link in a group,
+        # where each member's browser picks theirs
         url = f"{web_url}/b/{quote(query.benchmark)}"
         if in_group:
             rows.append([InlineKeyboardButton(t(lang, "btn_web_board"), url=url)])
         else:
-            rows.append(
-                [InlineKeyboardButton(t(lang, "btn_web_board"), web_app=WebAppInfo(url=url))]
-            )
+            app = WebAppInfo(url=f"{url}?lang={quote(lang)}")
+            rows.append([InlineKeyboardButton(t(lang, "btn_web_board"), web_app=app)])
     return InlineKeyboardMarkup(rows)
 
 

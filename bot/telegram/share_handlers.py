@@ -303,11 +303,12 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
         page = await boards.page(services, query, chat_id=message.chat.id, user_id=user.id)
         await message.reply_text(render_board(page, lang=lang))
         return True
-    if links.parse_payload(payload) is None:
+    parsed = links.parse_payload(payload)
+    if parsed is None:
         return False
     opened = await links.open_payload(services, payload)
-    if opened is None:
-        await message.reply_text(t(lang, "link_not_available"))
+    if opened is None:  # what was behind it, and what to do instead
+        await message.reply_text(_not_available(lang, parsed[0]))
         return True
     if opened.kind == "result" and opened.submission is not None:
         sub = opened.submission
@@ -329,6 +330,14 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
         head = t(lang, "group_board_of", title=html.escape(title)) if title else ""
         await message.reply_text((head + "\n" if head else "") + render_board(page, lang=lang))
     return True
+
+
+def _not_available(lang: str, kind: links.PayloadKind) -> str:
+    if kind == "challenge":
+        return t(lang, "challenge_not_available")
+    if kind == "group":
+        return t(lang, "board_link_not_available")
+    return t(lang, "link_not_available")
 
 
 async def _open_challenge(

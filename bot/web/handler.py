@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
 from typing import Any
+from urllib.parse import unquote_plus
 
 import tornado.web
 
@@ -125,11 +126,38 @@ def allowed_methods(handler: type[tornado.web.RequestHandler]) -> list[str]:
     ]
 
 
+#: Parameters that sites and mailers add to a shared link to count its clicks
+#: (Facebook's ``fbclid``, Google's ``gclid``, ``utm_*``): not the page's own.
+_TRACKING = frozenset(
+    {"fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "igshid", "yclid", "twclid",
+     "mc_cid", "mc_eid", "_ga", "_gl"}
+)  # fmt: skip
+
+
+def tracking(name: str) -> bool:
+    """Whether a query parameter is one a link picked up on its way (see ``_TRACKING``)."""
+    return name.lower().startswith("utm_") or name.lower() in _TRACKING
+
+
 class Base(tornado.web.RequestHandler):
     state: WebState
 
     def initialize(self, state: WebState) -> None:
         self.state = state
+
+    def prepare(self) -> None:
+        """A page asked with the parameters a shared link picked up on its way (a link
+        posted on Facebook comes back with ``?fbclid=…``) is sent to its own address
+        without them, rather than refused as an unknown filter."""
+        request = self.request
+        if request.method not in ("GET", "HEAD") or not request.query:
+            return
+        parts = request.query.split("&")
+        kept = [p for p in parts if not tracking(unquote_plus(p.partition("=")[0]))]
+        path = request.path
+        if len(kept) == len(parts) or path.startswith("//") or "\\" in path:
+            return  # nothing picked up; or a path a browser would read as another site
+        self.redirect(path + ("?" + "&".join(kept) if kept else ""), permanent=True)
 
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", CSP)
@@ -261,7 +289,10 @@ class Base(tornado.web.RequestHandler):
     @staticmethod
     def error_of(exc: UserError) -> tuple[int, str | None]:
         """The status and message of a use case's refusal."""
-        missing = exc.key in ("web_not_found", "web_unknown_benchmark", "web_no_page")
+        missing = exc.key in (
+            "web_not_found", "web_group_not_found", "web_unknown_benchmark", "web_no_page",
+            "web_no_questions",
+        )  # fmt: skip
         return 404 if missing else 400, exc.key if exc.key.startswith("web_") else None
 
     def error_lang(self) -> tuple[str, bool]:

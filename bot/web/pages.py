@@ -22,7 +22,7 @@ from scoring.base import CHART_FRONT
 
 from ..core import webboards
 from ..core.questions import SORTS, QuestionStats
-from ..render.bidi import figure, figure_html
+from ..render.bidi import figure, figure_html, figure_text
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, note_text, shown_value
@@ -366,6 +366,10 @@ class Meta:
     card: str = "summary_large_image"
 
 
+#: The size of ``static/og.png``, the preview of the pages without an image of their own.
+OG_IMAGE_SIZE = (1200, 630)
+
+
 @dataclass(frozen=True, slots=True)
 class AboutBlock:
     """A board's "about this benchmark" block, in the reader's language."""
@@ -401,17 +405,20 @@ def about(benchmark: Benchmark, lang: str) -> AboutBlock:
     )
 
 
-def board_meta(board: WebBoard, lang: str, *, url: str, image: str) -> Meta:
-    """A board's preview: its title, its leaders in the description, its image."""
+def board_meta(
+    board: WebBoard, lang: str, *, url: str, image: str, size: tuple[int, int] = (1080, 0)
+) -> Meta:
+    """A board's preview: its title, its leaders in the description, its image (a board's
+    image is 1080 px wide, its height that of its lines: 0, not said)."""
     leaders = "; ".join(
-        f"{r.rank or '—'}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
-        f"{r.cells.get(board.columns[0].key, '—') if board.columns else ''}"
+        f"{figure_text(lang, r.rank or '—')}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
+        f"{figure_text(lang, r.cells.get(board.columns[0].key, '—')) if board.columns else ''}"
         for r in board.rows[:3]
     )
     description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
     if leaders:
         description += " " + leaders
-    return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, 1080, 0)
+    return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, *size)
 
 
 def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
@@ -421,10 +428,10 @@ def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
         "web_og_result",
         model=found.model,
         mode=mode_label(found.mode, lang) or found.mode,
-        score=found.score,
+        score=figure_text(lang, found.score),
         benchmark=found.title,
     )
-    title = f"{found.model} · {found.title} {found.score}"
+    title = f"{found.model} · {found.title} {figure_text(lang, found.score)}"
     return Meta(title, description, url, image, 1080, 1350)
 
 

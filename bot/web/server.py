@@ -47,8 +47,7 @@ class IndexHandler(Base):
                 t(lang, "web_tagline"),
                 origin + "/" + self.lang_param(lang, chosen),
                 origin + "/static/og.png",
-                1200,
-                630,
+                *pages.OG_IMAGE_SIZE,
             )
             bot_home = self.bot_home()
 
@@ -152,8 +151,9 @@ class GroupBoardHandler(Base):
             async def render() -> tuple[str | bytes, str]:
                 board = await webboards.group_board(self.state.services, token, q)
                 meta = pages.board_meta(
-                    board, lang, url=origin + here, image=origin + "/static/og.png"
-                )
+                    board, lang, url=origin + here, image=origin + "/static/og.png",
+                    size=pages.OG_IMAGE_SIZE,
+                )  # fmt: skip
                 html = pages.board_page(
                     board, lang, chosen, here=here, base=base, csv_ok=False, meta=meta,
                     bot_home=bot_home,
@@ -417,6 +417,9 @@ class StaticHandler(tornado.web.StaticFileHandler):
 
 
 class NotFoundHandler(Base):
+    def prepare(self) -> None:
+        return  # no page here, with or without a link's trackers: never a redirect
+
     async def get(self, *_: str) -> None:
         self.error_page(404)
 

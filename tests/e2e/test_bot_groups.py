@@ -55,6 +55,21 @@ async def test_score_with_benchmark_word_and_answers_on_the_command_line(bot: Bo
     assert "Correct: 2" in plain
 
 
+async def test_score_with_an_expression_or_prose_on_the_command_line(bot: Bot) -> None:
+    """The output on /score's own line is scored whatever its benchmark (a Natory
+    expression, after a benchmark tag or not); prose there is said to hold nothing to
+    score, not answered with how to use /score."""
+    group = bot.api.group_chat(-1004010, "Lab N")
+    ann = bot.api.user(4010, "Ann")
+    for text in ("/score 3^(1+1)+(3+1)", f"/score@{BOT} #natory 3^(1+1)+(3+1)"):
+        lines = text_of(await _in_group(bot, group, ann, text)).splitlines()
+        assert lines[0] == "Natory" and "Expression: 3^(1+1)+(3+1)" in lines, text
+    plain = text_of(await _in_group(bot, group, ann, "/score hello there"))
+    assert plain.startswith("I could not find anything to score in this.")
+    plain = text_of(await _in_group(bot, group, ann, "/score primebench #think"))
+    assert plain.startswith("Send /score with the model's output after it")
+
+
 async def test_score_as_a_reply_to_a_message(bot: Bot) -> None:
     group = bot.api.group_chat(-1004003, "Lab C")
     ann, bob = bot.api.user(4003, "Ann"), bot.api.user(4004, "Bob")

@@ -124,6 +124,25 @@ async def test_persian_user_gets_persian_labels(bot: Bot) -> None:
     bot.check_clean(mark)
 
 
+async def test_a_mistyped_tag_is_told_in_persian(bot: Bot) -> None:
+    """A Persian reader who mistypes a benchmark or mode is told so in Persian, with
+    the valid ones to copy."""
+    user, chat = private_user(bot, 7009, "fa")
+    mark = bot.api.mark()
+    for text, said in (
+        ("#primebnch\n1:2\n2:3", "برچسب ناشناخته #primebnch"),
+        ("benchmark: primebnch\n1:2", "بنچمارک ناشناخته «primebnch»"),
+        ("mode: thinkk\n1:2", "حالت ناشناخته «thinkk»"),
+    ):
+        told = text_of(await bot.say(chat, user, text))
+        assert said in told and "unknown" not in told and "choose" not in told, told
+    assert "#primebench" in told or "default" in told  # what is valid, to copy
+    english, english_chat = private_user(bot, 7010, "en")
+    told = text_of(await bot.say(english_chat, english, "#primebnch\n1:2"))
+    assert told.startswith("unknown tag #primebnch: modes are #default, #think")
+    bot.check_clean(mark)
+
+
 async def test_lang_switches_and_sticks(bot: Bot) -> None:
     user, chat = private_user(bot, 7006, "en")
     assert "فارسی" in text_of(await bot.say(chat, user, "/lang fa"))

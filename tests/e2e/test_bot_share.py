@@ -166,6 +166,24 @@ async def test_a_result_link_opens_it_and_a_gone_one_is_not_available(bot: Bot) 
     bot.check_clean(mark)
 
 
+async def test_a_dead_link_says_what_it_was_and_what_to_do_instead(bot: Bot) -> None:
+    """Someone new arriving through a link nobody made (or cut short): it says what the
+    link was (a result, a challenge, a group's board) and what to do next."""
+    mark = bot.api.mark()
+    user, chat = private_user(bot, 18010)
+    result = text_of(await bot.say(chat, user, "/start r_AAAAAAAAAAAAAAAA"))
+    assert "the result may have been withdrawn or hidden" in result and "/help" in result
+    challenge = text_of(await bot.say(chat, user, "/start c_AAAAAAAAAAAAAAAA"))
+    assert challenge.startswith("Sorry, this challenge is not available") and "/help" in challenge
+    board = text_of(await bot.say(chat, user, "/start g_AAAAAAAAAAAAAAAA"))
+    assert board.startswith("Sorry, this board link is not available") and "result" not in board
+    assert "/leaderboard" in board and "/help" in board
+    fa_user, fa_chat = private_user(bot, 18011, "fa")
+    fa = text_of(await bot.say(fa_chat, fa_user, "/start g_AAAAAAAAAAAAAAAA"))
+    assert "این پیوند جدول در دسترس نیست" in fa and "/leaderboard" in fa
+    bot.check_clean(mark)
+
+
 async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> None:
     mark = bot.api.mark()
     user, chat, _reply, card, sid = await _published(bot, 18005, "Champion", correct=9)

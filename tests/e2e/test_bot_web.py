@@ -60,7 +60,21 @@ async def test_leaderboard_opens_the_board_as_a_mini_app(bot: Bot) -> None:
     reply = await bot.say(chat, user, "/leaderboard")
     rows = reply["params"]["reply_markup"]["inline_keyboard"]
     apps = [b["web_app"]["url"] for row in rows for b in row if "web_app" in b]
-    assert apps == [f"{PUBLIC}/b/primebench"]
+    assert apps == [f"{PUBLIC}/b/primebench?lang=en"]
+    # in the language the user reads the bot in, whatever their phone's: Persian by
+    # Telegram's language, English after /lang en though Telegram's is Persian
+    reader, reader_chat = private_user(bot, 9106, "fa")
+    reply = await bot.say(reader_chat, reader, "/leaderboard zerobench")
+    rows = reply["params"]["reply_markup"]["inline_keyboard"]
+    apps = [b["web_app"]["url"] for row in rows for b in row if "web_app" in b]
+    assert apps == [f"{PUBLIC}/b/zerobench?lang=fa"]
+    await bot.say(reader_chat, reader, "/lang en")
+    reply = await bot.say(reader_chat, reader, "/leaderboard")
+    rows = reply["params"]["reply_markup"]["inline_keyboard"]
+    apps = [b["web_app"]["url"] for row in rows for b in row if "web_app" in b]
+    assert apps == [f"{PUBLIC}/b/primebench?lang=en"]
+    status, html = await get(bot, "/b/zerobench?lang=fa")
+    assert status == 200 and 'lang="fa"' in html
 
 
 async def test_weblink_for_a_group_admin_only_and_revocable(bot: Bot) -> None:

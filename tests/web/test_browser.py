@@ -9,6 +9,7 @@ chromium`` (or point ``BENCHBOARD_CHROMIUM`` at one). Screenshots are kept in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -44,11 +45,9 @@ if not Path(CHROMIUM).is_file():
     pytest.skip(f"no Chromium at {CHROMIUM}: {INSTALL}", allow_module_level=True)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
-    folder = tmp_path_factory.mktemp("web")
-    path = folder / "web.sqlite3"
-    asyncio.run(fixtures.fill(path))
+@contextlib.contextmanager
+def serve(folder: Path, path: Path) -> Iterator[str]:
+    """``benchboard web`` as its own process over the database at ``path``; its base URL."""
     port = free_port()
     env = {
         **os.environ,
@@ -76,11 +75,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("benchboard web did not start") from None
                 time.sleep(0.1)
-        yield base, fixtures.tokens(path)
+        yield base
     finally:
         process.terminate()
         process.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    folder = tmp_path_factory.mktemp("web")
+    path = folder / "web.sqlite3"
+    asyncio.run(fixtures.fill(path))
+    with serve(folder, path) as base:
+        yield base, fixtures.tokens(path)
 
 
 @pytest.fixture(scope="module")

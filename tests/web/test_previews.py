@@ -89,6 +89,34 @@ async def test_boards_and_the_index_have_previews(site: Site) -> None:
     assert og(group, "og:image") == site.base + "/static/og.png"  # no image of a group's
 
 
+async def test_persian_previews_write_figures_in_persian_digits(site: Site) -> None:
+    """A Persian page's preview text writes every figure as the page does: the score,
+    and the board's ranks and leaders' scores (the model names stay as typed)."""
+    _, result, _ = await site.get(f"/r/{site.tokens['best']}?lang=fa")
+    for name in ("og:title", "og:description", "twitter:description"):
+        text = og(result, name)
+        assert "+۱۸" in text and "+18" not in text, name
+    _, board, _ = await site.get("/b/primebench?lang=fa")
+    text = og(board, "og:description")
+    assert "۱." in text and "+۱۸" in text and "۲." in text, text
+    assert re.search("[0-9]", text.replace("Alpha Large", "")) is None, text
+    _, zero, _ = await site.get("/b/zerobench?lang=fa")
+    assert "٪۷۰٫۰" in og(zero, "og:description")
+
+
+async def test_a_preview_says_the_size_of_its_image(site: Site) -> None:
+    """og:image:width and height, when given, are the image's own (a group's board
+    shows the site's 1200 x 630 image, not a board's 1080 px one)."""
+    for path in ("/", f"/g/{site.tokens['web']}", f"/g/{site.tokens['web']}/zerobench",
+                 f"/r/{site.tokens['best']}", "/b/primebench"):  # fmt: skip
+        _, page, _ = await site.get(path)
+        async with site.session.get(og(page, "og:image")) as response:
+            width, height = png_size(await response.read())
+        assert og(page, "og:image:width") == str(width), path
+        if 'property="og:image:height"' in page:
+            assert og(page, "og:image:height") == str(height), path
+
+
 async def test_previews_use_the_public_address_when_set(site: Site) -> None:
     site.state.public_url = "https://boards.example.com"
     site.state.forget()

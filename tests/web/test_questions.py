@@ -73,8 +73,12 @@ async def test_sorting_and_links(site: Site) -> None:
 async def test_only_benchmarks_with_questions_have_the_page(site: Site) -> None:
     for name in registry.names():
         has = registry.get(name).has_questions
-        status, _, _ = await site.get(f"/b/{name}/questions")
+        status, page, _ = await site.get(f"/b/{name}/questions")
         assert status == (200 if has else 404), name
+        if not has:  # said as it is: this benchmark has no such page (no result involved)
+            said = re.search(r'<p id="error">(.*?)</p>', page)
+            assert said and said[1].startswith("This benchmark has no page of questions"), name
         _, board, _ = await site.get(f"/b/{name}")
         assert ('id="questions-link"' in board) == has, name
-    assert (await site.get("/b/nosuch/questions"))[0] == 404
+    status, page, _ = await site.get("/b/nosuch/questions")
+    assert status == 404 and '<p id="error">There is no such benchmark.</p>' in page

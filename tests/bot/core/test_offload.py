@@ -114,7 +114,7 @@ async def test_offloaded_errors_read_as_for_a_small_upload(services: Services) -
     assert bad.value.key == "bad_encoding" and "offset" in str(bad.value.values["reason"])
     with pytest.raises(UserError) as tag:
         await submit_upload(services, long_output(), caption="#nosuchbench", message_id=2)
-    assert tag.value.key == "bad_tag"
+    assert tag.value.key == "unknown_tag" and tag.value.values["tag"] == "#nosuchbench"
     with pytest.raises(UserError) as empty:
         await submit_upload(services, b"#think\n" + b" \n" * OFFLOAD_BYTES, message_id=3)
     assert empty.value.key == "empty"

@@ -101,8 +101,9 @@ async def test_scoring_someone_elses_output_names_both(services: Services, store
     [
         ("hello, what is this bot?", "not_submission"),
         ("#primebench\nmodel: M\n#think", "empty"),
-        ("#thnk\n1:2\n2:3", "bad_tag"),
-        ("#primebench mode: sideways\n1:2", "bad_tag"),
+        ("#thnk\n1:2\n2:3", "unknown_tag"),
+        ("#primebench mode: sideways\n1:2", "unknown_mode_tag"),
+        ("benchmark: primebnch\n1:2", "unknown_benchmark_tag"),
         ("", "empty"),
     ],
 )
@@ -138,8 +139,12 @@ async def test_a_refused_field_is_told_in_every_language(
 async def test_a_bad_tag_names_what_is_valid(services: Services) -> None:
     with pytest.raises(UserError) as refused:
         await submit.submit(services, text="#thnk\n1:2", user_id=1, chat_id=-1, message_id=1)
-    reason = str(refused.value.values["reason"])
-    assert "#thnk" in reason and "#think" in reason and "#primebench" in reason
+    assert refused.value.key == "unknown_tag"
+    said = {lang: i18n.t(lang, refused.value.key, **refused.value.values) for lang in ("en", "fa")}
+    for told in said.values():  # in either language, what was not known and what is
+        assert "#thnk" in told and "#think" in told and "#primebench" in told
+    assert said["en"].startswith("unknown tag #thnk: modes are")
+    assert "برچسب ناشناخته" in said["fa"] and "unknown" not in said["fa"]
 
 
 @engine_free

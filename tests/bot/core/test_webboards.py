@@ -150,7 +150,7 @@ async def test_a_group_board_link_and_its_renewal(services: Services) -> None:
     for token in (old, "nonsense", await links.result_token(services, first)):
         with pytest.raises(UserError) as refused:
             await webboards.group_board(services, token, WebQuery("primebench"))
-        assert refused.value.key == "web_not_found"
+        assert refused.value.key == "web_group_not_found"
     with pytest.raises(UserError) as refused:  # verified-only is the global board's filter
         await webboards.group_board(services, new, WebQuery("primebench", verified=True))
     assert refused.value.key == "web_bad_filter"
