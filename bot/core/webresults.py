@@ -111,6 +111,8 @@ async def result_record(services: Services, token: str, base: str) -> dict[str, 
         "provenance": provenance.of(sub.extra),
         "url": f"{base}/r/{token}.json",
         "page": f"{base}/r/{token}",
+        # a score quoted from the record carries the benchmark's credit and license
+        "credit": benchmark.credit or None,
     }
 
 

@@ -115,6 +115,10 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             },
             "url": {"type": "string", "description": "where this record is served"},
             "page": {"type": "string"},
+            "credit": {
+                "type": ["string", "null"],
+                "description": "the benchmark's credit and license, to quote with the score",
+            },
             "signature": {"type": "string", "contentEncoding": "base64"},
         },
     }

@@ -135,6 +135,7 @@ async def test_signing_key_and_signed_result_verify_with_a_standard_library(
     assert record["benchmark"] == "primebench" and record["model"] == "Alpha Large"
     assert record["marks"] == ["self"] and len(record["key_sha256"]) == 64
     assert record["url"] == f"{site.base}/r/{token}.json"
+    assert record["credit"] == "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
 
     def check(data: dict[str, Any]) -> None:
         rest = {k: v for k, v in data.items() if k != "signature"}
