@@ -1,13 +1,16 @@
 """Calls to a provider's chat-completions API through the official ``openai`` package
 (``AsyncOpenAI`` with the provider's ``base_url``): at most ``concurrency`` calls at once
 per provider, each with the provider's timeout, tried again with backoff after a 429
-(waiting what ``Retry-After`` says), a 5xx, a timeout or a lost connection. A 401/403,
-an unknown model (404) or a refused request (400) is not tried again.
+(waiting what ``Retry-After`` says), a 5xx, a timeout, a lost connection or an answer
+that cannot be read (its JSON cut short, or a gateway's 200 carrying an error and no
+choices: a fault on the way, never scored as the model's empty answer). A 401/403, an
+unknown model (404) or a refused request (400) is not tried again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
@@ -41,6 +44,21 @@ class Answer:
     tries: int
     request: dict[str, Any]
     response: dict[str, Any]
+
+
+#: Why a call is tried again when its answer could not be read.
+UNREADABLE = "an answer that could not be read"
+
+
+def _readable(response: Any) -> bool:
+    """Whether a 200's body is a chat completion with a choice that has a message (not
+    text that is not JSON, nor an error object in place of the choices)."""
+    choices = getattr(response, "choices", None)
+    return (
+        isinstance(choices, list)
+        and bool(choices)
+        and getattr(choices[0], "message", None) is not None
+    )
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -105,7 +123,11 @@ class ProviderClient:
             try:
                 async with self._slots:
                     response = await client.chat.completions.create(**request)
-                break
+                if _readable(response):
+                    break
+                why = UNREADABLE
+            except json.JSONDecodeError:
+                why = UNREADABLE
             except openai.AuthenticationError:
                 raise self._fail(
                     f"the API key in {self.provider.api_key_env} was refused (401)", "auth"
@@ -142,8 +164,7 @@ class ProviderClient:
             )
             await asyncio.sleep(min(wait, BACKOFF_MAX))
         latency = time.monotonic() - started
-        choice = response.choices[0] if response.choices else None
-        text = (choice.message.content or "") if choice is not None else ""
+        text = response.choices[0].message.content or ""
         usage = response.usage
         return Answer(
             text=text,

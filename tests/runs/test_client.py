@@ -81,6 +81,26 @@ async def test_429_and_500_and_timeouts_are_tried_again(fake: FakeAI) -> None:
     assert fake.statuses[:2] == [429, 500]
 
 
+async def test_an_unreadable_answer_is_tried_again_not_scored(fake: FakeAI) -> None:
+    # a body cut short, and a gateway's 200 with an error object instead of choices: a
+    # fault of the way there, not an empty answer of the model's
+    fake.faults = ["garbled", "error_200"]
+    clients, model = _clients(fake)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 3
+
+
+async def test_answers_that_never_read_end_in_one_plain_line(fake: FakeAI) -> None:
+    fake.faults = ["garbled", "error_200", "garbled"]
+    clients, model = _clients(fake, retries=2)
+    with pytest.raises(ProviderError) as e:
+        await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+    assert str(e.value) == "provider local: failed 3 times (last: an answer that could not be read)"
+    assert e.value.code == "dead"
+
+
 async def test_retry_after_is_honoured(fake: FakeAI) -> None:
     fake.faults = ["429"]
     fake.retry_after = "0.6"
