@@ -385,6 +385,16 @@ class RunStore(StoreBase):
             )
         return float(row[0]) if row else 0.0
 
+    async def running_chat_run(self, user_id: int) -> Run | None:
+        """The newest run a user asked for in the chat that is not finished yet."""
+        async with self._db.single() as s:
+            row = await s.one(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE requested_by = ? AND origin = 'chat'"
+                " AND state = 'queued' ORDER BY id DESC LIMIT 1",
+                (user_id,),
+            )
+        return None if row is None else _run(row)
+
     async def spent_today(self, user_id: int) -> float:
         """:meth:`spent_since` the start of the store's UTC day."""
         now = self._clock().astimezone(UTC)

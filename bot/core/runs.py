@@ -442,7 +442,8 @@ async def ask(
 ) -> Asked:
     """Check and queue a ``/run``: a bot admin may run anything the providers file lists;
     anyone else only within the day's budget (``BENCHBOARD_RUN_BUDGET_USD``; 0: admins
-    only). Raises :class:`UserError` for what is refused; nothing is called then."""
+    only, one run at a time). Raises :class:`UserError` for what is refused; nothing is
+    called then."""
     if runner is None or not runner.providers.providers:
         raise UserError("run_not_set_up")
     if user_id not in services.settings.admins:
@@ -450,6 +451,10 @@ async def ask(
             raise UserError("run_admins_only")
         if await left_today(services, user_id) <= 0:
             raise UserError("run_budget_used", budget=f"{services.settings.run_budget_usd:g}")
+        # the budget counts what finished attempts cost: one run at a time, or runs
+        # queued side by side would all pass the check and spend past it unseen
+        if await services.store.running_chat_run(user_id) is not None:
+            raise UserError("run_still_going")
     word, model_name, mode_word, count = _run_words(words)
     try:
         benchmark = benchmark_of(word)

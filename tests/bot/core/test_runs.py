@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bot.core import runs
-from bot.core.errors import UserError
+from bot.core.errors import NotFound, UserError
 from bot.core.services import Services
 from bot.runs import providers as prov
 from scoring import natory
@@ -80,4 +80,27 @@ async def test_a_user_runs_within_the_days_budget(services: Services, fake: Fake
     assert sub.score == pasted.primary and pasted.valid
     assert sub.extra["cost"] == pytest.approx(outcome.cost_usd)
     assert queue.in_flight == 0
+    await runner.close()
+
+
+async def test_a_user_within_a_budget_has_one_run_at_a_time(
+    services: Services, fake: FakeAI
+) -> None:
+    # the budget counts what finished attempts cost: runs queued side by side before one
+    # finished would all pass the check and spend past it unseen
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    words = ["natory", "local/m1", "8"]
+    first = await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    with pytest.raises(UserError) as busy:
+        await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    assert busy.value.key == "run_still_going"
+    with pytest.raises(NotFound):  # nothing more was queued
+        await services.store.get_run(first.run.id + 1)
+    # an admin spends no budget and is not held; a finished (here cancelled) run frees
+    await runs.ask(services, runner, words, user_id=BOT_ADMIN, chat_id=1)
+    await runs.ask(services, runner, words, user_id=BOT_ADMIN, chat_id=1)
+    await runs.cancel(services, first.run.id, user_id=USER)
+    again = await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    assert again.run.id != first.run.id and fake.requests == []
     await runner.close()
