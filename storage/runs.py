@@ -336,6 +336,19 @@ class RunStore(StoreBase):
             )
         return True
 
+    async def spent_cancelled(self, attempt_id: int, done: AttemptDone) -> bool:
+        """Keep what a cancelled attempt's calls cost (made before the cancel dropped its
+        answer): its tokens, cost and latency, once; counted in the budget and the day's
+        cost. False: the attempt is not a cancelled one, or its cost is kept already."""
+        async with self._db.single() as s:
+            row = await s.execute(
+                "UPDATE run_attempts SET input_tokens = ?, output_tokens = ?, cost_usd = ?,"
+                " latency_s = ? WHERE id = ? AND state = 'cancelled' AND cost_usd IS NULL",
+                (done.input_tokens, done.output_tokens, done.cost_usd, done.latency_s,
+                 attempt_id),
+            )  # fmt: skip
+        return row.rowcount == 1
+
     async def cancel_run(self, run_id: int) -> int:
         """Cancel a run's attempts not yet finished (a running one's answer is then not
         recorded); how many were cancelled."""
@@ -403,13 +416,15 @@ class RunStore(StoreBase):
     async def runs_cost(
         self, since: datetime, until: datetime
     ) -> list[tuple[str, str, int, float]]:
-        """The attempts finished in [since, until) by origin and model: (origin, model,
-        attempts, cost in USD), the dearest first."""
+        """The attempts finished in [since, until) by origin and model (a cancelled one
+        when its calls were made): (origin, model, attempts, cost in USD), the dearest
+        first."""
         async with self._db.single() as s:
             rows = await s.all(
                 "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0)"
                 " FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
-                " WHERE a.finished_at >= ? AND a.finished_at < ? AND a.state IN ('done', 'failed')"
+                " WHERE a.finished_at >= ? AND a.finished_at < ?"
+                " AND (a.state IN ('done', 'failed') OR a.cost_usd IS NOT NULL)"
                 " GROUP BY r.origin, r.model ORDER BY 4 DESC, 1, 2",
                 (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
             )

@@ -234,7 +234,16 @@ async def execute_done(
         plan = plan_for(services, benchmark, run.target)
         done = await attempt(services, runner, benchmark, model, run.mode, plan)
         if (await services.store.get_run(run.id)).state == "cancelled":
-            return AttemptDone(error="cancelled"), None
+            # its answer is dropped; what its calls cost was spent all the same
+            spent = AttemptDone(
+                input_tokens=done.out.input_tokens,
+                output_tokens=done.out.output_tokens,
+                cost_usd=done.out.cost_usd,
+                latency_s=done.out.latency_s,
+                error="cancelled",
+            )
+            await services.store.spent_cancelled(job.id, spent)
+            return spent, None
         sub = await record(services, done, plan, run=run, attempt_id=job.id)
         outcome = AttemptDone(
             submission_id=sub.id,
@@ -252,7 +261,8 @@ async def execute_done(
             raise
         log.exception("run attempt failed", extra={"run": run.id, "attempt": job.id})
         outcome, done = AttemptDone(error=f"{type(exc).__name__}: {exc}"[:500]), None
-    await services.store.finish_attempt(job.id, outcome)
+    if not await services.store.finish_attempt(job.id, outcome) and outcome.cost_usd:
+        await services.store.spent_cancelled(job.id, outcome)  # cancelled meanwhile
     return outcome, done
 
 

@@ -4,6 +4,7 @@ and worked by the queue, scored as its paste and marked."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -16,6 +17,7 @@ from bot.core.services import Services
 from bot.runs import providers as prov
 from scoring import natory
 from tests.runs.fakeai import FakeAI, providers_toml
+from tests.storage.helpers import FakeClock
 
 from .conftest import BOT_ADMIN
 
@@ -103,4 +105,32 @@ async def test_a_user_within_a_budget_has_one_run_at_a_time(
     await runs.cancel(services, first.run.id, user_id=USER)
     again = await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
     assert again.run.id != first.run.id and fake.requests == []
+    await runner.close()
+
+
+async def test_what_a_cancelled_attempt_spent_is_counted(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the call was made and paid for: a cancel that comes while it runs drops its answer,
+    # not its cost (else cancelling before the answers came would spend past the budget)
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    fake.delay = 0.5
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=USER, chat_id=USER)
+    claimed = await services.store.claim_attempt(run_id=asked.run.id)
+    assert claimed is not None
+    running = asyncio.create_task(runs.execute(services, runner, *claimed))
+    for _ in range(500):  # until the call is out
+        if fake.in_flight:
+            break
+        await asyncio.sleep(0.01)
+    await runs.cancel(services, asked.run.id, user_id=USER)
+    outcome = await running
+    assert outcome.error == "cancelled" and fake.answered == 1
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "cancelled" and attempt.submission_id is None
+    assert attempt.cost_usd and attempt.cost_usd > 0
+    assert await services.store.spent_today(USER) == pytest.approx(attempt.cost_usd)
+    [(origin, model, count, cost)] = await runs.cost_report(services, clock.now.date())
+    assert (origin, model, count, cost) == ("chat", "local/m1", 1, attempt.cost_usd)
     await runner.close()
