@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 
 from telegram import Bot, LabeledPrice, Update, User
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 
 from scoring import registry
 
@@ -356,15 +356,27 @@ async def on_paid(update: Update, context: BotContext) -> None:
         charge_id=payment.telegram_payment_charge_id, stars=payment.total_amount,
     )  # fmt: skip
     if done.refund:
-        await context.bot.refund_star_payment(user.id, payment.telegram_payment_charge_id)
+        await refund(context.bot, user.id, payment.telegram_payment_charge_id)
         await message.reply_text(t(lang, "sponsor_refunded", reason=html.escape(done.reason)))
         return
     if not done.runs:
-        return  # a repeated delivery: answered the first time
+        return  # refunded after a run that made nothing: said then
     await message.reply_text(tn(lang, "sponsor_thanks", len(done.runs), target=done.paid.target))
     queue = context.bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):
         queue.wake()
+
+
+async def refund(bot: Bot, user_id: int, charge_id: str) -> None:
+    """A payment's Stars given back. Telegram refunds a charge once: "already refunded"
+    (the answer to an earlier call was lost and the call tried again, or a payment
+    handled again) means the refund is made."""
+    try:
+        await bot.refund_star_payment(user_id, charge_id)
+    except BadRequest as exc:
+        if "already_refunded" not in exc.message.lower():
+            raise
+        log.info("a refund was made already", extra={"charge": charge_id})
 
 
 async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: str) -> None:
@@ -373,7 +385,7 @@ async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: s
     if paid is None:
         return
     try:
-        await bot.refund_star_payment(paid.user_id, paid.charge_id)
+        await refund(bot, paid.user_id, paid.charge_id)
     except TelegramError as exc:
         log.warning("a sponsorship was not refunded", extra={"id": paid.id, "error": str(exc)})
         return

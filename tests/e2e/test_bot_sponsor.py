@@ -124,3 +124,28 @@ async def test_a_benchmark_without_sponsorships_says_so(bot: Bot) -> None:
     assert "takes no sponsorships" in reply
     usage = text_of(await bot.say(chat, user, "/sponsor"))
     assert usage.startswith("Usage: /sponsor")
+
+
+async def test_a_refund_whose_answer_was_lost_is_still_told(bot: Bot, fake: FakeAI) -> None:
+    # Telegram made the refund and its answer timed out: the refund tried again is told
+    # CHARGE_ALREADY_REFUNDED, which means it was made; the sponsor hears of it
+    user, chat = private_user(bot, 9305)
+    invoice = await _invoice(bot, chat, user, "/sponsor natory 13")
+    query = await bot.api.pre_checkout(user, invoice)
+    await bot.api.pre_checkout_answer(query)
+    fake.faults = ["500"] * 8
+    bot.api.faults(methods=("refundStarPayment",), kinds=("delivered_timeout",), times=1)
+    since = bot.api.mark()
+    try:
+        await bot.api.pay(chat, user, query)
+        said = await bot.api.wait_for(
+            lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+            and "refunded" in text_of(c),
+            timeout=40, since=since,
+        )  # fmt: skip
+    finally:
+        fake.faults = []
+        bot.api.clear_faults()
+    assert "Stars were refunded" in text_of(said)
+    assert [r["user_id"] for r in bot.api.refunds].count(9305) == 1
+    assert "not refunded" not in bot.proc.log()
