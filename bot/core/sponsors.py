@@ -136,7 +136,12 @@ async def paid(
     payload: str, charge_id: str, stars: int,
 ) -> Done:  # fmt: skip
     """A successful payment: kept once (by Telegram's charge id), its runs queued, or,
-    when they cannot be made, marked for a refund."""
+    when they cannot be made, marked for a refund.
+
+    A payment handled again finishes what its first handling began (that one was cut
+    short: the process died, or a reply failed for a transient fault and the update is
+    handled again): its runs are found or queued (each once), or its refund is asked for
+    again (Telegram refunds a charge once)."""
     asked = read_payload(runner, payload)
     benchmark_name = asked.benchmark if asked is not None else payload[:40]
     target = asked.target if asked is not None else 0
@@ -145,9 +150,9 @@ async def paid(
         link=(asked.link or None) if asked is not None else None, stars=stars,
         charge_id=charge_id,
     )  # fmt: skip
-    if not kept.created:
-        return Done(kept, ())
     reason = _cannot_run(services, runner, asked)
+    if kept.refunded_at is not None:  # refunded before: again when it was for this reason
+        return Done(kept, (), refund=bool(reason), reason=reason)
     if reason:
         return Done(
             kept, (), refund=await services.store.refund_sponsorship(kept.id), reason=reason
