@@ -229,6 +229,12 @@ class RunStore(StoreBase):
             raise NotFound(f"no run {run_id}")
         return _run(row)
 
+    async def run_by_dedupe(self, dedupe: str) -> Run | None:
+        """The run queued with this ``dedupe``, if one was."""
+        async with self._db.single() as s:
+            row = await s.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE dedupe = ?", (dedupe,))
+        return None if row is None else _run(row)
+
     async def run_attempts(self, run_id: int) -> list[RunAttempt]:
         async with self._db.single() as s:
             rows = await s.all(

@@ -448,14 +448,20 @@ def _run_words(words: list[str]) -> tuple[str, str, str | None, int]:
 
 
 async def ask(
-    services: Services, runner: Runner | None, words: list[str], *, user_id: int, chat_id: int
-) -> Asked:
+    services: Services, runner: Runner | None, words: list[str], *, user_id: int, chat_id: int,
+    message_id: int | None = None,
+) -> Asked:  # fmt: skip
     """Check and queue a ``/run``: a bot admin may run anything the providers file lists;
     anyone else only within the day's budget (``BENCHBOARD_RUN_BUDGET_USD``; 0: admins
     only, one run at a time). Raises :class:`UserError` for what is refused; nothing is
-    called then."""
+    called then. The message (``message_id`` of ``chat_id``) queues one run: handled
+    again, it is the run it queued."""
     if runner is None or not runner.providers.providers:
         raise UserError("run_not_set_up")
+    dedupe = None if message_id is None else f"chat:{chat_id}:{message_id}"
+    if dedupe is not None and (queued := await services.store.run_by_dedupe(dedupe)):
+        found = registry.find(queued.benchmark)
+        return Asked(queued, found.title if found is not None else queued.benchmark)
     if user_id not in services.settings.admins:
         if services.settings.run_budget_usd <= 0:
             raise UserError("run_admins_only")
@@ -487,6 +493,7 @@ async def ask(
             target=target,
             requested_by=user_id,
             chat_id=chat_id,
+            dedupe=dedupe,
         )
     )
     return Asked(run, benchmark.title)

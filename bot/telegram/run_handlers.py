@@ -54,8 +54,9 @@ async def on_run(update: Update, context: BotContext) -> None:
     words = (message.text or "").split()[1:]
     try:
         asked = await runs.ask(
-            context.services, runner_of(context), words, user_id=user.id, chat_id=message.chat_id
-        )
+            context.services, runner_of(context), words, user_id=user.id,
+            chat_id=message.chat_id, message_id=message.message_id,
+        )  # fmt: skip
     except UserError as exc:
         if exc.key == "run_usage":
             runner = runner_of(context)
@@ -65,10 +66,14 @@ async def on_run(update: Update, context: BotContext) -> None:
         await reply_error(message, lang, exc)
         return
     run = asked.run
-    text = _progress_text(
-        lang, asked.title, run, [AttemptLine(n, "queued") for n in range(1, run.attempts + 1)]
+    lines = [AttemptLine(n, "queued") for n in range(1, run.attempts + 1)]
+    if not run.created:  # the message handled again: its run as it is now
+        run, attempts = await runs.progress(context.services, run.id)
+        lines = _lines(run.benchmark, attempts)
+    markup = run_progress_keyboard(lang, run.id) if run.state == "queued" else None
+    sent = await message.reply_text(
+        _progress_text(lang, asked.title, run, lines), reply_markup=markup
     )
-    sent = await message.reply_text(text, reply_markup=run_progress_keyboard(lang, run.id))
     await runs.showing(context.services, run.id, sent.message_id)
     queue = context.bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):

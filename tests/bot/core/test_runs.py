@@ -134,3 +134,25 @@ async def test_what_a_cancelled_attempt_spent_is_counted(
     [(origin, model, count, cost)] = await runs.cost_report(services, clock.now.date())
     assert (origin, model, count, cost) == ("chat", "local/m1", 1, attempt.cost_usd)
     await runner.close()
+
+
+async def test_a_run_message_handled_again_is_the_run_it_queued(
+    services: Services, fake: FakeAI
+) -> None:
+    # its progress reply failed past the sender's retries (or the process died before
+    # it): the intake handles the update again, which must not queue (and pay) it twice
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    for user in (USER, BOT_ADMIN):
+        first = await runs.ask(
+            services, runner, ["natory", "local/m1", "2"], user_id=user, chat_id=user,
+            message_id=77,
+        )  # fmt: skip
+        again = await runs.ask(
+            services, runner, ["natory", "local/m1", "2"], user_id=user, chat_id=user,
+            message_id=77,
+        )  # fmt: skip
+        assert again.run.id == first.run.id and again.title == first.title == "Natory"
+    with pytest.raises(NotFound):
+        await services.store.get_run(first.run.id + 1)
+    await runner.close()
