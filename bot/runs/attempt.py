@@ -73,10 +73,11 @@ async def run_attempt(
             provider=model.provider,
         )
     client = clients.for_model(model)
+    owner = object()  # its calls take turns with other attempts' for the provider's slots
     try:  # one call that fails ends the others
         async with asyncio.TaskGroup() as group:
             tasks = [
-                group.create_task(client.complete(model, call.to_openai(), options))
+                group.create_task(client.complete(model, call.to_openai(), options, owner=owner))
                 for call in plan.calls
             ]
     except BaseExceptionGroup as failed:

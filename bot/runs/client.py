@@ -14,7 +14,9 @@ import json
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -71,13 +73,59 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None
 
 
+class FairSlots:
+    """At most ``size`` holders at once, the waiters served in turns by owner (an
+    attempt): one attempt that sends a call per question does not hold another run's
+    call behind all of its own, only behind the calls already out."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        #: the waiters by owner, in turn order (an owner goes to the back when served)
+        self._waiting: OrderedDict[object, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @asynccontextmanager
+    async def hold(self, owner: object) -> AsyncIterator[None]:
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+        else:
+            turn = asyncio.get_running_loop().create_future()
+            self._waiting.setdefault(owner, deque()).append(turn)
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # given the slot as it was cancelled: passed on
+                else:
+                    queue = self._waiting.get(owner)
+                    if queue is not None and turn in queue:
+                        queue.remove(turn)
+                        if not queue:
+                            del self._waiting[owner]
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._waiting:
+            owner, queue = self._waiting.popitem(last=False)
+            turn = queue.popleft()
+            if queue:
+                self._waiting[owner] = queue  # its next call waits for the others' turns
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+
 class ProviderClient:
     """One provider's client and its concurrency bound."""
 
     def __init__(self, provider: Provider, *, backoff_first: float = BACKOFF_FIRST) -> None:
         self.provider = provider
         self._backoff_first = backoff_first
-        self._slots = asyncio.Semaphore(provider.concurrency)
+        self._slots = FairSlots(provider.concurrency)
         self._client: openai.AsyncOpenAI | None = None
 
     def _open(self) -> openai.AsyncOpenAI:
@@ -107,13 +155,17 @@ class ProviderClient:
         )
 
     async def complete(
-        self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any]
-    ) -> Answer:
-        """One call, tried again as the module says; ProviderError when it cannot be made."""
+        self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any],
+        *, owner: object = None,
+    ) -> Answer:  # fmt: skip
+        """One call, tried again as the module says; ProviderError when it cannot be made.
+        The calls of one ``owner`` (an attempt) take turns for the provider's slots with
+        other owners' (None: the call is its own owner)."""
         import openai  # (imported by _open)
 
         client = self._open()
         request: dict[str, Any] = {"model": model.name, "messages": list(messages), **options}
+        owner = object() if owner is None else owner
         started = time.monotonic()
         pause = self._backoff_first
         tries = 0
@@ -121,7 +173,7 @@ class ProviderClient:
             tries += 1
             wait: float | None = None
             try:
-                async with self._slots:
+                async with self._slots.hold(owner):
                     response = await client.chat.completions.create(**request)
                 if _readable(response):
                     break

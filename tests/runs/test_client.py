@@ -11,7 +11,7 @@ import pytest
 
 from bot.runs import providers as prov
 from bot.runs.attempt import run_attempt
-from bot.runs.client import Clients
+from bot.runs.client import Clients, FairSlots
 from bot.runs.providers import ProviderError
 from scoring import natory
 from scoring.runs import RunMaterials
@@ -161,3 +161,45 @@ async def test_calls_to_a_provider_are_bounded(fake: FakeAI) -> None:
     )
     await clients.close()
     assert fake.most_in_flight == 2
+
+
+async def test_one_attempts_many_calls_do_not_hold_anothers_behind_them(fake: FakeAI) -> None:
+    # a benchmark of a call per question sends a hundred at once; another run's one call
+    # at the same provider waits for a slot, not for all of them
+    fake.delay = 0.05
+    clients, model = _clients(fake, concurrency=2)
+    client = clients.for_model(model)
+    finished: list[str] = []
+
+    async def call(owner: object, name: str) -> None:
+        await client.complete(model, [{"role": "user", "content": name}], {}, owner=owner)
+        finished.append(name)
+
+    big, small = object(), object()
+    many = [asyncio.create_task(call(big, f"big{n}")) for n in range(20)]
+    await asyncio.sleep(0.01)  # the big one's calls are all waiting
+    await call(small, "small")
+    await asyncio.gather(*many)
+    await clients.close()
+    assert finished.index("small") <= 4
+    assert fake.most_in_flight == 2
+
+
+async def test_a_wait_cancelled_before_or_after_its_turn_loses_no_slot() -> None:
+    slots = FairSlots(1)
+    held = asyncio.Event()
+
+    async def hold(owner: str) -> None:
+        async with slots.hold(owner):
+            held.set()
+
+    async with slots.hold("a"):
+        early = asyncio.create_task(hold("b"))
+        late = asyncio.create_task(hold("c"))
+        await asyncio.sleep(0)
+        early.cancel()  # cancelled while it waits
+    late.cancel()  # given the slot as "a" let it go, cancelled before it woke
+    await asyncio.gather(early, late, return_exceptions=True)
+    held.clear()
+    await asyncio.wait_for(hold("d"), 1)  # the one slot is free
+    assert held.is_set()
