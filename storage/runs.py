@@ -308,13 +308,15 @@ class RunStore(StoreBase):
             )
         return done.rowcount
 
-    async def release_attempt(self, attempt_id: int) -> None:
-        """Give an unfinished attempt up (closing): any instance may take it at once."""
+    async def release_attempt(self, attempt_id: int, *, after_ms: int = 0) -> None:
+        """Give an unfinished attempt up (closing): any instance may take it at once, or
+        ``after_ms`` from now (to be tried again later)."""
+        until = self._now_ms() + after_ms if after_ms > 0 else 0
         async with self._db.single() as s:
             await s.execute(
-                "UPDATE run_attempts SET owner = NULL, lease_until = 0 WHERE id = ?"
+                "UPDATE run_attempts SET owner = NULL, lease_until = ? WHERE id = ?"
                 " AND owner = ? AND state = 'queued'",
-                (attempt_id, self._run_owner()),
+                (until, attempt_id, self._run_owner()),
             )
 
     async def finish_attempt(self, attempt_id: int, done: AttemptDone) -> bool:

@@ -57,6 +57,9 @@ MAX_IN_FLIGHT = 64
 MAX_ATTEMPTS = 8
 #: Seconds between looks at the queue when nothing woke the runner.
 POLL_SECONDS = 2.0
+#: Seconds an attempt whose provider kept failing (its retries ran out: down, or
+#: restarting) waits in the queue before it is tried again, each time; then it fails.
+LATER = (30.0, 120.0, 480.0)
 
 RunError = ProviderError
 
@@ -217,14 +220,23 @@ async def ensure_benchboard_user(services: Services) -> None:
     await services.store.upsert_chat(0, type="private", title="Benchboard")
 
 
-async def execute(services: Services, runner: Runner, run: Run, job: RunAttempt) -> AttemptDone:
+class GivenBack(Exception):
+    """The attempt went back to the queue, to be tried again later (its provider kept
+    failing): nothing was recorded."""
+
+
+async def execute(
+    services: Services, runner: Runner, run: Run, job: RunAttempt, *, later: float | None = None
+) -> AttemptDone:
     """Run one claimed attempt to its end and record it (a failure is recorded too, with
-    its one line); the attempt's outcome as stored."""
-    return (await execute_done(services, runner, run, job))[0]
+    its one line); the attempt's outcome as stored. With ``later``, an attempt whose
+    provider kept failing goes back to the queue for that many seconds instead
+    (:class:`GivenBack`)."""
+    return (await execute_done(services, runner, run, job, later=later))[0]
 
 
 async def execute_done(
-    services: Services, runner: Runner, run: Run, job: RunAttempt
+    services: Services, runner: Runner, run: Run, job: RunAttempt, *, later: float | None = None
 ) -> tuple[AttemptDone, Done | None]:
     """:func:`execute`, with what the attempt made (None when it failed)."""
     done: Done | None = None
@@ -255,6 +267,9 @@ async def execute_done(
             transcript=done.out.transcript,
         )
     except ProviderError as exc:
+        if exc.code == "dead" and later is not None:  # down a while: tried again later
+            await services.store.release_attempt(job.id, after_ms=int(later * 1000))
+            raise GivenBack(str(exc)) from None
         outcome, done = AttemptDone(error=str(exc)[:500]), None
     except Exception as exc:  # one attempt's fault never stops the queue
         if isinstance(exc, StorageError):
@@ -289,12 +304,16 @@ class RunQueue:
     def __init__(
         self, services: Services, runner: Runner, listener: Listener | None = None,
         *, lease_ms: int = RUN_LEASE_MS, poll: float = POLL_SECONDS,
+        later: tuple[float, ...] = LATER,
     ) -> None:  # fmt: skip
         self.services = services
         self.runner = runner
         self.listener = listener
         self.lease_ms = lease_ms
         self.poll = poll
+        self.later = later
+        #: attempt id -> how often this instance gave it back to the queue
+        self._given_back: dict[int, int] = {}
         self._wake = asyncio.Event()
         self._running: dict[int, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
@@ -340,8 +359,19 @@ class RunQueue:
                     await self.services.store.release_attempt(attempt_id)
 
     async def _one(self, run: Run, job: RunAttempt) -> None:
+        given = self._given_back.get(job.id, 0)
+        later = self.later[given] if given < len(self.later) else None
         try:
-            outcome = await execute(self.services, self.runner, run, job)
+            try:
+                outcome = await execute(self.services, self.runner, run, job, later=later)
+            except GivenBack as exc:
+                self._given_back[job.id] = given + 1
+                log.warning(
+                    "run attempt tried again in %g s: %s", later, exc,
+                    extra={"run": run.id, "attempt": job.id},
+                )  # fmt: skip
+                return
+            self._given_back.pop(job.id, None)
             if self.listener is not None:
                 await self.listener(run, job, outcome)
         except asyncio.CancelledError:

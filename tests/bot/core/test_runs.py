@@ -156,3 +156,72 @@ async def test_a_run_message_handled_again_is_the_run_it_queued(
     with pytest.raises(NotFound):
         await services.store.get_run(first.run.id + 1)
     await runner.close()
+
+
+async def test_an_attempt_whose_provider_is_down_a_while_waits_for_it(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the provider restarts (down longer than its retries last): the attempt goes back to
+    # the queue for a later try instead of failing (a day's run would be lost for the day)
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=1)), backoff_first=0.01
+    )
+    await fake.stop()
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.5,))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(20):  # its tries fail while the provider is down
+            await asyncio.sleep(0.05)
+        [waiting] = await services.store.run_attempts(asked.run.id)
+        assert waiting.state == "queued" and heard == []
+        await fake.start()  # back (on its port)
+        clock.advance(seconds=1)  # the wait is over
+        queue.wake()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.error is None and heard[0].error is None
+    await runner.close()
+
+
+async def test_an_attempt_given_back_fails_when_the_provider_stays_down(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=1)), backoff_first=0.01
+    )
+    await fake.stop()
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1, 0.1))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(200):
+            if heard:
+                break
+            clock.advance(seconds=0.2)  # each wait runs out
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+        await fake.start()
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "failed" and "failed 2 times (last: unreachable)" in (
+        attempt.error or ""
+    )
+    await runner.close()
