@@ -1,9 +1,9 @@
 """Calls to a provider's chat-completions API through the official ``openai`` package
 (``AsyncOpenAI`` with the provider's ``base_url``): at most ``concurrency`` calls at once
 per provider, each with the provider's timeout, tried again with backoff after a 429
-(waiting what ``Retry-After`` says), a 5xx, a timeout, a lost connection or an answer
-that cannot be read (its JSON cut short, or a gateway's 200 carrying an error and no
-choices: a fault on the way, never scored as the model's empty answer). A 401/403, an
+(waiting what ``Retry-After`` says), a 408, 409 or 5xx, a timeout, a lost connection or
+an answer that cannot be read (its JSON cut short, or a gateway's 200 carrying an error
+and no choices: a fault on the way, never scored as the model's empty answer). A 401/403, an
 unknown model (404) or a refused request (400) is not tried again.
 """
 
@@ -48,6 +48,9 @@ class Answer:
     response: dict[str, Any]
 
 
+#: Statuses below 500 besides 429 that are tried again, as the SDK's own retries do:
+#: 408 Request Timeout, 409 Conflict (a lock held a moment).
+TRANSIENT_STATUSES = frozenset({408, 409})
 #: Why a call is tried again when its answer could not be read.
 UNREADABLE = "an answer that could not be read"
 
@@ -202,9 +205,12 @@ class ProviderClient:
             except openai.APIConnectionError:
                 why = "unreachable"
             except openai.APIStatusError as exc:
-                raise self._fail(
-                    f"the request was refused ({exc.status_code})", "refused"
-                ) from None
+                if exc.status_code not in TRANSIENT_STATUSES:
+                    raise self._fail(
+                        f"the request was refused ({exc.status_code})", "refused"
+                    ) from None
+                wait = _retry_after(exc)
+                why = str(exc.status_code)
             if tries > self.provider.retries:
                 raise self._fail(f"failed {tries} times (last: {why})", "dead")
             if wait is None:

@@ -3,7 +3,7 @@ tests/e2e/botapi.py does for Telegram), for tests and benchmark scripts: no test
 real provider.
 
 ``POST /v1/chat/completions`` checks the bearer key (401), the model (404), applies the
-next queued fault (``"429"`` with a ``Retry-After``, ``"500"``, ``"timeout"``: no answer
+next queued fault (``"429"`` with a ``Retry-After``, ``"500"``, ``"408"``, ``"timeout"``: no answer
 for ``hang`` seconds; ``"garbled"``: a 200 whose JSON ends halfway, ``"error_200"``: a
 200 carrying an error object and no choices, as a gateway answers when the model behind
 it failed) and then answers after ``delay`` seconds (the slow mode) with what
@@ -118,6 +118,8 @@ class FakeAI:
             )
         if fault == "500":
             return self._status(500, {"error": {"message": "internal error"}})
+        if fault == "408":
+            return self._status(408, {"error": {"message": "request timeout"}})
         # (neither counts as answered)
         if fault == "garbled":
             return web.Response(text='{"id": "chatcmpl-x", "choi', content_type="application/json")

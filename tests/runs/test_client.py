@@ -101,6 +101,14 @@ async def test_answers_that_never_read_end_in_one_plain_line(fake: FakeAI) -> No
     assert e.value.code == "dead"
 
 
+async def test_a_request_timeout_408_is_tried_again(fake: FakeAI) -> None:
+    fake.faults = ["408"]
+    clients, model = _clients(fake)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 2 and fake.statuses == [408, 200]
+
+
 async def test_retry_after_is_honoured(fake: FakeAI) -> None:
     fake.faults = ["429"]
     fake.retry_after = "0.6"
