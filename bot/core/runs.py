@@ -270,7 +270,13 @@ async def execute_done(
         if exc.code == "dead" and later is not None:  # down a while: tried again later
             await services.store.release_attempt(job.id, after_ms=int(later * 1000))
             raise GivenBack(str(exc)) from None
-        outcome, done = AttemptDone(error=str(exc)[:500]), None
+        outcome = AttemptDone(  # with what its answered calls cost, if any was
+            error=str(exc)[:500],
+            input_tokens=exc.input_tokens or None,
+            output_tokens=exc.output_tokens or None,
+            cost_usd=exc.cost_usd or None,
+        )
+        done = None
     except Exception as exc:  # one attempt's fault never stops the queue
         if isinstance(exc, StorageError):
             raise

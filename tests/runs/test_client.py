@@ -13,12 +13,13 @@ from bot.runs import providers as prov
 from bot.runs.attempt import run_attempt
 from bot.runs.client import Clients, FairSlots
 from bot.runs.providers import ProviderError
-from scoring import natory
-from scoring.runs import RunMaterials
+from scoring import natory, zerobench
+from scoring.runs import Call, Message, RunMaterials, RunPlan
 
 from .fakeai import FakeAI, providers_toml
 
 NA = natory.BENCHMARK
+ZB = zerobench.BENCHMARK
 
 
 @pytest.fixture
@@ -211,3 +212,27 @@ async def test_a_wait_cancelled_before_or_after_its_turn_loses_no_slot() -> None
     held.clear()
     await asyncio.wait_for(hold("d"), 1)  # the one slot is free
     assert held.is_set()
+
+
+async def test_an_attempt_that_fails_keeps_what_its_answered_calls_cost(fake: FakeAI) -> None:
+    # a call per question: the ones answered before another failed were paid for
+    answered = 0
+
+    def answer(request: dict[str, object]) -> str:
+        nonlocal answered
+        answered += 1
+        if answered == 2:
+            fake.models = set()  # the model is withdrawn: the third call is refused (404)
+        return "an answer"
+
+    fake.answer = answer
+    clients, model = _clients(fake, concurrency=1)
+    calls = tuple(Call((Message("user", (f"question {n}",)),), item=str(n)) for n in range(3))
+    with pytest.raises(ProviderError) as e:
+        await run_attempt(clients, ZB, model, "default", RunPlan("v", calls, {}))
+    await clients.close()
+    assert e.value.code == "unknown_model" and answered == 2
+    assert e.value.input_tokens > 0 and e.value.output_tokens == 2 * len("an answer") // 4
+    assert e.value.cost_usd == pytest.approx(
+        (e.value.input_tokens * 1.0 + e.value.output_tokens * 2.0) / 1e6
+    )
