@@ -235,6 +235,16 @@ class RunStore(StoreBase):
             row = await s.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE dedupe = ?", (dedupe,))
         return None if row is None else _run(row)
 
+    async def runs_finished_since(self, since: datetime) -> list[Run]:
+        """The runs done since ``since`` that were asked for from a chat, oldest first."""
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE state = 'done' AND finished_at >= ?"
+                " AND chat_id IS NOT NULL AND chat_id <> 0 ORDER BY id",
+                (int(since.timestamp() * 1000),),
+            )
+        return [_run(r) for r in rows]
+
     async def run_attempts(self, run_id: int) -> list[RunAttempt]:
         async with self._db.single() as s:
             rows = await s.all(

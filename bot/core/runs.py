@@ -566,6 +566,17 @@ async def cards_once(services: Services, run_id: int) -> bool:
     return await services.store.claim_run("run-cards", str(run_id), ttl_ms=CARDS_CLAIM_MS)
 
 
+#: How far back a start looks for finished runs whose cards were never sent (well
+#: within :data:`CARDS_CLAIM_MS`, so a claim of cards sent is still there to see).
+CARDS_LEFT_MS = CARDS_CLAIM_MS // 2
+
+
+async def finished_lately(services: Services) -> list[Run]:
+    """The chat runs finished lately (a start sends the cards nobody claimed)."""
+    since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
+    return await services.store.runs_finished_since(since)
+
+
 async def showing(services: Services, run_id: int, message_id: int) -> None:
     """The chat message that shows a run's progress."""
     await services.store.set_run_progress(run_id, message_id)

@@ -172,18 +172,43 @@ def listener(app: BotApp) -> runs.Listener:
         lang = "en"
         if run.requested_by is not None:
             lang = await people.chosen_language(services, run.requested_by) or "en"
-        now, attempts = await runs.progress(services, run.id)
-        await _show_progress(app.bot, services, now, lang)
-        if now.state == "done":
-            await refund_if_nothing_made(app.bot, services, now, lang)
-        if now.state != "done" or not await runs.cards_once(services, run.id):
-            return  # not finished, or another instance sends the cards
-        # to the run's chat as it is now (its group may have become a supergroup)
-        for attempt in attempts:
-            if attempt.submission_id is not None:
-                await send_card(app, services, lang, now, attempt)
+        await finish(app, services, run, lang)
 
     return heard
+
+
+async def finish(
+    app: BotApp, services: Services, run: Run, lang: str, *, claimed: bool = False
+) -> None:
+    """A run's progress shown as it is; once it is done, its sponsorship refunded if it
+    made nothing, and a card per attempt (sent by one instance, once: ``claimed`` when
+    the caller claimed them)."""
+    now, attempts = await runs.progress(services, run.id)
+    await _show_progress(app.bot, services, now, lang)
+    if now.state == "done":
+        await refund_if_nothing_made(app.bot, services, now, lang)
+    if now.state != "done" or not (claimed or await runs.cards_once(services, run.id)):
+        return  # not finished, or another instance sends the cards
+    # to the run's chat as it is now (its group may have become a supergroup)
+    for attempt in attempts:
+        if attempt.submission_id is not None:
+            await send_card(app, services, lang, now, attempt)
+
+
+async def finish_left(app: BotApp, services: Services) -> None:
+    """At a start: the runs that finished as the last process ended (recorded, their
+    cards not claimed yet) finished in their chats."""
+    try:
+        for run in await runs.finished_lately(services):
+            if not await runs.cards_once(services, run.id):
+                continue  # sent (or being sent) already
+            lang = "en"
+            if run.requested_by is not None:
+                lang = await people.chosen_language(services, run.requested_by) or "en"
+            with suppress(TelegramError):  # (the chat is gone, or Telegram is)
+                await finish(app, services, run, lang, claimed=True)
+    except StorageError as exc:
+        log.warning("finished runs not looked at: %s", exc)
 
 
 async def send_card(
@@ -229,6 +254,7 @@ async def start(app: BotApp, services: Services) -> None:
     # the day's runs, once (a start after the day turned queues what the turn did not)
     await runs.queue_daily(services, runner, datetime.now(UTC).date())
     app.bot_data[WORKING] = services.spawn(queue.work())
+    services.spawn(finish_left(app, services))
     if app.job_queue is not None:
         app.job_queue.run_daily(day_turned, time=dtime(second=30, tzinfo=UTC), name="daily-runs")
     log.info("runs: providers %s", ", ".join(runner.providers.providers) or "none")

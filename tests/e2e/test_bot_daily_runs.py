@@ -133,3 +133,42 @@ async def test_a_run_asked_just_before_a_kill_is_queued_once(tmp_path: Path) -> 
                 assert "local/m1 (chat): 1 attempt," in costs
                 assert cards() == 1 and len(fake.requests) == 2  # the one call, made again
             check_log(proc)
+
+
+async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path: Path) -> None:
+    # the run's last attempt is recorded, and the bot dies while it edits the progress
+    # message (Telegram slow to answer), before the cards: started again, it sends them
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                api.faults(methods=("editMessageText",), kinds=("timeout",), times=1, delay=30)
+                progress = await bot.say(chat, user, "/run natory local/m1")
+                for _ in range(600):  # the progress edit is on its way
+                    if api.fault_log:
+                        break
+                    await asyncio.sleep(0.05)
+                await proc.kill()
+            api.clear_faults()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+
+                def cards() -> int:
+                    return sum(
+                        1 for c in api.calls
+                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+                        and c["ok"] and "run by Benchboard" in text_of(c)
+                    )  # fmt: skip
+
+                await api.wait_until(lambda: cards() >= 1, 30, what="the run's card")
+                assert "1 of 1 attempts done" in text_of(bot.current(progress))
+                assert cards() == 1 and fake.answered == 1
+            check_log(proc)
