@@ -36,7 +36,8 @@ BACKOFF_MAX = 30.0
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A model's answer to one call: its text, tokens, how long the call took (the tries
-    that failed and the pauses between them included), how many tries it took, and the
+    that failed and the pauses between them included; not the time it waited for one of
+    the provider's slots behind other calls), how many tries it took, and the
     request and response as sent and received (the transcript's)."""
 
     text: str
@@ -170,13 +171,16 @@ class ProviderClient:
         request: dict[str, Any] = {"model": model.name, "messages": list(messages), **options}
         owner = object() if owner is None else owner
         started = time.monotonic()
+        queued = 0.0  # the time spent waiting for a slot: Benchboard's, not the model's
         pause = self._backoff_first
         tries = 0
         while True:
             tries += 1
             wait: float | None = None
+            asked = time.monotonic()
             try:
                 async with self._slots.hold(owner):
+                    queued += time.monotonic() - asked
                     response = await client.chat.completions.create(**request)
                 if _readable(response):
                     break
@@ -221,7 +225,7 @@ class ProviderClient:
                 extra={"provider": self.provider.name, "why": why, "wait": round(wait, 2)},
             )
             await asyncio.sleep(min(wait, BACKOFF_MAX))
-        latency = time.monotonic() - started
+        latency = time.monotonic() - started - queued
         text = response.choices[0].message.content or ""
         usage = response.usage
         return Answer(

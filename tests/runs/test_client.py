@@ -194,6 +194,18 @@ async def test_one_attempts_many_calls_do_not_hold_anothers_behind_them(fake: Fa
     assert fake.most_in_flight == 2
 
 
+async def test_a_calls_latency_leaves_out_its_wait_for_a_slot(fake: FakeAI) -> None:
+    # the card and the board show the model's latency, not how busy Benchboard was
+    fake.delay = 0.4
+    clients, model = _clients(fake, concurrency=1)
+    client = clients.for_model(model)
+    first, second = await asyncio.gather(
+        *(client.complete(model, [{"role": "user", "content": "x"}], {}) for _ in range(2))
+    )
+    await clients.close()
+    assert 0.4 <= first.latency_s < 0.7 and 0.4 <= second.latency_s < 0.7
+
+
 async def test_a_wait_cancelled_before_or_after_its_turn_loses_no_slot() -> None:
     slots = FairSlots(1)
     held = asyncio.Event()
