@@ -117,6 +117,9 @@ async def on_cancel_button(update: Update, context: BotContext) -> None:
     except StorageError:
         await query.answer()
         return
+    if run.state != "cancelled":  # it finished before the press
+        await query.answer(t(lang, "run_finished"))
+        return
     await query.answer(t(lang, "run_cancelled"))
     await _show_progress(context.bot, context.services, run, lang)
 
