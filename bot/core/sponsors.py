@@ -70,9 +70,10 @@ def offer(services: Services, runner: runs.Runner | None, words: list[str]) -> O
     try:
         target = runs.target_of(services, benchmark, target_word)
     except ProviderError:
+        target = None
+    if target is None or not _TARGET.fullmatch(str(target)):  # (then refused at checkout)
         raise UserError("daily_bad_target", word=(target_word or "")[:40],
-                        command=benchmark.challenge.command) from None  # fmt: skip
-    assert target is not None
+                        command=benchmark.challenge.command)  # fmt: skip
     return Offer(
         title=benchmark.title,
         benchmark=benchmark.name,

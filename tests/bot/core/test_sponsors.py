@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.core import runs, sponsors
+from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.runs import providers as prov
 from tests.runs.fakeai import providers_toml
@@ -50,3 +51,16 @@ async def test_a_refund_cut_short_is_made_again(
     again = await sponsors.paid(services, _runner(), **PAID)  # type: ignore[arg-type]
     assert again.refund and again.reason == first.reason and again.runs == ()
     assert again.paid.id == first.paid.id
+
+
+async def test_a_target_too_large_to_pay_for_is_refused_before_the_invoice(
+    services: Services,
+) -> None:
+    # its invoice would be refused at checkout as "no longer offered" (the payload's
+    # target must fit the store's integers)
+    big = "9" * 23
+    with pytest.raises(UserError) as refused:
+        sponsors.offer(services, _runner(), ["natory", big])
+    assert refused.value.key == "daily_bad_target"
+    offered = sponsors.offer(services, _runner(), ["natory", "9" * 18])
+    assert sponsors.checkout_refusal(_runner(), offered.payload, "XTR", offered.stars) is None
