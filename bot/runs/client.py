@@ -177,6 +177,7 @@ class ProviderClient:
         while True:
             tries += 1
             wait: float | None = None
+            slow = False
             asked = time.monotonic()
             try:
                 async with self._slots.hold(owner):
@@ -206,6 +207,7 @@ class ProviderClient:
                 why = str(exc.status_code)
             except openai.APITimeoutError:
                 why = f"no answer within {self.provider.timeout:g} s"
+                slow = True
             except openai.APIConnectionError:
                 why = "unreachable"
             except openai.APIStatusError as exc:
@@ -215,8 +217,8 @@ class ProviderClient:
                     ) from None
                 wait = _retry_after(exc)
                 why = str(exc.status_code)
-            if tries > self.provider.retries:
-                raise self._fail(f"failed {tries} times (last: {why})", "dead")
+            if tries > self.provider.retries:  # "slow": the model may just take longer
+                raise self._fail(f"failed {tries} times (last: {why})", "slow" if slow else "dead")
             if wait is None:
                 wait = pause * (1 + random.random() / 4)
                 pause = min(pause * 2, BACKOFF_MAX)

@@ -225,3 +225,34 @@ async def test_an_attempt_given_back_fails_when_the_provider_stays_down(
         attempt.error or ""
     )
     await runner.close()
+
+
+async def test_an_attempt_that_keeps_timing_out_fails_and_is_not_given_back(
+    services: Services, fake: FakeAI
+) -> None:
+    # a model slower than the provider's timeout is not helped by trying later, and a
+    # provider bills what it generated for the calls it gave up on
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=0.3)), backoff_first=0.01
+    )
+    fake.faults, fake.hang = ["timeout"] * 4, 1.0
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1,))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "failed" and "no answer within 0.3 s" in (attempt.error or "")
+    assert len(fake.requests) == 2
+    await runner.close()
