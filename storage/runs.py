@@ -489,6 +489,13 @@ class RunStore(StoreBase):
             )
         return done.rowcount == 1
 
+    async def unrefund_sponsorship(self, sponsorship_id: int) -> None:
+        """A refund that could not be made: the sponsorship is not refunded (to try again)."""
+        async with self._db.single() as s:
+            await s.execute(
+                "UPDATE sponsorships SET refunded_at = NULL WHERE id = ?", (sponsorship_id,)
+            )
+
     async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
         """A target's sponsorships not refunded, oldest first."""
         async with self._db.single() as s:

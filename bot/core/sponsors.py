@@ -210,6 +210,12 @@ async def refund_after(services: Services, run: Run) -> Paid | None:
     return await services.store.get_sponsorship(run.sponsorship_id)
 
 
+async def refund_failed(services: Services, paid: Paid) -> None:
+    """The refund of ``paid`` could not be made: it is tried again (see
+    :func:`refund_after`), at the next start at the latest."""
+    await services.store.unrefund_sponsorship(paid.id)
+
+
 async def sponsors(services: Services, benchmark: str, target: int) -> list[tuple[str, str | None]]:
     """Who sponsored a target (name, link), oldest first."""
     return [(s.name, s.link) for s in await services.store.sponsors(benchmark, target)]

@@ -200,14 +200,15 @@ async def finish(
 
 async def finish_left(app: BotApp, services: Services) -> None:
     """At a start: the runs that finished as the last process ended (recorded, their
-    cards not claimed yet) finished in their chats."""
+    cards not claimed yet) finished in their chats, and the refunds that failed made."""
     try:
         for run in await runs.finished_lately(services):
-            if not await runs.cards_once(services, run.id):
-                continue  # sent (or being sent) already
             lang = "en"
             if run.requested_by is not None:
                 lang = await people.chosen_language(services, run.requested_by) or "en"
+            await refund_if_nothing_made(app.bot, services, run, lang)  # (a refund failed)
+            if not await runs.cards_once(services, run.id):
+                continue  # sent (or being sent) already
             with suppress(TelegramError):  # (the chat is gone, or Telegram is)
                 await finish(app, services, run, lang, claimed=True)
     except StorageError as exc:
@@ -420,8 +421,9 @@ async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: s
         return
     try:
         await refund(bot, paid.user_id, paid.charge_id)
-    except TelegramError as exc:
+    except TelegramError as exc:  # tried again at the next start
         log.warning("a sponsorship was not refunded", extra={"id": paid.id, "error": str(exc)})
+        await sponsors.refund_failed(services, paid)
         return
     if run.chat_id:
         with suppress(TelegramError):
