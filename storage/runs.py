@@ -229,6 +229,22 @@ class RunStore(StoreBase):
             raise NotFound(f"no run {run_id}")
         return _run(row)
 
+    async def run_by_dedupe(self, dedupe: str) -> Run | None:
+        """The run queued with this ``dedupe``, if one was."""
+        async with self._db.single() as s:
+            row = await s.one(f"SELECT {_RUN_COLUMNS} FROM runs WHERE dedupe = ?", (dedupe,))
+        return None if row is None else _run(row)
+
+    async def runs_finished_since(self, since: datetime) -> list[Run]:
+        """The runs done since ``since`` that were asked for from a chat, oldest first."""
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE state = 'done' AND finished_at >= ?"
+                " AND chat_id IS NOT NULL AND chat_id <> 0 ORDER BY id",
+                (int(since.timestamp() * 1000),),
+            )
+        return [_run(r) for r in rows]
+
     async def run_attempts(self, run_id: int) -> list[RunAttempt]:
         async with self._db.single() as s:
             rows = await s.all(
@@ -302,13 +318,15 @@ class RunStore(StoreBase):
             )
         return done.rowcount
 
-    async def release_attempt(self, attempt_id: int) -> None:
-        """Give an unfinished attempt up (closing): any instance may take it at once."""
+    async def release_attempt(self, attempt_id: int, *, after_ms: int = 0) -> None:
+        """Give an unfinished attempt up (closing): any instance may take it at once, or
+        ``after_ms`` from now (to be tried again later)."""
+        until = self._now_ms() + after_ms if after_ms > 0 else 0
         async with self._db.single() as s:
             await s.execute(
-                "UPDATE run_attempts SET owner = NULL, lease_until = 0 WHERE id = ?"
+                "UPDATE run_attempts SET owner = NULL, lease_until = ? WHERE id = ?"
                 " AND owner = ? AND state = 'queued'",
-                (attempt_id, self._run_owner()),
+                (until, attempt_id, self._run_owner()),
             )
 
     async def finish_attempt(self, attempt_id: int, done: AttemptDone) -> bool:
@@ -335,6 +353,19 @@ class RunStore(StoreBase):
                 (now, int(row[0]), int(row[0])),
             )
         return True
+
+    async def spent_cancelled(self, attempt_id: int, done: AttemptDone) -> bool:
+        """Keep what a cancelled attempt's calls cost (made before the cancel dropped its
+        answer): its tokens, cost and latency, once; counted in the budget and the day's
+        cost. False: the attempt is not a cancelled one, or its cost is kept already."""
+        async with self._db.single() as s:
+            row = await s.execute(
+                "UPDATE run_attempts SET input_tokens = ?, output_tokens = ?, cost_usd = ?,"
+                " latency_s = ? WHERE id = ? AND state = 'cancelled' AND cost_usd IS NULL",
+                (done.input_tokens, done.output_tokens, done.cost_usd, done.latency_s,
+                 attempt_id),
+            )  # fmt: skip
+        return row.rowcount == 1
 
     async def cancel_run(self, run_id: int) -> int:
         """Cancel a run's attempts not yet finished (a running one's answer is then not
@@ -385,6 +416,16 @@ class RunStore(StoreBase):
             )
         return float(row[0]) if row else 0.0
 
+    async def running_chat_run(self, user_id: int) -> Run | None:
+        """The newest run a user asked for in the chat that is not finished yet."""
+        async with self._db.single() as s:
+            row = await s.one(
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE requested_by = ? AND origin = 'chat'"
+                " AND state = 'queued' ORDER BY id DESC LIMIT 1",
+                (user_id,),
+            )
+        return None if row is None else _run(row)
+
     async def spent_today(self, user_id: int) -> float:
         """:meth:`spent_since` the start of the store's UTC day."""
         now = self._clock().astimezone(UTC)
@@ -393,13 +434,15 @@ class RunStore(StoreBase):
     async def runs_cost(
         self, since: datetime, until: datetime
     ) -> list[tuple[str, str, int, float]]:
-        """The attempts finished in [since, until) by origin and model: (origin, model,
-        attempts, cost in USD), the dearest first."""
+        """The attempts finished in [since, until) by origin and model (a cancelled one
+        when its calls were made): (origin, model, attempts, cost in USD), the dearest
+        first."""
         async with self._db.single() as s:
             rows = await s.all(
                 "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0)"
                 " FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
-                " WHERE a.finished_at >= ? AND a.finished_at < ? AND a.state IN ('done', 'failed')"
+                " WHERE a.finished_at >= ? AND a.finished_at < ?"
+                " AND (a.state IN ('done', 'failed') OR a.cost_usd IS NOT NULL)"
                 " GROUP BY r.origin, r.model ORDER BY 4 DESC, 1, 2",
                 (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
             )
@@ -445,6 +488,13 @@ class RunStore(StoreBase):
                 (self._now_ms(), sponsorship_id),
             )
         return done.rowcount == 1
+
+    async def unrefund_sponsorship(self, sponsorship_id: int) -> None:
+        """A refund that could not be made: the sponsorship is not refunded (to try again)."""
+        async with self._db.single() as s:
+            await s.execute(
+                "UPDATE sponsorships SET refunded_at = NULL WHERE id = ?", (sponsorship_id,)
+            )
 
     async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
         """A target's sponsorships not refunded, oldest first."""

@@ -57,6 +57,9 @@ MAX_IN_FLIGHT = 64
 MAX_ATTEMPTS = 8
 #: Seconds between looks at the queue when nothing woke the runner.
 POLL_SECONDS = 2.0
+#: Seconds an attempt whose provider kept failing (its retries ran out: down, or
+#: restarting) waits in the queue before it is tried again, each time; then it fails.
+LATER = (30.0, 120.0, 480.0)
 
 RunError = ProviderError
 
@@ -217,14 +220,23 @@ async def ensure_benchboard_user(services: Services) -> None:
     await services.store.upsert_chat(0, type="private", title="Benchboard")
 
 
-async def execute(services: Services, runner: Runner, run: Run, job: RunAttempt) -> AttemptDone:
+class GivenBack(Exception):
+    """The attempt went back to the queue, to be tried again later (its provider kept
+    failing): nothing was recorded."""
+
+
+async def execute(
+    services: Services, runner: Runner, run: Run, job: RunAttempt, *, later: float | None = None
+) -> AttemptDone:
     """Run one claimed attempt to its end and record it (a failure is recorded too, with
-    its one line); the attempt's outcome as stored."""
-    return (await execute_done(services, runner, run, job))[0]
+    its one line); the attempt's outcome as stored. With ``later``, an attempt whose
+    provider kept failing goes back to the queue for that many seconds instead
+    (:class:`GivenBack`)."""
+    return (await execute_done(services, runner, run, job, later=later))[0]
 
 
 async def execute_done(
-    services: Services, runner: Runner, run: Run, job: RunAttempt
+    services: Services, runner: Runner, run: Run, job: RunAttempt, *, later: float | None = None
 ) -> tuple[AttemptDone, Done | None]:
     """:func:`execute`, with what the attempt made (None when it failed)."""
     done: Done | None = None
@@ -234,7 +246,16 @@ async def execute_done(
         plan = plan_for(services, benchmark, run.target)
         done = await attempt(services, runner, benchmark, model, run.mode, plan)
         if (await services.store.get_run(run.id)).state == "cancelled":
-            return AttemptDone(error="cancelled"), None
+            # its answer is dropped; what its calls cost was spent all the same
+            spent = AttemptDone(
+                input_tokens=done.out.input_tokens,
+                output_tokens=done.out.output_tokens,
+                cost_usd=done.out.cost_usd,
+                latency_s=done.out.latency_s,
+                error="cancelled",
+            )
+            await services.store.spent_cancelled(job.id, spent)
+            return spent, None
         sub = await record(services, done, plan, run=run, attempt_id=job.id)
         outcome = AttemptDone(
             submission_id=sub.id,
@@ -246,13 +267,23 @@ async def execute_done(
             transcript=done.out.transcript,
         )
     except ProviderError as exc:
-        outcome, done = AttemptDone(error=str(exc)[:500]), None
+        if exc.code == "dead" and later is not None:  # down a while: tried again later
+            await services.store.release_attempt(job.id, after_ms=int(later * 1000))
+            raise GivenBack(str(exc)) from None
+        outcome = AttemptDone(  # with what its answered calls cost, if any was
+            error=str(exc)[:500],
+            input_tokens=exc.input_tokens or None,
+            output_tokens=exc.output_tokens or None,
+            cost_usd=exc.cost_usd or None,
+        )
+        done = None
     except Exception as exc:  # one attempt's fault never stops the queue
         if isinstance(exc, StorageError):
             raise
         log.exception("run attempt failed", extra={"run": run.id, "attempt": job.id})
         outcome, done = AttemptDone(error=f"{type(exc).__name__}: {exc}"[:500]), None
-    await services.store.finish_attempt(job.id, outcome)
+    if not await services.store.finish_attempt(job.id, outcome) and outcome.cost_usd:
+        await services.store.spent_cancelled(job.id, outcome)  # cancelled meanwhile
     return outcome, done
 
 
@@ -279,12 +310,16 @@ class RunQueue:
     def __init__(
         self, services: Services, runner: Runner, listener: Listener | None = None,
         *, lease_ms: int = RUN_LEASE_MS, poll: float = POLL_SECONDS,
+        later: tuple[float, ...] = LATER,
     ) -> None:  # fmt: skip
         self.services = services
         self.runner = runner
         self.listener = listener
         self.lease_ms = lease_ms
         self.poll = poll
+        self.later = later
+        #: attempt id -> how often this instance gave it back to the queue
+        self._given_back: dict[int, int] = {}
         self._wake = asyncio.Event()
         self._running: dict[int, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
@@ -330,8 +365,19 @@ class RunQueue:
                     await self.services.store.release_attempt(attempt_id)
 
     async def _one(self, run: Run, job: RunAttempt) -> None:
+        given = self._given_back.get(job.id, 0)
+        later = self.later[given] if given < len(self.later) else None
         try:
-            outcome = await execute(self.services, self.runner, run, job)
+            try:
+                outcome = await execute(self.services, self.runner, run, job, later=later)
+            except GivenBack as exc:
+                self._given_back[job.id] = given + 1
+                log.warning(
+                    "run attempt tried again in %g s: %s", later, exc,
+                    extra={"run": run.id, "attempt": job.id},
+                )  # fmt: skip
+                return
+            self._given_back.pop(job.id, None)
             if self.listener is not None:
                 await self.listener(run, job, outcome)
         except asyncio.CancelledError:
@@ -438,18 +484,29 @@ def _run_words(words: list[str]) -> tuple[str, str, str | None, int]:
 
 
 async def ask(
-    services: Services, runner: Runner | None, words: list[str], *, user_id: int, chat_id: int
-) -> Asked:
+    services: Services, runner: Runner | None, words: list[str], *, user_id: int, chat_id: int,
+    message_id: int | None = None,
+) -> Asked:  # fmt: skip
     """Check and queue a ``/run``: a bot admin may run anything the providers file lists;
     anyone else only within the day's budget (``BENCHBOARD_RUN_BUDGET_USD``; 0: admins
-    only). Raises :class:`UserError` for what is refused; nothing is called then."""
+    only, one run at a time). Raises :class:`UserError` for what is refused; nothing is
+    called then. The message (``message_id`` of ``chat_id``) queues one run: handled
+    again, it is the run it queued."""
     if runner is None or not runner.providers.providers:
         raise UserError("run_not_set_up")
+    dedupe = None if message_id is None else f"chat:{chat_id}:{message_id}"
+    if dedupe is not None and (queued := await services.store.run_by_dedupe(dedupe)):
+        found = registry.find(queued.benchmark)
+        return Asked(queued, found.title if found is not None else queued.benchmark)
     if user_id not in services.settings.admins:
         if services.settings.run_budget_usd <= 0:
             raise UserError("run_admins_only")
         if await left_today(services, user_id) <= 0:
             raise UserError("run_budget_used", budget=f"{services.settings.run_budget_usd:g}")
+        # the budget counts what finished attempts cost: one run at a time, or runs
+        # queued side by side would all pass the check and spend past it unseen
+        if await services.store.running_chat_run(user_id) is not None:
+            raise UserError("run_still_going")
     word, model_name, mode_word, count = _run_words(words)
     try:
         benchmark = benchmark_of(word)
@@ -472,6 +529,7 @@ async def ask(
             target=target,
             requested_by=user_id,
             chat_id=chat_id,
+            dedupe=dedupe,
         )
     )
     return Asked(run, benchmark.title)
@@ -506,6 +564,17 @@ CARDS_CLAIM_MS = 24 * 3600 * 1000
 async def cards_once(services: Services, run_id: int) -> bool:
     """True for the one instance that sends a finished run's cards."""
     return await services.store.claim_run("run-cards", str(run_id), ttl_ms=CARDS_CLAIM_MS)
+
+
+#: How far back a start looks for finished runs whose cards were never sent (well
+#: within :data:`CARDS_CLAIM_MS`, so a claim of cards sent is still there to see).
+CARDS_LEFT_MS = CARDS_CLAIM_MS // 2
+
+
+async def finished_lately(services: Services) -> list[Run]:
+    """The chat runs finished lately (a start sends the cards nobody claimed)."""
+    since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
+    return await services.store.runs_finished_since(since)
 
 
 async def showing(services: Services, run_id: int, message_id: int) -> None:

@@ -70,9 +70,10 @@ def offer(services: Services, runner: runs.Runner | None, words: list[str]) -> O
     try:
         target = runs.target_of(services, benchmark, target_word)
     except ProviderError:
+        target = None
+    if target is None or not _TARGET.fullmatch(str(target)):  # (then refused at checkout)
         raise UserError("daily_bad_target", word=(target_word or "")[:40],
-                        command=benchmark.challenge.command) from None  # fmt: skip
-    assert target is not None
+                        command=benchmark.challenge.command)  # fmt: skip
     return Offer(
         title=benchmark.title,
         benchmark=benchmark.name,
@@ -136,7 +137,12 @@ async def paid(
     payload: str, charge_id: str, stars: int,
 ) -> Done:  # fmt: skip
     """A successful payment: kept once (by Telegram's charge id), its runs queued, or,
-    when they cannot be made, marked for a refund."""
+    when they cannot be made, marked for a refund.
+
+    A payment handled again finishes what its first handling began (that one was cut
+    short: the process died, or a reply failed for a transient fault and the update is
+    handled again): its runs are found or queued (each once), or its refund is asked for
+    again (Telegram refunds a charge once)."""
     asked = read_payload(runner, payload)
     benchmark_name = asked.benchmark if asked is not None else payload[:40]
     target = asked.target if asked is not None else 0
@@ -145,9 +151,9 @@ async def paid(
         link=(asked.link or None) if asked is not None else None, stars=stars,
         charge_id=charge_id,
     )  # fmt: skip
-    if not kept.created:
-        return Done(kept, ())
     reason = _cannot_run(services, runner, asked)
+    if kept.refunded_at is not None:  # refunded before: again when it was for this reason
+        return Done(kept, (), refund=bool(reason), reason=reason)
     if reason:
         return Done(
             kept, (), refund=await services.store.refund_sponsorship(kept.id), reason=reason
@@ -202,6 +208,12 @@ async def refund_after(services: Services, run: Run) -> Paid | None:
     if not await services.store.refund_sponsorship(run.sponsorship_id):
         return None
     return await services.store.get_sponsorship(run.sponsorship_id)
+
+
+async def refund_failed(services: Services, paid: Paid) -> None:
+    """The refund of ``paid`` could not be made: it is tried again (see
+    :func:`refund_after`), at the next start at the latest."""
+    await services.store.unrefund_sponsorship(paid.id)
 
 
 async def sponsors(services: Services, benchmark: str, target: int) -> list[tuple[str, str | None]]:

@@ -73,14 +73,23 @@ async def run_attempt(
             provider=model.provider,
         )
     client = clients.for_model(model)
+    owner = object()  # its calls take turns with other attempts' for the provider's slots
     try:  # one call that fails ends the others
         async with asyncio.TaskGroup() as group:
             tasks = [
-                group.create_task(client.complete(model, call.to_openai(), options))
+                group.create_task(client.complete(model, call.to_openai(), options, owner=owner))
                 for call in plan.calls
             ]
     except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
+        error = failed.exceptions[0]
+        if isinstance(error, ProviderError):  # the calls answered before were paid for
+            made = [
+                t.result() for t in tasks if t.done() and not t.cancelled() and not t.exception()
+            ]
+            error.input_tokens = sum(a.input_tokens for a in made)
+            error.output_tokens = sum(a.output_tokens for a in made)
+            error.cost_usd = model.cost(error.input_tokens, error.output_tokens)
+        raise error from None
     answers = [task.result() for task in tasks]
     output = benchmark.run_output(plan, [a.text for a in answers])
     input_tokens = sum(a.input_tokens for a in answers)

@@ -1,17 +1,22 @@
 """Calls to a provider's chat-completions API through the official ``openai`` package
 (``AsyncOpenAI`` with the provider's ``base_url``): at most ``concurrency`` calls at once
 per provider, each with the provider's timeout, tried again with backoff after a 429
-(waiting what ``Retry-After`` says), a 5xx, a timeout or a lost connection. A 401/403,
-an unknown model (404) or a refused request (400) is not tried again.
+(waiting what ``Retry-After`` says), a 408, 409 or 5xx, a timeout, a lost connection or
+an answer that cannot be read (its JSON cut short, or a gateway's 200 carrying an error
+and no choices: a fault on the way, never scored as the model's empty answer). A 401/403, an
+unknown model (404) or a refused request (400) is not tried again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +36,8 @@ BACKOFF_MAX = 30.0
 @dataclass(frozen=True, slots=True)
 class Answer:
     """A model's answer to one call: its text, tokens, how long the call took (the tries
-    that failed and the pauses between them included), how many tries it took, and the
+    that failed and the pauses between them included; not the time it waited for one of
+    the provider's slots behind other calls), how many tries it took, and the
     request and response as sent and received (the transcript's)."""
 
     text: str
@@ -41,6 +47,24 @@ class Answer:
     tries: int
     request: dict[str, Any]
     response: dict[str, Any]
+
+
+#: Statuses below 500 besides 429 that are tried again, as the SDK's own retries do:
+#: 408 Request Timeout, 409 Conflict (a lock held a moment).
+TRANSIENT_STATUSES = frozenset({408, 409})
+#: Why a call is tried again when its answer could not be read.
+UNREADABLE = "an answer that could not be read"
+
+
+def _readable(response: Any) -> bool:
+    """Whether a 200's body is a chat completion with a choice that has a message (not
+    text that is not JSON, nor an error object in place of the choices)."""
+    choices = getattr(response, "choices", None)
+    return (
+        isinstance(choices, list)
+        and bool(choices)
+        and getattr(choices[0], "message", None) is not None
+    )
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -53,13 +77,59 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
         return None
 
 
+class FairSlots:
+    """At most ``size`` holders at once, the waiters served in turns by owner (an
+    attempt): one attempt that sends a call per question does not hold another run's
+    call behind all of its own, only behind the calls already out."""
+
+    def __init__(self, size: int) -> None:
+        self._free = size
+        #: the waiters by owner, in turn order (an owner goes to the back when served)
+        self._waiting: OrderedDict[object, deque[asyncio.Future[None]]] = OrderedDict()
+
+    @asynccontextmanager
+    async def hold(self, owner: object) -> AsyncIterator[None]:
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+        else:
+            turn = asyncio.get_running_loop().create_future()
+            self._waiting.setdefault(owner, deque()).append(turn)
+            try:
+                await turn
+            except asyncio.CancelledError:
+                if turn.done() and not turn.cancelled():
+                    self._release()  # given the slot as it was cancelled: passed on
+                else:
+                    queue = self._waiting.get(owner)
+                    if queue is not None and turn in queue:
+                        queue.remove(turn)
+                        if not queue:
+                            del self._waiting[owner]
+                raise
+        try:
+            yield
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        while self._waiting:
+            owner, queue = self._waiting.popitem(last=False)
+            turn = queue.popleft()
+            if queue:
+                self._waiting[owner] = queue  # its next call waits for the others' turns
+            if not turn.done():
+                turn.set_result(None)
+                return
+        self._free += 1
+
+
 class ProviderClient:
     """One provider's client and its concurrency bound."""
 
     def __init__(self, provider: Provider, *, backoff_first: float = BACKOFF_FIRST) -> None:
         self.provider = provider
         self._backoff_first = backoff_first
-        self._slots = asyncio.Semaphore(provider.concurrency)
+        self._slots = FairSlots(provider.concurrency)
         self._client: openai.AsyncOpenAI | None = None
 
     def _open(self) -> openai.AsyncOpenAI:
@@ -89,23 +159,35 @@ class ProviderClient:
         )
 
     async def complete(
-        self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any]
-    ) -> Answer:
-        """One call, tried again as the module says; ProviderError when it cannot be made."""
+        self, model: ModelSpec, messages: Sequence[dict[str, Any]], options: dict[str, Any],
+        *, owner: object = None,
+    ) -> Answer:  # fmt: skip
+        """One call, tried again as the module says; ProviderError when it cannot be made.
+        The calls of one ``owner`` (an attempt) take turns for the provider's slots with
+        other owners' (None: the call is its own owner)."""
         import openai  # (imported by _open)
 
         client = self._open()
         request: dict[str, Any] = {"model": model.name, "messages": list(messages), **options}
+        owner = object() if owner is None else owner
         started = time.monotonic()
+        queued = 0.0  # the time spent waiting for a slot: Benchboard's, not the model's
         pause = self._backoff_first
         tries = 0
         while True:
             tries += 1
             wait: float | None = None
+            slow = False
+            asked = time.monotonic()
             try:
-                async with self._slots:
+                async with self._slots.hold(owner):
+                    queued += time.monotonic() - asked
                     response = await client.chat.completions.create(**request)
-                break
+                if _readable(response):
+                    break
+                why = UNREADABLE
+            except json.JSONDecodeError:
+                why = UNREADABLE
             except openai.AuthenticationError:
                 raise self._fail(
                     f"the API key in {self.provider.api_key_env} was refused (401)", "auth"
@@ -125,14 +207,18 @@ class ProviderClient:
                 why = str(exc.status_code)
             except openai.APITimeoutError:
                 why = f"no answer within {self.provider.timeout:g} s"
+                slow = True
             except openai.APIConnectionError:
                 why = "unreachable"
             except openai.APIStatusError as exc:
-                raise self._fail(
-                    f"the request was refused ({exc.status_code})", "refused"
-                ) from None
-            if tries > self.provider.retries:
-                raise self._fail(f"failed {tries} times (last: {why})", "dead")
+                if exc.status_code not in TRANSIENT_STATUSES:
+                    raise self._fail(
+                        f"the request was refused ({exc.status_code})", "refused"
+                    ) from None
+                wait = _retry_after(exc)
+                why = str(exc.status_code)
+            if tries > self.provider.retries:  # "slow": the model may just take longer
+                raise self._fail(f"failed {tries} times (last: {why})", "slow" if slow else "dead")
             if wait is None:
                 wait = pause * (1 + random.random() / 4)
                 pause = min(pause * 2, BACKOFF_MAX)
@@ -141,9 +227,8 @@ class ProviderClient:
                 extra={"provider": self.provider.name, "why": why, "wait": round(wait, 2)},
             )
             await asyncio.sleep(min(wait, BACKOFF_MAX))
-        latency = time.monotonic() - started
-        choice = response.choices[0] if response.choices else None
-        text = (choice.message.content or "") if choice is not None else ""
+        latency = time.monotonic() - started - queued
+        text = response.choices[0].message.content or ""
         usage = response.usage
         return Answer(
             text=text,

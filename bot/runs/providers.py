@@ -49,12 +49,18 @@ MODES = ("default", "think", "tools", "think_tools")
 
 class ProviderError(Exception):
     """A run that cannot be made, or a provider that failed it: ``code`` is stable
-    (``unknown_model``, ``no_key``, ``auth``, ``dead``, ``refused``, ``no_images``,
-    ``bad_mode``, ``bad_file``), ``provider`` names it; the message is one plain line."""
+    (``unknown_model``, ``no_key``, ``auth``, ``dead``, ``slow``: its last try timed
+    out, ``refused``, ``no_images``, ``bad_mode``, ``bad_file``), ``provider`` names
+    it; the message is one plain line.
+    An attempt that failed after some of its calls were answered says what those cost
+    (tokens, and USD at the file's prices; 0 when none was)."""
 
     def __init__(self, message: str, *, code: str, provider: str = "") -> None:
         self.code = code
         self.provider = provider
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.cost_usd = 0.0
         super().__init__(message)
 
 

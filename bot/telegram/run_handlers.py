@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
 
 from telegram import Bot, LabeledPrice, Update, User
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 
 from scoring import registry
 
@@ -54,8 +54,9 @@ async def on_run(update: Update, context: BotContext) -> None:
     words = (message.text or "").split()[1:]
     try:
         asked = await runs.ask(
-            context.services, runner_of(context), words, user_id=user.id, chat_id=message.chat_id
-        )
+            context.services, runner_of(context), words, user_id=user.id,
+            chat_id=message.chat_id, message_id=message.message_id,
+        )  # fmt: skip
     except UserError as exc:
         if exc.key == "run_usage":
             runner = runner_of(context)
@@ -65,10 +66,14 @@ async def on_run(update: Update, context: BotContext) -> None:
         await reply_error(message, lang, exc)
         return
     run = asked.run
-    text = _progress_text(
-        lang, asked.title, run, [AttemptLine(n, "queued") for n in range(1, run.attempts + 1)]
+    lines = [AttemptLine(n, "queued") for n in range(1, run.attempts + 1)]
+    if not run.created:  # the message handled again: its run as it is now
+        run, attempts = await runs.progress(context.services, run.id)
+        lines = _lines(run.benchmark, attempts)
+    markup = run_progress_keyboard(lang, run.id) if run.state == "queued" else None
+    sent = await message.reply_text(
+        _progress_text(lang, asked.title, run, lines), reply_markup=markup
     )
-    sent = await message.reply_text(text, reply_markup=run_progress_keyboard(lang, run.id))
     await runs.showing(context.services, run.id, sent.message_id)
     queue = context.bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):
@@ -111,6 +116,9 @@ async def on_cancel_button(update: Update, context: BotContext) -> None:
         return
     except StorageError:
         await query.answer()
+        return
+    if run.state != "cancelled":  # it finished before the press
+        await query.answer(t(lang, "run_finished"))
         return
     await query.answer(t(lang, "run_cancelled"))
     await _show_progress(context.bot, context.services, run, lang)
@@ -167,18 +175,44 @@ def listener(app: BotApp) -> runs.Listener:
         lang = "en"
         if run.requested_by is not None:
             lang = await people.chosen_language(services, run.requested_by) or "en"
-        now, attempts = await runs.progress(services, run.id)
-        await _show_progress(app.bot, services, now, lang)
-        if now.state == "done":
-            await refund_if_nothing_made(app.bot, services, now, lang)
-        if now.state != "done" or not await runs.cards_once(services, run.id):
-            return  # not finished, or another instance sends the cards
-        # to the run's chat as it is now (its group may have become a supergroup)
-        for attempt in attempts:
-            if attempt.submission_id is not None:
-                await send_card(app, services, lang, now, attempt)
+        await finish(app, services, run, lang)
 
     return heard
+
+
+async def finish(
+    app: BotApp, services: Services, run: Run, lang: str, *, claimed: bool = False
+) -> None:
+    """A run's progress shown as it is; once it is done, its sponsorship refunded if it
+    made nothing, and a card per attempt (sent by one instance, once: ``claimed`` when
+    the caller claimed them)."""
+    now, attempts = await runs.progress(services, run.id)
+    await _show_progress(app.bot, services, now, lang)
+    if now.state == "done":
+        await refund_if_nothing_made(app.bot, services, now, lang)
+    if now.state != "done" or not (claimed or await runs.cards_once(services, run.id)):
+        return  # not finished, or another instance sends the cards
+    # to the run's chat as it is now (its group may have become a supergroup)
+    for attempt in attempts:
+        if attempt.submission_id is not None:
+            await send_card(app, services, lang, now, attempt)
+
+
+async def finish_left(app: BotApp, services: Services) -> None:
+    """At a start: the runs that finished as the last process ended (recorded, their
+    cards not claimed yet) finished in their chats, and the refunds that failed made."""
+    try:
+        for run in await runs.finished_lately(services):
+            lang = "en"
+            if run.requested_by is not None:
+                lang = await people.chosen_language(services, run.requested_by) or "en"
+            await refund_if_nothing_made(app.bot, services, run, lang)  # (a refund failed)
+            if not await runs.cards_once(services, run.id):
+                continue  # sent (or being sent) already
+            with suppress(TelegramError):  # (the chat is gone, or Telegram is)
+                await finish(app, services, run, lang, claimed=True)
+    except StorageError as exc:
+        log.warning("finished runs not looked at: %s", exc)
 
 
 async def send_card(
@@ -224,6 +258,7 @@ async def start(app: BotApp, services: Services) -> None:
     # the day's runs, once (a start after the day turned queues what the turn did not)
     await runs.queue_daily(services, runner, datetime.now(UTC).date())
     app.bot_data[WORKING] = services.spawn(queue.work())
+    services.spawn(finish_left(app, services))
     if app.job_queue is not None:
         app.job_queue.run_daily(day_turned, time=dtime(second=30, tzinfo=UTC), name="daily-runs")
     log.info("runs: providers %s", ", ".join(runner.providers.providers) or "none")
@@ -356,15 +391,27 @@ async def on_paid(update: Update, context: BotContext) -> None:
         charge_id=payment.telegram_payment_charge_id, stars=payment.total_amount,
     )  # fmt: skip
     if done.refund:
-        await context.bot.refund_star_payment(user.id, payment.telegram_payment_charge_id)
+        await refund(context.bot, user.id, payment.telegram_payment_charge_id)
         await message.reply_text(t(lang, "sponsor_refunded", reason=html.escape(done.reason)))
         return
     if not done.runs:
-        return  # a repeated delivery: answered the first time
+        return  # refunded after a run that made nothing: said then
     await message.reply_text(tn(lang, "sponsor_thanks", len(done.runs), target=done.paid.target))
     queue = context.bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):
         queue.wake()
+
+
+async def refund(bot: Bot, user_id: int, charge_id: str) -> None:
+    """A payment's Stars given back. Telegram refunds a charge once: "already refunded"
+    (the answer to an earlier call was lost and the call tried again, or a payment
+    handled again) means the refund is made."""
+    try:
+        await bot.refund_star_payment(user_id, charge_id)
+    except BadRequest as exc:
+        if "already_refunded" not in exc.message.lower():
+            raise
+        log.info("a refund was made already", extra={"charge": charge_id})
 
 
 async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: str) -> None:
@@ -373,9 +420,10 @@ async def refund_if_nothing_made(bot: Bot, services: Services, run: Run, lang: s
     if paid is None:
         return
     try:
-        await bot.refund_star_payment(paid.user_id, paid.charge_id)
-    except TelegramError as exc:
+        await refund(bot, paid.user_id, paid.charge_id)
+    except TelegramError as exc:  # tried again at the next start
         log.warning("a sponsorship was not refunded", extra={"id": paid.id, "error": str(exc)})
+        await sponsors.refund_failed(services, paid)
         return
     if run.chat_id:
         with suppress(TelegramError):

@@ -4,6 +4,7 @@ publish the attempts with the 🤖 mark, and tell admins what they cost."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from pathlib import Path
 from typing import Any
@@ -90,4 +91,84 @@ async def test_a_run_left_by_a_killed_bot_is_finished_after_the_restart(tmp_path
 
                 await api.wait_until(carded, 30, what="the run's cards after the restart")
                 assert "2 of 2 attempts done" in text_of(bot.current(progress))
+            check_log(proc)
+
+
+async def test_a_run_asked_just_before_a_kill_is_queued_once(tmp_path: Path) -> None:
+    # the run is queued, its progress reply still on its way when the bot dies: started
+    # again, the bot handles the /run again, and finds the run it queued
+    async with FakeAI(key="sk-local", answer=_the_target, delay=5.0) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, timeout=60))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                api.faults(methods=("sendMessage",), kinds=("timeout",), times=1, delay=30)
+                await api.send_text(chat, user, "/run natory local/m1")
+                for _ in range(600):  # the call is out (the attempt takes 5 s)
+                    if fake.in_flight:
+                        break
+                    await asyncio.sleep(0.05)
+                await proc.kill()
+            api.clear_faults()
+            fake.delay = 0.0
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+
+                def cards() -> int:
+                    return sum(
+                        1 for c in api.calls
+                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+                        and c["ok"] and "run by Benchboard" in text_of(c)
+                    )  # fmt: skip
+
+                await api.wait_until(lambda: cards() >= 1, 30, what="the run's card")
+                costs = text_of(await bot.say(chat, user, "/runs"))
+                assert "local/m1 (chat): 1 attempt," in costs
+                assert cards() == 1 and len(fake.requests) == 2  # the one call, made again
+            check_log(proc)
+
+
+async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path: Path) -> None:
+    # the run's last attempt is recorded, and the bot dies while it edits the progress
+    # message (Telegram slow to answer), before the cards: started again, it sends them
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url))
+        env = {
+            "BENCHBOARD_ADMINS": str(ADMIN),
+            "BENCHBOARD_PROVIDERS": str(providers),
+            "LOCAL_AI_KEY": "sk-local",
+        }
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                api.faults(methods=("editMessageText",), kinds=("timeout",), times=1, delay=30)
+                progress = await bot.say(chat, user, "/run natory local/m1")
+                for _ in range(600):  # the progress edit is on its way
+                    if api.fault_log:
+                        break
+                    await asyncio.sleep(0.05)
+                await proc.kill()
+            api.clear_faults()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+
+                def cards() -> int:
+                    return sum(
+                        1 for c in api.calls
+                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+                        and c["ok"] and "run by Benchboard" in text_of(c)
+                    )  # fmt: skip
+
+                await api.wait_until(lambda: cards() >= 1, 30, what="the run's card")
+                assert "1 of 1 attempts done" in text_of(bot.current(progress))
+                assert cards() == 1 and fake.answered == 1
             check_log(proc)

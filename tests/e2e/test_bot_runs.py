@@ -135,3 +135,19 @@ async def test_a_run_can_be_cancelled(bot: Bot, fake: FakeAI) -> None:
         assert "Run cancelled." in text_of(current)
     finally:
         fake.delay = 0.0
+
+
+async def test_cancel_on_a_finished_run_does_not_say_it_was_cancelled(
+    bot: Bot, fake: FakeAI
+) -> None:
+    # its button is gone once the run is done, but a press can cross the edit (or come
+    # from an old client): the run is not cancelled, and the answer says what it is
+    user, chat = private_user(bot, ADMIN)
+    since = bot.api.mark()
+    progress = await bot.say(chat, user, "/run natory local/m1")
+    data = button(progress, "Cancel")
+    await _cards(bot, chat["id"], since, 1)
+    answer = await bot.press(chat, user, progress, data, check_button=False)
+    assert answer.get("text") != "Run cancelled."
+    assert "Run finished" in str(answer.get("text"))
+    assert "Run cancelled." not in text_of(bot.current(progress))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +15,9 @@ import pytest_asyncio
 
 from tests.runs.fakeai import FakeAI, providers_toml
 
-from .botkit import Bot, bot_session, private_user, text_of
+from .botapi import FakeBotAPI
+from .botkit import BOT, Bot, bot_session, private_user, text_of
+from .harness import running_bot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -98,13 +101,13 @@ async def test_runs_that_cannot_be_made_are_refunded(bot: Bot, fake: FakeAI) -> 
     invoice = await _invoice(bot, chat, user, "/sponsor natory 12")
     query = await bot.api.pre_checkout(user, invoice)
     await bot.api.pre_checkout_answer(query)
-    fake.faults = ["500"] * 8  # the provider keeps failing: no attempt is made
+    fake.models = set()  # the model is gone from the provider (404): no attempt is made
     since = bot.api.mark()
     try:
         await bot.api.pay(chat, user, query)
         refund = await bot.api.wait_call("refundStarPayment", since=since, timeout=30)
     finally:
-        fake.faults = []
+        fake.models = {"m1"}
     assert refund["ok"] and refund["params"]["user_id"] == 9303
     charge = refund["params"]["telegram_payment_charge_id"]
     assert bot.api.charges[charge]["refunded"]
@@ -124,3 +127,60 @@ async def test_a_benchmark_without_sponsorships_says_so(bot: Bot) -> None:
     assert "takes no sponsorships" in reply
     usage = text_of(await bot.say(chat, user, "/sponsor"))
     assert usage.startswith("Usage: /sponsor")
+
+
+async def test_a_refund_whose_answer_was_lost_is_still_told(bot: Bot, fake: FakeAI) -> None:
+    # Telegram made the refund and its answer timed out: the refund tried again is told
+    # CHARGE_ALREADY_REFUNDED, which means it was made; the sponsor hears of it
+    user, chat = private_user(bot, 9305)
+    invoice = await _invoice(bot, chat, user, "/sponsor natory 13")
+    query = await bot.api.pre_checkout(user, invoice)
+    await bot.api.pre_checkout_answer(query)
+    fake.models = set()
+    bot.api.faults(methods=("refundStarPayment",), kinds=("delivered_timeout",), times=1)
+    since = bot.api.mark()
+    try:
+        await bot.api.pay(chat, user, query)
+        said = await bot.api.wait_for(
+            lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+            and "refunded" in text_of(c),
+            timeout=40, since=since,
+        )  # fmt: skip
+    finally:
+        fake.models = {"m1"}
+        bot.api.clear_faults()
+    assert "Stars were refunded" in text_of(said)
+    assert [r["user_id"] for r in bot.api.refunds].count(9305) == 1
+    assert "not refunded" not in bot.proc.log()
+
+
+async def test_a_refund_telegram_refused_is_made_at_the_next_start(tmp_path: Path) -> None:
+    # the refund call failed (not "already refunded"): the sponsorship is not marked
+    # refunded, and the next start makes the refund
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        fake.models = set()  # every attempt fails at once (404): nothing is made
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, retries=1, extra=SPONSOR))
+        env = {"BENCHBOARD_PROVIDERS": str(providers), "LOCAL_AI_KEY": "sk-local"}
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, 9306)
+                invoice = await _invoice(bot, chat, user, "/sponsor natory 14")
+                query = await bot.api.pre_checkout(user, invoice)
+                await bot.api.pre_checkout_answer(query)
+                api.faults(methods=("refundStarPayment",), kinds=("400",), times=1)
+                since = api.mark()
+                await bot.api.pay(chat, user, query)
+                await api.wait_call("refundStarPayment", since=since, timeout=30)
+            assert api.refunds == []
+            api.clear_faults()
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                said = await api.wait_for(
+                    lambda c: c["method"] == "sendMessage"
+                    and c["params"].get("chat_id") == chat["id"] and "refunded" in text_of(c),
+                    timeout=30, since=since,
+                )  # fmt: skip
+                assert "Stars were refunded" in text_of(said)
+                assert [r["user_id"] for r in api.refunds] == [9306]

@@ -3,8 +3,10 @@ tests/e2e/botapi.py does for Telegram), for tests and benchmark scripts: no test
 real provider.
 
 ``POST /v1/chat/completions`` checks the bearer key (401), the model (404), applies the
-next queued fault (``"429"`` with a ``Retry-After``, ``"500"``, ``"timeout"``: no answer
-for ``hang`` seconds) and then answers after ``delay`` seconds (the slow mode) with what
+next queued fault (``"429"`` with a ``Retry-After``, ``"500"``, ``"408"``, ``"timeout"``: no answer
+for ``hang`` seconds; ``"garbled"``: a 200 whose JSON ends halfway, ``"error_200"``: a
+200 carrying an error object and no choices, as a gateway answers when the model behind
+it failed) and then answers after ``delay`` seconds (the slow mode) with what
 ``answer(request)`` returns, counting tokens as a provider would (about four characters
 a token). Every request body is kept (``requests``) for the tests to read.
 """
@@ -116,6 +118,13 @@ class FakeAI:
             )
         if fault == "500":
             return self._status(500, {"error": {"message": "internal error"}})
+        if fault == "408":
+            return self._status(408, {"error": {"message": "request timeout"}})
+        # (neither counts as answered)
+        if fault == "garbled":
+            return web.Response(text='{"id": "chatcmpl-x", "choi', content_type="application/json")
+        if fault == "error_200":
+            return web.json_response({"error": {"message": "upstream overloaded", "code": 502}})
         if fault == "timeout":
             await asyncio.sleep(self.hang)
         self.in_flight += 1

@@ -11,14 +11,15 @@ import pytest
 
 from bot.runs import providers as prov
 from bot.runs.attempt import run_attempt
-from bot.runs.client import Clients
+from bot.runs.client import Clients, FairSlots
 from bot.runs.providers import ProviderError
-from scoring import natory
-from scoring.runs import RunMaterials
+from scoring import natory, zerobench
+from scoring.runs import Call, Message, RunMaterials, RunPlan
 
 from .fakeai import FakeAI, providers_toml
 
 NA = natory.BENCHMARK
+ZB = zerobench.BENCHMARK
 
 
 @pytest.fixture
@@ -81,6 +82,34 @@ async def test_429_and_500_and_timeouts_are_tried_again(fake: FakeAI) -> None:
     assert fake.statuses[:2] == [429, 500]
 
 
+async def test_an_unreadable_answer_is_tried_again_not_scored(fake: FakeAI) -> None:
+    # a body cut short, and a gateway's 200 with an error object instead of choices: a
+    # fault of the way there, not an empty answer of the model's
+    fake.faults = ["garbled", "error_200"]
+    clients, model = _clients(fake)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 3
+
+
+async def test_answers_that_never_read_end_in_one_plain_line(fake: FakeAI) -> None:
+    fake.faults = ["garbled", "error_200", "garbled"]
+    clients, model = _clients(fake, retries=2)
+    with pytest.raises(ProviderError) as e:
+        await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+    assert str(e.value) == "provider local: failed 3 times (last: an answer that could not be read)"
+    assert e.value.code == "dead"
+
+
+async def test_a_request_timeout_408_is_tried_again(fake: FakeAI) -> None:
+    fake.faults = ["408"]
+    clients, model = _clients(fake)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "hi"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 2 and fake.statuses == [408, 200]
+
+
 async def test_retry_after_is_honoured(fake: FakeAI) -> None:
     fake.faults = ["429"]
     fake.retry_after = "0.6"
@@ -141,3 +170,81 @@ async def test_calls_to_a_provider_are_bounded(fake: FakeAI) -> None:
     )
     await clients.close()
     assert fake.most_in_flight == 2
+
+
+async def test_one_attempts_many_calls_do_not_hold_anothers_behind_them(fake: FakeAI) -> None:
+    # a benchmark of a call per question sends a hundred at once; another run's one call
+    # at the same provider waits for a slot, not for all of them
+    fake.delay = 0.05
+    clients, model = _clients(fake, concurrency=2)
+    client = clients.for_model(model)
+    finished: list[str] = []
+
+    async def call(owner: object, name: str) -> None:
+        await client.complete(model, [{"role": "user", "content": name}], {}, owner=owner)
+        finished.append(name)
+
+    big, small = object(), object()
+    many = [asyncio.create_task(call(big, f"big{n}")) for n in range(20)]
+    await asyncio.sleep(0.01)  # the big one's calls are all waiting
+    await call(small, "small")
+    await asyncio.gather(*many)
+    await clients.close()
+    assert finished.index("small") <= 4
+    assert fake.most_in_flight == 2
+
+
+async def test_a_calls_latency_leaves_out_its_wait_for_a_slot(fake: FakeAI) -> None:
+    # the card and the board show the model's latency, not how busy Benchboard was
+    fake.delay = 0.4
+    clients, model = _clients(fake, concurrency=1)
+    client = clients.for_model(model)
+    first, second = await asyncio.gather(
+        *(client.complete(model, [{"role": "user", "content": "x"}], {}) for _ in range(2))
+    )
+    await clients.close()
+    assert 0.4 <= first.latency_s < 0.7 and 0.4 <= second.latency_s < 0.7
+
+
+async def test_a_wait_cancelled_before_or_after_its_turn_loses_no_slot() -> None:
+    slots = FairSlots(1)
+    held = asyncio.Event()
+
+    async def hold(owner: str) -> None:
+        async with slots.hold(owner):
+            held.set()
+
+    async with slots.hold("a"):
+        early = asyncio.create_task(hold("b"))
+        late = asyncio.create_task(hold("c"))
+        await asyncio.sleep(0)
+        early.cancel()  # cancelled while it waits
+    late.cancel()  # given the slot as "a" let it go, cancelled before it woke
+    await asyncio.gather(early, late, return_exceptions=True)
+    held.clear()
+    await asyncio.wait_for(hold("d"), 1)  # the one slot is free
+    assert held.is_set()
+
+
+async def test_an_attempt_that_fails_keeps_what_its_answered_calls_cost(fake: FakeAI) -> None:
+    # a call per question: the ones answered before another failed were paid for
+    answered = 0
+
+    def answer(request: dict[str, object]) -> str:
+        nonlocal answered
+        answered += 1
+        if answered == 2:
+            fake.models = set()  # the model is withdrawn: the third call is refused (404)
+        return "an answer"
+
+    fake.answer = answer
+    clients, model = _clients(fake, concurrency=1)
+    calls = tuple(Call((Message("user", (f"question {n}",)),), item=str(n)) for n in range(3))
+    with pytest.raises(ProviderError) as e:
+        await run_attempt(clients, ZB, model, "default", RunPlan("v", calls, {}))
+    await clients.close()
+    assert e.value.code == "unknown_model" and answered == 2
+    assert e.value.input_tokens > 0 and e.value.output_tokens == 2 * len("an answer") // 4
+    assert e.value.cost_usd == pytest.approx(
+        (e.value.input_tokens * 1.0 + e.value.output_tokens * 2.0) / 1e6
+    )

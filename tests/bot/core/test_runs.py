@@ -4,6 +4,7 @@ and worked by the queue, scored as its paste and marked."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -11,11 +12,12 @@ from typing import Any
 import pytest
 
 from bot.core import runs
-from bot.core.errors import UserError
+from bot.core.errors import NotFound, UserError
 from bot.core.services import Services
 from bot.runs import providers as prov
 from scoring import natory
 from tests.runs.fakeai import FakeAI, providers_toml
+from tests.storage.helpers import FakeClock
 
 from .conftest import BOT_ADMIN
 
@@ -80,4 +82,177 @@ async def test_a_user_runs_within_the_days_budget(services: Services, fake: Fake
     assert sub.score == pasted.primary and pasted.valid
     assert sub.extra["cost"] == pytest.approx(outcome.cost_usd)
     assert queue.in_flight == 0
+    await runner.close()
+
+
+async def test_a_user_within_a_budget_has_one_run_at_a_time(
+    services: Services, fake: FakeAI
+) -> None:
+    # the budget counts what finished attempts cost: runs queued side by side before one
+    # finished would all pass the check and spend past it unseen
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    words = ["natory", "local/m1", "8"]
+    first = await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    with pytest.raises(UserError) as busy:
+        await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    assert busy.value.key == "run_still_going"
+    with pytest.raises(NotFound):  # nothing more was queued
+        await services.store.get_run(first.run.id + 1)
+    # an admin spends no budget and is not held; a finished (here cancelled) run frees
+    await runs.ask(services, runner, words, user_id=BOT_ADMIN, chat_id=1)
+    await runs.ask(services, runner, words, user_id=BOT_ADMIN, chat_id=1)
+    await runs.cancel(services, first.run.id, user_id=USER)
+    again = await runs.ask(services, runner, words, user_id=USER, chat_id=USER)
+    assert again.run.id != first.run.id and fake.requests == []
+    await runner.close()
+
+
+async def test_what_a_cancelled_attempt_spent_is_counted(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the call was made and paid for: a cancel that comes while it runs drops its answer,
+    # not its cost (else cancelling before the answers came would spend past the budget)
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    fake.delay = 0.5
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=USER, chat_id=USER)
+    claimed = await services.store.claim_attempt(run_id=asked.run.id)
+    assert claimed is not None
+    running = asyncio.create_task(runs.execute(services, runner, *claimed))
+    for _ in range(500):  # until the call is out
+        if fake.in_flight:
+            break
+        await asyncio.sleep(0.01)
+    await runs.cancel(services, asked.run.id, user_id=USER)
+    outcome = await running
+    assert outcome.error == "cancelled" and fake.answered == 1
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "cancelled" and attempt.submission_id is None
+    assert attempt.cost_usd and attempt.cost_usd > 0
+    assert await services.store.spent_today(USER) == pytest.approx(attempt.cost_usd)
+    [(origin, model, count, cost)] = await runs.cost_report(services, clock.now.date())
+    assert (origin, model, count, cost) == ("chat", "local/m1", 1, attempt.cost_usd)
+    await runner.close()
+
+
+async def test_a_run_message_handled_again_is_the_run_it_queued(
+    services: Services, fake: FakeAI
+) -> None:
+    # its progress reply failed past the sender's retries (or the process died before
+    # it): the intake handles the update again, which must not queue (and pay) it twice
+    runner = _runner(fake)
+    _budget(services, 1.0)
+    for user in (USER, BOT_ADMIN):
+        first = await runs.ask(
+            services, runner, ["natory", "local/m1", "2"], user_id=user, chat_id=user,
+            message_id=77,
+        )  # fmt: skip
+        again = await runs.ask(
+            services, runner, ["natory", "local/m1", "2"], user_id=user, chat_id=user,
+            message_id=77,
+        )  # fmt: skip
+        assert again.run.id == first.run.id and again.title == first.title == "Natory"
+    with pytest.raises(NotFound):
+        await services.store.get_run(first.run.id + 1)
+    await runner.close()
+
+
+async def test_an_attempt_whose_provider_is_down_a_while_waits_for_it(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the provider restarts (down longer than its retries last): the attempt goes back to
+    # the queue for a later try instead of failing (a day's run would be lost for the day)
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=1)), backoff_first=0.01
+    )
+    await fake.stop()
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.5,))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(20):  # its tries fail while the provider is down
+            await asyncio.sleep(0.05)
+        [waiting] = await services.store.run_attempts(asked.run.id)
+        assert waiting.state == "queued" and heard == []
+        await fake.start()  # back (on its port)
+        clock.advance(seconds=1)  # the wait is over
+        queue.wake()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.error is None and heard[0].error is None
+    await runner.close()
+
+
+async def test_an_attempt_given_back_fails_when_the_provider_stays_down(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=1)), backoff_first=0.01
+    )
+    await fake.stop()
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1, 0.1))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(200):
+            if heard:
+                break
+            clock.advance(seconds=0.2)  # each wait runs out
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+        await fake.start()
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "failed" and "failed 2 times (last: unreachable)" in (
+        attempt.error or ""
+    )
+    await runner.close()
+
+
+async def test_an_attempt_that_keeps_timing_out_fails_and_is_not_given_back(
+    services: Services, fake: FakeAI
+) -> None:
+    # a model slower than the provider's timeout is not helped by trying later, and a
+    # provider bills what it generated for the calls it gave up on
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, timeout=0.3)), backoff_first=0.01
+    )
+    fake.faults, fake.hang = ["timeout"] * 4, 1.0
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1,))
+    working = asyncio.create_task(queue.work())
+    try:
+        for _ in range(100):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "failed" and "no answer within 0.3 s" in (attempt.error or "")
+    assert len(fake.requests) == 2
     await runner.close()
