@@ -17,10 +17,8 @@ name=NAME`` is the same by name.
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -31,24 +29,36 @@ from inspect_ai.solver import TaskState, generate
 from scoring import Benchmark, registry
 from scoring.runs import Call, RunMaterials, RunRefused
 
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+
+def _settings() -> Settings:
+    """The bot's settings (environment and ``.env``): its data folder and seed."""
+    from bot.settings import load_settings
+
+    return load_settings()
+
 
 def _data_file(given: str | None, benchmark: Benchmark) -> Path | None:
     if given:
         return Path(given)
     if benchmark.run_questions_file is None:
         return None
-    return Path(os.environ.get("BENCHBOARD_DATA_DIR", "data")) / benchmark.run_questions_file
+    return _settings().data_dir / benchmark.run_questions_file
 
 
 def _key(benchmark: Benchmark, key: str | None, target: int | None) -> Any:
-    """The key a plan is made from: a challenge's target (the day's by default, with the
-    bot's seed), or the key file given, or none."""
+    """The key a plan is made from: a challenge's target (the day's by default, as the
+    bot has it: an admin's choice, else drawn with the bot's seed), or the key file
+    given, or none."""
     challenge = benchmark.challenge
     if challenge is not None:
         if target is not None:
             return challenge.parse(str(target))
-        seed = os.environ.get("BENCHBOARD_CHALLENGE_SEED", "benchboard")
-        return challenge.today(datetime.now(UTC).date(), seed, None)
+        from bot.core import challenges
+
+        return challenges.today(_settings(), benchmark)
     if key:
         return benchmark.load_key(Path(key).read_bytes(), filename=Path(key).name)
     return None

@@ -206,3 +206,35 @@ async def test_zerobench_in_inspect_sends_each_question_with_its_image(
     (shown,) = data["submissions"]
     assert shown["benchmark"] == "zerobench"
     assert shown["main"]["pass_at_1"] == pytest.approx(0.5), shown
+
+
+#: The text a shipped task sends first, built as ``inspect eval`` builds it.
+FIRST_PROMPT = """
+import sys
+from bot.evals import tasks
+
+[message] = tasks.benchmark_task(sys.argv[1]).dataset[0].input
+print("".join(part.text for part in message.content if hasattr(part, "text")))
+"""
+
+
+async def test_natorys_task_sends_the_days_target_an_admin_chose(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from bot.core import challenges
+    from scoring import registry
+
+    natory = registry.get("natory")
+    day = datetime.now(UTC).date()
+    seeded = challenges.of_day(tmp_path / "data", natory, day, "benchboard").target
+    chosen = 4321 if seeded != 4321 else 1234
+    challenges.set_target(tmp_path / "data", natory, day, str(chosen))  # /natory set
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", FIRST_PROMPT, "natory", cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "BENCHBOARD_DATA_DIR": "data"},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    sent = out.decode()
+    assert str(chosen) in sent and str(seeded) not in sent, sent
