@@ -565,7 +565,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     rescore = add("rescore", "re-score stored submissions to the current key and scorer version")
     if rescore is not None:
-        rescore.add_argument("benchmark", help=", ".join(registry.names()))
+        built_in = ", ".join(registry.names())
+        rescore.add_argument(
+            "benchmark", help=f"{built_in}, or one defined by data (benchboard benchmark list)"
+        )
         rescore.set_defaults(handler=_ops("cmd_rescore"))
 
     health = add("health", "exit 0 when the database and the key are ready")
