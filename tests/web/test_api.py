@@ -256,6 +256,12 @@ async def test_past_the_rate_429_with_retry_after(tmp_path: Path) -> None:
         status, err, response = await web.post(submission())
         assert status == 429 and err["error"]["code"] == "rate_limited"
         assert 1 <= int(response.headers["Retry-After"]) <= 10
+        # true of three requests in a row: not "more than 6 a minute"
+        wait = response.headers["Retry-After"]
+        assert err["error"]["message"] == (
+            f"over this token's rate (6 requests a minute, at most 2 in a row): "
+            f"try again in {wait} s"
+        )
         # the rate is the token's: another owner's token is not held back
         assert (await web.get("/api/v1/me", token=web.other))[0] == 200
 
