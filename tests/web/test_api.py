@@ -272,6 +272,9 @@ async def test_openapi_describes_the_api_with_the_bearer_scheme(web: Api) -> Non
     assert spec["openapi"].startswith("3.")
     assert {"/api/v1/submissions", "/api/v1/submissions/{id}", "/api/v1/me"} <= set(spec["paths"])
     assert "/b/{benchmark}.json" in spec["paths"]  # the boards' downloads stay
+    answers = spec["paths"]["/b/{benchmark}.json"]["get"]["responses"]
+    assert answers["404"]["description"] == "no such benchmark, or a page past the last"
+    assert answers["400"]["description"] == "a bad filter"
     assert spec["components"]["securitySchemes"]["bearer"] == {
         "type": "http",
         "scheme": "bearer",
