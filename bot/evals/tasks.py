@@ -40,6 +40,20 @@ def _settings() -> Settings:
     return load_settings()
 
 
+def _benchmark(name: str) -> Benchmark:
+    """A benchmark of the registry, or one defined by data in the bot's database
+    (``benchboard benchmark add``), read as the command line reads it."""
+    if registry.find(name) is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        from bot.cli_common import read_defined
+
+        # its own thread and event loop: Inspect may build a task inside its own loop
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(read_defined, _settings).result()
+    return registry.get(name)
+
+
 def _data_file(given: str | None, benchmark: Benchmark) -> Path | None:
     if given:
         return Path(given)
@@ -93,7 +107,7 @@ def benchmark_task(
 ) -> Task:
     """The task of a benchmark: a sample per call of its run plan (``item``: what the
     call answers; ``options``: the scorer options the answers are scored with)."""
-    bench = registry.get(name)
+    bench = _benchmark(name)
     path = _data_file(questions, bench)
     loaded = _key(bench, key, target)
     materials = RunMaterials(loaded, path.read_bytes() if path and path.exists() else None)

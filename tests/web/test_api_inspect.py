@@ -238,3 +238,31 @@ async def test_natorys_task_sends_the_days_target_an_admin_chose(tmp_path: Path)
     assert proc.returncode == 0, err.decode()[-3000:]
     sent = out.decode()
     assert str(chosen) in sent and str(seeded) not in sent, sent
+
+
+async def test_a_benchmark_defined_by_data_is_a_task_by_its_name(tmp_path: Path) -> None:
+    """``inspect eval benchboard/benchmark -T name=NAME`` for a benchmark added with
+    ``benchboard benchmark add``: read from the bot's database, as the CLI reads it."""
+    from tests.cli.test_cli import run_cli
+
+    (tmp_path / "tiny.toml").write_text(
+        'name = "tinymcq"\ntitle = "TinyMCQ"\nkind = "choice"\noptions = 5\n'
+        'points = { right = 2, wrong = -1, none = 0 }\nprompt = "Answer as Q:O."\n'
+        'key = "1:3\\n2:1\\n"\n'
+    )
+    added = run_cli("benchmark", "add", "tiny.toml", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    (tmp_path / "q.txt").write_text("1. What?\n2. Which?\n")
+    script = (
+        "from bot.evals import tasks\n"
+        "[message] = tasks.benchmark(name='tinymcq', questions='q.txt').dataset[0].input\n"
+        "print(''.join(part.text for part in message.content if hasattr(part, 'text')))\n"
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "BENCHBOARD_DATA_DIR": "data"},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    assert out.decode() == "1. What?\n2. Which?\nAnswer as Q:O.\n"
