@@ -266,6 +266,17 @@ async def test_past_the_rate_429_with_retry_after(tmp_path: Path) -> None:
         assert (await web.get("/api/v1/me", token=web.other))[0] == 200
 
 
+async def test_a_benchmark_without_its_key_503_telling_no_tale(web: Api) -> None:
+    # the API tells no admin: its answer does not say the admins were told
+    body = {"benchmark": "zerobench", "output": '{"question_id": "1", "response": "{7}"}'}
+    status, err, _ = await web.post(body)
+    assert status == 503 and err["error"]["code"] == "no_key"
+    assert err["error"]["message"] == (
+        "The ZeroBench answer key is not loaded yet, so I cannot score this: send it again "
+        "in a while (/benchmarks says when the key is loaded)."
+    )
+
+
 async def test_openapi_describes_the_api_with_the_bearer_scheme(web: Api) -> None:
     async with web.session.get(web.base + "/openapi.json") as r:
         spec = json.loads(await r.text())
