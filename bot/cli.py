@@ -247,6 +247,35 @@ def _detected(
     return benchmark, text, note, reading.tags.fields
 
 
+#: The start of a line that may be a tag line: a tag line starts (after blanks) with
+#: ``#``, a bullet, emphasis or a field's name, never with a digit or a JSON record's
+#: bracket. (Searched for after a line break, not with ``^``: many times faster.)
+_MAYBE_TAG = r"[^\S\n]*+[^\s0-9{\[\"]"
+
+
+def _given(args: argparse.Namespace, benchmark: Benchmark) -> tuple[str, Mapping[str, str]]:
+    """The input of ``--benchmark``: the text with its tag lines blanked and their
+    fields, as the bot reads a message of that benchmark (``model: …`` or ``#think`` is
+    no invalid line, ``target: 13`` applies). A tag the bot would refuse is left a line
+    of the text: the benchmark is named, so nothing is refused for it."""
+    import re
+
+    source: str = args.file
+    text = _daily_text(source) if benchmark.daily else decode(_read_input(source))
+    if re.match(_MAYBE_TAG, text) is None and re.search("\n" + _MAYBE_TAG, text) is None:
+        return text, {}  # answer lines and records only: the tag reader is not loaded
+    from scoring.text import normalise_line_ends
+
+    from .core.tags import blank, find_tags
+
+    text = normalise_line_ends(text)
+    try:
+        spans, tags = find_tags(text)
+    except (ScoringError, ValueError):
+        return text, {}
+    return (blank(text, spans) if spans else text), tags.fields
+
+
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
     # One file scored, printed, and the process ends: what it makes lives to the end and
     # holds no cycles, so the cyclic collector would only walk it again and again (after
@@ -260,6 +289,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
         benchmark, text, note, fields = _detected(args, load)
     else:
         benchmark = find_benchmark(args.benchmark, load)
+        text, fields = _given(args, benchmark)
     try:  # the file's tag fields, as the bot reads them; the command line's options win
         options = benchmark.options_from_tags(fields)
     except ScoringError as exc:
@@ -541,7 +571,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     rescore = add("rescore", "re-score stored submissions to the current key and scorer version")
     if rescore is not None:
-        rescore.add_argument("benchmark", help=", ".join(registry.names()))
+        built_in = ", ".join(registry.names())
+        rescore.add_argument(
+            "benchmark", help=f"{built_in}, or one defined by data (benchboard benchmark list)"
+        )
         rescore.set_defaults(handler=_ops("cmd_rescore"))
 
     health = add("health", "exit 0 when the database and the key are ready")

@@ -16,6 +16,7 @@ Nothing here speaks HTTP: :class:`Refused` names what went wrong (``kind``), and
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 import time
 from collections.abc import Mapping
@@ -139,7 +140,9 @@ async def check_rate(services: Services, token: ApiToken, rate: Rate) -> None:
         raise Refused(
             "rate_limited",
             "rate_limited",
-            f"more than {rate.per_minute:g} requests a minute with this token",
+            # what was passed: a burst is refused long before a minute's count is
+            f"over this token's rate ({rate.per_minute:g} requests a minute, at most "
+            f"{rate.burst} in a row): try again in {max(1, math.ceil(wait_ms / 1000))} s",
             retry_after=wait_ms / 1000,
         )
 

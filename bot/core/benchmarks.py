@@ -239,16 +239,17 @@ async def refresh(services: Services) -> bool:
 
 
 async def follow(services: Services) -> None:
-    """Keep the definitions as the other instances store them (PostgreSQL): read them
-    again on their announcement, and every :data:`REFRESH_S` seconds."""
-    if not services.store.shared:
-        return
+    """Keep the definitions as the other processes store them: read them again every
+    :data:`REFRESH_S` seconds (on SQLite too: `benchboard web` beside the bot, or
+    `benchboard benchmark add` while it runs), and on another instance's announcement
+    (PostgreSQL)."""
 
     def heard(topic: str) -> None:
         if topic in ("benchmarks", ""):
             services.spawn(_refreshed(services))
 
-    services.listeners["benchmarks"] = heard
+    if services.store.shared:
+        services.listeners["benchmarks"] = heard
     services.spawn(_every(services))
 
 

@@ -17,10 +17,8 @@ name=NAME`` is the same by name.
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -31,24 +29,50 @@ from inspect_ai.solver import TaskState, generate
 from scoring import Benchmark, registry
 from scoring.runs import Call, RunMaterials, RunRefused
 
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+
+def _settings() -> Settings:
+    """The bot's settings (environment and ``.env``): its data folder and seed."""
+    from bot.settings import load_settings
+
+    return load_settings()
+
+
+def _benchmark(name: str) -> Benchmark:
+    """A benchmark of the registry, or one defined by data in the bot's database
+    (``benchboard benchmark add``), read as the command line reads it."""
+    if registry.find(name) is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        from bot.cli_common import read_defined
+
+        # its own thread and event loop: Inspect may build a task inside its own loop
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(read_defined, _settings).result()
+    return registry.get(name)
+
 
 def _data_file(given: str | None, benchmark: Benchmark) -> Path | None:
     if given:
         return Path(given)
     if benchmark.run_questions_file is None:
         return None
-    return Path(os.environ.get("BENCHBOARD_DATA_DIR", "data")) / benchmark.run_questions_file
+    return _settings().data_dir / benchmark.run_questions_file
 
 
 def _key(benchmark: Benchmark, key: str | None, target: int | None) -> Any:
-    """The key a plan is made from: a challenge's target (the day's by default, with the
-    bot's seed), or the key file given, or none."""
+    """The key a plan is made from: a challenge's target (the day's by default, as the
+    bot has it: an admin's choice, else drawn with the bot's seed), or the key file
+    given, or none."""
     challenge = benchmark.challenge
     if challenge is not None:
         if target is not None:
             return challenge.parse(str(target))
-        seed = os.environ.get("BENCHBOARD_CHALLENGE_SEED", "benchboard")
-        return challenge.today(datetime.now(UTC).date(), seed, None)
+        from bot.core import challenges
+
+        return challenges.today(_settings(), benchmark)
     if key:
         return benchmark.load_key(Path(key).read_bytes(), filename=Path(key).name)
     return None
@@ -83,7 +107,7 @@ def benchmark_task(
 ) -> Task:
     """The task of a benchmark: a sample per call of its run plan (``item``: what the
     call answers; ``options``: the scorer options the answers are scored with)."""
-    bench = registry.get(name)
+    bench = _benchmark(name)
     path = _data_file(questions, bench)
     loaded = _key(bench, key, target)
     materials = RunMaterials(loaded, path.read_bytes() if path and path.exists() else None)

@@ -61,6 +61,7 @@ MENU = (
 #: What the command menu adds for a bot admin (a ``BotCommandScopeChat`` menu of their own).
 ADMIN_MENU = (
     ("setkey", N_("cmd_admin_setkey")),
+    ("benchmark", N_("cmd_admin_benchmark")),
     ("rescore", N_("cmd_admin_rescore")),
     ("keyinfo", N_("cmd_admin_keyinfo")),
     ("hide", N_("cmd_admin_hide")),

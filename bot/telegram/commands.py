@@ -185,9 +185,19 @@ async def on_prompt(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, update.effective_user)
     default = registry.get(registry.DEFAULT)
-    # /prompt NAME: that benchmark's prompt, when it has one (else the default's)
+    # /prompt NAME: that benchmark's prompt; a name that is no benchmark, or one without
+    # a prompt, is said (never another benchmark's prompt in its place)
     named = registry.find(context.args[0]) if context.args else None
-    benchmark = named if named is not None and named.prompt else default
+    benchmark = named if named is not None else default
+    prompted = ", ".join(b.name for b in registry.all_benchmarks() if b.prompt)
+    if context.args and named is None:
+        word = html.escape(context.args[0][:64])
+        await message.reply_text(t(lang, "prompt_unknown", word=word, benchmarks=prompted))
+        return
+    if not benchmark.prompt:
+        title = html.escape(benchmark.title)
+        await message.reply_text(t(lang, "prompt_none", title=title, benchmarks=prompted))
+        return
     intro = (
         t(lang, "prompt_intro")
         if benchmark is default

@@ -158,6 +158,9 @@ async def no_key(
     if user_id in admins:
         await source.reply_text(t(lang, "no_key_admin", **_escaped(error.values)))
         return
+    if not admins:  # nobody to tell: the answer does not say anyone was
+        await source.reply_text(t(lang, "no_key_later", **_escaped(error.values)))
+        return
     await reply_error(source, lang, error)
     told: dict[str, float] = context.bot_data.setdefault("key_missing_told", {})
     name, now = str(error.values.get("name", "")), time.monotonic()

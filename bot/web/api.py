@@ -113,7 +113,9 @@ def _failure_of(exc: Exception) -> _Failure:
         )
     if isinstance(exc, UserError):
         status = _USER_ERROR_STATUS.get(exc.key, 422)
-        return _Failure(status, exc.key, _plain(exc))
+        # the chat's no_key says the admins were told: the API tells nobody
+        said = UserError("no_key_later", **exc.values) if exc.key == "no_key" else exc
+        return _Failure(status, exc.key, _plain(said))
     raise exc
 
 

@@ -81,7 +81,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
             "reported": {"type": "array", "items": {"$ref": "#/components/schemas/Row"}},
         },
     }
-    error = {"description": "a bad filter, or a page past the last"}
+    bad_filter = {"description": "a bad filter"}
+    not_found = {"description": "no such benchmark, or a page past the last"}
     signed = {
         "type": "object",
         "required": ["benchmark", "score", "signature"],
@@ -152,8 +153,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                             },
                         },
                         "304": {"description": "not modified (ETag / Last-Modified)"},
-                        "400": error,
-                        "404": error,
+                        "400": bad_filter,
+                        "404": not_found,
                     },
                 }
             },
@@ -199,8 +200,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                     "parameters": parameters,
                     "responses": {
                         "200": {"description": "CSV", "content": {"text/csv": {}}},
-                        "400": error,
-                        "404": error,
+                        "400": bad_filter,
+                        "404": not_found,
                     },
                 }
             },

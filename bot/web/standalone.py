@@ -11,7 +11,7 @@ import signal
 
 from tornado.httpserver import HTTPServer
 
-from ..core import boards, signing
+from ..core import benchmarks, boards, signing
 from ..core.errors import listen_failed
 from ..core.services import Services
 from ..settings import Settings
@@ -42,6 +42,8 @@ async def serve(
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     services = await Services.open(settings, worker=True)  # large API uploads: off the loop
+    # the benchmarks defined by data (/b/NAME, the API), followed as the bot follows them
+    await benchmarks.start(services)
     services.spawn(boards.turn_days(services))
     await signing.ensure(services)  # the key that signs published results: made once
     state = state_for(services, settings)

@@ -101,11 +101,12 @@ def translate(exc: BaseException) -> StorageError:
 _PERMANENT = ("does not exist", "password authentication failed", "no pg_hba.conf entry")
 
 
-async def _probe(url: str) -> None:
+async def _probe(url: str) -> str | None:
     """One connection before the pool's, so that what waiting cannot fix (a database
     that does not exist, a refused role) is said at once in one line, not after the
     pool's 15 s of retries and a log line each. A server that is down or slow is left
-    to the pool, which waits for it."""
+    to the pool, which waits for it: what this connection met is returned, for the
+    pool's time-out to say (None: it connected)."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=5)
     except psycopg.Error as exc:  # a malformed address too: the pool's open says it
@@ -113,7 +114,7 @@ async def _probe(url: str) -> None:
         if not isinstance(exc, psycopg.OperationalError) or not any(
             words in text for words in _PERMANENT
         ):
-            return
+            return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
         info = conninfo_to_dict(url)
         name = str(info.get("dbname") or info.get("user") or "postgres")
         where = f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
@@ -127,6 +128,7 @@ async def _probe(url: str) -> None:
         reason = text.strip().splitlines()[0].rpartition("FATAL:")[2].strip()
         raise StorageError(f"PostgreSQL at {where} refused the connection: {reason}") from None
     await conn.close()
+    return None
 
 
 @contextmanager
@@ -222,7 +224,7 @@ class PgDatabase(Database):
     @classmethod
     async def open_url(cls, url: str, *, min_size: int = 2, max_size: int = 16) -> PgDatabase:
         """Connect (a pool of ``min_size`` to ``max_size`` connections) and migrate."""
-        await _probe(url)
+        met = await _probe(url)
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url,
             min_size=min_size,
@@ -233,7 +235,15 @@ class PgDatabase(Database):
         )
         try:
             with _translated():
-                await pool.open(wait=True, timeout=15)
+                try:
+                    await pool.open(wait=True, timeout=15)
+                except PoolTimeout:
+                    if met is None:
+                        raise
+                    # why, rather than psycopg's "pool initialization incomplete"
+                    raise StoreUnavailable(
+                        f"the database is unavailable: no connection in 15 s ({met})"
+                    ) from None
                 async with pool.connection() as conn:
                     await pg_schema.migrate(conn)
         except BaseException:

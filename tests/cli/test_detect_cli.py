@@ -89,6 +89,36 @@ def test_the_files_tag_fields_apply_and_the_command_line_wins(workdir: Path) -> 
     assert done.returncode == 2 and b"bad tag in bad.jsonl: k must be" in done.stderr
 
 
+def test_with_benchmark_given_the_tag_lines_are_read_as_without(workdir: Path) -> None:
+    # the same file scores the same with --benchmark: its tag lines are no invalid
+    # lines, and their fields apply (the command line's still win)
+    key = make_key()
+    answers = "".join(f"{q}:{o}\n" for q, o in list(key.items())[:5])
+    (workdir / "out.txt").write_text("#primebench\nmodel: m1\n" + answers + "#think\n")
+    for benchmark in ([], ["--benchmark", "primebench"]):
+        done = run_cli("score", "out.txt", "--key", "A.txt", "--json", *benchmark, cwd=workdir)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        assert (data["invalid_line_count"], data["correct"]) == (0, 5), benchmark
+    (workdir / "out.jsonl").write_text("model: m1\nk: 2\n" + zerobench_jsonl(3))
+    args = ("score", "out.jsonl", "--benchmark", "zerobench", "--key", "zb.json", "--json")
+    done = run_cli(*args, cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["invalid_line_count"], data["k"]) == (0, 2)
+    assert json.loads(run_cli(*args, "--k", "4", cwd=workdir).stdout)["k"] == 4
+    (workdir / "answer.txt").write_text("#natory\ntarget: 6840\n(6+4)*684\n")
+    done = run_cli("score", "answer.txt", "--benchmark", "natory", "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target"] == 6840
+    # a tag the bot would refuse stays a line of the text: the benchmark is named
+    (workdir / "odd.txt").write_text("#thnk\n" + answers)
+    done = run_cli("score", "odd.txt", "--benchmark", "primebench", "--key", "A.txt", "--json",
+                   cwd=workdir)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["invalid_lines"] == [{"line": 1, "text": "#thnk"}]
+
+
 def test_jsonl_after_a_line_of_prose_is_zerobench(workdir: Path) -> None:
     text = "Here are the results:\n" + zerobench_jsonl(3)
     (workdir / "out.jsonl").write_text(text)

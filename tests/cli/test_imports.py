@@ -64,12 +64,19 @@ def test_score_with_a_key_loads_only_its_scorer(tmp_path: Path, output: list[str
     key = tmp_path / "A.txt"
     key.write_text("".join(f"{q}:{q % 4 + 1}\n" for q in range(1, 105)))
     answers = tmp_path / "out.txt"
-    answers.write_text("".join(f"{q}:1\n" for q in range(1, 105)) + "no answer here\n")
+    answers.write_text("".join(f"{q}:1\n" for q in range(1, 105)) + "0 no answer here\n")
     names = imported(
         "score", str(answers), "-b", "primebench", "--key", str(key), *output, cwd=tmp_path
     )
     assert "scoring.primebench.scorer" in names
     assert heavy(names) == []
+    # a line that may be a tag line (it starts with a letter): the bot's tag reader
+    # too, which blanks tag lines as the bot does, and nothing more
+    answers.write_text("".join(f"{q}:1\n" for q in range(1, 105)) + "no answer here\n")
+    names = imported(
+        "score", str(answers), "-b", "primebench", "--key", str(key), *output, cwd=tmp_path
+    )
+    assert heavy(names) == ["bot.core", "bot.core.tags"]
 
 
 #: What detecting the benchmark adds (no ``--benchmark``): the bot's own reading of a

@@ -150,6 +150,8 @@ async def test_without_the_key(tmp_path: Path) -> None:
         user, chat = private_user(bot, 6200)
         plain = text_of(await bot.say(chat, user, "1:1\n2:2"))
         assert "PrimeBench answer key is not loaded" in plain
+        # no BENCHBOARD_ADMINS (the README's quick start): nobody was told, none is said
+        assert "admins" not in plain and "send it again in a while" in plain
         assert "not loaded" in text_of(await bot.say(chat, user, "/questions"))
         benchmarks = text_of(await bot.say(chat, user, "/benchmarks"))
         assert "PrimeBench (#primebench) — key not loaded" in benchmarks

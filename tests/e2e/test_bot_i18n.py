@@ -82,6 +82,24 @@ async def test_prompt_is_byte_exact_in_a_pre_block(bot: Bot) -> None:
     assert "JibayAI (jibay.ir)" in text_of(reply)
 
 
+async def test_prompt_of_a_benchmark_without_one_is_never_anothers(bot: Bot) -> None:
+    """/prompt NAME answers for NAME: a benchmark without an official prompt, or a
+    word that is no benchmark, is said so, not answered with PrimeBench's prompt."""
+    user, chat = private_user(bot, 7004)
+    reply = await bot.say(chat, user, "/prompt primebench")
+    assert "<pre>" in reply["params"]["text"]
+    reply = await bot.say(chat, user, "/prompt natory")
+    assert text_of(reply) == (
+        "Natory has no official prompt. Benchmarks with one: primebench (/prompt NAME)."
+    )
+    reply = await bot.say(chat, user, "/prompt <nosuch>")
+    assert text_of(reply) == (
+        "I do not know “<nosuch>”. Use /prompt [benchmark] — benchmarks with an "
+        "official prompt: primebench."
+    )
+    assert pb.PROMPT not in text_of(reply)
+
+
 async def test_questions_sends_q_json(bot: Bot) -> None:
     user, chat = private_user(bot, 7003)
     msg = await bot.api.send_text(chat, user, "/questions")

@@ -256,8 +256,25 @@ async def test_past_the_rate_429_with_retry_after(tmp_path: Path) -> None:
         status, err, response = await web.post(submission())
         assert status == 429 and err["error"]["code"] == "rate_limited"
         assert 1 <= int(response.headers["Retry-After"]) <= 10
+        # true of three requests in a row: not "more than 6 a minute"
+        wait = response.headers["Retry-After"]
+        assert err["error"]["message"] == (
+            f"over this token's rate (6 requests a minute, at most 2 in a row): "
+            f"try again in {wait} s"
+        )
         # the rate is the token's: another owner's token is not held back
         assert (await web.get("/api/v1/me", token=web.other))[0] == 200
+
+
+async def test_a_benchmark_without_its_key_503_telling_no_tale(web: Api) -> None:
+    # the API tells no admin: its answer does not say the admins were told
+    body = {"benchmark": "zerobench", "output": '{"question_id": "1", "response": "{7}"}'}
+    status, err, _ = await web.post(body)
+    assert status == 503 and err["error"]["code"] == "no_key"
+    assert err["error"]["message"] == (
+        "The ZeroBench answer key is not loaded yet, so I cannot score this: send it again "
+        "in a while (/benchmarks says when the key is loaded)."
+    )
 
 
 async def test_openapi_describes_the_api_with_the_bearer_scheme(web: Api) -> None:
@@ -266,6 +283,9 @@ async def test_openapi_describes_the_api_with_the_bearer_scheme(web: Api) -> Non
     assert spec["openapi"].startswith("3.")
     assert {"/api/v1/submissions", "/api/v1/submissions/{id}", "/api/v1/me"} <= set(spec["paths"])
     assert "/b/{benchmark}.json" in spec["paths"]  # the boards' downloads stay
+    answers = spec["paths"]["/b/{benchmark}.json"]["get"]["responses"]
+    assert answers["404"]["description"] == "no such benchmark, or a page past the last"
+    assert answers["400"]["description"] == "a bad filter"
     assert spec["components"]["securitySchemes"]["bearer"] == {
         "type": "http",
         "scheme": "bearer",

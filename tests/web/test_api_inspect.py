@@ -206,3 +206,63 @@ async def test_zerobench_in_inspect_sends_each_question_with_its_image(
     (shown,) = data["submissions"]
     assert shown["benchmark"] == "zerobench"
     assert shown["main"]["pass_at_1"] == pytest.approx(0.5), shown
+
+
+#: The text a shipped task sends first, built as ``inspect eval`` builds it.
+FIRST_PROMPT = """
+import sys
+from bot.evals import tasks
+
+[message] = tasks.benchmark_task(sys.argv[1]).dataset[0].input
+print("".join(part.text for part in message.content if hasattr(part, "text")))
+"""
+
+
+async def test_natorys_task_sends_the_days_target_an_admin_chose(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from bot.core import challenges
+    from scoring import registry
+
+    natory = registry.get("natory")
+    day = datetime.now(UTC).date()
+    seeded = challenges.of_day(tmp_path / "data", natory, day, "benchboard").target
+    chosen = 4321 if seeded != 4321 else 1234
+    challenges.set_target(tmp_path / "data", natory, day, str(chosen))  # /natory set
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", FIRST_PROMPT, "natory", cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "BENCHBOARD_DATA_DIR": "data"},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    sent = out.decode()
+    assert str(chosen) in sent and str(seeded) not in sent, sent
+
+
+async def test_a_benchmark_defined_by_data_is_a_task_by_its_name(tmp_path: Path) -> None:
+    """``inspect eval benchboard/benchmark -T name=NAME`` for a benchmark added with
+    ``benchboard benchmark add``: read from the bot's database, as the CLI reads it."""
+    from tests.cli.test_cli import run_cli
+
+    (tmp_path / "tiny.toml").write_text(
+        'name = "tinymcq"\ntitle = "TinyMCQ"\nkind = "choice"\noptions = 5\n'
+        'points = { right = 2, wrong = -1, none = 0 }\nprompt = "Answer as Q:O."\n'
+        'key = "1:3\\n2:1\\n"\n'
+    )
+    added = run_cli("benchmark", "add", "tiny.toml", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    (tmp_path / "q.txt").write_text("1. What?\n2. Which?\n")
+    script = (
+        "from bot.evals import tasks\n"
+        "[message] = tasks.benchmark(name='tinymcq', questions='q.txt').dataset[0].input\n"
+        "print(''.join(part.text for part in message.content if hasattr(part, 'text')))\n"
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "BENCHBOARD_DATA_DIR": "data"},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    assert out.decode() == "1. What?\n2. Which?\nAnswer as Q:O.\n"

@@ -145,6 +145,23 @@ async def test_another_process_reads_them_and_refusals_change_nothing(
     assert await services.store.definitions_stamp() == stamp
 
 
+async def test_a_running_process_reads_another_ones_definition_within_a_while(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `benchboard web` beside the bot on one SQLite file: an admin's /benchmark add in
+    # the bot reaches the web's /b/NAME without a restart
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    registry.unregister("tinymcq")  # as the other process, which has not read it
+    services.keys.pop("tinymcq")
+    monkeypatch.setattr(benchmarks, "REFRESH_S", 0.05)
+    await benchmarks.follow(services)  # what that process started with
+    for _ in range(100):
+        if registry.find("tinymcq") is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert registry.find("tinymcq") is not None and "tinymcq" in services.keys
+
+
 async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
     services: Services,
 ) -> None:

@@ -185,6 +185,10 @@ def test_the_command_menu_comes_from_the_catalogues() -> None:
     assert dict(command_menu("en"))["score"] == "score a model's output"
     assert dict(command_menu("fa"))["score"] == "امتیازدهی خروجی یک مدل"
     assert dict(command_menu("en"))["natory"] == "Natory: today's target and boards"
+    # a bot admin's menu has the bot admins' commands of the README's table
+    admins = dict(command_menu("en", admin=True))
+    assert {"setkey", "benchmark", "rescore", "keyinfo", "hide", "unhide", "verify"} <= set(admins)
+    assert {"flags", "ban", "unban", "audit", "backup", "run", "runs"} <= set(admins)
 
 
 def test_every_code_a_benchmark_declares_has_its_messages() -> None:
