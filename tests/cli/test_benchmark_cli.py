@@ -4,15 +4,12 @@ then scored from the command line with its own points; a bad file changes nothin
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 from tests.cli.test_cli import _env, run_cli
-from tests.e2e.botapi import free_port
+from tests.web.webproc import web_process
 
 DEFINITION = '''name = "tinymcq"
 title = "TinyMCQ"
@@ -74,22 +71,7 @@ def test_add_then_score_with_its_points_and_prompt(tmp_path: Path) -> None:
 def test_benchboard_web_serves_a_benchmark_added_before_it_started(tmp_path: Path) -> None:
     added = run_cli("benchmark", "add", str(_write(tmp_path / "def")), cwd=tmp_path)
     assert added.returncode == 0, added.stderr
-    port = free_port()
-    log = (tmp_path / "web.log").open("wb")
-    web = subprocess.Popen(
-        [sys.executable, "-m", "bot", "web", "--port", str(port)],
-        cwd=tmp_path, env=_env(tmp_path), stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/static/style.css", timeout=1).close()
-                break
-            except OSError:
-                assert web.poll() is None and time.monotonic() < deadline, "web did not start"
-                time.sleep(0.1)
+    with web_process(tmp_path, _env(tmp_path)) as base:
         for path in ("/b/tinymcq", "/b/tinymcq.csv", "/b/tinymcq/questions"):
             try:
                 with urllib.request.urlopen(base + path, timeout=10) as answer:
@@ -99,10 +81,6 @@ def test_benchboard_web_serves_a_benchmark_added_before_it_started(tmp_path: Pat
             assert status == 200, path
         with urllib.request.urlopen(base + "/", timeout=10) as answer:
             assert "/b/tinymcq" in answer.read().decode()
-    finally:
-        web.terminate()
-        web.wait(timeout=10)
-        log.close()
 
 
 def test_a_bad_file_is_one_line_and_changes_nothing(tmp_path: Path) -> None:

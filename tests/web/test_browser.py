@@ -13,8 +13,6 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -26,8 +24,9 @@ from urllib.parse import quote
 import pytest
 
 from . import fixtures
-from .conftest import BOT_TOKEN, free_port
+from .conftest import BOT_TOKEN
 from .test_initdata import fields, signed
+from .webproc import web_process
 
 ARTIFACTS = Path(__file__).with_name("artifacts")
 CHROMIUM = os.environ.get("BENCHBOARD_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -48,7 +47,6 @@ if not Path(CHROMIUM).is_file():
 @contextlib.contextmanager
 def serve(folder: Path, path: Path) -> Iterator[str]:
     """``benchboard web`` as its own process over the database at ``path``; its base URL."""
-    port = free_port()
     env = {
         **os.environ,
         "BENCHBOARD_DB": str(path),
@@ -56,30 +54,8 @@ def serve(folder: Path, path: Path) -> Iterator[str]:
         "BENCHBOARD_TOKEN": BOT_TOKEN,
         "BENCHBOARD_BOT_USERNAME": "bench_test_bot",
     }
-    log = (folder / "web.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "web", "--port", str(port)],
-        cwd=folder,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/static/style.css", timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("benchboard web did not start") from None
-                time.sleep(0.1)
+    with web_process(folder, env) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +23,10 @@ from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 from tests.e2e.botapi import FakeBotAPI
 
 from . import fixtures
-from .conftest import BOT_TOKEN, free_port
+from .conftest import BOT_TOKEN
 from .test_browser import CHROMIUM, SCREENS, app_url
 from .test_initdata import fields, signed
+from .webproc import web_process
 
 STUB = Path(__file__).with_name("tgstub.js").read_text()
 SDK = "https://telegram.org/js/telegram-web-app.js"
@@ -54,7 +52,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     thread.start()
     api = FakeBotAPI(token=BOT_TOKEN, bot_username="bench_test_bot")
     asyncio.run_coroutine_threadsafe(api.start(), loop).result(10)
-    port = free_port()
     env = {
         **os.environ,
         **api.bot_env(),
@@ -62,27 +59,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         "BENCHBOARD_DATA_DIR": str(folder),
         "BENCHBOARD_BOT_USERNAME": "bench_test_bot",
     }
-    log = (folder / "web.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "web", "--port", str(port)],
-        cwd=folder, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(base + "/static/style.css", timeout=1).close()
-                break
-            except OSError:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("benchboard web did not start") from None
-                time.sleep(0.1)
-        yield Served(base, fixtures.tokens(path), api, loop)
+        with web_process(folder, env) as base:
+            yield Served(base, fixtures.tokens(path), api, loop)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
-        log.close()
         asyncio.run_coroutine_threadsafe(api.stop(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
