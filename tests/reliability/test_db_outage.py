@@ -7,12 +7,17 @@ and published, nobody is told "nothing was saved", each update gets at most one
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.e2e.botapi import FakeBotAPI, free_port
-from tests.e2e.harness import webhook_env
+from tests.e2e.botkit import KEY, answers, text_of
+from tests.e2e.harness import running_bot, webhook_env
+from tests.reliability.burst import SCORE
 from tests.reliability.outage import run_outage
 from tests.reliability.pgcluster import pg_cluster
 
@@ -47,3 +52,42 @@ async def test_postgres_killed_for_8_s_mid_burst_loses_nothing(tmp_path: Path, m
     assert out.slow_notes_max <= 1, line
     assert run.unfinished_after == 0
     assert run.resent_after_restart == 0
+
+
+#: Long enough that the pool's own attempts to reconnect back off past the restart
+#: (1, 2, 4, 8, 16, 32 s apart: none between about 31 s and 63 s after the kill).
+LONG_OUTAGE = 40.0
+#: What a user waits for their answer once the server is back (the prober's pause and
+#: one probe; before, the pool's next attempt: some 20 s after this outage).
+BACK_WITHIN = 12.0
+
+
+def scored(call: dict[str, Any]) -> bool:
+    return SCORE in str(call["params"].get("text", ""))
+
+
+async def test_the_bot_answers_within_seconds_of_a_long_outages_end(tmp_path: Path) -> None:
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {"BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            user = api.user(9401, "Patient")
+            chat = api.private_chat(user)
+            warm = await api.send_text(chat, user, "/help")
+            await api.reply_to(warm, timeout=30)
+            await cluster.kill()
+            text = "\n".join(["model: patient", "#think", *answers(KEY, correct=12)])
+            mark = api.mark()
+            await api.send_text(chat, user, text)
+            await asyncio.sleep(LONG_OUTAGE)
+            assert not [c for c in api.calls[mark:] if c["method"] == "sendMessage" and scored(c)]
+            await cluster.start()
+            back = time.monotonic()
+            card = await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and scored(c),
+                timeout=90,
+                since=mark,
+            )
+            took = time.monotonic() - back
+            print(f"\nanswered {took:.1f} s after a {LONG_OUTAGE:.0f} s outage ended")
+            assert took <= BACK_WITHIN, took
+            assert "Correct: 12" in text_of(card)
