@@ -379,11 +379,17 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
                 admitted = await intake.admitting(intake.admit(batch), batch, give_up=True)
             except Exception as exc:
                 # not admitted, so not confirmed: the same batch comes again
-                log.exception("admitting updates failed; fetching them again")
                 if is_unavailable(exc):
-                    # its users are told now (once), its presses answered
+                    # a transient fault (tried every few seconds while it lasts): its
+                    # users are told now (once), its presses answered
+                    log.warning(
+                        "the database did not admit updates; fetching them again",
+                        extra={"error": str(exc)},
+                    )
                     intake.db_wait.failed(exc)
                     intake.db_wait.tell_unadmitted(batch, intake.parse)
+                else:
+                    log.exception("admitting updates failed; fetching them again")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
                 continue

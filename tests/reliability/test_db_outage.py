@@ -103,7 +103,7 @@ async def test_with_the_shared_send_rate_the_outage_is_told_at_once(tmp_path: Pa
     not wait for the pool's half minute (Telegram refuses a press answered that late)."""
     async with pg_cluster() as cluster, FakeBotAPI() as api:
         env = {"BENCHBOARD_DB": cluster.url, "BENCHBOARD_RATE_OVERALL": "30"}
-        async with running_bot(api, tmp_path, key=KEY, env=env):
+        async with running_bot(api, tmp_path, key=KEY, env=env) as bot:
             user = api.user(9402, "Quick")
             chat = api.private_chat(user)
             text = "\n".join(["model: quick", "#think", *answers(KEY, correct=12)])
@@ -126,3 +126,10 @@ async def test_with_the_shared_send_rate_the_outage_is_told_at_once(tmp_path: Pa
             assert SLOW in str(answer["params"].get("text")), answer
             assert pressed <= TOLD_WITHIN and told <= TOLD_WITHIN, (pressed, told)
             await cluster.start()
+        # the intake's retries while it lasted are a transient fault's: warnings
+        errors = [
+            line
+            for line in bot.log().splitlines()
+            if '"level": "ERROR"' in line and '"logger": "benchboard.intake"' in line
+        ]
+        assert errors == [], errors[0][:2000]
