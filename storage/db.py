@@ -420,6 +420,10 @@ class Database:
         async with self.read():
             return await migrations.current_version(self._conn)
 
+    async def revive(self) -> None:
+        """After a failed probe of a database that did not answer: have its connections
+        made again at once when that can help (PostgreSQL's pool); nothing for a file."""
+
     @asynccontextmanager
     async def _alone(self) -> AsyncIterator[None]:
         """The connection to this session alone: the lock, once the single statements

@@ -1,6 +1,7 @@
 """What the instances of one bot share besides the data: a reply the bot waits for, a
-scheduled job's run claimed by one instance, a send-rate schedule, and announcements
-of changes that other instances cache (``shared_state``, step 9).
+scheduled job's run claimed by one instance, a choice every instance reads (an admin's
+target of a day), a send-rate schedule, and announcements of changes that other
+instances cache (``shared_state``, step 9).
 
 On SQLite there is one instance and announcements go nowhere; on PostgreSQL they are
 ``NOTIFY`` messages every instance ``LISTEN``s to.
@@ -179,6 +180,28 @@ class SharedStateStore(StoreBase):
             row = await s.one("SELECT value FROM shared_state WHERE name = ?", (key,))
         assert row is not None
         return str(row[0])
+
+    # --- choices every instance reads -----------------------------------------------------
+
+    async def keep_choice(self, kind: str, key: str, number: int) -> None:
+        """Keep ``number`` as the choice ``key`` of ``kind`` (replacing one kept before),
+        for every instance to read (:meth:`choices`)."""
+        async with self._db.write() as s:
+            await s.execute(
+                """INSERT INTO shared_state (name, number) VALUES (?, ?)
+                   ON CONFLICT (name) DO UPDATE SET number = excluded.number""",
+                (_name(kind, key), number),
+            )
+
+    async def choices(self, kind: str) -> dict[str, int]:
+        """Every choice of ``kind`` kept (:meth:`keep_choice`): key -> number."""
+        prefix = _name(kind, "")
+        async with self._db.read() as s:
+            rows = await s.all(
+                "SELECT name, number FROM shared_state WHERE substr(name, 1, ?) = ?",
+                (len(prefix), prefix),
+            )
+        return {str(r[0])[len(prefix) :]: int(r[1]) for r in rows}
 
     # --- a send rate shared by every instance ----------------------------------------------
 

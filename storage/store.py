@@ -139,5 +139,9 @@ class Store(
     async def schema_version(self) -> int:
         return await self._db.schema_version()
 
+    async def revive(self) -> None:
+        """After a failed probe: reconnect at once when the server is back (PostgreSQL)."""
+        await self._db.revive()
+
 
 __all__ = ["Store", "normalise_model"]

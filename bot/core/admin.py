@@ -429,7 +429,7 @@ async def set_challenge_target(
         raise UserError("daily_set_usage", command=command)
     try:
         day = date.fromisoformat(args[1]) if len(args) == 2 else datetime.now(UTC).date()
-        challenge = challenges.set_target(services.settings.data_dir, benchmark, day, args[0])
+        challenge = await challenges.choose(services, benchmark, day, args[0])
     except (ValueError, datafiles.DataError):
         raise UserError("daily_set_usage", command=command) from None
     await services.store.log_action(

@@ -5,20 +5,25 @@ challenge link: :mod:`bot.core.sharing`).
 Everything here asks the benchmark's :class:`~scoring.base.ChallengeSpec`; nothing names
 one. The day's target is an admin's choice for that day (kept in the data folder, in
 ``<benchmark>/targets.json``: ``{"2026-11-29": 6256}``), else the one the spec draws
-from the date and the bot's seed. The store is told at start which benchmarks have a
+from the date and the bot's seed. With several instances on PostgreSQL, each with a
+data folder of its own, an admin's choice is also kept in the database and announced:
+every instance writes it into its own folder (:func:`follow`), so a user gets the same
+target whichever instance answers. The store is told at start which benchmarks have a
 challenge and where their results keep its fields (:func:`declare`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scoring import Benchmark, ChallengeKey, ChallengeSpec, KeyFormatError, registry
-from storage import ChallengeFields, Store, analytics, web_rows
+from storage import ChallengeFields, Store, StoreUnavailable, analytics, web_rows
 from storage.analytics import ChallengeBoard as ChallengeBoard
 
 from .datafiles import DataError, write_atomic
@@ -27,6 +32,12 @@ from .errors import UserError
 if TYPE_CHECKING:
     from ..settings import Settings
     from .services import Services
+
+log = logging.getLogger("benchboard.challenges")
+
+#: The ``shared_state`` kind (and announced topic) of an admin's chosen targets, keyed
+#: ``<benchmark>:<YYYY-MM-DD>``.
+CHOSEN = "challenge_target"
 
 #: Rows of a challenge board.
 BOARD_ROWS = 15
@@ -120,6 +131,64 @@ def set_target(data_dir: Path, benchmark: Benchmark, day: date, target: str) -> 
     data = json.dumps(choices, indent=2, sort_keys=True).encode()
     write_atomic(_targets_file(data_dir, benchmark), data)
     return challenge
+
+
+async def choose(services: Services, benchmark: Benchmark, day: date, target: str) -> ChallengeKey:
+    """An admin's target of ``day`` (:func:`set_target`); with other instances on the
+    database, kept there and announced, for each of them to use too."""
+    challenge = set_target(services.settings.data_dir, benchmark, day, target)
+    if services.store.shared:
+        key = f"{benchmark.name}:{day.isoformat()}"
+        await services.store.keep_choice(CHOSEN, key, challenge.target)
+        await services.announce(CHOSEN)
+    return challenge
+
+
+async def follow(services: Services) -> None:
+    """With other instances on the database: write the targets admins chose through any
+    of them into this instance's data folder, now and whenever one announces a choice
+    (or, after a lost connection, anything may have changed)."""
+    if not services.store.shared:
+        return
+
+    def heard(topic: str) -> None:
+        if topic in (CHOSEN, ""):
+            services.spawn(_sync_when_answered(services))
+
+    services.listeners[CHOSEN] = heard
+    await sync_chosen(services)
+
+
+async def sync_chosen(services: Services) -> None:
+    """The targets kept in the database, written into this instance's data folder (the
+    database's win over the folder's for the same day)."""
+    kept = await services.store.choices(CHOSEN)
+    data_dir = services.settings.data_dir
+    for benchmark in benchmarks():
+        mine = {}
+        for key, chosen in kept.items():
+            name, _, day = key.rpartition(":")
+            if name == benchmark.name and chosen > 0:
+                mine[day] = chosen
+        choices = _chosen(data_dir, benchmark)
+        if all(choices.get(day) == chosen for day, chosen in mine.items()):
+            continue
+        choices.update(mine)
+        data = json.dumps(choices, indent=2, sort_keys=True).encode()
+        write_atomic(_targets_file(data_dir, benchmark), data)
+
+
+async def _sync_when_answered(services: Services, attempts: int = 8) -> None:
+    """:func:`sync_chosen`, again with backoff while the database does not answer."""
+    for attempt in range(attempts):
+        try:
+            await sync_chosen(services)
+            return
+        except StoreUnavailable as exc:
+            if attempt == attempts - 1:
+                log.warning("the chosen targets were not read again: %s", exc)
+                return
+            await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
 def target(benchmark: Benchmark, word: str) -> int:

@@ -21,6 +21,14 @@ from .services import Services
 
 log = logging.getLogger("benchboard.send")
 
+#: Seconds a reservation may wait for the database; past that (or when it fails) the
+#: call goes by this instance's own limiter, and the database is not asked again for
+#: :data:`AWAY_SECONDS`. A database that does not answer would otherwise hold every
+#: call for the pool's half minute, one after another (a pressed button's answer, the
+#: note that the database is away), while only the sum of the instances' rates is lost.
+RESERVE_TIMEOUT = 1.0
+AWAY_SECONDS = 5.0
+
 
 class SharedSendRate:
     """Waits until a call may go, across every instance (``overall`` calls a second,
@@ -36,6 +44,8 @@ class SharedSendRate:
         self._overall_ms = int(1000 / overall) if overall > 0 else 0
         self._group_ms = int(60_000 / group) if group > 0 else 0
         self.waited = 0.0
+        #: until when (monotonic) the database is not asked (it failed)
+        self._away_until = 0.0
 
     async def __call__(self, endpoint: str, chat_id: object) -> None:
         """Both limits, one after the other."""
@@ -55,11 +65,16 @@ class SharedSendRate:
             await self._reserve(f"chat:{chat_id}", self._group_ms)
 
     async def _reserve(self, key: str, interval: int) -> None:
+        if time.monotonic() < self._away_until:
+            return  # the database failed a moment ago: the local limiter applies
         now = int(time.time() * 1000)
         try:
-            slot = await self._store.reserve_send(key, interval_ms=interval, now_ms=now)
-        except StorageError as exc:  # the local limiter still applies
-            log.warning("the shared send rate is unavailable: %s", exc)
+            slot = await asyncio.wait_for(
+                self._store.reserve_send(key, interval_ms=interval, now_ms=now), RESERVE_TIMEOUT
+            )
+        except (StorageError, TimeoutError) as exc:  # the local limiter still applies
+            self._away_until = time.monotonic() + AWAY_SECONDS
+            log.warning("the shared send rate is unavailable: %s", str(exc) or "no answer")
             return
         if slot > now:
             self.waited += (slot - now) / 1000

@@ -151,6 +151,7 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
     await benchmarks.start(services)  # the benchmarks defined by data, before their keys
     await keys.load_keys(services)
     await keys.seed_references(services)
+    await challenges.follow(services)  # the targets admins chose through any instance
     await signing.ensure(services)  # the key that signs published results: made once
     if keys.missing_essential(services):
         services.spawn(keys.fetch_missing(services))

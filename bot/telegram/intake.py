@@ -38,18 +38,21 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from telegram import Update
 from telegram.error import Conflict, InvalidToken, NetworkError, RetryAfter
 from telegram.request import BaseRequest
 
+from storage import StoreUnavailable
+
 from ..core import intake as core
 from ..core.services import Services
 from .context import BotApp
-from .outage import DatabaseWait, is_unavailable
+from .outage import PATIENCE, DatabaseWait, is_unavailable
 
+T = TypeVar("T")
 log = logging.getLogger("benchboard.intake")
 
 INTAKE = "intake"
@@ -143,9 +146,36 @@ class Intake:
         self._admits.append((data, future))
         if self._admitter is None or self._admitter.done():
             self._admitter = asyncio.get_running_loop().create_task(self._admit_pending())
-        if await future:
+        if await self.admitting(future, [data]):
             await self.app.update_queue.put(update)
         return True
+
+    async def admitting(
+        self, admission: Awaitable[T], batch: Sequence[Any], *, give_up: bool = False
+    ) -> T:
+        """``admission``'s result. While the database is known to be out, or when the
+        admission takes longer than ``outage.PATIENCE`` (a connection waited for), the
+        users of ``batch`` get their one note meanwhile: the admission may wait for the
+        database half a minute, and each time it fails the batch comes again.
+
+        With ``give_up`` (polling, where no update is fetched while a batch is being
+        admitted), an admission still waiting ``PATIENCE`` seconds after the note while
+        the database is known to be out is cancelled (``StoreUnavailable``), so the next
+        ``getUpdates`` brings the updates that came meanwhile and their users are told
+        too. Nothing is lost: an insert cancelled before its commit is not kept, and one
+        cancelled after it holds a lease that lapses and is taken (:meth:`take_lapsed`)."""
+        task = asyncio.ensure_future(admission)
+        if not self.db_wait.out:
+            done, _ = await asyncio.wait([task], timeout=PATIENCE)
+            if done:
+                return task.result()
+        self.db_wait.tell_unadmitted(batch, self.parse)
+        if give_up and self.db_wait.out:
+            done, _ = await asyncio.wait([task], timeout=PATIENCE)
+            if not done:
+                task.cancel()
+                raise StoreUnavailable("the database did not admit the updates in time")
+        return await task
 
     async def _admit_pending(self) -> None:
         """One transaction for every webhook update that arrived while the last ran."""
@@ -346,14 +376,20 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
             if not isinstance(batch, list) or not batch:
                 continue
             try:
-                admitted = await intake.admit(batch)
+                admitted = await intake.admitting(intake.admit(batch), batch, give_up=True)
             except Exception as exc:
                 # not admitted, so not confirmed: the same batch comes again
-                log.exception("admitting updates failed; fetching them again")
                 if is_unavailable(exc):
-                    # its users are told now (once), its presses answered
+                    # a transient fault (tried every few seconds while it lasts): its
+                    # users are told now (once), its presses answered
+                    log.warning(
+                        "the database did not admit updates; fetching them again",
+                        extra={"error": str(exc)},
+                    )
                     intake.db_wait.failed(exc)
                     intake.db_wait.tell_unadmitted(batch, intake.parse)
+                else:
+                    log.exception("admitting updates failed; fetching them again")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
                 continue

@@ -142,6 +142,10 @@ class DatabaseWait:
                 await asyncio.wait_for(self.services.store.schema_version(), PROBE_TIMEOUT)
             except (StorageError, TimeoutError) as exc:
                 log.info("the database does not answer yet", extra={"error": str(exc)})
+                with contextlib.suppress(StorageError, TimeoutError):
+                    # a server back after a long outage: connect now, not when the
+                    # pool's backed-off attempts come round
+                    await asyncio.wait_for(self.services.store.revive(), PROBE_TIMEOUT)
                 continue
             self.out = False
             waiting, self._waiting = self._waiting, {}

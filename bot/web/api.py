@@ -33,6 +33,7 @@ from ..core.services import Services
 from ..core.submit import MAX_DOWNLOAD, decode_upload
 from ..evals import logs
 from ..render.i18n import t, tn
+from .handler import RETRY_AFTER, unavailable
 
 if TYPE_CHECKING:
     from .handler import WebState
@@ -85,6 +86,10 @@ class _Failure(Exception):
         self.message = message
         self.field = field
         self.retry_after = retry_after
+
+
+#: The database did not answer: a transient fault (try again), never a 500.
+_UNAVAILABLE = _Failure(503, "unavailable", "the database is unavailable", retry_after=RETRY_AFTER)
 
 
 def _plain(error: UserError) -> str:
@@ -186,7 +191,16 @@ class _Handler(tornado.web.RequestHandler):
             error["field"] = failure.field
         self.finish(json.dumps({"error": error}))
 
+    def log_exception(self, typ: Any, value: BaseException | None, tb: Any) -> None:
+        if isinstance(value, StoreUnavailable):  # a transient fault, answered 503
+            log.warning("database unavailable: %s %s", self.request.method, self.request.uri)
+            return
+        super().log_exception(typ, value, tb)
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
+        if unavailable(kwargs):
+            self.fail(_UNAVAILABLE)
+            return
         reason = self._reason if status_code != 500 else "internal error"
         self.fail(_Failure(status_code, reason.lower().replace(" ", "_"), reason))
 
@@ -214,7 +228,7 @@ class _Handler(tornado.web.RequestHandler):
             self.fail(_failure_of(exc), close=True)
             return None
         except StoreUnavailable:
-            self.fail(_Failure(503, "unavailable", "the database is unavailable"), close=True)
+            self.fail(_UNAVAILABLE, close=True)
             return None
         return token
 
@@ -313,7 +327,7 @@ class SubmissionsHandler(_Handler):
             self.fail(_failure_of(exc))
             return
         except StoreUnavailable:
-            self.fail(_Failure(503, "unavailable", "the database is unavailable"))
+            self.fail(_UNAVAILABLE)
             return
         await self.answer(201 if one.created else 200, submission_json(one))
 

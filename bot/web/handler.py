@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -24,12 +25,16 @@ from urllib.parse import unquote_plus
 
 import tornado.web
 
+from storage import StoreUnavailable
+
 from ..core import signing
 from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
 from . import pages
 from .images import ImageCache
+
+log = logging.getLogger("benchboard.web")
 
 #: Seconds a rendered page is served from memory.
 TTL = 5.0
@@ -40,6 +45,8 @@ SLOW_KEEP_MAX = 120.0
 CACHE_MAX = 2000
 CACHE_BYTES = 64 << 20
 JSON_TYPE = "application/json; charset=utf-8"
+#: Seconds a client is asked to wait (``Retry-After``) while the database does not answer.
+RETRY_AFTER = 5
 #: The bodies a web request may send (the Mini App's sign-in is well under this).
 MAX_BODY = 16 * 1024
 #: Only this origin's own files and Telegram's Mini App script; framed only by Telegram's
@@ -137,6 +144,13 @@ _TRACKING = frozenset(
 def tracking(name: str) -> bool:
     """Whether a query parameter is one a link picked up on its way (see ``_TRACKING``)."""
     return name.lower().startswith("utm_") or name.lower() in _TRACKING
+
+
+def unavailable(error_kwargs: dict[str, Any]) -> bool:
+    """Whether a request failed because the database did not answer (``write_error``'s
+    ``exc_info``)."""
+    exc_info = error_kwargs.get("exc_info")
+    return exc_info is not None and isinstance(exc_info[1], StoreUnavailable)
 
 
 class Base(tornado.web.RequestHandler):
@@ -311,13 +325,27 @@ class Base(tornado.web.RequestHandler):
             pages.render("error.html", lang, chosen, status=status, message=message, here="/")
         )
 
+    def log_exception(self, typ: Any, value: BaseException | None, tb: Any) -> None:
+        if isinstance(value, StoreUnavailable):  # a transient fault, answered 503
+            log.warning("database unavailable: %s %s", self.request.method, self.request.uri)
+            return
+        super().log_exception(typ, value, tb)
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
+        message = None
+        if unavailable(kwargs):
+            # the database does not answer (PostgreSQL down, SQLite locked): a transient
+            # fault, said as one, never a 500
+            status_code, message = 503, "web_unavailable"
+            self.set_status(status_code)
+            self.set_header("Retry-After", str(RETRY_AFTER))
+            self.set_header("Cache-Control", "no-store")
         if status_code == 405:
             self.set_header("Allow", ", ".join(allowed_methods(type(self))))
         lang, chosen = self.error_lang()
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.finish(
-            pages.render("error.html", lang, chosen, status=status_code, message=None, here="/")
+            pages.render("error.html", lang, chosen, status=status_code, message=message, here="/")
         )
 
     def key(self, lang: str) -> str:

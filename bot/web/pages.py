@@ -113,6 +113,7 @@ TEMPLATE_IDS = (
     N_("web_license"),
     N_("web_api"),
     N_("web_error_title"),
+    N_("web_unavailable"),
     N_("web_home"),
     N_("web_app_title"),
     N_("web_my_results"),

@@ -267,6 +267,24 @@ class PgDatabase(Database):
             row = await s.one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
         return int(row[0]) if row else 0
 
+    async def revive(self) -> None:
+        """After an outage, when the server takes connections again but the pool has
+        none ready: have the pool connect now. Its own attempts to replace the
+        connections it lost back off (1, 2, 4 … 128 s), so the bot would otherwise wait
+        up to a minute or two after the server is back; this opens one connection to
+        check, then one for the pool (its minimum raised by one and set back)."""
+        if self._closed or self._pool.get_stats().get("pool_available", 0) > 0:
+            return
+        try:
+            conn = await psycopg.AsyncConnection.connect(self.url, connect_timeout=5)
+        except psycopg.Error:
+            return  # still away: the next probe looks again
+        await conn.close()
+        least, most = self._pool.min_size, self._pool.max_size
+        await self._pool.resize(least + 1, max(most, least + 1))
+        await self._pool.resize(least, most)
+        log.info("the database answers again: reconnecting the pool now")
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreUnavailable("the store is closed")

@@ -254,6 +254,25 @@ async def test_a_challenge_opened_through_one_instance_is_honoured_by_the_other(
     assert "Challenge: beat" not in text_of(again)
 
 
+async def test_a_target_chosen_through_one_instance_is_the_others_too(pair: Pair) -> None:
+    """Each instance has a data folder of its own (as in ``deploy/compose.scale.yaml``):
+    an admin's choice of the day's target, made through one, is what the other shows
+    and scores against."""
+    bot = type("B", (), {"api": pair.api})
+    admin, admin_chat = private_user(bot, ADMIN)  # type: ignore[arg-type]
+    answer = await _score(pair, admin_chat, admin, "/natory set 7919", pair.urls[0])
+    assert "set to 7919" in text_of(answer), text_of(answer)
+    user, chat = private_user(bot, 9931)  # type: ignore[arg-type]
+    for _ in range(100):  # the other instance hears of it at once
+        today = text_of(await _score(pair, chat, user, "/natory", pair.urls[1]))
+        if "7919" in today:
+            break
+        await asyncio.sleep(0.1)
+    assert "7919" in today, today
+    scored = text_of(await _score(pair, chat, user, "7919 - 1 + 1", pair.urls[1]))
+    assert "7919" in scored, scored
+
+
 def _backup_runs(pair: Pair) -> dict[str, list[tuple[int, str]]]:
     """Each backup run (its slot) the instances' logs show: which instance (0 or 1) did
     what (``written``, with the file, or ``left`` to the other)."""

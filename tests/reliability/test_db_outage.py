@@ -7,12 +7,17 @@ and published, nobody is told "nothing was saved", each update gets at most one
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.e2e.botapi import FakeBotAPI, free_port
-from tests.e2e.harness import webhook_env
+from tests.e2e.botkit import KEY, answers, button, text_of
+from tests.e2e.harness import running_bot, webhook_env
+from tests.reliability.burst import SCORE, SLOW
 from tests.reliability.outage import run_outage
 from tests.reliability.pgcluster import pg_cluster
 
@@ -47,3 +52,84 @@ async def test_postgres_killed_for_8_s_mid_burst_loses_nothing(tmp_path: Path, m
     assert out.slow_notes_max <= 1, line
     assert run.unfinished_after == 0
     assert run.resent_after_restart == 0
+
+
+#: Long enough that the pool's own attempts to reconnect back off past the restart
+#: (1, 2, 4, 8, 16, 32 s apart: none between about 31 s and 63 s after the kill).
+LONG_OUTAGE = 40.0
+#: What a user waits for their answer once the server is back (the prober's pause and
+#: one probe; before, the pool's next attempt: some 20 s after this outage).
+BACK_WITHIN = 12.0
+
+
+def scored(call: dict[str, Any]) -> bool:
+    return SCORE in str(call["params"].get("text", ""))
+
+
+async def test_the_bot_answers_within_seconds_of_a_long_outages_end(tmp_path: Path) -> None:
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {"BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            user = api.user(9401, "Patient")
+            chat = api.private_chat(user)
+            warm = await api.send_text(chat, user, "/help")
+            await api.reply_to(warm, timeout=30)
+            await cluster.kill()
+            text = "\n".join(["model: patient", "#think", *answers(KEY, correct=12)])
+            mark = api.mark()
+            await api.send_text(chat, user, text)
+            await asyncio.sleep(LONG_OUTAGE)
+            assert not [c for c in api.calls[mark:] if c["method"] == "sendMessage" and scored(c)]
+            await cluster.start()
+            back = time.monotonic()
+            card = await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and scored(c),
+                timeout=90,
+                since=mark,
+            )
+            took = time.monotonic() - back
+            print(f"\nanswered {took:.1f} s after a {LONG_OUTAGE:.0f} s outage ended")
+            assert took <= BACK_WITHIN, took
+            assert "Correct: 12" in text_of(card)
+
+
+#: Seconds within which a user hears that the database is away (a press: its answer).
+TOLD_WITHIN = 8.0
+
+
+async def test_with_the_shared_send_rate_the_outage_is_told_at_once(tmp_path: Path) -> None:
+    """On PostgreSQL every call reserves a slot of the send rate shared with the other
+    instances, in the database: while it is down, the note and a press's answer must
+    not wait for the pool's half minute (Telegram refuses a press answered that late)."""
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {"BENCHBOARD_DB": cluster.url, "BENCHBOARD_RATE_OVERALL": "30"}
+        async with running_bot(api, tmp_path, key=KEY, env=env) as bot:
+            user = api.user(9402, "Quick")
+            chat = api.private_chat(user)
+            text = "\n".join(["model: quick", "#think", *answers(KEY, correct=12)])
+            card = await api.reply_to(await api.send_text(chat, user, text), timeout=30)
+            await cluster.kill()
+            started = time.monotonic()
+            mark = api.mark()
+            await api.send_text(chat, user, text.replace("quick", "quicker"))
+            await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and SLOW in str(c["params"].get("text")),
+                timeout=60,
+                since=mark,
+            )
+            told = time.monotonic() - started
+            started = time.monotonic()
+            query = await api.press_button(chat, user, card["result"], button(card, "Publish"))
+            answer = await api.callback_answer(query, timeout=60)
+            pressed = time.monotonic() - started
+            print(f"\npress answered after {pressed:.1f} s, message told after {told:.1f} s")
+            assert SLOW in str(answer["params"].get("text")), answer
+            assert pressed <= TOLD_WITHIN and told <= TOLD_WITHIN, (pressed, told)
+            await cluster.start()
+        # the intake's retries while it lasted are a transient fault's: warnings
+        errors = [
+            line
+            for line in bot.log().splitlines()
+            if '"level": "ERROR"' in line and '"logger": "benchboard.intake"' in line
+        ]
+        assert errors == [], errors[0][:2000]

@@ -95,6 +95,24 @@ async def test_a_scheduled_run_is_claimed_by_one_instance(
             await other.close()
 
 
+async def test_a_choice_kept_by_one_instance_is_read_by_another(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    other = await Store.open(db_path, clock=clock)
+    try:
+        await store.keep_choice("challenge_target", "natory:2026-03-01", 6256)
+        await store.keep_choice("challenge_target", "natory:2026-03-02", 17)
+        await store.keep_choice("challenge_target", "natory:2026-03-01", 7919)  # changed
+        await store.claim_run("nightly-backup", "2026-03-01", ttl_ms=1000)  # another kind
+        assert await other.choices("challenge_target") == {
+            "natory:2026-03-01": 7919,
+            "natory:2026-03-02": 17,
+        }
+        assert await other.choices("challenge") == {}  # a kind is matched whole
+    finally:
+        await other.close()
+
+
 async def test_the_send_schedule_spaces_calls_across_instances(
     db_path: Path, clock: FakeClock, store: Store
 ) -> None:

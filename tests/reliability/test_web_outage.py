@@ -1,0 +1,86 @@
+"""The web boards, the Mini App and the API while PostgreSQL is down (a cluster the
+test starts itself, SIGKILLed): a page that needs the database is answered ``503`` with
+``Retry-After`` and a page saying so (the API: its JSON ``unavailable`` error), never a
+``500`` with a traceback in the log; once the server is back the same addresses answer
+``200``, without a restart."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from tornado.httpserver import HTTPServer
+
+from bot.core.services import Services
+from bot.settings import Settings
+from bot.web.server import WebState, application
+from tests.e2e.botapi import free_port
+from tests.reliability.pgcluster import Cluster, pg_cluster
+from tests.web.test_initdata import fields, signed
+
+BOT_TOKEN = "123456:TEST-token-for-the-web"
+UNAVAILABLE = "The database is not answering just now"
+
+
+async def _serve(cluster: Cluster, tmp: Path) -> AsyncIterator[tuple[str, Services]]:
+    settings = Settings(db=cluster.url, data_dir=tmp, bot_username="bench_test_bot")
+    services = await Services.open(settings)
+    port = free_port()
+    server = HTTPServer(application(WebState(services, BOT_TOKEN, lambda: "bench_test_bot")))
+    server.listen(port, address="127.0.0.1")
+    try:
+        yield f"http://127.0.0.1:{port}", services
+    finally:
+        server.stop()
+        await server.close_all_connections()
+        await services.close()
+
+
+async def test_pages_say_the_database_is_unavailable_and_recover(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    init_data = signed(BOT_TOKEN, fields(user_id=7, auth_date=int(time.time())))
+    async with pg_cluster() as cluster:
+        serving = _serve(cluster, tmp_path)
+        base, _ = await anext(serving)
+        try:
+            async with aiohttp.ClientSession() as session:
+
+                async def get(path: str) -> tuple[int, str, aiohttp.ClientResponse]:
+                    async with session.get(base + path) as r:
+                        return r.status, await r.text(), r
+
+                async def app_me() -> tuple[int, str]:
+                    async with session.post(base + "/app/me", data={"init_data": init_data}) as r:
+                        return r.status, await r.text()
+
+                status, _, _ = await get("/b/primebench")
+                assert status == 200
+                await cluster.kill()
+                with caplog.at_level(logging.WARNING):
+                    # pages nobody asked for yet: nothing cached to answer with
+                    status, body, response = await get("/b/primebench?mode=think")
+                    assert status == 503, body[:300]
+                    assert UNAVAILABLE in body
+                    assert response.headers["Retry-After"] == "5"
+                    assert response.headers["Cache-Control"] == "no-store"
+                    status, body = await app_me()
+                    assert status == 503, body[:300]
+                    assert UNAVAILABLE in body
+                # no traceback (tornado's access log says 503 as it says any 5xx)
+                failures = [
+                    r for r in caplog.records if r.exc_info or r.name == "tornado.application"
+                ]
+                assert failures == [], [r.getMessage() for r in failures]
+                await cluster.start()
+                deadline = time.monotonic() + 60
+                while (await get("/b/primebench?mode=think"))[0] != 200:
+                    assert time.monotonic() < deadline, "the page did not come back"
+                status, body = await app_me()
+                assert status == 200, body[:300]
+        finally:
+            await serving.aclose()
