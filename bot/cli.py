@@ -680,7 +680,7 @@ def _data_arguments(data: argparse.ArgumentParser) -> None:
     load.set_defaults(handler=cmd_data_load)
 
 
-def _settings_once() -> Load:
+def _settings_once(*, service: bool) -> Load:
     """Settings read on the first call, the same object after."""
     read: list[Settings] = []
 
@@ -689,6 +689,12 @@ def _settings_once() -> Load:
             from .settings import load_settings
 
             read.append(load_settings())
+            if read[0].db_url is not None and not service:
+                # a one-shot command tells an unreachable PostgreSQL in one line, not
+                # with each of the pool's tries (a service logs them)
+                import logging
+
+                logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
         return read[0]
 
     return load
@@ -718,15 +724,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
-    if args.command not in SERVICES:
-        # a one-shot command tells an unreachable database in one line, not with each of
-        # the pool's tries (a service logs them)
-        import logging
-
-        logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
     try:
         handler: Callable[[argparse.Namespace, Load], int] = args.handler
-        return handler(args, _settings_once())
+        return handler(args, _settings_once(service=args.command in SERVICES))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
