@@ -312,3 +312,39 @@ async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
         await bot.say(group, member, "/start")
     )
     bot.check_clean(mark)
+
+
+async def test_buttons_of_a_group_upgraded_since_answer_in_its_supergroup(bot: Bot) -> None:
+    """Share, Challenge and As image pressed on old messages of a group that has become
+    a supergroup: Telegram refuses the old chat (migrated), so the card, the challenge
+    link and the board image (the supergroup's, where the results went) go there."""
+    api, mark = bot.api, bot.api.mark()
+    basic = api.group_chat(-18041, "Upgraded Lab", supergroup=False)
+    ann = api.user(18041, "Ann")
+    body = "\n".join(answers(KEY, correct=9))
+    scored = await bot.say(basic, ann, f"/score #think\nmodel: Moved Model\n{body}")
+    sid = sid_of(text_of(scored))
+    await bot.press(basic, ann, scored, f"pub:{sid}")
+    board = await bot.say(basic, ann, "/leaderboard")
+    supergroup, _ = await api.upgrade_group(basic, -1000018041, ann)
+    since = api.mark()
+    await bot.press(basic, ann, scored, f"sh:{sid}")
+    card = await api.wait_call("sendPhoto", chat_id=supergroup["id"], since=since, timeout=20)
+    assert "Moved Model" in text_of(card) and RESULT_LINK.search(text_of(card))
+    await bot.press(basic, ann, scored, f"chl:{sid}")
+    link = await api.wait_call("sendMessage", chat_id=supergroup["id"], since=since, timeout=20)
+    assert CHALLENGE_LINK.search(text_of(link))
+    await bot.press(basic, ann, board, button(board, "As image"))
+    image = await api.wait_for(
+        lambda c: c["method"] == "sendPhoto" and c["ok"] and "leaderboard" in text_of(c),
+        since=since,
+        timeout=20,
+    )
+    assert image["params"]["chat_id"] == supergroup["id"]
+    # its link opens the supergroup's board, with the group's result on it
+    user, chat = private_user(bot, 18041)
+    opened = await bot.say(chat, user, f"/start {GROUP_LINK.search(text_of(image))[1]}")
+    assert "Moved Model" in text_of(opened)
+    refused = [c for c in api.errors() if c["index"] >= since]
+    assert {c["params"]["chat_id"] for c in refused} == {basic["id"]}  # only the old chat
+    assert not [c for c in api.errors() if mark <= c["index"] < since]
