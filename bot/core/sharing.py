@@ -257,8 +257,17 @@ async def top_view(
     if benchmark.challenge is not None:
         target = challenges.today(services.settings, benchmark).target
         board, _ = await challenges.board(services, benchmark, target, limit=TOP_ROWS)
+        marks = await challenges.marks(services, board)  # its best attempt's, as the board's
         rows = tuple(
-            TableRow(row.rank, row.model, row.mode, benchmark.format_score(row.best), row.attempts)
+            TableRow(
+                row.rank,
+                row.model,
+                row.mode,
+                benchmark.format_score(row.best),
+                row.attempts,
+                verified=marks.get(row.best_id) in ("verified", "benchboard"),
+                benchboard=marks.get(row.best_id) == "benchboard",
+            )
             for row in board.rows
         )
         return BoardImageView(benchmark, "g", rows, now, target=target, lang=lang, theme=theme_,

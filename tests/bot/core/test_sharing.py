@@ -5,9 +5,12 @@ board image's rows."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from bot.core import admin, boards, links, sharing, submissions
+from bot.core import admin, boards, challenges, links, sharing, submissions
+from bot.core.challenges import set_target
 from bot.core.errors import UserError
 from bot.core.services import Services
 from scoring import registry
@@ -140,3 +143,26 @@ async def test_the_top_image_shows_the_boards_top(services: Services) -> None:
     assert image.file_id is None
     await sharing.uploaded(services, image, "AgAC-board")
     assert (await sharing.board_image(services, view)).file_id == "AgAC-board"
+
+
+@engine_free
+async def test_the_daily_top_image_keeps_the_rows_marks(services: Services) -> None:
+    """``@bot top natory``: a verified attempt keeps its mark on the image, as on the
+    challenge board (each row's best attempt's)."""
+    natory = registry.get("natory")
+    target = set_target(services.settings.data_dir, natory, datetime.now(UTC).date(), "6256")
+    assert challenges.today(services.settings, natory).target == target.target == 6256
+    post = Submitter(services)
+    subs = []
+    for user_id, model in ((1, "Checked"), (2, "Claimed")):
+        sub = await post.submit(f"#natory #default\ntarget: 6256\nmodel: {model}\n2*5^5+6",
+                                user_id=user_id)  # fmt: skip
+        subs.append((await submissions.publish(services, sub)).submission)
+    bot_admin = admin.Actor(BOT_ADMIN, BOT_ADMIN, False, True, False)
+    await admin.moderate(services, bot_admin, "verify", [str(subs[0].id)])
+    top = await sharing.top_view(services, ["natory"], lang="en", theme_="light")
+    assert top.target == 6256
+    assert {r.model: (r.verified, r.benchboard) for r in top.rows} == {
+        "Checked": (True, False),
+        "Claimed": (False, False),
+    }
