@@ -42,7 +42,7 @@ from scoring import registry
 
 from ..core import links, people, sharing, submissions
 from ..render.format import mode_label
-from ..render.i18n import t
+from ..render.i18n import N_, t
 from .context import BotContext
 from .handlers import user_lang
 from .share_handlers import result_caption
@@ -50,6 +50,8 @@ from .share_handlers import result_caption
 log = logging.getLogger("benchboard")
 
 CACHE_SECONDS = 10
+#: The button of an answer with no results: nothing published, or nothing that matches.
+NOTHING = (N_("inline_nothing"), N_("inline_no_match"))
 UPLOADS_PER_ANSWER = 3
 UPLOAD_SECONDS = 4.0
 
@@ -193,6 +195,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
     words = query.query.split()
     results: list[InlineQueryResult] = []
     next_offset = ""
+    nothing = "inline_nothing"
     if words and words[0].lower() == sharing.TOP_WORD:
         item = await _top_item(context, lang, theme, words[1:], user.id)
         results = [item] if item is not None else []
@@ -204,6 +207,8 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             else []  # past any page we hand out: the end of the list
         )
         offset = offset or 0
+        if words and not found and not offset:  # they have results: none matches
+            nothing = "inline_no_match"
         budget = _Budget()
         for sub in found:
             results.append(await _result_item(context, lang, theme, sub, budget))
@@ -211,7 +216,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             next_offset = str(offset + len(found))
     button = None
     if not results:
-        button = InlineQueryResultsButton(t(lang, "inline_nothing"), start_parameter="inline")
+        button = InlineQueryResultsButton(t(lang, nothing), start_parameter="inline")
     await query.answer(
         results,
         cache_time=CACHE_SECONDS,

@@ -109,6 +109,8 @@ async def test_a_query_filters_by_model_or_benchmark(bot: Bot) -> None:
     query = await api.inline_query(user, "zerobench")
     empty = (await api.inline_answer(query))["params"]
     assert empty["results"] == [] and empty["button"]["start_parameter"] == "inline"
+    # not "nothing published yet": they have results, none matches the words
+    assert "جور نیست" in empty["button"]["text"] and "هنوز" not in empty["button"]["text"]
     # someone with nothing published is offered the bot
     nobody = api.user(18104, "Nobody")
     query = await api.inline_query(nobody, "")
