@@ -198,7 +198,8 @@ async def on_challenge_button(update: Update, context: BotContext) -> None:
     token = await links.challenge_token(services, sub, created_by=query.from_user.id)
     link = links.start_link(services.bot_username, links.payload("challenge", token))
     challenge = sharing.challenge_of(sub)
-    title = registry.get(sub.benchmark).title
+    benchmark = registry.get(sub.benchmark)
+    title = benchmark.title
     beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
              benchmark=html.escape(title))  # fmt: skip
     invite = t(
@@ -209,6 +210,8 @@ async def on_challenge_button(update: Update, context: BotContext) -> None:
     )
     await query.answer()
     text = t(lang, "challenge_link", beat=beat, link=html.escape(link))
+    if benchmark.credit:  # a score is shown: its benchmark's credit with it
+        text += "\n" + html.escape(benchmark.credit)
     try:
         await context.bot.send_message(
             query.message.chat.id,

@@ -192,6 +192,7 @@ async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> No
     link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
     payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
     assert "beat +6 by Champion on PrimeBench" in text_of(link_msg)
+    assert CREDIT in text_of(link_msg)  # a PrimeBench score shown: JibayAI credited
     assert any("t.me/share/url" in url for url in _urls(link_msg))
     friend, friend_chat = private_user(bot, 18006)
     opened = await bot.say(friend_chat, friend, f"/start {payload}")
