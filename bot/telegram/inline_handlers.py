@@ -51,7 +51,7 @@ log = logging.getLogger("benchboard")
 
 CACHE_SECONDS = 10
 #: The button of an answer with no results: nothing published, or nothing that matches.
-NOTHING = (N_("inline_nothing"), N_("inline_no_match"))
+NOTHING = (N_("inline_nothing"), N_("inline_no_match"), N_("inline_top_in_bot"))
 UPLOADS_PER_ANSWER = 3
 UPLOAD_SECONDS = 4.0
 
@@ -195,10 +195,12 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
     words = query.query.split()
     results: list[InlineQueryResult] = []
     next_offset = ""
-    nothing = "inline_nothing"
+    nothing, start = "inline_nothing", "inline"
     if words and words[0].lower() == sharing.TOP_WORD:
         item = await _top_item(context, lang, theme, words[1:], user.id)
         results = [item] if item is not None else []
+        # no image (nowhere to upload it yet): the board in the bot
+        nothing, start = "inline_top_in_bot", "board"
     else:
         offset = inline_offset(query.offset)
         found = (
@@ -207,7 +209,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             else []  # past any page we hand out: the end of the list
         )
         offset = offset or 0
-        if words and not found and not offset:  # they have results: none matches
+        if words and not found and not offset:  # none of their results matches
             nothing = "inline_no_match"
         budget = _Budget()
         for sub in found:
@@ -216,7 +218,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             next_offset = str(offset + len(found))
     button = None
     if not results:
-        button = InlineQueryResultsButton(t(lang, nothing), start_parameter="inline")
+        button = InlineQueryResultsButton(t(lang, nothing), start_parameter=start)
     await query.answer(
         results,
         cache_time=CACHE_SECONDS,

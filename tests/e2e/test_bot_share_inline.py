@@ -153,6 +153,14 @@ async def test_without_a_private_chat_cards_wait_as_text(bot: Bot) -> None:
     assert [result_kind(r) for r in results] == ["article"]
     uploads = [c for c in api.calls_of("sendPhoto") if c["index"] >= since]
     assert not [c for c in uploads if c["params"]["chat_id"] in (member["id"], group["id"])]
+    # nor can the top five's image be uploaded: the board is offered in the bot, not
+    # "no published results" (there are, theirs among them)
+    query = await api.inline_query(member, "top zerobench")  # (an image not uploaded yet)
+    answer = (await api.inline_answer(query))["params"]
+    assert answer["results"] == [] and answer["button"]["start_parameter"] == "board"
+    assert (
+        "leaderboard" in answer["button"]["text"] and "No published" not in answer["button"]["text"]
+    )
     bot.check_clean(mark)
 
 
