@@ -160,7 +160,7 @@ async def _pressed_submission(
         if sub_id is None:
             raise UserError("publish_first")
         if challenge:
-            sub = await sharing.to_challenge(services, sub_id)
+            sub = await sharing.to_challenge(services, sub_id, presser)
             if sub.user_id != presser and not on_its_message(query):
                 raise UserError("not_yours")
         else:

@@ -72,10 +72,26 @@ async def test_who_may_share_and_challenge(services: Services) -> None:
         assert refused.value.key == key
     assert (await sharing.to_share(services, published.id, 1)).id == published.id
     # anyone may be challenged to beat a result on the boards
-    assert (await sharing.to_challenge(services, published.id)).id == published.id
+    assert (await sharing.to_challenge(services, published.id, 2)).id == published.id
     with pytest.raises(UserError) as refused:
-        await sharing.to_challenge(services, private.id)
+        await sharing.to_challenge(services, private.id, 1)
     assert refused.value.key == "publish_first"
+    # a card shared before its result left the boards: its owner may publish a withdrawn
+    # one again, nobody else can (nor anyone a hidden one): it is on no board now
+    await submissions.withdraw(services, published.id, 1)
+    hidden = await post.published(14, model="H", user_id=1)
+    bot_admin = admin.Actor(BOT_ADMIN, BOT_ADMIN, False, True, False)
+    await admin.moderate(services, bot_admin, "hide", [str(hidden.id)])
+    for submission_id, user_id, key in (
+        (published.id, 1, "publish_first"),
+        (published.id, 2, "share_unavailable"),
+        (hidden.id, 1, "share_unavailable"),
+        (hidden.id, 2, "share_unavailable"),
+    ):
+        for use in (sharing.to_share, sharing.to_challenge):
+            with pytest.raises(UserError) as refused:
+                await use(services, submission_id, user_id)
+            assert refused.value.key == key, (submission_id, user_id, use)
     with pytest.raises(UserError) as refused:
         await links.result_token(services, private)
     assert refused.value.key == "not_shareable" and refused.value.values == {"id": private.id}
