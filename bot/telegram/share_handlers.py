@@ -23,6 +23,7 @@ from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.bidi import figure_text
 from ..render.boards import render_board
+from ..render.card_views import isolated
 from ..render.format import mode_label
 from ..render.i18n import N_, t
 from ..render.views import BoardPage
@@ -187,6 +188,14 @@ async def on_share_button(update: Update, context: BotContext) -> None:
         await send_result_card(context, exc.new_chat_id, sub, lang, by=query.from_user.id)
 
 
+def challenge_beat(lang: str, challenge: sharing.Challenge, title: str) -> str:
+    """The line "beat <score> by <model> on <benchmark>" (HTML): in Persian the score a
+    left-to-right run in Persian digits (``+24``, not ``24+``), the name kept whole."""
+    return t(lang, "challenge_beat", score=figure_text(lang, challenge.score),
+             model=isolated(lang, html.escape(challenge.model)),
+             benchmark=html.escape(title))  # fmt: skip
+
+
 async def on_challenge_button(update: Update, context: BotContext) -> None:
     """Challenge a friend: a link that opens the bot with the benchmark, its prompt and
     "beat <score> by <model>"."""
@@ -200,8 +209,7 @@ async def on_challenge_button(update: Update, context: BotContext) -> None:
     challenge = sharing.challenge_of(sub)
     benchmark = registry.get(sub.benchmark)
     title = benchmark.title
-    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
-             benchmark=html.escape(title))  # fmt: skip
+    beat = challenge_beat(lang, challenge, title)
     invite = t(
         lang, "challenge_invite", score=challenge.score, model=challenge.model, benchmark=title
     )
@@ -384,8 +392,7 @@ async def _open_challenge(
     if message.from_user is not None:
         await sharing.accept(context.services, message.from_user.id, challenge)
     benchmark = registry.get(sub.benchmark)
-    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
-             benchmark=html.escape(benchmark.title))  # fmt: skip
+    beat = challenge_beat(lang, challenge, benchmark.title)
     text = t(lang, "challenge_opened", beat=beat)
     if benchmark.prompt:
         text += (

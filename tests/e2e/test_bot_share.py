@@ -349,3 +349,25 @@ async def test_buttons_of_a_group_upgraded_since_answer_in_its_supergroup(bot: B
     refused = [c for c in api.errors() if c["index"] >= since]
     assert {c["params"]["chat_id"] for c in refused} == {basic["id"]}  # only the old chat
     assert not [c for c in api.errors() if mark <= c["index"] < since]
+
+
+async def test_a_persian_challenge_keeps_the_score_left_to_right(bot: Bot) -> None:
+    """In Persian the score to beat is a left-to-right run in Persian digits (``+6``
+    read right to left is ``6+``) and the model's name is kept whole: in the challenge
+    link, the opened challenge and the answer's card."""
+    mark = bot.api.mark()
+    user, chat, _reply, card, sid = await _published(bot, 18051, "Model-7 (beta)", 9, "fa")
+    since = bot.api.mark()
+    await bot.press(chat, user, card, f"chl:{sid}")
+    link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
+    score, name = "<b>\u2066+۶\u2069</b>", "<b>\u2068Model-7 (beta)\u2069</b>"
+    assert score in link_msg["params"]["text"] and name in link_msg["params"]["text"]
+    friend, friend_chat = private_user(bot, 18052, "fa")
+    payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
+    opened = await bot.say(friend_chat, friend, f"/start {payload}")
+    assert score in opened["params"]["text"] and name in opened["params"]["text"]
+    await bot.api.wait_call("sendDocument", chat_id=friend_chat["id"], since=since)  # Q.json
+    body = "\n".join(answers(KEY, correct=10))
+    answer = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
+    assert "\u2066+۶\u2069" in text_of(answer) and "\u2068Model-7 (beta)\u2069" in text_of(answer)
+    bot.check_clean(mark)
