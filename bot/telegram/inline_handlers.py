@@ -36,7 +36,7 @@ from telegram import (
     InputTextMessageContent,
     Update,
 )
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, ChatMigrated, Forbidden
 
 from scoring import registry
 
@@ -67,7 +67,18 @@ async def upload(context: BotContext, user_id: int, image: sharing.Image) -> str
         chat_id = user_id
     png = await sharing.draw(services, image)
     try:
-        sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
+        try:
+            sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
+        except ChatMigrated as exc:
+            # the card chat, a group, became a supergroup: uploaded there (the setting
+            # names the old id until the operator changes it)
+            log.warning(
+                "BENCHBOARD_CARD_CHAT %s is now the supergroup %s: set it to the new id",
+                chat_id,
+                exc.new_chat_id,
+            )
+            chat_id = exc.new_chat_id
+            sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
     except (BadRequest, Forbidden) as exc:
         log.warning("cannot upload a card to chat %s: %s", chat_id, exc)
         return None

@@ -185,3 +185,27 @@ async def test_a_card_chat_takes_the_uploads(tmp_path_factory: pytest.TempPathFa
             bot.check_clean()
     finally:
         await api.stop()
+
+
+async def test_a_card_chat_upgraded_to_a_supergroup_still_takes_the_uploads(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """BENCHBOARD_CARD_CHAT names a group that has become a supergroup since: Telegram
+    refuses the old id, so the card goes to the supergroup (every inline answer failed)."""
+    api = FakeBotAPI(bot_username=BOT)
+    await api.start()
+    cards = api.group_chat(-18108, "Card store", supergroup=False)
+    try:
+        env = {"BENCHBOARD_CARD_CHAT": str(cards["id"])}
+        async with bot_session(tmp_path_factory.mktemp("moved"), env=env, api=api) as bot:
+            user, chat = private_user(bot, 18108)
+            await _publish(bot, chat, user, "Moved Cards", correct=5)
+            supergroup, _ = await api.upgrade_group(cards, -1000018108, api.user(18109, "Op"))
+            query = await api.inline_query(user, "")
+            results = (await api.inline_answer(query))["params"]["results"]
+            assert [result_kind(r) for r in results] == ["cached_photo"]
+            kept = [m for m in api.messages_in(supergroup["id"]) if "photo" in m]
+            assert results[0]["photo_file_id"] == kept[0]["photo"][-1]["file_id"]
+            assert "set it to the new id" in bot.proc.log()  # the operator is told
+    finally:
+        await api.stop()
