@@ -346,6 +346,15 @@ async def test_buttons_of_a_group_upgraded_since_answer_in_its_supergroup(bot: B
     user, chat = private_user(bot, 18041)
     opened = await bot.say(chat, user, f"/start {GROUP_LINK.search(text_of(image))[1]}")
     assert "Moved Model" in text_of(opened)
+    # a board button that edits its old message: nothing to edit there, no error either
+    answer = await bot.press(basic, ann, board, "lb:primebench:c:think:0:0", check_button=False)
+    assert not answer.get("show_alert")
+    await api.wait_until(
+        lambda: "its chat is now the supergroup -1000018041" in bot.proc.log(),
+        timeout=20,
+        what="the press handled",
+    )
+    assert '"level": "ERROR"' not in bot.proc.log()
     refused = [c for c in api.errors() if c["index"] >= since]
     assert {c["params"]["chat_id"] for c in refused} == {basic["id"]}  # only the old chat
     assert not [c for c in api.errors() if mark <= c["index"] < since]
