@@ -213,6 +213,8 @@ async def on_challenge_button(update: Update, context: BotContext) -> None:
     invite = t(
         lang, "challenge_invite", score=challenge.score, model=challenge.model, benchmark=title
     )
+    if benchmark.credit:  # the friend is shown the score too
+        invite += "\n" + benchmark.credit
     markup = InlineKeyboardMarkup(
         [[InlineKeyboardButton(t(lang, "btn_send_challenge"), url=links.share_url(link, invite))]]
     )

@@ -8,6 +8,7 @@ import re
 import struct
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 import pytest_asyncio
@@ -193,7 +194,8 @@ async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> No
     payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
     assert "beat +6 by Champion on PrimeBench" in text_of(link_msg)
     assert CREDIT in text_of(link_msg)  # a PrimeBench score shown: JibayAI credited
-    assert any("t.me/share/url" in url for url in _urls(link_msg))
+    shares = [url for url in _urls(link_msg) if "t.me/share/url" in url]
+    assert shares and CREDIT in unquote(shares[0])  # the invitation shows the score too
     friend, friend_chat = private_user(bot, 18006)
     opened = await bot.say(friend_chat, friend, f"/start {payload}")
     plain = text_of(opened)
