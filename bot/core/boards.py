@@ -7,6 +7,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from scoring import UnknownBenchmark, parse_mode, registry
@@ -59,15 +60,25 @@ async def page(services: Services, query: BoardQuery, *, chat_id: int, user_id: 
         raise UserError("gone")
     benchmark = registry.get(query.benchmark)
     store = services.store
-    board = await store.leaderboard(
-        benchmark.name,
-        chat_id=chat_id if query.scope == "c" else None,
-        user_id=user_id if query.scope == "u" else None,
-        mode=query.mode,
-        days=query.days or None,
-        limit=BOARD_PAGE,
-        offset=query.page * BOARD_PAGE,
-    )
+
+    async def read(page: int) -> Board:
+        return await store.leaderboard(
+            benchmark.name,
+            chat_id=chat_id if query.scope == "c" else None,
+            user_id=user_id if query.scope == "u" else None,
+            mode=query.mode,
+            days=query.days or None,
+            limit=BOARD_PAGE,
+            offset=page * BOARD_PAGE,
+        )
+
+    board = await read(query.page)
+    last = max(0, -(-board.total // BOARD_PAGE) - 1)
+    if query.page > last:
+        # an old message's page, gone since (results withdrawn or hidden): the last
+        # page, not an empty one that says nothing is published
+        query = replace(query, page=last)
+        board = await read(last)
     records: Mapping[int, Mapping[str, Any]] = {}
     if benchmark.board_columns:  # figures of the record beside the score
         ids = [r.submission_id for r in board.rows if r.submission_id is not None]

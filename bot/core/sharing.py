@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from scoring import Benchmark, UnknownBenchmark, registry
-from storage import Submission
+from storage import Submission, Visibility
 
 from ..render.card_views import BoardImageView, ResultCardView, TableRow
 from ..render.views import BoardPage
@@ -257,8 +257,17 @@ async def top_view(
     if benchmark.challenge is not None:
         target = challenges.today(services.settings, benchmark).target
         board, _ = await challenges.board(services, benchmark, target, limit=TOP_ROWS)
+        marks = await challenges.marks(services, board)  # its best attempt's, as the board's
         rows = tuple(
-            TableRow(row.rank, row.model, row.mode, benchmark.format_score(row.best), row.attempts)
+            TableRow(
+                row.rank,
+                row.model,
+                row.mode,
+                benchmark.format_score(row.best),
+                row.attempts,
+                verified=marks.get(row.best_id) in ("verified", "benchboard"),
+                benchboard=marks.get(row.best_id) == "benchboard",
+            )
             for row in board.rows
         )
         return BoardImageView(benchmark, "g", rows, now, target=target, lang=lang, theme=theme_,
@@ -287,7 +296,7 @@ async def to_share(services: Services, submission_id: int, user_id: int) -> Subm
     ``not_yours`` (someone else's: a result's link goes to its owner only)."""
     sub = await services.store.get_submission(submission_id)
     if sub is None or not shareable(sub):
-        raise UserError("publish_first")
+        raise _unshared(sub, user_id)
     if sub.user_id != user_id:
         raise UserError("not_yours")
     if not await links.visible(services, sub):
@@ -295,16 +304,26 @@ async def to_share(services: Services, submission_id: int, user_id: int) -> Subm
     return sub
 
 
-async def to_challenge(services: Services, submission_id: int) -> Submission:
-    """The result a Challenge button names (anyone may be challenged to beat a result
-    on the boards; the caller checks who pressed where). Raises :class:`UserError`
-    ``publish_first`` or ``share_unavailable`` as :func:`to_share`."""
+async def to_challenge(services: Services, submission_id: int, user_id: int) -> Submission:
+    """The result a Challenge button names, pressed by ``user_id`` (anyone may be
+    challenged to beat a result on the boards; the caller checks who pressed where).
+    Raises :class:`UserError` ``publish_first`` or ``share_unavailable`` as
+    :func:`to_share`."""
     sub = await services.store.get_submission(submission_id)
     if sub is None or not shareable(sub):
-        raise UserError("publish_first")
+        raise _unshared(sub, user_id)
     if not await links.visible(services, sub):
         raise UserError("share_unavailable", id=sub.id)
     return sub
+
+
+def _unshared(sub: Submission | None, user_id: int) -> UserError:
+    """Why a result that is not published is not shared: its owner may publish it
+    first — unless an admin hid it; to anyone else (a card shared before it was
+    withdrawn or hidden) it is on no board now."""
+    if sub is None or (sub.user_id == user_id and sub.visibility is not Visibility.HIDDEN):
+        return UserError("publish_first")
+    return UserError("share_unavailable", id=sub.id)
 
 
 async def group_title(services: Services, chat_id: int) -> str | None:

@@ -328,8 +328,9 @@ def challenge_line(lang: str, extra: Mapping[str, Any]) -> str | None:
     return t(
         lang,
         "card_challenge",
-        score=html.escape(str(found.get("score", ""))),
-        model=html.escape(str(found.get("model", ""))),
+        # a left-to-right run in Persian (``+24`` is not ``24+``), the name kept whole
+        score=figure_text(lang, html.escape(str(found.get("score", "")))),
+        model=isolated(lang, html.escape(str(found.get("model", "")))),
     )
 
 

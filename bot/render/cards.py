@@ -330,9 +330,11 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
             c.text(starts[2] - 12, base, "✔", size=30, color=palette.good, trailing=True)
     bottom = height - BOARD_FOOTER
     c.box(MARGIN, bottom + 20, inner, 2, palette.none)
-    c.text(MARGIN, bottom + 62, text.footer, size=26, color=palette.muted, width=inner * 0.6)
-    c.text(WIDTH - MARGIN, bottom + 62, text.handle, size=26, color=palette.muted,
-           trailing=True, width=inner * 0.38)  # fmt: skip
+    handle = c.text(WIDTH - MARGIN, bottom + 62, text.handle, size=26, color=palette.muted,
+                    trailing=True, width=inner * 0.38)  # fmt: skip
+    # the footer (the key, the ⚙ mark's legend) has whatever the handle leaves
+    left = inner - (handle.get_window_extent().width + 30 if handle is not None else 0)
+    c.text(MARGIN, bottom + 62, text.footer, size=26, color=palette.muted, width=left)
     credit(c, text.credit, bottom + 82, inner)
     return c.figure, text
 

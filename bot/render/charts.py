@@ -346,7 +346,13 @@ def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
             left_out.append(text)
     if left_out:
         notes = [*notes, labels.words.not_labelled("; ".join(left_out))]
-    labels.footer.set_text(textwrap.shorten("  ·  ".join(notes), 130, placeholder=" …"))
+    # as much of the line as the panel's width holds (measured: 130 characters of
+    # wide names ran off the image)
+    line, right = "  ·  ".join(notes), axes.get_window_extent(renderer).x1
+    for width in range(130, 10, -10):
+        labels.footer.set_text(textwrap.shorten(line, width, placeholder=" …"))
+        if labels.footer.get_window_extent(renderer).x1 <= right:
+            break
 
 
 def _leader(axes: Axes, xy: tuple[float, float], offset: tuple[float, float], dpi: float) -> None:

@@ -24,7 +24,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import ApplicationHandlerStop, filters
 
 from scoring import Benchmark, Result, ScoringError, registry
@@ -682,6 +682,15 @@ async def on_error(update: object, context: BotContext) -> None:
     """Log with the update id; tell the user something short and true."""
     error = context.error
     update_id = update.update_id if isinstance(update, Update) else None
+    if isinstance(error, ChatMigrated):
+        # a button of an old message in a group that has become a supergroup: the old
+        # chat takes nothing more (no edit, no answer there); its results moved already
+        log.warning(
+            "update %s: its chat is now the supergroup %s, which its message is not in",
+            update_id,
+            error.new_chat_id,
+        )
+        return
     if isinstance(error, ScoringError):
         log.warning("update %s: %s", update_id, error)
     else:

@@ -36,13 +36,13 @@ from telegram import (
     InputTextMessageContent,
     Update,
 )
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, ChatMigrated, Forbidden
 
 from scoring import registry
 
 from ..core import links, people, sharing, submissions
 from ..render.format import mode_label
-from ..render.i18n import t
+from ..render.i18n import N_, t
 from .context import BotContext
 from .handlers import user_lang
 from .share_handlers import result_caption
@@ -50,6 +50,8 @@ from .share_handlers import result_caption
 log = logging.getLogger("benchboard")
 
 CACHE_SECONDS = 10
+#: The button of an answer with no results: nothing published, or nothing that matches.
+NOTHING = (N_("inline_nothing"), N_("inline_no_match"), N_("inline_top_in_bot"))
 UPLOADS_PER_ANSWER = 3
 UPLOAD_SECONDS = 4.0
 
@@ -65,7 +67,18 @@ async def upload(context: BotContext, user_id: int, image: sharing.Image) -> str
         chat_id = user_id
     png = await sharing.draw(services, image)
     try:
-        sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
+        try:
+            sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
+        except ChatMigrated as exc:
+            # the card chat, a group, became a supergroup: uploaded there (the setting
+            # names the old id until the operator changes it)
+            log.warning(
+                "BENCHBOARD_CARD_CHAT %s is now the supergroup %s: set it to the new id",
+                chat_id,
+                exc.new_chat_id,
+            )
+            chat_id = exc.new_chat_id
+            sent = await context.bot.send_photo(chat_id, png, disable_notification=True)
     except (BadRequest, Forbidden) as exc:
         log.warning("cannot upload a card to chat %s: %s", chat_id, exc)
         return None
@@ -193,9 +206,12 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
     words = query.query.split()
     results: list[InlineQueryResult] = []
     next_offset = ""
+    nothing, start = "inline_nothing", "inline"
     if words and words[0].lower() == sharing.TOP_WORD:
         item = await _top_item(context, lang, theme, words[1:], user.id)
         results = [item] if item is not None else []
+        # no image (nowhere to upload it yet): the board in the bot
+        nothing, start = "inline_top_in_bot", "board"
     else:
         offset = inline_offset(query.offset)
         found = (
@@ -204,6 +220,8 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             else []  # past any page we hand out: the end of the list
         )
         offset = offset or 0
+        if words and not found and not offset:  # none of their results matches
+            nothing = "inline_no_match"
         budget = _Budget()
         for sub in found:
             results.append(await _result_item(context, lang, theme, sub, budget))
@@ -211,7 +229,7 @@ async def on_inline_query(update: Update, context: BotContext) -> None:
             next_offset = str(offset + len(found))
     button = None
     if not results:
-        button = InlineQueryResultsButton(t(lang, "inline_nothing"), start_parameter="inline")
+        button = InlineQueryResultsButton(t(lang, nothing), start_parameter=start)
     await query.answer(
         results,
         cache_time=CACHE_SECONDS,

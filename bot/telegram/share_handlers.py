@@ -12,9 +12,9 @@ import html
 import logging
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
-from telegram.error import BadRequest
+from telegram.error import BadRequest, ChatMigrated
 
 from scoring import registry
 
@@ -23,8 +23,10 @@ from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.bidi import figure_text
 from ..render.boards import render_board
+from ..render.card_views import isolated
 from ..render.format import mode_label
 from ..render.i18n import N_, t
+from ..render.views import BoardPage
 from .context import BotContext
 from .guides import greet_group, send_questions
 from .handlers import error_text, in_group, user_lang
@@ -159,7 +161,7 @@ async def _pressed_submission(
         if sub_id is None:
             raise UserError("publish_first")
         if challenge:
-            sub = await sharing.to_challenge(services, sub_id)
+            sub = await sharing.to_challenge(services, sub_id, presser)
             if sub.user_id != presser and not on_its_message(query):
                 raise UserError("not_yours")
         else:
@@ -177,10 +179,21 @@ async def on_share_button(update: Update, context: BotContext) -> None:
         return
     query, lang, sub = found
     await query.answer()
-    await send_result_card(
-        context, query.message.chat.id, sub, lang, by=query.from_user.id,
-        reply_to=query.message.message_id,
-    )  # fmt: skip
+    try:
+        await send_result_card(
+            context, query.message.chat.id, sub, lang, by=query.from_user.id,
+            reply_to=query.message.message_id,
+        )  # fmt: skip
+    except ChatMigrated as exc:  # an old card of a group upgraded since: to its supergroup
+        await send_result_card(context, exc.new_chat_id, sub, lang, by=query.from_user.id)
+
+
+def challenge_beat(lang: str, challenge: sharing.Challenge, title: str) -> str:
+    """The line "beat <score> by <model> on <benchmark>" (HTML): in Persian the score a
+    left-to-right run in Persian digits (``+24``, not ``24+``), the name kept whole."""
+    return t(lang, "challenge_beat", score=figure_text(lang, challenge.score),
+             model=isolated(lang, html.escape(challenge.model)),
+             benchmark=html.escape(title))  # fmt: skip
 
 
 async def on_challenge_button(update: Update, context: BotContext) -> None:
@@ -194,22 +207,30 @@ async def on_challenge_button(update: Update, context: BotContext) -> None:
     token = await links.challenge_token(services, sub, created_by=query.from_user.id)
     link = links.start_link(services.bot_username, links.payload("challenge", token))
     challenge = sharing.challenge_of(sub)
-    title = registry.get(sub.benchmark).title
-    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
-             benchmark=html.escape(title))  # fmt: skip
+    benchmark = registry.get(sub.benchmark)
+    title = benchmark.title
+    beat = challenge_beat(lang, challenge, title)
     invite = t(
         lang, "challenge_invite", score=challenge.score, model=challenge.model, benchmark=title
     )
+    if benchmark.credit:  # the friend is shown the score too
+        invite += "\n" + benchmark.credit
     markup = InlineKeyboardMarkup(
         [[InlineKeyboardButton(t(lang, "btn_send_challenge"), url=links.share_url(link, invite))]]
     )
     await query.answer()
-    await context.bot.send_message(
-        query.message.chat.id,
-        t(lang, "challenge_link", beat=beat, link=html.escape(link)),
-        reply_markup=markup,
-        reply_to_message_id=query.message.message_id,
-    )
+    text = t(lang, "challenge_link", beat=beat, link=html.escape(link))
+    if benchmark.credit:  # a score is shown: its benchmark's credit with it
+        text += "\n" + html.escape(benchmark.credit)
+    try:
+        await context.bot.send_message(
+            query.message.chat.id,
+            text,
+            reply_markup=markup,
+            reply_to_message_id=query.message.message_id,
+        )
+    except ChatMigrated as exc:  # an old card of a group upgraded since: to its supergroup
+        await context.bot.send_message(exc.new_chat_id, text, reply_markup=markup)
 
 
 # --- the card theme ------------------------------------------------------------------
@@ -252,13 +273,37 @@ async def on_board_image_button(update: Update, context: BotContext) -> None:
     if board_query is None:
         await query.answer(t(lang, "gone"))
         return
-    services, chat = context.services, query.message.chat
+    chat, reply_to = query.message.chat, query.message.message_id
     try:
-        page = await boards.page(services, board_query, chat_id=chat.id, user_id=query.from_user.id)
+        page = await boards.page(
+            context.services, board_query, chat_id=chat.id, user_id=query.from_user.id
+        )
     except UserError as exc:
         await query.answer(error_text(lang, exc))
         return
     await query.answer()
+    try:
+        await _send_board_image(context, query, lang, page, chat.id, reply_to)
+    except ChatMigrated as exc:
+        # an old board of a group upgraded since: the supergroup's board (where its
+        # results are now), to the supergroup
+        page = await boards.page(
+            context.services, board_query, chat_id=exc.new_chat_id, user_id=query.from_user.id
+        )
+        await _send_board_image(context, query, lang, page, exc.new_chat_id, None)
+
+
+async def _send_board_image(
+    context: BotContext,
+    query: CallbackQuery,
+    lang: str,
+    page: BoardPage,
+    chat_id: int,
+    reply_to: int | None,
+) -> None:
+    """A board page as an image in the chat whose button asked for it (``chat_id``)."""
+    assert query.message is not None
+    services, chat, board_query = context.services, query.message.chat, page.query
     view = sharing.board_view(
         page,
         lang=lang,
@@ -272,12 +317,12 @@ async def on_board_image_button(update: Update, context: BotContext) -> None:
     buttons = [InlineKeyboardButton(t(lang, "btn_add_to_group"),
                                     url=links.startgroup_link(services.bot_username))]  # fmt: skip
     if in_group(chat) and board_query.scope == "c":
-        token = await links.group_token(services, chat.id, created_by=query.from_user.id)
+        token = await links.group_token(services, chat_id, created_by=query.from_user.id)
         link = links.start_link(services.bot_username, links.payload("group", token))
         caption += "\n" + t(lang, "board_link", link=html.escape(link))
     image = await sharing.board_image(services, view)
-    await send_image(context, chat.id, image, caption, InlineKeyboardMarkup([buttons]),
-                     reply_to=query.message.message_id)  # fmt: skip
+    await send_image(context, chat_id, image, caption, InlineKeyboardMarkup([buttons]),
+                     reply_to=reply_to)  # fmt: skip
 
 
 # --- start payloads ------------------------------------------------------------------------
@@ -349,8 +394,7 @@ async def _open_challenge(
     if message.from_user is not None:
         await sharing.accept(context.services, message.from_user.id, challenge)
     benchmark = registry.get(sub.benchmark)
-    beat = t(lang, "challenge_beat", score=challenge.score, model=html.escape(challenge.model),
-             benchmark=html.escape(benchmark.title))  # fmt: skip
+    beat = challenge_beat(lang, challenge, benchmark.title)
     text = t(lang, "challenge_opened", beat=beat)
     if benchmark.prompt:
         text += (

@@ -8,6 +8,7 @@ import re
 import struct
 from collections.abc import AsyncIterator
 from typing import Any
+from urllib.parse import unquote
 
 import pytest
 import pytest_asyncio
@@ -192,7 +193,9 @@ async def test_a_challenge_opens_the_prompt_and_marks_the_answer(bot: Bot) -> No
     link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
     payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
     assert "beat +6 by Champion on PrimeBench" in text_of(link_msg)
-    assert any("t.me/share/url" in url for url in _urls(link_msg))
+    assert CREDIT in text_of(link_msg)  # a PrimeBench score shown: JibayAI credited
+    shares = [url for url in _urls(link_msg) if "t.me/share/url" in url]
+    assert shares and CREDIT in unquote(shares[0])  # the invitation shows the score too
     friend, friend_chat = private_user(bot, 18006)
     opened = await bot.say(friend_chat, friend, f"/start {payload}")
     plain = text_of(opened)
@@ -311,4 +314,71 @@ async def test_names_with_markup_are_escaped_in_captions(bot: Bot) -> None:
     assert "Hi <Lab & co>! I score LLM benchmark outputs" in text_of(
         await bot.say(group, member, "/start")
     )
+    bot.check_clean(mark)
+
+
+async def test_buttons_of_a_group_upgraded_since_answer_in_its_supergroup(bot: Bot) -> None:
+    """Share, Challenge and As image pressed on old messages of a group that has become
+    a supergroup: Telegram refuses the old chat (migrated), so the card, the challenge
+    link and the board image (the supergroup's, where the results went) go there."""
+    api, mark = bot.api, bot.api.mark()
+    basic = api.group_chat(-18041, "Upgraded Lab", supergroup=False)
+    ann = api.user(18041, "Ann")
+    body = "\n".join(answers(KEY, correct=9))
+    scored = await bot.say(basic, ann, f"/score #think\nmodel: Moved Model\n{body}")
+    sid = sid_of(text_of(scored))
+    await bot.press(basic, ann, scored, f"pub:{sid}")
+    board = await bot.say(basic, ann, "/leaderboard")
+    supergroup, _ = await api.upgrade_group(basic, -1000018041, ann)
+    since = api.mark()
+    await bot.press(basic, ann, scored, f"sh:{sid}")
+    card = await api.wait_call("sendPhoto", chat_id=supergroup["id"], since=since, timeout=20)
+    assert "Moved Model" in text_of(card) and RESULT_LINK.search(text_of(card))
+    await bot.press(basic, ann, scored, f"chl:{sid}")
+    link = await api.wait_call("sendMessage", chat_id=supergroup["id"], since=since, timeout=20)
+    assert CHALLENGE_LINK.search(text_of(link))
+    await bot.press(basic, ann, board, button(board, "As image"))
+    image = await api.wait_for(
+        lambda c: c["method"] == "sendPhoto" and c["ok"] and "leaderboard" in text_of(c),
+        since=since,
+        timeout=20,
+    )
+    assert image["params"]["chat_id"] == supergroup["id"]
+    # its link opens the supergroup's board, with the group's result on it
+    user, chat = private_user(bot, 18041)
+    opened = await bot.say(chat, user, f"/start {GROUP_LINK.search(text_of(image))[1]}")
+    assert "Moved Model" in text_of(opened)
+    # a board button that edits its old message: nothing to edit there, no error either
+    answer = await bot.press(basic, ann, board, "lb:primebench:c:think:0:0", check_button=False)
+    assert not answer.get("show_alert")
+    await api.wait_until(
+        lambda: "its chat is now the supergroup -1000018041" in bot.proc.log(),
+        timeout=20,
+        what="the press handled",
+    )
+    assert '"level": "ERROR"' not in bot.proc.log()
+    refused = [c for c in api.errors() if c["index"] >= since]
+    assert {c["params"]["chat_id"] for c in refused} == {basic["id"]}  # only the old chat
+    assert not [c for c in api.errors() if mark <= c["index"] < since]
+
+
+async def test_a_persian_challenge_keeps_the_score_left_to_right(bot: Bot) -> None:
+    """In Persian the score to beat is a left-to-right run in Persian digits (``+6``
+    read right to left is ``6+``) and the model's name is kept whole: in the challenge
+    link, the opened challenge and the answer's card."""
+    mark = bot.api.mark()
+    user, chat, _reply, card, sid = await _published(bot, 18051, "Model-7 (beta)", 9, "fa")
+    since = bot.api.mark()
+    await bot.press(chat, user, card, f"chl:{sid}")
+    link_msg = await bot.api.wait_call("sendMessage", chat_id=chat["id"], since=since)
+    score, name = "<b>\u2066+۶\u2069</b>", "<b>\u2068Model-7 (beta)\u2069</b>"
+    assert score in link_msg["params"]["text"] and name in link_msg["params"]["text"]
+    friend, friend_chat = private_user(bot, 18052, "fa")
+    payload = CHALLENGE_LINK.search(text_of(link_msg))[1]
+    opened = await bot.say(friend_chat, friend, f"/start {payload}")
+    assert score in opened["params"]["text"] and name in opened["params"]["text"]
+    await bot.api.wait_call("sendDocument", chat_id=friend_chat["id"], since=since)  # Q.json
+    body = "\n".join(answers(KEY, correct=10))
+    answer = await bot.say(friend_chat, friend, f"#think\nmodel: Challenger\n{body}")
+    assert "\u2066+۶\u2069" in text_of(answer) and "\u2068Model-7 (beta)\u2069" in text_of(answer)
     bot.check_clean(mark)

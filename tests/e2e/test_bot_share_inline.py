@@ -109,6 +109,8 @@ async def test_a_query_filters_by_model_or_benchmark(bot: Bot) -> None:
     query = await api.inline_query(user, "zerobench")
     empty = (await api.inline_answer(query))["params"]
     assert empty["results"] == [] and empty["button"]["start_parameter"] == "inline"
+    # not "nothing published yet": they have results, none matches the words
+    assert "جور نیست" in empty["button"]["text"] and "هنوز" not in empty["button"]["text"]
     # someone with nothing published is offered the bot
     nobody = api.user(18104, "Nobody")
     query = await api.inline_query(nobody, "")
@@ -151,6 +153,14 @@ async def test_without_a_private_chat_cards_wait_as_text(bot: Bot) -> None:
     assert [result_kind(r) for r in results] == ["article"]
     uploads = [c for c in api.calls_of("sendPhoto") if c["index"] >= since]
     assert not [c for c in uploads if c["params"]["chat_id"] in (member["id"], group["id"])]
+    # nor can the top five's image be uploaded: the board is offered in the bot, not
+    # "no published results" (there are, theirs among them)
+    query = await api.inline_query(member, "top zerobench")  # (an image not uploaded yet)
+    answer = (await api.inline_answer(query))["params"]
+    assert answer["results"] == [] and answer["button"]["start_parameter"] == "board"
+    assert (
+        "leaderboard" in answer["button"]["text"] and "No published" not in answer["button"]["text"]
+    )
     bot.check_clean(mark)
 
 
@@ -173,5 +183,29 @@ async def test_a_card_chat_takes_the_uploads(tmp_path_factory: pytest.TempPathFa
             assert len(kept) == 1  # uploaded to the card chat, and kept there
             assert results[0]["photo_file_id"] == kept[0]["photo"][-1]["file_id"]
             bot.check_clean()
+    finally:
+        await api.stop()
+
+
+async def test_a_card_chat_upgraded_to_a_supergroup_still_takes_the_uploads(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """BENCHBOARD_CARD_CHAT names a group that has become a supergroup since: Telegram
+    refuses the old id, so the card goes to the supergroup (every inline answer failed)."""
+    api = FakeBotAPI(bot_username=BOT)
+    await api.start()
+    cards = api.group_chat(-18108, "Card store", supergroup=False)
+    try:
+        env = {"BENCHBOARD_CARD_CHAT": str(cards["id"])}
+        async with bot_session(tmp_path_factory.mktemp("moved"), env=env, api=api) as bot:
+            user, chat = private_user(bot, 18108)
+            await _publish(bot, chat, user, "Moved Cards", correct=5)
+            supergroup, _ = await api.upgrade_group(cards, -1000018108, api.user(18109, "Op"))
+            query = await api.inline_query(user, "")
+            results = (await api.inline_answer(query))["params"]["results"]
+            assert [result_kind(r) for r in results] == ["cached_photo"]
+            kept = [m for m in api.messages_in(supergroup["id"]) if "photo" in m]
+            assert results[0]["photo_file_id"] == kept[0]["photo"][-1]["file_id"]
+            assert "set it to the new id" in bot.proc.log()  # the operator is told
     finally:
         await api.stop()

@@ -5,9 +5,12 @@ board image's rows."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
-from bot.core import admin, boards, links, sharing, submissions
+from bot.core import admin, boards, challenges, links, sharing, submissions
+from bot.core.challenges import set_target
 from bot.core.errors import UserError
 from bot.core.services import Services
 from scoring import registry
@@ -69,10 +72,26 @@ async def test_who_may_share_and_challenge(services: Services) -> None:
         assert refused.value.key == key
     assert (await sharing.to_share(services, published.id, 1)).id == published.id
     # anyone may be challenged to beat a result on the boards
-    assert (await sharing.to_challenge(services, published.id)).id == published.id
+    assert (await sharing.to_challenge(services, published.id, 2)).id == published.id
     with pytest.raises(UserError) as refused:
-        await sharing.to_challenge(services, private.id)
+        await sharing.to_challenge(services, private.id, 1)
     assert refused.value.key == "publish_first"
+    # a card shared before its result left the boards: its owner may publish a withdrawn
+    # one again, nobody else can (nor anyone a hidden one): it is on no board now
+    await submissions.withdraw(services, published.id, 1)
+    hidden = await post.published(14, model="H", user_id=1)
+    bot_admin = admin.Actor(BOT_ADMIN, BOT_ADMIN, False, True, False)
+    await admin.moderate(services, bot_admin, "hide", [str(hidden.id)])
+    for submission_id, user_id, key in (
+        (published.id, 1, "publish_first"),
+        (published.id, 2, "share_unavailable"),
+        (hidden.id, 1, "share_unavailable"),
+        (hidden.id, 2, "share_unavailable"),
+    ):
+        for use in (sharing.to_share, sharing.to_challenge):
+            with pytest.raises(UserError) as refused:
+                await use(services, submission_id, user_id)
+            assert refused.value.key == key, (submission_id, user_id, use)
     with pytest.raises(UserError) as refused:
         await links.result_token(services, private)
     assert refused.value.key == "not_shareable" and refused.value.values == {"id": private.id}
@@ -140,3 +159,26 @@ async def test_the_top_image_shows_the_boards_top(services: Services) -> None:
     assert image.file_id is None
     await sharing.uploaded(services, image, "AgAC-board")
     assert (await sharing.board_image(services, view)).file_id == "AgAC-board"
+
+
+@engine_free
+async def test_the_daily_top_image_keeps_the_rows_marks(services: Services) -> None:
+    """``@bot top natory``: a verified attempt keeps its mark on the image, as on the
+    challenge board (each row's best attempt's)."""
+    natory = registry.get("natory")
+    target = set_target(services.settings.data_dir, natory, datetime.now(UTC).date(), "6256")
+    assert challenges.today(services.settings, natory).target == target.target == 6256
+    post = Submitter(services)
+    subs = []
+    for user_id, model in ((1, "Checked"), (2, "Claimed")):
+        sub = await post.submit(f"#natory #default\ntarget: 6256\nmodel: {model}\n2*5^5+6",
+                                user_id=user_id)  # fmt: skip
+        subs.append((await submissions.publish(services, sub)).submission)
+    bot_admin = admin.Actor(BOT_ADMIN, BOT_ADMIN, False, True, False)
+    await admin.moderate(services, bot_admin, "verify", [str(subs[0].id)])
+    top = await sharing.top_view(services, ["natory"], lang="en", theme_="light")
+    assert top.target == 6256
+    assert {r.model: (r.verified, r.benchboard) for r in top.rows} == {
+        "Checked": (True, False),
+        "Claimed": (False, False),
+    }

@@ -228,6 +228,19 @@ def test_a_run_by_benchboard_has_its_own_mark_named_in_the_footer(lang: str) -> 
     assert BENCHBOARD_GLYPH not in board_image_figure(plain_view)[1].footer
 
 
+@pytest.mark.parametrize(("lang", "version"), [("en", 12), ("fa", 1), ("fa", 12)])
+def test_the_benchboard_mark_is_named_in_full(lang: str, version: int) -> None:
+    """The footer naming the ⚙ mark is drawn whole beside the bot's handle (it was cut
+    to "run by Benchboa…" at key version 12, and always in Persian)."""
+    row = TableRow(1, "run model", "think", "+40", 1, verified=True, benchboard=True)
+    view = BoardImageView(registry.get("primebench"), "g", (row,), NOW, key_version=version,
+                          lang=lang, bot_username="benchboard_test_bot")  # fmt: skip
+    figure, text = board_image_figure(view)
+    drawn = _texts(figure)
+    assert text.footer in drawn and "@benchboard_test_bot" in drawn
+    _inside(figure)
+
+
 def test_an_empty_board_says_so() -> None:
     view = BoardImageView(registry.get("primebench"), "g", (), NOW)
     figure, _ = board_image_figure(view)

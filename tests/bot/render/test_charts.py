@@ -195,3 +195,23 @@ def test_a_persian_reader_gets_persian_words_and_digits() -> None:
     assert english.axes[0].get_ylabel() == "mean score"
     assert any("n=3" in t.get_text() for t in english.findobj(
         match=lambda a: getattr(a, "get_gid", lambda: None)() == LABEL_GID))  # fmt: skip
+
+
+def test_the_line_of_models_not_labelled_stays_inside_the_image() -> None:
+    """Many long names on one score: those with no room for a label are named under the
+    panel, on a line cut to the panel's width (it ran off the image)."""
+    long_names = [f"{'x' * 30} {i}" for i in range(30)] + [
+        f"wide-{'w' * 20}-{i}" for i in range(10)
+    ]
+    points = [
+        point(name, 41.0, 0.001 * (i + 1), 0.5 * (i + 1)) for i, name in enumerate(long_names)
+    ]
+    figure = score_cost_latency_figure(points)
+    renderer = figure.canvas.get_renderer()
+    right = figure.bbox.width
+    for axes in figure.axes:
+        notes = [t for t in axes.texts if t.get_gid() != LABEL_GID and t.get_text().strip("·")]
+        assert notes, "some model is named under the panel"
+        for note in notes:
+            box = note.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.x1 <= right, note.get_text()
