@@ -4,13 +4,14 @@ challenge boards: :mod:`bot.core.challenges`)."""
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from scoring import UnknownBenchmark, parse_mode, registry
+from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
 from storage import Board, BoardRow, analytics, normalise_model
 
 from ..render.views import BoardPage
@@ -38,6 +39,25 @@ def board_args(args: Sequence[str]) -> tuple[str, str | None]:
         except UnknownBenchmark:
             mode = parse_mode(word).value
     return benchmark, mode
+
+
+def corrected_args(args: Sequence[str]) -> list[str] | None:
+    """``/leaderboard``'s words as the names they stand for, each that is neither a
+    benchmark nor a mode replaced by the name closest to it (``primebnch``:
+    ``primebench``); None when one has no close name. Every word returned is a name of
+    ours, never the text as typed."""
+    names = [*registry.names(), *(m.value for m in Mode)]
+    corrected = []
+    for word in args:
+        try:
+            benchmark, mode = board_args([word])
+            corrected.append(mode or benchmark)
+        except UnknownMode:
+            close = difflib.get_close_matches(word.casefold(), names, n=1, cutoff=0.6)
+            if not close:
+                return None
+            corrected.append(close[0])
+    return corrected
 
 
 def place_references(board: Board) -> tuple[dict[int, BoardRow], tuple[BoardRow, ...]]:

@@ -51,12 +51,18 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
     try:
         benchmark, mode = boards.board_args(context.args or [])
     except UnknownMode as exc:  # (the word as typed, escaped and cut short)
-        error = UserError(
-            "board_bad_args",
-            word=exc.text,
-            benchmarks=join_list(lang, registry.names()),
-            modes=join_list(lang, (m.value for m in Mode)),
-        )
+        corrected = boards.corrected_args(context.args or [])
+        if corrected is not None:  # (a name of ours: nothing to escape)
+            error = UserError(
+                "board_did_you_mean", word=exc.text, command=" ".join(["/leaderboard", *corrected])
+            )
+        else:
+            error = UserError(
+                "board_bad_args",
+                word=exc.text,
+                benchmarks=join_list(lang, registry.names()),
+                modes=join_list(lang, (m.value for m in Mode)),
+            )
         await reply_error(message, lang, error)
         return
     query = boards.BoardQuery(benchmark, "c" if in_group(message.chat) else "g", mode, 0, 0)

@@ -102,7 +102,14 @@ async def test_leaderboard_bad_arguments_list_valid_ones(bot: Bot) -> None:
     assert "banana" in plain
     assert "primebench" in plain and "zerobench" in plain
     assert "think_tools" in plain and "default" in plain
+    # a near miss is answered with the command it was probably meant as
+    plain = text_of(await bot.say(chat, user, "/leaderboard primebnch thinking"))
+    assert plain == "I do not know “primebnch”. Did you mean /leaderboard primebench think?"
+    plain = text_of(await bot.say(chat, user, "/leaderboard primebnch <b>"))  # no guess
+    assert "benchmarks: primebench" in plain and "Did you mean" not in plain
     fa, fa_chat = private_user(bot, 5011, "fa")
+    plain = text_of(await bot.say(fa_chat, fa, "/leaderboard zerobnch"))
+    assert plain == "«zerobnch» را نمی‌شناسم. منظورتان /leaderboard zerobench بود؟"
     mark = bot.api.mark()
     plain = text_of(await bot.say(fa_chat, fa, "/leaderboard <b>"))
     assert "<b>" in plain and "بنچمارک‌ها: primebench" in plain
