@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import html
+import json
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -31,6 +34,7 @@ from ..core import signing
 from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
+from ..render.i18n import t
 from . import pages
 from .images import ImageCache
 
@@ -45,6 +49,7 @@ SLOW_KEEP_MAX = 120.0
 CACHE_MAX = 2000
 CACHE_BYTES = 64 << 20
 JSON_TYPE = "application/json; charset=utf-8"
+_TAG = re.compile(r"<[^>]*>")
 #: Seconds a client is asked to wait (``Retry-After``) while the database does not answer.
 RETRY_AFTER = 5
 #: The bodies a web request may send (the Mini App's sign-in is well under this).
@@ -233,11 +238,7 @@ class Base(tornado.web.RequestHandler):
             body_text, content_type = await render()
         except UserError as exc:  # a page past the last, a revoked link: kept as well
             status, message = self.error_of(exc)
-            lang, chosen = self.error_lang()
-            body_text = pages.render(
-                "error.html", lang, chosen, status=status, message=message, here="/"
-            )
-            content_type = "text/html; charset=utf-8"
+            body_text, content_type = self.error_body(self.error_lang(), status, message)
         body = body_text if isinstance(body_text, bytes) else body_text.encode("utf-8")
         etag = '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"'
         now = datetime.now(UTC).replace(microsecond=0)
@@ -257,9 +258,7 @@ class Base(tornado.web.RequestHandler):
             lang = self.error_lang()
             body = page.localized.get(lang)
             if body is None:  # kept for someone who reads another language
-                body = pages.render(
-                    "error.html", *lang, status=page.status, message=page.message, here="/"
-                ).encode("utf-8")
+                body = self.error_body(lang, page.status, page.message)[0].encode("utf-8")
                 page.localized[lang] = body
             self.set_status(page.status)
             self.set_header("Content-Type", page.content_type)
@@ -315,15 +314,25 @@ class Base(tornado.web.RequestHandler):
         except pages.BadRequest:
             return "en", False
 
+    def error_body(
+        self, lang: tuple[str, bool], status: int, message: str | None
+    ) -> tuple[str, str]:
+        """An error's body and its type: for a ``.json`` address, JSON a script reads
+        (``{"error": {"status": …, "message": …}}``, in English); else the error page."""
+        if self.request.path.endswith(".json"):
+            text = t("en", message or "web_error_title")
+            error = {"status": status, "message": html.unescape(_TAG.sub("", text)).strip()}
+            return json.dumps({"error": error}, ensure_ascii=False), JSON_TYPE
+        page = pages.render("error.html", *lang, status=status, message=message, here="/")
+        return page, "text/html; charset=utf-8"
+
     def error_page(self, status: int, message: str | None = None) -> None:
-        lang, chosen = self.error_lang()
         self.clear()
         self.set_status(status)
-        self.set_header("Content-Type", "text/html; charset=utf-8")
+        body, content_type = self.error_body(self.error_lang(), status, message)
+        self.set_header("Content-Type", content_type)
         self.set_header("Cache-Control", "no-store")
-        self.finish(
-            pages.render("error.html", lang, chosen, status=status, message=message, here="/")
-        )
+        self.finish(body)
 
     def log_exception(self, typ: Any, value: BaseException | None, tb: Any) -> None:
         if isinstance(value, StoreUnavailable):  # a transient fault, answered 503
@@ -342,11 +351,9 @@ class Base(tornado.web.RequestHandler):
             self.set_header("Cache-Control", "no-store")
         if status_code == 405:
             self.set_header("Allow", ", ".join(allowed_methods(type(self))))
-        lang, chosen = self.error_lang()
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(
-            pages.render("error.html", lang, chosen, status=status_code, message=message, here="/")
-        )
+        body, content_type = self.error_body(self.error_lang(), status_code, message)
+        self.set_header("Content-Type", content_type)
+        self.finish(body)
 
     def key(self, lang: str) -> str:
         if self.state.public_url is None:  # the page's links name the request's origin

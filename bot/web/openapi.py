@@ -83,6 +83,23 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
     }
     bad_filter = {"description": "a bad filter"}
     not_found = {"description": "no such benchmark, or a page past the last"}
+    page_error = {
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["status", "message"],
+                "properties": {"status": {"type": "integer"}, "message": {"type": "string"}},
+            }
+        },
+    }
+
+    def as_json(answer: dict[str, str]) -> dict[str, Any]:
+        """An error answer of a ``.json`` address: the error as JSON."""
+        schema = {"$ref": "#/components/schemas/PageError"}
+        return {**answer, "content": {"application/json": {"schema": schema}}}
+
     signed = {
         "type": "object",
         "required": ["benchmark", "score", "signature"],
@@ -153,8 +170,8 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                             },
                         },
                         "304": {"description": "not modified (ETag / Last-Modified)"},
-                        "400": bad_filter,
-                        "404": not_found,
+                        "400": as_json(bad_filter),
+                        "404": as_json(not_found),
                     },
                 }
             },
@@ -178,7 +195,7 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                                 }
                             },
                         },
-                        "404": {"description": "hidden, withdrawn, or no such result"},
+                        "404": as_json({"description": "hidden, withdrawn, or no such result"}),
                     },
                 }
             },
@@ -206,7 +223,9 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
                 }
             },
         },
-        "components": {"schemas": {"Board": board, "Row": row, "SignedResult": signed}},
+        "components": {
+            "schemas": {"Board": board, "Row": row, "SignedResult": signed, "PageError": page_error}
+        },
     }
 
 

@@ -134,7 +134,16 @@ async def test_bad_requests_get_an_error_page_never_a_server_error(site: Site) -
         status, html, response = await site.get(path)
         assert status == expected, path
         assert "Content-Security-Policy" in response.headers, path
-        assert "<html" in html, path
+        if ".json" in path:  # a script's address: the error as JSON, said in words
+            assert response.headers["Content-Type"].startswith("application/json"), path
+            error = json.loads(html)["error"]
+            assert error["status"] == expected and error["message"], path
+        else:
+            assert "<html" in html, path
+    for path in ("/b/nosuch.json", "/r/nosuchtoken.json", "/b/primebench.json?page=9"):
+        status, text, response = await site.get(path)
+        assert status == 404 and response.headers["Content-Type"].startswith("application/json")
+        assert json.loads(text)["error"]["status"] == 404, path
     for method in ("PUT", "PATCH", "DELETE"):  # whatever the method
         async with site.session.request(method, site.base + "/nothing/here") as r:
             assert r.status == 404 and "<html" in await r.text(), method
