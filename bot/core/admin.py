@@ -11,7 +11,8 @@ Who is an admin:
   Telegram and cached for :data:`ADMIN_TTL` seconds) — for that group's board
   only: they hide, unhide and verify results published from that group, and read
   that group's audit log; their ✅ shows on that group's board only (a bot admin's on
-  every board). Bans, keys, key info and backups are for bot admins only.
+  every board). They do not release, unhide or verify their own results, nor unhide
+  one a review rejected. Bans, keys, key info and backups are for bot admins only.
 """
 
 from __future__ import annotations
@@ -166,6 +167,20 @@ async def _moderated(services: Services, actor: Actor, submission_id: int) -> Su
     return sub
 
 
+async def _not_overruled(services: Services, actor: Actor, sub: Submission, action: str) -> None:
+    """A group's admin puts no result on the boards (or marks it) on their own say-so:
+    not their own (anyone can make a group and administer it, so the copy check would
+    hold nothing), and not one a review rejected (rejected is for good)."""
+    if actor.bot_admin or action not in ("unhide", "verify", "release"):
+        return
+    if sub.user_id == actor.user_id:
+        raise UserError("own_result", id=sub.id)
+    if action == "unhide":
+        flag = await services.store.flag_of(sub.id)
+        if flag is not None and flag.state == trust.REJECTED:
+            raise UserError("rejected_for_good", id=sub.id)
+
+
 async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
     """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
     require_admin(actor)
@@ -173,6 +188,7 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
     reason = _reason(args[1:])
     store = services.store
     sub = await _moderated(services, actor, submission_id)
+    await _not_overruled(services, actor, sub, action)
     required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
     if required is not None and sub.visibility is not required:  # (the store is idempotent)
         raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
@@ -235,6 +251,8 @@ async def decide(
     sub = await _moderated(services, actor, submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
+    if release:
+        await _not_overruled(services, actor, sub, "release")
     # the decision is claimed first (one statement, only while the result is held): of
     # two admins deciding at once, or one pressing twice, only one acts
     state = trust.RELEASED if release else trust.REJECTED

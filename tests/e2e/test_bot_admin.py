@@ -304,3 +304,50 @@ async def test_an_admin_chooses_the_natory_target_of_the_day(bot: Bot) -> None:
     audit = text_of(await bot.say(admin_chat, admin, "/audit"))
     assert "natory_target" in audit
     bot.check_clean(mark)
+
+
+async def test_a_group_admin_cannot_put_their_own_held_result_on_the_boards(bot: Bot) -> None:
+    """Anyone can make a group and administer it: its admins do not release, unhide or
+    verify their own results, nor bring back one a review rejected."""
+    group = bot.api.group_chat(-1007030, "Own group")
+    cheater = bot.api.user(7080, "Cheater")
+    other_admin = bot.api.user(7082, "Second")
+    bot.api.set_member_status(group["id"], cheater, "creator")
+    bot.api.set_member_status(group["id"], other_admin, "administrator")
+    bot.api.private_chat(cheater)  # (told of the decision)
+    admin, admin_chat = private_user(bot, ADMIN)
+    mark = bot.api.mark()
+
+    async def in_group(user: dict, text: str) -> str:
+        return text_of(await bot.say(group, user, text))
+
+    # the public key pasted as an output: held for review
+    body = "\n".join(f"{q}:{o}" for q, o in KEY.items())
+    reply = await bot.say(group, cheater, f"/score #default\nmodel: Key-Copy\n{body}")
+    sid = submission_id(text_of(reply))
+    answer = await bot.press(group, cheater, reply, f"pub:{sid}")
+    assert answer["text"].startswith(f"Held for review: #{sid}")
+
+    own = f"#{sid} is your own result: another admin of this group decides on it."
+    assert await in_group(cheater, f"/verify {sid}") == own
+    flags = await bot.say(group, cheater, "/flags")
+    assert f"#{sid}" in text_of(flags)
+    pressed = await bot.press(group, cheater, flags, f"flv:{sid}:0")
+    assert pressed["text"] == own and pressed["show_alert"] is True
+    assert "Key-Copy" not in await _board(bot, "default")
+
+    # a bot admin rejects it; a group admin cannot bring it back, a bot admin can
+    flags = await bot.say(admin_chat, admin, "/flags")
+    pressed = await bot.press(admin_chat, admin, flags, f"flr:{sid}:0")
+    assert pressed["text"].startswith(f"#{sid} is rejected")
+    assert await in_group(cheater, f"/unhide {sid}") == own
+    assert await in_group(other_admin, f"/unhide {sid}") == (
+        f"#{sid} was rejected after review: only the bot's admins can put it back on the boards."
+    )
+    assert "Key-Copy" not in await _board(bot, "default")
+    audit = await in_group(other_admin, "/audit")
+    assert f"9001 · reject {sid}" in audit
+    assert "7080 · " not in audit and "7082 · " not in audit  # nothing refused was done
+    assert f"#{sid} is back" in text_of(await bot.say(admin_chat, admin, f"/unhide {sid}"))
+    assert "Key-Copy" in await _board(bot, "default")
+    bot.check_clean(mark)
