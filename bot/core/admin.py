@@ -99,6 +99,9 @@ class Actor:
     in_group: bool
     bot_admin: bool
     group_admin: bool
+    #: speaking as a chat (an anonymous group admin, or a channel): Telegram names a
+    #: placeholder user every group shares, so who it is cannot be known (nor logged)
+    anonymous: bool = False
 
     @property
     def admin(self) -> bool:
@@ -113,8 +116,12 @@ async def identify(
     user_id: int,
     chat_id: int,
     in_group: bool,
+    anonymous: bool = False,
 ) -> Actor:
-    """The asker's powers; asks Telegram (through the cache) only in groups."""
+    """The asker's powers; asks Telegram (through the cache) only in groups, and never
+    about an anonymous asker (who has none)."""
+    if anonymous:
+        return Actor(user_id, chat_id, in_group, False, False, anonymous=True)
     bot_admin = user_id in services.settings.admins
     group_admin = False
     if in_group and not bot_admin:
@@ -127,11 +134,15 @@ async def identify(
 
 
 def require_admin(actor: Actor) -> None:
+    if actor.anonymous:
+        raise UserError("anonymous_admin")
     if not actor.admin:
         raise UserError("not_admin")
 
 
 def require_bot_admin(actor: Actor) -> None:
+    if actor.anonymous:
+        raise UserError("anonymous_admin")
     if not actor.bot_admin and actor.group_admin:
         raise UserError("bot_admin_only")
     if not actor.bot_admin:

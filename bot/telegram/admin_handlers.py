@@ -54,7 +54,7 @@ def _cache(context: BotContext) -> admin.AdminCache:
 
 async def asker(update: Update, context: BotContext) -> admin.Actor | None:
     """Who sent the update, and whether they administer the bot or (in a group) it."""
-    user, chat = update.effective_user, update.effective_chat
+    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
     if user is None or chat is None:
         return None
 
@@ -73,6 +73,10 @@ async def asker(update: Update, context: BotContext) -> admin.Actor | None:
         user_id=user.id,
         chat_id=chat.id,
         in_group=in_group(chat),
+        # a message sent as a chat (a button's presser is always a user)
+        anonymous=update.callback_query is None
+        and message is not None
+        and message.sender_chat is not None,
     )
 
 

@@ -351,3 +351,34 @@ async def test_a_group_admin_cannot_put_their_own_held_result_on_the_boards(bot:
     assert f"#{sid} is back" in text_of(await bot.say(admin_chat, admin, f"/unhide {sid}"))
     assert "Key-Copy" in await _board(bot, "default")
     bot.check_clean(mark)
+
+
+async def test_an_anonymous_admin_is_asked_to_post_as_themselves(bot: Bot) -> None:
+    """An anonymous admin (or a channel) speaks as a chat, under a placeholder user every
+    group shares: no admin command can say who acted, so each says how to, rather than
+    "for admins only"."""
+    group = bot.api.group_chat(-1007040, "Lab Anon")
+    channel = {"id": -1007041, "type": "channel", "title": "Someone's channel"}
+    anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group",
+                 "username": "GroupAnonymousBot"}  # fmt: skip
+    channel_bot = {"id": 136817688, "is_bot": True, "first_name": "Channel",
+                   "username": "Channel_Bot"}  # fmt: skip
+    mark = bot.api.mark()
+
+    async def as_chat(user: dict, sender: dict, text: str) -> str:
+        update = bot.api.make_text_update(group, user, text)
+        message = {**update["message"], "sender_chat": sender}
+        await bot.api.send_raw_update("message", message)
+        return text_of(await bot.api.reply_to(message, timeout=20))
+
+    for text in ("/hide 1", "/verify 1", "/flags", "/audit", "/weblink", "/ban 5"):
+        answer = await as_chat(anonymous, group, text)
+        assert "posting as a chat (an anonymous admin" in answer, text
+        assert "turn off “Remain anonymous”" in answer, text
+    answer = await as_chat(channel_bot, channel, "/hide 1")
+    assert "posting as a chat" in answer
+    asked = [c["params"]["user_id"] for c in bot.api.calls_of("getChatMember")[-10:]]
+    assert 1087968824 not in asked and 136817688 not in asked
+    # what needs no admin still works
+    assert "as CSV" in await as_chat(anonymous, group, "/export")
+    bot.check_clean(mark)
