@@ -362,6 +362,10 @@ async def on_backup(update: Update, context: BotContext) -> None:
                     caption=t(lang, "backup_caption", size=size),
                     parse_mode=None,
                 )
+            # every user's results and names left with it: who took them is kept
+            await context.services.store.log_action(
+                actor.user_id, "backup", "database", reason=f"{size} MB"
+            )
         finally:
             snap.close()
 

@@ -210,6 +210,8 @@ async def test_backup_sends_a_sqlite_snapshot_to_bot_admins_in_private(bot: Bot)
     content = bot.api.file_content(document["file_id"])
     assert content is not None and content.startswith(b"SQLite format 3\x00")
     assert "Database snapshot" in text_of(call)
+    audit = text_of(await bot.say(admin_chat, admin, "/audit"))
+    assert f"{ADMIN} · backup database — " in audit  # who took every user's data
     group = bot.api.group_chat(-1007001, "Public group")
     reply = await bot.say(group, admin, "/backup")
     assert "ask in a private chat" in text_of(reply)
@@ -272,6 +274,9 @@ async def test_group_admins_moderate_their_group_only(bot: Bot) -> None:
     audit = await in_group(group, boss, "/audit")
     assert f"7050 · verify {here}" in audit and f"7050 · hide {here} — off-topic" in audit
     assert "ban 7020" not in audit and f"hide {there}" not in audit
+    # a revoked web address is an action too
+    assert "/g/" in await in_group(group, boss, "/weblink new")
+    assert f"7050 · weblink_new {group['id']}" in await in_group(group, boss, "/audit")
     # The group export is the group's board.
     msg = await bot.api.send_text(group, member, "/export")
     rows = _csv(bot, await bot.api.reply_to(msg, timeout=20))
