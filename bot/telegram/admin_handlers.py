@@ -30,6 +30,7 @@ from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
 from .context import BotContext
 from .handlers import CaptionCommand, in_group, reply_error, user_lang
+from .http import is_transient
 from .uploads import DocumentUpload
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,9 @@ async def asker(update: Update, context: BotContext) -> admin.Actor | None:
         try:
             member = await context.bot.get_chat_member(chat_id, user_id)
         except TelegramError as exc:
+            if is_transient(exc):
+                # no answer is not a "no" (nor one to keep): the update is handled again
+                raise
             log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
             return False
         return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)

@@ -3,6 +3,7 @@ equal answer sets at publish time, /export and /backup."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import AsyncIterator
@@ -387,3 +388,24 @@ async def test_an_anonymous_admin_is_asked_to_post_as_themselves(bot: Bot) -> No
     # what needs no admin still works
     assert "as CSV" in await as_chat(anonymous, group, "/export")
     bot.check_clean(mark)
+
+
+async def test_a_group_admin_is_not_refused_when_telegram_does_not_answer(bot: Bot) -> None:
+    """Whether someone administers a group is asked of Telegram: no answer within the
+    sender's retries (about a minute of 5xx) is neither "not an admin" nor one to
+    remember; the command is handled again once Telegram answers."""
+    group = bot.api.group_chat(-1007050, "Lab Outage")
+    boss = bot.api.user(7090, "Boss")
+    bot.api.set_member_status(group["id"], boss, "administrator")
+    bot.api.faults(methods=["getChatMember"], kinds=["500"])
+    mark = bot.api.mark()
+    msg = await bot.api.send_text(group, boss, "/audit")
+    for _ in range(200):  # the sender gives up after about a minute
+        if "outlasted the retries" in bot.proc.log():
+            break
+        await asyncio.sleep(0.5)
+    bot.api.clear_faults()
+    reply = await bot.api.reply_to(msg, timeout=20)
+    assert text_of(reply) == "The audit log is empty."
+    asked = [c for c in bot.api.calls if c["index"] >= mark and c["method"] == "getChatMember"]
+    assert asked[-1]["ok"] and not asked[0]["ok"]
