@@ -235,10 +235,12 @@ FLAGS_PAGE = 5
 
 
 async def flags(services: Services, actor: Actor, page: int = 0) -> tuple[list[Flag], int]:
-    """``/flags``: the results held for review, newest first (a group's admins: those
-    published from their group), a page of :data:`FLAGS_PAGE`; and how many there are."""
+    """``/flags``: the results held for review, newest first (in a group: those
+    published from it, whoever asks; a bot admin in a private chat: every one), a page
+    of :data:`FLAGS_PAGE`; and how many there are."""
     require_admin(actor)
-    chat_id = None if actor.bot_admin else actor.chat_id
+    # a list a bot admin asks for in a group is read by the whole group: never others'
+    chat_id = actor.chat_id if actor.in_group else None
     return await services.store.held_results(
         chat_id=chat_id, limit=FLAGS_PAGE, offset=max(0, page) * FLAGS_PAGE
     )
