@@ -141,6 +141,14 @@ class Settings(BaseSettings):
             )
         return value
 
+    @field_validator("api_base_url", "api_file_url")
+    @classmethod
+    def _http_address(cls, value: str) -> str:
+        # the token is appended to it: anything else fails with an error that quotes it
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// address (the token is added to it)")
+        return value
+
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
