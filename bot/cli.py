@@ -442,7 +442,7 @@ def cmd_run(args: argparse.Namespace, load: Load) -> int:
     try:
         run(settings)
     except StartupError as exc:
-        fail(str(exc))
+        fail(settings.redact(str(exc)))  # (an error may quote a URL with the token)
     return 0
 
 

@@ -6,7 +6,7 @@ Exit codes: 0 submitted; 1 the server refused it (the server's message) or could
 reached; 2 bad input here (no token, no such file, an Inspect log without the
 ``inspect`` extra). Each error is one line on stderr.
 
-A transient fault (the server unreachable, a 502/503/504, the token's rate) is tried
+A transient fault (the server unreachable, a 502/503/504, the owner's rate) is tried
 again after a pause (the server's ``Retry-After`` when it gives one), for two minutes at
 most (``--wait``). Every request carries an ``Idempotency-Key`` (the one given, an Inspect
 log's, or one made here), so a request that reached the server before its answer was
@@ -41,7 +41,7 @@ WAIT = 120.0
 #: (a server's ``Retry-After`` replaces it).
 FIRST_PAUSE, LONGEST_PAUSE = 1.0, 30.0
 #: Answers that say "try again": a proxy's bad gateway or timeout, the server busy or
-#: its database unavailable (429 is transient only for the token's rate, not for the
+#: its database unavailable (429 is transient only for the owner's rate, not for the
 #: day's publications).
 TRANSIENT = frozenset({502, 503, 504})
 

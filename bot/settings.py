@@ -105,7 +105,8 @@ class Settings(BaseSettings):
     web_port: int = Field(default=8080, ge=1, le=65535)
     #: The boards' public HTTPS address (the Mini App's); empty: the webhook URL's origin.
     web_url: str | None = None
-    #: The API's rate per token (``/api/v1``): requests a minute (0: no limit), and how
+    #: The API's rate per user, all their tokens together (``/api/v1``): requests a
+    #: minute (0: no limit), and how
     #: many may come at once. Counted in the database, so every instance shares it.
     api_rate: float = Field(default=60, ge=0)
     api_burst: int = Field(default=10, ge=1)
@@ -138,6 +139,14 @@ class Settings(BaseSettings):
                 "is a key=value connection string: give PostgreSQL as a URL, "
                 "postgresql://USER:PASSWORD@HOST:5432/DBNAME"
             )
+        return value
+
+    @field_validator("api_base_url", "api_file_url")
+    @classmethod
+    def _http_address(cls, value: str) -> str:
+        # the token is appended to it: anything else fails with an error that quotes it
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// address (the token is added to it)")
         return value
 
     @field_validator("log_level")

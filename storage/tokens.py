@@ -1,12 +1,12 @@
-"""Personal API tokens, the API's idempotent requests, and its rate per token.
+"""Personal API tokens, the API's idempotent requests, and their rate.
 
 A token is kept only as its SHA-256 (the caller hashes it: the store never sees the
 token itself), so a copy of the database lets no one act as its owners. Each submission
 made through the API has a row in ``api_requests``; its id names the submission's
 message (``-id`` in the owner's private chat), so a request repeated with the same
 idempotency key finds the submission the first one made, on any instance, after any
-restart. The rate limit is a GCRA schedule per token kept in ``shared_state``: every
-instance on the database counts against the same one.
+restart. The rate limit is a GCRA schedule per key (the API's: per user) kept in
+``shared_state``: every instance on the database counts against the same one.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ Who is an admin:
   Telegram and cached for :data:`ADMIN_TTL` seconds) — for that group's board
   only: they hide, unhide and verify results published from that group, and read
   that group's audit log; their ✅ shows on that group's board only (a bot admin's on
-  every board). Bans, keys, key info and backups are for bot admins only.
+  every board). They do not release, unhide or verify their own results, nor unhide
+  one a review rejected. Bans, keys, key info and backups are for bot admins only.
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ class Actor:
     in_group: bool
     bot_admin: bool
     group_admin: bool
+    #: speaking as a chat (an anonymous group admin, or a channel): Telegram names a
+    #: placeholder user every group shares, so who it is cannot be known (nor logged)
+    anonymous: bool = False
 
     @property
     def admin(self) -> bool:
@@ -112,8 +116,12 @@ async def identify(
     user_id: int,
     chat_id: int,
     in_group: bool,
+    anonymous: bool = False,
 ) -> Actor:
-    """The asker's powers; asks Telegram (through the cache) only in groups."""
+    """The asker's powers; asks Telegram (through the cache) only in groups, and never
+    about an anonymous asker (who has none)."""
+    if anonymous:
+        return Actor(user_id, chat_id, in_group, False, False, anonymous=True)
     bot_admin = user_id in services.settings.admins
     group_admin = False
     if in_group and not bot_admin:
@@ -126,11 +134,15 @@ async def identify(
 
 
 def require_admin(actor: Actor) -> None:
+    if actor.anonymous:
+        raise UserError("anonymous_admin")
     if not actor.admin:
         raise UserError("not_admin")
 
 
 def require_bot_admin(actor: Actor) -> None:
+    if actor.anonymous:
+        raise UserError("anonymous_admin")
     if not actor.bot_admin and actor.group_admin:
         raise UserError("bot_admin_only")
     if not actor.bot_admin:
@@ -166,6 +178,20 @@ async def _moderated(services: Services, actor: Actor, submission_id: int) -> Su
     return sub
 
 
+async def _not_overruled(services: Services, actor: Actor, sub: Submission, action: str) -> None:
+    """A group's admin puts no result on the boards (or marks it) on their own say-so:
+    not their own (anyone can make a group and administer it, so the copy check would
+    hold nothing), and not one a review rejected (rejected is for good)."""
+    if actor.bot_admin or action not in ("unhide", "verify", "release"):
+        return
+    if sub.user_id == actor.user_id:
+        raise UserError("own_result", id=sub.id)
+    if action == "unhide":
+        flag = await services.store.flag_of(sub.id)
+        if flag is not None and flag.state == trust.REJECTED:
+            raise UserError("rejected_for_good", id=sub.id)
+
+
 async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
     """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
     require_admin(actor)
@@ -173,6 +199,7 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
     reason = _reason(args[1:])
     store = services.store
     sub = await _moderated(services, actor, submission_id)
+    await _not_overruled(services, actor, sub, action)
     required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
     if required is not None and sub.visibility is not required:  # (the store is idempotent)
         raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
@@ -208,10 +235,12 @@ FLAGS_PAGE = 5
 
 
 async def flags(services: Services, actor: Actor, page: int = 0) -> tuple[list[Flag], int]:
-    """``/flags``: the results held for review, newest first (a group's admins: those
-    published from their group), a page of :data:`FLAGS_PAGE`; and how many there are."""
+    """``/flags``: the results held for review, newest first (in a group: those
+    published from it, whoever asks; a bot admin in a private chat: every one), a page
+    of :data:`FLAGS_PAGE`; and how many there are."""
     require_admin(actor)
-    chat_id = None if actor.bot_admin else actor.chat_id
+    # a list a bot admin asks for in a group is read by the whole group: never others'
+    chat_id = actor.chat_id if actor.in_group else None
     return await services.store.held_results(
         chat_id=chat_id, limit=FLAGS_PAGE, offset=max(0, page) * FLAGS_PAGE
     )
@@ -235,6 +264,8 @@ async def decide(
     sub = await _moderated(services, actor, submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
+    if release:
+        await _not_overruled(services, actor, sub, "release")
     # the decision is claimed first (one statement, only while the result is held): of
     # two admins deciding at once, or one pressing twice, only one acts
     state = trust.RELEASED if release else trust.REJECTED

@@ -6,8 +6,9 @@ scored and recorded by the chat's own use cases (:mod:`bot.core.submit`,
 :mod:`bot.core.submissions`), so the same daily publish limit, bans and moderation
 apply; it is recorded in the owner's private chat under message ``-n`` (``n``: its API
 request), with ``extra["source"] = "api"``. A repeated ``Idempotency-Key`` finds the
-request (and so the submission) the first one made. Each token has a rate
-(:class:`Rate`), counted in the database: every instance shares it.
+request (and so the submission) the first one made. Each user has a rate, whatever
+number of tokens they made (:class:`Rate`), counted in the database: every instance
+shares it.
 
 Nothing here speaks HTTP: :class:`Refused` names what went wrong (``kind``), and
 ``bot.web.api`` turns it into a status code.
@@ -55,7 +56,7 @@ RefusalKind = Literal[
     "not_found",
     "forbidden",  # the owner is banned from publishing
     "daily_limit",  # the day's publications are used up (``retry_after``)
-    "rate_limited",  # the token's rate (``retry_after``)
+    "rate_limited",  # the owner's rate, all their tokens (``retry_after``)
 ]
 
 
@@ -119,7 +120,8 @@ async def owner(services: Services, token: str) -> ApiToken | None:
 
 @dataclass(frozen=True, slots=True)
 class Rate:
-    """Requests per minute per token, and how many may come at once."""
+    """Requests per minute per user (every token of theirs together: one more token is
+    no more rate), and how many may come at once."""
 
     per_minute: float
     burst: int
@@ -130,19 +132,21 @@ class Rate:
 
 
 async def check_rate(services: Services, token: ApiToken, rate: Rate) -> None:
-    """Count one request of ``token``; :class:`Refused` ``rate_limited`` past its rate."""
+    """Count one request of ``token``'s owner; :class:`Refused` ``rate_limited`` past
+    their rate."""
     if rate.per_minute <= 0:
         return
     wait_ms = await services.store.take_rate(
-        str(token.id), interval_ms=rate.interval_ms, burst=rate.burst
+        f"user:{token.user_id}", interval_ms=rate.interval_ms, burst=rate.burst
     )
     if wait_ms:
         raise Refused(
             "rate_limited",
             "rate_limited",
             # what was passed: a burst is refused long before a minute's count is
-            f"over this token's rate ({rate.per_minute:g} requests a minute, at most "
-            f"{rate.burst} in a row): try again in {max(1, math.ceil(wait_ms / 1000))} s",
+            f"over your rate ({rate.per_minute:g} requests a minute, at most {rate.burst} in "
+            f"a row, all your tokens together): try again in "
+            f"{max(1, math.ceil(wait_ms / 1000))} s",
             retry_after=wait_ms / 1000,
         )
 

@@ -123,9 +123,11 @@ async def open_group(services: Services, token: str) -> int | None:
 
 async def web_board_token(services: Services, chat_id: int, *, by: int, renew: bool = False) -> str:
     """A group's web board token (the caller checked that ``by`` administers it);
-    ``renew`` revokes the live one first, so its old address stops working."""
+    ``renew`` revokes the live one first, so its old address stops working (the
+    group's audit log keeps who did)."""
     if renew:
         await services.store.revoke_links("web", chat_id)
+        await services.store.log_action(by, "weblink_new", str(chat_id), chat_id=chat_id)
     return await services.store.link("web", chat_id, created_by=by)
 
 

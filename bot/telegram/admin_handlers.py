@@ -30,6 +30,7 @@ from ..render.trust_format import render_notice
 from .challenge_handlers import command_of
 from .context import BotContext
 from .handlers import CaptionCommand, in_group, reply_error, user_lang
+from .http import is_transient
 from .uploads import DocumentUpload
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,7 @@ def _cache(context: BotContext) -> admin.AdminCache:
 
 async def asker(update: Update, context: BotContext) -> admin.Actor | None:
     """Who sent the update, and whether they administer the bot or (in a group) it."""
-    user, chat = update.effective_user, update.effective_chat
+    user, chat, message = update.effective_user, update.effective_chat, update.effective_message
     if user is None or chat is None:
         return None
 
@@ -62,6 +63,9 @@ async def asker(update: Update, context: BotContext) -> admin.Actor | None:
         try:
             member = await context.bot.get_chat_member(chat_id, user_id)
         except TelegramError as exc:
+            if is_transient(exc):
+                # no answer is not a "no" (nor one to keep): the update is handled again
+                raise
             log.warning("getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
             return False
         return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
@@ -73,6 +77,10 @@ async def asker(update: Update, context: BotContext) -> admin.Actor | None:
         user_id=user.id,
         chat_id=chat.id,
         in_group=in_group(chat),
+        # a message sent as a chat (a button's presser is always a user)
+        anonymous=update.callback_query is None
+        and message is not None
+        and message.sender_chat is not None,
     )
 
 
@@ -358,6 +366,10 @@ async def on_backup(update: Update, context: BotContext) -> None:
                     caption=t(lang, "backup_caption", size=size),
                     parse_mode=None,
                 )
+            # every user's results and names left with it: who took them is kept
+            await context.services.store.log_action(
+                actor.user_id, "backup", "database", reason=f"{size} MB"
+            )
         finally:
             snap.close()
 

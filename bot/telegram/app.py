@@ -446,7 +446,8 @@ SLOW_START_S = 3.0
 def _say_unreachable(app: BotApp, url: str) -> None:
     limiter = app.bot.rate_limiter
     fault = limiter.last_fault if isinstance(limiter, RetryingRateLimiter) else ""
-    why = f" ({fault})" if fault else ""
+    settings: Settings = app.bot_data["settings"]
+    why = f" ({settings.redact(fault)})" if fault else ""  # an error may quote a URL
     budget = limiter.budget if isinstance(limiter, RetryingRateLimiter) else 60.0
     print(
         f"benchboard: the Bot API at {url} does not answer yet{why}; "

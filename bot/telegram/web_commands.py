@@ -54,7 +54,8 @@ async def on_weblink(update: Update, context: BotContext) -> None:
         return
     who = await asker(update, context)
     if who is None or not who.admin:
-        await message.reply_text(t(lang, "not_admin"))
+        anonymous = who is not None and who.anonymous
+        await message.reply_text(t(lang, N_("anonymous_admin") if anonymous else N_("not_admin")))
         return
     renew = (context.args or [""])[0].lower() == "new"
     token = await links.web_board_token(context.services, message.chat.id, by=user.id, renew=renew)

@@ -2,7 +2,7 @@
 
 ``Authorization: Bearer <token>`` (a personal token from the bot's ``/token``) on every
 request. ``POST /api/v1/submissions`` takes a JSON body or ``multipart/form-data`` with
-the output as a file; the token and the token's rate are checked once the headers are
+the output as a file; the token and its owner's rate are checked once the headers are
 in, and the body's size before it is read (:data:`MAX_REQUEST`), so neither a stranger
 nor an oversized body reaches memory. ``GET /api/v1/submissions/<id>`` shows one of the
 owner's submissions, ``GET /api/v1/me`` the owner's latest. Every error is JSON:

@@ -288,7 +288,9 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
         "publish": {"type": "string", "enum": ["true", "false"]},
     }
     limited = {
-        "description": "past the token's rate, or the day's publications used up",
+        "description": (
+            "past the owner's rate (all of their tokens), or the day's publications used up"
+        ),
         "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
         "content": error["content"],
     }

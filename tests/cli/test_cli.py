@@ -307,3 +307,16 @@ def test_an_unreachable_database_is_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and out == b""
         assert err.decode().startswith("benchboard: the database is unavailable")
         assert len(err.decode().strip().splitlines()) == 1, err.decode()
+
+
+def test_a_bot_api_address_without_its_scheme_is_refused_by_name(tmp_path: Path) -> None:
+    """``localhost:8081/bot`` (no ``http://``) failed a minute later with an error that
+    quoted the address, the token appended: printed on the terminal."""
+    token = "123456:AAE-not-to-be-printed"
+    for name in ("BENCHBOARD_API_BASE_URL", "BENCHBOARD_API_FILE_URL"):
+        env = {"BENCHBOARD_TOKEN": token, name: "127.0.0.1:9/bot"}
+        done = run_cli("run", cwd=tmp_path, env=env)
+        err = done.stderr.decode()
+        assert done.returncode == 2 and token not in err + done.stdout.decode(), err
+        said = "must be an http:// or https:// address (the token is added to it)"
+        assert err.strip() == f"benchboard: {name}: {said}"

@@ -3,6 +3,7 @@ equal answer sets at publish time, /export and /backup."""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import AsyncIterator
@@ -210,6 +211,8 @@ async def test_backup_sends_a_sqlite_snapshot_to_bot_admins_in_private(bot: Bot)
     content = bot.api.file_content(document["file_id"])
     assert content is not None and content.startswith(b"SQLite format 3\x00")
     assert "Database snapshot" in text_of(call)
+    audit = text_of(await bot.say(admin_chat, admin, "/audit"))
+    assert f"{ADMIN} · backup database — " in audit  # who took every user's data
     group = bot.api.group_chat(-1007001, "Public group")
     reply = await bot.say(group, admin, "/backup")
     assert "ask in a private chat" in text_of(reply)
@@ -272,6 +275,9 @@ async def test_group_admins_moderate_their_group_only(bot: Bot) -> None:
     audit = await in_group(group, boss, "/audit")
     assert f"7050 · verify {here}" in audit and f"7050 · hide {here} — off-topic" in audit
     assert "ban 7020" not in audit and f"hide {there}" not in audit
+    # a revoked web address is an action too
+    assert "/g/" in await in_group(group, boss, "/weblink new")
+    assert f"7050 · weblink_new {group['id']}" in await in_group(group, boss, "/audit")
     # The group export is the group's board.
     msg = await bot.api.send_text(group, member, "/export")
     rows = _csv(bot, await bot.api.reply_to(msg, timeout=20))
@@ -304,3 +310,102 @@ async def test_an_admin_chooses_the_natory_target_of_the_day(bot: Bot) -> None:
     audit = text_of(await bot.say(admin_chat, admin, "/audit"))
     assert "natory_target" in audit
     bot.check_clean(mark)
+
+
+async def test_a_group_admin_cannot_put_their_own_held_result_on_the_boards(bot: Bot) -> None:
+    """Anyone can make a group and administer it: its admins do not release, unhide or
+    verify their own results, nor bring back one a review rejected."""
+    group = bot.api.group_chat(-1007030, "Own group")
+    cheater = bot.api.user(7080, "Cheater")
+    other_admin = bot.api.user(7082, "Second")
+    bot.api.set_member_status(group["id"], cheater, "creator")
+    bot.api.set_member_status(group["id"], other_admin, "administrator")
+    bot.api.private_chat(cheater)  # (told of the decision)
+    admin, admin_chat = private_user(bot, ADMIN)
+    mark = bot.api.mark()
+
+    async def in_group(user: dict, text: str) -> str:
+        return text_of(await bot.say(group, user, text))
+
+    # the public key pasted as an output: held for review
+    body = "\n".join(f"{q}:{o}" for q, o in KEY.items())
+    reply = await bot.say(group, cheater, f"/score #default\nmodel: Key-Copy\n{body}")
+    sid = submission_id(text_of(reply))
+    answer = await bot.press(group, cheater, reply, f"pub:{sid}")
+    assert answer["text"].startswith(f"Held for review: #{sid}")
+
+    own = f"#{sid} is your own result: another admin of this group decides on it."
+    assert await in_group(cheater, f"/verify {sid}") == own
+    flags = await bot.say(group, cheater, "/flags")
+    assert f"#{sid}" in text_of(flags)
+    pressed = await bot.press(group, cheater, flags, f"flv:{sid}:0")
+    assert pressed["text"] == own and pressed["show_alert"] is True
+    assert "Key-Copy" not in await _board(bot, "default")
+
+    # a bot admin rejects it; a group admin cannot bring it back, a bot admin can
+    flags = await bot.say(admin_chat, admin, "/flags")
+    pressed = await bot.press(admin_chat, admin, flags, f"flr:{sid}:0")
+    assert pressed["text"].startswith(f"#{sid} is rejected")
+    assert await in_group(cheater, f"/unhide {sid}") == own
+    assert await in_group(other_admin, f"/unhide {sid}") == (
+        f"#{sid} was rejected after review: only the bot's admins can put it back on the boards."
+    )
+    assert "Key-Copy" not in await _board(bot, "default")
+    audit = await in_group(other_admin, "/audit")
+    assert f"9001 · reject {sid}" in audit
+    assert "7080 · " not in audit and "7082 · " not in audit  # nothing refused was done
+    assert f"#{sid} is back" in text_of(await bot.say(admin_chat, admin, f"/unhide {sid}"))
+    assert "Key-Copy" in await _board(bot, "default")
+    bot.check_clean(mark)
+
+
+async def test_an_anonymous_admin_is_asked_to_post_as_themselves(bot: Bot) -> None:
+    """An anonymous admin (or a channel) speaks as a chat, under a placeholder user every
+    group shares: no admin command can say who acted, so each says how to, rather than
+    "for admins only"."""
+    group = bot.api.group_chat(-1007040, "Lab Anon")
+    channel = {"id": -1007041, "type": "channel", "title": "Someone's channel"}
+    anonymous = {"id": 1087968824, "is_bot": True, "first_name": "Group",
+                 "username": "GroupAnonymousBot"}  # fmt: skip
+    channel_bot = {"id": 136817688, "is_bot": True, "first_name": "Channel",
+                   "username": "Channel_Bot"}  # fmt: skip
+    mark = bot.api.mark()
+
+    async def as_chat(user: dict, sender: dict, text: str) -> str:
+        update = bot.api.make_text_update(group, user, text)
+        message = {**update["message"], "sender_chat": sender}
+        await bot.api.send_raw_update("message", message)
+        return text_of(await bot.api.reply_to(message, timeout=20))
+
+    for text in ("/hide 1", "/verify 1", "/flags", "/audit", "/weblink", "/ban 5"):
+        answer = await as_chat(anonymous, group, text)
+        assert "posting as a chat (an anonymous admin" in answer, text
+        assert "turn off “Remain anonymous”" in answer, text
+    answer = await as_chat(channel_bot, channel, "/hide 1")
+    assert "posting as a chat" in answer
+    asked = [c["params"]["user_id"] for c in bot.api.calls_of("getChatMember")[-10:]]
+    assert 1087968824 not in asked and 136817688 not in asked
+    # what needs no admin still works
+    assert "as CSV" in await as_chat(anonymous, group, "/export")
+    bot.check_clean(mark)
+
+
+async def test_a_group_admin_is_not_refused_when_telegram_does_not_answer(bot: Bot) -> None:
+    """Whether someone administers a group is asked of Telegram: no answer within the
+    sender's retries (about a minute of 5xx) is neither "not an admin" nor one to
+    remember; the command is handled again once Telegram answers."""
+    group = bot.api.group_chat(-1007050, "Lab Outage")
+    boss = bot.api.user(7090, "Boss")
+    bot.api.set_member_status(group["id"], boss, "administrator")
+    bot.api.faults(methods=["getChatMember"], kinds=["500"])
+    mark = bot.api.mark()
+    msg = await bot.api.send_text(group, boss, "/audit")
+    for _ in range(200):  # the sender gives up after about a minute
+        if "outlasted the retries" in bot.proc.log():
+            break
+        await asyncio.sleep(0.5)
+    bot.api.clear_faults()
+    reply = await bot.api.reply_to(msg, timeout=20)
+    assert text_of(reply) == "The audit log is empty."
+    asked = [c for c in bot.api.calls if c["index"] >= mark and c["method"] == "getChatMember"]
+    assert asked[-1]["ok"] and not asked[0]["ok"]

@@ -147,6 +147,9 @@ async def test_flags_lists_the_held_with_reasons_and_verify_releases(bot: Bot) -
     assert "U9413" in flags and "copy-model" in flags
     data = buttons(reply)
     assert f"flv:{IDS['near']}:0" in data and f"flr:{IDS['key']}:0" in data
+    # in a group, even a bot admin's list is that group's: its members read it
+    group = bot.api.group_chat(-1009400, "Lab T")
+    assert text_of(await bot.say(group, admin, "/flags")) == "Nothing is held for review."
 
     since = bot.api.mark()
     released = text_of(await bot.say(admin_chat, admin, f"/verify {IDS['near']}"))
