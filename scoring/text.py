@@ -53,16 +53,27 @@ def decode(data: bytes) -> str:
     return text
 
 
+#: A ``\r\n`` whose ``\r`` does not follow another ``\r``.
+_CRLF = re.compile(r"(?<!\r)\r\n")
+
+
 def normalise_line_ends(text: str) -> str:
     """``\r\n`` becomes ``\n``; a lone ``\r`` becomes ``\n`` only in a text without
     any ``\n`` (an old Mac file). Elsewhere a lone ``\r`` is data inside a line, as
     tools write it: pandas leaves a ``\r`` inside a CSV field unquoted. What the bot
     does with a submission before its tags and benchmark are read; each benchmark that
-    reads lines breaks the rest its own way (PrimeBench at every ``\r``)."""
+    reads lines breaks the rest its own way (PrimeBench at every ``\r``).
+
+    A run of ``\r`` before ``\n`` (``\r\r\n``: a CRLF file written again in text
+    mode on Windows) is left whole: made ``\r\n``, a lone ``\r`` would join the
+    ``\n`` into one line break, and PrimeBench, which breaks at both, would number
+    every later line one too low."""
     if "\r" not in text:
         return text
     if "\n" not in text:
         return text.replace("\r", "\n")
+    if "\r\r\n" in text:
+        return _CRLF.sub("\n", text)
     return text.replace("\r\n", "\n")
 
 

@@ -3,8 +3,9 @@
 Rule: lines; segments at "," and ";"; whitespace around ":" removed; tokens split at
 whitespace. A token is an answer when it is NUMBER:NUMBER or NUMBER:none, NUMBER being
 ASCII digits only (never \\d, which would admit Persian digits). Leading zeros are
-folded (4:04 is option 4); a number has at most 1,000 significant digits, so no token
-becomes an integer too large to print.
+folded (4:04 is option 4); a question number has at most 1,000 significant digits, so
+no token becomes an integer too large to print (an option is compared as text: any
+length is an option, and a wrong one).
 
 Once whitespace around colons is removed, a token is a maximal run of characters that
 are neither whitespace nor "," / ";", so one regular expression finds every answer
@@ -20,7 +21,10 @@ from collections.abc import Iterator
 from .hints import near_miss
 
 _DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?(?![0-9])"  # group: significant digits
-_OPTION = rf"(?:{_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
+#: An option of any length: one of more than 1,000 significant digits is kept as its
+#: first 1,000 (no key's option, so it counts wrong, as the rule says of 1:7).
+_OPTION_DIGITS = r"(?=[0-9])0*+([1-9][0-9]{0,999}+)?+[0-9]*+"
+_OPTION = rf"(?:{_OPTION_DIGITS}|([nN][oO][nN][eE]))"  # groups: digits, "none"
 _PAIR = f"{_DIGITS}:{_OPTION}"
 #: One answer token; groups (question, option digits, "none"). Empty digits mean 0.
 TOKEN = re.compile(_PAIR)

@@ -77,13 +77,23 @@ def test_counting_rules(text: str, correct: int, wrong: int, unanswered: int) ->
         "1:nonee",
         "a 1:2",
         "1 : 3 :",
-        "1:" + "9" * 1001,
     ],
 )
 def test_invalid_tokens_make_invalid_lines(line: str) -> None:
     result = pb.score(f"2:3\n{line}\n3:4", KEY5)
     assert [(il.line, il.text) for il in result.invalid_lines] == [(2, line)]
     assert result.invalid_line_count == 1
+
+
+@pytest.mark.parametrize("digits", [1001, 5000, 100_000])
+def test_an_option_of_any_length_counts_wrong(digits: int) -> None:
+    """NUMBER is any run of ASCII digits, and an option outside 1-4 counts wrong (the
+    spec): a long one is no invalid line worth nothing, but -3 like 1:7."""
+    line = "2:" + "9" * digits
+    result = pb.score(f"1:2\n{line}\n3:{'0' * digits}4", KEY5)
+    assert (result.correct, result.wrong, result.final_score) == (2, 1, -1)
+    assert result.invalid_line_count == 0 and result.hints == ()
+    assert pb.score(line + " " + line + "\n", KEY5).duplicates == (2,)
 
 
 def test_valid_answers_on_an_invalid_line_still_count() -> None:

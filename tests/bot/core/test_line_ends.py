@@ -50,3 +50,22 @@ def test_primebench_still_breaks_lines_at_every_cr(tmp_path: Path) -> None:
     key = PRIME.load_key(b"1:2\n2:3\n3:1\n")
     done = offload.score_file(str(path), reading.reading.spans, "primebench", key, {})
     assert done.result.to_json()["correct"] == 3
+
+
+def test_a_cr_before_a_crlf_is_a_line_break_of_its_own(tmp_path: Path) -> None:
+    """``\\r\\r\\n`` (a CRLF file written again in text mode on Windows) is two line
+    breaks to PrimeBench, ``\\r`` and ``\\r\\n``: the invalid line is numbered as the
+    scorer numbers it when given the file's text, not one lower per ``\\r\\r\\n``."""
+    data = b"1:2\r\r\n2:3\r\r\nQ3:1\r\r\n"
+    assert PRIME.score(data.decode(), PRIME.load_key(b"1:2\n2:3\n3:1\n")).to_json()[
+        "invalid_lines"
+    ] == [{"line": 5, "text": "Q3:1"}]
+    path = tmp_path / "answers.txt"
+    path.write_bytes(data)
+    reading = offload.read_file(str(path), "", None)
+    assert reading.reading.benchmark == "primebench"
+    key = PRIME.load_key(b"1:2\n2:3\n3:1\n")
+    done = offload.score_file(str(path), reading.reading.spans, "primebench", key, {})
+    record = done.result.to_json()
+    assert record["correct"] == 2
+    assert record["invalid_lines"] == [{"line": 5, "text": "Q3:1"}]
