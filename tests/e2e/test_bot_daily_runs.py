@@ -26,15 +26,21 @@ def _the_target(request: dict[str, Any]) -> str:
     return f"I could not find anything clever.\n\n{found[1]}"
 
 
+def _env(folder: Path, fake: FakeAI, **toml: Any) -> dict[str, str]:
+    """The bot's settings for runs against ``fake`` (its providers file written into
+    ``folder``, with ``toml``'s options), ADMIN its admin."""
+    providers = folder / "providers.toml"
+    providers.write_text(providers_toml(fake.base_url, **toml))
+    return {
+        "BENCHBOARD_ADMINS": str(ADMIN),
+        "BENCHBOARD_PROVIDERS": str(providers),
+        "LOCAL_AI_KEY": "sk-local",
+    }
+
+
 async def test_the_days_runs_are_made_once_published_and_costed(tmp_path: Path) -> None:
     async with FakeAI(key="sk-local", answer=_the_target) as fake:
-        providers = tmp_path / "providers.toml"
-        providers.write_text(providers_toml(fake.base_url, extra=DAILY))
-        env = {
-            "BENCHBOARD_ADMINS": str(ADMIN),
-            "BENCHBOARD_PROVIDERS": str(providers),
-            "LOCAL_AI_KEY": "sk-local",
-        }
+        env = _env(tmp_path, fake, extra=DAILY)
         async with FakeBotAPI(bot_username=BOT) as api:
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
@@ -63,13 +69,7 @@ async def test_the_days_runs_are_made_once_published_and_costed(tmp_path: Path) 
 
 async def test_a_run_left_by_a_killed_bot_is_finished_after_the_restart(tmp_path: Path) -> None:
     async with FakeAI(key="sk-local", answer=_the_target, delay=30.0) as fake:
-        providers = tmp_path / "providers.toml"
-        providers.write_text(providers_toml(fake.base_url, timeout=60))
-        env = {
-            "BENCHBOARD_ADMINS": str(ADMIN),
-            "BENCHBOARD_PROVIDERS": str(providers),
-            "LOCAL_AI_KEY": "sk-local",
-        }
+        env = _env(tmp_path, fake, timeout=60)
         async with FakeBotAPI(bot_username=BOT) as api:
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
@@ -98,13 +98,7 @@ async def test_a_run_asked_just_before_a_kill_is_queued_once(tmp_path: Path) -> 
     # the run is queued, its progress reply still on its way when the bot dies: started
     # again, the bot handles the /run again, and finds the run it queued
     async with FakeAI(key="sk-local", answer=_the_target, delay=5.0) as fake:
-        providers = tmp_path / "providers.toml"
-        providers.write_text(providers_toml(fake.base_url, timeout=60))
-        env = {
-            "BENCHBOARD_ADMINS": str(ADMIN),
-            "BENCHBOARD_PROVIDERS": str(providers),
-            "LOCAL_AI_KEY": "sk-local",
-        }
+        env = _env(tmp_path, fake, timeout=60)
         async with FakeBotAPI(bot_username=BOT) as api:
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
@@ -139,13 +133,7 @@ async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path
     # the run's last attempt is recorded, and the bot dies while it edits the progress
     # message (Telegram slow to answer), before the cards: started again, it sends them
     async with FakeAI(key="sk-local", answer=_the_target) as fake:
-        providers = tmp_path / "providers.toml"
-        providers.write_text(providers_toml(fake.base_url))
-        env = {
-            "BENCHBOARD_ADMINS": str(ADMIN),
-            "BENCHBOARD_PROVIDERS": str(providers),
-            "LOCAL_AI_KEY": "sk-local",
-        }
+        env = _env(tmp_path, fake)
         async with FakeBotAPI(bot_username=BOT) as api:
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})

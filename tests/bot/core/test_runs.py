@@ -5,6 +5,7 @@ and worked by the queue, scored as its paste and marked."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator
 from typing import Any
@@ -158,6 +159,26 @@ async def test_a_run_message_handled_again_is_the_run_it_queued(
     await runner.close()
 
 
+@contextlib.asynccontextmanager
+async def working_queue(
+    services: Services, runner: runs.Runner, *, later: tuple[float, ...]
+) -> AsyncIterator[tuple[runs.RunQueue, list[runs.AttemptDone]]]:
+    """A run queue at work in the background (giving attempts back after ``later``),
+    and the outcomes its listener heard; stopped on leaving."""
+    heard: list[runs.AttemptDone] = []
+
+    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
+        heard.append(outcome)
+
+    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=later)
+    working = asyncio.create_task(queue.work())
+    try:
+        yield queue, heard
+    finally:
+        working.cancel()
+        await asyncio.gather(working, return_exceptions=True)
+
+
 async def test_an_attempt_whose_provider_is_down_a_while_waits_for_it(
     services: Services, fake: FakeAI, clock: FakeClock
 ) -> None:
@@ -168,14 +189,7 @@ async def test_an_attempt_whose_provider_is_down_a_while_waits_for_it(
     )
     await fake.stop()
     asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
-    heard: list[runs.AttemptDone] = []
-
-    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
-        heard.append(outcome)
-
-    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.5,))
-    working = asyncio.create_task(queue.work())
-    try:
+    async with working_queue(services, runner, later=(0.5,)) as (queue, heard):
         for _ in range(20):  # its tries fail while the provider is down
             await asyncio.sleep(0.05)
         [waiting] = await services.store.run_attempts(asked.run.id)
@@ -187,9 +201,6 @@ async def test_an_attempt_whose_provider_is_down_a_while_waits_for_it(
             if heard:
                 break
             await asyncio.sleep(0.05)
-    finally:
-        working.cancel()
-        await asyncio.gather(working, return_exceptions=True)
     [attempt] = await services.store.run_attempts(asked.run.id)
     assert attempt.state == "done" and attempt.error is None and heard[0].error is None
     await runner.close()
@@ -203,22 +214,14 @@ async def test_an_attempt_given_back_fails_when_the_provider_stays_down(
     )
     await fake.stop()
     asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
-    heard: list[runs.AttemptDone] = []
-
-    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
-        heard.append(outcome)
-
-    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1, 0.1))
-    working = asyncio.create_task(queue.work())
     try:
-        for _ in range(200):
-            if heard:
-                break
-            clock.advance(seconds=0.2)  # each wait runs out
-            await asyncio.sleep(0.05)
+        async with working_queue(services, runner, later=(0.1, 0.1)) as (_, heard):
+            for _ in range(200):
+                if heard:
+                    break
+                clock.advance(seconds=0.2)  # each wait runs out
+                await asyncio.sleep(0.05)
     finally:
-        working.cancel()
-        await asyncio.gather(working, return_exceptions=True)
         await fake.start()
     [attempt] = await services.store.run_attempts(asked.run.id)
     assert attempt.state == "failed" and "failed 2 times (last: unreachable)" in (
@@ -237,21 +240,11 @@ async def test_an_attempt_that_keeps_timing_out_fails_and_is_not_given_back(
     )
     fake.faults, fake.hang = ["timeout"] * 4, 1.0
     asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
-    heard: list[runs.AttemptDone] = []
-
-    async def listener(run: runs.Run, job: runs.RunAttempt, outcome: runs.AttemptDone) -> None:
-        heard.append(outcome)
-
-    queue = runs.RunQueue(services, runner, listener, poll=0.05, later=(0.1,))
-    working = asyncio.create_task(queue.work())
-    try:
+    async with working_queue(services, runner, later=(0.1,)) as (_, heard):
         for _ in range(100):
             if heard:
                 break
             await asyncio.sleep(0.05)
-    finally:
-        working.cancel()
-        await asyncio.gather(working, return_exceptions=True)
     [attempt] = await services.store.run_attempts(asked.run.id)
     assert attempt.state == "failed" and "no answer within 0.3 s" in (attempt.error or "")
     assert len(fake.requests) == 2
