@@ -1,4 +1,4 @@
-"""``benchboard submit`` (a real process) through transient faults: the token's rate
+"""``benchboard submit`` (a real process) through transient faults: the owner's rate
 (the real API's 429 and ``Retry-After``), a proxy's 502 in front of the server, a server
 that cannot be reached. Each is tried again with the same ``Idempotency-Key`` until
 answered or ``--wait`` runs out; nothing is stored twice."""
