@@ -43,8 +43,8 @@ def board_args(args: Sequence[str]) -> tuple[str, str | None]:
 
 def corrected_args(args: Sequence[str]) -> list[str] | None:
     """``/leaderboard``'s words as the names they stand for, each that is neither a
-    benchmark nor a mode replaced by the name closest to it (``primebnch``:
-    ``primebench``); None when one has no close name. Every word returned is a name of
+    benchmark nor a mode replaced by the name closest to it (a mistyped benchmark: its
+    name); None when one has no close name. Every word returned is a name of
     ours, never the text as typed."""
     names = [*registry.names(), *(m.value for m in Mode)]
     corrected = []

@@ -231,7 +231,7 @@ def looks_like_answers(words: str) -> bool:
 
 def split_score_line(words: str) -> tuple[str, str]:
     """The rest of a ``/score`` line as (its tags, the output after them):
-    ``#natory 3^(1+1)+(3+1)`` is the tag ``#natory`` and an expression to score. Leading
+    ``#NAME 3^(1+1)+(3+1)`` is the tag ``#NAME`` and an expression to score. Leading
     benchmark and mode words are tags; a line with a field (``model: NAME``) is all tags,
     as before."""
     if _FIELD_START.search(words) is not None:

@@ -588,7 +588,7 @@ async def on_score_command(update: Update, context: BotContext) -> None:
             author=author,
         )
     elif (line := split_score_line(args))[1]:
-        # ``/score 3^(1+1)+(3+1)``, ``/score #natory …``: the output on the command's line
+        # ``/score 3^(1+1)+(3+1)``, ``/score #NAME …``: the output on the command's line
         await score(update, context, message, text=line[1], command_args=line[0])
     else:
         lang = await user_lang(context, update.effective_user)
