@@ -14,7 +14,6 @@ challenge and where their results keep its fields (:func:`declare`).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from scoring import Benchmark, ChallengeKey, ChallengeSpec, KeyFormatError, registry
-from storage import ChallengeFields, Store, StoreUnavailable, analytics, web_rows
+from storage import ChallengeFields, Store, analytics, web_rows
 from storage.analytics import ChallengeBoard as ChallengeBoard
 
 from .datafiles import DataError, write_atomic
@@ -150,10 +149,11 @@ async def follow(services: Services) -> None:
     (or, after a lost connection, anything may have changed)."""
     if not services.store.shared:
         return
+    from .services import read_until_answered  # (services imports this module)
 
     def heard(topic: str) -> None:
         if topic in (CHOSEN, ""):
-            services.spawn(_sync_when_answered(services))
+            services.spawn(read_until_answered(lambda: sync_chosen(services), "the chosen targets"))
 
     services.listeners[CHOSEN] = heard
     await sync_chosen(services)
@@ -176,19 +176,6 @@ async def sync_chosen(services: Services) -> None:
         choices.update(mine)
         data = json.dumps(choices, indent=2, sort_keys=True).encode()
         write_atomic(_targets_file(data_dir, benchmark), data)
-
-
-async def _sync_when_answered(services: Services, attempts: int = 8) -> None:
-    """:func:`sync_chosen`, again with backoff while the database does not answer."""
-    for attempt in range(attempts):
-        try:
-            await sync_chosen(services)
-            return
-        except StoreUnavailable as exc:
-            if attempt == attempts - 1:
-                log.warning("the chosen targets were not read again: %s", exc)
-                return
-            await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
 def target(benchmark: Benchmark, word: str) -> int:

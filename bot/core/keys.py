@@ -18,10 +18,10 @@ import logging
 from collections.abc import Callable
 
 from scoring import Benchmark, ScoringError, parse_mode, registry
-from storage import KeyVersion, StoreUnavailable
+from storage import KeyVersion
 
 from . import datafiles, shipped
-from .services import LoadedKey, Services
+from .services import LoadedKey, Services, read_until_answered
 
 log = logging.getLogger(__name__)
 
@@ -60,24 +60,9 @@ def _follow(services: Services) -> Callable[[str], None]:
 
     def heard(topic: str) -> None:
         if topic in ("keys", ""):
-            services.spawn(_reload_when_answered(services))
+            services.spawn(read_until_answered(lambda: reload_keys(services), "the keys"))
 
     return heard
-
-
-async def _reload_when_answered(services: Services, attempts: int = 8) -> None:
-    """:func:`reload_keys`, again with backoff while the database does not answer (a
-    listener that lost its connection hears ``""`` as soon as it has one again, when
-    the pool's may still be broken)."""
-    for attempt in range(attempts):
-        try:
-            await reload_keys(services)
-            return
-        except StoreUnavailable as exc:
-            if attempt == attempts - 1:
-                log.warning("the keys were not read again: %s", exc)
-                return
-            await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
 async def _use(services: Services, benchmark: Benchmark, data: bytes, version: KeyVersion) -> bool:

@@ -8,19 +8,29 @@ through module globals.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Coroutine, Hashable, MutableMapping
+import logging
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Hashable,
+    MutableMapping,
+)
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from storage import KeyVersion, Store
+from storage import KeyVersion, Store, StoreUnavailable
 
 from ..settings import Settings
 from . import challenges
 from .bounded import Lru
 from .offload import Worker
 from .render_pool import RenderPool
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -131,6 +141,24 @@ class Services:
         self.background.add(task)
         task.add_done_callback(self.background.discard)
         return task
+
+
+async def read_until_answered(
+    read: Callable[[], Awaitable[None]], what: str, attempts: int = 8
+) -> None:
+    """``read()`` (what another instance announced), again with backoff while the
+    database does not answer: a listener that lost its connection hears ``""`` as soon
+    as it has one again, when the pool's may still be broken. ``what`` names it in the
+    warning when every attempt failed."""
+    for attempt in range(attempts):
+        try:
+            await read()
+            return
+        except StoreUnavailable as exc:
+            if attempt == attempts - 1:
+                log.warning("%s were not read again: %s", what, exc)
+                return
+            await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
 @asynccontextmanager
