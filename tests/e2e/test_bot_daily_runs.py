@@ -38,6 +38,15 @@ def _env(folder: Path, fake: FakeAI, **toml: Any) -> dict[str, str]:
     }
 
 
+def _cards(api: FakeBotAPI, chat: dict[str, Any], since: int = 0) -> int:
+    """How many run cards were sent into ``chat`` (since the mark ``since``)."""
+    return sum(
+        1 for c in api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+        and c["ok"] and "run by Benchboard" in text_of(c)
+    )  # fmt: skip
+
+
 async def test_the_days_runs_are_made_once_published_and_costed(tmp_path: Path) -> None:
     async with FakeAI(key="sk-local", answer=_the_target) as fake:
         env = _env(tmp_path, fake, extra=DAILY)
@@ -81,15 +90,8 @@ async def test_a_run_left_by_a_killed_bot_is_finished_after_the_restart(tmp_path
             since = api.mark()
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
-
-                def carded() -> bool:
-                    return sum(
-                        1 for c in api.calls[since:]
-                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
-                        and "run by Benchboard" in text_of(c)
-                    ) >= 2  # fmt: skip
-
-                await api.wait_until(carded, 30, what="the run's cards after the restart")
+                restarted = "the run's cards after the restart"
+                await api.wait_until(lambda: _cards(api, chat, since) >= 2, 30, what=restarted)
                 assert "2 of 2 attempts done" in text_of(bot.current(progress))
             check_log(proc)
 
@@ -114,18 +116,11 @@ async def test_a_run_asked_just_before_a_kill_is_queued_once(tmp_path: Path) -> 
             fake.delay = 0.0
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
-
-                def cards() -> int:
-                    return sum(
-                        1 for c in api.calls
-                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
-                        and c["ok"] and "run by Benchboard" in text_of(c)
-                    )  # fmt: skip
-
-                await api.wait_until(lambda: cards() >= 1, 30, what="the run's card")
+                await api.wait_until(lambda: _cards(api, chat) >= 1, 30, what="the run's card")
                 costs = text_of(await bot.say(chat, user, "/runs"))
                 assert "local/m1 (chat): 1 attempt," in costs
-                assert cards() == 1 and len(fake.requests) == 2  # the one call, made again
+                # the one call, made again
+                assert _cards(api, chat) == 1 and len(fake.requests) == 2
             check_log(proc)
 
 
@@ -148,15 +143,7 @@ async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path
             api.clear_faults()
             async with running_bot(api, tmp_path, env=env) as proc:
                 bot = Bot(api, proc, {})
-
-                def cards() -> int:
-                    return sum(
-                        1 for c in api.calls
-                        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
-                        and c["ok"] and "run by Benchboard" in text_of(c)
-                    )  # fmt: skip
-
-                await api.wait_until(lambda: cards() >= 1, 30, what="the run's card")
+                await api.wait_until(lambda: _cards(api, chat) >= 1, 30, what="the run's card")
                 assert "1 of 1 attempts done" in text_of(bot.current(progress))
-                assert cards() == 1 and fake.answered == 1
+                assert _cards(api, chat) == 1 and fake.answered == 1
             check_log(proc)
