@@ -379,23 +379,24 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
     store it with its key, and re-score its stored submissions when that changed them."""
     import asyncio
 
-    from .core import benchmarks
-    from .core.rescore import rescore
+    from .core import admin, benchmarks
     from .core.services import opened
 
     path = Path(args.file)
     definition = benchmarks.read_file(path)
     settings = load()
 
-    async def add() -> tuple[benchmarks.Added, int]:
+    async def add() -> tuple[benchmarks.Added, int, int]:
         async with opened(settings) as services:
             added = await benchmarks.add(services, definition, source=f"file {path.name}")
-            rescored = 0
-            if added.pending:
-                rescored = (await rescore(services.store, added.benchmark.name)).rescored
-        return added, rescored
+            rescored = told = 0
+            if added.pending:  # as /rescore: one at a time, its users told by the bot
+                ask = admin.RescoreAsk(added.benchmark, added.pending, added.before)
+                report, _, batch = await admin.rescore(services, ask)
+                rescored, told = report.rescored, len(batch.notices)
+        return added, rescored, told
 
-    added, rescored = asyncio.run(add())
+    added, rescored, told = asyncio.run(add())
     benchmark, version, key = added.benchmark, added.definition, added.key
     said = "stored as" if version.created else "unchanged,"
     print(f"{benchmark.name}: {benchmark.title}, {said} definition version {version.version}")
@@ -403,6 +404,8 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
     fresh = "new" if key.created else "in use again" if added.key_changed else "unchanged"
     print(f"  key version {key.version} ({fresh}), sha256 {key.sha256}; {done}")
     print(f"  tag #{benchmark.name}; board /b/{benchmark.name} (database {settings.db_label})")
+    if told:
+        print(f"  {told} users whose published results changed get a notice from the bot")
     return 0
 
 

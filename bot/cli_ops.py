@@ -210,8 +210,8 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
     before and after. Resumable: an interrupted run continues where it stopped."""
     import asyncio
 
+    from .core import admin
     from .core.errors import StorageError
-    from .core.rescore import rescore
     from .core.services import opened
     from .render.format import mode_label
 
@@ -241,13 +241,19 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
             if not pending:
                 return [f"{benchmark.title}: no stored submission needs re-scoring"]
             before = (await store.leaderboard(name, limit=5)).rows
-            report = await rescore(store, name)
-            after = (await store.leaderboard(name, limit=5)).rows
+            # as /rescore: one at a time across processes, its users told by the bot
+            ask = admin.RescoreAsk(benchmark, pending, before)
+            report, after, batch = await admin.rescore(services, ask)
         on = f"key version {report.key_version}" if report.key_version else "no key"
+        told = len(batch.notices)
         return [
             f"{benchmark.title}: {report.rescored} of {report.total} submissions re-scored to "
             f"{report.scorer_version} ({on}), {report.changed} changed, "
             f"{report.seconds:.1f} s",
+            f"{told} users whose published results changed get a notice from the bot "
+            "(within a minute while it runs, else at its start)"
+            if told
+            else "no published result changed score or rank",
             "top before:",
             *top(before),
             "top after:",

@@ -164,6 +164,34 @@ class SharedStateStore(StoreBase):
             mirror.rows = {n: v for n, v in mirror.rows.items() if v[1] > now}
         return row is not None
 
+    # --- a lease: one holder at a time, across instances ---------------------------------
+
+    async def take_lease(self, name: str, owner: str, *, ttl_ms: int) -> bool:
+        """Take (or renew) the lease ``name`` for ``owner`` (a random name of the
+        holder's) until ``ttl_ms`` from now: True when ``owner`` holds it, False while
+        another holds a lease that has not lapsed. A holder that dies stops renewing,
+        and its lease lapses: the next taker gets it."""
+        now = self._now_ms()
+        async with self._db.write() as s:
+            row = await s.one(
+                """INSERT INTO shared_state AS r (name, value, expires_at) VALUES (?, ?, ?)
+                   ON CONFLICT (name) DO UPDATE SET value = excluded.value,
+                       expires_at = excluded.expires_at
+                   WHERE r.value = excluded.value OR r.expires_at IS NULL
+                       OR r.expires_at <= ?
+                   RETURNING value""",
+                (_name("lease", name), owner, now + ttl_ms, now),
+            )
+        return row is not None and str(row[0]) == owner
+
+    async def drop_lease(self, name: str, owner: str) -> None:
+        """Give up the lease ``name``, if ``owner`` still holds it."""
+        async with self._db.write() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ? AND value = ?",
+                (_name("lease", name), owner),
+            )
+
     # --- a secret every instance shares ----------------------------------------------------
 
     async def first_secret(self, name: str, value: str) -> str:

@@ -348,6 +348,103 @@ class TrustStore(StoreBase):
                 "DELETE FROM shared_state WHERE name = ?", (f"notices:{benchmark_name(benchmark)}",)
             )
 
+    # --- notices made, kept until sent -------------------------------------------------
+    #
+    # A re-score's notices wait in ``shared_state`` until sent: ``notice_batch:<batch>``
+    # (the benchmark; each re-score's notices are one batch) and ``notice_to:<batch>:
+    # <user id>`` (one user's notice, the caller's JSON), each sent once: whoever sends
+    # it takes it first (:meth:`take_notice`). Kept at most ``keep_ms``.
+
+    async def queue_notices(
+        self,
+        benchmark: str,
+        batch: str,
+        notices: Sequence[tuple[int, str]],
+        *,
+        owner: str,
+        lease_ms: int,
+        keep_ms: int,
+    ) -> bool:
+        """Keep a re-score's notices (``(user id, JSON)``) to send, in the transaction
+        that forgets the scores they were compared with (:meth:`keep_scores_before`),
+        the batch leased to ``owner`` (its sender) for ``lease_ms``. False, and nothing
+        kept, when those scores were forgotten already: another re-score made the
+        notices of the same change."""
+        now = self._now_ms()
+        async with self._db.write() as s:
+            gone = await s.one(
+                "DELETE FROM shared_state WHERE name = ? RETURNING name",
+                (f"notices:{benchmark_name(benchmark)}",),
+            )
+            if gone is None:
+                return False
+            if not notices:
+                return True
+            await s.execute(
+                "INSERT INTO shared_state (name, value, number, expires_at) VALUES (?, ?, ?, ?)",
+                (f"notice_batch:{batch}", benchmark_name(benchmark), len(notices), now + keep_ms),
+            )
+            await s.execute(
+                "INSERT INTO shared_state (name, value, expires_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET value = excluded.value, "
+                "expires_at = excluded.expires_at",
+                (f"lease:notices.{batch}", owner, now + lease_ms),
+            )
+            await s.executemany(
+                "INSERT INTO shared_state (name, value, expires_at) VALUES (?, ?, ?)",
+                [(f"notice_to:{batch}:{user}", text, now + keep_ms) for user, text in notices],
+            )
+        return True
+
+    async def notice_batches(self) -> list[str]:
+        """The batches of notices with some still to send, oldest first."""
+        async with self._db.read() as s:
+            rows = await s.all(
+                "SELECT name FROM shared_state WHERE substr(name, 1, 13) = 'notice_batch:' "
+                "AND expires_at > ? ORDER BY expires_at, name",
+                (self._now_ms(),),
+            )
+        return [str(r[0])[len("notice_batch:") :] for r in rows]
+
+    async def queued_notices(self, batch: str) -> list[int]:
+        """The users a batch's notices still go to."""
+        prefix = f"notice_to:{batch}:"
+        async with self._db.read() as s:
+            rows = await s.all(
+                "SELECT name FROM shared_state WHERE substr(name, 1, ?) = ? AND expires_at > ?",
+                (len(prefix), prefix, self._now_ms()),
+            )
+        return sorted(int(str(r[0])[len(prefix) :]) for r in rows)
+
+    async def take_notice(self, batch: str, user_id: int) -> str | None:
+        """Take a notice to send it: its JSON for the one caller that took it, None for
+        any other (sent, or being sent, already)."""
+        async with self._db.write() as s:
+            row = await s.one(
+                "DELETE FROM shared_state WHERE name = ? AND expires_at > ? RETURNING value",
+                (f"notice_to:{batch}:{user_id}", self._now_ms()),
+            )
+        return None if row is None else str(row[0])
+
+    async def end_notices(self, batch: str) -> bool:
+        """Forget a batch whose notices were all taken (True), or leave it (False)."""
+        prefix = f"notice_to:{batch}:"
+        async with self._db.write() as s:
+            left = await s.one(
+                "SELECT COUNT(*) FROM shared_state WHERE substr(name, 1, ?) = ? AND expires_at > ?",
+                (len(prefix), prefix, self._now_ms()),
+            )
+            if left is not None and int(left[0]) > 0:
+                return False
+            await s.execute(
+                "DELETE FROM shared_state WHERE substr(name, 1, ?) = ?", (len(prefix), prefix)
+            )
+            await s.execute(
+                "DELETE FROM shared_state WHERE name IN (?, ?)",
+                (f"notice_batch:{batch}", f"lease:notices.{batch}"),
+            )
+        return True
+
     async def published_scores(self, benchmark: str) -> PublishedScores:
         """Every published result of a benchmark (id order): what a re-score compares
         before and after, kept compact (arrays: 24 bytes a result)."""

@@ -41,7 +41,7 @@ from storage import (
 from ..render.csvboards import board_csv
 from ..render.views import KeyDoubt, KeyInfo
 from ..render.webviews import WebQuery
-from . import challenges, datafiles, keys, notices, questions, trust, webboards
+from . import challenges, datafiles, keys, leases, notices, questions, trust, webboards
 from .bounded import Lru, parse_id
 from .errors import UserError
 from .rescore import rescore as rescore_all
@@ -409,17 +409,23 @@ async def ask_rescore(services: Services, actor: Actor, args: list[str]) -> Resc
 
 async def rescore(
     services: Services, change: KeyChange | RescoreAsk
-) -> tuple[RescoreReport, tuple[BoardRow, ...], list[notices.Notice]]:
+) -> tuple[RescoreReport, tuple[BoardRow, ...], notices.Batch]:
     """Re-score every stored submission of the benchmark; the report, the new top, and
-    the notices for the users whose published results changed score or rank."""
+    the notices for the users whose published results changed score or rank (kept
+    until sent: :func:`bot.core.notices.deliver`)."""
     name = change.benchmark.name
-    # one at a time (``/setkey`` then ``/rescore``, or ``/rescore`` twice): two at once
-    # would both compare with the scores before and tell every user twice
-    async with services.rescoring.setdefault(name, asyncio.Lock()):
+    # one at a time, whichever instance or process runs it (``/setkey`` then
+    # ``/rescore``, ``/rescore`` twice, ``benchboard rescore``): two at once would both
+    # compare with the scores before and tell every user twice
+    async with leases.held(services, f"rescore.{name}") as holder:
         before = await notices.before(services, name)
         report = await rescore_all(services.store, name)
         after = (await services.store.leaderboard(name, limit=TOP)).rows
-        return report, after, await notices.changes(services, change.benchmark, before)
+        return (
+            report,
+            after,
+            await notices.changes(services, change.benchmark, before, owner=holder),
+        )
 
 
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:

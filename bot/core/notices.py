@@ -7,25 +7,42 @@ side sends one message per user (``bot.telegram.trust_handlers.send_notices``), 
 those who sent ``/notices off``. What :func:`before` took is kept in the database until
 :func:`changes` is done: a re-score interrupted (a crash, a restart) and run again still
 tells the people whose results its first batches changed, from their first scores.
+
+The notices :func:`changes` makes are kept in the database too (``shared_state``), in
+the transaction that forgets the scores before, until they are sent (:func:`deliver`):
+each is taken before it is sent, so none goes twice, and those a process did not send
+before it ended (or that a command-line re-score made) are sent by the next instance
+that looks (:func:`send_left`, at a start and every minute).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import time
 from array import array
 from collections import defaultdict
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import astuple, dataclass
 
 from scoring import Benchmark
-from storage import PublishedScores
+from storage import PublishedScores, StorageError
 
 from ..render.trust_format import Change
+from . import leases
 from .services import Services
+
+log = logging.getLogger(__name__)
 
 #: Board lines read for ranks at most (pages of 1,000).
 MAX_LINES = 20_000
 #: Results one message lists at most (a user's first ones).
 MAX_LISTED = 20
+#: Notices not sent within this long are dropped (old news).
+KEEP_MS = 7 * 24 * 3600 * 1000
+#: Every instance looks for notices left to send this often.
+SWEEP_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +63,26 @@ class Notice:
     #: how many of the user's results changed (``changes`` lists the first
     #: :data:`MAX_LISTED`)
     total: int = 0
+
+    def dumps(self) -> str:
+        """As kept until sent (without the user: the row names them)."""
+        changes = [astuple(c) for c in self.changes]
+        return json.dumps({"total": self.total, "changes": changes}, ensure_ascii=False)
+
+    @classmethod
+    def loads(cls, user_id: int, text: str) -> Notice:
+        data = json.loads(text)
+        changes = tuple(Change(*c) for c in data["changes"])
+        return cls(user_id, changes, int(data["total"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """A re-score's notices, kept until sent: ``owner`` holds the lease to send them."""
+
+    id: str
+    owner: str
+    notices: tuple[Notice, ...]
 
 
 async def _ranks(services: Services, benchmark: str) -> dict[int, int]:
@@ -99,11 +136,72 @@ async def before(services: Services, benchmark: str) -> Snapshot:
     return _loads(kept)
 
 
-async def changes(services: Services, benchmark: Benchmark, before: Snapshot) -> list[Notice]:
+async def changes(
+    services: Services, benchmark: Benchmark, before: Snapshot, *, owner: str
+) -> Batch:
     """The notices a re-score makes: per user (those who opted out left out), each of
-    their published results whose score or line rank changed since ``before``."""
+    their published results whose score or line rank changed since ``before``; kept
+    until sent, ``owner`` (the re-score's holder) to send them. When another
+    re-score made them from the same scores before, an empty batch."""
     after = await snapshot(services, benchmark.name)
-    await services.store.drop_scores_before(benchmark.name)
+    made = await _notices(services, benchmark, before, after)
+    batch = f"{benchmark.name}.{int(time.time() * 1000)}.{leases.owner()[:6]}"
+    kept = await services.store.queue_notices(
+        benchmark.name,
+        batch,
+        [(n.user_id, n.dumps()) for n in made],
+        owner=owner,
+        lease_ms=leases.LEASE_MS,
+        keep_ms=KEEP_MS,
+    )
+    return Batch(batch, owner, tuple(made) if kept else ())
+
+
+#: Sends one notice (the Telegram side's): whether it reached the user.
+Send = Callable[[Notice], Awaitable[bool]]
+
+
+async def deliver(services: Services, batch: str, owner: str, send: Send) -> int:
+    """Send what is left of a batch whose lease ``owner`` holds, each notice taken
+    first (so sent once at most); how many reached their user."""
+    store, told = services.store, 0
+    async with leases.kept(services, f"notices.{batch}", owner):
+        for user_id in await store.queued_notices(batch):
+            text = await store.take_notice(batch, user_id)
+            if text is None:
+                continue  # sent by another
+            if await send(Notice.loads(user_id, text)):
+                told += 1
+        await store.end_notices(batch)
+    return told
+
+
+async def send_left(services: Services, send: Send) -> int:
+    """Send the notices nobody is sending (their sender ended, or a command-line
+    re-score made them); how many reached their user."""
+    told = 0
+    for batch in await services.store.notice_batches():
+        holder = leases.owner()
+        if await leases.take(services, f"notices.{batch}", holder):
+            told += await deliver(services, batch, holder, send)
+    return told
+
+
+async def sweep(services: Services, send: Send) -> None:
+    """At a start and every :data:`SWEEP_S`: :func:`send_left`."""
+    while True:
+        try:
+            await send_left(services, send)
+        except StorageError as exc:
+            log.warning("notices left to send not looked at: %s", exc)
+        except Exception:  # a background task: nobody else would see it
+            log.exception("notices left to send not sent")
+        await asyncio.sleep(SWEEP_S)
+
+
+async def _notices(
+    services: Services, benchmark: Benchmark, before: Snapshot, after: Snapshot
+) -> list[Notice]:
     old = {sid: i for i, sid in enumerate(before.scores.ids)}
     by_user: dict[int, list[tuple[int, float, float]]] = defaultdict(list)
     for i, sid in enumerate(after.scores.ids):

@@ -82,9 +82,6 @@ class Services:
     #: How often each answer is given, by benchmark, as (monotonic time read, a
     #: ``bot.core.trust.Rarity``): what makes a shared wrong answer rare.
     answer_samples: dict[str, tuple[float, object]] = field(default_factory=dict)
-    #: One re-score of a benchmark at a time in this process, by benchmark name
-    #: (``bot.core.admin.rescore``): a second waits, then finds nothing left to tell.
-    rescoring: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:

@@ -9,13 +9,14 @@ import html
 import io
 import logging
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 
 from telegram import Bot, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
 from ..core import admin, benchmarks
+from ..core import notices as notices_core
 from ..core.errors import StorageError, UserError
 from ..core.notices import Notice
 from ..core.services import Services
@@ -259,20 +260,35 @@ async def language_of(services: Services, user_id: int) -> str:
     return pick_language(user.chosen_language, user.language_code) if user else "en"
 
 
-async def send_notices(bot: Bot, services: Services, notices: Sequence[Notice]) -> int:
-    """One private message to each user a re-score changed (through the bot's rate
-    limited sender, in turn); how many were told."""
-    told = 0
-    for notice in notices:
+def notice_sender(bot: Bot, services: Services) -> notices_core.Send:
+    """Sends one notice, in its user's language, through the bot's rate-limited sender:
+    whether it reached them (a user who never started the bot, or blocked it, is
+    passed over)."""
+
+    async def send(notice: Notice) -> bool:
         lang = await language_of(services, notice.user_id)
         text = render_notice(lang, notice.changes, notice.total)
         try:
             await bot.send_message(notice.user_id, text)
         except TelegramError as exc:  # never started the bot, or blocked it
             log.info("could not tell user %s of a re-score: %s", notice.user_id, exc)
-            continue
-        told += 1
-    return told
+            return False
+        return True
+
+    return send
+
+
+async def send_notices(bot: Bot, services: Services, batch: notices_core.Batch) -> int:
+    """One private message to each user a re-score changed, in turn, each taken from
+    those kept before it is sent (so never twice); how many were told."""
+    if not batch.notices:
+        return 0
+    send = notice_sender(bot, services)
+    try:
+        return await notices_core.deliver(services, batch.id, batch.owner, send)
+    except StorageError as exc:  # the rest are kept: the next look sends them
+        log.warning("notices of a re-score wait to be sent: %s", exc)
+        return 0
 
 
 async def _rescore_then_report(

@@ -52,7 +52,7 @@ from telegram.ext import (
 
 from storage import DatabaseCorrupt, StorageError
 
-from ..core import backups, benchmarks, boards, challenges, keys, signing
+from ..core import backups, benchmarks, boards, challenges, keys, notices, signing
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
 from ..core.services import Services
@@ -160,6 +160,8 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
         ops.schedule_day_turn(app.job_queue)
     await boards.turn_day(services)  # the days since the last start may lack a publication
     await rh.start(app, services)  # Benchboard's own runs, when providers are set
+    # a re-score's notices that a process left unsent (or a command-line re-score made)
+    services.spawn(notices.sweep(services, ah.notice_sender(app.bot, services)))
     log.info(
         "benchboard started as @%s; keys loaded: %s",
         services.bot_username,

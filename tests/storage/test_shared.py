@@ -151,3 +151,64 @@ async def test_announcements_reach_every_instance(
         assert heard == ["keys"]
     finally:
         await other.close()
+
+
+async def test_a_lease_has_one_holder_across_instances_and_lapses_unrenewed(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    """Two instances take one lease at once: one holds it, renews it, and the other
+    gets it only once the holder stopped renewing (died) and it lapsed."""
+    other = await Store.open(db_path, clock=clock)
+    try:
+        taken = await asyncio.gather(
+            store.take_lease("rescore.x", "a", ttl_ms=1000),
+            other.take_lease("rescore.x", "b", ttl_ms=1000),
+        )
+        assert sorted(taken) == [False, True]
+        holder, waiter = (store, other) if taken[0] else (other, store)
+        first, second = ("a", "b") if taken[0] else ("b", "a")
+        clock.advance(seconds=0.8)
+        assert await holder.take_lease("rescore.x", first, ttl_ms=1000)  # renewed
+        clock.advance(seconds=0.8)
+        assert not await waiter.take_lease("rescore.x", second, ttl_ms=1000)
+        await waiter.drop_lease("rescore.x", second)  # not theirs: nothing happens
+        assert not await waiter.take_lease("rescore.x", second, ttl_ms=1000)
+        assert await store.take_lease("other", "c", ttl_ms=1000)  # leases are by name
+        clock.advance(seconds=1.5)  # the holder died: its lease lapsed
+        assert await waiter.take_lease("rescore.x", second, ttl_ms=1000)
+        assert not await holder.take_lease("rescore.x", first, ttl_ms=1000)
+        await waiter.drop_lease("rescore.x", second)
+        assert await holder.take_lease("rescore.x", first, ttl_ms=1000)
+    finally:
+        await other.close()
+
+
+async def test_notices_are_kept_once_per_change_and_each_taken_once(
+    db_path: Path, clock: FakeClock, store: Store
+) -> None:
+    """A re-score's notices are kept with the scores they compare with forgotten, once
+    (a second maker of the same change keeps none); two senders take each once."""
+    other = await Store.open(db_path, clock=clock)
+    try:
+        await store.keep_scores_before("primebench", "{}")
+        notices = [(u, f'{{"n": {u}}}') for u in (7, 8, 9)]
+        kept = await asyncio.gather(
+            store.queue_notices("primebench", "b1", notices, owner="a", lease_ms=1000,
+                                keep_ms=60_000),
+            other.queue_notices("primebench", "b2", notices, owner="b", lease_ms=1000,
+                                keep_ms=60_000),
+        )  # fmt: skip
+        assert sorted(kept) == [False, True]
+        batch = "b1" if kept[0] else "b2"
+        assert await other.notice_batches() == [batch]
+        assert not await other.take_lease(f"notices.{batch}", "c", ttl_ms=1000)  # its maker's
+        assert await store.queued_notices(batch) == [7, 8, 9]
+        taken = await asyncio.gather(
+            *(s.take_notice(batch, u) for u in (7, 8, 9) for s in (store, other))
+        )
+        assert sorted(t for t in taken if t is not None) == [n for _, n in notices]
+        assert await store.end_notices(batch)
+        assert await other.notice_batches() == []
+        assert await store.scores_before("primebench") is None
+    finally:
+        await other.close()

@@ -12,7 +12,17 @@ from typing import Any
 
 import pytest
 
-from bot.core import admin, boards, links, notices, sharing, submissions, webboards
+from bot.core import (
+    admin,
+    boards,
+    keys,
+    leases,
+    links,
+    notices,
+    sharing,
+    submissions,
+    webboards,
+)
 from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.render.csvboards import board_csv
@@ -386,16 +396,16 @@ async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
         await admin.rescore(services, change)
     assert await store.pending_rescore("primebench") == 2  # two re-scored, two to go
     monkeypatch.setattr(admin, "rescore_all", real)
-    _, _, notices = await admin.rescore(services, change)
-    told = {n.user_id: n.changes for n in notices}
+    _, _, batch = await admin.rescore(services, change)
+    told = {n.user_id: n.changes for n in batch.notices}
     assert sorted(told) == [1, 2, 3, 4]
     want = {10: "-30", 20: "-60", 30: "-50", 40: "-40"}
     for sub in subs:
         (shown,) = told[sub.user_id]
         assert (shown.before, shown.after) == (f"+{sub.score:g}", want[int(sub.score)])
     # told once: a later re-score with nothing left to change tells no one
-    _, _, notices = await admin.rescore(services, change)
-    assert notices == []
+    _, _, batch = await admin.rescore(services, change)
+    assert batch.notices == ()
 
 
 @engine_free
@@ -412,7 +422,7 @@ async def test_two_rescores_at_once_tell_each_user_once(services: Services, stor
         key_text(corrected).encode(), source="telegram",
     )  # fmt: skip
     runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(services, change))
-    told = [n.user_id for _, _, notices in runs for n in notices]
+    told = [n.user_id for _, _, batch in runs for n in batch.notices]
     assert sorted(told) == [1, 2, 3, 4]
     assert sum(report.rescored for report, _, _ in runs) == 4
 
@@ -433,10 +443,81 @@ async def test_a_notice_of_many_changed_results_counts_them_all(
         services, bot_admin, admin.keyed_benchmark(["primebench"]),
         key_text(corrected).encode(), source="telegram",
     )  # fmt: skip
-    _, _, told = await admin.rescore(services, change)
-    (notice,) = told
+    _, _, batch = await admin.rescore(services, change)
+    (notice,) = batch.notices
     assert len(notice.changes) == notices.MAX_LISTED and notice.total == notices.MAX_LISTED + 3
     text = render_notice("en", notice.changes, notice.total)
     assert f"re-scored your {notices.MAX_LISTED + 3} published results" in text
     assert "…and 3 more" in text
     assert "…و ۳ نتیجهٔ دیگر" in render_notice("fa", notice.changes, notice.total)
+
+
+async def _other_instance(services: Services, db_path: Any, clock: Any) -> Services:
+    """Services of another instance (its own store) on the test's database."""
+    other = Services(settings=services.settings, store=await Store.open(db_path, clock=clock))
+    other.bot_username = services.bot_username
+    await keys.load_keys(other)
+    return other
+
+
+async def test_two_instances_rescoring_at_once_tell_each_user_once(
+    services: Services, store: Store, db_path: Any, clock: Any
+) -> None:
+    """``/setkey`` on one instance and ``/rescore`` on another (or a second admin's)
+    while the first re-scores: the second waits for the first, whichever process it is
+    in, and finds nothing left; each user is told once."""
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    other = await _other_instance(services, db_path, clock)
+    try:
+        runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(other, change))
+    finally:
+        await other.store.close()
+    told = [n.user_id for _, _, batch in runs for n in batch.notices]
+    assert sorted(told) == [1, 2, 3, 4]
+    assert sum(report.rescored for report, _, _ in runs) == 4
+
+
+async def test_notices_a_dead_instance_left_are_sent_by_another_once(
+    services: Services, store: Store, db_path: Any, clock: Any
+) -> None:
+    """An instance re-scores, sends one notice and dies: once its lease lapsed, another
+    instance sends the rest (at its start, or its next look), none twice."""
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    _, _, batch = await admin.rescore(services, change)
+    assert sorted(n.user_id for n in batch.notices) == [1, 2, 3, 4]
+    first = await store.take_notice(batch.id, 1)  # sent; then the instance died
+    assert first is not None
+    sent: list[notices.Notice] = []
+
+    async def send(notice: notices.Notice) -> bool:
+        sent.append(notice)
+        return True
+
+    other = await _other_instance(services, db_path, clock)
+    try:
+        assert await notices.send_left(other, send) == 0  # its sender still holds them
+        clock.advance(seconds=leases.LEASE_MS / 1000 + 1)
+        assert await notices.send_left(other, send) == 3
+        assert await notices.send_left(other, send) == 0
+    finally:
+        await other.store.close()
+    assert sorted(n.user_id for n in sent) == [2, 3, 4]
+    kept = {n.user_id: n for n in batch.notices}
+    assert all(n == kept[n.user_id] for n in sent)  # as made
+    assert await store.notice_batches() == []
