@@ -92,12 +92,21 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     except signing.BadSignature as exc:
         fail(f"{source}: {exc}")
     try:
-        signing.verify(record, public)
+        rewritten = signing.verify(record, public)
     except signing.BadSignature as exc:
         print(f"NOT VALID: {args.file}: {exc}", file=sys.stderr)
         return EXIT_INVALID
     what = " ".join(
         str(record[k]) for k in ("benchmark", "model", "mode") if record.get(k) is not None
     )
-    print(f"valid: {args.file} ({what}, score {record.get('score')}) signed by the key at {source}")
+    note = ""
+    if rewritten:  # an older record that went through jq or the like: the same values
+        note = (
+            "; its whole numbers were rewritten (87.0 as 87, as jq does), "
+            "the values are those signed"
+        )
+    print(
+        f"valid: {args.file} ({what}, score {record.get('score')}) signed by the key at "
+        f"{source}{note}"
+    )
     return 0

@@ -4,7 +4,9 @@ A published result is also ``GET /r/<token>.json``: a record (benchmark, model, 
 scores, breakdown, the key's SHA-256, scorer version, published time, marks, provenance)
 with ``"signature"``, the base64 of the Ed25519 signature over the UTF-8 bytes of
 ``json.dumps(record_without_signature, sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)`` (:func:`canonical`). ``GET /signing-key`` gives the public key
+ensure_ascii=False)`` (:func:`canonical`), its whole numbers written plainly (87, not
+87.0: :func:`plain_numbers`), so a JSON tool that rewrites numbers (jq) leaves the
+signed bytes as they were. ``GET /signing-key`` gives the public key
 (``{"alg": "Ed25519", "public_key": "<base64 of the 32 raw bytes>"}``); anyone can check
 a record offline with any Ed25519 library, or with ``benchboard verify``.
 
@@ -29,11 +31,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import itertools
 import json
 import logging
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,6 +60,11 @@ KEY_FILE = "signing-key.pem"
 SECRET_NAME = "signing_key"
 #: The length of an Ed25519 signature.
 SIGNATURE_BYTES = 64
+#: Whole numbers below this are exact as floats (2**53).
+_EXACT = 2**53
+#: Groups of whole numbers (by name) a record signed before whole numbers were written
+#: plainly may have had as floats besides its score and interval, tried together at most.
+_REWRITTEN_AT_MOST = 3
 
 
 # --- the record and its signature (pure) -------------------------------------------------
@@ -70,9 +78,23 @@ def canonical(record: Mapping[str, Any]) -> bytes:
     return text.encode("utf-8")
 
 
+def plain_numbers(value: Any) -> Any:
+    """``value`` with every whole number written as an integer (87.0 as 87): what a
+    JSON tool that rewrites numbers (jq writes 87.0 as 87) leaves as it is, so a signed
+    record still verifies after it went through one."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < _EXACT:
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: plain_numbers(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_numbers(v) for v in value]
+    return value
+
+
 def sign(record: Mapping[str, Any], key: Ed25519PrivateKey) -> dict[str, Any]:
-    """The record with its ``signature`` (base64)."""
-    rest = {k: v for k, v in record.items() if k != "signature"}
+    """The record with its ``signature`` (base64); its whole numbers written as
+    integers (:func:`plain_numbers`)."""
+    rest = plain_numbers({k: v for k, v in record.items() if k != "signature"})
     signature = key.sign(canonical(rest))
     return {**rest, "signature": base64.b64encode(signature).decode("ascii")}
 
@@ -110,9 +132,11 @@ def public_key_of(data: Mapping[str, Any] | str) -> bytes:
     return raw
 
 
-def verify(record: Mapping[str, Any], public_key: bytes) -> None:
+def verify(record: Mapping[str, Any], public_key: bytes) -> bool:
     """Check a record's signature with a raw public key; :class:`BadSignature` when it
-    does not verify (or has none)."""
+    does not verify (or has none). True when it verifies only with some of its whole
+    numbers written back as floats: a record signed before they were written plainly
+    (87.0) that a JSON tool rewrote (87), its values those signed."""
     given = record.get("signature")
     if not isinstance(given, str):
         raise BadSignature("the record has no signature")
@@ -126,11 +150,68 @@ def verify(record: Mapping[str, Any], public_key: bytes) -> None:
             "it was cut short or changed"
         )
     try:
-        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, canonical(record))
-    except (InvalidSignature, ValueError):
-        raise BadSignature(
-            "the signature does not match: the record was changed, or another key signed it"
-        ) from None
+        public = Ed25519PublicKey.from_public_bytes(public_key)
+    except ValueError:
+        raise BadSignature("the public key is not an Ed25519 key") from None
+
+    def matches(data: Mapping[str, Any]) -> bool:
+        try:
+            public.verify(signature, canonical(data))
+        except (InvalidSignature, ValueError):
+            return False
+        return True
+
+    if matches(record):
+        return False
+    for written_back in _floats_back(record):
+        if matches(written_back):
+            return True
+    raise BadSignature(
+        "the signature does not match: the record was changed, or another key signed it"
+    )
+
+
+def _floats_back(record: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The record with whole numbers written back as floats, as a record signed before
+    they were written plainly may have had them: its score and interval always (they
+    were floats), and up to :data:`_REWRITTEN_AT_MOST` more groups of whole numbers, a
+    group being those under one name (``coverage``, ``accuracy``, …)."""
+    names: dict[str, None] = {}
+
+    def collect(value: Any, name: str) -> None:
+        if isinstance(value, Mapping):
+            for k, v in value.items():
+                collect(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                collect(v, name)
+        elif type(value) is int:
+            names[name] = None
+
+    always = ("score", "ci95")
+    for key, value in record.items():
+        if key not in (*always, "signature"):
+            collect(value, key)
+    if len(names) > 32:  # not a record the server made
+        return
+
+    def back(value: Any, name: str, chosen: frozenset[str]) -> Any:
+        if isinstance(value, Mapping):
+            return {k: back(v, str(k), chosen) for k, v in value.items()}
+        if isinstance(value, list):
+            return [back(v, name, chosen) for v in value]
+        if type(value) is int and abs(value) < _EXACT and name in chosen:
+            return float(value)
+        return value
+
+    groups = list(names)
+    for size in range(min(_REWRITTEN_AT_MOST, len(groups)) + 1):
+        for chosen in itertools.combinations(groups, size):
+            picked = frozenset(chosen)
+            yield {
+                k: back(v, k, frozenset([k]) if k in always else picked) if k != "signature" else v
+                for k, v in record.items()
+            }
 
 
 # --- the private key ------------------------------------------------------------------------

@@ -106,7 +106,9 @@ def openapi(benchmarks: Sequence[str]) -> dict[str, Any]:
         "description": "A published result, signed: signature is the base64 of the "
         "Ed25519 signature (the key at /signing-key) over the UTF-8 bytes of "
         'json.dumps(record_without_signature, sort_keys=True, separators=(",", ":"), '
-        "ensure_ascii=False). Check one with `benchboard verify FILE.json`.",
+        "ensure_ascii=False); whole numbers are written plainly (87, not 87.0), so a "
+        "tool that rewrites numbers (jq) leaves it valid. Check one with "
+        "`benchboard verify FILE.json`.",
         "properties": {
             "benchmark": {"type": "string"},
             "model": {"type": ["string", "null"]},
