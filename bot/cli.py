@@ -379,7 +379,7 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
     store it with its key, and re-score its stored submissions when that changed them."""
     import asyncio
 
-    from .core import admin, benchmarks
+    from .core import admin, benchmarks, notices
     from .core.services import opened
 
     path = Path(args.file)
@@ -393,6 +393,7 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
             if added.pending:  # as /rescore: one at a time, its users told by the bot
                 ask = admin.RescoreAsk(added.benchmark, added.pending, added.before)
                 report, _, batch = await admin.rescore(services, ask)
+                await notices.leave(services, batch)  # the bot sends them
                 rescored, told = report.rescored, len(batch.notices)
         return added, rescored, told
 

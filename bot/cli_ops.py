@@ -210,7 +210,7 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
     before and after. Resumable: an interrupted run continues where it stopped."""
     import asyncio
 
-    from .core import admin
+    from .core import admin, notices
     from .core.errors import StorageError
     from .core.services import opened
     from .render.format import mode_label
@@ -244,6 +244,7 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
             # as /rescore: one at a time across processes, its users told by the bot
             ask = admin.RescoreAsk(benchmark, pending, before)
             report, after, batch = await admin.rescore(services, ask)
+            await notices.leave(services, batch)  # the bot sends them
         on = f"key version {report.key_version}" if report.key_version else "no key"
         told = len(batch.notices)
         return [

@@ -18,6 +18,7 @@ that looks (:func:`send_left`, at a start and every minute).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -43,6 +44,8 @@ MAX_LISTED = 20
 KEEP_MS = 7 * 24 * 3600 * 1000
 #: Every instance looks for notices left to send this often.
 SWEEP_S = 60.0
+#: The topic a maker that leaves its notices to the bot announces.
+TOPIC = "notices"
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +179,15 @@ async def deliver(services: Services, batch: str, owner: str, send: Send) -> int
     return told
 
 
+async def leave(services: Services, batch: Batch) -> None:
+    """A maker that does not send its notices (a command-line re-score) leaves them to
+    the bot: any instance sends them at its next look (at once, with PostgreSQL: it is
+    announced)."""
+    if batch.notices:
+        await services.store.drop_lease(f"notices.{batch.id}", batch.owner)
+        await services.announce(TOPIC)
+
+
 async def send_left(services: Services, send: Send) -> int:
     """Send the notices nobody is sending (their sender ended, or a command-line
     re-score made them); how many reached their user."""
@@ -188,15 +200,26 @@ async def send_left(services: Services, send: Send) -> int:
 
 
 async def sweep(services: Services, send: Send) -> None:
-    """At a start and every :data:`SWEEP_S`: :func:`send_left`."""
+    """At a start, every :data:`SWEEP_S`, and when another process left notices to send
+    (announced, PostgreSQL): :func:`send_left`."""
+    wake = asyncio.Event()
+
+    def heard(topic: str) -> None:
+        if topic in (TOPIC, ""):
+            wake.set()
+
+    if services.store.shared:
+        services.listeners[TOPIC] = heard
     while True:
+        wake.clear()
         try:
             await send_left(services, send)
         except StorageError as exc:
             log.warning("notices left to send not looked at: %s", exc)
         except Exception:  # a background task: nobody else would see it
             log.exception("notices left to send not sent")
-        await asyncio.sleep(SWEEP_S)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), SWEEP_S)
 
 
 async def _notices(

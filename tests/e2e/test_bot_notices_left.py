@@ -1,0 +1,67 @@
+"""A re-score's notices outlive the process that made them: a corrected key loaded and
+re-scored from the command line while the bot is down (``benchboard data load``, then
+``benchboard rescore``) tells every submitter once, when the bot next starts; one who
+blocked the bot is passed over (403) without an error, and a later start tells nobody
+again."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from tests.cli.test_cli import run_cli_async
+
+from .botapi import FakeBotAPI
+from .botkit import BOT, KEY, Bot, answers, check_log, private_user, submission_id, text_of
+from .harness import key_text, running_bot
+
+USERS = (9501, 9502, 9503)
+BLOCKED = 9503
+
+
+def told(api: FakeBotAPI, since: int) -> list[int]:
+    return [
+        int(c["params"]["chat_id"])
+        for c in api.calls_of("sendMessage")
+        if c["index"] >= since and "re-scored your" in str(c["params"]["text"])
+    ]
+
+
+async def test_a_command_line_rescore_is_told_by_the_next_start(tmp_path: Path) -> None:
+    async with FakeBotAPI(bot_username=BOT) as api:
+        async with running_bot(api, tmp_path, key=KEY) as proc:
+            bot = Bot(api, proc, KEY)
+            for n, uid in enumerate(USERS):
+                user, chat = private_user(bot, uid)
+                lines = answers(KEY, correct=30 + 10 * n, wrong=20)
+                reply = await bot.say(chat, user, "\n".join([f"model: M{n}", "#default", *lines]))
+                sid = submission_id(text_of(reply))
+                await bot.press(chat, user, reply, f"pub:{sid}")
+        check_log(proc)
+        api.block_bot(BLOCKED)
+        # the bot is down: a corrected key (questions 1 to 20 had the wrong option)
+        corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+        (tmp_path / "A.txt").write_text(key_text(corrected))
+        env = {"BENCHBOARD_FETCH_ON_START": "false"}
+        code, out, err = await run_cli_async(
+            "data", "load", "primebench", "--key", "A.txt", cwd=tmp_path, env=env
+        )
+        assert code == 0, err
+        code, out, err = await run_cli_async("rescore", "primebench", cwd=tmp_path, env=env)
+        assert code == 0, err
+        assert "3 users whose published results changed get a notice from the bot" in out
+        since = api.mark()
+        async with running_bot(api, tmp_path) as proc:
+            await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and c["params"]["chat_id"] == USERS[1],
+                timeout=30,
+                since=since,
+            )
+            await asyncio.sleep(1)
+        check_log(proc)
+        assert sorted(told(api, since)) == sorted(USERS)  # the blocked user: tried, 403
+        again = api.mark()
+        async with running_bot(api, tmp_path) as proc:
+            await asyncio.sleep(2)
+        check_log(proc)
+        assert told(api, again) == []
