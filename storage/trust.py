@@ -341,6 +341,15 @@ class TrustStore(StoreBase):
             )
         return None if row is None else str(row[0])
 
+    async def scores_kept_before(self) -> list[str]:
+        """The benchmarks whose re-score keeps the scores before (running, or stopped
+        part way: :meth:`keep_scores_before` until its notices are made)."""
+        async with self._db.read() as s:
+            rows = await s.all(
+                "SELECT name FROM shared_state WHERE substr(name, 1, 8) = 'notices:' ORDER BY name"
+            )
+        return [str(r[0])[len("notices:") :] for r in rows]
+
     async def drop_scores_before(self, benchmark: str) -> None:
         """The re-score's notices are made: forget what they compared with."""
         async with self._db.single() as s:

@@ -428,6 +428,37 @@ async def rescore(
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """A re-score a process left part way, finished: its report, top after, notices."""
+
+    benchmark: Benchmark
+    report: RescoreReport
+    after: tuple[BoardRow, ...]
+    notices: notices.Batch
+
+
+async def resume_rescores(services: Services) -> list[Resumed]:
+    """At a start: the re-scores that stopped part way (their process died, or the
+    database went away) and that nobody runs now, finished, each with its notices (from
+    the scores before its first run)."""
+    out = []
+    for name in await services.store.scores_kept_before():
+        benchmark = registry.find(name)
+        holder = leases.owner()
+        if benchmark is None or not await leases.take(services, f"rescore.{name}", holder):
+            continue  # gone, or running in another process
+        async with leases.kept(services, f"rescore.{name}", holder):
+            if await services.store.scores_before(name) is None:
+                continue  # finished meanwhile
+            before = await notices.before(services, name)
+            report = await rescore_all(services.store, name)
+            after = (await services.store.leaderboard(name, limit=TOP)).rows
+            batch = await notices.changes(services, benchmark, before, owner=holder)
+        out.append(Resumed(benchmark, report, after, batch))
+    return out
+
+
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:
     """``/keyinfo``: every keyed benchmark's key; in a private chat, for a benchmark with
     questions, the questions whose key most of the strongest results contradict (a

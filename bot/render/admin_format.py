@@ -95,10 +95,11 @@ def render_rescore_done(
     lang: str,
     title: str,
     report: RescoreReport,
-    before: Sequence[BoardRow],
+    before: Sequence[BoardRow] | None,
     after: Sequence[BoardRow],
 ) -> str:
-    """The report sent when a background re-score ends: changes, top before and after."""
+    """The report sent when a background re-score ends: changes, top before (None: not
+    known, for a re-score resumed at a start) and after."""
     counts = {
         "benchmark": html.escape(title),
         "changed": report.changed,
@@ -110,14 +111,10 @@ def render_rescore_done(
         )
     else:
         done = tn(lang, "rescore_done", report.total, version=report.key_version, **counts)
-    out = [
-        done,
-        "",
-        t(lang, "rescore_before"),
-        *_top(before, lang),
-        t(lang, "rescore_after"),
-        *_top(after, lang),
-    ]
+    out = [done, ""]
+    if before is not None:
+        out += [t(lang, "rescore_before"), *_top(before, lang)]
+    out += [t(lang, "rescore_after"), *_top(after, lang)]
     return "\n".join(out)
 
 

@@ -291,6 +291,29 @@ async def send_notices(bot: Bot, services: Services, batch: notices_core.Batch) 
         return 0
 
 
+async def resume_rescores(bot: Bot, services: Services) -> None:
+    """At a start: the re-scores a process left part way, finished; their users told,
+    and the bot admins sent the report (the admin who started one was in that process)."""
+    try:
+        resumed = await admin.resume_rescores(services)
+    except StorageError as exc:
+        log.warning("re-scores left part way not resumed: %s", exc)
+        return
+    except Exception:  # a background task: nobody else would see it
+        log.exception("re-scores left part way not resumed")
+        return
+    for done in resumed:
+        told = await send_notices(bot, services, done.notices)
+        for admin_id in sorted(services.settings.admins):
+            lang = await language_of(services, admin_id)
+            report = render_rescore_done(lang, done.benchmark.title, done.report, None, done.after)
+            text = "\n".join([t(lang, "rescore_resumed"), report, tn(lang, "rescore_told", told)])
+            try:
+                await bot.send_message(admin_id, text)
+            except TelegramError as exc:  # never started the bot, or blocked it
+                log.info("could not tell admin %s of a resumed re-score: %s", admin_id, exc)
+
+
 async def _rescore_then_report(
     bot: Bot,
     services: Services,

@@ -160,7 +160,9 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
         ops.schedule_day_turn(app.job_queue)
     await boards.turn_day(services)  # the days since the last start may lack a publication
     await rh.start(app, services)  # Benchboard's own runs, when providers are set
-    # a re-score's notices that a process left unsent (or a command-line re-score made)
+    # a re-score a process left part way, finished; notices a process left unsent (or
+    # a command-line re-score made), sent
+    services.spawn(ah.resume_rescores(app.bot, services))
     services.spawn(notices.sweep(services, ah.notice_sender(app.bot, services)))
     log.info(
         "benchboard started as @%s; keys loaded: %s",

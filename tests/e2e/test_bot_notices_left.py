@@ -65,3 +65,55 @@ async def test_a_command_line_rescore_is_told_by_the_next_start(tmp_path: Path) 
             await asyncio.sleep(2)
         check_log(proc)
         assert told(api, again) == []
+
+
+async def _stopped_part_way(data_dir: Path, key: dict[int, int]) -> None:
+    """What a bot killed during a corrected key's re-score leaves: the key in use, the
+    scores before kept, one submission re-scored of three."""
+    from bot.core import keys, notices
+    from bot.core.rescore import rescore
+    from bot.core.services import opened
+    from bot.settings import Settings
+    from tests.bot.core.test_admin import Crashing
+
+    async with opened(Settings(data_dir=data_dir, fetch_on_start=False)) as services:
+        await keys.load_key(services, "primebench", key_text(key).encode(), "test")
+        await notices.before(services, "primebench")
+        try:
+            await rescore(services.store, "primebench", batch_size=1,
+                          benchmarks=lambda _: Crashing(1))  # fmt: skip
+        except RuntimeError:
+            pass
+        assert await services.store.pending_rescore("primebench") == 2
+
+
+async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(tmp_path: Path) -> None:
+    admin = 9599
+    env = {"BENCHBOARD_ADMINS": str(admin)}
+    async with FakeBotAPI(bot_username=BOT) as api:
+        async with running_bot(api, tmp_path, key=KEY, env=env) as proc:
+            bot = Bot(api, proc, KEY)
+            private_user(bot, admin)
+            for n, uid in enumerate(USERS):
+                user, chat = private_user(bot, uid)
+                lines = answers(KEY, correct=30 + 10 * n, wrong=20)
+                reply = await bot.say(chat, user, "\n".join([f"model: M{n}", "#default", *lines]))
+                sid = submission_id(text_of(reply))
+                await bot.press(chat, user, reply, f"pub:{sid}")
+        check_log(proc)
+        corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+        await _stopped_part_way(tmp_path / "data", corrected)
+        since = api.mark()
+        async with running_bot(api, tmp_path, env=env) as proc:
+            report = await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and c["params"]["chat_id"] == admin,
+                timeout=30,
+                since=since,
+            )
+            await asyncio.sleep(1)
+        check_log(proc)
+        text = text_of(report)
+        assert text.startswith("A re-score that a restart stopped part way is finished:")
+        assert "3 of 3 submissions" in text and "Top before" not in text
+        assert "3 people were told of their changed results." in text
+        assert sorted(told(api, since)) == sorted(USERS)

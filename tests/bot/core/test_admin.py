@@ -25,6 +25,7 @@ from bot.core import (
 )
 from bot.core.errors import UserError
 from bot.core.services import Services
+from bot.render.admin_format import render_rescore_done
 from bot.render.csvboards import board_csv
 from bot.render.trust_format import render_notice
 from bot.render.webviews import WebQuery
@@ -521,3 +522,49 @@ async def test_notices_a_dead_instance_left_are_sent_by_another_once(
     kept = {n.user_id: n for n in batch.notices}
     assert all(n == kept[n.user_id] for n in sent)  # as made
     assert await store.notice_batches() == []
+
+
+async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(
+    services: Services, store: Store, db_path: Any, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corrected key's re-score dies part way (its process killed): the boards show
+    half the results on each key until it is finished. The next start of an instance
+    finishes it (unless it still runs elsewhere) and tells every user it changed, from
+    their first scores; nothing is left for a later start."""
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    real = admin.rescore_all
+
+    async def crashing(store: Store, name: str) -> Any:
+        return await real(store, name, batch_size=1, benchmarks=lambda _: Crashing(2))
+
+    monkeypatch.setattr(admin, "rescore_all", crashing)
+    with pytest.raises(RuntimeError, match="died"):
+        await admin.rescore(services, change)
+    monkeypatch.setattr(admin, "rescore_all", real)
+    assert await store.pending_rescore("primebench") == 2
+    other = await _other_instance(services, db_path, clock)
+    try:
+        # still running in a live process (its lease renewed): left to it
+        assert await store.take_lease("rescore.primebench", "alive", ttl_ms=60_000)
+        assert await admin.resume_rescores(other) == []
+        clock.advance(seconds=61)  # that process died too
+        (done,) = await admin.resume_rescores(other)
+        assert await admin.resume_rescores(other) == []
+    finally:
+        await other.store.close()
+    assert done.benchmark.name == "primebench" and await store.pending_rescore("primebench") == 0
+    told = {n.user_id: n.changes for n in done.notices.notices}
+    want = {10: "-30", 20: "-60", 30: "-50", 40: "-40"}
+    for sub in subs:
+        (shown,) = told[sub.user_id]
+        assert (shown.before, shown.after) == (f"+{sub.score:g}", want[int(sub.score)])
+    assert not (await store.leaderboard("primebench")).rescoring
+    text = render_rescore_done("en", "PrimeBench", done.report, None, done.after)
+    assert "Top before" not in text and "Top after" in text
