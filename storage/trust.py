@@ -435,6 +435,15 @@ class TrustStore(StoreBase):
             )
         return None if row is None else str(row[0])
 
+    async def put_notice_back(self, batch: str, user_id: int, text: str, *, keep_ms: int) -> None:
+        """A notice taken that could not be sent now, kept again for a later sender."""
+        async with self._db.write() as s:
+            await s.execute(
+                "INSERT INTO shared_state (name, value, expires_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO NOTHING",
+                (f"notice_to:{batch}:{user_id}", text, self._now_ms() + keep_ms),
+            )
+
     async def end_notices(self, batch: str) -> bool:
         """Forget a batch whose notices were all taken (True), or leave it (False)."""
         prefix = f"notice_to:{batch}:"

@@ -160,21 +160,27 @@ async def changes(
     return Batch(batch, owner, tuple(made) if kept else ())
 
 
-#: Sends one notice (the Telegram side's): whether it reached the user.
-Send = Callable[[Notice], Awaitable[bool]]
+#: Sends one notice (the Telegram side's): True when it reached the user, False when it
+#: cannot (they blocked the bot), None when not now (Telegram did not answer: kept for a
+#: later look).
+Send = Callable[[Notice], Awaitable[bool | None]]
 
 
 async def deliver(services: Services, batch: str, owner: str, send: Send) -> int:
     """Send what is left of a batch whose lease ``owner`` holds, each notice taken
-    first (so sent once at most); how many reached their user."""
+    first (so sent once at most); how many reached their user. One that cannot go now
+    is put back, and the rest wait with it for the next look (:func:`sweep`)."""
     store, told = services.store, 0
     async with leases.kept(services, f"notices.{batch}", owner):
         for user_id in await store.queued_notices(batch):
             text = await store.take_notice(batch, user_id)
             if text is None:
                 continue  # sent by another
-            if await send(Notice.loads(user_id, text)):
-                told += 1
+            sent = await send(Notice.loads(user_id, text))
+            if sent is None:
+                await store.put_notice_back(batch, user_id, text, keep_ms=KEEP_MS)
+                return told
+            told += sent
         await store.end_notices(batch)
     return told
 

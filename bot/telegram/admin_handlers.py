@@ -261,16 +261,21 @@ async def language_of(services: Services, user_id: int) -> str:
 
 
 def notice_sender(bot: Bot, services: Services) -> notices_core.Send:
-    """Sends one notice, in its user's language, through the bot's rate-limited sender:
-    whether it reached them (a user who never started the bot, or blocked it, is
-    passed over)."""
+    """Sends one notice, in its user's language, through the bot's rate-limited sender
+    (which retries what passes by itself): whether it reached them (a user who never
+    started the bot, or blocked it, is passed over); None when Telegram still did not
+    answer (kept for a later try)."""
 
-    async def send(notice: Notice) -> bool:
+    async def send(notice: Notice) -> bool | None:
         lang = await language_of(services, notice.user_id)
         text = render_notice(lang, notice.changes, notice.total)
         try:
             await bot.send_message(notice.user_id, text)
-        except TelegramError as exc:  # never started the bot, or blocked it
+        except TelegramError as exc:
+            if is_transient(exc):
+                log.warning("a re-score's notices wait for Telegram: %s", exc)
+                return None
+            # never started the bot, or blocked it
             log.info("could not tell user %s of a re-score: %s", notice.user_id, exc)
             return False
         return True

@@ -568,3 +568,35 @@ async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(
     assert not (await store.leaderboard("primebench")).rescoring
     text = render_rescore_done("en", "PrimeBench", done.report, None, done.after)
     assert "Top before" not in text and "Top after" in text
+
+
+async def test_a_notice_telegram_did_not_take_waits_for_the_next_look(
+    services: Services, store: Store
+) -> None:
+    """Telegram does not answer (down past the sender's retries) while notices go out:
+    the notice is kept, with those after it, for the next look; each is sent once."""
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    _, _, batch = await admin.rescore(services, change)
+    sent: list[int] = []
+    down = True
+
+    async def send(notice: notices.Notice) -> bool | None:
+        if down and notice.user_id == 2:
+            return None
+        sent.append(notice.user_id)
+        return True
+
+    assert await notices.deliver(services, batch.id, batch.owner, send) == 1
+    assert sent == [1] and await store.queued_notices(batch.id) == [2, 3, 4]
+    assert await notices.send_left(services, send) == 0  # still down
+    down = False
+    assert await notices.send_left(services, send) == 3
+    assert sent == [1, 2, 3, 4] and await store.notice_batches() == []
