@@ -58,7 +58,10 @@ def _fetch(url: str) -> str:
 def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
     """The key's text and where it came from."""
     if given is None:
-        origin = urlsplit(str(record.get("url") or ""))
+        try:
+            origin = urlsplit(str(record.get("url") or ""))
+        except ValueError:  # (an IPv6 host not closed, …)
+            fail("the record's url is not an address: give --key (a file or URL)")
         if origin.scheme not in ("http", "https") or not origin.netloc:
             fail("the record does not say where it came from: give --key (a file or URL)")
         given = f"{origin.scheme}://{origin.netloc}/signing-key"
@@ -80,12 +83,14 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError):
         fail(f"{args.file}: not a JSON file")
+    except RecursionError:
+        fail(f"{args.file}: not a signed result (nested too deeply)")
     if not isinstance(record, dict):
         fail(f"{args.file}: not a signed result (not a JSON object)")
     text, source = _key_text(args.key, record)
     try:
         parsed: Any = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = text
     try:
         public = signing.public_key_of(parsed if isinstance(parsed, dict) else text)

@@ -139,3 +139,28 @@ def test_odd_records_and_another_key_are_one_line_each(
         assert _verify(tmp_path, odd) == code, odd
         err = capsys.readouterr().err
         assert why in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_records_and_keys_nested_too_deeply_or_badly_addressed_are_one_line(
+    tmp_path: Path, key: Ed25519PrivateKey, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No traceback for a record or key nested thousands of levels deep, a record
+    nested just below what the JSON reader takes, or a record whose url is no address."""
+    served = signing.sign(RECORD, key)
+    assert _verify(tmp_path, "[" * 100_000 + "]" * 100_000) == 2
+    err = capsys.readouterr().err
+    assert "nested too deeply" in err and "Traceback" not in err
+    deep: Any = 1
+    for _ in range(950):
+        deep = [deep]
+    assert _verify(tmp_path, json.dumps({**served, "breakdown": deep})) == 1
+    err = capsys.readouterr().err
+    assert "does not match" in err and "Traceback" not in err
+    (tmp_path / "deep-key.json").write_text("[" * 40_000)
+    assert _verify(tmp_path, json.dumps(served), "deep-key.json") == 2
+    err = capsys.readouterr().err
+    assert "the public key is not base64" in err and "Traceback" not in err
+    (tmp_path / "r.json").write_text(json.dumps({**served, "url": "https://[::1/r/x.json"}))
+    assert main(["verify", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "url is not an address: give --key" in err and "Traceback" not in err
