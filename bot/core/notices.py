@@ -176,6 +176,8 @@ async def deliver(services: Services, batch: str, owner: str, send: Send) -> int
             text = await store.take_notice(batch, user_id)
             if text is None:
                 continue  # sent by another
+            if await store.notices_off([user_id]):
+                continue  # they sent /notices off since it was made
             sent = await send(Notice.loads(user_id, text))
             if sent is None:
                 await store.put_notice_back(batch, user_id, text, keep_ms=KEEP_MS)
