@@ -84,8 +84,12 @@ class DefinitionStore(KeyStore):
         return [_definition(r) for r in rows]
 
     async def definitions_stamp(self) -> int:
-        """A number that changes whenever a definition is stored (how many are): cheap
-        to ask, to tell whether the definitions need reading again."""
-        async with self._db.single() as s:
+        """A number that changes whenever a definition is stored (how many are) or a
+        benchmark's key in use changes (another process's ``benchmark add`` with a
+        corrected key, ``data load``: no new definition): cheap to ask, to tell whether
+        the definitions and keys need reading again."""
+        async with self._db.read() as s:
             row = await s.one("SELECT COUNT(*) FROM benchmark_definitions")
-        return int(row[0]) if row else 0
+            keys = await s.all("SELECT id, current_key_id FROM benchmarks ORDER BY id")
+        in_use = tuple((int(b), -1 if k is None else int(k)) for b, k in keys)
+        return hash((int(row[0]) if row else 0, in_use))

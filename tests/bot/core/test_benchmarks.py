@@ -19,6 +19,7 @@ from bot.core.rescore import rescore
 from bot.core.services import Services
 from scoring import choice, registry
 from scoring.errors import DefinitionError
+from storage import Store
 
 from .conftest import BOT_ADMIN, BOTH
 
@@ -314,3 +315,26 @@ async def test_a_worker_process_is_told_the_defined_benchmarks() -> None:
         assert (await worker.run(30, offload.read_job, "#tinymcq\n1:3", "", None)).error
     finally:
         worker.close()
+
+
+async def test_a_corrected_key_added_elsewhere_is_used_by_a_running_process(
+    services: Services, store: Any, db_path: Any, clock: Any
+) -> None:
+    """``benchboard benchmark add`` again with only the key corrected (the same options
+    and points: no new definition version) while the bot runs: the bot scores with the
+    corrected key from its next look on, not with the old one until a restart."""
+    other = Services(settings=services.settings, store=await Store.open(db_path, clock=clock))
+    try:
+        await benchmarks.add(other, choice.read_definition(TINY), source="cli")
+        assert await benchmarks.refresh(services)  # the bot's look: the benchmark is read
+        assert services.keys["tinymcq"].version.version == 1
+        _, first = await _submit(services, "#tinymcq\n1:3\n2:1\n3:5\n4:2", 1)
+        corrected = TINY.replace("4:2", "4:3")
+        added = await benchmarks.add(other, choice.read_definition(corrected), source="cli")
+        assert (added.definition.version, added.key.version) == (1, 2)
+        assert await benchmarks.refresh(services)  # the next look reads the new key
+        assert services.keys["tinymcq"].version.version == 2
+        _, second = await _submit(services, "#tinymcq\n1:3\n2:1\n3:5\n4:2", 2)
+        assert (first, second) == (8, 5)  # 4:2 is wrong now: 3 x 2 - 1
+    finally:
+        await other.store.close()
