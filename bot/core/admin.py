@@ -459,6 +459,30 @@ async def resume_rescores(services: Services) -> list[Resumed]:
     return out
 
 
+#: How long a process that saw another change a key waits before it catches up: the
+#: re-score that change started takes its lease in the meantime.
+CATCH_UP_S = 10.0
+
+
+async def catch_up(services: Services, name: str, *, delay: float = CATCH_UP_S) -> Resumed | None:
+    """Another process changed the benchmark's key in use here: once the re-score that
+    change started is done (or when none was: ``benchboard data load``), re-score what is
+    still on another key (what this process scored against the old key meanwhile), with
+    its notices; None when nothing was left."""
+    benchmark = registry.find(name)
+    if benchmark is None:
+        return None
+    await asyncio.sleep(delay)
+    async with leases.held(services, f"rescore.{name}") as holder:
+        if not await services.store.pending_rescore(name):
+            return None
+        before = await notices.before(services, name)
+        report = await rescore_all(services.store, name)
+        after = (await services.store.leaderboard(name, limit=TOP)).rows
+        batch = await notices.changes(services, benchmark, before, owner=holder)
+    return Resumed(benchmark, report, after, batch)
+
+
 async def key_info(services: Services, actor: Actor, *, private: bool = True) -> list[KeyInfo]:
     """``/keyinfo``: every keyed benchmark's key; in a private chat, for a benchmark with
     questions, the questions whose key most of the strongest results contradict (a

@@ -52,6 +52,8 @@ async def reload_keys(services: Services) -> None:
             continue
         if await _use(services, benchmark, await services.store.key_data(version.id), version):
             log.info("%s key version %d now in use", benchmark.title, version.version)
+            if held is not None and services.key_changed is not None:
+                services.key_changed(benchmark.name)
 
 
 def _follow(services: Services) -> Callable[[str], None]:

@@ -82,6 +82,9 @@ class Services:
     #: How often each answer is given, by benchmark, as (monotonic time read, a
     #: ``bot.core.trust.Rarity``): what makes a shared wrong answer rare.
     answer_samples: dict[str, tuple[float, object]] = field(default_factory=dict)
+    #: Called with a benchmark's name when another process changed the key in use here
+    #: (the bot re-scores what this process scored against the old one meanwhile).
+    key_changed: Callable[[str], None] | None = None
 
     @classmethod
     async def open(cls, settings: Settings, *, worker: bool = False) -> Services:

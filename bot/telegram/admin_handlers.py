@@ -319,6 +319,23 @@ async def resume_rescores(bot: Bot, services: Services) -> None:
                 log.info("could not tell admin %s of a resumed re-score: %s", admin_id, exc)
 
 
+async def catch_up(bot: Bot, services: Services, name: str) -> None:
+    """Another process changed a key in use here: what is still on another key once
+    its re-score is done, re-scored (:func:`bot.core.admin.catch_up`); its users told."""
+    try:
+        done = await admin.catch_up(services, name)
+    except StorageError as exc:
+        log.warning("what %s scored on the old key meanwhile is not re-scored: %s", name, exc)
+        return
+    except Exception:  # a background task: nobody else would see it
+        log.exception("what %s scored on the old key meanwhile is not re-scored", name)
+        return
+    if done is not None:
+        told = await send_notices(bot, services, done.notices)
+        log.info("%s: %d scored on the old key re-scored, %d told", name, done.report.rescored,
+                 told)  # fmt: skip
+
+
 async def _rescore_then_report(
     bot: Bot,
     services: Services,

@@ -148,6 +148,11 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
             limiter.shared = SharedSendRate(
                 services, overall=settings.rate_overall, group=settings.rate_group
             )
+
+    def key_changed(name: str) -> None:  # by another process: what this one scored on
+        services.spawn(ah.catch_up(app.bot, services, name))  # the old key, re-scored
+
+    services.key_changed = key_changed
     await benchmarks.start(services)  # the benchmarks defined by data, before their keys
     await keys.load_keys(services)
     await keys.seed_references(services)

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import pytest
 
 import bot.core.rescore as rescore_module
-from bot.core import benchmarks, offload, submit
+from bot.core import admin, benchmarks, notices, offload, submit
 from bot.core.admin import Actor
 from bot.core.errors import UserError
 from bot.core.offload import Worker
@@ -336,5 +336,42 @@ async def test_a_corrected_key_added_elsewhere_is_used_by_a_running_process(
         assert services.keys["tinymcq"].version.version == 2
         _, second = await _submit(services, "#tinymcq\n1:3\n2:1\n3:5\n4:2", 2)
         assert (first, second) == (8, 5)  # 4:2 is wrong now: 3 x 2 - 1
+    finally:
+        await other.store.close()
+
+
+async def test_what_was_scored_on_the_old_key_meanwhile_is_rescored(
+    services: Services, store: Any, db_path: Any, clock: Any
+) -> None:
+    """The key corrected from the command line and its re-score done, the bot scores on
+    the old key until its next look (up to a minute): at that look it re-scores what it
+    scored meanwhile, once the command's re-score is done, and tells its owner."""
+    other = Services(settings=services.settings, store=await Store.open(db_path, clock=clock))
+    changed: list[str] = []
+    services.key_changed = changed.append
+    try:
+        await benchmarks.add(other, choice.read_definition(TINY), source="cli")
+        await benchmarks.refresh(services)
+        assert changed == []  # a new benchmark: nothing scored on another key
+        corrected = TINY.replace("4:2", "4:3")
+        added = await benchmarks.add(other, choice.read_definition(corrected), source="cli")
+        report, _, batch = await admin.rescore(other, admin.RescoreAsk(added.benchmark, 0, ()))
+        await notices.leave(other, batch)
+        sid, meanwhile = await _submit(
+            services, "#tinymcq\nmodel: M\n#default\n1:3\n2:1\n3:5\n4:2", 1
+        )
+        await services.store.publish(sid)
+        assert meanwhile == 8  # the old key's score
+        assert await benchmarks.refresh(services)
+        assert changed == ["tinymcq"]
+        done = await admin.catch_up(services, "tinymcq", delay=0)
+        assert done is not None and done.report.rescored == 1
+        assert await _score(services, sid) == 5 and not await store.pending_rescore("tinymcq")
+        (notice,) = done.notices.notices
+        assert notice.user_id == 1 and (notice.changes[0].before, notice.changes[0].after) == (
+            "+8",
+            "+5",
+        )
+        assert await admin.catch_up(services, "tinymcq", delay=0) is None  # nothing left
     finally:
         await other.store.close()
