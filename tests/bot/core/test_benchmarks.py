@@ -355,7 +355,7 @@ async def test_what_was_scored_on_the_old_key_meanwhile_is_rescored(
         assert changed == []  # a new benchmark: nothing scored on another key
         corrected = TINY.replace("4:2", "4:3")
         added = await benchmarks.add(other, choice.read_definition(corrected), source="cli")
-        report, _, batch = await admin.rescore(other, admin.RescoreAsk(added.benchmark, 0, ()))
+        _, _, batch = await admin.rescore(other, admin.RescoreAsk(added.benchmark, 0, ()))
         await notices.leave(other, batch)
         sid, meanwhile = await _submit(
             services, "#tinymcq\nmodel: M\n#default\n1:3\n2:1\n3:5\n4:2", 1
