@@ -386,13 +386,16 @@ def cmd_benchmark_add(args: argparse.Namespace, load: Load) -> int:
     definition = benchmarks.read_file(path)
     settings = load()
 
+    def waiting() -> None:
+        print("waiting for the re-score that another process runs…", file=sys.stderr)
+
     async def add() -> tuple[benchmarks.Added, int, int]:
         async with opened(settings) as services:
             added = await benchmarks.add(services, definition, source=f"file {path.name}")
             rescored = told = 0
             if added.pending:  # as /rescore: one at a time, its users told by the bot
                 ask = admin.RescoreAsk(added.benchmark, added.pending, added.before)
-                report, _, batch = await admin.rescore(services, ask)
+                report, _, batch = await admin.rescore(services, ask, waiting=waiting)
                 await notices.leave(services, batch)  # the bot sends them
                 rescored, told = report.rescored, len(batch.notices)
         return added, rescored, told

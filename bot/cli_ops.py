@@ -5,7 +5,8 @@ one of them runs."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -204,6 +205,13 @@ def cmd_compare(args: argparse.Namespace, load: Load) -> int:
     return 0
 
 
+def _waiting(name: str) -> Callable[[], None]:
+    """What a command says when another process re-scores the benchmark first."""
+    return lambda: print(
+        f"waiting for the re-score of {name} that another process runs…", file=sys.stderr
+    )
+
+
 def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
     """``rescore BENCHMARK``: re-score its stored submissions that are not on the current
     key and scorer version (the bot's ``/rescore``), printing the counts and the top
@@ -243,7 +251,7 @@ def cmd_rescore(args: argparse.Namespace, load: Load) -> int:
             before = (await store.leaderboard(name, limit=5)).rows
             # as /rescore: one at a time across processes, its users told by the bot
             ask = admin.RescoreAsk(benchmark, pending, before)
-            report, after, batch = await admin.rescore(services, ask)
+            report, after, batch = await admin.rescore(services, ask, waiting=_waiting(name))
             await notices.leave(services, batch)  # the bot sends them
         on = f"key version {report.key_version}" if report.key_version else "no key"
         told = len(batch.notices)

@@ -408,16 +408,20 @@ async def ask_rescore(services: Services, actor: Actor, args: list[str]) -> Resc
 
 
 async def rescore(
-    services: Services, change: KeyChange | RescoreAsk
+    services: Services,
+    change: KeyChange | RescoreAsk,
+    *,
+    waiting: Callable[[], None] | None = None,
 ) -> tuple[RescoreReport, tuple[BoardRow, ...], notices.Batch]:
     """Re-score every stored submission of the benchmark; the report, the new top, and
     the notices for the users whose published results changed score or rank (kept
-    until sent: :func:`bot.core.notices.deliver`)."""
+    until sent: :func:`bot.core.notices.deliver`). ``waiting`` is called once when it
+    waits for another process's re-score of the benchmark."""
     name = change.benchmark.name
     # one at a time, whichever instance or process runs it (``/setkey`` then
     # ``/rescore``, ``/rescore`` twice, ``benchboard rescore``): two at once would both
     # compare with the scores before and tell every user twice
-    async with leases.held(services, f"rescore.{name}") as holder:
+    async with leases.held(services, f"rescore.{name}", waiting=waiting) as holder:
         before = await notices.before(services, name)
         report = await rescore_all(services.store, name)
         after = (await services.store.leaderboard(name, limit=TOP)).rows

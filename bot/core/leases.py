@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
 
 from storage import StoreUnavailable
@@ -68,13 +68,18 @@ async def kept(services: Services, name: str, holder: str) -> AsyncIterator[None
 
 
 @asynccontextmanager
-async def held(services: Services, name: str) -> AsyncIterator[str]:
+async def held(
+    services: Services, name: str, *, waiting: Callable[[], None] | None = None
+) -> AsyncIterator[str]:
     """Wait for the lease ``name`` (whoever holds it), hold it inside; the holder's
-    name."""
+    name. ``waiting`` is called once when another holds it."""
     holder = owner()
     while True:  # another process holds it: nothing here to wait on but time
         if await take(services, name, holder):
             break
+        if waiting is not None:
+            waiting()
+            waiting = None
         await asyncio.sleep(WAIT_S)
     async with kept(services, name, holder):
         yield holder

@@ -118,3 +118,4 @@ def test_a_rescore_waits_for_the_one_another_process_runs(database: str, tmp_pat
             cli.kill()
     assert cli.returncode == 0, err
     assert out.startswith("Natory: 5 of 5 submissions re-scored to natory-v2")
+    assert err == "waiting for the re-score of natory that another process runs…\n"
