@@ -336,6 +336,14 @@ async def catch_up(bot: Bot, services: Services, name: str) -> None:
                  told)  # fmt: skip
 
 
+async def _say(bot: Bot, chat_id: int, text: str) -> None:
+    """A message the bot sends unasked, on the side (a chat gone: logged)."""
+    try:
+        await bot.send_message(chat_id, text)
+    except TelegramError as exc:
+        log.info("could not write to chat %s: %s", chat_id, exc)
+
+
 async def _rescore_then_report(
     bot: Bot,
     services: Services,
@@ -345,8 +353,13 @@ async def _rescore_then_report(
 ) -> None:
     """The background re-score; its report (or its failure) goes to the admin's chat."""
     title, name = change.benchmark.title, change.benchmark.name
+
+    def waiting() -> None:  # another admin's, or another instance's, runs first
+        said = t(lang, "rescore_waiting", benchmark=html.escape(title))
+        services.spawn(_say(bot, chat_id, said))
+
     try:
-        report, after, notices = await admin.rescore(services, change)
+        report, after, notices = await admin.rescore(services, change, waiting=waiting)
         text = render_rescore_done(lang, title, report, change.before, after)
         # one message to each user whose results changed, through the rate-limited sender
         told = await send_notices(bot, services, notices)

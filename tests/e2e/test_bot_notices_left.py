@@ -116,3 +116,59 @@ async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(tmp_path
         assert "3 of 3 submissions" in text and "Top before" not in text
         assert "3 people were told of their changed results." in text
         assert sorted(told(api, since)) == sorted(USERS)
+
+
+async def test_a_rescore_waits_for_the_one_another_process_runs_and_says_so(
+    tmp_path: Path,
+) -> None:
+    """/setkey while another process (``benchboard rescore``, another instance) re-scores
+    the benchmark: the admin is told it waits; it runs when that one ends; its user is
+    told once."""
+    from storage import Store
+
+    admin = 9598
+    env = {"BENCHBOARD_ADMINS": str(admin)}
+    async with FakeBotAPI(bot_username=BOT) as api:
+        async with running_bot(api, tmp_path, key=KEY, env=env) as proc:
+            bot = Bot(api, proc, KEY)
+            user, chat = private_user(bot, USERS[0])
+            lines = answers(KEY, correct=40, wrong=20)
+            reply = await bot.say(chat, user, "\n".join(["model: M", "#default", *lines]))
+            await bot.press(chat, user, reply, f"pub:{submission_id(text_of(reply))}")
+            store = await Store.open(tmp_path / "data" / "benchboard.sqlite3")
+            try:
+                assert await store.take_lease("rescore.primebench", "cli", ttl_ms=120_000)
+                admin_user, admin_chat = private_user(bot, admin)
+                since = api.mark()
+                corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+                doc = await api.send_document(
+                    admin_chat, admin_user, key_text(corrected).encode(), "A.txt",
+                    caption="/setkey primebench",
+                )  # fmt: skip
+                await api.reply_to(doc, timeout=20)
+                said = await api.wait_for(
+                    lambda c: (
+                        c["method"] == "sendMessage"
+                        and "Another re-score" in str(c["params"]["text"])
+                    ),
+                    timeout=20,
+                    since=since,
+                )
+                assert text_of(said) == (
+                    "Another re-score of PrimeBench is running; this one starts when it ends."
+                )
+                await asyncio.sleep(2)
+                assert told(api, since) == []
+                await store.drop_lease("rescore.primebench", "cli")
+            finally:
+                await store.close()
+            await api.wait_for(
+                lambda c: (
+                    c["method"] == "sendMessage" and "Re-score done" in str(c["params"]["text"])
+                ),
+                timeout=30,
+                since=since,
+            )
+            await asyncio.sleep(1)
+            assert told(api, since) == [USERS[0]]
+        check_log(proc)
