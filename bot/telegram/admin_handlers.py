@@ -288,12 +288,19 @@ async def send_notices(bot: Bot, services: Services, batch: notices_core.Batch) 
     those kept before it is sent (so never twice); how many were told."""
     if not batch.notices:
         return 0
-    send = notice_sender(bot, services)
+    send, told = notice_sender(bot, services), 0
+
+    async def counted(notice: Notice) -> bool | None:
+        nonlocal told
+        sent = await send(notice)
+        told += bool(sent)
+        return sent
+
     try:
-        return await notices_core.deliver(services, batch.id, batch.owner, send)
+        await notices_core.deliver(services, batch.id, batch.owner, counted)
     except StorageError as exc:  # the rest are kept: the next look sends them
         log.warning("notices of a re-score wait to be sent: %s", exc)
-        return 0
+    return told
 
 
 async def resume_rescores(bot: Bot, services: Services) -> None:
