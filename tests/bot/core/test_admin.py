@@ -602,3 +602,42 @@ async def test_a_notice_telegram_did_not_take_waits_for_the_next_look(
     await store.set_notices(3, False)  # /notices off meanwhile: not told after all
     assert await notices.send_left(services, send) == 2
     assert sent == [1, 2, 4] and await store.notice_batches() == []
+
+
+@engine_free
+async def test_the_report_counts_those_told_before_the_database_went_away(
+    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database goes away while a re-score's notices go out: the admin's report
+    counts the users told before it did; the rest wait, kept, for the next look."""
+    from bot.telegram.admin_handlers import send_notices
+    from storage import StoreUnavailable
+
+    post = Submitter(services)
+    for i in range(1, 5):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    _, _, batch = await admin.rescore(services, change)
+    sent: list[int] = []
+
+    class Bot:
+        async def send_message(self, chat_id: int, text: str) -> None:
+            sent.append(chat_id)
+
+    real, taken = store.take_notice, 0
+
+    async def take_notice(batch: str, user_id: int) -> str | None:
+        nonlocal taken
+        taken += 1
+        if taken == 3:
+            raise StoreUnavailable("the database does not answer")
+        return await real(batch, user_id)
+
+    monkeypatch.setattr(store, "take_notice", take_notice)
+    assert await send_notices(Bot(), services, batch) == 2  # type: ignore[arg-type]
+    assert sent == [1, 2] and await store.queued_notices(batch.id) == [3, 4]
