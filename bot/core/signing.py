@@ -20,7 +20,9 @@ a record offline with any Ed25519 library, or with ``benchboard verify``.
   into place (``os.link`` fails when the name exists), and every one reads what is there.
 - with PostgreSQL (several instances, maybe on several machines): in the database,
   ``shared_state`` (``secret:signing_key``), inserted once (``ON CONFLICT DO NOTHING``)
-  and read back, so every instance signs with the one key the first instance made.
+  and read back, so every instance signs with the one key the first instance made (the
+  SQLite deployment's ``signing-key.pem``, when its data folder holds one: a move to
+  PostgreSQL keeps the key, and the records signed before still verify).
   ``shared_state`` is never copied by ``db port`` nor into a backup.
 
 The private key is never logged and never leaves the process but as signatures.
@@ -257,10 +259,23 @@ def file_key(path: Path) -> Ed25519PrivateKey:
     return _from_pem(path.read_text(encoding="ascii"))
 
 
+def _moved(path: Path) -> str | None:
+    """The key an SQLite deployment kept in ``path``, when there is one that reads."""
+    try:
+        text = path.read_text(encoding="ascii")
+        _from_pem(text)
+    except (OSError, ValueError):
+        return None
+    return text
+
+
 async def load(services: Services) -> Ed25519PrivateKey:
-    """The server's signing key, made at the first start (see the module's notes)."""
+    """The server's signing key, made at the first start (see the module's notes). The
+    first start on PostgreSQL keeps the key of the SQLite deployment it moved from, when
+    its data folder holds one: the results signed before still verify."""
     if services.store.shared:
-        made = _pem(Ed25519PrivateKey.generate())
+        kept = await asyncio.to_thread(_moved, services.settings.data_dir / KEY_FILE)
+        made = kept or _pem(Ed25519PrivateKey.generate())
         return _from_pem(await services.store.first_secret(SECRET_NAME, made))
     return await asyncio.to_thread(file_key, services.settings.data_dir / KEY_FILE)
 

@@ -180,3 +180,23 @@ async def test_a_rescore_on_postgresql_leaves_the_boards_readable(pg_url: str) -
         assert [(r.model, r.best, r.runs) for r in after.rows] == before
     finally:
         await store.close()
+
+
+async def test_a_move_to_postgresql_keeps_the_signing_key(pg_url: str, tmp_path: Path) -> None:
+    """An SQLite deployment moved to PostgreSQL (``db port``) and started there on its
+    data folder signs with the key it had: the records signed before still verify. A
+    later instance without that file signs with the same key too."""
+    from bot.core import signing
+
+    before = signing.file_key(tmp_path / signing.KEY_FILE)  # the SQLite deployment's
+    one = await _instance(pg_url, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    two = await _instance(pg_url, elsewhere)
+    try:
+        for services in (one, two):
+            key = await signing.load(services)
+            assert signing.public_bytes(key) == signing.public_bytes(before)
+    finally:
+        await one.close()
+        await two.close()
