@@ -43,7 +43,7 @@ from ..render.views import KeyDoubt, KeyInfo
 from ..render.webviews import WebQuery
 from . import challenges, datafiles, keys, leases, notices, questions, trust, webboards
 from .bounded import Lru, parse_id
-from .errors import UserError
+from .errors import StoreUnavailable, UserError
 from .rescore import rescore as rescore_all
 from .services import LoadedKey, Services
 
@@ -456,7 +456,13 @@ async def resume_rescores(services: Services) -> list[Resumed]:
             if await services.store.scores_before(name) is None:
                 continue  # finished meanwhile
             before = await notices.before(services, name)
-            report = await rescore_all(services.store, name)
+            try:
+                report = await rescore_all(services.store, name)
+            except StoreUnavailable:
+                raise  # (the database: the next start tries again)
+            except Exception:  # this one's (its scorer, its key): the others are resumed
+                log.exception("the re-score of %s left part way fails again", name)
+                continue
             after = (await services.store.leaderboard(name, limit=TOP)).rows
             batch = await notices.changes(services, benchmark, before, owner=holder)
         out.append(Resumed(benchmark, report, after, batch))

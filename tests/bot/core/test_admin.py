@@ -641,3 +641,30 @@ async def test_the_report_counts_those_told_before_the_database_went_away(
     monkeypatch.setattr(store, "take_notice", take_notice)
     assert await send_notices(Bot(), services, batch) == 2  # type: ignore[arg-type]
     assert sent == [1, 2] and await store.queued_notices(batch.id) == [3, 4]
+
+
+async def test_a_stopped_rescore_that_fails_again_leaves_the_others_resumed(
+    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two re-scores stopped part way, one of which fails again at the start (its
+    scorer): the other is finished all the same, and the failing one waits, kept."""
+    post = Submitter(services)
+    for i in range(1, 3):
+        await post.published(10 * i, model=f"M{i}", user_id=i)
+    await store.keep_scores_before(
+        "natory", notices._dumps(await notices.snapshot(services, "natory"))
+    )
+    await notices.before(services, "primebench")
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    await keys.load_key(services, "primebench", key_text(corrected).encode(), "test")
+    real = admin.rescore_all
+
+    async def natory_fails(store: Store, name: str) -> Any:
+        if name == "natory":
+            raise RuntimeError("the scorer broke")
+        return await real(store, name)
+
+    monkeypatch.setattr(admin, "rescore_all", natory_fails)
+    (done,) = await admin.resume_rescores(services)
+    assert done.benchmark.name == "primebench" and len(done.notices.notices) == 2
+    assert await store.scores_kept_before() == ["natory"]
