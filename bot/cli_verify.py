@@ -64,7 +64,9 @@ def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
             fail("the record's url is not an address: give --key (a file or URL)")
         if origin.scheme not in ("http", "https") or not origin.netloc:
             fail("the record does not say where it came from: give --key (a file or URL)")
-        given = f"{origin.scheme}://{origin.netloc}/signing-key"
+        # beside /r/ on that server, under the path it is served at (a site at /boards/)
+        base = origin.path.rpartition("/r/")[0] if "/r/" in origin.path else ""
+        given = f"{origin.scheme}://{origin.netloc}{base}/signing-key"
     if given.startswith(("http://", "https://")):
         return _fetch(given), given
     path = Path(given)

@@ -164,3 +164,38 @@ def test_records_and_keys_nested_too_deeply_or_badly_addressed_are_one_line(
     assert main(["verify", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err
     assert "url is not an address: give --key" in err and "Traceback" not in err
+
+
+def test_the_key_is_fetched_beside_the_record_under_the_sites_path(
+    tmp_path: Path, key: Ed25519PrivateKey, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A site served under a path (BENCHBOARD_WEB_URL=https://example.com/boards): its
+    records' url is .../boards/r/<token>.json and its key .../boards/signing-key, which
+    is where verify fetches it without --key."""
+    import http.server
+    import threading
+
+    body = json.dumps(signing.public_json(key)).encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # (the standard library names it)
+            found = self.path == "/boards/signing-key"
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body if found else b'{"error": "not found"}')
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/boards"
+        record = {**RECORD, "url": f"{base}/r/Xk3.json", "page": f"{base}/r/Xk3"}
+        (tmp_path / "r.json").write_text(json.dumps(signing.sign(record, key)))
+        assert main(["verify", str(tmp_path / "r.json")]) == 0
+        assert f"signed by the key at {base}/signing-key" in capsys.readouterr().out
+    finally:
+        server.shutdown()
+        server.server_close()
