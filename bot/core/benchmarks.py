@@ -253,9 +253,13 @@ async def follow(services: Services) -> None:
     services.spawn(_every(services))
 
 
-async def _refreshed(services: Services) -> None:
+async def _refreshed(services: Services, *, keys_too: bool = False) -> None:
     try:
-        await refresh(services)
+        if not await refresh(services) and keys_too:
+            # a corrected key alone stores no definition (the count stays): the keys in
+            # use are read again all the same (`benchboard benchmark add` beside the bot
+            # on one SQLite file, which no announcement reaches)
+            await keys.reload_keys(services)
     except StoreUnavailable as exc:
         log.warning("the benchmark definitions were not read again: %s", exc)
 
@@ -263,7 +267,7 @@ async def _refreshed(services: Services) -> None:
 async def _every(services: Services) -> None:
     while True:
         await asyncio.sleep(REFRESH_S)
-        await _refreshed(services)
+        await _refreshed(services, keys_too=True)
 
 
 async def listed(services: Services) -> list[DefinitionVersion]:

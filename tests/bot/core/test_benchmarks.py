@@ -162,6 +162,31 @@ async def test_a_running_process_reads_another_ones_definition_within_a_while(
     assert registry.find("tinymcq") is not None and "tinymcq" in services.keys
 
 
+async def test_a_running_process_uses_a_key_corrected_by_another_within_a_while(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchboard benchmark add`` with a corrected key beside the running bot (one
+    SQLite file): the definition is unchanged, so no definition is stored and the count
+    the bot watches stays; the bot scored with the old key until it was restarted."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    assert await benchmarks.refresh(services)  # this process is up to date
+    corrected = choice.read_definition(TINY.replace("2:1", "2:4"))
+    # what the command line stores, from its own process (this one is not told)
+    await services.store.save_definition(
+        "tinymcq", corrected.kind, corrected.dumps(), corrected.key, source="file t.toml"
+    )
+    assert services.keys["tinymcq"].version.version == 1
+    monkeypatch.setattr(benchmarks, "REFRESH_S", 0.05)
+    await benchmarks.follow(services)
+    for _ in range(100):
+        if services.keys["tinymcq"].version.version == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert services.keys["tinymcq"].version.version == 2
+    _, score = await _submit(services, "#tinymcq\n1:3\n2:4", 1)
+    assert score == 2 + 2  # 2:4 is right by the corrected key
+
+
 async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
     services: Services,
 ) -> None:
