@@ -16,6 +16,7 @@ from ..core import boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
+from ..render.format import fits
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
@@ -209,8 +210,17 @@ async def on_prompt(update: Update, context: BotContext) -> None:
         if benchmark is default
         else t(lang, "prompt_intro_of", title=html.escape(benchmark.title))
     )
-    await message.reply_text(
-        intro + f"\n<pre>{html.escape(benchmark.prompt)}</pre>\n{html.escape(benchmark.credit)}"
+    credit = html.escape(benchmark.credit)
+    shown = f"{html.unescape(intro)}\n{benchmark.prompt}\n{benchmark.credit}"
+    if fits(shown):
+        await message.reply_text(intro + f"\n<pre>{html.escape(benchmark.prompt)}</pre>\n{credit}")
+        return
+    # too long for a message (a benchmark defined by data may have a prompt of 100,000
+    # characters): the prompt as a file, its bytes as they are, the intro its caption
+    await message.reply_document(
+        benchmark.prompt.encode(),
+        filename=f"{benchmark.name}-prompt.txt",
+        caption=f"{intro}\n{credit}".rstrip(),
     )
 
 

@@ -166,3 +166,29 @@ async def test_a_name_of_the_bots_own_is_refused(bot: Bot) -> None:
     )
     listed = text_of(await bot.say(chat, admin, "/benchmarks"))
     assert "(#tinymcq)" in listed and "(#top)" not in listed, listed
+
+
+async def test_a_prompt_too_long_for_a_message_is_sent_as_a_file(bot: Bot) -> None:
+    """A definition may hold a prompt of 100,000 characters; /prompt sent it as one
+    message, Telegram refused it (4,096 at most), and the user got no answer at all (the
+    bot logged the failure). It comes as a file now, its bytes as the definition's."""
+    admin, chat = private_user(bot, ADMIN)
+    prompt = "Answer <each> question as Q:O & nothing else. ۱\n" * 200 + "Last line, no break"
+    long = TINY.replace('"tinymcq"', '"longp"').replace('"TinyMCQ"', '"LongP"')
+    long = long.replace('"""Answer as Q:O, options 1 to 5.\n"""', f'"""{prompt}"""')
+    sent = await bot.api.send_document(
+        chat, admin, long.encode(), "long.toml", caption="/benchmark add"
+    )
+    assert "LongP is a benchmark now" in text_of(await bot.api.reply_to(sent, timeout=20))
+    user, user_chat = private_user(bot, 9313)
+    mark = bot.api.mark()
+    reply = await bot.say(user_chat, user, "/prompt longp")
+    assert reply["method"] == "sendDocument", reply
+    assert text_of(reply).startswith("The LongP prompt (send it verbatim):")
+    assert "TinyMCQ by Example Lab" in text_of(reply)
+    document = reply["result"]["document"]
+    assert document["file_name"] == "longp-prompt.txt"
+    assert bot.api.file_content(document["file_id"]) == prompt.encode()
+    short = await bot.say(user_chat, user, "/prompt tinymcq")  # one that fits: a message
+    assert short["method"] == "sendMessage" and "Answer as Q:O" in text_of(short)
+    bot.check_clean(mark)
