@@ -77,7 +77,7 @@ from .runs import (
     questions_text,
     single_answer,
 )
-from .text import decode, normalise_newlines
+from .text import decode, folded_name, normalise_newlines
 
 #: How a refusal quotes what the file gave: briefly, however large or deeply nested it
 #: is (a refusal is one short line; ``repr`` of a value nested thousands deep raises).
@@ -186,13 +186,18 @@ def _field_name(name: str) -> str:
     return name if _PLAIN_FIELD.fullmatch(name) else _quoted(name)
 
 
-def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> Definition:
+def definition_from(
+    table: Mapping[str, Any], *, files: Files | None = None, stored: bool = False
+) -> Definition:
     """Validate a definition's fields (a parsed TOML table, or stored JSON with the key
-    given as ``key``)."""
-    return _checked(table, files)[0]
+    given as ``key``; ``stored``: one stored before a rule refused what it holds, read
+    as it can be rather than refused)."""
+    return _checked(table, files, stored=stored)[0]
 
 
-def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition, PrimeKey]:
+def _checked(
+    table: Mapping[str, Any], files: Files | None, *, stored: bool = False
+) -> tuple[Definition, PrimeKey]:
     unknown = [f for f in table if f not in REQUIRED and f not in OPTIONAL and f != "questions"]
     if unknown:
         raise DefinitionError(
@@ -212,8 +217,8 @@ def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition,
             f"{name!r} is not a name: 2 to 32 lower-case letters and digits, starting with a "
             "letter (it is used in /b/NAME, #NAME and commands)",
         )
-    title = _text(table, "title", limit=MAX_TITLE)
-    if not title.strip():
+    title = _line(table, "title", stored)
+    if not title:
         raise DefinitionError("title", "empty")
     options = table["options"]
     if not _integer(options):
@@ -225,12 +230,12 @@ def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition,
     questions = _questions(table, files)
     definition = Definition(
         name=name,
-        title=title.strip(),
+        title=title,
         options=options,
         points=points,
         prompt=_text(table, "prompt", limit=MAX_PROMPT, strip=False),
-        credit=_text(table, "credit", limit=MAX_TEXT),
-        license=_text(table, "license", limit=MAX_TEXT),
+        credit=_line(table, "credit", stored),
+        license=_line(table, "license", stored),
         key=key,
         questions=questions,
     )
@@ -252,6 +257,30 @@ def _text(table: Mapping[str, Any], field: str, *, limit: int, strip: bool = Tru
     if len(value) > limit:
         raise DefinitionError(field, f"longer than {limit:,} characters")
     return value.strip() if strip else value
+
+
+#: What a one-line field (title, credit, license) never holds: a line break or another
+#: control character (a credit's line break made a line of its own under a card and a
+#: row of the board's CSV), and the bidirectional controls, which reorder what follows
+#: the title wherever it is shown ("#1 · TITLE · model · +3" read backwards after a
+#: U+202E). The characters :func:`scoring.text.folded_name` drops from a model's name.
+_NOT_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def _line(table: Mapping[str, Any], field: str, stored: bool) -> str:
+    """A one-line text field, stripped; refused with a control character in it (a stored
+    one, read again, loses them instead)."""
+    limit = MAX_TITLE if field == "title" else MAX_TEXT
+    value = _text(table, field, limit=limit)
+    found = _NOT_IN_LINE.search(value)
+    if found is None:
+        return value
+    if stored:
+        return folded_name(value)
+    char, at = f"U+{ord(found[0]):04X}", found.start() + 1
+    raise DefinitionError(
+        field, f"must be one line, without line breaks or control characters ({char} at {at})"
+    )
 
 
 def _points(value: object) -> Points:
@@ -523,7 +552,7 @@ def from_stored(definition: str, key: bytes = b"") -> ChoiceBenchmark:
     if not isinstance(table, dict):
         raise DefinitionError("definition", "not a table")
     table["key"] = key.decode() if key else "1:1"
-    return ChoiceBenchmark(definition_from(table)._replace(key=key))
+    return ChoiceBenchmark(definition_from(table, stored=True)._replace(key=key))
 
 
 if TYPE_CHECKING:  # the registry object satisfies the interface
