@@ -176,6 +176,13 @@ async def add(
     benchmark = choice.ChoiceBenchmark(definition)
     registry.check(benchmark)
     check_name(benchmark.name)
+    taken = registry.title_taken(benchmark)
+    if taken is not None:
+        raise DefinitionError(
+            "title",
+            f"{benchmark.title!r} reads as {taken.title} (#{taken.name}): "
+            "a benchmark needs a title of its own",
+        )
     if key is None:
         key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name

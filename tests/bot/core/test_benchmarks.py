@@ -211,6 +211,32 @@ async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
     assert await services.store.definitions() == []
 
 
+async def test_a_title_that_reads_as_another_benchmarks_is_refused(services: Services) -> None:
+    """A second benchmark titled "PrimeBench" (or "TinyMCQ" again, a copied file with
+    only its name changed) was accepted: its cards, boards and pages, which show the
+    title and not the tag, passed for the other benchmark's."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    stamp = await services.store.definitions_stamp()
+    for title, said in (
+        ("PrimeBench", "'PrimeBench' reads as PrimeBench (#primebench)"),
+        ("\u0420rime Bench", "'\u0420rime Bench' reads as PrimeBench (#primebench)"),  # Cyrillic
+        ("ＺＥＲＯ-bench", "'ＺＥＲＯ-bench' reads as ZeroBench (#zerobench)"),
+        ("Tiny MCQ", "'Tiny MCQ' reads as TinyMCQ (#tinymcq)"),
+        ("Nat0ry", "'Nat0ry' reads as Natory (#natory)"),
+    ):
+        copied = TINY.replace('"tinymcq"', '"copied"').replace('"TinyMCQ"', f'"{title}"')
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, copied.encode(), source="u")
+        reason = refused.value.values["reason"]
+        assert reason == f"title: {said}: a benchmark needs a title of its own"
+        assert registry.find("copied") is None
+    assert await services.store.definitions_stamp() == stamp
+    # its own title again, and a title of its own, are fine
+    renamed = TINY.replace('"TinyMCQ"', '"TinyMCQ (2026)"')
+    again = await benchmarks.add(services, choice.read_definition(renamed), source="t")
+    assert again.definition.version == 2 and again.benchmark.title == "TinyMCQ (2026)"
+
+
 async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(
     services: Services,
 ) -> None:
