@@ -16,7 +16,7 @@ from ..core import boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
-from ..render.format import fits
+from ..render.format import fits, names_list, split_lines
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
@@ -180,7 +180,7 @@ def help_text(lang: str) -> str:
     return t(
         lang,
         "help",
-        tags=" ".join(f"#{b.name}" for b in benchmarks),
+        tags=names_list([f"#{b.name}" for b in benchmarks], sep=" "),
         default=html.escape(registry.get(registry.DEFAULT).title),
         challenges=challenges,
     )
@@ -196,7 +196,7 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     # a prompt, is said (never another benchmark's prompt in its place)
     named = registry.find(context.args[0]) if context.args else None
     benchmark = named if named is not None else default
-    prompted = ", ".join(b.name for b in registry.all_benchmarks() if b.prompt)
+    prompted = names_list([b.name for b in registry.all_benchmarks() if b.prompt], sep=", ")
     if context.args and named is None:
         word = html.escape(context.args[0][:64])
         await message.reply_text(t(lang, "prompt_unknown", word=word, benchmarks=prompted))
@@ -247,7 +247,10 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
         else:
             status = t(lang, "key_missing")
         lines.append(f"• <b>{html.escape(benchmark.title)}</b> (#{benchmark.name}) — {status}")
-    await message.reply_text(t(lang, "benchmarks", lines="\n".join(lines)))
+    # as many messages as the list needs: an admin may define a hundred benchmarks
+    head = t(lang, "benchmarks", lines="").rstrip("\n")
+    for text in split_lines(head, lines):
+        await message.reply_text(text)
 
 
 async def on_lang(update: Update, context: BotContext) -> None:
