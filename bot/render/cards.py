@@ -229,21 +229,55 @@ def result_card_figure(view: ResultCardView) -> tuple[Figure, CardText]:
 
 
 def credit(c: _Canvas, value: str, top: float, width: float) -> None:
-    """The benchmark's credit line from ``top`` down, never cut: smaller, or on two
-    lines, when long."""
+    """The benchmark's credit line from ``top`` down: smaller, or on two lines (broken
+    between words, else anywhere: a credit in a script without spaces), when long; what
+    two lines of the smallest size cannot hold (a benchmark defined by data may credit
+    in 600 characters) is cut with an ellipsis."""
     item = c.text(MARGIN, top, value, size=24, color=c.palette.muted)
     if item is None:
         return
     item.set_verticalalignment("top")
-    if item.get_window_extent().width <= width:
+    if _width(item, value) <= width:
         return
-    item.set_fontsize(20 * _PT)
-    if item.get_window_extent().width <= width:
-        return
-    words = value.split(" ")
-    halves = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
-    first, second = min(halves, key=lambda h: abs(len(h[0]) - len(h[1])))
-    item.set_text(f"{first}\n{second}")
+    for size in _CREDIT_SIZES:
+        item.set_fontsize(size * _PT)
+        lines = _lines(item, value, width, 2)
+        if len(lines) == 1 or (len(lines) == 2 and _width(item, lines[1]) <= width):
+            item.set_text("\n".join(lines))
+            return
+    first, rest = lines[0], value[len(lines[0]) :].lstrip()
+    item.set_text(rest)
+    item.set_text(f"{first}\n{fit(item, rest, width)}")
+
+
+#: The sizes a long credit is tried at (points, after 24 on one line).
+_CREDIT_SIZES = (20, 17)
+
+
+def _width(item: Text, value: str) -> float:
+    item.set_text(value)
+    return float(item.get_window_extent().width)
+
+
+def _lines(item: Text, value: str, width: float, count: int) -> list[str]:
+    """``value`` broken into at most ``count`` lines of ``width`` pixels, between words
+    where a word ends in the line's second half, else where the line is full; the last
+    line holds the rest, however long."""
+    lines: list[str] = []
+    rest = value
+    while rest and len(lines) < count - 1 and _width(item, rest) > width:
+        low, high = 1, len(rest)  # the most characters that fit (at least one)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if _width(item, rest[:middle]) <= width:
+                low = middle
+            else:
+                high = middle - 1
+        space = rest.rfind(" ", 0, low + 1)
+        cut = space if space > low // 2 else low  # a word's end late in the line
+        lines.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return [*lines, rest] if rest else lines
 
 
 def _bar(c: _Canvas, text: CardText, top: float, inner: float) -> None:
