@@ -162,6 +162,28 @@ async def test_a_running_process_reads_another_ones_definition_within_a_while(
     assert registry.find("tinymcq") is not None and "tinymcq" in services.keys
 
 
+async def test_a_benchmark_another_process_defined_is_registered_with_its_key(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another bot instance registered the benchmark, then loaded its key: a message
+    naming it in between (the new benchmark's first users) was answered "the key is not
+    loaded yet, the admins have been told". The key is in use before the name is."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    registry.unregister("tinymcq")  # as the other instance, before it reads them
+    services.keys.pop("tinymcq")
+    keyed_when_registered: list[bool] = []
+    register = registry.register
+
+    def watched(benchmark: Any) -> None:
+        keyed_when_registered.append(benchmark.name in services.keys)
+        register(benchmark)
+
+    monkeypatch.setattr(registry, "register", watched)
+    assert await benchmarks.refresh(services)
+    assert keyed_when_registered == [True]
+    assert services.keys["tinymcq"].version.version == 1
+
+
 async def test_a_running_process_uses_a_key_corrected_by_another_within_a_while(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
