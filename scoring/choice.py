@@ -22,6 +22,7 @@ option outside 1..options too), ``none`` for each question of the key answered `
 or not at all. Pure: the files a definition names are read by the caller's ``files``.
 """
 
+import difflib
 import json
 import re
 import reprlib
@@ -177,6 +178,12 @@ def read_checked(text: str | bytes, *, files: Files | None = None) -> tuple[Defi
     return _checked(table, files)
 
 
+def _meant(field: str, known: Sequence[str]) -> str:
+    """``; did you mean NAME?`` for a field mistyped (``opions``), else ""."""
+    close = difflib.get_close_matches(field.casefold()[:40], known, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 def _quoted(value: object) -> str:
     """A value the file gave, quoted for a refusal (short, one line)."""
     return _QUOTE.repr(value)
@@ -202,7 +209,8 @@ def _checked(
     if unknown:
         raise DefinitionError(
             _field_name(unknown[0]),
-            f"unknown field (the fields are {', '.join(REQUIRED + OPTIONAL)})",
+            f"unknown field{_meant(unknown[0], REQUIRED + OPTIONAL)} "
+            f"(the fields are {', '.join(REQUIRED + OPTIONAL)})",
         )
     for field in REQUIRED:
         if field not in table:
@@ -291,7 +299,8 @@ def _points(value: object) -> Points:
     for field in value:
         if field not in POINTS:
             raise DefinitionError(
-                f"points.{_field_name(field)}", "unknown (the points are right, wrong, none)"
+                f"points.{_field_name(field)}",
+                f"unknown{_meant(field, POINTS)} (the points are right, wrong, none)",
             )
     found = []
     for field in POINTS:
