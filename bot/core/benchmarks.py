@@ -251,6 +251,16 @@ async def refresh(services: Services) -> bool:
     return True
 
 
+async def defined_since(services: Services) -> bool:
+    """:func:`refresh`, for a name nobody here knows (a page asked for, a result's
+    benchmark): another process may have defined it within the minute. False when the
+    database does not answer (the name stays unknown)."""
+    try:
+        return await refresh(services)
+    except StoreUnavailable:
+        return False
+
+
 async def follow(services: Services) -> None:
     """Keep the definitions as the other processes store them: read them again every
     :data:`REFRESH_S` seconds (on SQLite too: `benchboard web` beside the bot, or
