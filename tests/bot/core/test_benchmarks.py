@@ -184,6 +184,22 @@ async def test_a_benchmark_another_process_defined_is_registered_with_its_key(
     assert services.keys["tinymcq"].version.version == 1
 
 
+async def test_a_tag_of_a_benchmark_another_process_just_defined_is_read(
+    services: Services,
+) -> None:
+    """`benchboard benchmark add` beside the bot on SQLite: the first message tagged
+    with the new benchmark was "unknown tag" for up to a minute (only instances on
+    PostgreSQL read the definitions again for a tag they did not know)."""
+    definition = choice.read_definition(TINY)
+    # what the command line stores, from its own process (this one is not told)
+    await services.store.save_definition(
+        "tinymcq", definition.kind, definition.dumps(), definition.key, source="file t.toml"
+    )
+    assert registry.find("tinymcq") is None
+    _, score = await _submit(services, "#tinymcq\n1:3\n2:1", 1)
+    assert score == 2 + 2
+
+
 async def test_a_running_process_uses_a_key_corrected_by_another_within_a_while(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
