@@ -120,10 +120,12 @@ class _Canvas:
         width: float | None = None,
         trailing: bool = False,
         center: bool = False,
+        shrink: bool = False,
     ) -> Text | None:
         """Draw ``value`` with its leading edge at ``px`` (its trailing edge with
         ``trailing``) from the top ``py`` (baseline), cut with an ellipsis to ``width``
-        pixels."""
+        pixels; ``shrink`` (a number, which a cut would misstate): smaller first, down
+        to :data:`SHRINK_LEAST` of ``size``."""
         if not value:
             return None
         leading = "right" if self.rtl else "left"
@@ -141,6 +143,13 @@ class _Canvas:
             parse_math=False,
         )
         if width is not None:
+            scale = 1.0
+            while shrink and scale > SHRINK_LEAST:
+                shown = item.get_window_extent().width
+                if shown <= width:
+                    break
+                scale = max(SHRINK_LEAST, scale * min(0.95, width / shown))
+                item.set_fontsize(size * _PT * scale)
             fit(item, value, width)
         return item
 
@@ -160,6 +169,11 @@ class _Canvas:
         else:
             patch = Rectangle(xy, *size, transform=self.figure.transFigure, color=color, lw=0)
         self.figure.add_artist(patch)
+
+
+#: The least share of its size a number is drawn at before it is cut (a score of
+#: twelve digits, which points of a benchmark defined by data make, fits at it).
+SHRINK_LEAST = 0.4
 
 
 def fit(item: Text, value: str, width: float) -> str:
@@ -204,7 +218,7 @@ def result_card_figure(view: ResultCardView) -> tuple[Figure, CardText]:
     c.text(MARGIN + 40, 360, text.score_label, size=32, color=palette.muted, width=inner * 0.35)
     c.text(WIDTH - MARGIN - 40, 360, text.rank, size=34, bold=True, color=palette.accent,
            trailing=True, width=inner * 0.6 - 40)  # fmt: skip
-    c.text(MARGIN + 40, 515, text.score, size=150, bold=True, width=inner - 80)
+    c.text(MARGIN + 40, 515, text.score, size=150, bold=True, width=inner - 80, shrink=True)
     top = 620
     if text.bar is not None:
         _bar(c, text, top, inner)
@@ -352,8 +366,10 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
             room = widths[i] - 16 - (40 if i == 1 and marked else 0)
             # a score with its interval: the score a little higher, the interval under it
             y = base - 10 if i == 3 and interval else base
+            # a rank, a score, runs: drawn smaller rather than cut (a cut number misstates)
             c.text(starts[i] + 8, y, cell, size=32 if i != 1 else 33, bold=i in (0, 3),
-                   color=palette.text if i != 2 else palette.muted, width=room)  # fmt: skip
+                   color=palette.text if i != 2 else palette.muted, width=room,
+                   shrink=i in (0, 3, 4))  # fmt: skip
         if interval:
             c.text(starts[3] + 8, base + 20, interval, size=19, color=palette.muted,
                    width=widths[3] - 16)  # fmt: skip

@@ -318,3 +318,33 @@ def test_a_long_credit_stays_inside_the_card_and_the_board_image(credit: str, la
     figure, _ = board_image_figure(board)
     _inside(figure)
     assert _png_size(render_board_image(board))[0] == WIDTH
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_large_score_is_drawn_whole_smaller_never_cut(lang: str) -> None:
+    """A benchmark defined by data may give ±1,000,000 points an answer over 100,000
+    questions: "+100000000000" was drawn "+1000000…" on the card and cut on the board
+    image, a number that misstates the score. Numbers are drawn smaller instead."""
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    defined = ChoiceBenchmark(Definition("bigp", "BigP", 4, Points(10**6, -(10**6), 0)))
+    n = 100_000
+    key = defined.load_key("".join(f"{q}:1\n" for q in range(1, n + 1)).encode())
+    for answer, score in ((1, "+100000000000"), (2, "-100000000000")):
+        result = defined.score("".join(f"{q}:{answer}\n" for q in range(1, n + 1)), key)
+        view = ResultCardView(
+            benchmark=defined, result=result, model="m", mode="think", rank=1,
+            verified=False, key_sha=SHA, date=NOW, lang=lang, theme="light",
+            bot_username="benchboard_bot",
+        )  # fmt: skip
+        figure, text = result_card_figure(view)
+        _inside(figure)
+        assert plain(text.score) in _texts(figure)
+        assert not any(s.startswith(("+1", "-1", "+۱", "-۱")) and "…" in s for s in _texts(figure))
+        row = TableRow(1, "m", "think", score, 100_000, verified=True)
+        board = BoardImageView(defined, "g", (row,), NOW, lang=lang)
+        figure, _ = board_image_figure(board)
+        _inside(figure)
+        drawn = _texts(figure)
+        digits = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹") if lang == "fa" else {}
+        assert score.translate(digits) in drawn and "100000".translate(digits) in drawn, drawn
