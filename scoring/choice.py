@@ -28,6 +28,7 @@ import re
 import reprlib
 import sys
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -226,8 +227,10 @@ def _checked(
             "letter (it is used in /b/NAME, #NAME and commands)",
         )
     title = _line(table, "title", stored)
-    if not title:
-        raise DefinitionError("title", "empty")
+    if not any(unicodedata.category(c)[0] not in "CZ" for c in title):
+        # nothing that shows: "" or only zero-width characters (U+200B), a benchmark
+        # with no name on its cards, boards and pages
+        raise DefinitionError("title", "empty (nothing in it shows)" if title else "empty")
     options = table["options"]
     if not _integer(options):
         raise DefinitionError("options", f"must be a whole number, not {_quoted(options)}")

@@ -193,6 +193,13 @@ def test_a_stored_definition_rebuilds_the_benchmark() -> None:
         ),
         ('title = "TinyMCQ"', 'title = "Tiny\\u2067MCQ"', "title: must be one line"),
         ('title = "TinyMCQ"', 'title = "Tiny\\u001b[31mMCQ"', "title: must be one line"),
+        # a title of zero-width characters: a benchmark with no name on its pages
+        (
+            'title = "TinyMCQ"',
+            'title = "\\u200b\\u200c\\u2060"',
+            "title: empty (nothing in it shows)",
+        ),
+        ('title = "TinyMCQ"', 'title = "   "', "title: empty"),
     ],
 )
 def test_a_one_line_field_with_a_control_character_is_refused(
