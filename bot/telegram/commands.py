@@ -12,7 +12,7 @@ from telegram.error import BadRequest, Forbidden
 
 from scoring import Mode, UnknownMode, registry
 
-from ..core import boards, people, submissions
+from ..core import benchmarks, boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
@@ -50,7 +50,12 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     try:
-        benchmark, mode = boards.board_args(context.args or [])
+        try:
+            benchmark, mode = boards.board_args(context.args or [])
+        except UnknownMode:  # a benchmark another process defined within the minute?
+            if not await benchmarks.defined_since(context.services):
+                raise
+            benchmark, mode = boards.board_args(context.args or [])
     except UnknownMode as exc:  # (the word as typed, escaped and cut short)
         corrected = boards.corrected_args(context.args or [])
         if corrected is not None:  # (a name of ours: nothing to escape)
@@ -195,6 +200,8 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     # /prompt NAME: that benchmark's prompt; a name that is no benchmark, or one without
     # a prompt, is said (never another benchmark's prompt in its place)
     named = registry.find(context.args[0]) if context.args else None
+    if context.args and named is None and await benchmarks.defined_since(context.services):
+        named = registry.find(context.args[0])  # defined by another process just now
     benchmark = named if named is not None else default
     prompted = names_list([b.name for b in registry.all_benchmarks() if b.prompt], sep=", ")
     if context.args and named is None:

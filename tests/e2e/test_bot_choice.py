@@ -192,3 +192,39 @@ async def test_a_prompt_too_long_for_a_message_is_sent_as_a_file(bot: Bot) -> No
     short = await bot.say(user_chat, user, "/prompt tinymcq")  # one that fits: a message
     assert short["method"] == "sendMessage" and "Answer as Q:O" in text_of(short)
     bot.check_clean(mark)
+
+
+async def test_a_benchmark_added_beside_the_running_bot_is_known_at_once(bot: Bot) -> None:
+    """`benchboard benchmark add` while the bot runs on the same SQLite file: its tag,
+    `/leaderboard NAME` and `/prompt NAME` were "unknown" for up to a minute (until the
+    bot read the definitions again); a name it does not know is read again at once."""
+    tmp = bot.proc.data_dir.parent
+    beside = TINY.replace('"tinymcq"', '"besideb"').replace('"TinyMCQ"', '"Beside B"')
+    (tmp / "beside.toml").write_text(beside)
+    added = run_cli("benchmark", "add", str(tmp / "beside.toml"), cwd=tmp)
+    assert added.returncode == 0, added.stderr
+    user, chat = private_user(bot, 9314)
+    mark = bot.api.mark()
+    scored = text_of(await bot.say(chat, user, "#besideb\nmodel: B\n1:3\n2:1"))
+    assert "Beside B" in scored and "Final Score: 4" in scored, scored
+    board = text_of(await bot.say(chat, user, "/leaderboard besideb"))
+    assert board.startswith("Beside B leaderboard"), board
+    bot.check_clean(mark)
+
+
+async def test_a_board_and_a_prompt_of_a_benchmark_added_beside_are_known_at_once(
+    bot: Bot,
+) -> None:
+    tmp = bot.proc.data_dir.parent
+    beside = TINY.replace('"tinymcq"', '"besidec"').replace('"TinyMCQ"', '"Beside C"')
+    (tmp / "besidec.toml").write_text(beside)
+    added = run_cli("benchmark", "add", str(tmp / "besidec.toml"), cwd=tmp)
+    assert added.returncode == 0, added.stderr
+    user, chat = private_user(bot, 9315)
+    board = text_of(await bot.say(chat, user, "/leaderboard besidec"))
+    assert board.startswith("Beside C leaderboard"), board
+    beside = beside.replace('"besidec"', '"besided"').replace('"Beside C"', '"Beside D"')
+    (tmp / "besided.toml").write_text(beside)
+    assert run_cli("benchmark", "add", str(tmp / "besided.toml"), cwd=tmp).returncode == 0
+    prompt = text_of(await bot.say(chat, user, "/prompt besided"))
+    assert prompt.startswith("The Beside D prompt"), prompt
