@@ -228,3 +228,14 @@ async def test_a_board_and_a_prompt_of_a_benchmark_added_beside_are_known_at_onc
     assert run_cli("benchmark", "add", str(tmp / "besided.toml"), cwd=tmp).returncode == 0
     prompt = text_of(await bot.say(chat, user, "/prompt besided"))
     assert prompt.startswith("The Beside D prompt"), prompt
+
+
+async def test_remove_is_said_not_to_exist(bot: Bot) -> None:
+    """``/benchmark remove tinymcq`` was answered how to send a file to add one, as if
+    the admin had asked nothing else: that a benchmark stays is said now."""
+    admin, chat = private_user(bot, ADMIN)
+    for word in ("remove", "rename"):
+        said = text_of(await bot.say(chat, admin, f"/benchmark {word} tinymcq"))
+        assert said.startswith(f"There is no /benchmark {word}: a benchmark once added stays")
+    listed = text_of(await bot.say(chat, admin, "/benchmarks"))
+    assert "(#tinymcq)" in listed
