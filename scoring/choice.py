@@ -176,6 +176,8 @@ def read_checked(text: str | bytes, *, files: Files | None = None) -> tuple[Defi
     except ValueError:  # the one other: int() refuses a decimal number this long
         digits = sys.get_int_max_str_digits()
         raise DefinitionError("TOML", f"a number longer than {digits:,} digits") from None
+    if not table:  # an empty file (or only comments): not "name: missing"
+        raise DefinitionError("file", f"empty: no fields (required: {', '.join(REQUIRED)}, key)")
     return _checked(table, files)
 
 

@@ -57,6 +57,8 @@ def _with(old: str, new: str) -> str:
         (_with("key = ", "key_file = 'k.txt'\nkey = "), "key_file", "not both"),
         (GOOD[: GOOD.index("key =")], "key", "missing"),
         ("name = [", "TOML", ""),
+        ("", "file", "empty: no fields (required: name, title, kind, options, points, key)"),
+        ("# only a comment\n\n", "file", "empty: no fields"),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_field(text: str, field: str, said: str) -> None:
