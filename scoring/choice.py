@@ -22,11 +22,13 @@ option outside 1..options too), ``none`` for each question of the key answered `
 or not at all. Pure: the files a definition names are read by the caller's ``files``.
 """
 
+import difflib
 import json
 import re
 import reprlib
 import sys
 import tomllib
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -77,7 +79,7 @@ from .runs import (
     questions_text,
     single_answer,
 )
-from .text import decode, normalise_newlines
+from .text import decode, folded_name, normalise_newlines
 
 #: How a refusal quotes what the file gave: briefly, however large or deeply nested it
 #: is (a refusal is one short line; ``repr`` of a value nested thousands deep raises).
@@ -174,7 +176,15 @@ def read_checked(text: str | bytes, *, files: Files | None = None) -> tuple[Defi
     except ValueError:  # the one other: int() refuses a decimal number this long
         digits = sys.get_int_max_str_digits()
         raise DefinitionError("TOML", f"a number longer than {digits:,} digits") from None
+    if not table:  # an empty file (or only comments): not "name: missing"
+        raise DefinitionError("file", f"empty: no fields (required: {', '.join(REQUIRED)}, key)")
     return _checked(table, files)
+
+
+def _meant(field: str, known: Sequence[str]) -> str:
+    """``; did you mean NAME?`` for a field mistyped (``opions``), else ""."""
+    close = difflib.get_close_matches(field.casefold()[:40], known, n=1, cutoff=0.75)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _quoted(value: object) -> str:
@@ -186,18 +196,24 @@ def _field_name(name: str) -> str:
     return name if _PLAIN_FIELD.fullmatch(name) else _quoted(name)
 
 
-def definition_from(table: Mapping[str, Any], *, files: Files | None = None) -> Definition:
+def definition_from(
+    table: Mapping[str, Any], *, files: Files | None = None, stored: bool = False
+) -> Definition:
     """Validate a definition's fields (a parsed TOML table, or stored JSON with the key
-    given as ``key``)."""
-    return _checked(table, files)[0]
+    given as ``key``; ``stored``: one stored before a rule refused what it holds, read
+    as it can be rather than refused)."""
+    return _checked(table, files, stored=stored)[0]
 
 
-def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition, PrimeKey]:
+def _checked(
+    table: Mapping[str, Any], files: Files | None, *, stored: bool = False
+) -> tuple[Definition, PrimeKey]:
     unknown = [f for f in table if f not in REQUIRED and f not in OPTIONAL and f != "questions"]
     if unknown:
         raise DefinitionError(
             _field_name(unknown[0]),
-            f"unknown field (the fields are {', '.join(REQUIRED + OPTIONAL)})",
+            f"unknown field{_meant(unknown[0], REQUIRED + OPTIONAL)} "
+            f"(the fields are {', '.join(REQUIRED + OPTIONAL)})",
         )
     for field in REQUIRED:
         if field not in table:
@@ -212,9 +228,11 @@ def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition,
             f"{name!r} is not a name: 2 to 32 lower-case letters and digits, starting with a "
             "letter (it is used in /b/NAME, #NAME and commands)",
         )
-    title = _text(table, "title", limit=MAX_TITLE)
-    if not title.strip():
-        raise DefinitionError("title", "empty")
+    title = _line(table, "title", stored)
+    if not any(unicodedata.category(c)[0] not in "CZ" for c in title):
+        # nothing that shows: "" or only zero-width characters (U+200B), a benchmark
+        # with no name on its cards, boards and pages
+        raise DefinitionError("title", "empty (nothing in it shows)" if title else "empty")
     options = table["options"]
     if not _integer(options):
         raise DefinitionError("options", f"must be a whole number, not {_quoted(options)}")
@@ -225,12 +243,12 @@ def _checked(table: Mapping[str, Any], files: Files | None) -> tuple[Definition,
     questions = _questions(table, files)
     definition = Definition(
         name=name,
-        title=title.strip(),
+        title=title,
         options=options,
         points=points,
         prompt=_text(table, "prompt", limit=MAX_PROMPT, strip=False),
-        credit=_text(table, "credit", limit=MAX_TEXT),
-        license=_text(table, "license", limit=MAX_TEXT),
+        credit=_line(table, "credit", stored),
+        license=_line(table, "license", stored),
         key=key,
         questions=questions,
     )
@@ -254,6 +272,30 @@ def _text(table: Mapping[str, Any], field: str, *, limit: int, strip: bool = Tru
     return value.strip() if strip else value
 
 
+#: What a one-line field (title, credit, license) never holds: a line break or another
+#: control character (a credit's line break made a line of its own under a card and a
+#: row of the board's CSV), and the bidirectional controls, which reorder what follows
+#: the title wherever it is shown ("#1 · TITLE · model · +3" read backwards after a
+#: U+202E). The characters :func:`scoring.text.folded_name` drops from a model's name.
+_NOT_IN_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+
+
+def _line(table: Mapping[str, Any], field: str, stored: bool) -> str:
+    """A one-line text field, stripped; refused with a control character in it (a stored
+    one, read again, loses them instead)."""
+    limit = MAX_TITLE if field == "title" else MAX_TEXT
+    value = _text(table, field, limit=limit)
+    found = _NOT_IN_LINE.search(value)
+    if found is None:
+        return value
+    if stored:
+        return folded_name(value)
+    char, at = f"U+{ord(found[0]):04X}", found.start() + 1
+    raise DefinitionError(
+        field, f"must be one line, without line breaks or control characters ({char} at {at})"
+    )
+
+
 def _points(value: object) -> Points:
     if not isinstance(value, Mapping):
         raise DefinitionError(
@@ -262,7 +304,8 @@ def _points(value: object) -> Points:
     for field in value:
         if field not in POINTS:
             raise DefinitionError(
-                f"points.{_field_name(field)}", "unknown (the points are right, wrong, none)"
+                f"points.{_field_name(field)}",
+                f"unknown{_meant(field, POINTS)} (the points are right, wrong, none)",
             )
     found = []
     for field in POINTS:
@@ -523,7 +566,7 @@ def from_stored(definition: str, key: bytes = b"") -> ChoiceBenchmark:
     if not isinstance(table, dict):
         raise DefinitionError("definition", "not a table")
     table["key"] = key.decode() if key else "1:1"
-    return ChoiceBenchmark(definition_from(table)._replace(key=key))
+    return ChoiceBenchmark(definition_from(table, stored=True)._replace(key=key))
 
 
 if TYPE_CHECKING:  # the registry object satisfies the interface

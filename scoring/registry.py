@@ -12,6 +12,7 @@ whoever remembers what a name meant.
 from __future__ import annotations
 
 import functools
+import unicodedata
 from importlib import import_module
 from typing import cast
 
@@ -84,6 +85,33 @@ def check(benchmark: Benchmark) -> None:
         except UnknownMode:
             continue
         raise DefinitionError("name", f"{tag!r} is a mode's tag (#{tag} names a mode)")
+
+
+#: Letters of other scripts that are drawn as Latin ones (Cyrillic, Greek), and the
+#: digits drawn as letters: a title spelled with them reads as one spelled without.
+#: Mapped before case is folded (Greek ``Η`` is drawn as ``H``, its ``η`` as ``n``).
+_LOOKALIKES = str.maketrans(
+    "АВЕКМНОРСТХУЅІЈаеорсухѕіјԁԛԝһүɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧαβεηικνορτυχ01",
+    "ABEKMHOPCTXYSIJaeopcyxsijdqwhygABEZHIKMNOPTYXabenikvoptuxol",
+)
+
+
+def _skeleton(text: str) -> str:
+    """How a title reads: compatibility forms folded (full-width letters), lookalike
+    letters as the Latin ones, case folded, only letters and digits kept."""
+    folded = unicodedata.normalize("NFKC", text).translate(_LOOKALIKES).casefold()
+    return "".join(c for c in folded if c.isalnum())
+
+
+def title_taken(benchmark: Benchmark) -> Benchmark | None:
+    """Another benchmark whose title or name ``benchmark``'s title reads as (ignoring
+    case, spaces and punctuation, and letters of other scripts drawn alike): a title
+    names a benchmark on its cards, boards and pages, where its tag is not shown."""
+    mine = _skeleton(benchmark.title)
+    for other in all_benchmarks():
+        if other.name != benchmark.name and mine in (_skeleton(other.title), _skeleton(other.name)):
+            return other
+    return None
 
 
 def register(benchmark: Benchmark) -> None:

@@ -28,7 +28,7 @@ from scoring import Mode, Result, UnknownMode, parse_mode, registry
 from scoring.text import MAX_MODEL_NAME
 from storage import ApiToken, InvalidData, Submission
 
-from . import keys, links, provenance, trust
+from . import benchmarks, keys, links, provenance, trust
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
@@ -258,6 +258,8 @@ async def submit(
     """Score and record a submission for the token's owner (publish it when asked), or
     the one an earlier request with the same idempotency key made."""
     user_id = token.user_id
+    if registry.find(request.benchmark) is None:  # defined by another process just now?
+        await benchmarks.defined_since(services)
     name, mode, model, args = check_request(request)
     given = checked_provenance(request.provenance)
     try:

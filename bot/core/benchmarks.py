@@ -176,6 +176,13 @@ async def add(
     benchmark = choice.ChoiceBenchmark(definition)
     registry.check(benchmark)
     check_name(benchmark.name)
+    taken = registry.title_taken(benchmark)
+    if taken is not None:
+        raise DefinitionError(
+            "title",
+            f"{benchmark.title!r} reads as {taken.title} (#{taken.name}): "
+            "a benchmark needs a title of its own",
+        )
     if key is None:
         key = await asyncio.to_thread(benchmark.load_key, definition.key)
     store, name = services.store, benchmark.name
@@ -200,9 +207,12 @@ async def add(
     return Added(benchmark, saved, key_version, pending, tuple(before), key_changed)
 
 
-async def load_defined(services: Services) -> list[Benchmark]:
+async def load_defined(services: Services, *, with_keys: bool = False) -> list[Benchmark]:
     """Register every stored definition (a bad one is logged and left out); returns
-    those registered. Their keys are the caller's next step (:func:`keys.load_keys`)."""
+    those registered. Their keys are the caller's next step (:func:`keys.load_keys`),
+    or, ``with_keys`` (a running process), each one's before it is registered: a
+    message naming a benchmark another instance just defined was answered "the key is
+    not loaded yet", between the two."""
     store = services.store
     stamp = await store.definitions_stamp()
     found: list[Benchmark] = []
@@ -211,6 +221,9 @@ async def load_defined(services: Services) -> list[Benchmark]:
             if stored.kind != choice.KIND:
                 raise DefinitionError("kind", f"unknown kind {stored.kind!r}")
             benchmark = choice.from_stored(stored.definition)
+            if with_keys:
+                registry.check(benchmark)
+                await keys.use_current(services, benchmark)
             registry.register(benchmark)
         except ScoringError as exc:
             log.error("benchmark %s (definition %d) is not loaded: %s", stored.benchmark,
@@ -233,9 +246,19 @@ async def refresh(services: Services) -> bool:
     they were last read; whether they were."""
     if await services.store.definitions_stamp() == services.definitions_stamp:
         return False
-    await load_defined(services)
+    await load_defined(services, with_keys=True)
     await keys.reload_keys(services)
     return True
+
+
+async def defined_since(services: Services) -> bool:
+    """:func:`refresh`, for a name nobody here knows (a page asked for, a result's
+    benchmark): another process may have defined it within the minute. False when the
+    database does not answer (the name stays unknown)."""
+    try:
+        return await refresh(services)
+    except StoreUnavailable:
+        return False
 
 
 async def follow(services: Services) -> None:
@@ -245,17 +268,21 @@ async def follow(services: Services) -> None:
     (PostgreSQL)."""
 
     def heard(topic: str) -> None:
-        if topic in ("benchmarks", ""):
-            services.spawn(_refreshed(services))
+        if topic in ("benchmarks", ""):  # a definition, or only its key, changed
+            services.spawn(_refreshed(services, keys_too=True))
 
     if services.store.shared:
         services.listeners["benchmarks"] = heard
     services.spawn(_every(services))
 
 
-async def _refreshed(services: Services) -> None:
+async def _refreshed(services: Services, *, keys_too: bool = False) -> None:
     try:
-        await refresh(services)
+        if not await refresh(services) and keys_too:
+            # a corrected key alone stores no definition (the count stays): the keys in
+            # use are read again all the same (another instance's `/benchmark add`, and
+            # `benchboard benchmark add` beside the bot on one SQLite file)
+            await keys.reload_keys(services)
     except StoreUnavailable as exc:
         log.warning("the benchmark definitions were not read again: %s", exc)
 
@@ -263,7 +290,7 @@ async def _refreshed(services: Services) -> None:
 async def _every(services: Services) -> None:
     while True:
         await asyncio.sleep(REFRESH_S)
-        await _refreshed(services)
+        await _refreshed(services, keys_too=True)
 
 
 async def listed(services: Services) -> list[DefinitionVersion]:

@@ -46,14 +46,20 @@ async def load_key(services: Services, benchmark_name: str, data: bytes, source:
 async def reload_keys(services: Services) -> None:
     """Use each benchmark's current stored key, where another instance changed it."""
     for benchmark in keyed():
-        version = await services.store.current_key(benchmark.name)
-        held = services.keys.get(benchmark.name)
-        if version is None or (held is not None and held.version.id == version.id):
-            continue
-        if await _use(services, benchmark, await services.store.key_data(version.id), version):
-            log.info("%s key version %d now in use", benchmark.title, version.version)
-            if held is not None and services.key_changed is not None:
-                services.key_changed(benchmark.name)
+        await use_current(services, benchmark)
+
+
+async def use_current(services: Services, benchmark: Benchmark) -> None:
+    """Use the benchmark's current stored key, unless it is the one in use (also for a
+    benchmark not registered yet: one another process defined is given its key first)."""
+    version = await services.store.current_key(benchmark.name)
+    held = services.keys.get(benchmark.name)
+    if version is None or (held is not None and held.version.id == version.id):
+        return
+    if await _use(services, benchmark, await services.store.key_data(version.id), version):
+        log.info("%s key version %d now in use", benchmark.title, version.version)
+        if held is not None and services.key_changed is not None:
+            services.key_changed(benchmark.name)
 
 
 def _follow(services: Services) -> Callable[[str], None]:

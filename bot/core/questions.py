@@ -22,7 +22,7 @@ import asyncio
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -47,6 +47,11 @@ MIN_STRONG, MAX_STRONG = 5, 200
 AGREE = 0.5
 #: The longest a count may take in the worker process (seconds).
 COUNT_SECONDS = 60.0
+#: The answers (results × questions of the key) a count reads at most: all of
+#: :data:`SAMPLE` results of a benchmark of 200 questions, fewer of a larger one (a
+#: benchmark defined by data may have 100,000 questions: 4 results). 2,000 such results
+#: were minutes of counting and more than a gigabyte of raw text in memory.
+ANSWERS = 400_000
 #: How the questions page sorts (the query's ``sort``).
 SORTS = ("question", "right", "wrong", "none")
 
@@ -151,6 +156,14 @@ def count(benchmark: Benchmark, key: Any, raws: Sequence[str]) -> tuple[Question
     )
 
 
+def bounded(key: Any, most: int, least: int = 1) -> int:
+    """How many results to read with ``key``: ``most``, fewer for a key of so many
+    questions that they would hold more than :data:`ANSWERS` answers (``least`` at
+    fewest)."""
+    size = len(key) if isinstance(key, Sized) else 0
+    return most if size <= 0 else max(least, min(most, ANSWERS // size))
+
+
 async def _off_the_loop(services: Services, fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` (reading a few thousand raw inputs: a few hundred milliseconds of
     Python) in the worker process where the services have one, so that the web
@@ -163,14 +176,15 @@ async def _off_the_loop(services: Services, fn: Callable[..., T], *args: Any) ->
 async def _stats(services: Services, benchmark: Benchmark, cache: QuestionCache) -> QuestionStats:
     key, version = await _key(services, benchmark, cache)
     shares: tuple[QuestionShare, ...] = ()
-    counted = 0
+    counted, sample = 0, SAMPLE
     if key is not None:
-        rows = await question_rows.recent_published(services.store, benchmark.name, SAMPLE)
+        sample = bounded(key, SAMPLE)
+        rows = await question_rows.recent_published(services.store, benchmark.name, sample)
         counted = len(rows)
         raws = [r.raw for r in rows]
         shares = await _off_the_loop(services, count, benchmark, key, raws)
     return QuestionStats(
-        benchmark.name, benchmark.title, benchmark.credit, counted, SAMPLE, version, shares
+        benchmark.name, benchmark.title, benchmark.credit, counted, sample, version, shares
     )
 
 
@@ -231,7 +245,7 @@ async def key_doubts(services: Services, benchmark: Benchmark) -> tuple[int, lis
     lines = await question_rows.board_lines(services.store, benchmark.name)
     if key is None or lines < MIN_STRONG:
         return 0, []
-    strong = min(MAX_STRONG, max(MIN_STRONG, math.ceil(lines / 10)))
+    strong = min(bounded(key, MAX_STRONG, MIN_STRONG), max(MIN_STRONG, math.ceil(lines / 10)))
     rows = await question_rows.strongest(services.store, benchmark.name, strong)
     found = await _off_the_loop(services, doubts, benchmark, key, [r.raw for r in rows])
     return len(rows), found

@@ -169,10 +169,9 @@ async def read_submission(
 
 async def _defined_since(services: Services, reading: Reading) -> bool:
     """Whether a text with a bad tag is worth reading again: its tag may name a benchmark
-    another instance defined since this one read the definitions (read again now)."""
-    return (
-        reading.error is not None and services.store.shared and await benchmarks.refresh(services)
-    )
+    another process defined since this one read the definitions (read again now): an
+    instance beside it on PostgreSQL, or `benchboard benchmark add` beside it on SQLite."""
+    return reading.error is not None and await benchmarks.defined_since(services)
 
 
 def _check_reading(reading: Reading, *, blank: bool) -> None:

@@ -30,7 +30,9 @@ async def _published(
     sub = await links.open_result(services, token)
     if sub is None:
         raise UserError("web_not_found")
-    benchmark = registry.get(sub.benchmark)
+    benchmark = registry.find(sub.benchmark)
+    if benchmark is None:  # defined by another process since this one read them
+        raise UserError("web_unknown_benchmark")
     found = benchmark.result_from_record(sub.record)
     info = (await web_rows.row_info(services.store, [sub.id])).get(sub.id)
     return sub, benchmark, found, info
@@ -124,13 +126,13 @@ async def my_results(services: Services, user_id: int, name: str, limit: int = 2
     tokens = await web_rows.result_tokens(services.store, published)
     out = []
     for sub in subs:
-        benchmark = registry.get(sub.benchmark)
+        benchmark = registry.find(sub.benchmark)  # None: one not known here (yet)
         out.append(
             MyResult(
-                title=benchmark.title,
+                title=benchmark.title if benchmark else sub.benchmark,
                 model=sub.model,
                 mode=sub.mode,
-                score=benchmark.format_score(sub.score),
+                score=benchmark.format_score(sub.score) if benchmark else f"{sub.score:+g}",
                 state=str(sub.visibility.value),
                 created_at=sub.created_at,
                 token=tokens.get(sub.id),

@@ -120,10 +120,12 @@ class _Canvas:
         width: float | None = None,
         trailing: bool = False,
         center: bool = False,
+        shrink: bool = False,
     ) -> Text | None:
         """Draw ``value`` with its leading edge at ``px`` (its trailing edge with
         ``trailing``) from the top ``py`` (baseline), cut with an ellipsis to ``width``
-        pixels."""
+        pixels; ``shrink`` (a number, which a cut would misstate): smaller first, down
+        to :data:`SHRINK_LEAST` of ``size``."""
         if not value:
             return None
         leading = "right" if self.rtl else "left"
@@ -141,6 +143,13 @@ class _Canvas:
             parse_math=False,
         )
         if width is not None:
+            scale = 1.0
+            while shrink and scale > SHRINK_LEAST:
+                shown = item.get_window_extent().width
+                if shown <= width:
+                    break
+                scale = max(SHRINK_LEAST, scale * min(0.95, width / shown))
+                item.set_fontsize(size * _PT * scale)
             fit(item, value, width)
         return item
 
@@ -160,6 +169,11 @@ class _Canvas:
         else:
             patch = Rectangle(xy, *size, transform=self.figure.transFigure, color=color, lw=0)
         self.figure.add_artist(patch)
+
+
+#: The least share of its size a number is drawn at before it is cut (a score of
+#: twelve digits, which points of a benchmark defined by data make, fits at it).
+SHRINK_LEAST = 0.4
 
 
 def fit(item: Text, value: str, width: float) -> str:
@@ -204,7 +218,7 @@ def result_card_figure(view: ResultCardView) -> tuple[Figure, CardText]:
     c.text(MARGIN + 40, 360, text.score_label, size=32, color=palette.muted, width=inner * 0.35)
     c.text(WIDTH - MARGIN - 40, 360, text.rank, size=34, bold=True, color=palette.accent,
            trailing=True, width=inner * 0.6 - 40)  # fmt: skip
-    c.text(MARGIN + 40, 515, text.score, size=150, bold=True, width=inner - 80)
+    c.text(MARGIN + 40, 515, text.score, size=150, bold=True, width=inner - 80, shrink=True)
     top = 620
     if text.bar is not None:
         _bar(c, text, top, inner)
@@ -229,21 +243,55 @@ def result_card_figure(view: ResultCardView) -> tuple[Figure, CardText]:
 
 
 def credit(c: _Canvas, value: str, top: float, width: float) -> None:
-    """The benchmark's credit line from ``top`` down, never cut: smaller, or on two
-    lines, when long."""
+    """The benchmark's credit line from ``top`` down: smaller, or on two lines (broken
+    between words, else anywhere: a credit in a script without spaces), when long; what
+    two lines of the smallest size cannot hold (a benchmark defined by data may credit
+    in 600 characters) is cut with an ellipsis."""
     item = c.text(MARGIN, top, value, size=24, color=c.palette.muted)
     if item is None:
         return
     item.set_verticalalignment("top")
-    if item.get_window_extent().width <= width:
+    if _width(item, value) <= width:
         return
-    item.set_fontsize(20 * _PT)
-    if item.get_window_extent().width <= width:
-        return
-    words = value.split(" ")
-    halves = [(" ".join(words[:i]), " ".join(words[i:])) for i in range(1, len(words))]
-    first, second = min(halves, key=lambda h: abs(len(h[0]) - len(h[1])))
-    item.set_text(f"{first}\n{second}")
+    for size in _CREDIT_SIZES:
+        item.set_fontsize(size * _PT)
+        lines = _lines(item, value, width, 2)
+        if len(lines) == 1 or (len(lines) == 2 and _width(item, lines[1]) <= width):
+            item.set_text("\n".join(lines))
+            return
+    first, rest = lines[0], value[len(lines[0]) :].lstrip()
+    item.set_text(rest)
+    item.set_text(f"{first}\n{fit(item, rest, width)}")
+
+
+#: The sizes a long credit is tried at (points, after 24 on one line).
+_CREDIT_SIZES = (20, 17)
+
+
+def _width(item: Text, value: str) -> float:
+    item.set_text(value)
+    return float(item.get_window_extent().width)
+
+
+def _lines(item: Text, value: str, width: float, count: int) -> list[str]:
+    """``value`` broken into at most ``count`` lines of ``width`` pixels, between words
+    where a word ends in the line's second half, else where the line is full; the last
+    line holds the rest, however long."""
+    lines: list[str] = []
+    rest = value
+    while rest and len(lines) < count - 1 and _width(item, rest) > width:
+        low, high = 1, len(rest)  # the most characters that fit (at least one)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if _width(item, rest[:middle]) <= width:
+                low = middle
+            else:
+                high = middle - 1
+        space = rest.rfind(" ", 0, low + 1)
+        cut = space if space > low // 2 else low  # a word's end late in the line
+        lines.append(rest[:cut].rstrip())
+        rest = rest[cut:].lstrip()
+    return [*lines, rest] if rest else lines
 
 
 def _bar(c: _Canvas, text: CardText, top: float, inner: float) -> None:
@@ -318,8 +366,10 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
             room = widths[i] - 16 - (40 if i == 1 and marked else 0)
             # a score with its interval: the score a little higher, the interval under it
             y = base - 10 if i == 3 and interval else base
+            # a rank, a score, runs: drawn smaller rather than cut (a cut number misstates)
             c.text(starts[i] + 8, y, cell, size=32 if i != 1 else 33, bold=i in (0, 3),
-                   color=palette.text if i != 2 else palette.muted, width=room)  # fmt: skip
+                   color=palette.text if i != 2 else palette.muted, width=room,
+                   shrink=i in (0, 3, 4))  # fmt: skip
         if interval:
             c.text(starts[3] + 8, base + 20, interval, size=19, color=palette.muted,
                    width=widths[3] - 16)  # fmt: skip

@@ -39,6 +39,34 @@ def fits(text: str, limit: int = MESSAGE_LIMIT) -> bool:
     return len(text) <= limit // 2 or len(text.encode("utf-16-le")) <= 2 * limit
 
 
+#: How many benchmark names a list of them in a message shows: an admin may define a
+#: hundred benchmarks (``benchmark add``), and the list is one line of a message.
+SHOWN_NAMES = 30
+
+
+def names_list(names: Sequence[str], lang: str = "en", *, sep: str | None = None) -> str:
+    """The first :data:`SHOWN_NAMES` names, and how many more (``sep`` between them,
+    else the language's list separator)."""
+    if sep is None:
+        return numbers_list(names, SHOWN_NAMES, lang=lang)
+    more = len(names) - SHOWN_NAMES
+    return sep.join(names[:SHOWN_NAMES]) + (f" … (+{more})" if more > 0 else "")
+
+
+def split_lines(head: str, lines: Sequence[str], limit: int = MESSAGE_LIMIT) -> list[str]:
+    """``head`` and ``lines`` as few messages as Telegram takes, each whole lines (a
+    list of every benchmark may be longer than one message)."""
+    messages: list[str] = []
+    current = head
+    for line in lines:
+        joined = f"{current}\n{line}" if current else line
+        if current and not fits(joined, limit):
+            messages.append(current)
+            joined = line
+        current = joined
+    return [*messages, current] if current else messages
+
+
 #: How long a shown line of user text may be before it is cut.
 SHOWN_LINE = 120
 

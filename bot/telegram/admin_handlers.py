@@ -206,7 +206,11 @@ async def on_benchmark(update: Update, context: BotContext) -> None:
         admin.require_bot_admin(actor)
         replied = message.reply_to_message
         document = message.document or (replied.document if replied is not None else None)
-        if _words(message)[:1] != ["add"] or document is None:
+        words = _words(message)
+        if words[:1] in (["remove"], ["delete"], ["rename"]):
+            # said as it is: no benchmark is removed or renamed (README)
+            raise UserError("benchmark_stays", word=words[0][:16])
+        if words[:1] != ["add"] or document is None:
             raise UserError("benchmark_need_file")
         data = bytes(await DocumentUpload(document).download())
         source = f"Telegram upload {document.file_name or 'benchmark'} by user {actor.user_id}"

@@ -12,10 +12,11 @@ from telegram.error import BadRequest, Forbidden
 
 from scoring import Mode, UnknownMode, registry
 
-from ..core import boards, people, submissions
+from ..core import benchmarks, boards, people, submissions
 from ..core.bounded import parse_id
 from ..core.errors import UserError
 from ..render.boards import render_board, render_history
+from ..render.format import fits, names_list, split_lines
 from ..render.i18n import LANGUAGES, join_list, t
 from . import share_handlers
 from .context import BotContext
@@ -49,7 +50,12 @@ async def on_leaderboard(update: Update, context: BotContext) -> None:
         return
     lang = await user_lang(context, user)
     try:
-        benchmark, mode = boards.board_args(context.args or [])
+        try:
+            benchmark, mode = boards.board_args(context.args or [])
+        except UnknownMode:  # a benchmark another process defined within the minute?
+            if not await benchmarks.defined_since(context.services):
+                raise
+            benchmark, mode = boards.board_args(context.args or [])
     except UnknownMode as exc:  # (the word as typed, escaped and cut short)
         corrected = boards.corrected_args(context.args or [])
         if corrected is not None:  # (a name of ours: nothing to escape)
@@ -179,7 +185,7 @@ def help_text(lang: str) -> str:
     return t(
         lang,
         "help",
-        tags=" ".join(f"#{b.name}" for b in benchmarks),
+        tags=names_list([f"#{b.name}" for b in benchmarks], sep=" "),
         default=html.escape(registry.get(registry.DEFAULT).title),
         challenges=challenges,
     )
@@ -194,8 +200,10 @@ async def on_prompt(update: Update, context: BotContext) -> None:
     # /prompt NAME: that benchmark's prompt; a name that is no benchmark, or one without
     # a prompt, is said (never another benchmark's prompt in its place)
     named = registry.find(context.args[0]) if context.args else None
+    if context.args and named is None and await benchmarks.defined_since(context.services):
+        named = registry.find(context.args[0])  # defined by another process just now
     benchmark = named if named is not None else default
-    prompted = ", ".join(b.name for b in registry.all_benchmarks() if b.prompt)
+    prompted = names_list([b.name for b in registry.all_benchmarks() if b.prompt], sep=", ")
     if context.args and named is None:
         word = html.escape(context.args[0][:64])
         await message.reply_text(t(lang, "prompt_unknown", word=word, benchmarks=prompted))
@@ -209,8 +217,17 @@ async def on_prompt(update: Update, context: BotContext) -> None:
         if benchmark is default
         else t(lang, "prompt_intro_of", title=html.escape(benchmark.title))
     )
-    await message.reply_text(
-        intro + f"\n<pre>{html.escape(benchmark.prompt)}</pre>\n{html.escape(benchmark.credit)}"
+    credit = html.escape(benchmark.credit)
+    shown = f"{html.unescape(intro)}\n{benchmark.prompt}\n{benchmark.credit}"
+    if fits(shown):
+        await message.reply_text(intro + f"\n<pre>{html.escape(benchmark.prompt)}</pre>\n{credit}")
+        return
+    # too long for a message (a benchmark defined by data may have a prompt of 100,000
+    # characters): the prompt as a file, its bytes as they are, the intro its caption
+    await message.reply_document(
+        benchmark.prompt.encode(),
+        filename=f"{benchmark.name}-prompt.txt",
+        caption=f"{intro}\n{credit}".rstrip(),
     )
 
 
@@ -237,7 +254,10 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
         else:
             status = t(lang, "key_missing")
         lines.append(f"• <b>{html.escape(benchmark.title)}</b> (#{benchmark.name}) — {status}")
-    await message.reply_text(t(lang, "benchmarks", lines="\n".join(lines)))
+    # as many messages as the list needs: an admin may define a hundred benchmarks
+    head = t(lang, "benchmarks", lines="").rstrip("\n")
+    for text in split_lines(head, lines):
+        await message.reply_text(text)
 
 
 async def on_lang(update: Update, context: BotContext) -> None:

@@ -23,14 +23,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import format_datetime, parsedate_to_datetime
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote_plus
 
 import tornado.web
 
 from storage import StoreUnavailable
 
-from ..core import signing
+from ..core import benchmarks, signing
 from ..core.errors import UserError
 from ..core.questions import QuestionCache
 from ..core.services import Services
@@ -39,6 +39,7 @@ from . import pages
 from .images import ImageCache
 
 log = logging.getLogger("benchboard.web")
+T = TypeVar("T")
 
 #: Seconds a rendered page is served from memory.
 TTL = 5.0
@@ -235,7 +236,7 @@ class Base(tornado.web.RequestHandler):
         message = None
         started = time.monotonic()
         try:
-            body_text, content_type = await render()
+            body_text, content_type = await self._again_if_defined(render)
         except UserError as exc:  # a page past the last, a revoked link: kept as well
             status, message = self.error_of(exc)
             body_text, content_type = self.error_body(self.error_lang(), status, message)
@@ -252,6 +253,20 @@ class Base(tornado.web.RequestHandler):
         if status != 200:
             page.localized[self.error_lang()] = body
         return page
+
+    async def _again_if_defined(self, work: Callable[[], Awaitable[T]]) -> T:
+        """``work()``, once more when it names a benchmark unknown here that reading the
+        definitions again makes known: one another process (the bot beside this one)
+        defined within the minute. Its board and a result of it, opened by its first
+        users at once, were a 404 and a 500 until then."""
+        try:
+            return await work()
+        except UserError as exc:
+            if exc.key != "web_unknown_benchmark":
+                raise
+            if not await benchmarks.defined_since(self.state.services):
+                raise
+        return await work()
 
     def _send(self, page: Page) -> None:
         if page.status != 200:
@@ -291,7 +306,7 @@ class Base(tornado.web.RequestHandler):
     async def guarded(self, work: Callable[[], Awaitable[None]]) -> None:
         """Run a handler's work; bad input and missing things become error pages."""
         try:
-            await work()
+            await self._again_if_defined(work)
         except pages.BadRequest:
             self.error_page(400, "web_bad_request")
         except UserError as exc:

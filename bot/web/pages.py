@@ -500,11 +500,15 @@ def board_page(
 
 
 #: Query parameters the questions page takes.
-QUESTIONS_PARAMS = frozenset({"sort", "order", "lang"})
+QUESTIONS_PARAMS = frozenset({"sort", "order", "page", "lang"})
+#: Questions a page of them shows: a benchmark defined by data may have 100,000, whose
+#: one page was 65 MB of HTML and held every other page of the process for seconds.
+QUESTIONS_PER_PAGE = 500
 
 
-def questions_query(query: Mapping[str, str]) -> tuple[str, bool]:
-    """The questions page's sort column and direction; anything else is refused."""
+def questions_query(query: Mapping[str, str]) -> tuple[str, bool, int]:
+    """The questions page's sort column and direction, and its page (from 0); anything
+    else is refused."""
     if set(query) - QUESTIONS_PARAMS:
         raise BadRequest("unknown parameter")
     sort = query.get("sort", "question") or "question"
@@ -513,14 +517,29 @@ def questions_query(query: Mapping[str, str]) -> tuple[str, bool]:
     order = query.get("order", "") or ""
     if order not in ("", "asc", "desc"):
         raise BadRequest("order")
+    page = _count(query.get("page", "1") or "1", 999_999)
+    if page < 1:
+        raise BadRequest("page")
     # the first click on a share shows the most first; questions in their order
-    return sort, order == "desc" or (order == "" and sort != "question")
+    return sort, order == "desc" or (order == "" and sort != "question"), page - 1
 
 
 def questions_page(
-    stats: QuestionStats, lang: str, lang_chosen: bool, *, here: str, sort: str, descending: bool
+    stats: QuestionStats,
+    lang: str,
+    lang_chosen: bool,
+    *,
+    here: str,
+    sort: str,
+    descending: bool,
+    page: int = 0,
 ) -> str:
+    """A page of the questions (:data:`QUESTIONS_PER_PAGE`); one past the last is
+    refused (BadRequest)."""
     base = f"/b/{stats.benchmark}/questions"
+    pages = max(1, -(-len(stats.questions) // QUESTIONS_PER_PAGE))
+    if page >= pages:
+        raise BadRequest("page")
 
     def sort_link(key: str) -> str:
         params: dict[str, str] = {}
@@ -532,18 +551,28 @@ def questions_page(
             params["lang"] = lang
         return base + ("?" + urlencode(params) if params else "")
 
+    def page_link(number: int) -> str:
+        params = {"sort": sort, "order": "desc" if descending else "asc", "page": str(number)}
+        if lang_chosen:
+            params["lang"] = lang
+        return base + "?" + urlencode(params)
+
     def percent(share: float) -> str:
         return f"{share:.1%}"
 
+    start = page * QUESTIONS_PER_PAGE
     return render(
         "questions.html",
         lang,
         lang_chosen,
         stats=stats,
-        rows=stats.sorted(sort, descending),
+        rows=stats.sorted(sort, descending)[start : start + QUESTIONS_PER_PAGE],
         sort=sort,
         descending=descending,
         sort_link=sort_link,
+        page=page,
+        pages=pages,
+        page_link=page_link,
         percent=percent,
         here=here,
     )

@@ -112,7 +112,7 @@ class QuestionsHandler(Base):
         async def work() -> None:
             query = self.query()
             lang, chosen = self.lang(query)
-            sort, descending = pages.questions_query(query)
+            sort, descending, page = pages.questions_query(query)
             here = self.request.uri or "/"
 
             async def render() -> tuple[str, str]:
@@ -120,7 +120,7 @@ class QuestionsHandler(Base):
                     self.state.services, name, self.state.questions
                 )
                 html = pages.questions_page(
-                    stats, lang, chosen, here=here, sort=sort, descending=descending
+                    stats, lang, chosen, here=here, sort=sort, descending=descending, page=page
                 )
                 return html, "text/html; charset=utf-8"
 

@@ -166,3 +166,76 @@ async def test_a_name_of_the_bots_own_is_refused(bot: Bot) -> None:
     )
     listed = text_of(await bot.say(chat, admin, "/benchmarks"))
     assert "(#tinymcq)" in listed and "(#top)" not in listed, listed
+
+
+async def test_a_prompt_too_long_for_a_message_is_sent_as_a_file(bot: Bot) -> None:
+    """A definition may hold a prompt of 100,000 characters; /prompt sent it as one
+    message, Telegram refused it (4,096 at most), and the user got no answer at all (the
+    bot logged the failure). It comes as a file now, its bytes as the definition's."""
+    admin, chat = private_user(bot, ADMIN)
+    prompt = "Answer <each> question as Q:O & nothing else. ۱\n" * 200 + "Last line, no break"
+    long = TINY.replace('"tinymcq"', '"longp"').replace('"TinyMCQ"', '"LongP"')
+    long = long.replace('"""Answer as Q:O, options 1 to 5.\n"""', f'"""{prompt}"""')
+    sent = await bot.api.send_document(
+        chat, admin, long.encode(), "long.toml", caption="/benchmark add"
+    )
+    assert "LongP is a benchmark now" in text_of(await bot.api.reply_to(sent, timeout=20))
+    user, user_chat = private_user(bot, 9313)
+    mark = bot.api.mark()
+    reply = await bot.say(user_chat, user, "/prompt longp")
+    assert reply["method"] == "sendDocument", reply
+    assert text_of(reply).startswith("The LongP prompt (send it verbatim):")
+    assert "TinyMCQ by Example Lab" in text_of(reply)
+    document = reply["result"]["document"]
+    assert document["file_name"] == "longp-prompt.txt"
+    assert bot.api.file_content(document["file_id"]) == prompt.encode()
+    short = await bot.say(user_chat, user, "/prompt tinymcq")  # one that fits: a message
+    assert short["method"] == "sendMessage" and "Answer as Q:O" in text_of(short)
+    bot.check_clean(mark)
+
+
+async def test_a_benchmark_added_beside_the_running_bot_is_known_at_once(bot: Bot) -> None:
+    """`benchboard benchmark add` while the bot runs on the same SQLite file: its tag,
+    `/leaderboard NAME` and `/prompt NAME` were "unknown" for up to a minute (until the
+    bot read the definitions again); a name it does not know is read again at once."""
+    tmp = bot.proc.data_dir.parent
+    beside = TINY.replace('"tinymcq"', '"besideb"').replace('"TinyMCQ"', '"Beside B"')
+    (tmp / "beside.toml").write_text(beside)
+    added = run_cli("benchmark", "add", str(tmp / "beside.toml"), cwd=tmp)
+    assert added.returncode == 0, added.stderr
+    user, chat = private_user(bot, 9314)
+    mark = bot.api.mark()
+    scored = text_of(await bot.say(chat, user, "#besideb\nmodel: B\n1:3\n2:1"))
+    assert "Beside B" in scored and "Final Score: 4" in scored, scored
+    board = text_of(await bot.say(chat, user, "/leaderboard besideb"))
+    assert board.startswith("Beside B leaderboard"), board
+    bot.check_clean(mark)
+
+
+async def test_a_board_and_a_prompt_of_a_benchmark_added_beside_are_known_at_once(
+    bot: Bot,
+) -> None:
+    tmp = bot.proc.data_dir.parent
+    beside = TINY.replace('"tinymcq"', '"besidec"').replace('"TinyMCQ"', '"Beside C"')
+    (tmp / "besidec.toml").write_text(beside)
+    added = run_cli("benchmark", "add", str(tmp / "besidec.toml"), cwd=tmp)
+    assert added.returncode == 0, added.stderr
+    user, chat = private_user(bot, 9315)
+    board = text_of(await bot.say(chat, user, "/leaderboard besidec"))
+    assert board.startswith("Beside C leaderboard"), board
+    beside = beside.replace('"besidec"', '"besided"').replace('"Beside C"', '"Beside D"')
+    (tmp / "besided.toml").write_text(beside)
+    assert run_cli("benchmark", "add", str(tmp / "besided.toml"), cwd=tmp).returncode == 0
+    prompt = text_of(await bot.say(chat, user, "/prompt besided"))
+    assert prompt.startswith("The Beside D prompt"), prompt
+
+
+async def test_remove_is_said_not_to_exist(bot: Bot) -> None:
+    """``/benchmark remove tinymcq`` was answered how to send a file to add one, as if
+    the admin had asked nothing else: that a benchmark stays is said now."""
+    admin, chat = private_user(bot, ADMIN)
+    for word in ("remove", "rename"):
+        said = text_of(await bot.say(chat, admin, f"/benchmark {word} tinymcq"))
+        assert said.startswith(f"There is no /benchmark {word}: a benchmark once added stays")
+    listed = text_of(await bot.say(chat, admin, "/benchmarks"))
+    assert "(#tinymcq)" in listed

@@ -311,3 +311,62 @@ async def test_each_backup_run_is_written_by_one_instance(pair: Pair) -> None:
     stored = pair.count("SELECT COUNT(*) FROM submissions")
     with contextlib.closing(sqlite3.connect(max(files))) as snapshot:
         assert 0 < snapshot.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] <= stored
+
+
+DUO = '''name = "duo"
+title = "Duo"
+kind = "choice"
+options = 4
+points = { right = 2, wrong = -1, none = 0 }
+key = """
+1:1
+2:2
+3:3
+"""
+'''
+
+
+async def _added(pair: Pair, text: str) -> str:
+    """An admin's ``/benchmark add`` document, through the registered webhook (the
+    first instance); its answer."""
+    bot = type("B", (), {"api": pair.api})
+    admin, chat = private_user(bot, ADMIN)  # type: ignore[arg-type]
+    mark = pair.api.mark()
+    msg = await pair.api.send_document(
+        chat, admin, text.encode(), "duo.toml", caption="/benchmark add"
+    )
+    said = text_of(await pair.api.reply_to(msg, timeout=30))
+    if "Re-scoring" in said:  # its report, before anything else is asked
+        await pair.api.wait_for(
+            lambda c: c["method"] == "sendMessage" and "Re-score done" in str(c["params"]["text"]),
+            timeout=30,
+            since=mark,
+        )
+    return said
+
+
+async def test_a_benchmark_added_through_one_instance_is_scored_by_the_other(pair: Pair) -> None:
+    """A definition, then a corrected key, then new points, each sent to the first
+    instance: the second scores with each at once (told by the first, or by the tag it
+    does not know yet), never with what it held before."""
+    bot = type("B", (), {"api": pair.api})
+    user, chat = private_user(bot, 9951)  # type: ignore[arg-type]
+    assert "Duo is a benchmark now" in await _added(pair, DUO)
+    reply = await _score(pair, chat, user, "#duo\n1:1\n2:2\n3:4", pair.urls[1])
+    assert "Duo" in text_of(reply) and "Final Score: 3" in text_of(reply), text_of(reply)
+    said = await _added(pair, DUO.replace("3:3", "3:4"))
+    assert "key version 2 is in use now" in said, said
+    for _ in range(100):
+        if "Duo key version 2 now in use" in pair.bots[1].log():
+            break
+        await asyncio.sleep(0.1)
+    reply = await _score(pair, chat, user, "#duo\n1:1\n2:2\n3:4", pair.urls[1])
+    assert "Final Score: 6" in text_of(reply), text_of(reply)
+    said = await _added(pair, DUO.replace("3:3", "3:4").replace("right = 2", "right = 5"))
+    assert "definition version 2" in said, said
+    for _ in range(100):
+        reply = await _score(pair, chat, user, "#duo\n1:1\n2:2\n3:4", pair.urls[1])
+        if "Final Score: 15" in text_of(reply):
+            break
+        await asyncio.sleep(0.1)
+    assert "Final Score: 15" in text_of(reply), text_of(reply)

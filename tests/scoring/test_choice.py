@@ -3,6 +3,8 @@ scoring with a definition's own options and points. Keys are made up here."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from scoring import choice, primebench, registry
@@ -49,10 +51,14 @@ def _with(old: str, new: str) -> str:
         (_with("wrong = -1", "wrong = true"), "points.wrong", "whole number"),
         (_with("none = 0 ", "nil = 0 "), "points.nil", "unknown"),
         (_with(", none = 0", ""), "points.none", "missing (required)"),
-        (_with("credit =", "creditt ="), "creditt", "unknown field"),
+        (_with("credit =", "creditt ="), "creditt", "unknown field; did you mean credit?"),
+        (_with("options = 5", "opions = 5"), "opions", "unknown field; did you mean options?"),
+        (_with("right = 2", "rigth = 2"), "points.rigth", "unknown; did you mean right?"),
         (_with("key = ", "key_file = 'k.txt'\nkey = "), "key_file", "not both"),
         (GOOD[: GOOD.index("key =")], "key", "missing"),
         ("name = [", "TOML", ""),
+        ("", "file", "empty: no fields (required: name, title, kind, options, points, key)"),
+        ("# only a comment\n\n", "file", "empty: no fields"),
     ],
 )
 def test_a_bad_file_is_refused_naming_the_field(text: str, field: str, said: str) -> None:
@@ -164,3 +170,59 @@ def test_a_stored_definition_rebuilds_the_benchmark() -> None:
     assert (
         bench.prompt == "Answer as Q:O.\n" and bench.credit == "TinyMCQ by Example Lab · CC BY 4.0"
     )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "said"),
+    [
+        # a line break in the credit made a line of its own under every card and a row
+        # of the board's CSV (below the rows, where the credit is its comment line)
+        (
+            'credit = "TinyMCQ by Example Lab"',
+            'credit = "Lab\\n1,Fake,think,verified,x,abc,2026,2026,999"',
+            "credit: must be one line, without line breaks or control characters (U+000A at 4)",
+        ),
+        # U+202E turned "#1 · TITLE · model · +3" backwards after the title in /me
+        (
+            'title = "TinyMCQ"',
+            'title = "Tiny\\u202eMCQ"',
+            "title: must be one line, without line breaks or control characters (U+202E at 5)",
+        ),
+        (
+            'license = "CC BY 4.0"',
+            'license = "CC\\r\\nBY"',
+            "license: must be one line, without line breaks or control characters (U+000D at 3)",
+        ),
+        ('title = "TinyMCQ"', 'title = "Tiny\\u2067MCQ"', "title: must be one line"),
+        ('title = "TinyMCQ"', 'title = "Tiny\\u001b[31mMCQ"', "title: must be one line"),
+        # a title of zero-width characters: a benchmark with no name on its pages
+        (
+            'title = "TinyMCQ"',
+            'title = "\\u200b\\u200c\\u2060"',
+            "title: empty (nothing in it shows)",
+        ),
+        ('title = "TinyMCQ"', 'title = "   "', "title: empty"),
+    ],
+)
+def test_a_one_line_field_with_a_control_character_is_refused(
+    old: str, new: str, said: str
+) -> None:
+    with pytest.raises(DefinitionError) as caught:
+        choice.read_definition(_with(old, new))
+    assert str(caught.value).startswith(said)
+
+
+def test_a_right_to_left_title_and_a_persian_credit_are_kept() -> None:
+    text = _with('title = "TinyMCQ"', 'title = "آزمون کوچک"')
+    text = text.replace('credit = "TinyMCQ by Example Lab"', 'credit = "می‌آزماید"')  # ZWNJ
+    definition = choice.read_definition(text)
+    assert (definition.title, definition.credit) == ("آزمون کوچک", "می\u200cآزماید")
+
+
+def test_a_stored_definition_with_a_control_character_still_loads() -> None:
+    """One stored before they were refused is read as it can be, not left out."""
+    definition = choice.read_definition(GOOD)
+    table = definition.to_json()
+    table["title"], table["credit"] = "Tiny\u202eMCQ", "Lab\nline"
+    bench = choice.from_stored(json.dumps(table), definition.key)
+    assert (bench.title, bench.definition.credit) == ("TinyMCQ", "Lab line")

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-from scoring import registry
+from bot.core import benchmarks, submissions, submit
+from scoring import choice, registry
 
 from . import fixtures
 from .conftest import Site
@@ -82,3 +83,48 @@ async def test_only_benchmarks_with_questions_have_the_page(site: Site) -> None:
         assert ('id="questions-link"' in board) == has, name
     status, page, _ = await site.get("/b/nosuch/questions")
     assert status == 404 and '<p id="error">There is no such benchmark.</p>' in page
+
+
+MANY = 100_000
+
+
+async def test_a_benchmark_of_many_questions_is_paged_and_counted_within_bounds(
+    site: Site,
+) -> None:
+    """A benchmark defined by data may have 100,000 questions: its one page was 65 MB of
+    HTML, rendered for seconds while every other page of the process waited, and it
+    counted the latest 2,000 results (minutes, and a gigabyte of their raw text). Now
+    500 questions a page, and as many results as hold 400,000 answers."""
+    services = site.state.services
+    key = "".join(f"{q}:{q % 4 + 1}\n" for q in range(1, MANY + 1))
+    text = (
+        'name = "manyq"\ntitle = "ManyQ"\nkind = "choice"\noptions = 4\n'
+        f'points = {{ right = 1, wrong = 0, none = 0 }}\nkey = """\n{key}"""\n'
+    )
+    try:
+        await benchmarks.add(services, choice.read_definition(text), source="t")
+        for i in range(6):  # each answers its first 10,000 × (i + 1) questions right
+            lines = "".join(f"{q}:{q % 4 + 1}\n" for q in range(1, 10_000 * (i + 1) + 1))
+            sub, _ = await submit.submit(
+                services, text=f"#manyq #think\nmodel: M{i}\n{lines}", user_id=700 + i,
+                chat_id=700 + i, message_id=1,
+            )  # fmt: skip
+            await submissions.publish(services, sub)
+        status, html, _ = await site.get("/b/manyq/questions")
+        assert status == 200, html
+        assert len(html) < 1_000_000
+        found = shares(html)
+        assert list(found) == list(range(1, 501))
+        assert "page 1 of 200" in html and 'id="next"' in html and 'id="prev"' not in html
+        # the latest 4 results (400,000 answers): M5, M4, M3 and M2 answered question 1
+        assert "Counted over the latest 4 published results (at most 4)" in html
+        assert found[1] == ("100.0%", "0.0%", "0.0%")
+        _, last, _ = await site.get("/b/manyq/questions?page=200")
+        assert list(shares(last)) == list(range(99_501, MANY + 1))
+        _, fa, _ = await site.get("/b/manyq/questions?sort=right&page=2&lang=fa")
+        assert "?sort=right&amp;order=desc&amp;page=3&amp;lang=fa" in fa  # next keeps all
+        for bad in ("?page=201", "?page=0", "?page=x"):
+            status, _, _ = await site.get("/b/manyq/questions" + bad)
+            assert status == 400, bad
+    finally:
+        registry.unregister("manyq")

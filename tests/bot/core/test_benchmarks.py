@@ -163,6 +163,69 @@ async def test_a_running_process_reads_another_ones_definition_within_a_while(
     assert registry.find("tinymcq") is not None and "tinymcq" in services.keys
 
 
+async def test_a_benchmark_another_process_defined_is_registered_with_its_key(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another bot instance registered the benchmark, then loaded its key: a message
+    naming it in between (the new benchmark's first users) was answered "the key is not
+    loaded yet, the admins have been told". The key is in use before the name is."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    registry.unregister("tinymcq")  # as the other instance, before it reads them
+    services.keys.pop("tinymcq")
+    keyed_when_registered: list[bool] = []
+    register = registry.register
+
+    def watched(benchmark: Any) -> None:
+        keyed_when_registered.append(benchmark.name in services.keys)
+        register(benchmark)
+
+    monkeypatch.setattr(registry, "register", watched)
+    assert await benchmarks.refresh(services)
+    assert keyed_when_registered == [True]
+    assert services.keys["tinymcq"].version.version == 1
+
+
+async def test_a_tag_of_a_benchmark_another_process_just_defined_is_read(
+    services: Services,
+) -> None:
+    """`benchboard benchmark add` beside the bot on SQLite: the first message tagged
+    with the new benchmark was "unknown tag" for up to a minute (only instances on
+    PostgreSQL read the definitions again for a tag they did not know)."""
+    definition = choice.read_definition(TINY)
+    # what the command line stores, from its own process (this one is not told)
+    await services.store.save_definition(
+        "tinymcq", definition.kind, definition.dumps(), definition.key, source="file t.toml"
+    )
+    assert registry.find("tinymcq") is None
+    _, score = await _submit(services, "#tinymcq\n1:3\n2:1", 1)
+    assert score == 2 + 2
+
+
+async def test_a_running_process_uses_a_key_corrected_by_another_within_a_while(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``benchboard benchmark add`` with a corrected key beside the running bot (one
+    SQLite file): the definition is unchanged, so no definition is stored and the count
+    the bot watches stays; the bot scored with the old key until it was restarted."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    assert await benchmarks.refresh(services)  # this process is up to date
+    corrected = choice.read_definition(TINY.replace("2:1", "2:4"))
+    # what the command line stores, from its own process (this one is not told)
+    await services.store.save_definition(
+        "tinymcq", corrected.kind, corrected.dumps(), corrected.key, source="file t.toml"
+    )
+    assert services.keys["tinymcq"].version.version == 1
+    monkeypatch.setattr(benchmarks, "REFRESH_S", 0.05)
+    await benchmarks.follow(services)
+    for _ in range(100):
+        if services.keys["tinymcq"].version.version == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert services.keys["tinymcq"].version.version == 2
+    _, score = await _submit(services, "#tinymcq\n1:3\n2:4", 1)
+    assert score == 2 + 2  # 2:4 is right by the corrected key
+
+
 async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
     services: Services,
 ) -> None:
@@ -185,6 +248,32 @@ async def test_a_name_of_the_bots_own_is_refused_and_changes_nothing(
         assert registry.find(name) is None
     assert await services.store.definitions_stamp() == stamp
     assert await services.store.definitions() == []
+
+
+async def test_a_title_that_reads_as_another_benchmarks_is_refused(services: Services) -> None:
+    """A second benchmark titled "PrimeBench" (or "TinyMCQ" again, a copied file with
+    only its name changed) was accepted: its cards, boards and pages, which show the
+    title and not the tag, passed for the other benchmark's."""
+    await benchmarks.add(services, choice.read_definition(TINY), source="t")
+    stamp = await services.store.definitions_stamp()
+    for title, said in (
+        ("PrimeBench", "'PrimeBench' reads as PrimeBench (#primebench)"),
+        ("\u0420rime Bench", "'\u0420rime Bench' reads as PrimeBench (#primebench)"),  # Cyrillic
+        ("ＺＥＲＯ-bench", "'ＺＥＲＯ-bench' reads as ZeroBench (#zerobench)"),
+        ("Tiny MCQ", "'Tiny MCQ' reads as TinyMCQ (#tinymcq)"),
+        ("Nat0ry", "'Nat0ry' reads as Natory (#natory)"),
+    ):
+        copied = TINY.replace('"tinymcq"', '"copied"').replace('"TinyMCQ"', f'"{title}"')
+        with pytest.raises(UserError) as refused:
+            await benchmarks.add_upload(services, ADMIN, copied.encode(), source="u")
+        reason = refused.value.values["reason"]
+        assert reason == f"title: {said}: a benchmark needs a title of its own"
+        assert registry.find("copied") is None
+    assert await services.store.definitions_stamp() == stamp
+    # its own title again, and a title of its own, are fine
+    renamed = TINY.replace('"TinyMCQ"', '"TinyMCQ (2026)"')
+    again = await benchmarks.add(services, choice.read_definition(renamed), source="t")
+    assert again.definition.version == 2 and again.benchmark.title == "TinyMCQ (2026)"
 
 
 async def test_a_file_nested_too_deeply_is_refused_and_changes_nothing(

@@ -271,3 +271,80 @@ def test_persian_cards_write_every_figure_in_persian_digits_left_to_right() -> N
     for _, value in zero.breakdown:  # digits alone need no isolate; figures with signs do
         assert not any(c in "0123456789" for c in value)
         assert value.isdigit() or value.startswith("\u2066"), value
+
+
+#: Credits a benchmark defined by data may give (300 characters each for its credit and
+#: its license): one without spaces (a long link, a word of ZWNJ-joined parts) crashed every card
+#: and board image of it ("min() arg is an empty sequence"); a long one ran off the
+#: image's edge on its second line.
+CREDITS = [
+    "https://example.org/datasets/tinymcq/" + "v" * 250,
+    "آزمایشگاه‌نمونه" * 14,
+    "X" * 300,
+    "TinyMCQ by Example Lab " + "C" * 277 + " · CC BY 4.0",
+    ("ساخته‌شده توسط آزمایشگاه نمونه برای سنجش مدل‌های زبانی " * 6)[:300] + " · CC BY 4.0",
+    "short words " * 50,
+]
+
+
+@pytest.mark.parametrize("credit", CREDITS, ids=range(len(CREDITS)))
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_long_credit_stays_inside_the_card_and_the_board_image(credit: str, lang: str) -> None:
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    defined = ChoiceBenchmark(
+        Definition(
+            "longc",
+            "LongC",
+            4,
+            Points(1, 0, 0),
+            credit=credit[:300],
+            license=credit[300:].lstrip(" ·"),
+        )
+    )
+    key = defined.load_key(b"1:1\n2:2\n")
+    view = ResultCardView(
+        benchmark=defined, result=defined.score("1:1\n2:3\n", key), model="m", mode="think",
+        rank=1, verified=False, key_sha=SHA, date=NOW, lang=lang, theme="light",
+        bot_username="benchboard_bot",
+    )  # fmt: skip
+    figure, _ = result_card_figure(view)
+    _inside(figure)
+    drawn = [t.get_text() for t in figure.texts if "\n" in t.get_text() or t.get_text() == credit]
+    shown = drawn[0] if drawn else ""
+    assert shown.replace("\n", "").replace(" ", "").rstrip("…")[:40] == credit.replace(" ", "")[:40]
+    assert shown.count("\n") <= 1
+    board = BoardImageView(defined, "g", _rows(3), NOW, lang=lang)
+    figure, _ = board_image_figure(board)
+    _inside(figure)
+    assert _png_size(render_board_image(board))[0] == WIDTH
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_a_large_score_is_drawn_whole_smaller_never_cut(lang: str) -> None:
+    """A benchmark defined by data may give ±1,000,000 points an answer over 100,000
+    questions: "+100000000000" was drawn "+1000000…" on the card and cut on the board
+    image, a number that misstates the score. Numbers are drawn smaller instead."""
+    from scoring.choice import ChoiceBenchmark, Definition, Points
+
+    defined = ChoiceBenchmark(Definition("bigp", "BigP", 4, Points(10**6, -(10**6), 0)))
+    n = 100_000
+    key = defined.load_key("".join(f"{q}:1\n" for q in range(1, n + 1)).encode())
+    for answer, score in ((1, "+100000000000"), (2, "-100000000000")):
+        result = defined.score("".join(f"{q}:{answer}\n" for q in range(1, n + 1)), key)
+        view = ResultCardView(
+            benchmark=defined, result=result, model="m", mode="think", rank=1,
+            verified=False, key_sha=SHA, date=NOW, lang=lang, theme="light",
+            bot_username="benchboard_bot",
+        )  # fmt: skip
+        figure, text = result_card_figure(view)
+        _inside(figure)
+        assert plain(text.score) in _texts(figure)
+        assert not any(s.startswith(("+1", "-1", "+۱", "-۱")) and "…" in s for s in _texts(figure))
+        row = TableRow(1, "m", "think", score, 100_000, verified=True)
+        board = BoardImageView(defined, "g", (row,), NOW, lang=lang)
+        figure, _ = board_image_figure(board)
+        _inside(figure)
+        drawn = _texts(figure)
+        digits = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹") if lang == "fa" else {}
+        assert score.translate(digits) in drawn and "100000".translate(digits) in drawn, drawn
