@@ -264,6 +264,9 @@ async def decide(
     sub = await _moderated(services, actor, submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
+    if sub.visibility is Visibility.WITHDRAWN:
+        # its owner took it back (a stale or forged button): it stays as they left it
+        raise UserError("held_withdrawn", id=submission_id)
     if release:
         await _not_overruled(services, actor, sub, "release")
     # the decision is claimed first (one statement, only while the result is held): of
@@ -273,11 +276,16 @@ async def decide(
         raise UserError("not_held", id=submission_id)
     try:
         if release:
-            sub = await store.publish(sub.id)
+            sub = await store.release_held(sub.id)
             sub = await store.verify(sub.id, group=not actor.bot_admin)
         else:
             sub = await store.reject(sub.id)
     except NotAllowed:
+        # changed since it was read: withdrawn by its owner meanwhile, still held
+        await store.undecide(sub.id, state)
+        now = await store.get_submission(sub.id)
+        if now is not None and now.visibility is Visibility.WITHDRAWN:
+            raise UserError("held_withdrawn", id=submission_id) from None
         raise UserError("not_held", id=submission_id) from None
     action = "release" if release else "reject"
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)

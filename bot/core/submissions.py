@@ -237,6 +237,12 @@ async def publish(services: Services, sub: Submission) -> Published:
         already = flagged[1] is not None
         if not already:
             await trust.hold(services, sub, flagged[0])
+        elif sub.visibility is Visibility.WITHDRAWN:
+            # withdrawn while held, asked for again: it waits for an admin again
+            try:
+                sub = await services.store.reopen(sub.id)
+            except NotAllowed:  # hidden by an admin meanwhile
+                raise UserError("gone") from None
         left = await _left_today(services, sub.user_id)
         return Published(sub, left, limit, already=already, held=flagged[0])
     today = datetime.now(UTC).date().toordinal()

@@ -440,3 +440,39 @@ async def test_a_notice_of_many_changed_results_counts_them_all(
     assert f"re-scored your {notices.MAX_LISTED + 3} published results" in text
     assert "…and 3 more" in text
     assert "…و ۳ نتیجهٔ دیگر" in render_notice("fa", notice.changes, notice.total)
+
+
+@engine_free
+async def test_a_held_result_its_owner_withdrew_stays_withdrawn(
+    services: Services, store: Store
+) -> None:
+    """The owner withdraws a result held for review; a stale (or forged) ✅ release
+    button, /verify or a reject then leave it withdrawn, and the admin is told why. It is
+    no longer listed by /flags; published again by its owner, it waits for review again
+    (listed, and released by an admin)."""
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    assert (await submissions.publish(services, sub)).held is not None
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    assert (await admin.flags(services, bot_admin))[1] == 1
+    await submissions.withdraw(services, sub.id, 7)
+    for release in (True, False):
+        with pytest.raises(UserError) as refused:
+            await admin.decide(services, bot_admin, sub.id, release=release, reason=None)
+        assert refused.value.key == "held_withdrawn"
+    with pytest.raises(UserError) as refused:
+        await admin.verify(services, bot_admin, [str(sub.id)])
+    assert refused.value.key == "held_withdrawn"
+    stored = await store.get_submission(sub.id)
+    assert stored is not None and stored.visibility is Visibility.WITHDRAWN
+    assert not stored.verified
+    flag = await store.flag_of(sub.id)
+    assert flag is not None and flag.state == "held"
+    assert await admin.flags(services, bot_admin) == ([], 0)
+    # asked to publish again: held again, and an admin may release it then
+    again = await submissions.publish(services, stored)
+    assert again.held is not None and again.submission.visibility is Visibility.PRIVATE
+    flags, total = await admin.flags(services, bot_admin)
+    assert total == 1 and [f.submission.id for f in flags] == [sub.id]
+    done = await admin.decide(services, bot_admin, sub.id, release=True, reason=None)
+    assert done.released and done.submission.visibility is Visibility.PUBLISHED
