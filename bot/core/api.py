@@ -91,11 +91,32 @@ def token_hash(token: str) -> str:
 # --- tokens (the bot's /token) -------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Made:
+    """A token made for a ``/token`` message, and whether it replaced the one made for
+    that message before (its answer lost: the message handled again)."""
+
+    token: str
+    replaced: bool
+
+
 async def make_token(services: Services, user_id: int) -> str:
     """A new token for ``user_id``: returned once, kept only as its hash."""
     token = new_token()
     await services.store.add_api_token(user_id, token_hash(token))
     return token
+
+
+async def token_for(services: Services, user_id: int, *, chat_id: int, message_id: int) -> Made:
+    """:func:`make_token` for the ``/token`` message ``message_id`` in ``chat_id``: one
+    live token per message. Handled again (its answer lost), the message gets a new
+    token that revokes the one it made before, whose answer may never have arrived
+    (only its hash is kept: it cannot be shown again)."""
+    token = new_token()
+    _, replaced = await services.store.replace_api_token(
+        user_id, token_hash(token), dedupe=f"chat:{chat_id}:{message_id}"
+    )
+    return Made(token, replaced)
 
 
 async def tokens(services: Services, user_id: int) -> list[ApiToken]:

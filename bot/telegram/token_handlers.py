@@ -52,8 +52,11 @@ async def on_token(update: Update, context: BotContext) -> None:
     elif word:
         await message.reply_text(t(lang, "token_usage"))
     else:
-        token = await api.make_token(services, user.id)
-        server = web_base(context) or "https://…"
-        await message.reply_text(
-            t(lang, "token_made", token=html.escape(token), server=html.escape(server))
+        made = await api.token_for(
+            services, user.id, chat_id=message.chat_id, message_id=message.message_id
         )
+        server = web_base(context) or "https://…"
+        text = t(lang, "token_made", token=html.escape(made.token), server=html.escape(server))
+        if made.replaced:  # handled again: the token made the first time is revoked
+            text += "\n\n" + t(lang, "token_replaced")
+        await message.reply_text(text)
