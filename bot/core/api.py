@@ -29,6 +29,7 @@ from scoring.text import MAX_MODEL_NAME
 from storage import ApiToken, InvalidData, Submission
 
 from . import keys, links, provenance, trust
+from .errors import UserError
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
@@ -78,6 +79,17 @@ class Refused(Exception):
         self.message = message
         self.field = field
         self.retry_after = retry_after
+
+
+class NotPublished(Exception):
+    """A submission scored and stored (private), whose publication was refused
+    (``error``: the day's publications used up, a banned owner, ...): the refusal names
+    it, so that a script can find it and publish it later."""
+
+    def __init__(self, error: UserError, submission_id: int) -> None:
+        super().__init__(error.key)
+        self.error = error
+        self.submission_id = submission_id
 
 
 def new_token() -> str:
@@ -314,7 +326,12 @@ async def _shown(
     could not), with its result and its page's address when published."""
     held = False
     if request.publish and not is_published(sub):
-        done = await publish(services, sub)
+        try:
+            done = await publish(services, sub)
+        except UserError as exc:
+            if exc.key == "gone":  # hidden by an admin: not the owner's to publish
+                raise
+            raise NotPublished(exc, sub.id) from None  # stored all the same: say which
         sub, held = done.submission, done.held is not None
     url = None
     if is_published(sub):

@@ -79,6 +79,7 @@ class _Failure(Exception):
         *,
         field: str | None = None,
         retry_after: float | None = None,
+        submission_id: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -86,6 +87,8 @@ class _Failure(Exception):
         self.message = message
         self.field = field
         self.retry_after = retry_after
+        #: the submission stored (private) though the request's publication was refused
+        self.submission_id = submission_id
 
 
 #: The database did not answer: a transient fault (try again), never a 500.
@@ -103,6 +106,12 @@ def _plain(error: UserError) -> str:
 
 def _failure_of(exc: Exception) -> _Failure:
     """The HTTP refusal of a use case's refusal."""
+    if isinstance(exc, api.NotPublished):
+        refused = _failure_of(exc.error)
+        refused.submission_id = exc.submission_id
+        stored = _plain(UserError("api_stored_private", id=exc.submission_id))
+        refused.message = f"{refused.message} {stored}"
+        return refused
     if isinstance(exc, api.Refused):
         return _Failure(
             _STATUS[exc.kind], exc.code, exc.message, field=exc.field, retry_after=exc.retry_after
@@ -189,6 +198,8 @@ class _Handler(tornado.web.RequestHandler):
         error: dict[str, Any] = {"code": failure.code, "message": failure.message}
         if failure.field is not None:
             error["field"] = failure.field
+        if failure.submission_id is not None:
+            error["submission_id"] = failure.submission_id
         self.finish(json.dumps({"error": error}))
 
     def log_exception(self, typ: Any, value: BaseException | None, tb: Any) -> None:
@@ -323,7 +334,7 @@ class SubmissionsHandler(_Handler):
         except _Failure as failure:
             self.fail(failure)
             return
-        except (api.Refused, UserError) as exc:
+        except (api.Refused, api.NotPublished, UserError) as exc:
             self.fail(_failure_of(exc))
             return
         except StoreUnavailable:

@@ -289,7 +289,8 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
     }
     limited = {
         "description": (
-            "past the owner's rate (all of their tokens), or the day's publications used up"
+            "past the owner's rate (all of their tokens: rate_limited), or the day's "
+            "publications used up (daily_limit: error.submission_id names the stored result)"
         ),
         "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
         "content": error["content"],
@@ -345,7 +346,11 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         "be read, a Content-Length that is no number, or no output",
                     },
                     "401": unauthorized,
-                    "403": {**error, "description": "the owner may not publish (banned)"},
+                    "403": {
+                        **error,
+                        "description": "the owner may not publish (banned): "
+                        "error.submission_id names the stored result",
+                    },
                     "409": {
                         **error,
                         "description": "the Idempotency-Key's submission is gone (hidden)",
@@ -419,7 +424,14 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     "properties": {
                         "code": {"type": "string"},
                         "message": {"type": "string"},
-                        "field": {"type": "string"},
+                        "field": {"type": "string", "description": "the refused field"},
+                        "submission_id": {
+                            "type": "integer",
+                            "description": "a publication refused after the output was "
+                            "scored (daily_limit, banned_publish, ...): the submission stored, "
+                            "private (GET /api/v1/submissions/{id}; the same request with the "
+                            "same Idempotency-Key publishes it once the owner may)",
+                        },
                     },
                 }
             },

@@ -238,9 +238,26 @@ async def test_a_file_upload_as_multipart(web: Api) -> None:
 async def test_the_daily_publish_limit_applies(tmp_path: Path) -> None:
     async for web in serve(tmp_path, daily_limit=1):
         assert (await web.post(submission(publish=True)))[0] == 201
-        status, err, response = await web.post(submission(publish=True))
+        key = {"Idempotency-Key": "ci-over-limit"}
+        status, err, response = await web.post(submission(publish=True), headers=key)
         assert status == 429 and err["error"]["code"] == "daily_limit"
         assert int(response.headers["Retry-After"]) > 0
+        # the result is stored (private): the refusal names it and says what to do
+        stored = err["error"]["submission_id"]
+        assert isinstance(stored, int)
+        assert f"stored as #{stored}, private" in err["error"]["message"]
+        assert "same Idempotency-Key" in err["error"]["message"]
+        status, shown, _ = await web.get(f"/api/v1/submissions/{stored}")
+        assert status == 200 and shown["published"] is False and shown["final_score"] == 0
+        # the same request again (the same key) is the same submission, still refused
+        status, again, _ = await web.post(submission(publish=True), headers=key)
+        assert status == 429 and again["error"]["submission_id"] == stored
+        assert len((await web.get("/api/v1/me"))[1]["submissions"]) == 2
+        # the next day (the count starts again), the same request publishes it
+        web.services.settings.daily_limit = 2
+        web.services.published.clear()
+        status, done, _ = await web.post(submission(publish=True), headers=key)
+        assert status == 200 and done["id"] == stored and done["published"] is True
 
 
 async def test_a_banned_owner_is_refused_publishing(web: Api) -> None:
