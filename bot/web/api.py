@@ -50,6 +50,7 @@ _STATUS: dict[str, int] = {
     "forbidden": 403,
     "daily_limit": 429,
     "rate_limited": 429,
+    "key_reused": 422,
 }
 #: The chat's refusals that are not a bad field (422).
 _USER_ERROR_STATUS = {"banned_publish": 403, "too_big": 413, "no_key": 503, "gone": 409}
@@ -114,8 +115,9 @@ def _failure_of(exc: Exception) -> _Failure:
         return refused
     if isinstance(exc, api.Refused):
         return _Failure(
-            _STATUS[exc.kind], exc.code, exc.message, field=exc.field, retry_after=exc.retry_after
-        )
+            _STATUS[exc.kind], exc.code, exc.message, field=exc.field,
+            retry_after=exc.retry_after, submission_id=exc.submission_id,
+        )  # fmt: skip
     if isinstance(exc, DailyLimit):
         now = datetime.now(UTC)
         reset = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)

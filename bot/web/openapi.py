@@ -303,7 +303,8 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                 "description": (
                     "The token acts as its owner: the same daily publish limit, bans and "
                     "moderation apply as in the chat. The same Idempotency-Key from the "
-                    "same owner returns the first request's submission (200)."
+                    "same owner returns the first request's submission (200); with another "
+                    "request (publish aside) it is refused, 422 idempotency_key_reused."
                 ),
                 "security": secured,
                 "parameters": [
@@ -359,7 +360,9 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     "422": {
                         **error,
                         "description": "a refused field (error.field names it), "
-                        "or an output no benchmark reads",
+                        "an output no benchmark reads, or an Idempotency-Key sent before "
+                        "with another request (idempotency_key_reused: "
+                        "error.submission_id names its submission)",
                     },
                     "429": limited,
                     "503": {

@@ -83,6 +83,40 @@ async def test_the_same_idempotency_key_gives_the_same_submission(web: Api) -> N
     assert (await web.post(submission(), headers={"Idempotency-Key": "x" * 201}))[0] == 400
 
 
+async def test_an_idempotency_key_reused_for_another_request_422(web: Api) -> None:
+    """The same key with another body is a client's mistake (a key reused for a new
+    run), not a repeat: refused, naming the key's submission, nothing stored; the same
+    body again (publish aside: a repeat may publish what the first kept) is the repeat."""
+    key = {"Idempotency-Key": "ci-run-7"}
+    status, first, _ = await web.post(submission(), headers=key)
+    assert status == 201
+    for changed in (
+        {"output": output(3)},
+        {"model": "another-model"},
+        {"mode": "tools"},
+        {"provider": "openrouter"},
+        {"cost": 0.5},
+    ):
+        status, err, _ = await web.post(submission(**changed), headers=key)
+        assert status == 422, (changed, err)
+        assert err["error"]["code"] == "idempotency_key_reused"
+        assert err["error"]["submission_id"] == first["id"]
+    status, again, _ = await web.post(submission(publish=True), headers=key)
+    assert status == 200 and again["id"] == first["id"] and again["published"] is True
+    assert [s["id"] for s in (await web.get("/api/v1/me"))[1]["submissions"]] == [first["id"]]
+
+
+async def test_concurrent_requests_with_one_key_make_one_submission(web: Api) -> None:
+    key = {"Idempotency-Key": "ci-race"}
+    answers = await asyncio.gather(
+        *(web.post(submission(publish=True), headers=key) for _ in range(6))
+    )
+    statuses = sorted(status for status, _, _ in answers)
+    assert statuses == [200] * 5 + [201], [d for _, d, _ in answers]
+    assert len({data["id"] for _, data, _ in answers}) == 1
+    assert len((await web.get("/api/v1/me"))[1]["submissions"]) == 1
+
+
 @pytest.mark.parametrize(
     ("token", "code", "challenge"),
     [
