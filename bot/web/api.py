@@ -225,9 +225,11 @@ class _Handler(tornado.web.RequestHandler):
         header = self.request.headers.get("Authorization", "")
         scheme, _, given = header.partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
-            self.fail(
-                _Failure(401, "unauthorized", "send Authorization: Bearer <token>"), close=True
-            )
+            said = "send Authorization: Bearer <token>"
+            if api.TOKEN_PREFIX in self.request.query:
+                # an address is logged (here, by proxies, in a shell's history)
+                said += ", the token in that header, never in the address"
+            self.fail(_Failure(401, "unauthorized", said), close=True)
             return None
         try:
             token = await api.owner(self.state.services, given.strip())

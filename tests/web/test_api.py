@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -380,3 +381,22 @@ async def test_unknown_api_paths_and_methods_are_json(web: Api) -> None:
         async with web.session.request(method, web.base + "/api/v2/x", headers=web.auth()) as r:
             assert r.status == 404, method
             assert (await r.json())["error"]["code"] == "not_found", method
+
+
+async def test_a_token_in_the_address_is_refused_and_never_logged(
+    web: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A token belongs in the Authorization header: one in the query string is refused
+    (401, saying where it goes), and the access log does not keep it."""
+    caplog.set_level(logging.INFO)
+    for query in (f"access_token={web.token}", f"token={web.token}&x=1"):
+        async with web.session.get(f"{web.base}/api/v1/me?{query}") as r:
+            assert r.status == 401
+            err = (await r.json())["error"]
+        assert err["code"] == "unauthorized"
+        assert "never in the address" in err["message"]
+    async with web.session.get(f"{web.base}/b/primebench?q={web.other}") as r:
+        assert r.status == 200
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "/api/v1/me?" in logged and "/b/primebench?" in logged
+    assert web.token not in logged and web.other not in logged
