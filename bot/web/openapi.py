@@ -296,6 +296,11 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
         "content": error["content"],
     }
     unauthorized = {**error, "description": "no token, or an unknown or revoked one"}
+    unavailable = {
+        **error,
+        "description": "the database is unavailable: try again (after Retry-After)",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+    }
     paths = {
         "/api/v1/submissions": {
             "post": {
@@ -381,10 +386,14 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
                 ],
                 "responses": {
-                    "200": {**shown, "description": "the submission"},
+                    "200": {
+                        "description": "the submission",
+                        "content": {"application/json": {"schema": submission}},
+                    },
                     "401": unauthorized,
                     "404": {**error, "description": "none of the token owner's"},
                     "429": limited,
+                    "503": unavailable,
                 },
             }
         },
@@ -399,11 +408,12 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                             "application/json": {
                                 "schema": {
                                     "type": "object",
+                                    "required": ["user_id", "submissions"],
                                     "properties": {
                                         "user_id": {"type": "integer"},
                                         "submissions": {
                                             "type": "array",
-                                            "items": {"type": "object"},
+                                            "items": {"$ref": "#/components/schemas/Mine"},
                                         },
                                     },
                                 }
@@ -412,6 +422,7 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     },
                     "401": unauthorized,
                     "429": limited,
+                    "503": unavailable,
                 },
             }
         },
@@ -437,6 +448,25 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         },
                     },
                 }
+            },
+        },
+        "Mine": {
+            "type": "object",
+            "description": "One of the owner's submissions, in short",
+            "required": ["id", "benchmark", "published", "source"],
+            "properties": {
+                "id": {"type": "integer"},
+                "benchmark": {"type": "string"},
+                "model": {"type": ["string", "null"]},
+                "mode": {"type": ["string", "null"]},
+                "score": {"type": "number"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "published": {"type": "boolean"},
+                "source": {
+                    "type": "string",
+                    "enum": ["api", "chat"],
+                    "description": "made through the API, or in the chat",
+                },
             },
         },
         "Submission": {

@@ -17,6 +17,7 @@ import pytest
 from bot.core import api
 
 from .apikit import OWNER, Api, output, serve
+from .openapi_check import SpecCheck
 
 
 @pytest.fixture
@@ -400,3 +401,59 @@ async def test_a_token_in_the_address_is_refused_and_never_logged(
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "/api/v1/me?" in logged and "/b/primebench?" in logged
     assert web.token not in logged and web.other not in logged
+
+
+class _Checked:
+    """Requests whose answers are checked against the spec (and noted in ``seen``)."""
+
+    def __init__(self, web: Api, spec: SpecCheck, seen: set[tuple[str, int]]) -> None:
+        self.web, self.spec, self.seen = web, spec, seen
+
+    async def call(self, method: str, path: str, spec_path: str, **kw: Any) -> int:
+        async with self.web.session.request(method, self.web.base + path, **kw) as r:
+            body = await r.read()
+            self.spec.check(spec_path, method, r.status, r.headers.get("Content-Type"), body)
+            self.seen.add((spec_path, r.status))
+            return r.status
+
+
+async def test_every_answer_is_as_openapi_describes_it(tmp_path: Path) -> None:
+    """Each status the API answers (scored, repeated, every error) is one /openapi.json
+    declares for its path and method, with a body valid against the declared schema."""
+    async for web in serve(tmp_path, daily_limit=1, api_rate=0):
+        async with web.session.get(web.base + "/openapi.json") as r:
+            spec = SpecCheck(await r.json())
+        seen: set[tuple[str, int]] = set()
+
+        call = _Checked(web, spec, seen).call
+        subs, one = "/api/v1/submissions", "/api/v1/submissions/{id}"
+        auth = web.auth()
+        key = {**auth, "Idempotency-Key": "spec-1"}
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=key) == 201
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=key) == 200
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=auth) == 429
+        assert await call("POST", subs, subs, json=submission(model="x"), headers=key) == 422
+        assert await call("POST", subs, subs, data=b"{", headers=auth) == 400
+        assert await call("POST", subs, subs, json=submission(benchmark="no"), headers=auth) == 422
+        assert await call("POST", subs, subs, json=submission()) == 401
+        big = {**auth, "Content-Length": str(30 << 20), "Content-Type": "application/json"}
+        assert await call("POST", subs, subs, data=b"{}", headers=big) in (413, 400)
+        zero = {"benchmark": "zerobench", "output": '{"question_id": "1", "response": "{7}"}'}
+        assert await call("POST", subs, subs, json=zero, headers=auth) == 503
+        assert await call("GET", "/api/v1/submissions/1", one, headers=auth) == 200
+        assert await call("GET", "/api/v1/submissions/1", one, headers=web.auth(web.other)) == 404
+        assert await call("GET", "/api/v1/submissions/1", one) == 401
+        assert await call("GET", "/api/v1/me", "/api/v1/me", headers=auth) == 200
+        assert await call("GET", "/api/v1/me", "/api/v1/me") == 401
+        # the wrong method is answered as the spec says too
+        assert await call("GET", subs, subs, headers=auth) == 405
+        assert await call("POST", "/api/v1/me", "/api/v1/me", headers=auth) == 405
+        await web.services.store.ban(OWNER, by=1, reason="spam")
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=auth) == 403
+        # the database gone: a transient fault, as described
+        await web.services.store.close()
+        assert await call("GET", "/api/v1/me", "/api/v1/me", headers=auth) == 503
+        assert await call("GET", "/api/v1/submissions/1", one, headers=auth) == 503
+        assert {status for path, status in seen if path == subs} == {
+            200, 201, 400, 401, 403, 405, 413, 422, 429, 503,
+        }  # fmt: skip
