@@ -218,7 +218,7 @@ class _Handler(tornado.web.RequestHandler):
         self.fail(_Failure(status_code, reason.lower().replace(" ", "_"), reason))
 
     #: The methods a handler answers (a 405's ``Allow``).
-    ALLOW = "GET"
+    ALLOW = "GET, HEAD"
 
     async def authenticate(self) -> ApiToken | None:
         """The request's token (its rate counted), or None once refused (answered)."""
@@ -502,6 +502,8 @@ class SubmissionHandler(_Handler):
             return
         await self.answer(200, submission_json(shown))
 
+    head = get  # monitors ask with HEAD, as they do the boards
+
 
 class MeHandler(_Handler):
     """``GET /api/v1/me``: the token's owner and their latest submissions."""
@@ -515,13 +517,15 @@ class MeHandler(_Handler):
             200, {"user_id": token.user_id, "submissions": [_summary(s) for s in recent]}
         )
 
+    head = get
+
 
 class NotFoundHandler(_Handler):
     async def get(self, *_: str) -> None:
         self.fail(_Failure(404, "not_found", "no such API path"))
 
     # whatever the method, a path that does not exist is not found (not 405)
-    post = put = patch = delete = get
+    post = put = patch = delete = head = get
 
 
 def routes(web: WebState) -> list[Any]:

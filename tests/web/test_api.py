@@ -384,6 +384,22 @@ async def test_unknown_api_paths_and_methods_are_json(web: Api) -> None:
             assert (await r.json())["error"]["code"] == "not_found", method
 
 
+async def test_head_is_answered_where_get_is(web: Api) -> None:
+    """A monitor's HEAD gets GET's status and headers, no body (as the boards answer it);
+    a POST-only path says which methods it takes."""
+    for path in ("/api/v1/me", "/api/v1/submissions/1"):
+        async with web.session.head(web.base + path, headers=web.auth()) as r:
+            assert r.status == (200 if path.endswith("me") else 404), path
+            assert r.headers["Content-Type"].startswith("application/json")
+            assert await r.read() == b""
+        async with web.session.head(web.base + path) as r:
+            assert r.status == 401 and "WWW-Authenticate" in r.headers
+    async with web.session.post(web.base + "/api/v1/me", headers=web.auth()) as r:
+        assert r.status == 405 and r.headers["Allow"] == "GET, HEAD"
+    async with web.session.head(web.base + "/api/v1/submissions", headers=web.auth()) as r:
+        assert r.status == 405 and r.headers["Allow"] == "POST"
+
+
 async def test_a_token_in_the_address_is_refused_and_never_logged(
     web: Api, caplog: pytest.LogCaptureFixture
 ) -> None:
