@@ -378,8 +378,12 @@ class SubmissionsHandler(_Handler):
             if (why := _unfit(value)) is not None:
                 raise _Failure(422, "invalid_field", f"{name}: {why}", field=name)
         output = data.get("output")
-        if not isinstance(output, str):
+        if output is None:
             raise _Failure(400, "missing_output", "output (the model's raw text) is missing")
+        if not isinstance(output, str):
+            raise _Failure(
+                422, "invalid_field", "output: a string (the model's raw text)", field="output"
+            )
         if len(output.encode("utf-8", "surrogatepass")) > MAX_DOWNLOAD:
             raise self._too_big()
         for name in ("benchmark", "model", "mode"):
@@ -412,6 +416,9 @@ class SubmissionsHandler(_Handler):
         except tornado.httputil.HTTPInputError as exc:
             raise _Failure(400, "not_form", f"the form cannot be read: {exc}") from None
         uploads = files.get("output") or files.get("file")
+        if not uploads and fields.get("output"):  # a text field (curl -F output="...")
+            text = fields.pop("output")[0]
+            uploads = [tornado.httputil.HTTPFile(filename="", body=text, content_type="")]
         if not uploads:
             raise _Failure(400, "missing_output", "the form has no output file")
         upload = uploads[0]
@@ -423,6 +430,7 @@ class SubmissionsHandler(_Handler):
                 values[name] = given[0].decode("utf-8")
             except UnicodeDecodeError:
                 raise _Failure(422, "invalid_field", f"{name}: not UTF-8", field=name) from None
+        _form_publish(values)  # a typo is refused before anything is scored
         if logs.is_log(upload.filename or "", upload.body[:4096]):
             return _LogUpload(upload.body, upload.filename or "run.eval", values)
         try:
@@ -436,10 +444,22 @@ class SubmissionsHandler(_Handler):
             output=output,
             model=values.get("model"),
             mode=values.get("mode"),
-            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            publish=_form_publish(values),
             options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
             provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
         )
+
+
+#: A form's ``publish``: the words for yes and for no (anything else is refused).
+_YES, _NO = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
+
+
+def _form_publish(values: dict[str, str]) -> bool:
+    """A form's ``publish`` field (absent: no); :class:`_Failure` for another word."""
+    word = values.get("publish", "").strip().lower()
+    if word not in _YES | _NO:
+        raise _Failure(422, "invalid_field", "publish: true or false", field="publish")
+    return word in _YES
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,7 +495,7 @@ async def _log_requests(
             output=e.output,
             model=values.get("model") or e.model,
             mode=values.get("mode") or e.mode,
-            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            publish=_form_publish(values),
             options={
                 **{k: v for k, v in e.options.items() if k in api.OPTION_FIELDS},
                 **{k: values[k] for k in api.OPTION_FIELDS if values.get(k)},

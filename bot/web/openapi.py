@@ -285,7 +285,11 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
             "one submission per epoch (benchmark, model and mode from the log unless "
             "given), answered as {submissions: [...]}",
         },
-        "publish": {"type": "string", "enum": ["true", "false"]},
+        "publish": {
+            "type": "string",
+            "enum": ["true", "false", "yes", "no", "on", "off", "1", "0", ""],
+            "description": "another word is refused (422)",
+        },
     }
     limited = {
         "description": (

@@ -271,6 +271,40 @@ async def test_a_file_upload_as_multipart(web: Api) -> None:
     assert data["correct"] == 18 and data["published"] is True and data["model"] == "form-model"
 
 
+async def test_a_form_says_what_it_means_or_is_refused(web: Api) -> None:
+    """A form's publish is a yes or a no (a typo is refused, not taken for "no"); its
+    output may be a file or a text field (curl -F output="..." sends a field)."""
+
+    def form(publish: str, *, as_file: bool = True) -> aiohttp.FormData:
+        data = aiohttp.FormData(default_to_multipart=True)  # as curl -F sends it
+        for name, value in (("benchmark", "primebench"), ("model", "f"), ("mode", "think")):
+            data.add_field(name, value)
+        data.add_field("publish", publish)
+        if as_file:
+            data.add_field("output", output(12).encode(), filename="o.txt")
+        else:
+            data.add_field("output", output(12))
+        return data
+
+    for typo in ("ture", "maybe", "2"):
+        async with web.session.post(
+            web.base + "/api/v1/submissions", data=form(typo), headers=web.auth()
+        ) as r:
+            err = (await r.json())["error"]
+            assert r.status == 422 and err["field"] == "publish", typo
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+    for word, published in (("false", False), ("no", False), ("", False), ("true", True)):
+        async with web.session.post(
+            web.base + "/api/v1/submissions", data=form(word, as_file=False), headers=web.auth()
+        ) as r:
+            data = await r.json()
+            assert r.status == 201, data
+            assert data["published"] is published and data["correct"] == 12
+    # JSON: an output that is no text is a refused field, not a missing one
+    status, err, _ = await web.post(submission(output=["1:2"]))
+    assert status == 422 and err["error"]["field"] == "output"
+
+
 async def test_the_daily_publish_limit_applies(tmp_path: Path) -> None:
     async for web in serve(tmp_path, daily_limit=1):
         assert (await web.post(submission(publish=True)))[0] == 201
