@@ -222,7 +222,9 @@ async def verify(services: Services, actor: Actor, args: list[str]) -> tuple[Sub
     require_admin(actor)
     submission_id = _int_arg(args, "usage_verify")
     sub = await services.store.get_submission(submission_id)
-    if sub is not None and await trust.is_held(services, sub):
+    if sub is not None and (
+        await trust.is_held(services, sub) or await trust.withdrawn_held(services, sub)
+    ):
         done = await decide(services, actor, sub.id, release=True, reason=_reason(args[1:]))
         return done.submission, True
     return await moderate(services, actor, "verify", args), False
@@ -262,11 +264,11 @@ async def decide(
     require_admin(actor)
     store = services.store
     sub = await _moderated(services, actor, submission_id)
-    if not await trust.is_held(services, sub):
-        raise UserError("not_held", id=submission_id)
-    if sub.visibility is Visibility.WITHDRAWN:
+    if await trust.withdrawn_held(services, sub):
         # its owner took it back (a stale or forged button): it stays as they left it
         raise UserError("held_withdrawn", id=submission_id)
+    if not await trust.is_held(services, sub):
+        raise UserError("not_held", id=submission_id)
     if release:
         await _not_overruled(services, actor, sub, "release")
     # the decision is claimed first (one statement, only while the result is held): of

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from scoring import Mode, UnknownBenchmark, UnknownMode, parse_mode, registry
-from storage import Board, BoardRow, Visibility, analytics, normalise_model
+from storage import Board, BoardRow, analytics, normalise_model
 
 from ..render.views import BoardPage
 from ..render.views import BoardQuery as BoardQuery
@@ -133,14 +133,7 @@ async def history(services: Services, user_id: int, page: int = 0) -> History:
         for benchmark in registry.all_benchmarks():
             rows = (await store.leaderboard(benchmark.name, user_id=user_id, limit=3)).rows
             bests += [(benchmark.name, row) for row in rows]
-    # one its owner withdrew waits for no one: it reads as withdrawn
-    held = frozenset(
-        [
-            sub.id
-            for sub in subs
-            if sub.visibility is not Visibility.WITHDRAWN and await trust.is_held(services, sub)
-        ]
-    )
+    held = frozenset([sub.id for sub in subs if await trust.is_held(services, sub)])
     return History(tuple(subs), total, page, pages, tuple(bests), held)
 
 

@@ -91,6 +91,8 @@ async def card(
         flagged = await trust.held_state(services, sub)
         if flagged is not None:
             flag, state = flagged[0], (None if flagged[1] is None else flagged[1].state)
+            if state == trust.HELD and sub.visibility is Visibility.WITHDRAWN:
+                state = None  # withdrawn: held again (and waiting) only once asked again
     return Card(sub, benchmark, result, left, author, asked_by, flag, state)
 
 

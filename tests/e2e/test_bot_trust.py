@@ -181,6 +181,36 @@ async def test_flags_lists_the_held_with_reasons_and_verify_releases(bot: Bot) -
     bot.check_clean(mark)
 
 
+async def test_a_held_result_withdrawn_since_is_not_released_by_a_stale_button(bot: Bot) -> None:
+    """The admin's /flags shows a held result; its owner withdraws it; the admin's ✅
+    release button on that (now stale) list answers that the owner withdrew it, and the
+    result stays withdrawn, on no board, its owner told nothing."""
+    mark = bot.api.mark()
+    sid, _, answer = await submit(bot, WITHDRAWER, sheet("withdrawn-copy", dict(KEY)))
+    assert answer["text"].startswith(f"Held for review: #{sid}")
+    admin, admin_chat = private_user(bot, ADMIN)
+    listed = await bot.say(admin_chat, admin, "/flags")
+    assert f"#{sid}" in text_of(listed) and f"flv:{sid}:0" in buttons(listed)
+    user, chat = private_user(bot, WITHDRAWER)
+    withdrawn = await bot.press(chat, user, REPLIES[sid], f"wd:{sid}:0:yes", check_button=False)
+    assert withdrawn["text"] == f"Withdrew #{sid} from the leaderboards."
+    since = bot.api.mark()
+    pressed = await bot.press(admin_chat, admin, listed, f"flv:{sid}:0")
+    assert pressed["text"] == (
+        f"#{sid} was withdrawn by its owner: it stays withdrawn, on no board. Nothing to decide."
+    )
+    board = text_of(await bot.say(admin_chat, admin, "/leaderboard primebench"))
+    assert "withdrawn-copy" not in board
+    assert f"#{sid}" not in text_of(await bot.say(admin_chat, admin, "/flags"))
+    assert "withdrawn" in text_of(await bot.say(chat, user, "/me"))
+    assert not [
+        c for c in bot.api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == WITHDRAWER
+        and "An admin" in text_of(c)
+    ]  # fmt: skip
+    bot.check_clean(mark)
+
+
 async def test_a_corrected_key_tells_each_submitter_unless_they_opted_out(bot: Bot) -> None:
     mark = bot.api.mark()
     user, chat = private_user(bot, REAL)
@@ -216,34 +246,4 @@ async def test_a_corrected_key_tells_each_submitter_unless_they_opted_out(bot: B
     assert sum(1 for c in bot.api.calls_of("sendMessage") if c["index"] >= since
                and c["params"]["chat_id"] == ORIGINAL) == 1  # fmt: skip
     assert "people were told of their changed results" in text_of(report)
-    bot.check_clean(mark)
-
-
-async def test_a_held_result_withdrawn_since_is_not_released_by_a_stale_button(bot: Bot) -> None:
-    """The admin's /flags shows a held result; its owner withdraws it; the admin's ✅
-    release button on that (now stale) list answers that the owner withdrew it, and the
-    result stays withdrawn, on no board, its owner told nothing."""
-    mark = bot.api.mark()
-    sid, _, answer = await submit(bot, WITHDRAWER, sheet("withdrawn-copy", dict(KEY)))
-    assert answer["text"].startswith(f"Held for review: #{sid}")
-    admin, admin_chat = private_user(bot, ADMIN)
-    listed = await bot.say(admin_chat, admin, "/flags")
-    assert f"#{sid}" in text_of(listed) and f"flv:{sid}:0" in buttons(listed)
-    user, chat = private_user(bot, WITHDRAWER)
-    withdrawn = await bot.press(chat, user, REPLIES[sid], f"wd:{sid}:0:yes", check_button=False)
-    assert withdrawn["text"] == f"Withdrew #{sid} from the leaderboards."
-    since = bot.api.mark()
-    pressed = await bot.press(admin_chat, admin, listed, f"flv:{sid}:0")
-    assert pressed["text"] == (
-        f"#{sid} was withdrawn by its owner: it stays withdrawn, on no board. Nothing to decide."
-    )
-    board = text_of(await bot.say(admin_chat, admin, "/leaderboard primebench"))
-    assert "withdrawn-copy" not in board
-    assert f"#{sid}" not in text_of(await bot.say(admin_chat, admin, "/flags"))
-    assert "withdrawn" in text_of(await bot.say(chat, user, "/me"))
-    assert not [
-        c for c in bot.api.calls[since:]
-        if c["method"] == "sendMessage" and c["params"].get("chat_id") == WITHDRAWER
-        and "An admin" in text_of(c)
-    ]  # fmt: skip
     bot.check_clean(mark)

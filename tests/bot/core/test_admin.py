@@ -476,3 +476,19 @@ async def test_a_held_result_its_owner_withdrew_stays_withdrawn(
     assert total == 1 and [f.submission.id for f in flags] == [sub.id]
     done = await admin.decide(services, bot_admin, sub.id, release=True, reason=None)
     assert done.released and done.submission.visibility is Visibility.PUBLISHED
+
+
+@engine_free
+async def test_a_withdrawn_held_result_is_the_owners_to_ask_again(services: Services) -> None:
+    """Its card no longer says an admin will decide (none will: it waits for no one); it
+    says it would be held if published, and offers Publish again; its model may change."""
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    await submissions.publish(services, sub)
+    withdrawn = await submissions.withdraw(services, sub.id, 7)
+    card = await submissions.card(services, withdrawn)
+    assert card.flag is not None and card.flag_state is None and card.editable
+    renamed = await submissions.set_model(services, sub.id, "renamed-model")
+    assert renamed.model == "renamed-model"
+    page = await boards.history(services, 7)
+    assert not page.held
