@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import re
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -366,9 +367,14 @@ class SubmissionsHandler(_Handler):
             return self._form(content_type, body)
         try:
             data = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise _Failure(
                 400, "not_json", "the body is not JSON (nor multipart/form-data)"
+            ) from None
+        except ValueError:  # JSON, with a whole number too long for Python to read
+            most = sys.get_int_max_str_digits()
+            raise _Failure(
+                400, "not_json", f"the body's JSON has a number of more than {most} digits"
             ) from None
         except RecursionError:
             raise _Failure(400, "not_json", "the body's JSON is nested too deeply") from None

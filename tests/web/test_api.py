@@ -197,6 +197,11 @@ async def test_bodies_no_text_holds_are_refused_and_nothing_is_stored(web: Api) 
     assert status == 422 and err["error"]["field"] == "notes"
     status, err, _ = await web.post(b"[" * 200_000 + b"]" * 200_000)
     assert status == 400 and err["error"]["code"] == "not_json"
+    # JSON all the same, with a number Python will not read: said as it is
+    huge = json.dumps(submission()).encode()[:-1] + b', "seed": ' + b"9" * 5000 + b"}"
+    status, err, _ = await web.post(huge)
+    assert status == 400 and err["error"]["code"] == "not_json"
+    assert "a number of more than 4300 digits" in err["error"]["message"]
     for content_type, body in [
         ("multipart/form-data", b"garbage"),
         ("multipart/form-data; boundary=zz", b"garbage"),
