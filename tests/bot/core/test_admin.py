@@ -492,3 +492,34 @@ async def test_a_withdrawn_held_result_is_the_owners_to_ask_again(services: Serv
     assert renamed.model == "renamed-model"
     page = await boards.history(services, 7)
     assert not page.held
+
+
+@engine_free
+async def test_a_withdrawal_and_a_release_at_once_leave_one_of_them(
+    services: Services, store: Store
+) -> None:
+    """The owner withdraws while an admin releases: either the release came first (on
+    the boards, released) or the withdrawal did (withdrawn, still held, and the admin
+    told so): never withdrawn with a release recorded, never published after it."""
+    post = Submitter(services)
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    for _ in range(6):
+        sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+        assert (await submissions.publish(services, sub)).held is not None
+        outcomes = await asyncio.gather(
+            submissions.withdraw(services, sub.id, 7),
+            admin.decide(services, bot_admin, sub.id, release=True, reason=None),
+            return_exceptions=True,
+        )
+        stored = await store.get_submission(sub.id)
+        flag = await store.flag_of(sub.id)
+        assert stored is not None and flag is not None
+        if isinstance(outcomes[1], admin.Decision):
+            assert flag.state == "released", outcomes
+        else:
+            assert isinstance(outcomes[1], UserError), outcomes
+            assert outcomes[1].key == "held_withdrawn"
+            assert stored.visibility is Visibility.WITHDRAWN and flag.state == "held"
+        if flag.state == "released":
+            # the withdrawal came after: the owner's to make, and made
+            assert stored.visibility in (Visibility.PUBLISHED, Visibility.WITHDRAWN)
