@@ -192,6 +192,12 @@ async def _not_overruled(services: Services, actor: Actor, sub: Submission, acti
             raise UserError("rejected_for_good", id=sub.id)
 
 
+async def _state(services: Services, sub: Submission) -> str:
+    """Where a result stands, as a refusal names it (a ``state_`` catalogue id's end):
+    its visibility, or ``held`` for one waiting for review (private to the store)."""
+    return "held" if await trust.is_held(services, sub) else sub.visibility.value
+
+
 async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
     """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
     require_admin(actor)
@@ -202,7 +208,7 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
     await _not_overruled(services, actor, sub, action)
     required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
     if required is not None and sub.visibility is not required:  # (the store is idempotent)
-        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
+        raise UserError(f"cannot_{action}", id=sub.id, state=await _state(services, sub))
     try:
         if action == "hide":
             sub = await store.hide(sub.id)
@@ -211,7 +217,8 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
         else:  # a group's admin verifies for their group's board; a bot admin for all
             sub = await store.verify(sub.id, group=not actor.bot_admin)
     except NotAllowed:
-        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value) from None
+        state = await _state(services, sub)
+        raise UserError(f"cannot_{action}", id=sub.id, state=state) from None
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)
     return sub
 

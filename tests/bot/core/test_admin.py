@@ -523,3 +523,27 @@ async def test_a_withdrawal_and_a_release_at_once_leave_one_of_them(
         if flag.state == "released":
             # the withdrawal came after: the owner's to make, and made
             assert stored.visibility in (Visibility.PUBLISHED, Visibility.WITHDRAWN)
+
+
+@engine_free
+async def test_a_refused_hide_names_the_results_state_in_the_readers_words(
+    services: Services,
+) -> None:
+    """/hide of a held result says it is held for review (not "private"), and a Persian
+    reader reads the state in Persian, not the store's English word."""
+    from bot.telegram.handlers import error_text
+
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    await submissions.publish(services, sub)
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    with pytest.raises(UserError) as refused:
+        await admin.moderate(services, bot_admin, "hide", [str(sub.id)])
+    assert refused.value.values["state"] == "held"
+    said = error_text("en", refused.value)
+    assert said == f"#{sub.id} is held for review: only published results can be hidden."
+    persian = error_text("fa", refused.value)
+    assert "held" not in persian and "نگه‌داشته برای بررسی" in persian
+    with pytest.raises(UserError) as refused:
+        await admin.moderate(services, bot_admin, "unhide", [str(sub.id)])
+    assert "held" not in error_text("fa", refused.value)
