@@ -240,7 +240,11 @@ async def _send(
         pause = float(retry_after) if retry_after.isdigit() else None
         raise _Transient(f"{server} answered {status}", pause)
     if isinstance(error, dict) and error.get("message"):
-        raise Refused(f"{part.label + ': ' if part.label else ''}{status} {error['message']}")
+        said = f"{part.label + ': ' if part.label else ''}{status} {error['message']}"
+        if isinstance(error.get("submission_id"), int) and part.idempotency_key is None:
+            # stored, under a key made here: the one way to send this run again
+            said += f" (--idempotency-key {key} sends this run again)"
+        raise Refused(said)
     raise Refused(f"{url} answered {status}, not the Benchboard API")
 
 

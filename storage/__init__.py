@@ -41,6 +41,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
     await store.set_mode(submission_id, mode) -> Submission
     await store.set_model(submission_id, model) -> Submission
     await store.publish(submission_id) -> Submission          # MissingModeOrModel
+    await store.release_held(submission_id) / reopen(submission_id)  # a held result
     await store.publish_within(submission_id, *, daily_limit, tz=UTC)
         -> (Submission, published today)        # LimitReached: allowance checked and used at once
     await store.withdraw(submission_id, user_id) -> Submission
@@ -107,6 +108,7 @@ Public surface (all coroutines unless noted; every result is a frozen dataclass)
 
     # personal API tokens (hashes only), the API's idempotent requests, its rate
     await store.add_api_token(user_id, token_hash) -> ApiToken
+    await store.replace_api_token(user_id, token_hash, *, dedupe) -> (ApiToken, replaced)
     await store.api_tokens(user_id) -> list[ApiToken]               # live ones
     await store.revoke_api_tokens(user_id) -> int
     await store.api_token_owner(token_hash) -> ApiToken | None      # last use noted

@@ -553,12 +553,35 @@ class SubmissionStore(StoreBase):
         )
         return sub
 
-    async def reject(self, submission_id: int) -> Submission:
-        """An admin hides a result held for review (private) from every board for good:
-        its owner can no longer publish it."""
+    async def release_held(self, submission_id: int) -> Submission:
+        """An admin puts a result held for review (private) on the boards: never one its
+        owner withdrew meanwhile (:class:`NotAllowed`), which stays withdrawn."""
         sub, _ = await self._transition(
             submission_id,
-            allowed_from=(Visibility.PRIVATE, Visibility.WITHDRAWN, Visibility.PUBLISHED),
+            allowed_from=(Visibility.PRIVATE,),
+            to=Visibility.PUBLISHED,
+            verb="released",
+        )
+        return sub
+
+    async def reopen(self, submission_id: int) -> Submission:
+        """A withdrawn result its owner asks to publish again, while it is held for
+        review: private again, waiting for an admin's decision."""
+        sub, _ = await self._transition(
+            submission_id,
+            allowed_from=(Visibility.WITHDRAWN,),
+            to=Visibility.PRIVATE,
+            verb="reopened",
+        )
+        return sub
+
+    async def reject(self, submission_id: int) -> Submission:
+        """An admin hides a result held for review (private) from every board for good:
+        its owner can no longer publish it. One its owner withdrew stays withdrawn
+        (:class:`NotAllowed`)."""
+        sub, _ = await self._transition(
+            submission_id,
+            allowed_from=(Visibility.PRIVATE, Visibility.PUBLISHED),
             to=Visibility.HIDDEN,
             verb="rejected",
         )

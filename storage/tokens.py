@@ -23,6 +23,10 @@ from .values import dt
 TOUCH_EVERY_MS = 60_000
 #: The longest idempotency key kept.
 IDEMPOTENCY_KEY_MAX = 200
+#: How long the message that asked for a token is remembered (ms): handled again
+#: within it, its earlier token is replaced, not joined by a second.
+DEDUPE_MS = 7 * 24 * 3600 * 1000
+_DEDUPE = "api_token:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,15 +74,52 @@ def _token(row: Any) -> ApiToken:
 class TokenStore(StoreBase):
     async def add_api_token(self, user_id: int, token_hash: str) -> ApiToken:
         """Keep a new token (its hash) for ``user_id``, who must have a user row."""
+        token, _ = await self.replace_api_token(user_id, token_hash, dedupe=None)
+        return token
+
+    async def replace_api_token(
+        self, user_id: int, token_hash: str, *, dedupe: str | None
+    ) -> tuple[ApiToken, bool]:
+        """Keep a new token (its hash) for ``user_id``, who must have a user row. With
+        ``dedupe`` (e.g. the chat message that asked for it), one live token per
+        ``dedupe``: one made for it before (its answer lost, the message handled again)
+        is revoked in the same transaction. Returns the token and whether it replaced
+        one."""
         _check_hash(token_hash)
-        async with self._db.single() as s:
+        now = self._now_ms()
+        async with self._db.write() as s:
+            replaced = False
+            name = None if dedupe is None else f"{_DEDUPE}{dedupe}"
+            if name is not None:
+                if len(name) > 200:
+                    raise InvalidData("a token's dedupe key is at most 200 characters")
+                await s.lock("user", user_id)
+                earlier = await s.one(
+                    "SELECT number FROM shared_state WHERE name = ? AND expires_at > ?",
+                    (name, now),
+                )
+                if earlier is not None and earlier[0] is not None:
+                    done = await s.execute(
+                        "UPDATE api_tokens SET revoked_at = ? "
+                        "WHERE id = ? AND user_id = ? AND revoked_at IS NULL",
+                        (now, int(earlier[0]), user_id),
+                    )
+                    replaced = done.rowcount > 0
             row = await s.one(
                 f"""INSERT INTO api_tokens (user_id, hash, created_at) VALUES (?, ?, ?)
                     RETURNING {_TOKEN_COLUMNS}""",
-                (user_id, token_hash, self._now_ms()),
+                (user_id, token_hash, now),
             )
-        assert row is not None
-        return _token(row)
+            assert row is not None
+            token = _token(row)
+            if name is not None:
+                await s.execute(
+                    """INSERT INTO shared_state (name, number, expires_at) VALUES (?, ?, ?)
+                       ON CONFLICT (name) DO UPDATE SET number = excluded.number,
+                           expires_at = excluded.expires_at""",
+                    (name, token.id, now + DEDUPE_MS),
+                )
+        return token, replaced
 
     async def api_tokens(self, user_id: int) -> list[ApiToken]:
         """The user's live tokens, oldest first."""

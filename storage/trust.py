@@ -251,8 +251,9 @@ class TrustStore(StoreBase):
         """The results held for review, newest first (``chat_id``: those published from
         that chat), and how many there are."""
         check_page(limit, offset)
-        where = "f.state = ?"
-        params: list[Any] = [HELD]
+        # a held result its owner withdrew waits for no one (published again, it does)
+        where = "f.state = ? AND s.visibility = ?"
+        params: list[Any] = [HELD, "private"]
         if chat_id is not None:
             where += " AND s.chat_id = ?"
             params.append(chat_id)
@@ -275,6 +276,17 @@ class TrustStore(StoreBase):
                 "UPDATE trust_flags SET state = ?, decided_by = ?, decided_at = ? "
                 "WHERE submission_id = ? AND state = ?",
                 (state, by, now, submission_id, HELD),
+            )
+        return done.rowcount > 0
+
+    async def undecide(self, submission_id: int, state: str) -> bool:
+        """Take back a decision recorded by :meth:`decide` that could not be carried out
+        (the result changed meanwhile): held again. False when it was not ``state``."""
+        async with self._db.single() as s:
+            done = await s.execute(
+                "UPDATE trust_flags SET state = ?, decided_by = NULL, decided_at = NULL "
+                "WHERE submission_id = ? AND state = ?",
+                (HELD, submission_id, state),
             )
         return done.rowcount > 0
 

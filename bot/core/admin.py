@@ -192,6 +192,12 @@ async def _not_overruled(services: Services, actor: Actor, sub: Submission, acti
             raise UserError("rejected_for_good", id=sub.id)
 
 
+async def _state(services: Services, sub: Submission) -> str:
+    """Where a result stands, as a refusal names it (a ``state_`` catalogue id's end):
+    its visibility, or ``held`` for one waiting for review (private to the store)."""
+    return "held" if await trust.is_held(services, sub) else sub.visibility.value
+
+
 async def moderate(services: Services, actor: Actor, action: str, args: list[str]) -> Submission:
     """``/hide|/unhide|/verify <id> [reason]``: change a result and log who, when, why."""
     require_admin(actor)
@@ -202,7 +208,7 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
     await _not_overruled(services, actor, sub, action)
     required = {"hide": Visibility.PUBLISHED, "unhide": Visibility.HIDDEN}.get(action)
     if required is not None and sub.visibility is not required:  # (the store is idempotent)
-        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value)
+        raise UserError(f"cannot_{action}", id=sub.id, state=await _state(services, sub))
     try:
         if action == "hide":
             sub = await store.hide(sub.id)
@@ -211,7 +217,8 @@ async def moderate(services: Services, actor: Actor, action: str, args: list[str
         else:  # a group's admin verifies for their group's board; a bot admin for all
             sub = await store.verify(sub.id, group=not actor.bot_admin)
     except NotAllowed:
-        raise UserError(f"cannot_{action}", id=sub.id, state=sub.visibility.value) from None
+        state = await _state(services, sub)
+        raise UserError(f"cannot_{action}", id=sub.id, state=state) from None
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)
     return sub
 
@@ -222,7 +229,9 @@ async def verify(services: Services, actor: Actor, args: list[str]) -> tuple[Sub
     require_admin(actor)
     submission_id = _int_arg(args, "usage_verify")
     sub = await services.store.get_submission(submission_id)
-    if sub is not None and await trust.is_held(services, sub):
+    if sub is not None and (
+        await trust.is_held(services, sub) or await trust.withdrawn_held(services, sub)
+    ):
         done = await decide(services, actor, sub.id, release=True, reason=_reason(args[1:]))
         return done.submission, True
     return await moderate(services, actor, "verify", args), False
@@ -262,6 +271,9 @@ async def decide(
     require_admin(actor)
     store = services.store
     sub = await _moderated(services, actor, submission_id)
+    if await trust.withdrawn_held(services, sub):
+        # its owner took it back (a stale or forged button): it stays as they left it
+        raise UserError("held_withdrawn", id=submission_id)
     if not await trust.is_held(services, sub):
         raise UserError("not_held", id=submission_id)
     if release:
@@ -273,11 +285,16 @@ async def decide(
         raise UserError("not_held", id=submission_id)
     try:
         if release:
-            sub = await store.publish(sub.id)
+            sub = await store.release_held(sub.id)
             sub = await store.verify(sub.id, group=not actor.bot_admin)
         else:
             sub = await store.reject(sub.id)
     except NotAllowed:
+        # changed since it was read: withdrawn by its owner meanwhile, still held
+        await store.undecide(sub.id, state)
+        now = await store.get_submission(sub.id)
+        if now is not None and now.visibility is Visibility.WITHDRAWN:
+            raise UserError("held_withdrawn", id=submission_id) from None
         raise UserError("not_held", id=submission_id) from None
     action = "release" if release else "reject"
     await store.log_action(actor.user_id, action, str(sub.id), chat_id=sub.chat_id, reason=reason)

@@ -16,7 +16,9 @@ Nothing here speaks HTTP: :class:`Refused` names what went wrong (``kind``), and
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 import math
 import secrets
 import time
@@ -29,6 +31,7 @@ from scoring.text import MAX_MODEL_NAME
 from storage import ApiToken, InvalidData, Submission
 
 from . import benchmarks, keys, links, provenance, trust
+from .errors import UserError
 from .services import Services
 from .submissions import is_published, publish, result_of
 from .submit import record, score_submission
@@ -40,6 +43,9 @@ TOKEN_PREFIX = "bb_"
 RECENT = 20
 #: ``extra["source"]`` of a submission made through the API.
 SOURCE = "api"
+#: ``extra``'s SHA-256 of the request that made the submission (``publish`` aside): the
+#: same Idempotency-Key with another request is refused, not taken for a repeat.
+FINGERPRINT = "api_request"
 #: Seconds between checks that the keys in use are still the current ones (the web
 #: server loads them itself; the bot may load a new one meanwhile).
 KEY_RECHECK = 5.0
@@ -57,6 +63,7 @@ RefusalKind = Literal[
     "forbidden",  # the owner is banned from publishing
     "daily_limit",  # the day's publications are used up (``retry_after``)
     "rate_limited",  # the owner's rate, all their tokens (``retry_after``)
+    "key_reused",  # an Idempotency-Key sent before with another request
 ]
 
 
@@ -71,6 +78,7 @@ class Refused(Exception):
         *,
         field: str | None = None,
         retry_after: float | None = None,
+        submission_id: int | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -78,6 +86,18 @@ class Refused(Exception):
         self.message = message
         self.field = field
         self.retry_after = retry_after
+        self.submission_id = submission_id
+
+
+class NotPublished(Exception):
+    """A submission scored and stored (private), whose publication was refused
+    (``error``: the day's publications used up, a banned owner, ...): the refusal names
+    it, so that a script can find it and publish it later."""
+
+    def __init__(self, error: UserError, submission_id: int) -> None:
+        super().__init__(error.key)
+        self.error = error
+        self.submission_id = submission_id
 
 
 def new_token() -> str:
@@ -91,11 +111,32 @@ def token_hash(token: str) -> str:
 # --- tokens (the bot's /token) -------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Made:
+    """A token made for a ``/token`` message, and whether it replaced the one made for
+    that message before (its answer lost: the message handled again)."""
+
+    token: str
+    replaced: bool
+
+
 async def make_token(services: Services, user_id: int) -> str:
     """A new token for ``user_id``: returned once, kept only as its hash."""
     token = new_token()
     await services.store.add_api_token(user_id, token_hash(token))
     return token
+
+
+async def token_for(services: Services, user_id: int, *, chat_id: int, message_id: int) -> Made:
+    """:func:`make_token` for the ``/token`` message ``message_id`` in ``chat_id``: one
+    live token per message. Handled again (its answer lost), the message gets a new
+    token that revokes the one it made before, whose answer may never have arrived
+    (only its hash is kept: it cannot be shown again)."""
+    token = new_token()
+    _, replaced = await services.store.replace_api_token(
+        user_id, token_hash(token), dedupe=f"chat:{chat_id}:{message_id}"
+    )
+    return Made(token, replaced)
 
 
 async def tokens(services: Services, user_id: int) -> list[ApiToken]:
@@ -186,9 +227,12 @@ class Submitted:
 
 @dataclass
 class KeyWatch:
-    """When the keys in use were last compared with the current ones."""
+    """When the keys in use were last compared with the current ones, and the reading
+    under way (every request meanwhile waits for it: none scores without a key that is
+    being read)."""
 
     checked: float = float("-inf")
+    reading: asyncio.Task[None] | None = None
 
 
 def _invalid(name: str, message: str) -> Refused:
@@ -262,6 +306,7 @@ async def submit(
         await benchmarks.defined_since(services)
     name, mode, model, args = check_request(request)
     given = checked_provenance(request.provenance)
+    fingerprint = _fingerprint(name, mode, model, args, given, request.output)
     try:
         api_request = await services.store.api_request(user_id, idempotency_key)
     except InvalidData as exc:
@@ -269,6 +314,7 @@ async def submit(
     if not api_request.created:
         earlier = await services.store.find_submission(user_id, api_request.message_id)
         if earlier is not None:
+            _same_request(earlier, fingerprint)
             return await _shown(services, earlier, request, web_base, created=False)
     await _fresh_keys(services, watch)
     scored = await score_submission(
@@ -277,7 +323,7 @@ async def submit(
     if scored.benchmark.name != name:
         raise _invalid("output", f"its tags name another benchmark ({scored.benchmark.name})")
     tags = replace(scored.tags, model=model or scored.tags.model, mode=mode or scored.tags.mode)
-    extra: dict[str, Any] = {"source": SOURCE}
+    extra: dict[str, Any] = {"source": SOURCE, FINGERPRINT: fingerprint}
     told = {**provenance.of(scored.options), **given}
     if told:
         extra[provenance.KEY] = told
@@ -285,7 +331,41 @@ async def submit(
     sub = await record(
         services, scored, user_id=user_id, chat_id=user_id, message_id=api_request.message_id
     )
+    if not sub.created:  # a request with the same key recorded it meanwhile
+        _same_request(sub, fingerprint)
     return await _shown(services, sub, request, web_base, created=sub.created)
+
+
+def _fingerprint(
+    benchmark: str,
+    mode: Mode | None,
+    model: str | None,
+    args: str,
+    given: Mapping[str, object],
+    output: str,
+) -> str:
+    """The SHA-256 of what a request asks to be scored and kept (``publish`` aside: a
+    repeat may publish what the first request kept private)."""
+    told = sorted((k, str(v)) for k, v in given.items())
+    text = json.dumps(
+        [benchmark, None if mode is None else mode.value, model, args, told, output],
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _same_request(sub: Submission, fingerprint: str) -> None:
+    """:class:`Refused` ``key_reused`` when ``sub`` was made by another request than the
+    one whose ``fingerprint`` is given (one kept before fingerprints passes)."""
+    kept = sub.extra.get(FINGERPRINT)
+    if isinstance(kept, str) and kept != fingerprint:
+        raise Refused(
+            "key_reused",
+            "idempotency_key_reused",
+            f"this Idempotency-Key was sent before with another request (submission "
+            f"{sub.id}): a new submission needs a new key",
+            submission_id=sub.id,
+        )
 
 
 async def _shown(
@@ -295,7 +375,12 @@ async def _shown(
     could not), with its result and its page's address when published."""
     held = False
     if request.publish and not is_published(sub):
-        done = await publish(services, sub)
+        try:
+            done = await publish(services, sub)
+        except UserError as exc:
+            if exc.key == "gone":  # hidden by an admin: not the owner's to publish
+                raise
+            raise NotPublished(exc, sub.id) from None  # stored all the same: say which
         sub, held = done.submission, done.held is not None
     url = None
     if is_published(sub):
@@ -308,9 +393,19 @@ async def _shown(
 async def _fresh_keys(services: Services, watch: KeyWatch) -> None:
     """Use the current keys (checked at most every :data:`KEY_RECHECK` seconds)."""
     now = time.monotonic()
-    if now - watch.checked >= KEY_RECHECK:
+    if watch.reading is None and now - watch.checked >= KEY_RECHECK:
         watch.checked = now
-        await keys.reload_keys(services)
+        watch.reading = asyncio.create_task(keys.reload_keys(services))
+        # its failure is each waiter's to answer (503); none left waiting: not logged
+        watch.reading.add_done_callback(lambda t: t.cancelled() or t.exception())
+    reading = watch.reading
+    if reading is None:
+        return
+    try:
+        await asyncio.shield(reading)
+    finally:
+        if reading.done() and watch.reading is reading:
+            watch.reading = None
 
 
 async def shown(services: Services, user_id: int, submission_id: int, web_base: str) -> Submitted:

@@ -91,6 +91,8 @@ async def card(
         flagged = await trust.held_state(services, sub)
         if flagged is not None:
             flag, state = flagged[0], (None if flagged[1] is None else flagged[1].state)
+            if state == trust.HELD and sub.visibility is Visibility.WITHDRAWN:
+                state = None  # withdrawn: held again (and waiting) only once asked again
     return Card(sub, benchmark, result, left, author, asked_by, flag, state)
 
 
@@ -237,6 +239,12 @@ async def publish(services: Services, sub: Submission) -> Published:
         already = flagged[1] is not None
         if not already:
             await trust.hold(services, sub, flagged[0])
+        elif sub.visibility is Visibility.WITHDRAWN:
+            # withdrawn while held, asked for again: it waits for an admin again
+            try:
+                sub = await services.store.reopen(sub.id)
+            except NotAllowed:  # hidden by an admin meanwhile
+                raise UserError("gone") from None
         left = await _left_today(services, sub.user_id)
         return Published(sub, left, limit, already=already, held=flagged[0])
     today = datetime.now(UTC).date().toordinal()

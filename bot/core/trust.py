@@ -44,7 +44,7 @@ from typing import Any, cast
 
 from scoring import AnswerSet, Benchmark
 from scoring.base import NO_ANSWER
-from storage import Flag, Submission
+from storage import Flag, Submission, Visibility
 from storage.trust import EXTRA as EXTRA
 from storage.trust import HELD as HELD
 from storage.trust import REJECTED as REJECTED
@@ -383,7 +383,18 @@ async def held_state(services: Services, sub: Submission) -> tuple[Verdict, Flag
 
 
 async def is_held(services: Services, sub: Submission) -> bool:
-    """Whether a result waits for an admin's review."""
+    """Whether a result waits for an admin's review: held, and not withdrawn by its
+    owner since (which waits for no one until they ask to publish it again)."""
+    if sub.visibility is Visibility.WITHDRAWN:
+        return False
+    found = await held_state(services, sub)
+    return found is not None and found[1] is not None and found[1].state == HELD
+
+
+async def withdrawn_held(services: Services, sub: Submission) -> bool:
+    """Whether a result held for review was withdrawn by its owner since."""
+    if sub.visibility is not Visibility.WITHDRAWN:
+        return False
     found = await held_state(services, sub)
     return found is not None and found[1] is not None and found[1].state == HELD
 

@@ -115,10 +115,7 @@ async def _run(update: Update, context: BotContext, work: Work) -> None:
 async def _moderate(update: Update, context: BotContext, action: str) -> None:
     async def work(message: Message, lang: str, actor: admin.Actor) -> None:
         sub = await admin.moderate(context.services, actor, action, _words(message))
-        key = f"done_{action}"
-        if action == "verify" and not actor.bot_admin:
-            key = N_("done_verify_group")  # a group admin's ✅: their group's board only
-        await message.reply_text(t(lang, key, id=sub.id))
+        await message.reply_text(t(lang, f"done_{action}", id=sub.id))
 
     await _run(update, context, work)
 

@@ -137,7 +137,10 @@ def _escaped(values: dict[str, object]) -> dict[str, object]:
 def error_text(lang: str, error: UserError) -> str:
     if isinstance(error, DailyLimit):
         return tn(lang, "limit_reached", error.limit, **_escaped(error.values))
-    return t(lang, error.key, **_escaped(error.values))
+    values = dict(error.values)
+    if isinstance(values.get("state"), str):  # a result's state, in the reader's words
+        values["state"] = t(lang, f"state_{values['state']}")
+    return t(lang, error.key, **_escaped(values))
 
 
 async def reply_error(message: Message, lang: str, error: UserError) -> None:

@@ -10,6 +10,7 @@ from telegram import Bot, InlineKeyboardMarkup, Message, Update
 from telegram.error import TelegramError
 
 from scoring import registry
+from storage import Visibility
 
 from ..core import admin, submissions, trust
 from ..core.errors import UserError
@@ -119,8 +120,14 @@ async def on_verify(update: Update, context: BotContext) -> None:
             await message.reply_text(t(lang, "done_release", id=sub.id))
             await tell_owner(context.bot, context.services, admin.Decision(sub, True))
             return
-        key = N_("done_verify") if actor.bot_admin else N_("done_verify_group")
-        await message.reply_text(t(lang, key, id=sub.id))
+        if sub.visibility is Visibility.PUBLISHED:
+            key = N_("done_verify") if actor.bot_admin else N_("done_verify_group")
+            await message.reply_text(t(lang, key, id=sub.id))
+            return
+        # on no board now (private, withdrawn, hidden): its ✅ shows once it is on one
+        key = N_("done_verify_off") if actor.bot_admin else N_("done_verify_group_off")
+        state = t(lang, f"state_{sub.visibility.value}")
+        await message.reply_text(t(lang, key, id=sub.id, state=state))
 
     await _run(update, context, work)
 

@@ -17,6 +17,7 @@ import json
 import logging
 import math
 import re
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,7 @@ _STATUS: dict[str, int] = {
     "forbidden": 403,
     "daily_limit": 429,
     "rate_limited": 429,
+    "key_reused": 422,
 }
 #: The chat's refusals that are not a bad field (422).
 _USER_ERROR_STATUS = {"banned_publish": 403, "too_big": 413, "no_key": 503, "gone": 409}
@@ -79,6 +81,7 @@ class _Failure(Exception):
         *,
         field: str | None = None,
         retry_after: float | None = None,
+        submission_id: int | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -86,6 +89,8 @@ class _Failure(Exception):
         self.message = message
         self.field = field
         self.retry_after = retry_after
+        #: the submission stored (private) though the request's publication was refused
+        self.submission_id = submission_id
 
 
 #: The database did not answer: a transient fault (try again), never a 500.
@@ -103,10 +108,17 @@ def _plain(error: UserError) -> str:
 
 def _failure_of(exc: Exception) -> _Failure:
     """The HTTP refusal of a use case's refusal."""
+    if isinstance(exc, api.NotPublished):
+        refused = _failure_of(exc.error)
+        refused.submission_id = exc.submission_id
+        stored = _plain(UserError("api_stored_private", id=exc.submission_id))
+        refused.message = f"{refused.message} {stored}"
+        return refused
     if isinstance(exc, api.Refused):
         return _Failure(
-            _STATUS[exc.kind], exc.code, exc.message, field=exc.field, retry_after=exc.retry_after
-        )
+            _STATUS[exc.kind], exc.code, exc.message, field=exc.field,
+            retry_after=exc.retry_after, submission_id=exc.submission_id,
+        )  # fmt: skip
     if isinstance(exc, DailyLimit):
         now = datetime.now(UTC)
         reset = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -189,6 +201,8 @@ class _Handler(tornado.web.RequestHandler):
         error: dict[str, Any] = {"code": failure.code, "message": failure.message}
         if failure.field is not None:
             error["field"] = failure.field
+        if failure.submission_id is not None:
+            error["submission_id"] = failure.submission_id
         self.finish(json.dumps({"error": error}))
 
     def log_exception(self, typ: Any, value: BaseException | None, tb: Any) -> None:
@@ -205,16 +219,18 @@ class _Handler(tornado.web.RequestHandler):
         self.fail(_Failure(status_code, reason.lower().replace(" ", "_"), reason))
 
     #: The methods a handler answers (a 405's ``Allow``).
-    ALLOW = "GET"
+    ALLOW = "GET, HEAD"
 
     async def authenticate(self) -> ApiToken | None:
         """The request's token (its rate counted), or None once refused (answered)."""
         header = self.request.headers.get("Authorization", "")
         scheme, _, given = header.partition(" ")
         if scheme.lower() != "bearer" or not given.strip():
-            self.fail(
-                _Failure(401, "unauthorized", "send Authorization: Bearer <token>"), close=True
-            )
+            said = "send Authorization: Bearer <token>"
+            if api.TOKEN_PREFIX in self.request.query:
+                # an address is logged (here, by proxies, in a shell's history)
+                said += ", the token in that header, never in the address"
+            self.fail(_Failure(401, "unauthorized", said), close=True)
             return None
         try:
             token = await api.owner(self.state.services, given.strip())
@@ -323,7 +339,7 @@ class SubmissionsHandler(_Handler):
         except _Failure as failure:
             self.fail(failure)
             return
-        except (api.Refused, UserError) as exc:
+        except (api.Refused, api.NotPublished, UserError) as exc:
             self.fail(_failure_of(exc))
             return
         except StoreUnavailable:
@@ -351,9 +367,14 @@ class SubmissionsHandler(_Handler):
             return self._form(content_type, body)
         try:
             data = json.loads(body)
-        except (ValueError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError):
             raise _Failure(
                 400, "not_json", "the body is not JSON (nor multipart/form-data)"
+            ) from None
+        except ValueError:  # JSON, with a whole number too long for Python to read
+            most = sys.get_int_max_str_digits()
+            raise _Failure(
+                400, "not_json", f"the body's JSON has a number of more than {most} digits"
             ) from None
         except RecursionError:
             raise _Failure(400, "not_json", "the body's JSON is nested too deeply") from None
@@ -363,8 +384,12 @@ class SubmissionsHandler(_Handler):
             if (why := _unfit(value)) is not None:
                 raise _Failure(422, "invalid_field", f"{name}: {why}", field=name)
         output = data.get("output")
-        if not isinstance(output, str):
+        if output is None:
             raise _Failure(400, "missing_output", "output (the model's raw text) is missing")
+        if not isinstance(output, str):
+            raise _Failure(
+                422, "invalid_field", "output: a string (the model's raw text)", field="output"
+            )
         if len(output.encode("utf-8", "surrogatepass")) > MAX_DOWNLOAD:
             raise self._too_big()
         for name in ("benchmark", "model", "mode"):
@@ -397,6 +422,9 @@ class SubmissionsHandler(_Handler):
         except tornado.httputil.HTTPInputError as exc:
             raise _Failure(400, "not_form", f"the form cannot be read: {exc}") from None
         uploads = files.get("output") or files.get("file")
+        if not uploads and fields.get("output"):  # a text field (curl -F output="...")
+            text = fields.pop("output")[0]
+            uploads = [tornado.httputil.HTTPFile(filename="", body=text, content_type="")]
         if not uploads:
             raise _Failure(400, "missing_output", "the form has no output file")
         upload = uploads[0]
@@ -408,6 +436,7 @@ class SubmissionsHandler(_Handler):
                 values[name] = given[0].decode("utf-8")
             except UnicodeDecodeError:
                 raise _Failure(422, "invalid_field", f"{name}: not UTF-8", field=name) from None
+        _form_publish(values)  # a typo is refused before anything is scored
         if logs.is_log(upload.filename or "", upload.body[:4096]):
             return _LogUpload(upload.body, upload.filename or "run.eval", values)
         try:
@@ -421,10 +450,22 @@ class SubmissionsHandler(_Handler):
             output=output,
             model=values.get("model"),
             mode=values.get("mode"),
-            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            publish=_form_publish(values),
             options={k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
             provenance={k: values[k] for k in api.PROVENANCE_FIELDS if k in values},
         )
+
+
+#: A form's ``publish``: the words for yes and for no (anything else is refused).
+_YES, _NO = frozenset({"1", "true", "yes", "on"}), frozenset({"", "0", "false", "no", "off"})
+
+
+def _form_publish(values: dict[str, str]) -> bool:
+    """A form's ``publish`` field (absent: no); :class:`_Failure` for another word."""
+    word = values.get("publish", "").strip().lower()
+    if word not in _YES | _NO:
+        raise _Failure(422, "invalid_field", "publish: true or false", field="publish")
+    return word in _YES
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,7 +501,7 @@ async def _log_requests(
             output=e.output,
             model=values.get("model") or e.model,
             mode=values.get("mode") or e.mode,
-            publish=values.get("publish", "").lower() in ("1", "true", "yes", "on"),
+            publish=_form_publish(values),
             options={
                 **{k: v for k, v in e.options.items() if k in api.OPTION_FIELDS},
                 **{k: values[k] for k in api.OPTION_FIELDS if values.get(k)},
@@ -487,6 +528,8 @@ class SubmissionHandler(_Handler):
             return
         await self.answer(200, submission_json(shown))
 
+    head = get  # monitors ask with HEAD, as they do the boards
+
 
 class MeHandler(_Handler):
     """``GET /api/v1/me``: the token's owner and their latest submissions."""
@@ -500,13 +543,15 @@ class MeHandler(_Handler):
             200, {"user_id": token.user_id, "submissions": [_summary(s) for s in recent]}
         )
 
+    head = get
+
 
 class NotFoundHandler(_Handler):
     async def get(self, *_: str) -> None:
         self.fail(_Failure(404, "not_found", "no such API path"))
 
     # whatever the method, a path that does not exist is not found (not 405)
-    post = put = patch = delete = get
+    post = put = patch = delete = head = get
 
 
 def routes(web: WebState) -> list[Any]:

@@ -287,16 +287,26 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
             "one submission per epoch (benchmark, model and mode from the log unless "
             "given), answered as {submissions: [...]}",
         },
-        "publish": {"type": "string", "enum": ["true", "false"]},
+        "publish": {
+            "type": "string",
+            "enum": ["true", "false", "yes", "no", "on", "off", "1", "0", ""],
+            "description": "another word is refused (422)",
+        },
     }
     limited = {
         "description": (
-            "past the owner's rate (all of their tokens), or the day's publications used up"
+            "past the owner's rate (all of their tokens: rate_limited), or the day's "
+            "publications used up (daily_limit: error.submission_id names the stored result)"
         ),
         "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
         "content": error["content"],
     }
     unauthorized = {**error, "description": "no token, or an unknown or revoked one"}
+    unavailable = {
+        **error,
+        "description": "the database is unavailable: try again (after Retry-After)",
+        "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "seconds"}},
+    }
     paths = {
         "/api/v1/submissions": {
             "post": {
@@ -304,7 +314,8 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                 "description": (
                     "The token acts as its owner: the same daily publish limit, bans and "
                     "moderation apply as in the chat. The same Idempotency-Key from the "
-                    "same owner returns the first request's submission (200)."
+                    "same owner returns the first request's submission (200); with another "
+                    "request (publish aside) it is refused, 422 idempotency_key_reused."
                 ),
                 "security": secured,
                 "parameters": [
@@ -347,7 +358,11 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                         "be read, a Content-Length that is no number, or no output",
                     },
                     "401": unauthorized,
-                    "403": {**error, "description": "the owner may not publish (banned)"},
+                    "403": {
+                        **error,
+                        "description": "the owner may not publish (banned): "
+                        "error.submission_id names the stored result",
+                    },
                     "409": {
                         **error,
                         "description": "the Idempotency-Key's submission is gone (hidden)",
@@ -356,7 +371,9 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     "422": {
                         **error,
                         "description": "a refused field (error.field names it), "
-                        "or an output no benchmark reads",
+                        "an output no benchmark reads, or an Idempotency-Key sent before "
+                        "with another request (idempotency_key_reused: "
+                        "error.submission_id names its submission)",
                     },
                     "429": limited,
                     "503": {
@@ -375,10 +392,14 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}
                 ],
                 "responses": {
-                    "200": {**shown, "description": "the submission"},
+                    "200": {
+                        "description": "the submission",
+                        "content": {"application/json": {"schema": submission}},
+                    },
                     "401": unauthorized,
                     "404": {**error, "description": "none of the token owner's"},
                     "429": limited,
+                    "503": unavailable,
                 },
             }
         },
@@ -393,11 +414,12 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                             "application/json": {
                                 "schema": {
                                     "type": "object",
+                                    "required": ["user_id", "submissions"],
                                     "properties": {
                                         "user_id": {"type": "integer"},
                                         "submissions": {
                                             "type": "array",
-                                            "items": {"type": "object"},
+                                            "items": {"$ref": "#/components/schemas/Mine"},
                                         },
                                     },
                                 }
@@ -406,6 +428,7 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     },
                     "401": unauthorized,
                     "429": limited,
+                    "503": unavailable,
                 },
             }
         },
@@ -421,9 +444,35 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     "properties": {
                         "code": {"type": "string"},
                         "message": {"type": "string"},
-                        "field": {"type": "string"},
+                        "field": {"type": "string", "description": "the refused field"},
+                        "submission_id": {
+                            "type": "integer",
+                            "description": "a publication refused after the output was "
+                            "scored (daily_limit, banned_publish, ...): the submission stored, "
+                            "private (GET /api/v1/submissions/{id}; the same request with the "
+                            "same Idempotency-Key publishes it once the owner may)",
+                        },
                     },
                 }
+            },
+        },
+        "Mine": {
+            "type": "object",
+            "description": "One of the owner's submissions, in short",
+            "required": ["id", "benchmark", "published", "source"],
+            "properties": {
+                "id": {"type": "integer"},
+                "benchmark": {"type": "string"},
+                "model": {"type": ["string", "null"]},
+                "mode": {"type": ["string", "null"]},
+                "score": {"type": "number"},
+                "created_at": {"type": "string", "format": "date-time"},
+                "published": {"type": "boolean"},
+                "source": {
+                    "type": "string",
+                    "enum": ["api", "chat"],
+                    "description": "made through the API, or in the chat",
+                },
             },
         },
         "Submission": {

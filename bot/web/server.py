@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import Any
 
+import tornado.log
 import tornado.web
 
 from scoring import registry
 
+from ..core import api as api_core
 from ..core import questions, sharing, signing, webboards, webresults
 from ..core.errors import UserError
 from ..render.i18n import t
@@ -456,10 +459,33 @@ def routes(state: WebState) -> list[Any]:
     ]
 
 
+#: What looks like an API token (``bb_`` and 43 characters), wherever it is.
+_API_TOKEN = re.compile(re.escape(api_core.TOKEN_PREFIX) + r"[A-Za-z0-9_-]{20,}")
+
+
+def log_request(handler: tornado.web.RequestHandler) -> None:
+    """Tornado's access log line, with any API token in the address replaced by
+    ``bb_***`` (a script that put its token in the query string leaks it to no log)."""
+    status = handler.get_status()
+    if status < 400:
+        say = tornado.log.access_log.info
+    elif status < 500:
+        say = tornado.log.access_log.warning
+    else:
+        say = tornado.log.access_log.error
+    request = handler.request
+    uri = _API_TOKEN.sub(api_core.TOKEN_PREFIX + "***", request.uri or "")
+    say(
+        "%d %s %s (%s) %.2fms",
+        status, request.method, uri, request.remote_ip, 1000.0 * request.request_time(),
+    )  # fmt: skip
+
+
 def application(state: WebState, extra: list[Any] | None = None) -> tornado.web.Application:
     """The boards (and ``extra`` routes first) with a 404 page for everything else."""
     return tornado.web.Application(
         [*(extra or []), *routes(state), (r"/(.*)", NotFoundHandler, {"state": state})],
         default_handler_class=None,
         compress_response=True,
+        log_function=log_request,
     )

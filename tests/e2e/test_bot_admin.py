@@ -409,3 +409,26 @@ async def test_a_group_admin_is_not_refused_when_telegram_does_not_answer(bot: B
     assert text_of(reply) == "The audit log is empty."
     asked = [c for c in bot.api.calls if c["index"] >= mark and c["method"] == "getChatMember"]
     assert asked[-1]["ok"] and not asked[0]["ok"]
+
+
+async def test_verify_of_a_result_on_no_board_says_where_its_mark_shows(bot: Bot) -> None:
+    """/verify on a result that is on no board (private, never published) marks it, and
+    says it is private and that the ✅ shows once it is published, not that it is on every
+    board; published then, it shows the ✅."""
+    owner, owner_chat = private_user(bot, 7016)
+    admin, admin_chat = private_user(bot, ADMIN)
+    mark = bot.api.mark()
+    reply = await bot.say(
+        owner_chat, owner, "\n".join(["model: Unpublished-V", "#think", *answers(KEY, correct=9)])
+    )
+    sid = submission_id(text_of(reply))
+    said = text_of(await bot.say(admin_chat, admin, f"/verify {sid}"))
+    assert "(✅ on every board)" not in said, said  # it is on none
+    assert said == (
+        f"#{sid} is marked as reproduced by an admin. It is private, on no board now: its ✅ "
+        "shows on every board once it is published. Logged."
+    )
+    answer = await bot.press(owner_chat, owner, reply, f"pub:{sid}")
+    assert f"Published #{sid}" in answer["text"]
+    assert "Unpublished-V · think · +9 (1 run, mean +9) ✅" in await _board(bot, "think")
+    bot.check_clean(mark)

@@ -18,9 +18,9 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
-from .botapi import free_port
-from .botkit import KEY, Bot, answers, bot_session, private_user
-from .harness import webhook_env
+from .botapi import FakeBotAPI, free_port
+from .botkit import BOT, KEY, Bot, answers, bot_session, check_log, private_user, text_of
+from .harness import running_bot, webhook_env
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 SECRET = "api-secret"
@@ -154,3 +154,36 @@ async def test_post_scores_publishes_and_the_cli_submits(bot: Bot, tmp_path: Pat
     assert status == 200
     models = {row["model"] for row in board["rows"]}
     assert {"api-e2e-model", "cli-e2e-model"} <= models
+
+
+async def test_a_token_whose_reply_was_lost_is_replaced_not_doubled(tmp_path: Path) -> None:
+    """/token made its token, then its reply never arrived (the process died while
+    Telegram did not answer): started again, the bot handles /token again and answers
+    a new token that replaces the first (never seen, so revoked): one live token."""
+    async with FakeBotAPI(bot_username=BOT) as api:
+        async with running_bot(api, tmp_path) as proc:
+            bot = Bot(api, proc, {})
+            user, chat = private_user(bot, 9390)
+            api.faults(methods=("sendMessage",), kinds=("timeout",), times=1, delay=30)
+            await api.send_text(chat, user, "/token")
+            for _ in range(400):  # the reply is out (its token made), its answer awaited
+                if api.fault_log:
+                    break
+                await asyncio.sleep(0.05)
+            assert api.fault_log
+            await proc.kill()
+        api.clear_faults()
+        async with running_bot(api, tmp_path) as proc:
+            bot = Bot(api, proc, {})
+            mark = api.mark()
+            reply = await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == 9390
+                and c["ok"],
+                timeout=30,
+                since=mark,
+            )  # fmt: skip
+            listed = raw_text(await bot.say(chat, user, "/token list"))
+            assert "1 API token" in listed, listed
+            assert TOKEN.search(raw_text(reply)) is not None
+            assert "replaces the one this message made before" in text_of(reply)
+            check_log(proc)

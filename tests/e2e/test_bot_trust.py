@@ -21,6 +21,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 ADMIN = 9401
 PASTER, NEAR, ORIGINAL, COPIER, RANDOM, REAL = 9410, 9411, 9412, 9413, 9414, 9415
+WITHDRAWER = 9416
 
 
 def real_looking(seed: int) -> dict[int, str]:
@@ -177,6 +178,36 @@ async def test_flags_lists_the_held_with_reasons_and_verify_releases(bot: Bot) -
     assert "1 result" in flags and f"#{IDS['copy']}" in flags
     audit = text_of(await bot.say(admin_chat, admin, "/audit"))
     assert f"release {IDS['near']}" in audit and f"reject {IDS['key']}" in audit
+    bot.check_clean(mark)
+
+
+async def test_a_held_result_withdrawn_since_is_not_released_by_a_stale_button(bot: Bot) -> None:
+    """The admin's /flags shows a held result; its owner withdraws it; the admin's ✅
+    release button on that (now stale) list answers that the owner withdrew it, and the
+    result stays withdrawn, on no board, its owner told nothing."""
+    mark = bot.api.mark()
+    sid, _, answer = await submit(bot, WITHDRAWER, sheet("withdrawn-copy", dict(KEY)))
+    assert answer["text"].startswith(f"Held for review: #{sid}")
+    admin, admin_chat = private_user(bot, ADMIN)
+    listed = await bot.say(admin_chat, admin, "/flags")
+    assert f"#{sid}" in text_of(listed) and f"flv:{sid}:0" in buttons(listed)
+    user, chat = private_user(bot, WITHDRAWER)
+    withdrawn = await bot.press(chat, user, REPLIES[sid], f"wd:{sid}:0:yes", check_button=False)
+    assert withdrawn["text"] == f"Withdrew #{sid} from the leaderboards."
+    since = bot.api.mark()
+    pressed = await bot.press(admin_chat, admin, listed, f"flv:{sid}:0")
+    assert pressed["text"] == (
+        f"#{sid} was withdrawn by its owner: it stays withdrawn, on no board. Nothing to decide."
+    )
+    board = text_of(await bot.say(admin_chat, admin, "/leaderboard primebench"))
+    assert "withdrawn-copy" not in board
+    assert f"#{sid}" not in text_of(await bot.say(admin_chat, admin, "/flags"))
+    assert "withdrawn" in text_of(await bot.say(chat, user, "/me"))
+    assert not [
+        c for c in bot.api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == WITHDRAWER
+        and "An admin" in text_of(c)
+    ]  # fmt: skip
     bot.check_clean(mark)
 
 

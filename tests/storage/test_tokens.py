@@ -120,3 +120,22 @@ async def test_the_rate_allows_a_burst_then_one_per_interval(
         assert waits == [0, 0, 0, 1000]
     finally:
         await other.close()
+
+
+async def test_a_message_handled_again_replaces_the_token_it_made(store: Store) -> None:
+    """One live token per asking message: the same ``dedupe`` again revokes the one made
+    for it before (its answer lost); another message makes another."""
+    uid = await _user(store)
+    first, replaced = await store.replace_api_token(uid, _hash("one"), dedupe="chat:42:7")
+    assert not replaced
+    again, replaced = await store.replace_api_token(uid, _hash("two"), dedupe="chat:42:7")
+    assert replaced and again.id != first.id
+    assert await store.api_token_owner(_hash("one")) is None
+    assert [t.id for t in await store.api_tokens(uid)] == [again.id]
+    other, replaced = await store.replace_api_token(uid, _hash("three"), dedupe="chat:42:8")
+    assert not replaced
+    assert [t.id for t in await store.api_tokens(uid)] == [again.id, other.id]
+    # a token revoked since (/token revoke) is not brought back nor counted as replaced
+    assert await store.revoke_api_tokens(uid) == 2
+    _, replaced = await store.replace_api_token(uid, _hash("four"), dedupe="chat:42:8")
+    assert not replaced and len(await store.api_tokens(uid)) == 1

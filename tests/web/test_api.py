@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from bot.core import api
 
 from .apikit import OWNER, Api, output, serve
+from .openapi_check import SpecCheck
 
 
 @pytest.fixture
@@ -81,6 +83,40 @@ async def test_the_same_idempotency_key_gives_the_same_submission(web: Api) -> N
     ids = {first[1]["id"], other[1]["id"], plain[1]["id"], theirs[1]["id"]}
     assert len(ids) == 4
     assert (await web.post(submission(), headers={"Idempotency-Key": "x" * 201}))[0] == 400
+
+
+async def test_an_idempotency_key_reused_for_another_request_422(web: Api) -> None:
+    """The same key with another body is a client's mistake (a key reused for a new
+    run), not a repeat: refused, naming the key's submission, nothing stored; the same
+    body again (publish aside: a repeat may publish what the first kept) is the repeat."""
+    key = {"Idempotency-Key": "ci-run-7"}
+    status, first, _ = await web.post(submission(), headers=key)
+    assert status == 201
+    for changed in (
+        {"output": output(3)},
+        {"model": "another-model"},
+        {"mode": "tools"},
+        {"provider": "openrouter"},
+        {"cost": 0.5},
+    ):
+        status, err, _ = await web.post(submission(**changed), headers=key)
+        assert status == 422, (changed, err)
+        assert err["error"]["code"] == "idempotency_key_reused"
+        assert err["error"]["submission_id"] == first["id"]
+    status, again, _ = await web.post(submission(publish=True), headers=key)
+    assert status == 200 and again["id"] == first["id"] and again["published"] is True
+    assert [s["id"] for s in (await web.get("/api/v1/me"))[1]["submissions"]] == [first["id"]]
+
+
+async def test_concurrent_requests_with_one_key_make_one_submission(web: Api) -> None:
+    key = {"Idempotency-Key": "ci-race"}
+    answers = await asyncio.gather(
+        *(web.post(submission(publish=True), headers=key) for _ in range(6))
+    )
+    statuses = sorted(status for status, _, _ in answers)
+    assert statuses == [200] * 5 + [201], [d for _, d, _ in answers]
+    assert len({data["id"] for _, data, _ in answers}) == 1
+    assert len((await web.get("/api/v1/me"))[1]["submissions"]) == 1
 
 
 @pytest.mark.parametrize(
@@ -161,6 +197,11 @@ async def test_bodies_no_text_holds_are_refused_and_nothing_is_stored(web: Api) 
     assert status == 422 and err["error"]["field"] == "notes"
     status, err, _ = await web.post(b"[" * 200_000 + b"]" * 200_000)
     assert status == 400 and err["error"]["code"] == "not_json"
+    # JSON all the same, with a number Python will not read: said as it is
+    huge = json.dumps(submission()).encode()[:-1] + b', "seed": ' + b"9" * 5000 + b"}"
+    status, err, _ = await web.post(huge)
+    assert status == 400 and err["error"]["code"] == "not_json"
+    assert "a number of more than 4300 digits" in err["error"]["message"]
     for content_type, body in [
         ("multipart/form-data", b"garbage"),
         ("multipart/form-data; boundary=zz", b"garbage"),
@@ -235,12 +276,63 @@ async def test_a_file_upload_as_multipart(web: Api) -> None:
     assert data["correct"] == 18 and data["published"] is True and data["model"] == "form-model"
 
 
+async def test_a_form_says_what_it_means_or_is_refused(web: Api) -> None:
+    """A form's publish is a yes or a no (a typo is refused, not taken for "no"); its
+    output may be a file or a text field (curl -F output="..." sends a field)."""
+
+    def form(publish: str, *, as_file: bool = True) -> aiohttp.FormData:
+        data = aiohttp.FormData(default_to_multipart=True)  # as curl -F sends it
+        for name, value in (("benchmark", "primebench"), ("model", "f"), ("mode", "think")):
+            data.add_field(name, value)
+        data.add_field("publish", publish)
+        if as_file:
+            data.add_field("output", output(12).encode(), filename="o.txt")
+        else:
+            data.add_field("output", output(12))
+        return data
+
+    for typo in ("ture", "maybe", "2"):
+        async with web.session.post(
+            web.base + "/api/v1/submissions", data=form(typo), headers=web.auth()
+        ) as r:
+            err = (await r.json())["error"]
+            assert r.status == 422 and err["field"] == "publish", typo
+    assert (await web.get("/api/v1/me"))[1]["submissions"] == []
+    for word, published in (("false", False), ("no", False), ("", False), ("true", True)):
+        async with web.session.post(
+            web.base + "/api/v1/submissions", data=form(word, as_file=False), headers=web.auth()
+        ) as r:
+            data = await r.json()
+            assert r.status == 201, data
+            assert data["published"] is published and data["correct"] == 12
+    # JSON: an output that is no text is a refused field, not a missing one
+    status, err, _ = await web.post(submission(output=["1:2"]))
+    assert status == 422 and err["error"]["field"] == "output"
+
+
 async def test_the_daily_publish_limit_applies(tmp_path: Path) -> None:
     async for web in serve(tmp_path, daily_limit=1):
         assert (await web.post(submission(publish=True)))[0] == 201
-        status, err, response = await web.post(submission(publish=True))
+        key = {"Idempotency-Key": "ci-over-limit"}
+        status, err, response = await web.post(submission(publish=True), headers=key)
         assert status == 429 and err["error"]["code"] == "daily_limit"
         assert int(response.headers["Retry-After"]) > 0
+        # the result is stored (private): the refusal names it and says what to do
+        stored = err["error"]["submission_id"]
+        assert isinstance(stored, int)
+        assert f"stored as #{stored}, private" in err["error"]["message"]
+        assert "same Idempotency-Key" in err["error"]["message"]
+        status, shown, _ = await web.get(f"/api/v1/submissions/{stored}")
+        assert status == 200 and shown["published"] is False and shown["final_score"] == 0
+        # the same request again (the same key) is the same submission, still refused
+        status, again, _ = await web.post(submission(publish=True), headers=key)
+        assert status == 429 and again["error"]["submission_id"] == stored
+        assert len((await web.get("/api/v1/me"))[1]["submissions"]) == 2
+        # the next day (the count starts again), the same request publishes it
+        web.services.settings.daily_limit = 2
+        web.services.published.clear()
+        status, done, _ = await web.post(submission(publish=True), headers=key)
+        assert status == 200 and done["id"] == stored and done["published"] is True
 
 
 async def test_a_banned_owner_is_refused_publishing(web: Api) -> None:
@@ -329,3 +421,94 @@ async def test_unknown_api_paths_and_methods_are_json(web: Api) -> None:
         async with web.session.request(method, web.base + "/api/v2/x", headers=web.auth()) as r:
             assert r.status == 404, method
             assert (await r.json())["error"]["code"] == "not_found", method
+
+
+async def test_head_is_answered_where_get_is(web: Api) -> None:
+    """A monitor's HEAD gets GET's status and headers, no body (as the boards answer it);
+    a POST-only path says which methods it takes."""
+    for path in ("/api/v1/me", "/api/v1/submissions/1"):
+        async with web.session.head(web.base + path, headers=web.auth()) as r:
+            assert r.status == (200 if path.endswith("me") else 404), path
+            assert r.headers["Content-Type"].startswith("application/json")
+            assert await r.read() == b""
+        async with web.session.head(web.base + path) as r:
+            assert r.status == 401 and "WWW-Authenticate" in r.headers
+    async with web.session.post(web.base + "/api/v1/me", headers=web.auth()) as r:
+        assert r.status == 405 and r.headers["Allow"] == "GET, HEAD"
+    async with web.session.head(web.base + "/api/v1/submissions", headers=web.auth()) as r:
+        assert r.status == 405 and r.headers["Allow"] == "POST"
+
+
+async def test_a_token_in_the_address_is_refused_and_never_logged(
+    web: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A token belongs in the Authorization header: one in the query string is refused
+    (401, saying where it goes), and the access log does not keep it."""
+    caplog.set_level(logging.INFO)
+    for query in (f"access_token={web.token}", f"token={web.token}&x=1"):
+        async with web.session.get(f"{web.base}/api/v1/me?{query}") as r:
+            assert r.status == 401
+            err = (await r.json())["error"]
+        assert err["code"] == "unauthorized"
+        assert "never in the address" in err["message"]
+    async with web.session.get(f"{web.base}/b/primebench?q={web.other}") as r:
+        assert r.status == 200
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "/api/v1/me?" in logged and "/b/primebench?" in logged
+    assert web.token not in logged and web.other not in logged
+
+
+class _Checked:
+    """Requests whose answers are checked against the spec (and noted in ``seen``)."""
+
+    def __init__(self, web: Api, spec: SpecCheck, seen: set[tuple[str, int]]) -> None:
+        self.web, self.spec, self.seen = web, spec, seen
+
+    async def call(self, method: str, path: str, spec_path: str, **kw: Any) -> int:
+        async with self.web.session.request(method, self.web.base + path, **kw) as r:
+            body = await r.read()
+            self.spec.check(spec_path, method, r.status, r.headers.get("Content-Type"), body)
+            self.seen.add((spec_path, r.status))
+            return r.status
+
+
+async def test_every_answer_is_as_openapi_describes_it(tmp_path: Path) -> None:
+    """Each status the API answers (scored, repeated, every error) is one /openapi.json
+    declares for its path and method, with a body valid against the declared schema."""
+    async for web in serve(tmp_path, daily_limit=1, api_rate=0):
+        async with web.session.get(web.base + "/openapi.json") as r:
+            spec = SpecCheck(await r.json())
+        seen: set[tuple[str, int]] = set()
+
+        call = _Checked(web, spec, seen).call
+        subs, one = "/api/v1/submissions", "/api/v1/submissions/{id}"
+        auth = web.auth()
+        key = {**auth, "Idempotency-Key": "spec-1"}
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=key) == 201
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=key) == 200
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=auth) == 429
+        assert await call("POST", subs, subs, json=submission(model="x"), headers=key) == 422
+        assert await call("POST", subs, subs, data=b"{", headers=auth) == 400
+        assert await call("POST", subs, subs, json=submission(benchmark="no"), headers=auth) == 422
+        assert await call("POST", subs, subs, json=submission()) == 401
+        big = {**auth, "Content-Length": str(30 << 20), "Content-Type": "application/json"}
+        assert await call("POST", subs, subs, data=b"{}", headers=big) in (413, 400)
+        zero = {"benchmark": "zerobench", "output": '{"question_id": "1", "response": "{7}"}'}
+        assert await call("POST", subs, subs, json=zero, headers=auth) == 503
+        assert await call("GET", "/api/v1/submissions/1", one, headers=auth) == 200
+        assert await call("GET", "/api/v1/submissions/1", one, headers=web.auth(web.other)) == 404
+        assert await call("GET", "/api/v1/submissions/1", one) == 401
+        assert await call("GET", "/api/v1/me", "/api/v1/me", headers=auth) == 200
+        assert await call("GET", "/api/v1/me", "/api/v1/me") == 401
+        # the wrong method is answered as the spec says too
+        assert await call("GET", subs, subs, headers=auth) == 405
+        assert await call("POST", "/api/v1/me", "/api/v1/me", headers=auth) == 405
+        await web.services.store.ban(OWNER, by=1, reason="spam")
+        assert await call("POST", subs, subs, json=submission(publish=True), headers=auth) == 403
+        # the database gone: a transient fault, as described
+        await web.services.store.close()
+        assert await call("GET", "/api/v1/me", "/api/v1/me", headers=auth) == 503
+        assert await call("GET", "/api/v1/submissions/1", one, headers=auth) == 503
+        assert {status for path, status in seen if path == subs} == {
+            200, 201, 400, 401, 403, 405, 413, 422, 429, 503,
+        }  # fmt: skip

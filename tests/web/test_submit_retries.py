@@ -96,3 +96,26 @@ async def test_an_unreachable_server_is_tried_until_wait_runs_out(tmp_path: Path
     assert "cannot reach" in lines[-1] and "trying again" not in lines[-1]
     code, _, err = await submit(*args, "--wait", "0", token="bb_x")  # once
     assert code == 1 and len(err.strip().splitlines()) == 1 and "cannot reach" in err
+
+
+async def test_a_stored_result_refused_publication_can_be_sent_again(tmp_path: Path) -> None:
+    """Past the day's publications the CLI's own key is said, so that the same run can
+    be sent again with it (and publishes the stored result, not a second one)."""
+    run = tmp_path / "run.txt"
+    run.write_text(output(18))
+    args = (str(run), "--server", "", "--benchmark", "primebench", "--model", "m")
+    async for web in serve(tmp_path, daily_limit=0, api_rate=0):
+        given = [a if a else web.base for a in args]
+        code, out, err = await submit(*given, "--mode", "think", "--publish", token=web.token)
+        assert code == 1 and out == "", err
+        assert "stored as #1, private" in err
+        key = err.split("--idempotency-key ")[1].split()[0].rstrip(")")
+        assert key.startswith("cli-")
+        web.services.settings.daily_limit = 1  # the next day
+        web.services.published.clear()
+        code, out, err = await submit(
+            *given, "--mode", "think", "--publish", "--idempotency-key", key, token=web.token
+        )
+        assert code == 0, err
+        assert "#1" in out and "sent before" in out and "/r/" in out
+        assert len(await web.services.store.history(OWNER)) == 1

@@ -668,3 +668,110 @@ async def test_a_stopped_rescore_that_fails_again_leaves_the_others_resumed(
     (done,) = await admin.resume_rescores(services)
     assert done.benchmark.name == "primebench" and len(done.notices.notices) == 2
     assert await store.scores_kept_before() == ["natory"]
+
+
+@engine_free
+async def test_a_held_result_its_owner_withdrew_stays_withdrawn(
+    services: Services, store: Store
+) -> None:
+    """The owner withdraws a result held for review; a stale (or forged) ✅ release
+    button, /verify or a reject then leave it withdrawn, and the admin is told why. It is
+    no longer listed by /flags; published again by its owner, it waits for review again
+    (listed, and released by an admin)."""
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    assert (await submissions.publish(services, sub)).held is not None
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    assert (await admin.flags(services, bot_admin))[1] == 1
+    await submissions.withdraw(services, sub.id, 7)
+    for release in (True, False):
+        with pytest.raises(UserError) as refused:
+            await admin.decide(services, bot_admin, sub.id, release=release, reason=None)
+        assert refused.value.key == "held_withdrawn"
+    with pytest.raises(UserError) as refused:
+        await admin.verify(services, bot_admin, [str(sub.id)])
+    assert refused.value.key == "held_withdrawn"
+    stored = await store.get_submission(sub.id)
+    assert stored is not None and stored.visibility is Visibility.WITHDRAWN
+    assert not stored.verified
+    flag = await store.flag_of(sub.id)
+    assert flag is not None and flag.state == "held"
+    assert await admin.flags(services, bot_admin) == ([], 0)
+    # asked to publish again: held again, and an admin may release it then
+    again = await submissions.publish(services, stored)
+    assert again.held is not None and again.submission.visibility is Visibility.PRIVATE
+    flags, total = await admin.flags(services, bot_admin)
+    assert total == 1 and [f.submission.id for f in flags] == [sub.id]
+    done = await admin.decide(services, bot_admin, sub.id, release=True, reason=None)
+    assert done.released and done.submission.visibility is Visibility.PUBLISHED
+
+
+@engine_free
+async def test_a_withdrawn_held_result_is_the_owners_to_ask_again(services: Services) -> None:
+    """Its card no longer says an admin will decide (none will: it waits for no one); it
+    says it would be held if published, and offers Publish again; its model may change."""
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    await submissions.publish(services, sub)
+    withdrawn = await submissions.withdraw(services, sub.id, 7)
+    card = await submissions.card(services, withdrawn)
+    assert card.flag is not None and card.flag_state is None and card.editable
+    renamed = await submissions.set_model(services, sub.id, "renamed-model")
+    assert renamed.model == "renamed-model"
+    page = await boards.history(services, 7)
+    assert not page.held
+
+
+@engine_free
+async def test_a_withdrawal_and_a_release_at_once_leave_one_of_them(
+    services: Services, store: Store
+) -> None:
+    """The owner withdraws while an admin releases: either the release came first (on
+    the boards, released) or the withdrawal did (withdrawn, still held, and the admin
+    told so): never withdrawn with a release recorded, never published after it."""
+    post = Submitter(services)
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    for _ in range(6):
+        sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+        assert (await submissions.publish(services, sub)).held is not None
+        outcomes = await asyncio.gather(
+            submissions.withdraw(services, sub.id, 7),
+            admin.decide(services, bot_admin, sub.id, release=True, reason=None),
+            return_exceptions=True,
+        )
+        stored = await store.get_submission(sub.id)
+        flag = await store.flag_of(sub.id)
+        assert stored is not None and flag is not None
+        if isinstance(outcomes[1], admin.Decision):
+            assert flag.state == "released", outcomes
+        else:
+            assert isinstance(outcomes[1], UserError), outcomes
+            assert outcomes[1].key == "held_withdrawn"
+            assert stored.visibility is Visibility.WITHDRAWN and flag.state == "held"
+        if flag.state == "released":
+            # the withdrawal came after: the owner's to make, and made
+            assert stored.visibility in (Visibility.PUBLISHED, Visibility.WITHDRAWN)
+
+
+@engine_free
+async def test_a_refused_hide_names_the_results_state_in_the_readers_words(
+    services: Services,
+) -> None:
+    """/hide of a held result says it is held for review (not "private"), and a Persian
+    reader reads the state in Persian, not the store's English word."""
+    from bot.telegram.handlers import error_text
+
+    post = Submitter(services)
+    sub = await post.submit(answer_text(104, model="copy-model"), user_id=7)
+    await submissions.publish(services, sub)
+    bot_admin = await actor(services, BOT_ADMIN, BOT_ADMIN, in_group=False)
+    with pytest.raises(UserError) as refused:
+        await admin.moderate(services, bot_admin, "hide", [str(sub.id)])
+    assert refused.value.values["state"] == "held"
+    said = error_text("en", refused.value)
+    assert said == f"#{sub.id} is held for review: only published results can be hidden."
+    persian = error_text("fa", refused.value)
+    assert "held" not in persian and "نگه‌داشته برای بررسی" in persian
+    with pytest.raises(UserError) as refused:
+        await admin.moderate(services, bot_admin, "unhide", [str(sub.id)])
+    assert "held" not in error_text("fa", refused.value)
