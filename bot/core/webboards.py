@@ -69,6 +69,19 @@ def columns(benchmark: Benchmark) -> tuple[Column, ...]:
     return tuple(Column(c.key, c.label) for c in benchmark.web_columns)
 
 
+#: The figures of a row of a board of attempts (``_attempts_row``), in its order.
+ATTEMPT_VALUES = ("mean", "score", "attempts", "cost", "latency")
+
+
+def value_keys(benchmark: Benchmark) -> tuple[str, ...]:
+    """The figures (``WebRow.values``) every row of the benchmark's board carries, in
+    the rows' order: what a CSV's header names whether or not the board has a row."""
+    if benchmark.board_aggregate == ATTEMPTS:
+        return ATTEMPT_VALUES
+    _, own = benchmark.web_cells(0.0, {})
+    return tuple(dict.fromkeys(("score", "runs", "mean", *own)))
+
+
 def sort_keys(benchmark: Benchmark) -> tuple[str, ...]:
     return COMMON_SORTS + tuple(c.key for c in columns(benchmark))
 
@@ -161,7 +174,7 @@ def _attempts_row(
     def when(ms: int | None) -> datetime:
         return datetime.fromtimestamp((ms or 0) / 1000, UTC)
 
-    values: dict[str, float | int | str | None] = {
+    values: dict[str, float | int | str | None] = {  # ATTEMPT_VALUES
         "mean": row.mean,
         "score": row.best,
         "attempts": row.attempts,
@@ -501,6 +514,7 @@ async def board(
         title=benchmark.title,
         credit=benchmark.credit,
         columns=columns(benchmark),
+        value_keys=value_keys(benchmark),
         rows=tuple(shown),
         total=total,
         pages=pages,

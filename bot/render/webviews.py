@@ -112,6 +112,9 @@ class WebBoard:
     intervals: tuple[IntervalPoint, ...] = ()
     search_span: int = 0  # >0: a search looks through the best ``search_span`` rows only
     has_questions: bool = False  # a choice benchmark: it has a questions page
+    #: the figures every row's ``values`` carries, in order (a CSV's columns, named
+    #: even when the board has no row)
+    value_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

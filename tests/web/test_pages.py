@@ -357,3 +357,17 @@ async def test_runs_by_benchboard_are_marked_and_filtered(site: Site) -> None:
     assert table[1][1] == "Alpha Large" and table[1][3] == "benchboard"
     status, _, _ = await site.get("/b/primebench?mark=mine")
     assert status == 400
+
+
+async def test_an_empty_boards_csv_names_the_same_columns_as_one_with_rows(site: Site) -> None:
+    """The header is the benchmark's, not what the rows happen to carry: a search that
+    finds nothing (or a board before its first result) still names every score column."""
+    for name in ("primebench", "zerobench", "natory"):
+        _, full, _ = await site.get(f"/b/{name}.csv")
+        status, empty, _ = await site.get(f"/b/{name}.csv?q=no-such-model-anywhere")
+        assert status == 200
+        head = next(csv.reader(io.StringIO(full)))
+        table = list(csv.reader(io.StringIO(empty)))
+        assert table[0] == head, name
+        assert "score" in head and "ci95_low" in head
+        assert all(not row or row[0].startswith("#") for row in table[1:])
