@@ -159,7 +159,9 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
 ) -> None:
     base, _ = server
     theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
-    raw = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time())))
+    raw = signed(
+        BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time()), language="en")
+    )
     page = browser.new_page(viewport={"width": 420, "height": 800})
     page.route("https://telegram.org/**", lambda route: route.abort())  # no network here
     page.goto(app_url(base, raw, theme))

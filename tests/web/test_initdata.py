@@ -33,8 +33,11 @@ def signed(token: str, fields: dict[str, str]) -> str:
     return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in pairs)
 
 
-def fields(user_id: int = 7, auth_date: int = NOW, **extra: str) -> dict[str, str]:
-    user = {"id": user_id, "first_name": "Ada & <Co>", "language_code": "fa"}
+def fields(
+    user_id: int = 7, auth_date: int = NOW, language: str = "fa", **extra: str
+) -> dict[str, str]:
+    """A sign-in's fields; ``language``: the user's Telegram app's language."""
+    user = {"id": user_id, "first_name": "Ada & <Co>", "language_code": language}
     return {
         "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
         "user": json.dumps(user, separators=(",", ":")),
@@ -99,7 +102,7 @@ async def test_the_app_page_and_my_results(site: Site) -> None:
     assert status == 200 and 'src="/static/app.js"' in html and 'id="my"' in html
     assert "frame-ancestors https://web.telegram.org" in response.headers["Content-Security-Policy"]
     now = int(time.time())
-    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 10))
+    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 10, language="en"))
     status, mine = await post_me(site, raw)
     assert status == 200 and "My results" in mine
     assert "Filler 29" in mine and mine.count("<li>") == 20  # their latest 20
@@ -111,6 +114,29 @@ async def test_the_app_page_and_my_results(site: Site) -> None:
     stale = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 90_000))
     assert (await post_me(site, stale))[0] == 403
     status, persian = await post_me(site, raw, "?lang=fa")
+    assert status == 200 and "نتیجه‌های من" in persian
+
+
+async def test_my_results_are_in_the_language_the_user_reads_the_bot_in(site: Site) -> None:
+    """Asked without ?lang= (the menu button's /app), in the bot's language for the user
+    (their /lang, else their Telegram app's), whatever the phone's (Accept-Language); it
+    names that language (Content-Language) for the page to reload in."""
+    now = int(time.time())
+    persian_app = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=now - 5))
+    async with site.session.post(
+        f"{site.base}/app/me", data={"init_data": persian_app}, headers={"Accept-Language": "en"}
+    ) as response:
+        assert response.status == 200 and response.headers["Content-Language"] == "fa"
+        assert "نتیجه‌های من" in await response.text()
+    # /lang en in the bot beats the Persian Telegram app and a Persian phone
+    await site.state.services.store.set_user_language(fixtures.PUBLIC_USER, "en")
+    async with site.session.post(
+        f"{site.base}/app/me", data={"init_data": persian_app}, headers={"Accept-Language": "fa"}
+    ) as response:
+        assert response.status == 200 and response.headers["Content-Language"] == "en"
+        assert "My results" in await response.text()
+    # a page that chose its language (?lang=) keeps it
+    status, persian = await post_me(site, persian_app, "?lang=fa")
     assert status == 200 and "نتیجه‌های من" in persian
 
 
