@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import struct
+import warnings
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +26,10 @@ from bot.render.card_views import (
 )
 from bot.render.cards import (
     CARD_HEIGHT,
+    REPLACEMENT,
     WIDTH,
     board_image_figure,
+    emoji_font,
     render_board_image,
     render_result_card,
     result_card_figure,
@@ -271,3 +275,46 @@ def test_persian_cards_write_every_figure_in_persian_digits_left_to_right() -> N
     for _, value in zero.breakdown:  # digits alone need no isolate; figures with signs do
         assert not any(c in "0123456789" for c in value)
         assert value.isdigit() or value.startswith("\u2066"), value
+
+
+#: An emoji an emoji font has (Unicode 6), one with a skin tone, and a character no font
+#: has (plane 16's private use)
+EMOJI_NAME = "rocket 🚀 ok 👍🏽 x\U0010fffd"
+
+
+def _missing_glyphs(draw: Any) -> list[str]:
+    """What matplotlib says it drew as an empty box while ``draw()`` rendered."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw()
+    return [str(w.message) for w in caught if "missing from font" in str(w.message)]
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_no_character_of_a_name_is_drawn_as_an_empty_box(lang: str) -> None:
+    """An emoji is drawn by the system's emoji font when it has one (Debian's
+    fonts-symbola, Noto Emoji), else, as a character no font has, as U+FFFD; a skin
+    tone no font has is left out. Never the empty box matplotlib draws (and warns of)."""
+    view = _card("primebench", lang=lang, model=EMOJI_NAME)
+    assert _missing_glyphs(lambda: render_result_card(view)) == []
+    figure, _ = result_card_figure(view)
+    (name,) = [t for t in _texts(figure) if t.startswith("rocket")]
+    assert name.endswith("x" + REPLACEMENT)
+    if emoji_font() is not None:
+        assert name.startswith("rocket 🚀 ok 👍")
+    rows = (TableRow(1, EMOJI_NAME, "think", "+4", 1, True),)
+    board = BoardImageView(
+        registry.get("primebench"), "g", rows, NOW, "think", 30, 0, 1, key_version=1,
+        lang=lang, theme="dark", bot_username="benchboard_bot",
+    )  # fmt: skip
+    assert _missing_glyphs(lambda: render_board_image(board)) == []
+
+
+def test_the_emoji_font_is_the_best_one_the_system_has(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "Symbola_hint.ttf").write_bytes(b"")
+    assert emoji_font([tmp_path / "nowhere", tmp_path]) == tmp_path / "a" / "Symbola_hint.ttf"
+    (tmp_path / "a" / "b" / "NotoEmoji-Regular.ttf").write_bytes(b"")
+    found = emoji_font([tmp_path])
+    assert found == tmp_path / "a" / "b" / "NotoEmoji-Regular.ttf"
+    assert emoji_font([tmp_path / "a" / "b" / "c"]) is None
