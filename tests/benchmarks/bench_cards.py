@@ -5,8 +5,9 @@ part of the test run.
 
 Prints, for each kind of image (a card per benchmark, English and Persian, light and
 dark, a 300-character name, a name with emoji; a ten-row board page, one of its names
-with emoji, and the inline top five), the time to render it to PNG bytes on one core: min / median / p90 / max over the repeats, after one
-warm-up render (which pays for loading matplotlib and the fonts, printed apart). Goals:
+with emoji, and the inline top five), the time to render it to PNG bytes on one core:
+min / median / p90 / max over the repeats, after one warm-up render (which pays for
+loading matplotlib and the fonts, printed apart). Goals:
 a card under 150 ms, a board image under 300 ms.
 
 Then the bot's way of rendering: many cards through the render thread
