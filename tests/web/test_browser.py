@@ -303,6 +303,64 @@ def test_no_page_scrolls_sideways_on_a_phone_and_boards_fit_a_wide_screen(
     wide.close()
 
 
+#: Every text on the page whose colour against its background reads below WCAG AA (4.5:1,
+#: 3:1 for large text): [text, ratio].
+CONTRAST_JS = """
+() => {
+  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => {
+    const [r, g, b] = c.slice(0, 3).map(v => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = el => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c;
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3)
+      .map(n => n.textContent).join("").trim();
+    const style = getComputedStyle(el);
+    if (!own || !el.getClientRects().length || style.visibility === "hidden") continue;
+    const a = lum(rgb(style.color)), b = lum(background(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (parseInt(style.fontWeight) >= 700 && size >= 18.66);
+    if (ratio < (large ? 3 : 4.5)) out.push([own.slice(0, 40), Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}
+"""
+
+
+def test_every_page_fits_320_px_and_reads_in_light_and_dark(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    """The narrowest phone (320 px): no page scrolls sideways, the questions' table
+    included; and every text, buttons' too, reads at WCAG AA contrast in either
+    colour scheme."""
+    base, tokens = server
+    paths = (*PAGES, "/b/primebench/questions", "/b/primebench/questions?lang=fa", "/app",
+             f"/r/{tokens['best']}", f"/r/{tokens['best']}?lang=fa",
+             f"/g/{tokens['web']}")  # fmt: skip
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 320, "height": 700}, color_scheme=scheme)
+        page = context.new_page()
+        page.route("https://telegram.org/**", lambda route: route.abort())
+        for path in paths:
+            page.goto(base + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 320, f"{path}: {width} px wide on a 320 px screen"
+            assert page.evaluate(CONTRAST_JS) == [], (scheme, path)
+        context.close()
+
+
 def test_charts_search_credits_and_the_way_to_the_bot(
     server: tuple[str, dict[str, str]], browser: Browser
 ) -> None:

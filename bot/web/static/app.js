@@ -27,7 +27,8 @@
   // later entries win: a card takes the section colour, else the secondary, else the page's
   var names = [["bg_color", "--bg"], ["bg_color", "--bg2"], ["secondary_bg_color", "--bg2"],
                ["section_bg_color", "--bg2"], ["text_color", "--fg"], ["hint_color", "--muted"],
-               ["hint_color", "--line"], ["link_color", "--link"], ["button_color", "--accent"]];
+               ["hint_color", "--line"], ["link_color", "--link"], ["button_color", "--accent"],
+               ["button_text_color", "--on-accent"]];
   if (theme && typeof theme === "object") {
     names.forEach(function (pair) {
       var value = theme[pair[0]];
