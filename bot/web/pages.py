@@ -409,8 +409,9 @@ def about(benchmark: Benchmark, lang: str) -> AboutBlock:
 def board_meta(
     board: WebBoard, lang: str, *, url: str, image: str, size: tuple[int, int] = (1080, 0)
 ) -> Meta:
-    """A board's preview: its title, its leaders in the description, its image (a board's
-    image is 1080 px wide, its height that of its lines: 0, not said)."""
+    """A board's preview: its title, its leaders in the description (and the benchmark's
+    credit with them), its image (a board's image is 1080 px wide, its height that of its
+    lines: 0, not said)."""
     leaders = "; ".join(
         f"{figure_text(lang, r.rank or '—')}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
         f"{figure_text(lang, r.cells.get(board.columns[0].key, '—')) if board.columns else ''}"
@@ -418,12 +419,14 @@ def board_meta(
     )
     description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
     if leaders:
-        description += " " + leaders
+        # scores quoted in a preview carry the benchmark's credit, as on the page
+        description += " " + leaders + (f" · {board.credit}" if board.credit else "")
     return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, *size)
 
 
 def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
-    """A result's preview: model, mode, score and benchmark; its card as the image."""
+    """A result's preview: model, mode, score and benchmark (and its credit); its card
+    as the image."""
     description = t(
         lang,
         "web_og_result",
@@ -432,6 +435,8 @@ def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
         score=figure_text(lang, found.score),
         benchmark=found.title,
     )
+    if found.credit:  # the score quoted with its benchmark's credit, as on the page
+        description += f" {found.credit}"
     title = f"{found.model} · {found.title} {figure_text(lang, found.score)}"
     return Meta(title, description, url, image, 1080, 1350)
 
