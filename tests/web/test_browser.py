@@ -343,8 +343,8 @@ def test_every_page_fits_320_px_and_reads_in_light_and_dark(
     server: tuple[str, dict[str, str]], browser: Browser
 ) -> None:
     """The narrowest phone (320 px): no page scrolls sideways, the questions' table
-    included; and every text, buttons' too, reads at WCAG AA contrast in either
-    colour scheme."""
+    included; every text, buttons' too, reads at WCAG AA contrast in either colour
+    scheme; every page has its one heading (the Mini App's for screen readers only)."""
     base, tokens = server
     paths = (*PAGES, "/b/primebench/questions", "/b/primebench/questions?lang=fa", "/app",
              f"/r/{tokens['best']}", f"/r/{tokens['best']}?lang=fa",
@@ -358,6 +358,7 @@ def test_every_page_fits_320_px_and_reads_in_light_and_dark(
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 320, f"{path}: {width} px wide on a 320 px screen"
             assert page.evaluate(CONTRAST_JS) == [], (scheme, path)
+            assert page.locator("h1").count() == 1, path  # a heading to find the page by
         context.close()
 
 
