@@ -543,7 +543,7 @@ def _chart(rows: Sequence[WebRow]) -> tuple[ChartPoint, ...]:
             points.append((r, cost, float(mean)))
     front = pareto([(c, s) for _, c, s in points])
     return tuple(
-        ChartPoint(f"{r.model} · {r.mode}", c, s, f)
+        ChartPoint(r.model, c, s, f, mode=r.mode)
         for (r, c, s), f in zip(points, front, strict=True)
     )
 
@@ -565,9 +565,8 @@ def _chart_intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[Inte
         score = r.values.get("score")
         if not isinstance(score, int | float):
             continue
-        label = f"{r.model} · {r.mode}"
-        out.append(IntervalPoint(label, float(score), interval_of(r),
-                                 benchmark.format_score(float(score))))  # fmt: skip
+        out.append(IntervalPoint(r.model, float(score), interval_of(r),
+                                 benchmark.format_score(float(score)), mode=r.mode))  # fmt: skip
     return tuple(out)
 
 

@@ -72,20 +72,25 @@ class WebRow:
 @dataclass(frozen=True, slots=True)
 class IntervalPoint:
     """A model line on a board's headline chart of scores: its ranking score, the
-    interval around it (None: none known) and the score as the board writes it."""
+    interval around it (None: none known) and the score as the board writes it.
+    ``label`` is the model's name; the page adds ``mode`` in the reader's words."""
 
     label: str
     score: float
     interval: tuple[float, float] | None
     text: str
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class ChartPoint:
+    """A model line on a score-against-cost chart (``label`` and ``mode`` as above)."""
+
     label: str
     cost: float
     score: float
     front: bool
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -465,9 +465,13 @@ def board_page(
 
     benchmark = registry.get(q.benchmark)
     chart = ""
+
+    def named(label: str, mode: str) -> str:  # a model line: its name and its mode's
+        return f"{label} · {mode_label(mode, lang) or mode}" if mode else label
+
     if board.chart_kind == CHART_FRONT and board.chart:
         chart = render_svg(
-            board.chart,
+            [replace(p, label=named(p.label, p.mode)) for p in board.chart],
             cost_label=t(lang, "web_chart_cost"),
             score_label=t(lang, "web_chart_score"),
             log_cost_label=t(lang, "web_chart_cost_log"),
@@ -475,7 +479,10 @@ def board_page(
         )
     elif board.chart_kind != CHART_FRONT and board.intervals:
         chart = render_intervals(
-            [replace(p, text=figure(lang, p.text)) for p in board.intervals],
+            [
+                replace(p, label=named(p.label, p.mode), text=figure(lang, p.text))
+                for p in board.intervals
+            ],
             fmt=lambda value: figure(lang, benchmark.format_score(value)),
             label=t(lang, "web_chart_scores", benchmark=board.title),
         )

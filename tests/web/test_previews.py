@@ -286,3 +286,18 @@ async def test_searches_of_a_board_share_one_read_of_its_lines(site: Site) -> No
     assert models(other) == ["Beta"] and len(services.scans) == 1  # the same lines
     _, think, _ = await site.get("/b/primebench?q=alpha&mode=think")
     assert models(think) == ["Alpha Large"] and len(services.scans) == 2  # other filters
+
+
+async def test_a_persian_boards_chart_names_modes_in_persian(site: Site) -> None:
+    """The chart's model lines say their mode as the table beside them does."""
+    from bot.render.format import mode_label
+
+    for path, line in (("/b/natory", "Nat Cheap · "), ("/b/primebench", "Alpha Large · ")):
+        _, page, _ = await site.get(path + "?lang=fa")
+        svg = page.split("<svg", 1)[1].split("</svg>", 1)[0]
+        labels = re.findall(rf"{re.escape(line)}([^<:]+)", html.unescape(svg))
+        assert labels, path
+        for shown in labels:
+            assert shown.strip() in (mode_label("default", "fa"), mode_label("think", "fa"))
+        _, english, _ = await site.get(path)
+        assert line + "default" in english or line + "think" in english
