@@ -339,6 +339,18 @@ CONTRAST_JS = """
 """
 
 
+#: The smallest text of the board's chart as drawn, in pixels (None: no chart).
+SMALLEST_CHART_TEXT_JS = """
+() => {
+  const svg = document.querySelector("#chart svg");
+  if (!svg) return null;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll("text")].map(t => Number(t.getAttribute("font-size")));
+  return Math.min(...sizes) * scale;
+}
+"""
+
+
 def test_every_page_fits_320_px_and_reads_in_light_and_dark(
     server: tuple[str, dict[str, str]], browser: Browser
 ) -> None:
@@ -359,6 +371,9 @@ def test_every_page_fits_320_px_and_reads_in_light_and_dark(
             assert width <= 320, f"{path}: {width} px wide on a 320 px screen"
             assert page.evaluate(CONTRAST_JS) == [], (scheme, path)
             assert page.locator("h1").count() == 1, path  # a heading to find the page by
+            # a chart's words stay legible (10 px or more), its box scrolling if need be
+            smallest = page.evaluate(SMALLEST_CHART_TEXT_JS)
+            assert smallest is None or smallest >= 10, (path, smallest)
         context.close()
 
 
