@@ -182,3 +182,5 @@ class MyResult:
 class MyResults:
     name: str
     results: tuple[MyResult, ...] = field(default_factory=tuple)
+    #: the credits of the benchmarks whose scores are listed, each once
+    credits: tuple[str, ...] = ()

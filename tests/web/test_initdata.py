@@ -144,3 +144,27 @@ async def test_my_results_refuse_a_huge_body(site: Site) -> None:
     form = aiohttp.FormData({"init_data": "x" * 100_000})
     async with site.session.post(f"{site.base}/app/me", data=form) as response:
         assert response.status in (400, 403, 413)
+
+
+async def test_my_results_and_the_apps_leaders_credit_the_scores_they_show(site: Site) -> None:
+    """A PrimeBench score in "my results" comes with JibayAI's credit, as on every page;
+    no PrimeBench score, no credit (nor on the app's PrimeBench card without leaders)."""
+    credit = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+    now = int(time.time())
+    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 5))
+    status, mine = await post_me(site, raw, "?lang=en")
+    assert status == 200 and "Filler" in mine and mine.count(credit) == 1
+    nobody = signed(BOT_TOKEN, fields(user_id=2**40, auth_date=now - 5))
+    status, none = await post_me(site, nobody, "?lang=en")
+    assert status == 200 and "JibayAI" not in none
+    _, app, _ = await site.get("/app")
+    assert credit in app.split('<h2><a href="/b/primebench"', 1)[1].split("</section>", 1)[0]
+    store = site.state.services.store
+    for user in (fixtures.PUBLIC_USER, fixtures.SECRET_USER):
+        for sub in await store.history(user, benchmark="primebench", limit=100):
+            if sub.visibility.value == "published":
+                await store.hide(sub.id)
+    site.state.forget()
+    _, app, _ = await site.get("/app")
+    card = app.split('<h2><a href="/b/primebench"', 1)[1].split("</section>", 1)[0]
+    assert "Alpha Large" not in card and "JibayAI" not in app
