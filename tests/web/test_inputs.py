@@ -5,7 +5,11 @@ spreadsheet would run as a formula."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
+
+import pytest
 
 from bot.render.csvboards import _csv_text
 from bot.web import initdata
@@ -79,3 +83,25 @@ def test_the_csv_neutraliser_covers_every_formula_prefix() -> None:
     for value in ("Alpha", "GPT-4o", "1.5", "", "a=b", "x-1"):
         assert _csv_text(value) == value
     assert _csv_text(None) == "" and _csv_text(7) == 7
+
+
+async def test_a_slow_page_is_never_dated_after_its_answer(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Last-Modified is at most the answer's Date (RFC 9110), also for a page whose
+    making crosses a second: the front page, its leaders read a second and more late."""
+    from email.utils import parsedate_to_datetime
+
+    from bot.core import webboards
+
+    real = webboards.leaders
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(1.2)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(webboards, "leaders", slow)
+    status, _, response = await site.get("/")
+    assert status == 200
+    modified = parsedate_to_datetime(response.headers["Last-Modified"])
+    assert modified <= parsedate_to_datetime(response.headers["Date"])
