@@ -121,7 +121,8 @@ def called(page: Page, name: str) -> list[list[Any]]:
 
 
 def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -> None:
-    theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
+    theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000",
+             "button_text_color": "#000001"}  # fmt: skip
     raw = signed(
         BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=int(time.time()), language="en")
     )
@@ -140,6 +141,9 @@ def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -
     assert called(page, "openTelegramLink") == [["openTelegramLink", "https://t.me/bench_test_bot"]]
     # the theme follows Telegram's themeChanged
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(16, 32, 48)"
+    # a button's text in the theme's colour for it, on the theme's button colour
+    on_accent = "getComputedStyle(document.documentElement).getPropertyValue('--on-accent')"
+    assert page.evaluate(on_accent).strip() == "#000001"
     page.evaluate(
         "Telegram.WebApp.themeParams = {bg_color: '#f0e0d0', text_color: '#101010'};"
         "__tgFire('themeChanged')"
