@@ -22,7 +22,7 @@ from scoring.base import CHART_FRONT
 
 from ..core import webboards
 from ..core.questions import SORTS, QuestionStats
-from ..render.bidi import figure, figure_html, figure_text
+from ..render.bidi import FSI, PDI, figure, figure_html, figure_text
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, note_text, shown_value
@@ -342,6 +342,8 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
             switch=switch,
             digits=lambda v: digits(lang, v),
             mode_label=lambda v: mode_label(v, lang) or v,
+            # what someone typed, put into a sentence: kept in its own direction
+            isolate=lambda v: f"{FSI}{v}{PDI}",
             benchmarks=registry.all_benchmarks(),
             **values,
         )

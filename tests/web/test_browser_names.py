@@ -9,6 +9,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -164,4 +165,39 @@ def test_names_keep_their_own_order_on_persian_pages(
         assert "".join(c for c, _ in drawn) == name.replace(" ", ""), path
         lefts = [left for _, left in drawn]
         assert lefts == sorted(lefts), (path, drawn)
+    page.close()
+
+
+#: The left edges of ``query``'s characters (spaces left out) where the first text under
+#: ``selector`` holds it.
+QUERY_EDGES_JS = """
+([selector, query]) => {
+  const el = document.querySelector(selector);
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const node = walker.nextNode();
+  const at = node.textContent.indexOf(query);
+  if (at < 0) return null;
+  const out = [];
+  for (let i = at; i < at + query.length; i++) {
+    if (node.textContent[i] === " ") continue;
+    const range = document.createRange();
+    range.setStart(node, i);
+    range.setEnd(node, i + 1);
+    out.push(range.getBoundingClientRect().left);
+  }
+  return out;
+}
+"""
+
+
+def test_a_search_is_quoted_as_typed_on_a_persian_page(
+    bidi_site: tuple[str, dict[str, str]],
+    browser: Browser,  # noqa: F811
+) -> None:
+    base, _ = bidi_site
+    query = 'zz 3 "v2"!'  # no model has it: the page says so, quoting it
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{base}/b/primebench?lang=fa&q={quote(query)}")
+    lefts = page.evaluate(QUERY_EDGES_JS, ["#search-note", query])
+    assert lefts is not None and lefts == sorted(lefts), lefts
     page.close()
