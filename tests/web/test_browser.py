@@ -377,6 +377,38 @@ def test_every_page_fits_320_px_and_reads_in_light_and_dark(
         context.close()
 
 
+def test_on_a_phone_the_keyboard_never_lands_on_what_is_not_drawn(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    """A board's column headings are hidden on a phone (each value has its label): the
+    sort link the keyboard is on shows with them, and a score sits with its interval at
+    the end of its line."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(base + "/b/primebench")
+    head = page.locator("#board thead")
+    assert head.evaluate("e => e.getBoundingClientRect().width") <= 1  # not drawn
+    page.locator("#board thead a").first.focus()
+    # drawn where it is: what the screen shows at its middle is the link itself
+    shown = page.evaluate(
+        "() => { const e = document.activeElement; e.scrollIntoView({block: 'center'});"
+        " const r = e.getBoundingClientRect();"
+        " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        " return r.left >= 0 && r.right <= innerWidth && (at === e || e.contains(at)); }"
+    )
+    assert shown
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#f-q").focus()  # away again: hidden
+    assert head.evaluate("e => e.getBoundingClientRect().width") <= 1
+    cell = page.locator("#board tbody tr").first.locator("td.num:has(.ci)")
+    score, interval = cell.locator("bdi").first, cell.locator(".ci")
+    score_box, interval_box = score.bounding_box(), interval.bounding_box()
+    assert score_box is not None and interval_box is not None
+    gap = interval_box["x"] - (score_box["x"] + score_box["width"])
+    assert 0 <= gap < 16, gap  # side by side, not spread over the line
+    page.close()
+
+
 def test_charts_search_credits_and_the_way_to_the_bot(
     server: tuple[str, dict[str, str]], browser: Browser
 ) -> None:
