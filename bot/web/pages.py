@@ -5,6 +5,7 @@ board (their OpenAPI description: :mod:`bot.web.openapi`). Pure: no I/O here."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -33,6 +34,17 @@ from ..render.webviews import WebBoard, WebQuery, WebResult
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
+
+
+@functools.cache
+def asset(name: str) -> str:
+    """A stylesheet's or script's address with its content's digest (``?v=``, read once
+    per process): a browser may keep it for good, and takes the new one after a deploy
+    without waiting for its copy to go stale."""
+    digest = hashlib.blake2b((STATIC / name).read_bytes(), digest_size=6).hexdigest()
+    return f"/static/{name}?v={digest}"
+
+
 WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 #: Rows per page of a web board.
 PER_PAGE = 25
@@ -344,6 +356,7 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
             mode_label=lambda v: mode_label(v, lang) or v,
             # what someone typed, put into a sentence: kept in its own direction
             isolate=lambda v: f"{FSI}{v}{PDI}",
+            asset=asset,
             benchmarks=registry.all_benchmarks(),
             **values,
         )

@@ -99,7 +99,7 @@ async def post_me(site: Site, raw: str, lang: str = "") -> tuple[int, str]:
 
 async def test_the_app_page_and_my_results(site: Site) -> None:
     status, html, response = await site.get("/app")
-    assert status == 200 and 'src="/static/app.js"' in html and 'id="my"' in html
+    assert status == 200 and 'src="/static/app.js?v=' in html and 'id="my"' in html
     assert "frame-ancestors https://web.telegram.org" in response.headers["Content-Security-Policy"]
     now = int(time.time())
     raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 10, language="en"))

@@ -105,3 +105,29 @@ async def test_a_slow_page_is_never_dated_after_its_answer(
     assert status == 200
     modified = parsedate_to_datetime(response.headers["Last-Modified"])
     assert modified <= parsedate_to_datetime(response.headers["Date"])
+
+
+async def test_scripts_and_stylesheets_reach_browsers_as_soon_as_they_change(site: Site) -> None:
+    """Pages name each script and stylesheet by its content's digest (kept for good);
+    asked without one, a file is revalidated each time (a 304 when unchanged), never
+    kept on a browser's own guess for days after a deploy changed it."""
+    import hashlib
+    import re
+
+    from bot.web import pages
+
+    _, html, _ = await site.get("/b/primebench")
+    found = dict(re.findall(r'"/static/([a-z]+\.(?:css|js))\?v=([0-9a-f]+)"', html))
+    assert set(found) == {"style.css", "app.js", "miniapp.js"}, found
+    for name, version in found.items():
+        data = (pages.STATIC / name).read_bytes()
+        assert version == hashlib.blake2b(data, digest_size=6).hexdigest()
+        status, _, response = await site.get(f"/static/{name}?v={version}")
+        assert status == 200 and "immutable" in response.headers["Cache-Control"]
+    _, app, _ = await site.get("/app")
+    assert re.search(r'"/static/miniapp\.css\?v=[0-9a-f]+"', app)
+    status, _, response = await site.get("/static/style.css")
+    assert status == 200 and response.headers["Cache-Control"] == "no-cache"
+    etag = response.headers["ETag"]
+    status, _, _ = await site.get("/static/style.css", headers={"If-None-Match": etag})
+    assert status == 304
