@@ -62,8 +62,8 @@ EMOJI_FONTS = (
 FONT_DIRS = (
     Path("/usr/share/fonts"),
     Path("/usr/local/share/fonts"),
-    Path.home() / ".local" / "share" / "fonts",
-    Path.home() / ".fonts",
+    Path("~/.local/share/fonts"),
+    Path("~/.fonts"),
 )
 #: What a character no font has is drawn as (instead of an empty box).
 REPLACEMENT = "\ufffd"
@@ -111,7 +111,7 @@ def emoji_font(dirs: Sequence[Path] = FONT_DIRS) -> Path | None:
     ``dirs``), or None."""
     found: dict[str, Path] = {}
     for top in dirs:
-        for folder, _, names in os.walk(top):
+        for folder, _, names in os.walk(os.path.expanduser(top)):  # no home: as written
             for name in names:
                 if name in EMOJI_FONTS:
                     found.setdefault(name, Path(folder) / name)
