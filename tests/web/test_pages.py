@@ -287,6 +287,13 @@ async def test_a_group_board_by_its_link_until_revoked(site: Site) -> None:
     status, html, _ = await site.get(f"/g/{token}")
     assert status == 200 and set(models(html)) == {"Gamma Group", fixtures.HOSTILE}
     assert 'name="verified"' not in html and ".csv" not in html
+    # never listed: a search engine that finds the link somewhere keeps it out
+    robots = '<meta name="robots" content="noindex, nofollow">'
+    assert robots in html
+    _, other, _ = await site.get(f"/g/{token}/zerobench")
+    assert robots in other
+    for path in ("/", "/b/primebench", f"/r/{site.tokens['best']}"):
+        assert robots not in (await site.get(path))[1], path
     status, _, _ = await site.get(f"/g/{token}?verified=1")
     assert status == 400
     store: Store = site.state.services.store
