@@ -380,7 +380,7 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
     c.text(MARGIN, 96, text.title, size=46, bold=True, width=inner)
     c.text(MARGIN, 150, text.subtitle, size=28, color=palette.muted, width=inner)
     # columns: rank, model (what is left), mode, score, runs
-    widths = (90, inner - 90 - 230 - 170 - 110, 230, 170, 110)
+    widths = (90, inner - 90 - 205 - 170 - 135, 205, 170, 135)
     starts = [MARGIN + sum(widths[:i]) for i in range(len(widths))]
     header_y = BOARD_HEADER - 30
     for i, label in enumerate(text.columns):

@@ -200,11 +200,13 @@ def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: s
     assert any(title in s and ("Lab" in s or "گروه آزمایش" in s) for s in drawn)
     subtitle = plain(text.subtitle)
     if lang == "en":
-        assert {"#", "Model", "Mode", "Score", "Runs"} <= set(drawn)
+        counted = "Attempts" if name == "natory" else "Runs"
+        assert {"#", "Model", "Mode", "Score", counted} <= set(drawn)
         assert "mode: think" in subtitle and "7 days" in subtitle and "page 1 of 3" in subtitle
         assert "2026-11-30" in subtitle
     else:
-        assert {"رتبه", "مدل", "حالت", "امتیاز", "اجرا"} <= set(drawn)
+        counted = "تلاش‌ها" if name == "natory" else "اجرا"
+        assert {"رتبه", "مدل", "حالت", "امتیاز", counted} <= set(drawn)
         assert "۲۰۲۶-۱۱-۳۰" in subtitle
     scores = "+31" if lang == "en" else "+۳۱"
     assert "model 0" in drawn and "model 9" in drawn and scores in drawn
@@ -318,3 +320,15 @@ def test_the_emoji_font_is_the_best_one_the_system_has(tmp_path: Path) -> None:
     found = emoji_font([tmp_path])
     assert found == tmp_path / "a" / "b" / "NotoEmoji-Regular.ttf"
     assert emoji_font([tmp_path / "a" / "b" / "c"]) is None
+
+
+@pytest.mark.parametrize(("lang", "runs", "attempts"), [("en", "Runs", "Attempts"),
+                                                        ("fa", "اجرا", "تلاش‌ها")])  # fmt: skip
+def test_a_board_of_attempts_names_its_count_attempts(lang: str, runs: str, attempts: str) -> None:
+    """Natory's board counts each model's attempts, as its web page says: its image's
+    last column is "Attempts", a board of runs' "Runs"."""
+    rows = (TableRow(1, "m", "default", "+4", 3, False),)
+    for name, label in (("natory", attempts), ("primebench", runs)):
+        view = BoardImageView(registry.get(name), "g", rows, NOW, lang=lang)
+        _, text = board_image_figure(view)
+        assert text.columns[-1] == label, name
