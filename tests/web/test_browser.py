@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -371,6 +372,10 @@ def test_every_page_fits_320_px_and_reads_in_light_and_dark(
             assert width <= 320, f"{path}: {width} px wide on a 320 px screen"
             assert page.evaluate(CONTRAST_JS) == [], (scheme, path)
             assert page.locator("h1").count() == 1, path  # a heading to find the page by
+            # every table named (by its heading) for a screen reader's list of tables
+            tables = page.get_by_role("table")
+            named = page.get_by_role("table", name=re.compile(r"\S"))
+            assert tables.count() == named.count(), path
             # a chart's words stay legible (10 px or more), its box scrolling if need be
             smallest = page.evaluate(SMALLEST_CHART_TEXT_JS)
             assert smallest is None or smallest >= 10, (path, smallest)
