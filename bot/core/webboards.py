@@ -69,6 +69,19 @@ def columns(benchmark: Benchmark) -> tuple[Column, ...]:
     return tuple(Column(c.key, c.label) for c in benchmark.web_columns)
 
 
+#: The figures of a row of a board of attempts (``_attempts_row``), in its order.
+ATTEMPT_VALUES = ("mean", "score", "attempts", "cost", "latency")
+
+
+def value_keys(benchmark: Benchmark) -> tuple[str, ...]:
+    """The figures (``WebRow.values``) every row of the benchmark's board carries, in
+    the rows' order: what a CSV's header names whether or not the board has a row."""
+    if benchmark.board_aggregate == ATTEMPTS:
+        return ATTEMPT_VALUES
+    _, own = benchmark.web_cells(0.0, {})
+    return tuple(dict.fromkeys(("score", "runs", "mean", *own)))
+
+
 def sort_keys(benchmark: Benchmark) -> tuple[str, ...]:
     return COMMON_SORTS + tuple(c.key for c in columns(benchmark))
 
@@ -161,7 +174,7 @@ def _attempts_row(
     def when(ms: int | None) -> datetime:
         return datetime.fromtimestamp((ms or 0) / 1000, UTC)
 
-    values: dict[str, float | int | str | None] = {
+    values: dict[str, float | int | str | None] = {  # ATTEMPT_VALUES
         "mean": row.mean,
         "score": row.best,
         "attempts": row.attempts,
@@ -501,6 +514,7 @@ async def board(
         title=benchmark.title,
         credit=benchmark.credit,
         columns=columns(benchmark),
+        value_keys=value_keys(benchmark),
         rows=tuple(shown),
         total=total,
         pages=pages,
@@ -529,7 +543,7 @@ def _chart(rows: Sequence[WebRow]) -> tuple[ChartPoint, ...]:
             points.append((r, cost, float(mean)))
     front = pareto([(c, s) for _, c, s in points])
     return tuple(
-        ChartPoint(f"{r.model} · {r.mode}", c, s, f)
+        ChartPoint(r.model, c, s, f, mode=r.mode)
         for (r, c, s), f in zip(points, front, strict=True)
     )
 
@@ -551,9 +565,8 @@ def _chart_intervals(benchmark: Benchmark, rows: Sequence[WebRow]) -> tuple[Inte
         score = r.values.get("score")
         if not isinstance(score, int | float):
             continue
-        label = f"{r.model} · {r.mode}"
-        out.append(IntervalPoint(label, float(score), interval_of(r),
-                                 benchmark.format_score(float(score))))  # fmt: skip
+        out.append(IntervalPoint(r.model, float(score), interval_of(r),
+                                 benchmark.format_score(float(score)), mode=r.mode))  # fmt: skip
     return tuple(out)
 
 

@@ -125,8 +125,11 @@ async def my_results(services: Services, user_id: int, name: str, limit: int = 2
     published = [s.id for s in subs if await links.visible(services, s)]
     tokens = await web_rows.result_tokens(services.store, published)
     out = []
+    credits: dict[str, None] = {}
     for sub in subs:
         benchmark = registry.find(sub.benchmark)  # None: one not known here (yet)
+        if benchmark is not None and benchmark.credit:  # a score listed carries its credit
+            credits[benchmark.credit] = None
         out.append(
             MyResult(
                 title=benchmark.title if benchmark else sub.benchmark,
@@ -138,7 +141,7 @@ async def my_results(services: Services, user_id: int, name: str, limit: int = 2
                 token=tokens.get(sub.id),
             )
         )
-    return MyResults(name, tuple(out))
+    return MyResults(name, tuple(out), tuple(credits))
 
 
 async def result_card(

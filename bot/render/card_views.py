@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from scoring import Benchmark, Result
+from scoring.base import ATTEMPTS
 
 from .bidi import figure_text
 from .fields import label, prose, shown_value
@@ -270,6 +271,8 @@ COLUMNS = (
     N_("img_col_score"),
     N_("img_col_runs"),
 )
+#: The last column of a board of attempts (``scoring.base.ATTEMPTS``): what it counts.
+ATTEMPTS_COLUMN = N_("img_col_attempts")
 
 
 def board_image_text(view: BoardImageView) -> BoardText:
@@ -288,7 +291,8 @@ def board_image_text(view: BoardImageView) -> BoardText:
     if view.pages > 1:
         parts.append(t(lang, "img_board_page", page=view.page + 1, pages=view.pages))
     parts.append(ltr(lang, _date(lang, view.date)))
-    columns = tuple(t(lang, key) for key in COLUMNS)
+    counted = ATTEMPTS_COLUMN if view.benchmark.board_aggregate == ATTEMPTS else COLUMNS[-1]
+    columns = tuple(t(lang, key) for key in (*COLUMNS[:-1], counted))
     cells = tuple(
         (
             digits(lang, row.rank),

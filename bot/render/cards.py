@@ -4,8 +4,10 @@ matplotlib (≥ 3.11 shapes Arabic-script text and lays it out right to left by 
 with no system library) through its object API (``Figure`` + the Agg canvas), never
 ``pyplot``: nothing global changes, so a render thread is safe. The text is set in
 Vazirmatn (SIL OFL 1.1, shipped in ``fonts/`` with its license), which covers Latin and
-Persian; symbols it lacks fall back to DejaVu Sans (shipped with matplotlib). Mathtext
-is off for every string (a model named ``$x$`` is shown as typed).
+Persian; symbols it lacks fall back to DejaVu Sans (shipped with matplotlib), then to a
+monochrome emoji font when the system has one (:data:`EMOJI_FONTS`), and a character
+no font has is drawn as U+FFFD, not an empty box (:func:`drawable`). Mathtext is off for
+every string (a model named ``$x$`` is shown as typed).
 
 Images are 1080 px wide (a phone's width). Long names are cut with an ellipsis to the
 width they have, measured on the rendered text, so nothing overflows. Persian cards
@@ -17,15 +19,19 @@ not at start (``bot.core.sharing`` does).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
+import os
 import threading
-from dataclasses import dataclass
+import unicodedata
+from collections.abc import Sequence
 from pathlib import Path
 
 from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ft2font import FT2Font
 from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.text import Text
 
@@ -43,6 +49,25 @@ FONT_DIR = Path(__file__).with_name("fonts")
 FONT_FILES = ("Vazirmatn-Regular.ttf", "Vazirmatn-Bold.ttf")
 FAMILY = ["Vazirmatn", "DejaVu Sans"]
 
+#: Monochrome emoji fonts under a free license, the last fallback when the system has
+#: one, the first found wins: Noto Emoji (OFL), Symbola (Debian's ``fonts-symbola``,
+#: emoji up to Unicode 9). Neither ships here (colour emoji fonts cannot be drawn).
+EMOJI_FONTS = (
+    "NotoEmoji-Regular.ttf",
+    "NotoEmoji[wght].ttf",
+    "NotoEmoji-VariableFont_wght.ttf",
+    "Symbola.ttf",
+    "Symbola_hint.ttf",
+)
+FONT_DIRS = (
+    Path("/usr/share/fonts"),
+    Path("/usr/local/share/fonts"),
+    Path("~/.local/share/fonts"),
+    Path("~/.fonts"),
+)
+#: What a character no font has is drawn as (instead of an empty box).
+REPLACEMENT = "\ufffd"
+
 WIDTH = 1080
 CARD_HEIGHT = 1350
 DPI = 100
@@ -55,7 +80,7 @@ BOARD_ROW = 84
 BOARD_FOOTER = 150
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Palette:
     background: str
     text: str
@@ -81,19 +106,75 @@ PALETTES = {
 _fonts_lock = threading.Lock()
 
 
+def emoji_font(dirs: Sequence[Path] = FONT_DIRS) -> Path | None:
+    """The system's monochrome emoji font (:data:`EMOJI_FONTS`, the best one found in
+    ``dirs``), or None."""
+    found: dict[str, Path] = {}
+    for top in dirs:
+        for folder, _, names in os.walk(os.path.expanduser(top)):  # no home: as written
+            for name in names:
+                if name in EMOJI_FONTS:
+                    found.setdefault(name, Path(folder) / name)
+    return next((found[name] for name in EMOJI_FONTS if name in found), None)
+
+
 @functools.cache
-def register_fonts() -> None:
-    """Make the shipped fonts (Vazirmatn) known to matplotlib, once."""
+def register_fonts() -> tuple[str, ...]:
+    """Make the shipped fonts (Vazirmatn) and the system's emoji font known to
+    matplotlib, once; the family list every text is set in."""
     with _fonts_lock:
         for name in FONT_FILES:
             font_manager.fontManager.addfont(str(FONT_DIR / name))
+        family = list(FAMILY)
+        emoji = emoji_font()
+        if emoji is not None:
+            entry = font_manager.ttfFontProperty(FT2Font(str(emoji)))
+            # its one weight serves bold text too (matplotlib would log each time it
+            # looks for a bold one and settles for it)
+            font_manager.fontManager.ttflist.append(dataclasses.replace(entry, weight=700))
+            font_manager.fontManager.addfont(str(emoji))
+            family.append(entry.name)
+        return tuple(family)
+
+
+@functools.cache
+def _covered() -> frozenset[int]:
+    """Every character some font of the family list has."""
+    family = register_fonts()
+    chars: set[int] = set()
+    for name in family:
+        for weight in ("normal", "bold"):
+            prop = font_manager.FontProperties(family=name, weight=weight)
+            path = font_manager.findfont(prop, fallback_to_default=False)
+            chars.update(FT2Font(path).get_charmap())
+    return frozenset(chars)
+
+
+def drawable(value: str) -> str:
+    """``value`` as the fonts can draw it: a character none has becomes
+    :data:`REPLACEMENT` (a skin tone or combining mark none has is left out, and a
+    format character such as a joiner or a variation selector is kept: the shaper hides
+    it), where matplotlib would draw an empty box."""
+    if value.isascii():
+        return value
+    covered = _covered()
+    out = []
+    for char in value:
+        code = ord(char)
+        if code in covered or unicodedata.category(char) == "Cf" or 0xFE00 <= code <= 0xFE0F:
+            out.append(char)
+        elif 0x1F3FB <= code <= 0x1F3FF or unicodedata.category(char) in ("Mn", "Me"):
+            continue
+        else:
+            out.append(REPLACEMENT)
+    return "".join(out)
 
 
 class _Canvas:
     """A figure measured in pixels from the top-left, mirrored for right-to-left text."""
 
     def __init__(self, height: int, palette: Palette, rtl: bool) -> None:
-        register_fonts()
+        self.family = register_fonts()
         self.height = height
         self.palette = palette
         self.rtl = rtl
@@ -128,6 +209,7 @@ class _Canvas:
         to :data:`SHRINK_LEAST` of ``size``."""
         if not value:
             return None
+        value = drawable(value)
         leading = "right" if self.rtl else "left"
         other = "left" if self.rtl else "right"
         item = self.figure.text(
@@ -135,7 +217,7 @@ class _Canvas:
             self.y(py),
             value,
             fontsize=size * _PT,
-            family=FAMILY,
+            family=list(self.family),
             weight="bold" if bold else "normal",
             color=color or self.palette.text,
             ha="center" if center else other if trailing else leading,
@@ -251,6 +333,7 @@ def credit(c: _Canvas, value: str, top: float, width: float) -> None:
     if item is None:
         return
     item.set_verticalalignment("top")
+    value = item.get_text()  # as drawn: a character no font has already replaced
     if _width(item, value) <= width:
         return
     for size in _CREDIT_SIZES:
@@ -346,7 +429,7 @@ def board_image_figure(view: BoardImageView) -> tuple[Figure, BoardText]:
     c.text(MARGIN, 96, text.title, size=46, bold=True, width=inner)
     c.text(MARGIN, 150, text.subtitle, size=28, color=palette.muted, width=inner)
     # columns: rank, model (what is left), mode, score, runs
-    widths = (90, inner - 90 - 230 - 170 - 110, 230, 170, 110)
+    widths = (90, inner - 90 - 205 - 170 - 135, 205, 170, 135)
     starts = [MARGIN + sum(widths[:i]) for i in range(len(widths))]
     header_y = BOARD_HEADER - 30
     for i, label in enumerate(text.columns):

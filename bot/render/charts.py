@@ -26,6 +26,7 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 from matplotlib.transforms import Bbox
 
 from .bidi import figure
+from .cards import drawable, register_fonts
 from .format import mode_label
 from .i18n import N_, t
 from .scales import plain_number, robust_range
@@ -138,7 +139,7 @@ class _Labels:
 @dataclass(frozen=True, slots=True)
 class ChartWords:
     """The chart's words in the reader's language, its figures in the reader's digits,
-    and the font family that draws them (Persian: Vazirmatn, as the cards)."""
+    and the font family that draws them (the cards'; English: DejaVu Sans first)."""
 
     lang: str
     score: str
@@ -148,7 +149,7 @@ class ChartWords:
     no_latency: str
     dominated: str
     front: str
-    family: list[str] | None
+    family: list[str]
 
     def number(self, value: float) -> str:
         return figure(self.lang, plain_number(value))
@@ -180,12 +181,12 @@ _CHART_IDS = (
 
 
 def chart_words(lang: str = "en") -> ChartWords:
-    family = None
-    if lang == "fa":
-        from .cards import FAMILY, register_fonts
-
-        register_fonts()
-        family = list(FAMILY)
+    # the cards' fonts (an emoji in a model's name drawn, not a box); English keeps
+    # matplotlib's own first
+    family = list(register_fonts())
+    if lang != "fa":
+        family.remove("DejaVu Sans")
+        family.insert(0, "DejaVu Sans")
     return ChartWords(
         lang, t(lang, "chart_mean_score"), t(lang, "chart_cost_axis"),
         t(lang, "chart_latency_axis"), t(lang, "chart_no_cost"), t(lang, "chart_no_latency"),
@@ -273,7 +274,7 @@ def _panel(
     axes.legend(fontsize=_LABEL_FONT, loc="lower right", prop=font or None)
     texts = []
     for point, vx, vy in zip(shown, xs, ys, strict=True):
-        text = f"{_short(point.model)} ({words.attempts(point.attempts)})"
+        text = f"{_short(drawable(point.model))} ({words.attempts(point.attempts)})"
         if id(point) in clipped:
             text += f": {words.number(point.mean_score)}"
         texts.append((point, vx, vy, text))
@@ -283,7 +284,7 @@ def _panel(
     # room is kept), written once the labels are placed
     footer = axes.annotate(
         "·", (0, 0), xycoords="axes fraction", xytext=(0, -56), textcoords="offset points",
-        fontsize=_LABEL_FONT - 2, color="#555555", va="top", ha="left",
+        fontsize=_LABEL_FONT - 2, color="#555555", va="top", ha="left", **font,
     )  # fmt: skip
     return _Labels(texts, on_front, notes, footer, words)
 
@@ -316,8 +317,9 @@ def _place_labels(figure: Figure, axes: Axes, labels: _Labels) -> None:
         note = axes.annotate(
             text, (vx, vy), xytext=(0, 0), textcoords="offset points",
             fontsize=_LABEL_FONT, weight="bold" if id(point) in on_front else "normal",
-            zorder=5, bbox={"boxstyle": "square,pad=0.05", "facecolor": "white",
-                            "edgecolor": "none", "alpha": 0.75},
+            family=labels.words.family, zorder=5,
+            bbox={"boxstyle": "square,pad=0.05", "facecolor": "white", "edgecolor": "none",
+                  "alpha": 0.75},
         )  # fmt: skip
         note.set_gid(LABEL_GID)
         note.set_in_layout(False)  # long names must not squeeze the plot

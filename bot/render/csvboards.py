@@ -73,11 +73,11 @@ def board_csv(board: WebBoard) -> str:
     writer = csv.writer(out, lineterminator="\n")
     rows = [*board.rows, *board.reported]
     extra: list[str] = []
-    for row in rows:
-        for k in row.values:
-            if k not in extra:
-                # the score's 95 % interval beside it, as two columns
-                extra += [k, "ci95_low", "ci95_high"] if k == "score" else [k]
+    # the benchmark's figures whether or not there is a row, then any a row adds
+    for k in [*board.value_keys, *(k for row in rows for k in row.values)]:
+        if k not in extra:
+            # the score's 95 % interval beside it, as two columns
+            extra += [k, "ci95_low", "ci95_high"] if k == "score" else [k]
     head = ["rank", "model", "mode", "mark", "by", "key", "first_at", "last_at", *extra]
     writer.writerow([*head, "result"])
     for row in rows:

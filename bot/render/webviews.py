@@ -72,20 +72,25 @@ class WebRow:
 @dataclass(frozen=True, slots=True)
 class IntervalPoint:
     """A model line on a board's headline chart of scores: its ranking score, the
-    interval around it (None: none known) and the score as the board writes it."""
+    interval around it (None: none known) and the score as the board writes it.
+    ``label`` is the model's name; the page adds ``mode`` in the reader's words."""
 
     label: str
     score: float
     interval: tuple[float, float] | None
     text: str
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class ChartPoint:
+    """A model line on a score-against-cost chart (``label`` and ``mode`` as above)."""
+
     label: str
     cost: float
     score: float
     front: bool
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +117,9 @@ class WebBoard:
     intervals: tuple[IntervalPoint, ...] = ()
     search_span: int = 0  # >0: a search looks through the best ``search_span`` rows only
     has_questions: bool = False  # a choice benchmark: it has a questions page
+    #: the figures every row's ``values`` carries, in order (a CSV's columns, named
+    #: even when the board has no row)
+    value_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,3 +182,5 @@ class MyResult:
 class MyResults:
     name: str
     results: tuple[MyResult, ...] = field(default_factory=tuple)
+    #: the credits of the benchmarks whose scores are listed, each once
+    credits: tuple[str, ...] = ()

@@ -26,6 +26,7 @@ import tornado.http1connection
 import tornado.httputil
 import tornado.web
 
+from scoring import registry
 from storage import ApiToken, StoreUnavailable, Submission
 
 from ..core import api
@@ -151,7 +152,14 @@ def submission_json(shown: api.Submitted) -> dict[str, Any]:
         "published": shown.published,
         "url": shown.url,
         "held": shown.held,
+        "credit": _credit(sub.benchmark),
     }
+
+
+def _credit(name: str) -> str | None:
+    """The benchmark's credit and license, to quote with its score (as ``/r/<token>.json``
+    gives it); None for a benchmark that asks for none."""
+    return (registry.get(name).credit or None) if name in registry.names() else None
 
 
 def _summary(sub: Submission) -> dict[str, Any]:
@@ -164,6 +172,7 @@ def _summary(sub: Submission) -> dict[str, Any]:
         "created_at": sub.created_at.isoformat(),
         "published": sub.visibility.value == "published",
         "source": "api" if sub.extra.get("source") == api.SOURCE else "chat",
+        "credit": _credit(sub.benchmark),
     }
 
 

@@ -281,6 +281,9 @@ class Base(tornado.web.RequestHandler):
             self.finish(body)
             return
         self.set_header("ETag", page.etag)
+        # the answer's date is now, not the request's: a page made in this request (a
+        # second or more for a slow one) is never dated after the message carrying it
+        self.set_header("Date", format_datetime(datetime.now(UTC), usegmt=True))
         self.set_header("Last-Modified", format_datetime(page.modified, usegmt=True))
         self.set_header("Cache-Control", f"public, max-age={int(TTL)}")
         if self._not_modified(page):

@@ -498,6 +498,10 @@ def describe(spec: dict[str, Any], benchmarks: list[str]) -> dict[str, Any]:
                     "match the public key, or another user's result): on no board until "
                     "an admin releases it",
                 },
+                "credit": {
+                    "type": ["string", "null"],
+                    "description": "the benchmark's credit and license, to quote with the score",
+                },
             },
         },
     }

@@ -5,6 +5,7 @@ board (their OpenAPI description: :mod:`bot.web.openapi`). Pure: no I/O here."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -22,7 +23,7 @@ from scoring.base import CHART_FRONT
 
 from ..core import webboards
 from ..core.questions import SORTS, QuestionStats
-from ..render.bidi import figure, figure_html, figure_text
+from ..render.bidi import FSI, PDI, figure, figure_html, figure_text
 from ..render.csvboards import board_csv as board_csv
 from ..render.csvboards import row_json
 from ..render.fields import label, note_text, shown_value
@@ -33,6 +34,17 @@ from ..render.webviews import WebBoard, WebQuery, WebResult
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
+
+
+@functools.cache
+def asset(name: str) -> str:
+    """A stylesheet's or script's address with its content's digest (``?v=``, read once
+    per process): a browser may keep it for good, and takes the new one after a deploy
+    without waiting for its copy to go stale."""
+    digest = hashlib.blake2b((STATIC / name).read_bytes(), digest_size=6).hexdigest()
+    return f"/static/{name}?v={digest}"
+
+
 WINDOW_PARAMS = {"all": 0, "7d": 7, "30d": 30}
 #: Rows per page of a web board.
 PER_PAGE = 25
@@ -342,6 +354,9 @@ def render(name: str, lang: str, lang_chosen: bool, **values: Any) -> str:
             switch=switch,
             digits=lambda v: digits(lang, v),
             mode_label=lambda v: mode_label(v, lang) or v,
+            # what someone typed, put into a sentence: kept in its own direction
+            isolate=lambda v: f"{FSI}{v}{PDI}",
+            asset=asset,
             benchmarks=registry.all_benchmarks(),
             **values,
         )
@@ -409,8 +424,9 @@ def about(benchmark: Benchmark, lang: str) -> AboutBlock:
 def board_meta(
     board: WebBoard, lang: str, *, url: str, image: str, size: tuple[int, int] = (1080, 0)
 ) -> Meta:
-    """A board's preview: its title, its leaders in the description, its image (a board's
-    image is 1080 px wide, its height that of its lines: 0, not said)."""
+    """A board's preview: its title, its leaders in the description (and the benchmark's
+    credit with them), its image (a board's image is 1080 px wide, its height that of its
+    lines: 0, not said)."""
     leaders = "; ".join(
         f"{figure_text(lang, r.rank or '—')}. {r.model} ({mode_label(r.mode, lang) or r.mode}) "
         f"{figure_text(lang, r.cells.get(board.columns[0].key, '—')) if board.columns else ''}"
@@ -418,12 +434,14 @@ def board_meta(
     )
     description = t(lang, "web_og_board", benchmark=board.title, n=board.total)
     if leaders:
-        description += " " + leaders
+        # scores quoted in a preview carry the benchmark's credit, as on the page
+        description += " " + leaders + (f" · {board.credit}" if board.credit else "")
     return Meta(f"{board.title} · {t(lang, 'web_title')}", description, url, image, *size)
 
 
 def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
-    """A result's preview: model, mode, score and benchmark; its card as the image."""
+    """A result's preview: model, mode, score and benchmark (and its credit); its card
+    as the image."""
     description = t(
         lang,
         "web_og_result",
@@ -432,6 +450,8 @@ def result_meta(found: WebResult, lang: str, *, url: str, image: str) -> Meta:
         score=figure_text(lang, found.score),
         benchmark=found.title,
     )
+    if found.credit:  # the score quoted with its benchmark's credit, as on the page
+        description += f" {found.credit}"
     title = f"{found.model} · {found.title} {figure_text(lang, found.score)}"
     return Meta(title, description, url, image, 1080, 1350)
 
@@ -460,9 +480,13 @@ def board_page(
 
     benchmark = registry.get(q.benchmark)
     chart = ""
+
+    def named(label: str, mode: str) -> str:  # a model line: its name and its mode's
+        return f"{label} · {mode_label(mode, lang) or mode}" if mode else label
+
     if board.chart_kind == CHART_FRONT and board.chart:
         chart = render_svg(
-            board.chart,
+            [replace(p, label=named(p.label, p.mode)) for p in board.chart],
             cost_label=t(lang, "web_chart_cost"),
             score_label=t(lang, "web_chart_score"),
             log_cost_label=t(lang, "web_chart_cost_log"),
@@ -470,7 +494,10 @@ def board_page(
         )
     elif board.chart_kind != CHART_FRONT and board.intervals:
         chart = render_intervals(
-            [replace(p, text=figure(lang, p.text)) for p in board.intervals],
+            [
+                replace(p, label=named(p.label, p.mode), text=figure(lang, p.text))
+                for p in board.intervals
+            ],
             fmt=lambda value: figure(lang, benchmark.format_score(value)),
             label=t(lang, "web_chart_scores", benchmark=board.title),
         )

@@ -20,9 +20,10 @@ import tornado.web
 from scoring import registry
 
 from ..core import api as api_core
-from ..core import questions, sharing, signing, webboards, webresults
+from ..core import people, questions, sharing, signing, webboards, webresults
 from ..core.errors import UserError
-from ..render.i18n import t
+from ..core.services import Services
+from ..render.i18n import pick_language, t
 from . import api, initdata, openapi, pages
 from .handler import CSP, JSON_TYPE, Base, allowed_methods
 
@@ -304,6 +305,12 @@ class OpenApiHandler(Base):
     head = get  # monitors and link checkers ask with HEAD
 
 
+async def bot_language(services: Services, user: initdata.WebAppUser) -> str:
+    """The language a signed-in user reads the bot in: their /lang choice, else the
+    language of their Telegram app (as the bot picks it for their messages)."""
+    return pick_language(await people.chosen_language(services, user.id), user.language_code)
+
+
 class AppHandler(Base):
     """The Mini App's entry page: the boards, and (signed in, by its script) "my
     results"."""
@@ -347,8 +354,15 @@ class AppMeHandler(Base):
             self.set_header("Content-Type", "text/html; charset=utf-8")
             self.finish(pages.render("my.html", lang, chosen, mine=None, here="/app"))
             return
+        # the language the user reads the bot in (their /lang, else Telegram's), not the
+        # phone's: the page asked without ?lang= (the menu button, the main Mini App)
+        # reloads in it when it differs (app.js)
+        spoken = await bot_language(self.state.services, user)
+        if "lang" not in self.query():
+            lang, chosen = spoken, True
         mine = await webresults.my_results(self.state.services, user.id, user.first_name)
         self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Content-Language", spoken)
         self.finish(pages.render("my.html", lang, chosen, mine=mine, here="/app"))
 
 
@@ -363,9 +377,9 @@ class AppShareHandler(Base):
         self.set_header("Cache-Control", "no-store")
         self.set_header("Content-Type", "application/json; charset=utf-8")
         try:
-            lang, _ = self.lang({k: v for k, v in self.query().items() if k == "lang"})
+            lang, chosen = self.lang({k: v for k, v in self.query().items() if k == "lang"})
         except pages.BadRequest:
-            lang = "en"
+            lang, chosen = "en", False
         try:
             user = initdata.check(
                 self.get_body_argument("init_data", default=""), self.state.bot_token or ""
@@ -373,6 +387,8 @@ class AppShareHandler(Base):
         except initdata.InvalidInitData as exc:
             log.info("Mini App share refused: %s", exc)
             return self._answer(403, {"error": "sign-in refused"})
+        if not chosen:  # the page's language was the phone's: the message is the bot's
+            lang = await bot_language(self.state.services, user)
         token = self.get_body_argument("token", default="")
         if not token or len(token) > 32 or not token.replace("-", "").replace("_", "").isalnum():
             return self._answer(404, {"error": "no such result"})
@@ -399,6 +415,17 @@ class StaticHandler(tornado.web.StaticFileHandler):
     def set_default_headers(self) -> None:
         self.set_header("Content-Security-Policy", CSP)
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def get_cache_time(self, path: str, modified: Any, mime_type: str) -> int:
+        """A year for an address with its content's digest (``pages.asset``); else none
+        said here (``set_extra_headers``: asked again each time, a 304 when unchanged)."""
+        return 365 * 24 * 3600 if "v" in self.request.arguments else 0
+
+    def set_extra_headers(self, path: str) -> None:
+        if "v" in self.request.arguments:
+            self.set_header("Cache-Control", f"public, max-age={365 * 24 * 3600}, immutable")
+        else:  # a browser's own guess could keep an old script or stylesheet for days
+            self.set_header("Cache-Control", "no-cache")
 
     def get_content_type(self) -> str:
         if self.absolute_path is not None and self.absolute_path.endswith(".webmanifest"):

@@ -4,9 +4,10 @@ part of the test run.
     .venv/bin/python tests/benchmarks/bench_cards.py [--repeats 30]
 
 Prints, for each kind of image (a card per benchmark, English and Persian, light and
-dark, a 300-character name; a ten-row board page and the inline top five), the time to
-render it to PNG bytes on one core: min / median / p90 / max over the repeats, after one
-warm-up render (which pays for loading matplotlib and the fonts, printed apart). Goals:
+dark, a 300-character name, a name with emoji; a ten-row board page, one of its names
+with emoji, and the inline top five), the time to render it to PNG bytes on one core:
+min / median / p90 / max over the repeats, after one warm-up render (which pays for
+loading matplotlib and the fonts, printed apart). Goals:
 a card under 150 ms, a board image under 300 ms.
 
 Then the bot's way of rendering: many cards through the render thread
@@ -31,6 +32,9 @@ from scoring import zerobench as zb
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 LONG = "gpt-" + "x" * 296
+#: a name with emoji: drawn by the system's emoji font when there is one, else U+FFFD
+EMOJI = "Llama 🦙 rocket 🚀 👨‍💻 ⭐ 👍🏽"
+NAMES = {3: LONG, 5: EMOJI}  # a board's odd rows
 
 
 def result_of(name: str) -> Result:
@@ -61,7 +65,7 @@ def card(name: str, lang: str, theme: str, model: str = "gpt-6 luna") -> ResultC
 
 def board(rows: int, lang: str, theme: str) -> BoardImageView:
     table = tuple(
-        TableRow(i + 1, LONG if i == 3 else f"model {i}", "think", f"+{50 - i}", i + 1, i % 2 == 0)
+        TableRow(i + 1, NAMES.get(i, f"model {i}"), "think", f"+{50 - i}", i + 1, i % 2 == 0)
         for i in range(rows)
     )
     return BoardImageView(
@@ -140,6 +144,10 @@ def main() -> None:
         view = card("primebench", lang, "light", LONG)
         times = timed(lambda v=view: render_result_card(v), args.repeats)  # type: ignore[misc]
         print(line(f"card, 300-character name, {lang}", times, 150))
+    for lang in ("en", "fa"):
+        view = card("primebench", lang, "light", EMOJI)
+        times = timed(lambda v=view: render_result_card(v), args.repeats)  # type: ignore[misc]
+        print(line(f"card, a name with emoji, {lang}", times, 150))
     print()
     for rows, label in ((10, "board page, 10 rows"), (5, "inline top five")):
         for lang in ("en", "fa"):

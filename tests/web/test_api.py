@@ -68,6 +68,13 @@ async def test_a_private_submission_and_the_fields(web: Api) -> None:
     status, data, _ = await web.post({"benchmark": "primebench", "output": output(20)})
     assert status == 201 and data["published"] is False and data["url"] is None
     assert data["final_score"] == 20 and data["model"] is None
+    # a PrimeBench score comes with JibayAI's credit, as everywhere it is shown
+    credit = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+    assert data["credit"] == credit
+    status, again, _ = await web.get(f"/api/v1/submissions/{data['id']}")
+    assert status == 200 and again["credit"] == credit
+    status, me, _ = await web.get("/api/v1/me")
+    assert status == 200 and me["submissions"][0]["credit"] == credit
 
 
 async def test_the_same_idempotency_key_gives_the_same_submission(web: Api) -> None:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -159,7 +160,9 @@ def test_the_mini_app_signs_in_with_valid_init_data_only(
 ) -> None:
     base, _ = server
     theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
-    raw = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time())))
+    raw = signed(
+        BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=int(time.time()), language="en")
+    )
     page = browser.new_page(viewport={"width": 420, "height": 800})
     page.route("https://telegram.org/**", lambda route: route.abort())  # no network here
     page.goto(app_url(base, raw, theme))
@@ -299,6 +302,116 @@ def test_no_page_scrolls_sideways_on_a_phone_and_boards_fit_a_wide_screen(
     wide.goto(f"{base}/r/{tokens['best']}")
     doc_shot(wide, "result")
     wide.close()
+
+
+#: Every text on the page whose colour against its background reads below WCAG AA (4.5:1,
+#: 3:1 for large text): [text, ratio].
+CONTRAST_JS = """
+() => {
+  const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = c => {
+    const [r, g, b] = c.slice(0, 3).map(v => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const background = el => {
+    for (; el; el = el.parentElement) {
+      const c = rgb(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c;
+    }
+    return [255, 255, 255];
+  };
+  const out = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const own = [...el.childNodes].filter(n => n.nodeType === 3)
+      .map(n => n.textContent).join("").trim();
+    const style = getComputedStyle(el);
+    if (!own || !el.getClientRects().length || style.visibility === "hidden") continue;
+    const a = lum(rgb(style.color)), b = lum(background(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (parseInt(style.fontWeight) >= 700 && size >= 18.66);
+    if (ratio < (large ? 3 : 4.5)) out.push([own.slice(0, 40), Math.round(ratio * 100) / 100]);
+  }
+  return out;
+}
+"""
+
+
+#: The smallest text of the board's chart as drawn, in pixels (None: no chart).
+SMALLEST_CHART_TEXT_JS = """
+() => {
+  const svg = document.querySelector("#chart svg");
+  if (!svg) return null;
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const sizes = [...svg.querySelectorAll("text")].map(t => Number(t.getAttribute("font-size")));
+  return Math.min(...sizes) * scale;
+}
+"""
+
+
+def test_every_page_fits_320_px_and_reads_in_light_and_dark(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    """The narrowest phone (320 px): no page scrolls sideways, the questions' table
+    included; every text, buttons' too, reads at WCAG AA contrast in either colour
+    scheme; every page has its one heading (the Mini App's for screen readers only)."""
+    base, tokens = server
+    paths = (*PAGES, "/b/primebench/questions", "/b/primebench/questions?lang=fa", "/app",
+             f"/r/{tokens['best']}", f"/r/{tokens['best']}?lang=fa",
+             f"/g/{tokens['web']}")  # fmt: skip
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 320, "height": 700}, color_scheme=scheme)
+        page = context.new_page()
+        page.route("https://telegram.org/**", lambda route: route.abort())
+        for path in paths:
+            page.goto(base + path)
+            width = page.evaluate("document.documentElement.scrollWidth")
+            assert width <= 320, f"{path}: {width} px wide on a 320 px screen"
+            assert page.evaluate(CONTRAST_JS) == [], (scheme, path)
+            assert page.locator("h1").count() == 1, path  # a heading to find the page by
+            # every table named (by its heading) for a screen reader's list of tables
+            tables = page.get_by_role("table")
+            named = page.get_by_role("table", name=re.compile(r"\S"))
+            assert tables.count() == named.count(), path
+            # a chart's words stay legible (10 px or more), its box scrolling if need be
+            smallest = page.evaluate(SMALLEST_CHART_TEXT_JS)
+            assert smallest is None or smallest >= 10, (path, smallest)
+        context.close()
+
+
+def test_on_a_phone_the_keyboard_never_lands_on_what_is_not_drawn(
+    server: tuple[str, dict[str, str]], browser: Browser
+) -> None:
+    """A board's column headings are hidden on a phone (each value has its label): the
+    sort link the keyboard is on shows with them, and a score sits with its interval at
+    the end of its line."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 390, "height": 800})
+    page.goto(base + "/b/primebench")
+    head = page.locator("#board thead")
+    assert head.evaluate("e => e.getBoundingClientRect().width") <= 1  # not drawn
+    page.locator("#board thead a").first.focus()
+    # drawn where it is: what the screen shows at its middle is the link itself
+    shown = page.evaluate(
+        "() => { const e = document.activeElement; e.scrollIntoView({block: 'center'});"
+        " const r = e.getBoundingClientRect();"
+        " const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);"
+        " return r.left >= 0 && r.right <= innerWidth && (at === e || e.contains(at)); }"
+    )
+    assert shown
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("#f-q").focus()  # away again: hidden
+    assert head.evaluate("e => e.getBoundingClientRect().width") <= 1
+    cell = page.locator("#board tbody tr").first.locator("td.num:has(.ci)")
+    score, interval = cell.locator("bdi").first, cell.locator(".ci")
+    score_box, interval_box = score.bounding_box(), interval.bounding_box()
+    assert score_box is not None and interval_box is not None
+    gap = interval_box["x"] - (score_box["x"] + score_box["width"])
+    assert 0 <= gap < 16, gap  # side by side, not spread over the line
+    page.close()
 
 
 def test_charts_search_credits_and_the_way_to_the_bot(

@@ -79,10 +79,12 @@ def browser() -> Iterator[Browser]:
             launched.close()
 
 
-def new_page(browser: Browser, served: Served, width: int = 1280, height: int = 900) -> Page:
+def new_page(
+    browser: Browser, served: Served, width: int = 1280, height: int = 900, locale: str = "en-US"
+) -> Page:
     """A page whose requests never leave the machine: Telegram's script is the stub,
-    anything else third-party is refused and listed."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+    anything else third-party is refused and listed. ``locale``: the phone's language."""
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
 
     def route(route: Route) -> None:
         url = route.request.url
@@ -119,8 +121,11 @@ def called(page: Page, name: str) -> list[list[Any]]:
 
 
 def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -> None:
-    theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000"}
-    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=int(time.time())))
+    theme = {"bg_color": "#102030", "text_color": "#fafafa", "button_color": "#ff0000",
+             "button_text_color": "#000001"}  # fmt: skip
+    raw = signed(
+        BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=int(time.time()), language="en")
+    )
     page = new_page(browser, served, 390, 844)
     page.goto(app_url(served.base, raw, theme))
     expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
@@ -136,6 +141,9 @@ def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -
     assert called(page, "openTelegramLink") == [["openTelegramLink", "https://t.me/bench_test_bot"]]
     # the theme follows Telegram's themeChanged
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(16, 32, 48)"
+    # a button's text in the theme's colour for it, on the theme's button colour
+    on_accent = "getComputedStyle(document.documentElement).getPropertyValue('--on-accent')"
+    assert page.evaluate(on_accent).strip() == "#000001"
     page.evaluate(
         "Telegram.WebApp.themeParams = {bg_color: '#f0e0d0', text_color: '#101010'};"
         "__tgFire('themeChanged')"
@@ -186,6 +194,37 @@ def test_the_mini_app_is_a_telegram_mini_app(served: Served, browser: Browser) -
     screen(page, "app-390-fa", full=False)
     assert served.third_party == []
     page.context.close()
+
+
+def test_the_mini_app_opened_from_the_menu_is_in_the_bots_language(
+    served: Served, browser: Browser
+) -> None:
+    """The menu button and the bot's main Mini App open /app with no ?lang=: the page
+    reloads once in the language the user reads the bot in (Telegram's, or /lang), not
+    the phone's, and the pages opened from there keep it."""
+    theme = {"bg_color": "#ffffff", "text_color": "#000000"}
+    now = int(time.time())
+    for user_id, telegram, phone, want in (
+        (9301, "fa", "en-US", "fa"),
+        (9302, "en", "fa-IR", "en"),
+    ):
+        raw = signed(BOT_TOKEN, fields(user_id=user_id, auth_date=now, language=telegram))
+        page = new_page(browser, served, 390, 844, locale=phone)
+        page.goto(app_url(served.base, raw, theme))
+        expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
+        assert page.locator("html").get_attribute("lang") == want
+        assert f"lang={want}" in page.url and "tgWebAppData=" in page.url
+        title = "نتیجه‌های من" if want == "fa" else "My results"
+        expect(page.locator("#my-title")).to_contain_text(title)
+        page.locator(".cards a").first.click()
+        page.wait_for_url("**/b/**")
+        assert page.locator("html").get_attribute("lang") == want
+        # an address that chose its language keeps it: no reload into the bot's
+        other = "en" if want == "fa" else "fa"
+        page.goto(app_url(served.base, raw, theme).replace("/app#", f"/app?lang={other}#"))
+        expect(page.locator("#my[data-state=signed-in]")).to_be_visible()
+        assert page.locator("html").get_attribute("lang") == other
+        page.context.close()
 
 
 def test_an_ordinary_browser_loads_nothing_from_telegram(served: Served, browser: Browser) -> None:

@@ -33,8 +33,11 @@ def signed(token: str, fields: dict[str, str]) -> str:
     return "&".join(f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in pairs)
 
 
-def fields(user_id: int = 7, auth_date: int = NOW, **extra: str) -> dict[str, str]:
-    user = {"id": user_id, "first_name": "Ada & <Co>", "language_code": "fa"}
+def fields(
+    user_id: int = 7, auth_date: int = NOW, language: str = "fa", **extra: str
+) -> dict[str, str]:
+    """A sign-in's fields; ``language``: the user's Telegram app's language."""
+    user = {"id": user_id, "first_name": "Ada & <Co>", "language_code": language}
     return {
         "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
         "user": json.dumps(user, separators=(",", ":")),
@@ -96,10 +99,10 @@ async def post_me(site: Site, raw: str, lang: str = "") -> tuple[int, str]:
 
 async def test_the_app_page_and_my_results(site: Site) -> None:
     status, html, response = await site.get("/app")
-    assert status == 200 and 'src="/static/app.js"' in html and 'id="my"' in html
+    assert status == 200 and 'src="/static/app.js?v=' in html and 'id="my"' in html
     assert "frame-ancestors https://web.telegram.org" in response.headers["Content-Security-Policy"]
     now = int(time.time())
-    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 10))
+    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 10, language="en"))
     status, mine = await post_me(site, raw)
     assert status == 200 and "My results" in mine
     assert "Filler 29" in mine and mine.count("<li>") == 20  # their latest 20
@@ -114,7 +117,54 @@ async def test_the_app_page_and_my_results(site: Site) -> None:
     assert status == 200 and "نتیجه‌های من" in persian
 
 
+async def test_my_results_are_in_the_language_the_user_reads_the_bot_in(site: Site) -> None:
+    """Asked without ?lang= (the menu button's /app), in the bot's language for the user
+    (their /lang, else their Telegram app's), whatever the phone's (Accept-Language); it
+    names that language (Content-Language) for the page to reload in."""
+    now = int(time.time())
+    persian_app = signed(BOT_TOKEN, fields(user_id=fixtures.PUBLIC_USER, auth_date=now - 5))
+    async with site.session.post(
+        f"{site.base}/app/me", data={"init_data": persian_app}, headers={"Accept-Language": "en"}
+    ) as response:
+        assert response.status == 200 and response.headers["Content-Language"] == "fa"
+        assert "نتیجه‌های من" in await response.text()
+    # /lang en in the bot beats the Persian Telegram app and a Persian phone
+    await site.state.services.store.set_user_language(fixtures.PUBLIC_USER, "en")
+    async with site.session.post(
+        f"{site.base}/app/me", data={"init_data": persian_app}, headers={"Accept-Language": "fa"}
+    ) as response:
+        assert response.status == 200 and response.headers["Content-Language"] == "en"
+        assert "My results" in await response.text()
+    # a page that chose its language (?lang=) keeps it
+    status, persian = await post_me(site, persian_app, "?lang=fa")
+    assert status == 200 and "نتیجه‌های من" in persian
+
+
 async def test_my_results_refuse_a_huge_body(site: Site) -> None:
     form = aiohttp.FormData({"init_data": "x" * 100_000})
     async with site.session.post(f"{site.base}/app/me", data=form) as response:
         assert response.status in (400, 403, 413)
+
+
+async def test_my_results_and_the_apps_leaders_credit_the_scores_they_show(site: Site) -> None:
+    """A PrimeBench score in "my results" comes with JibayAI's credit, as on every page;
+    no PrimeBench score, no credit (nor on the app's PrimeBench card without leaders)."""
+    credit = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+    now = int(time.time())
+    raw = signed(BOT_TOKEN, fields(user_id=fixtures.SECRET_USER, auth_date=now - 5))
+    status, mine = await post_me(site, raw, "?lang=en")
+    assert status == 200 and "Filler" in mine and mine.count(credit) == 1
+    nobody = signed(BOT_TOKEN, fields(user_id=2**40, auth_date=now - 5))
+    status, none = await post_me(site, nobody, "?lang=en")
+    assert status == 200 and "JibayAI" not in none
+    _, app, _ = await site.get("/app")
+    assert credit in app.split('<h2><a href="/b/primebench"', 1)[1].split("</section>", 1)[0]
+    store = site.state.services.store
+    for user in (fixtures.PUBLIC_USER, fixtures.SECRET_USER):
+        for sub in await store.history(user, benchmark="primebench", limit=100):
+            if sub.visibility.value == "published":
+                await store.hide(sub.id)
+    site.state.forget()
+    _, app, _ = await site.get("/app")
+    card = app.split('<h2><a href="/b/primebench"', 1)[1].split("</section>", 1)[0]
+    assert "Alpha Large" not in card and "JibayAI" not in app

@@ -5,7 +5,11 @@ spreadsheet would run as a formula."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
+
+import pytest
 
 from bot.render.csvboards import _csv_text
 from bot.web import initdata
@@ -79,3 +83,51 @@ def test_the_csv_neutraliser_covers_every_formula_prefix() -> None:
     for value in ("Alpha", "GPT-4o", "1.5", "", "a=b", "x-1"):
         assert _csv_text(value) == value
     assert _csv_text(None) == "" and _csv_text(7) == 7
+
+
+async def test_a_slow_page_is_never_dated_after_its_answer(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Last-Modified is at most the answer's Date (RFC 9110), also for a page whose
+    making crosses a second: the front page, its leaders read a second and more late."""
+    from email.utils import parsedate_to_datetime
+
+    from bot.core import webboards
+
+    real = webboards.leaders
+
+    async def slow(*args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(1.2)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(webboards, "leaders", slow)
+    status, _, response = await site.get("/")
+    assert status == 200
+    modified = parsedate_to_datetime(response.headers["Last-Modified"])
+    assert modified <= parsedate_to_datetime(response.headers["Date"])
+
+
+async def test_scripts_and_stylesheets_reach_browsers_as_soon_as_they_change(site: Site) -> None:
+    """Pages name each script and stylesheet by its content's digest (kept for good);
+    asked without one, a file is revalidated each time (a 304 when unchanged), never
+    kept on a browser's own guess for days after a deploy changed it."""
+    import hashlib
+    import re
+
+    from bot.web import pages
+
+    _, html, _ = await site.get("/b/primebench")
+    found = dict(re.findall(r'"/static/([a-z]+\.(?:css|js))\?v=([0-9a-f]+)"', html))
+    assert set(found) == {"style.css", "app.js", "miniapp.js"}, found
+    for name, version in found.items():
+        data = (pages.STATIC / name).read_bytes()
+        assert version == hashlib.blake2b(data, digest_size=6).hexdigest()
+        status, _, response = await site.get(f"/static/{name}?v={version}")
+        assert status == 200 and "immutable" in response.headers["Cache-Control"]
+    _, app, _ = await site.get("/app")
+    assert re.search(r'"/static/miniapp\.css\?v=[0-9a-f]+"', app)
+    status, _, response = await site.get("/static/style.css")
+    assert status == 200 and response.headers["Cache-Control"] == "no-cache"
+    etag = response.headers["ETag"]
+    status, _, _ = await site.get("/static/style.css", headers={"If-None-Match": etag})
+    assert status == 304

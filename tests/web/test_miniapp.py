@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Bot
 
+from bot.render.i18n import t
 from bot.telegram import miniapp
 from bot.web.handler import CSP, TELEGRAM_WEB_APP_JS
 from tests.e2e.botapi import FakeBotAPI
@@ -57,6 +58,19 @@ async def test_a_result_is_shared_as_a_prepared_inline_message(site: Site, api: 
         assert "Alpha Large" in text and f"start=r_{token}" in text
         button = result["reply_markup"]["inline_keyboard"][0][0]
         assert button["url"] == f"https://t.me/bench_test_bot?start=r_{token}"
+        # in the language the user reads the bot in (Persian here) when the page did not
+        # choose one, whatever the phone's; in the page's when it did
+        assert button["text"] == t("fa", "btn_open_in_bot") != t("en", "btn_open_in_bot")
+        for lang, phone in (("", "en"), ("?lang=en", "fa")):
+            async with site.session.post(
+                f"{site.base}/app/share{lang}", data={"init_data": raw, "token": token},
+                headers={"Accept-Language": phone},
+            ) as response:  # fmt: skip
+                shared = api.prepared[json.loads(await response.text())["id"]]
+            button = shared["result"]["reply_markup"]["inline_keyboard"][0][0]
+            assert button["text"] == t(lang[-2:] or "fa", "btn_open_in_bot"), lang
+        api.prepared.clear()
+        status, body = await post_share(site, raw, token)
         # a forged sign-in, a hidden result, a token nobody made: refused, nothing saved
         forged = signed("42:another-bot", fields(user_id=fixtures.SECRET_USER, auth_date=now))
         assert (await post_share(site, forged, token))[0] == 403

@@ -287,6 +287,13 @@ async def test_a_group_board_by_its_link_until_revoked(site: Site) -> None:
     status, html, _ = await site.get(f"/g/{token}")
     assert status == 200 and set(models(html)) == {"Gamma Group", fixtures.HOSTILE}
     assert 'name="verified"' not in html and ".csv" not in html
+    # never listed: a search engine that finds the link somewhere keeps it out
+    robots = '<meta name="robots" content="noindex, nofollow">'
+    assert robots in html
+    _, other, _ = await site.get(f"/g/{token}/zerobench")
+    assert robots in other
+    for path in ("/", "/b/primebench", f"/r/{site.tokens['best']}"):
+        assert robots not in (await site.get(path))[1], path
     status, _, _ = await site.get(f"/g/{token}?verified=1")
     assert status == 400
     store: Store = site.state.services.store
@@ -357,3 +364,17 @@ async def test_runs_by_benchboard_are_marked_and_filtered(site: Site) -> None:
     assert table[1][1] == "Alpha Large" and table[1][3] == "benchboard"
     status, _, _ = await site.get("/b/primebench?mark=mine")
     assert status == 400
+
+
+async def test_an_empty_boards_csv_names_the_same_columns_as_one_with_rows(site: Site) -> None:
+    """The header is the benchmark's, not what the rows happen to carry: a search that
+    finds nothing (or a board before its first result) still names every score column."""
+    for name in ("primebench", "zerobench", "natory"):
+        _, full, _ = await site.get(f"/b/{name}.csv")
+        status, empty, _ = await site.get(f"/b/{name}.csv?q=no-such-model-anywhere")
+        assert status == 200
+        head = next(csv.reader(io.StringIO(full)))
+        table = list(csv.reader(io.StringIO(empty)))
+        assert table[0] == head, name
+        assert "score" in head and "ci95_low" in head
+        assert all(not row or row[0].startswith("#") for row in table[1:])

@@ -99,7 +99,9 @@ async def test_persian_previews_write_figures_in_persian_digits(site: Site) -> N
     _, board, _ = await site.get("/b/primebench?lang=fa")
     text = og(board, "og:description")
     assert "۱." in text and "+۱۸" in text and "۲." in text, text
-    assert re.search("[0-9]", text.replace("Alpha Large", "")) is None, text
+    # (the credit, a name and a license, stays as written)
+    credit = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+    assert re.search("[0-9]", text.replace("Alpha Large", "").replace(credit, "")) is None, text
     _, zero, _ = await site.get("/b/zerobench?lang=fa")
     assert "٪۷۰٫۰" in og(zero, "og:description")
 
@@ -203,6 +205,17 @@ async def test_each_benchmark_credits_its_own_authors_only(site: Site) -> None:
     assert "Based on the questions, choose the correct option." in prime  # the prompt
     _, result, _ = await site.get(f"/r/{site.tokens['best']}")
     assert "JibayAI" in result
+    # a preview quoting PrimeBench scores carries the credit too; another's does not
+    credit = "PrimeBench by JibayAI (jibay.ir), CC BY-ND 4.0"
+    for path in (f"/r/{site.tokens['best']}", f"/r/{site.tokens['best']}?lang=fa",
+                 "/b/primebench", "/b/primebench?lang=fa", f"/g/{site.tokens['web']}"):  # fmt: skip
+        _, page, _ = await site.get(path)
+        for name in ("og:description", "twitter:description", "description"):
+            assert credit in og(page, name), (path, name)
+    for path in ("/b/zerobench", f"/g/{site.tokens['web']}/zerobench", "/",
+                 "/b/primebench?q=nothing-like-it"):  # fmt: skip
+        _, page, _ = await site.get(path)
+        assert "JibayAI" not in og(page, "og:description"), path
     for path in ("/b/zerobench", "/b/natory", "/nosuch", "/b/primebench?page=99",
                  "/r/nosuchtoken", "/b/primebench?mode=fast"):  # fmt: skip
         _, page, _ = await site.get(path)
@@ -273,3 +286,18 @@ async def test_searches_of_a_board_share_one_read_of_its_lines(site: Site) -> No
     assert models(other) == ["Beta"] and len(services.scans) == 1  # the same lines
     _, think, _ = await site.get("/b/primebench?q=alpha&mode=think")
     assert models(think) == ["Alpha Large"] and len(services.scans) == 2  # other filters
+
+
+async def test_a_persian_boards_chart_names_modes_in_persian(site: Site) -> None:
+    """The chart's model lines say their mode as the table beside them does."""
+    from bot.render.format import mode_label
+
+    for path, line in (("/b/natory", "Nat Cheap · "), ("/b/primebench", "Alpha Large · ")):
+        _, page, _ = await site.get(path + "?lang=fa")
+        svg = page.split("<svg", 1)[1].split("</svg>", 1)[0]
+        labels = re.findall(rf"{re.escape(line)}([^<:]+)", html.unescape(svg))
+        assert labels, path
+        for shown in labels:
+            assert shown.strip() in (mode_label("default", "fa"), mode_label("think", "fa"))
+        _, english, _ = await site.get(path)
+        assert line + "default" in english or line + "think" in english

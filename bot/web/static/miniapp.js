@@ -30,7 +30,8 @@
   // the launch data): now, and again at every themeChanged
   var NAMES = [["bg_color", "--bg"], ["bg_color", "--bg2"], ["secondary_bg_color", "--bg2"],
                ["section_bg_color", "--bg2"], ["text_color", "--fg"], ["hint_color", "--muted"],
-               ["hint_color", "--line"], ["link_color", "--link"], ["button_color", "--accent"]];
+               ["hint_color", "--line"], ["link_color", "--link"], ["button_color", "--accent"],
+               ["button_text_color", "--on-accent"]];
   function applyTheme(theme) {
     if (!theme || typeof theme !== "object") return;
     NAMES.forEach(function (pair) {

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import struct
+import warnings
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +26,10 @@ from bot.render.card_views import (
 )
 from bot.render.cards import (
     CARD_HEIGHT,
+    REPLACEMENT,
     WIDTH,
     board_image_figure,
+    emoji_font,
     render_board_image,
     render_result_card,
     result_card_figure,
@@ -196,11 +200,13 @@ def test_a_board_image_is_a_table_with_its_header(lang: str, theme: str, name: s
     assert any(title in s and ("Lab" in s or "گروه آزمایش" in s) for s in drawn)
     subtitle = plain(text.subtitle)
     if lang == "en":
-        assert {"#", "Model", "Mode", "Score", "Runs"} <= set(drawn)
+        counted = "Attempts" if name == "natory" else "Runs"
+        assert {"#", "Model", "Mode", "Score", counted} <= set(drawn)
         assert "mode: think" in subtitle and "7 days" in subtitle and "page 1 of 3" in subtitle
         assert "2026-11-30" in subtitle
     else:
-        assert {"رتبه", "مدل", "حالت", "امتیاز", "اجرا"} <= set(drawn)
+        counted = "تلاش‌ها" if name == "natory" else "اجرا"
+        assert {"رتبه", "مدل", "حالت", "امتیاز", counted} <= set(drawn)
         assert "۲۰۲۶-۱۱-۳۰" in subtitle
     scores = "+31" if lang == "en" else "+۳۱"
     assert "model 0" in drawn and "model 9" in drawn and scores in drawn
@@ -348,3 +354,58 @@ def test_a_large_score_is_drawn_whole_smaller_never_cut(lang: str) -> None:
         drawn = _texts(figure)
         digits = str.maketrans("0123456789", "۰۱۲۳۴۵۶۷۸۹") if lang == "fa" else {}
         assert score.translate(digits) in drawn and "100000".translate(digits) in drawn, drawn
+
+
+#: An emoji an emoji font has (Unicode 6), one with a skin tone, and a character no font
+#: has (plane 16's private use)
+EMOJI_NAME = "rocket 🚀 ok 👍🏽 x\U0010fffd"
+
+
+def _missing_glyphs(draw: Any) -> list[str]:
+    """What matplotlib says it drew as an empty box while ``draw()`` rendered."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        draw()
+    return [str(w.message) for w in caught if "missing from font" in str(w.message)]
+
+
+@pytest.mark.parametrize("lang", ["en", "fa"])
+def test_no_character_of_a_name_is_drawn_as_an_empty_box(lang: str) -> None:
+    """An emoji is drawn by the system's emoji font when it has one (Debian's
+    fonts-symbola, Noto Emoji), else, as a character no font has, as U+FFFD; a skin
+    tone no font has is left out. Never the empty box matplotlib draws (and warns of)."""
+    view = _card("primebench", lang=lang, model=EMOJI_NAME)
+    assert _missing_glyphs(lambda: render_result_card(view)) == []
+    figure, _ = result_card_figure(view)
+    (name,) = [t for t in _texts(figure) if t.startswith("rocket")]
+    assert name.endswith("x" + REPLACEMENT)
+    if emoji_font() is not None:
+        assert name.startswith("rocket 🚀 ok 👍")
+    rows = (TableRow(1, EMOJI_NAME, "think", "+4", 1, True),)
+    board = BoardImageView(
+        registry.get("primebench"), "g", rows, NOW, "think", 30, 0, 1, key_version=1,
+        lang=lang, theme="dark", bot_username="benchboard_bot",
+    )  # fmt: skip
+    assert _missing_glyphs(lambda: render_board_image(board)) == []
+
+
+def test_the_emoji_font_is_the_best_one_the_system_has(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "Symbola_hint.ttf").write_bytes(b"")
+    assert emoji_font([tmp_path / "nowhere", tmp_path]) == tmp_path / "a" / "Symbola_hint.ttf"
+    (tmp_path / "a" / "b" / "NotoEmoji-Regular.ttf").write_bytes(b"")
+    found = emoji_font([tmp_path])
+    assert found == tmp_path / "a" / "b" / "NotoEmoji-Regular.ttf"
+    assert emoji_font([tmp_path / "a" / "b" / "c"]) is None
+
+
+@pytest.mark.parametrize(("lang", "runs", "attempts"), [("en", "Runs", "Attempts"),
+                                                        ("fa", "اجرا", "تلاش‌ها")])  # fmt: skip
+def test_a_board_of_attempts_names_its_count_attempts(lang: str, runs: str, attempts: str) -> None:
+    """Natory's board counts each model's attempts, as its web page says: its image's
+    last column is "Attempts", a board of runs' "Runs"."""
+    rows = (TableRow(1, "m", "default", "+4", 3, False),)
+    for name, label in (("natory", attempts), ("primebench", runs)):
+        view = BoardImageView(registry.get(name), "g", rows, NOW, lang=lang)
+        _, text = board_image_figure(view)
+        assert text.columns[-1] == label, name

@@ -215,3 +215,13 @@ def test_the_line_of_models_not_labelled_stays_inside_the_image() -> None:
         for note in notes:
             box = note.get_window_extent(renderer)
             assert box.x0 >= 0 and box.x1 <= right, note.get_text()
+
+
+def test_an_emoji_in_a_models_name_is_not_drawn_as_an_empty_box() -> None:
+    import warnings
+
+    points = [point("rocket 🚀 x\U0010fffd", 40, 0.02, 1.5), point("beta", 90, 1.0, 9.0)]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        score_cost_latency_chart(points)
+    assert [str(w.message) for w in caught if "missing from font" in str(w.message)] == []
