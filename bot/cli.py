@@ -24,6 +24,7 @@ from .cli_common import (
     find_benchmark,
     has_database,
     json_lines,
+    plain_streams,
     read_defined,
     whole,
 )
@@ -315,7 +316,10 @@ def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
     prompt = benchmark.prompt
     if not prompt:
         fail(f"{benchmark.title} has no official prompt")
-    sys.stdout.write(prompt)
+    # its UTF-8 bytes as they are, whatever the locale's encoding or the platform's
+    # line ends (a text stream on Windows writes each \n as \r\n)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(prompt.encode("utf-8"))
     sys.stdout.flush()
     return 0
 
@@ -722,6 +726,7 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    plain_streams()
     parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     try:

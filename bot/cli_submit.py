@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cli_common import Load, fail, seconds
+from .cli_common import Load, fail, seconds, utf8_output
 
 TOKEN_VARIABLE = "BENCHBOARD_API_TOKEN"
 EXIT_REFUSED = 1
@@ -188,7 +188,10 @@ async def _send_all(
             send = functools.partial(_send, session, server, token, part, publish=publish,
                                      told=told)  # fmt: skip
             again, data = await _until_answered(send, part, args.wait)
-            print(json.dumps(data, ensure_ascii=False) if args.json else _line(part, again, data))
+            if args.json:
+                print(json.dumps(data, ensure_ascii=not utf8_output()))
+            else:
+                print(_line(part, again, data))
             sys.stdout.flush()
 
 

@@ -5,6 +5,7 @@ documented exit code; never a traceback, never minutes of waiting."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -59,3 +60,47 @@ def test_the_limit_is_the_servers() -> None:
     from bot.core.submit import MAX_DOWNLOAD
 
     assert MAX_OUTPUT == MAX_DOWNLOAD
+
+
+PERSIAN = {"PYTHONIOENCODING": "ascii"}  # as a terminal in a Latin-1 or ASCII locale
+
+
+def test_a_terminal_that_cannot_show_persian_gets_escapes_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """An invalid line in Persian digits (the hint's bullet too) ended ``score`` with a
+    UnicodeEncodeError where stdout is not UTF-8; ``--json`` is valid JSON there too."""
+    (tmp_path / "A.txt").write_text("".join(f"{q}:{q % 4 + 1}\n" for q in range(1, 11)))
+    (tmp_path / "out.txt").write_text("1:2\n۲:۳\n3:😀\n")
+    done = run_cli("score", "out.txt", "--key", "A.txt", cwd=tmp_path, env=PERSIAN)
+    assert done.returncode == 0, done.stderr.decode()
+    out = done.stdout.decode("ascii")
+    assert "line 2: \\u06f2:\\u06f3" in out and "line 3: 3:\\U0001f600" in out
+    done = run_cli("score", "out.txt", "--key", "A.txt", "--json", cwd=tmp_path, env=PERSIAN)
+    assert done.returncode == 0, done.stderr.decode()
+    data = json.loads(done.stdout.decode("ascii"))
+    assert data["invalid_lines"] == [{"line": 2, "text": "۲:۳"}, {"line": 3, "text": "3:😀"}]
+    # a file's name in a message, on stderr
+    done = run_cli("score", "نبود.txt", "--key", "A.txt", cwd=tmp_path, env=PERSIAN)
+    assert done.returncode == 2
+    assert (
+        done.stderr.decode("ascii")
+        == "benchboard: no such file: \\u0646\\u0628\\u0648\\u062f.txt\n"
+    )
+
+
+def test_a_prompt_is_its_bytes_whatever_the_terminal(tmp_path: Path) -> None:
+    """``prompt`` is byte-exact: a Persian prompt was a UnicodeEncodeError where stdout
+    is not UTF-8 (and a text stream would write Windows line ends)."""
+    prompt = "به پرسش‌ها پاسخ دهید.\nخروجی فقط Q:O باشد.\n"
+    (tmp_path / "tinymcq.toml").write_text(
+        'name = "tinymcq"\ntitle = "TinyMCQ"\nkind = "choice"\noptions = 4\n'
+        "points = { right = 1, wrong = -1, none = 0 }\n"
+        f'prompt = """{prompt}"""\nkey = """\n1:3\n2:1\n"""\n',
+        encoding="utf-8",
+    )
+    done = run_cli("benchmark", "add", "tinymcq.toml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    done = run_cli("prompt", "tinymcq", cwd=tmp_path, env=PERSIAN)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == prompt.encode("utf-8")
