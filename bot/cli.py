@@ -3,7 +3,23 @@
 Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr).
 """
 
+# ruff: noqa: E402 (Ctrl-C is made quiet before the imports: see below)
 from __future__ import annotations
+
+import signal
+
+# Ctrl-C while the command's modules load, before main() can catch it, ends the process
+# as the signal does (exit 130 in a shell), not with a traceback; Python's own handler
+# is back once they are loaded (the end of this module). (Where SIGINT is ignored, or
+# another handler is set, or this is not the main thread, it is left alone.)
+_HANDLER_AT_IMPORT = signal.getsignal(signal.SIGINT)
+if _HANDLER_AT_IMPORT is signal.default_int_handler:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not the main thread
+        _HANDLER_AT_IMPORT = None
+else:
+    _HANDLER_AT_IMPORT = None
 
 import argparse
 import gc
@@ -725,11 +741,11 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    plain_streams()
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
-    try:
+    try:  # (building the parser imports a command's module: Ctrl-C may come then)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        plain_streams()
+        parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace, Load], int] = args.handler
         return handler(args, _settings_once(service=args.command in SERVICES))
     except KeyboardInterrupt:
@@ -741,3 +757,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"benchboard: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+if _HANDLER_AT_IMPORT is not None:
+    signal.signal(signal.SIGINT, _HANDLER_AT_IMPORT)

@@ -6,12 +6,15 @@ documented exit code; never a traceback, never minutes of waiting."""
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.cli.test_cli import run_cli
+from tests.cli.test_cli import _env, run_cli
 
 TOKEN = {"BENCHBOARD_API_TOKEN": "bb_" + "x" * 43}
 
@@ -104,3 +107,52 @@ def test_a_prompt_is_its_bytes_whatever_the_terminal(tmp_path: Path) -> None:
     done = run_cli("prompt", "tinymcq", cwd=tmp_path, env=PERSIAN)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout == prompt.encode("utf-8")
+
+
+#: The console script (``from bot.cli import main; sys.exit(main())``), with Ctrl-C
+#: pressed at one moment: when the module named first starts to be imported.
+CTRL_C_AT = """
+import importlib.abc, os, signal, sys
+
+AT = sys.argv[1]
+
+class CtrlC(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == AT:
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+sys.argv[:] = ["benchboard", *sys.argv[2:]]
+from bot.cli import main
+sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "args"),
+    [
+        # while the command's modules load: the scorer's package
+        ("scoring", ["score", "out.txt", "--key", "A.txt"]),
+        # while the parser is built (a command's parser imports its module)
+        ("bot.cli_submit", ["submit", "out.txt", "--server", "http://127.0.0.1:9"]),
+        # while scoring
+        ("scoring.primebench.scorer", ["score", "out.txt", "--key", "A.txt"]),
+    ],
+)
+def test_ctrl_c_at_any_moment_is_no_traceback(tmp_path: Path, module: str, args: list[str]) -> None:
+    """Ctrl-C before ``main`` ran its ``try`` (the imports, building the parser) ended
+    with a KeyboardInterrupt traceback; it ends as Ctrl-C does (130 in a shell: killed
+    by SIGINT, or the exit code 130), saying nothing."""
+    (tmp_path / "A.txt").write_text("1:3\n")
+    (tmp_path / "out.txt").write_text("1:3\n")
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_AT, module, *args],
+        cwd=tmp_path,
+        env=_env(tmp_path, TOKEN),
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode in (130, -signal.SIGINT), done.stderr.decode()
+    assert done.stderr == b"" and done.stdout == b""
