@@ -28,9 +28,10 @@ import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from scoring import Benchmark, Result, ScoringError, decode, registry
+from scoring import Benchmark, DecodeError, Result, ScoringError, decode, registry
+from scoring.text import BINARY
 
 from .cli_common import (
     EXIT_BAD_INPUT,
@@ -55,15 +56,38 @@ if TYPE_CHECKING:
 # scorer, not pydantic (the settings), the database, the network or Telegram.
 
 
-def _read_input(source: str) -> bytes:
+#: Bytes of a submission read at a time: a NUL byte in one ends the reading.
+_CHUNK = 1 << 22
+
+
+def _text_bytes(stream: BinaryIO) -> bytes:
+    """A submission's bytes, refused at the first chunk holding a NUL byte, which text
+    never holds: a binary or sparse file of a gigabyte is refused after its first
+    megabytes, not read whole into memory first."""
+    chunks: list[bytes] = []
+    while chunk := stream.read(_CHUNK):
+        if b"\x00" in chunk:
+            if not chunks:
+                decode(chunk)  # raises, saying why: UTF-16 text, or binary
+            raise DecodeError(BINARY)
+        chunks.append(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _read_input(source: str, *, text: bool = False) -> bytes:
+    """The bytes of ``source`` (a file, ``-`` stdin); ``text``: a submission's, whose
+    reading stops at a NUL byte."""
     if source == "-":
-        return sys.stdin.buffer.read()
+        return _text_bytes(sys.stdin.buffer) if text else sys.stdin.buffer.read()
     path = Path(source)
     try:
         kind = path.stat().st_mode
         if not (stat.S_ISREG(kind) or stat.S_ISFIFO(kind) or stat.S_ISDIR(kind)):
             # /dev/zero would be read until memory runs out
             fail(f"{source} is a device, not a file")
+        if text:
+            with path.open("rb") as f:
+                return _text_bytes(f)
         return path.read_bytes()
     except FileNotFoundError:
         fail(f"no such file: {source}")
@@ -141,7 +165,7 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
 def _daily_text(source: str) -> str:
     """A daily benchmark's argument: a file if one exists, ``-`` stdin, anything else
     the expression itself."""
-    return decode(_read_input(source)) if source == "-" or _is_file(source) else source
+    return decode(_read_input(source, text=True)) if source == "-" or _is_file(source) else source
 
 
 def _score_daily(
@@ -236,7 +260,7 @@ def _detected(
     targeted = [b for b in registry.all_benchmarks() if "target" in b.tag_fields]
     hint = targeted[0].name if args.target is not None and len(targeted) == 1 else None
     source: str = args.file
-    text = _daily_text(source) if hint is not None else decode(_read_input(source))
+    text = _daily_text(source) if hint is not None else decode(_read_input(source, text=True))
     text = normalise_line_ends(text)
     reading = read(text, benchmark_hint=hint)
     if reading.error is not None and not registry.defined():  # a tag of one defined by data?
@@ -278,7 +302,7 @@ def _given(args: argparse.Namespace, benchmark: Benchmark) -> tuple[str, Mapping
     import re
 
     source: str = args.file
-    text = _daily_text(source) if benchmark.daily else decode(_read_input(source))
+    text = _daily_text(source) if benchmark.daily else decode(_read_input(source, text=True))
     if re.match(_MAYBE_TAG, text) is None and re.search("\n" + _MAYBE_TAG, text) is None:
         return text, {}  # answer lines and records only: the tag reader is not loaded
     from scoring.text import normalise_line_ends
@@ -319,7 +343,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         fail(f"--target is only for {', '.join(targeted)}")
     if text is None:
-        text = decode(_read_input(args.file))  # the bytes are not kept beside the text
+        text = decode(_read_input(args.file, text=True))  # the bytes are not kept beside it
     key = _load_key(benchmark, args.key, load)
     options |= {name: value for name, value in (("k", args.k),) if value is not None}
     _say(note)

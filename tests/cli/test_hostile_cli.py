@@ -156,3 +156,48 @@ def test_ctrl_c_at_any_moment_is_no_traceback(tmp_path: Path, module: str, args:
     )
     assert done.returncode in (130, -signal.SIGINT), done.stderr.decode()
     assert done.stderr == b"" and done.stdout == b""
+
+
+#: Runs the command and prints its exit code, stderr and peak memory (KiB): the memory
+#: of a grandchild, so that what this test process ran before does not count.
+PEAK = """
+import json, resource, subprocess, sys
+stdin = open(sys.argv[1], "rb") if sys.argv[1] else None
+done = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps([done.returncode, done.stderr.decode(), peak]))
+"""
+
+
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "stdin"])
+def test_a_sparse_gigabyte_is_refused_without_reading_it_whole(tmp_path: Path, stdin: bool) -> None:
+    """A 1 GB sparse file (answers, then a hole of NUL bytes) was read whole into
+    memory (1 GB) before it was called binary."""
+    (tmp_path / "A.txt").write_text("1:3\n")
+    sparse = tmp_path / "out.txt"
+    with sparse.open("wb") as f:
+        f.write(b"1:3\n2:4\n")
+        f.truncate(2**30)
+    source = "-" if stdin else "out.txt"
+    command = [sys.executable, "-m", "bot", "score", source, "--key", "A.txt"]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, str(sparse) if stdin else "", *command],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+    )
+    code, err, peak = json.loads(done.stdout)
+    assert code == 2
+    assert err == "benchboard: this looks like a binary file (it contains NUL bytes), not text\n"
+    assert peak < 200 * 1024, f"{peak} KiB"
+
+
+def test_utf16_text_is_said_to_be_utf16(tmp_path: Path) -> None:
+    """A UTF-16 file (Notepad's "Unicode", PowerShell's ``>``) was "a binary file"."""
+    (tmp_path / "A.txt").write_text("1:3\n")
+    (tmp_path / "out.txt").write_bytes("1:3\n2:4\n".encode("utf-16"))
+    for args, stdin in ((["out.txt"], None), (["-"], (tmp_path / "out.txt").read_bytes())):
+        done = run_cli("score", *args, "--key", "A.txt", cwd=tmp_path, stdin=stdin)
+        assert done.returncode == 2
+        assert done.stderr.decode() == "benchboard: the file is UTF-16 text, not UTF-8\n"
