@@ -531,6 +531,25 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked
+    (``importlib.metadata`` is no part of a ``score`` run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("benchboard")
+        except PackageNotFoundError:
+            found = "(not installed: run from a source folder)"
+        print(f"benchboard {found}")
+        parser.exit()
+
+
 #: The commands, in the order ``--help`` lists them (after ``score``, each challenge's
 #: command word: ``benchboard C today``, from the registry).
 COMMANDS = (
@@ -562,6 +581,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
     )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     full = command not in COMMANDS
 
@@ -785,3 +805,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if _HANDLER_AT_IMPORT is not None:
     signal.signal(signal.SIGINT, _HANDLER_AT_IMPORT)
+
+
+if __name__ == "__main__":  # python -m bot.cli (python -m bot is the same)
+    sys.exit(main())

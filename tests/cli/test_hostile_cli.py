@@ -201,3 +201,24 @@ def test_utf16_text_is_said_to_be_utf16(tmp_path: Path) -> None:
         done = run_cli("score", *args, "--key", "A.txt", cwd=tmp_path, stdin=stdin)
         assert done.returncode == 2
         assert done.stderr.decode() == "benchboard: the file is UTF-16 text, not UTF-8\n"
+
+
+def test_version_and_python_m_bot_cli(tmp_path: Path) -> None:
+    """``benchboard --version`` was "the following arguments are required: COMMAND";
+    ``python -m bot.cli …`` did nothing at all, exit 0."""
+    from importlib.metadata import version
+
+    done = run_cli("--version", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == f"benchboard {version('benchboard')}\n"
+    (tmp_path / "A.txt").write_text("1:3\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "score", "-", "--key", "A.txt", "--json"],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        input=b"1:3\n",
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert json.loads(done.stdout)["final_score"] == 1
