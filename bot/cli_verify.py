@@ -2,7 +2,8 @@
 (``/r/<token>.json``) against the server's public key (``/signing-key``).
 
 The key is ``--key``: a file (``/signing-key``'s JSON, or the base64 of the 32 raw
-bytes) — then nothing goes over the network — or a URL to fetch it from. Without
+bytes), or that base64 itself — then nothing goes over the network — or a URL to fetch
+it from. Without
 ``--key`` it is fetched from the server the record names (its ``url``: the same origin's
 ``/signing-key``); a record that names none needs ``--key``.
 
@@ -26,14 +27,17 @@ EXIT_INVALID = 1
 #: Seconds to fetch a key.
 TIMEOUT = 20.0
 MAX_KEY_BYTES = 64 * 1024
+#: The largest record read: a result's signed JSON is a few kilobytes (its breakdown
+#: without the invalid lines' text); a larger file is no such record, and is not read.
+MAX_RECORD_BYTES = 4 * 1024 * 1024
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE.json", help="a signed result (/r/<token>.json)")
     parser.add_argument(
         "--key",
-        help="the public key: a file (/signing-key's JSON, or its base64) or a URL to fetch "
-        "it from (default: /signing-key of the server the record came from)",
+        help="the public key: a file (/signing-key's JSON, or its base64), the base64 itself, "
+        "or a URL to fetch it from (default: /signing-key of the server the record came from)",
     )
     parser.set_defaults(handler=cmd_verify)
 
@@ -56,7 +60,7 @@ def _fetch(url: str) -> str:
 
 
 def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
-    """The key's text and where it came from."""
+    """The key's text and where it came from ("" for the key itself, given as text)."""
     if given is None:
         origin = urlsplit(str(record.get("url") or ""))
         if origin.scheme not in ("http", "https") or not origin.netloc:
@@ -66,18 +70,37 @@ def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
         return _fetch(given), given
     path = Path(given)
     if not path.is_file():
+        if _is_base64_key(given):  # the key itself, as /signing-key gives it
+            return given, ""
         fail(f"no such key file: {given}")
-    return path.read_text(encoding="utf-8", errors="replace")[:MAX_KEY_BYTES], given
+    with path.open("rb") as f:
+        return f.read(MAX_KEY_BYTES).decode("utf-8", "replace"), given
+
+
+def _is_base64_key(text: str) -> bool:
+    import base64
+    import binascii
+
+    try:
+        return len(base64.b64decode(text.strip(), validate=True)) == 32
+    except (binascii.Error, ValueError):
+        return False
 
 
 def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     from .core import signing
 
     path = Path(args.file)
+    if path.is_dir():
+        fail(f"{args.file} is a directory, not a file")
     if not path.is_file():
         fail(f"no such file: {args.file}")
+    with path.open("rb") as f:
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        fail(f"{args.file}: not a signed result (over {MAX_RECORD_BYTES >> 20} MB)")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         fail(f"{args.file}: not a JSON file")
     if not isinstance(record, dict):
@@ -90,7 +113,7 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     try:
         public = signing.public_key_of(parsed if isinstance(parsed, dict) else text)
     except signing.BadSignature as exc:
-        fail(f"{source}: {exc}")
+        fail(f"{source or '--key'}: {exc}")
     try:
         signing.verify(record, public)
     except signing.BadSignature as exc:
@@ -99,5 +122,6 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     what = " ".join(
         str(record[k]) for k in ("benchmark", "model", "mode") if record.get(k) is not None
     )
-    print(f"valid: {args.file} ({what}, score {record.get('score')}) signed by the key at {source}")
+    by = f"the key at {source}" if source else "the key given"
+    print(f"valid: {args.file} ({what}, score {record.get('score')}) signed by {by}")
     return 0

@@ -222,3 +222,34 @@ def test_version_and_python_m_bot_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr.decode()
     assert json.loads(done.stdout)["final_score"] == 1
+
+
+def test_verify_takes_the_base64_key_and_refuses_what_is_no_record(tmp_path: Path) -> None:
+    """``--key`` with the base64 itself (the README: "or its base64") was "no such key
+    file"; a directory was "no such file"; a gigabyte file was read whole."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bot.core import signing
+
+    key = Ed25519PrivateKey.generate()
+    record = {"benchmark": "primebench", "model": "m", "mode": "think", "score": 3.0}
+    (tmp_path / "r.json").write_text(json.dumps(signing.sign(record, key)))
+    given = signing.public_json(key)["public_key"]
+    done = run_cli("verify", "r.json", "--key", given, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode() == (
+        "valid: r.json (primebench m think, score 3.0) signed by the key given\n"
+    )
+    other = signing.public_json(Ed25519PrivateKey.generate())["public_key"]
+    done = run_cli("verify", "r.json", "--key", other, cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.decode().startswith("NOT VALID: r.json: ")
+    (tmp_path / "adir").mkdir()
+    with (tmp_path / "big.json").open("wb") as f:
+        f.truncate(2**30)
+    for name, said in (
+        ("adir", "adir is a directory, not a file"),
+        ("big.json", "big.json: not a signed result (over 4 MB)"),
+    ):
+        done = run_cli("verify", name, "--key", given, cwd=tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.decode() == f"benchboard: {said}\n"
