@@ -78,6 +78,8 @@ def _read_input(source: str, *, text: bool = False) -> bytes:
     """The bytes of ``source`` (a file, ``-`` stdin); ``text``: a submission's, whose
     reading stops at a NUL byte."""
     if source == "-":
+        if sys.stdin is None:  # started with stdin closed (<&-)
+            fail("- reads stdin, and stdin is closed")
         return _text_bytes(sys.stdin.buffer) if text else sys.stdin.buffer.read()
     path = Path(source)
     try:

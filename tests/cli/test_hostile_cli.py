@@ -6,6 +6,7 @@ documented exit code; never a traceback, never minutes of waiting."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -253,3 +254,20 @@ def test_verify_takes_the_base64_key_and_refuses_what_is_no_record(tmp_path: Pat
         done = run_cli("verify", name, "--key", given, cwd=tmp_path)
         assert done.returncode == 2
         assert done.stderr.decode() == f"benchboard: {said}\n"
+
+
+def test_stdin_closed_is_one_line(tmp_path: Path) -> None:
+    """``benchboard score - <&-`` ended with an AttributeError traceback."""
+    (tmp_path / "A.txt").write_text("1:3\n")
+    for args in (["score", "-", "--key", "A.txt"], ["score", "-", "-b", "natory", "--target", "1"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "bot", *args],
+            cwd=tmp_path,
+            env=_env(tmp_path),
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            preexec_fn=lambda: os.close(0),
+        )
+        assert done.returncode == 2
+        assert done.stderr.decode() == "benchboard: - reads stdin, and stdin is closed\n"
