@@ -101,6 +101,15 @@ def _read_input(source: str, *, text: bool = False) -> bytes:
         fail(f"cannot read {source}: {exc.strerror}")
 
 
+def _key_bytes(source: str) -> bytes:
+    """A key's (or a question file's) bytes, which are text: refused, naming the file,
+    at a NUL byte (a sparse file of a gigabyte is not read whole)."""
+    try:
+        return _read_input(source, text=True)
+    except DecodeError as exc:
+        fail(f"bad file {source}: {exc}")
+
+
 def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] | None:
     """The benchmark's current key from the database (after importing a key file newly
     placed in the data folder), and a name for it; None when there is none. A missing
@@ -128,7 +137,7 @@ def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] |
 
 def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
     if key_arg is not None:
-        data = _read_input(key_arg)
+        data = _key_bytes(key_arg)
         source, filename = key_arg, Path(key_arg).name
     else:
         settings = load()
@@ -416,8 +425,8 @@ def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
         fail(f"{benchmark.title} has no key files to load")
     if args.questions and benchmark.questions_file is None:
         fail(f"{benchmark.title} has no question file")
-    key = _read_input(args.key)
-    questions = _read_input(args.questions) if args.questions else None
+    key = _key_bytes(args.key)
+    questions = _key_bytes(args.questions) if args.questions else None
     _import(datafiles.load(settings.data_dir, benchmark, key, questions, source=args.key), settings)
     return 0
 

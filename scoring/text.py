@@ -34,8 +34,10 @@ def folded_name(text: str) -> str:
     return " ".join(without_controls(text).split())
 
 
-#: What :func:`decode` says of bytes with a NUL byte (UTF-16 aside).
+#: What :func:`decode` says of bytes with a NUL byte: binary, or UTF-16 text after its
+#: byte order mark.
 BINARY = "this looks like a binary file (it contains NUL bytes), not text"
+UTF16 = "the file is UTF-16 text, not UTF-8"
 #: The byte order marks of UTF-16 (what Windows' Notepad and PowerShell's ``>`` may
 #: write), bytes that never begin UTF-8.
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -47,10 +49,9 @@ def decode(data: bytes) -> str:
     Raises :class:`DecodeError` with the byte offset for bytes that are not UTF-8, and
     for binary data (NUL bytes) or UTF-16 text, with a message fit for the user.
     """
-    if data[:2] in _UTF16_BOMS:
-        raise DecodeError("the file is UTF-16 text, not UTF-8")
     if b"\x00" in data:
-        raise DecodeError(BINARY)
+        # UTF-16 writes a NUL beside each ASCII character
+        raise DecodeError(UTF16 if data[:2] in _UTF16_BOMS else BINARY)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -271,3 +271,34 @@ def test_stdin_closed_is_one_line(tmp_path: Path) -> None:
         )
         assert done.returncode == 2
         assert done.stderr.decode() == "benchboard: - reads stdin, and stdin is closed\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["score", "out.txt", "--key", "big.txt"],
+        ["data", "load", "primebench", "--key", "big.txt"],
+        ["data", "load", "primebench", "--key", "out.txt", "--questions", "big.txt"],
+    ],
+    ids=["score --key", "data load --key", "data load --questions"],
+)
+def test_a_sparse_key_file_is_refused_by_name_without_reading_it_whole(
+    tmp_path: Path, args: list[str]
+) -> None:
+    (tmp_path / "out.txt").write_text("1:3\n")
+    with (tmp_path / "big.txt").open("wb") as f:
+        f.write(b"1:3\n")
+        f.truncate(2**30)
+    command = [sys.executable, "-m", "bot", *args]
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK, "", *command],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        timeout=120,
+    )
+    code, err, peak = json.loads(done.stdout)
+    assert code == 2
+    said = "this looks like a binary file (it contains NUL bytes), not text"
+    assert err == f"benchboard: bad file big.txt: {said}\n"
+    assert peak < 200 * 1024, f"{peak} KiB"
