@@ -302,3 +302,20 @@ def test_a_sparse_key_file_is_refused_by_name_without_reading_it_whole(
     said = "this looks like a binary file (it contains NUL bytes), not text"
     assert err == f"benchboard: bad file big.txt: {said}\n"
     assert peak < 200 * 1024, f"{peak} KiB"
+
+
+@pytest.mark.parametrize("after", ["", "\n", "\n\n  \n"])
+def test_a_natory_expression_longer_than_the_tail_is_too_long_not_absent(
+    tmp_path: Path, after: str
+) -> None:
+    """One line of a million characters (``1+1+…``) was "there is no expression", and
+    no invalid line, when a line break ended it (the reader keeps the last 64 KB from a
+    line start, and there was none in them); without one, it was 65,536 characters
+    long (the 64 KB read)."""
+    (tmp_path / "long.txt").write_text("1+" * 500_000 + "1" + after)
+    done = run_cli("score", "long.txt", "-b", "natory", "--target", "1", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    data = json.loads(done.stdout)
+    assert data["error"] == "the expression is 1,000,001 characters long; the limit is 1,000"
+    done = run_cli("score", "long.txt", "-b", "natory", "--target", "1", cwd=tmp_path)
+    assert "\nInvalid lines (1):\n  line 1: " in done.stdout.decode()
