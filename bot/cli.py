@@ -169,7 +169,7 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         fail(f"--target is only for {', '.join(targeted)}")
     if text is None:
-        text = decode(read_input(args.file, text=True))  # the bytes are not kept beside it
+        text = decode(read_input(args.file))  # the bytes are not kept beside it
     key = load_key(benchmark, args.key, load)
     options |= {name: value for name, value in (("k", args.k),) if value is not None}
     _say(note)

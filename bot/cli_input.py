@@ -44,23 +44,21 @@ def _text_bytes(stream: BinaryIO) -> bytes:
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
-def read_input(source: str, *, text: bool = False) -> bytes:
-    """The bytes of ``source`` (a file, ``-`` stdin); ``text``: a submission's, whose
-    reading stops at a NUL byte."""
+def read_input(source: str) -> bytes:
+    """The bytes of ``source`` (a file, ``-`` stdin), which are text: the reading stops
+    at a NUL byte."""
     if source == "-":
         if sys.stdin is None:  # started with stdin closed (<&-)
             fail("- reads stdin, and stdin is closed")
-        return _text_bytes(sys.stdin.buffer) if text else sys.stdin.buffer.read()
+        return _text_bytes(sys.stdin.buffer)
     path = Path(source)
     try:
         kind = path.stat().st_mode
         if not (stat.S_ISREG(kind) or stat.S_ISFIFO(kind) or stat.S_ISDIR(kind)):
             # /dev/zero would be read until memory runs out
             fail(f"{source} is a device, not a file")
-        if text:
-            with path.open("rb") as f:
-                return _text_bytes(f)
-        return path.read_bytes()
+        with path.open("rb") as f:
+            return _text_bytes(f)
     except FileNotFoundError:
         fail(f"no such file: {source}")
     except IsADirectoryError:
@@ -73,7 +71,7 @@ def key_bytes(source: str) -> bytes:
     """A key's (or a question file's) bytes, which are text: refused, naming the file,
     at a NUL byte (a sparse file of a gigabyte is not read whole)."""
     try:
-        return read_input(source, text=True)
+        return read_input(source)
     except DecodeError as exc:
         fail(f"bad file {source}: {exc}")
 
@@ -126,7 +124,7 @@ def load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
 def daily_text(source: str) -> str:
     """A daily benchmark's argument: a file if one exists, ``-`` stdin, anything else
     the expression itself."""
-    return decode(read_input(source, text=True)) if source == "-" or _is_file(source) else source
+    return decode(read_input(source)) if source == "-" or _is_file(source) else source
 
 
 def _is_file(source: str) -> bool:
@@ -152,7 +150,7 @@ def detected(args: argparse.Namespace, load: Load) -> tuple[Benchmark, str, str,
     targeted = [b for b in registry.all_benchmarks() if "target" in b.tag_fields]
     hint = targeted[0].name if args.target is not None and len(targeted) == 1 else None
     source: str = args.file
-    text = daily_text(source) if hint is not None else decode(read_input(source, text=True))
+    text = daily_text(source) if hint is not None else decode(read_input(source))
     text = normalise_line_ends(text)
     reading = read(text, benchmark_hint=hint)
     if reading.error is not None and not registry.defined():  # a tag of one defined by data?
@@ -194,7 +192,7 @@ def given(args: argparse.Namespace, benchmark: Benchmark) -> tuple[str, Mapping[
     import re
 
     source: str = args.file
-    text = daily_text(source) if benchmark.daily else decode(read_input(source, text=True))
+    text = daily_text(source) if benchmark.daily else decode(read_input(source))
     if re.match(_MAYBE_TAG, text) is None and re.search("\n" + _MAYBE_TAG, text) is None:
         return text, {}  # answer lines and records only: the tag reader is not loaded
     from scoring.text import normalise_line_ends
