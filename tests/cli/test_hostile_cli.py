@@ -319,3 +319,32 @@ def test_a_natory_expression_longer_than_the_tail_is_too_long_not_absent(
     assert data["error"] == "the expression is 1,000,001 characters long; the limit is 1,000"
     done = run_cli("score", "long.txt", "-b", "natory", "--target", "1", cwd=tmp_path)
     assert "\nInvalid lines (1):\n  line 1: " in done.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    "url", ["mysql://u:secret@h/db", "sqlite:///bb.sqlite3", "postgresq://u@h/db"]
+)
+def test_a_database_url_of_another_kind_is_refused(tmp_path: Path, url: str) -> None:
+    """``BENCHBOARD_DB=mysql://…`` (or a mistyped ``postgresq://``) made an SQLite file
+    named ``mysql:`` in the working folder and used it."""
+    (tmp_path / "out.txt").write_text("1:3\n")
+    done = run_cli("score", "out.txt", cwd=tmp_path, env={"BENCHBOARD_DB": url})
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "benchboard: BENCHBOARD_DB: is a URL but not postgresql://: give PostgreSQL as "
+        "postgresql://USER:PASSWORD@HOST:5432/DBNAME, or SQLite as a file's path\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_data_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    """``data load`` into a data folder that is a file ended with NotADirectoryError's
+    traceback."""
+    (tmp_path / "A.txt").write_text("".join(f"{q}:{q % 4 + 1}\n" for q in range(1, 105)))
+    (tmp_path / "folder").write_text("a file, not a folder\n")
+    env = {"BENCHBOARD_DATA_DIR": str(tmp_path / "folder")}
+    done = run_cli("data", "load", "primebench", "--key", "A.txt", cwd=tmp_path, env=env)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"benchboard: cannot write {tmp_path}/folder/primebench/A.txt: Not a directory\n"
+    )
