@@ -348,3 +348,24 @@ def test_a_data_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> Non
     assert done.stderr.decode() == (
         f"benchboard: cannot write {tmp_path}/folder/primebench/A.txt: Not a directory\n"
     )
+
+
+def test_db_port_refuses_a_url_of_another_database(tmp_path: Path) -> None:
+    """``db port --to mysql://u:pw@h/db`` made the folders ``mysql:/u:pw@h`` (the
+    password in a file name) and an SQLite file ``db``, and said "ported to
+    mysql://u:***@h/db: verified"; ``--from`` such a URL printed its password."""
+    source = tmp_path / "src.sqlite3"
+    done = run_cli("db", "backup", str(source), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr.decode()
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for option, args in (
+        ("--to", ["--from", str(source), "--to", "mysql://u:pw@h/db"]),
+        ("--from", ["--from", "mysql://u:pw@h/db", "--to", str(tmp_path / "copy.sqlite3")]),
+    ):
+        done = run_cli("db", "port", *args, cwd=tmp_path)
+        assert done.returncode == 2
+        assert done.stderr.decode() == (
+            f"benchboard: not ported: {option} mysql://u:***@h/db is a URL but not "
+            "postgresql://: give an SQLite file's path or a postgresql:// URL\n"
+        )
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
