@@ -610,20 +610,10 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
     return tuple(errors)
 
 
-def _untranslated_argparse() -> None:
-    """argparse's own words (``usage:``, ``options``, its errors) as written: it asks
-    gettext for each, which finds no catalogue for them (Python ships none) only after
-    importing ``locale`` and looking for files, word by word: 5M instructions, 3 % of a
-    short ``score`` run. (Our own texts have their catalogues: bot/render/i18n.py.)"""
-    setattr(argparse, "_", str)  # noqa: B010 (typeshed does not declare it)
-    setattr(argparse, "ngettext", lambda one, many, n: one if n == 1 else many)  # noqa: B010
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     try:  # (building the parser imports a command's module: Ctrl-C may come then)
         argv = sys.argv[1:] if argv is None else list(argv)
         plain_streams()
-        _untranslated_argparse()
         parser = build_parser(argv[0] if argv else None)
         args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace, Load], int] = args.handler

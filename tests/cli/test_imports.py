@@ -106,27 +106,3 @@ def test_the_lists_catch_a_heavy_import(tmp_path: Path) -> None:
     """The check itself: a command that does read settings shows pydantic."""
     names = imported("natory", "today", "--json", cwd=tmp_path)
     assert "pydantic_settings" in heavy(names)
-
-
-def test_argparse_looks_up_no_catalogue(tmp_path: Path) -> None:
-    """argparse asks gettext for each of its words (``usage:``, ``options``), which
-    imported ``locale`` and looked for catalogue files that Python does not ship: 5M
-    instructions, 3 % of a short ``score --json`` run. Its words stay as written."""
-    key = tmp_path / "A.txt"
-    key.write_text("1:2\n")
-    (tmp_path / "out.txt").write_text("1:2\n")
-    names = imported(
-        "score", "out.txt", "-b", "primebench", "--key", str(key), "--json", cwd=tmp_path
-    )
-    assert "locale" not in names
-    done = subprocess.run(
-        [sys.executable, "-m", "bot", "score", "--nope"],
-        cwd=tmp_path,
-        capture_output=True,
-        env=_env(tmp_path),
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.decode().splitlines()[-1] == (
-        "benchboard score: error: the following arguments are required: FILE"
-    )
