@@ -20,36 +20,6 @@ if TYPE_CHECKING:
 # each result module) evaluates its annotations, without ``from __future__ import
 # annotations``: NamedTuple compiles each annotation given as text, one by one.
 
-#: Python's own SHA-256, found on first use (:func:`sha256`).
-_SHA256: list[Callable[[bytes], Any]] = []
-
-
-def sha256(data: bytes) -> Any:
-    """A SHA-256 hash of ``data`` (a key file, an answer set, a seed: small), by
-    Python's built-in implementation where it has one: ``hashlib`` loads OpenSSL, 11
-    million instructions, 6 % of a short ``benchboard score`` run, for a few hundred
-    bytes. (``hexdigest()``, ``digest()``, as hashlib's.)"""
-    if not _SHA256:
-        import importlib
-
-        for name in ("_sha2", "_sha256"):  # (Python 3.12 renamed it)
-            try:
-                _SHA256.append(importlib.import_module(name).sha256)
-                break
-            except (ImportError, AttributeError):
-                continue
-        else:  # a build without them
-            import hashlib
-
-            _SHA256.append(hashlib.sha256)
-    return _SHA256[0](data)
-
-
-def sha256_hex(data: bytes) -> str:
-    """:func:`sha256`'s hex digest."""
-    return str(sha256(data).hexdigest())
-
-
 #: How many invalid lines a result keeps with their text. The total is always counted
 #: (``invalid_line_count``); a hostile 20 MB file of prose must not cost gigabytes.
 MAX_REPORTED_INVALID_LINES = 10_000

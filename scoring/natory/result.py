@@ -3,6 +3,7 @@ returns and what storage keeps of it (``to_record`` / :func:`result_from_record`
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -23,7 +24,6 @@ from ..base import (
     Reason,
     Shown,
     Sum,
-    sha256_hex,
 )
 from .evaluator import short
 from .rules import DEFAULT_VERSION
@@ -316,4 +316,4 @@ def result_from_record(data: Mapping[str, Any]) -> NatoryResult:
 
 
 def fingerprint_of(*parts: object) -> str:
-    return sha256_hex("|".join(map(str, parts)).encode())
+    return hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()

@@ -8,6 +8,7 @@ every field 0 and the error message (naming the position in the expression).
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from datetime import date
 from fractions import Fraction
 from functools import cache
 
-from ..base import Hint, InvalidLine, sha256
+from ..base import Hint, InvalidLine
 from ..errors import ExpressionError, KeyFormatError
 from . import numbers
 from .evaluator import Evaluation, evaluate_tree, short
@@ -79,7 +80,7 @@ def parse_target(text: str, *, rules: Rules | None = None) -> Challenge:
 def daily_target(day: date, seed: str, *, rules: Rules | None = None) -> int:
     """The target of ``day``: the same for everyone with the same seed (10..9999 in v1)."""
     rules = rules or load_rules()
-    digest = sha256(f"natory-daily|{seed}|{day.isoformat()}".encode()).digest()
+    digest = hashlib.sha256(f"natory-daily|{seed}|{day.isoformat()}".encode()).digest()
     span = rules.daily_max - rules.daily_min + 1
     return rules.daily_min + int.from_bytes(digest[:8], "big") % span
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..base import KeyCheck, sha256_hex
+from ..base import KeyCheck
 from ..errors import KeyFormatError
 from ..text import decode, normalise_newlines
 from .dataset import NONE, OFFICIAL_QUESTIONS, OPTIONS
@@ -147,7 +148,7 @@ def load_key(
         answers[question] = option
     if not answers:
         raise KeyFormatError(f"{filename} holds no answers")
-    return PrimeKey(answers=answers, sha256=sha256_hex(data))
+    return PrimeKey(answers=answers, sha256=hashlib.sha256(data).hexdigest())
 
 
 def load_questions(data: bytes) -> dict[int, dict[str, str]]:

@@ -15,19 +15,14 @@ steps aside.
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import compress, repeat
 from operator import eq, is_, itemgetter
 from typing import Any, cast
 
-from ..base import (
-    MAX_REPORTED_INVALID_LINES,
-    MAX_REPORTED_QUESTIONS,
-    AnswerSet,
-    InvalidLine,
-    sha256_hex,
-)
+from ..base import MAX_REPORTED_INVALID_LINES, MAX_REPORTED_QUESTIONS, AnswerSet, InvalidLine
 from ..text import normalise_newlines
 from .dataset import NONE
 from .hints import hints_for
@@ -343,7 +338,7 @@ def _build_result(
     else:
         in_order = filter(None, map(final.get, key.order))
     # the fingerprint is of the answers that count: the key's questions
-    fingerprint = sha256_hex(";".join(in_order).encode())
+    fingerprint = hashlib.sha256(";".join(in_order).encode()).hexdigest()
     correct = len(key.correct_lines.intersection(standing))
     # options outside 1-4 ("malformed but parseable") are wrong like any other
     wrong = len(final) - correct - len(key.none_lines.intersection(standing))

@@ -35,10 +35,6 @@ HEAVY = (
     "bot.settings",
     "scoring.zerobench",
     "scoring.natory",
-    # OpenSSL, for the SHA-256 of a key of a few hundred bytes: 11 million instructions,
-    # 6 % of a 104-line run (Python's own sha256 does it: scoring.base.sha256_hex)
-    "hashlib",
-    "_hashlib",
 )
 
 
