@@ -6,18 +6,16 @@ Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr)
 # ruff: noqa: E402 (Ctrl-C is made quiet before the imports: see below)
 from __future__ import annotations
 
-# (``signal``'s own C module: ``signal`` makes three enums as it loads, 3 % of a short
-# ``score`` run)
-import _signal  # type: ignore[import-not-found]
+import signal
 
 # Ctrl-C while the command's modules load, before main() can catch it, ends the process
 # as the signal does (exit 130 in a shell), not with a traceback; Python's own handler
 # is back once they are loaded (the end of this module). (Where SIGINT is ignored, or
 # another handler is set, or this is not the main thread, it is left alone.)
-_HANDLER_AT_IMPORT = _signal.getsignal(_signal.SIGINT)
-if _HANDLER_AT_IMPORT is _signal.default_int_handler:
+_HANDLER_AT_IMPORT = signal.getsignal(signal.SIGINT)
+if _HANDLER_AT_IMPORT is signal.default_int_handler:
     try:
-        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     except ValueError:  # not the main thread
         _HANDLER_AT_IMPORT = None
 else:
@@ -630,7 +628,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if _HANDLER_AT_IMPORT is not None:
-    _signal.signal(_signal.SIGINT, _HANDLER_AT_IMPORT)
+    signal.signal(signal.SIGINT, _HANDLER_AT_IMPORT)
 
 
 if __name__ == "__main__":  # python -m bot.cli (python -m bot is the same)
