@@ -3,12 +3,27 @@
 Exit codes: 0 success, 2 bad input or a failed data command (one line on stderr).
 """
 
+# ruff: noqa: E402 (Ctrl-C is made quiet before the imports: see below)
 from __future__ import annotations
+
+import signal
+
+# Ctrl-C while the command's modules load, before main() can catch it, ends the process
+# as the signal does (exit 130 in a shell), not with a traceback; Python's own handler
+# is back once they are loaded (the end of this module). (Where SIGINT is ignored, or
+# another handler is set, or this is not the main thread, it is left alone.)
+_HANDLER_AT_IMPORT = signal.getsignal(signal.SIGINT)
+if _HANDLER_AT_IMPORT is signal.default_int_handler:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not the main thread
+        _HANDLER_AT_IMPORT = None
+else:
+    _HANDLER_AT_IMPORT = None
 
 import argparse
 import gc
 import os
-import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -24,9 +39,10 @@ from .cli_common import (
     find_benchmark,
     has_database,
     json_lines,
-    read_defined,
+    plain_streams,
     whole,
 )
+from .cli_input import daily_text, detected, given, key_bytes, load_key, read_input
 
 if TYPE_CHECKING:
     from datetime import date
@@ -36,69 +52,6 @@ if TYPE_CHECKING:
 
 # Each command imports what it needs: scoring a file with ``--key`` loads the one
 # scorer, not pydantic (the settings), the database, the network or Telegram.
-
-
-def _read_input(source: str) -> bytes:
-    if source == "-":
-        return sys.stdin.buffer.read()
-    path = Path(source)
-    try:
-        kind = path.stat().st_mode
-        if not (stat.S_ISREG(kind) or stat.S_ISFIFO(kind) or stat.S_ISDIR(kind)):
-            # /dev/zero would be read until memory runs out
-            fail(f"{source} is a device, not a file")
-        return path.read_bytes()
-    except FileNotFoundError:
-        fail(f"no such file: {source}")
-    except IsADirectoryError:
-        fail(f"{source} is a directory, not a file")
-    except OSError as exc:
-        fail(f"cannot read {source}: {exc.strerror}")
-
-
-def _stored_key(benchmark: Benchmark, settings: Settings) -> tuple[bytes, str] | None:
-    """The benchmark's current key from the database (after importing a key file newly
-    placed in the data folder), and a name for it; None when there is none. A missing
-    database is not created for nothing."""
-    import asyncio
-
-    from .core import datafiles, keys
-    from .core.services import opened
-
-    placed = datafiles.read_key_file(settings.data_dir, benchmark)
-    if placed is None and not has_database(settings):
-        return None
-
-    async def read() -> tuple[bytes, str] | None:
-        async with opened(settings) as services:
-            await keys.import_placed(services, benchmark)
-            found = await keys.current(services, benchmark)
-        if found is None:
-            return None
-        data, version = found
-        return data, f"{benchmark.name} key version {version.version}"
-
-    return asyncio.run(read())
-
-
-def _load_key(benchmark: Benchmark, key_arg: str | None, load: Load) -> Any:
-    if key_arg is not None:
-        data = _read_input(key_arg)
-        source, filename = key_arg, Path(key_arg).name
-    else:
-        settings = load()
-        stored = _stored_key(benchmark, settings)
-        if stored is None:
-            fail(
-                f"no {benchmark.title} key loaded in {settings.db_label}: pass --key FILE, or run "
-                f"'benchboard data fetch {benchmark.name}' or "
-                f"'benchboard data load {benchmark.name} --key FILE'"
-            )
-        (data, source), filename = stored, ""
-    try:
-        return benchmark.load_key(data, filename=filename)
-    except ScoringError as exc:
-        fail(f"bad key {source}: {exc}")
 
 
 def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Settings) -> Any:
@@ -121,12 +74,6 @@ def _daily_challenge(benchmark: Benchmark, target: str | None, settings: Setting
     return key
 
 
-def _daily_text(source: str) -> str:
-    """A daily benchmark's argument: a file if one exists, ``-`` stdin, anything else
-    the expression itself."""
-    return decode(_read_input(source)) if source == "-" or _is_file(source) else source
-
-
 def _score_daily(
     benchmark: Benchmark,
     args: argparse.Namespace,
@@ -138,7 +85,7 @@ def _score_daily(
     ``note``: the line saying the benchmark was detected)."""
     challenge = _daily_challenge(benchmark, args.target, load())
     if text is None:
-        text = _daily_text(args.file)
+        text = daily_text(args.file)
     _say(note)
     _print_result(benchmark.score(text, challenge), benchmark, as_json=args.json)
     return 0
@@ -157,13 +104,6 @@ def _print_result(result: Result, benchmark: Benchmark, *, as_json: bool) -> Non
         from .render.format import render_result
 
         print(render_result(result, benchmark))
-
-
-def _is_file(source: str) -> bool:
-    try:
-        return Path(source).is_file()
-    except (OSError, ValueError):  # a name too long, a NUL byte: an expression, not a path
-        return False
 
 
 def cmd_challenge_today(args: argparse.Namespace, load: Load) -> int:
@@ -201,81 +141,6 @@ def _parse_date(text: str) -> date:
         fail(f"bad --date {text!r}: use YYYY-MM-DD")
 
 
-def _detected(
-    args: argparse.Namespace, load: Load
-) -> tuple[Benchmark, str, str, Mapping[str, str]]:
-    """The benchmark of the input when ``--benchmark`` is absent, read as the bot reads
-    a message (:func:`bot.core.classify.read`: a tag in the file names it, else the
-    first benchmark that recognises a line of it; ``--target`` names the benchmark
-    that takes one), the text the bot would score (its tag lines blanked), the line
-    that says which (for stderr, once the key is loaded: ``--json`` stays clean, a
-    refusal stays one line), and the tag lines' fields (``k: 3``, ``target: 13``).
-    Refuses an input no benchmark reads."""
-    from scoring.text import normalise_line_ends
-
-    from .core.classify import read
-    from .core.tags import blank
-
-    targeted = [b for b in registry.all_benchmarks() if "target" in b.tag_fields]
-    hint = targeted[0].name if args.target is not None and len(targeted) == 1 else None
-    source: str = args.file
-    text = _daily_text(source) if hint is not None else decode(_read_input(source))
-    text = normalise_line_ends(text)
-    reading = read(text, benchmark_hint=hint)
-    if reading.error is not None and not registry.defined():  # a tag of one defined by data?
-        read_defined(load)
-        reading = read(text, benchmark_hint=hint)
-    shown = "stdin" if source == "-" else source
-    if reading.error is not None:
-        fail(f"{shown}: {reading.error} (or choose the benchmark with --benchmark NAME)")
-    if reading.benchmark is None:
-        fail(
-            f"{shown}: no benchmark reads it (none of "
-            f"{', '.join(b.title for b in registry.all_benchmarks())} recognises a line of it); "
-            f"choose one with --benchmark {'|'.join(registry.names())}"
-        )
-    benchmark = registry.get(reading.benchmark)
-    if reading.detected:
-        why = "recognised from its content"
-    elif reading.tags.benchmark:
-        why = "named by a tag in it"
-    else:
-        why = "--target given"
-    note = f"benchboard: scoring {shown} as {benchmark.title} ({why}; "
-    note += "--benchmark NAME chooses another)"
-    text = blank(text, reading.spans) if reading.spans else text
-    return benchmark, text, note, reading.tags.fields
-
-
-#: The start of a line that may be a tag line: a tag line starts (after blanks) with
-#: ``#``, a bullet, emphasis or a field's name, never with a digit or a JSON record's
-#: bracket. (Searched for after a line break, not with ``^``: many times faster.)
-_MAYBE_TAG = r"[^\S\n]*+[^\s0-9{\[\"]"
-
-
-def _given(args: argparse.Namespace, benchmark: Benchmark) -> tuple[str, Mapping[str, str]]:
-    """The input of ``--benchmark``: the text with its tag lines blanked and their
-    fields, as the bot reads a message of that benchmark (``model: …`` or ``#think`` is
-    no invalid line, ``target: 13`` applies). A tag the bot would refuse is left a line
-    of the text: the benchmark is named, so nothing is refused for it."""
-    import re
-
-    source: str = args.file
-    text = _daily_text(source) if benchmark.daily else decode(_read_input(source))
-    if re.match(_MAYBE_TAG, text) is None and re.search("\n" + _MAYBE_TAG, text) is None:
-        return text, {}  # answer lines and records only: the tag reader is not loaded
-    from scoring.text import normalise_line_ends
-
-    from .core.tags import blank, find_tags
-
-    text = normalise_line_ends(text)
-    try:
-        spans, tags = find_tags(text)
-    except (ScoringError, ValueError):
-        return text, {}
-    return (blank(text, spans) if spans else text), tags.fields
-
-
 def cmd_score(args: argparse.Namespace, load: Load) -> int:
     # One file scored, printed, and the process ends: what it makes lives to the end and
     # holds no cycles, so the cyclic collector would only walk it again and again (after
@@ -286,10 +151,10 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
     note = ""
     fields: Mapping[str, str] = {}
     if args.benchmark is None:
-        benchmark, text, note, fields = _detected(args, load)
+        benchmark, text, note, fields = detected(args, load)
     else:
         benchmark = find_benchmark(args.benchmark, load)
-        text, fields = _given(args, benchmark)
+        text, fields = given(args, benchmark)
     try:  # the file's tag fields, as the bot reads them; the command line's options win
         options = benchmark.options_from_tags(fields)
     except ScoringError as exc:
@@ -302,8 +167,8 @@ def cmd_score(args: argparse.Namespace, load: Load) -> int:
         targeted = [b.name for b in registry.all_benchmarks() if "target" in b.tag_fields]
         fail(f"--target is only for {', '.join(targeted)}")
     if text is None:
-        text = decode(_read_input(args.file))  # the bytes are not kept beside the text
-    key = _load_key(benchmark, args.key, load)
+        text = decode(read_input(args.file))  # the bytes are not kept beside it
+    key = load_key(benchmark, args.key, load)
     options |= {name: value for name, value in (("k", args.k),) if value is not None}
     _say(note)
     _print_result(benchmark.score(text, key, options=options), benchmark, as_json=args.json)
@@ -315,7 +180,10 @@ def cmd_prompt(args: argparse.Namespace, load: Load) -> int:
     prompt = benchmark.prompt
     if not prompt:
         fail(f"{benchmark.title} has no official prompt")
-    sys.stdout.write(prompt)
+    # its UTF-8 bytes as they are, whatever the locale's encoding or the platform's
+    # line ends (a text stream on Windows writes each \n as \r\n)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(prompt.encode("utf-8"))
     sys.stdout.flush()
     return 0
 
@@ -368,8 +236,8 @@ def cmd_data_load(args: argparse.Namespace, load: Load) -> int:
         fail(f"{benchmark.title} has no key files to load")
     if args.questions and benchmark.questions_file is None:
         fail(f"{benchmark.title} has no question file")
-    key = _read_input(args.key)
-    questions = _read_input(args.questions) if args.questions else None
+    key = key_bytes(args.key)
+    questions = key_bytes(args.questions) if args.questions else None
     _import(datafiles.load(settings.data_dir, benchmark, key, questions, source=args.key), settings)
     return 0
 
@@ -494,6 +362,25 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+class _Version(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked
+    (``importlib.metadata`` is no part of a ``score`` run)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.update(nargs=0, default=argparse.SUPPRESS)
+        super().__init__(option_strings, argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("benchboard")
+        except PackageNotFoundError:
+            found = "(not installed: run from a source folder)"
+        print(f"benchboard {found}")
+        parser.exit()
+
+
 #: The commands, in the order ``--help`` lists them (after ``score``, each challenge's
 #: command word: ``benchboard C today``, from the registry).
 COMMANDS = (
@@ -525,6 +412,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="benchboard",
         description="Score LLM benchmark outputs offline, and run the Benchboard Telegram bot.",
     )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     full = command not in COMMANDS
 
@@ -728,10 +616,11 @@ def _bad_input_errors() -> tuple[type[Exception], ...]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
-    try:
+    try:  # (building the parser imports a command's module: Ctrl-C may come then)
+        argv = sys.argv[1:] if argv is None else list(argv)
+        plain_streams()
+        parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(argv)
         handler: Callable[[argparse.Namespace, Load], int] = args.handler
         return handler(args, _settings_once(service=args.command in SERVICES))
     except KeyboardInterrupt:
@@ -743,3 +632,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"benchboard: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+
+
+if _HANDLER_AT_IMPORT is not None:
+    signal.signal(signal.SIGINT, _HANDLER_AT_IMPORT)
+
+
+if __name__ == "__main__":  # python -m bot.cli (python -m bot is the same)
+    sys.exit(main())

@@ -4,6 +4,7 @@ for a reader."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -86,6 +87,26 @@ def find_benchmark(name: str, load: Load) -> Benchmark:
     return registry.get(name)
 
 
+def utf8_output() -> bool:
+    """Whether stdout writes UTF-8. Where it does not (a Latin-1 or ASCII locale, a
+    Windows code page), JSON is written in ASCII with ``\\u`` escapes: valid JSON all the
+    same, where a Persian line would stop the command with a traceback."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "").lower().replace("_", "-")
+    return encoding in ("utf-8", "utf8")
+
+
+def plain_streams() -> None:
+    """stdout and stderr that cannot encode every character write what they cannot
+    as ``\\u`` escapes (``\\u06f1:\\u06f3``), never ending the command with a
+    UnicodeEncodeError."""
+    if utf8_output():
+        return
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def json_lines(value: Any) -> Iterator[str]:
     """``value`` as JSON indented by two spaces, except that a list of plain values
     (a result's line numbers, question ids) takes one line. Such lists and every plain
@@ -94,7 +115,7 @@ def json_lines(value: Any) -> Iterator[str]:
     reading the key."""
     import json
 
-    dumps = json.JSONEncoder(ensure_ascii=False).encode
+    dumps = json.JSONEncoder(ensure_ascii=not utf8_output()).encode
 
     def lines(value: Any, pad: str) -> Iterator[str]:
         inner = pad + "  "

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from .cli_common import Load, fail
+from .cli_common import Load, fail, utf8_output
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,7 +124,7 @@ async def _eval(args: argparse.Namespace, load: Load) -> int:
                 for n, done, sub, e in made
             ],
         }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(json.dumps(document, ensure_ascii=not utf8_output(), indent=2))
     else:
         for n, done, sub, error in made:
             if done is None:

@@ -3,8 +3,9 @@ submission per epoch) to a Benchboard server's API, with the personal token in
 ``BENCHBOARD_API_TOKEN``, and print the score and the result's address.
 
 Exit codes: 0 submitted; 1 the server refused it (the server's message) or could not be
-reached; 2 bad input here (no token, no such file, an Inspect log without the
-``inspect`` extra). Each error is one line on stderr.
+reached; 2 bad input here (no token, no such file, a ``--server`` that is no http(s)
+address, a file over the server's 20 MB, an Inspect log without the ``inspect`` extra).
+Each error is one line on stderr.
 
 A transient fault (the server unreachable, a 502/503/504, the owner's rate) is tried
 again after a pause (the server's ``Retry-After`` when it gives one), for two minutes at
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cli_common import Load, fail, seconds
+from .cli_common import Load, fail, seconds, utf8_output
 
 TOKEN_VARIABLE = "BENCHBOARD_API_TOKEN"
 EXIT_REFUSED = 1
@@ -44,6 +45,9 @@ FIRST_PAUSE, LONGEST_PAUSE = 1.0, 30.0
 #: its database unavailable (429 is transient only for the owner's rate, not for the
 #: day's publications).
 TRANSIENT = frozenset({502, 503, 504})
+#: The largest output the server takes (``bot.core.submit.MAX_DOWNLOAD``, not imported:
+#: it loads the bot's core): a larger file is refused here, before it is read.
+MAX_OUTPUT = 20 * 1024 * 1024
 
 
 class Refused(Exception):
@@ -114,11 +118,28 @@ def _provenance(args: argparse.Namespace) -> dict[str, str]:
     return {name: value for name, value in given.items() if value is not None}
 
 
+def _server(given: str) -> str:
+    """``--server``, an http(s) address (bad input, not a server to wait for)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(given.strip())
+        _ = parts.port  # a port that is no number raises
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        fail(f"--server must be an http(s) address such as https://bot.example.com, not {given!r}")
+    return given.strip().rstrip("/")
+
+
 def cmd_submit(args: argparse.Namespace, load: Load) -> int:
     token = os.environ.get(TOKEN_VARIABLE, "").strip()
     if not token:
         fail(f"set {TOKEN_VARIABLE} to a token from the bot's /token")
+    server = _server(args.server)
     path = Path(args.file)
+    if path.is_dir():
+        fail(f"{args.file} is a directory, not a file")
     if not path.is_file():
         fail(f"no such file: {args.file}")
     told = _provenance(args)
@@ -127,12 +148,15 @@ def cmd_submit(args: argparse.Namespace, load: Load) -> int:
     else:
         if not args.benchmark:
             fail("--benchmark is required (for a file that is not an Inspect log)")
+        if path.stat().st_size > MAX_OUTPUT:
+            size = -(-path.stat().st_size * 10 // 2**20) / 10  # rounded up: not "20.0 MB"
+            fail(f"{args.file} is {size:.1f} MB; the server takes at most {MAX_OUTPUT >> 20} MB")
         parts = [
             Part(path.name, path.read_bytes(), path.name, args.model, args.mode, args.benchmark,
                  args.idempotency_key)
         ]  # fmt: skip
     try:
-        asyncio.run(_send_all(args.server.rstrip("/"), token, parts, args.publish, told, args))
+        asyncio.run(_send_all(server, token, parts, args.publish, told, args))
     except Refused as exc:
         print(f"benchboard: {exc}", file=sys.stderr)
         return EXIT_REFUSED
@@ -164,7 +188,10 @@ async def _send_all(
             send = functools.partial(_send, session, server, token, part, publish=publish,
                                      told=told)  # fmt: skip
             again, data = await _until_answered(send, part, args.wait)
-            print(json.dumps(data, ensure_ascii=False) if args.json else _line(part, again, data))
+            if args.json:
+                print(json.dumps(data, ensure_ascii=not utf8_output()))
+            else:
+                print(_line(part, again, data))
             sys.stdout.flush()
 
 

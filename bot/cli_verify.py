@@ -2,7 +2,8 @@
 (``/r/<token>.json``) against the server's public key (``/signing-key``).
 
 The key is ``--key``: a file (``/signing-key``'s JSON, or the base64 of the 32 raw
-bytes) — then nothing goes over the network — or a URL to fetch it from. Without
+bytes), or that base64 itself — then nothing goes over the network — or a URL to fetch
+it from. Without
 ``--key`` it is fetched from the server the record names (its ``url``: the same origin's
 ``/signing-key``); a record that names none needs ``--key``.
 
@@ -26,14 +27,17 @@ EXIT_INVALID = 1
 #: Seconds to fetch a key.
 TIMEOUT = 20.0
 MAX_KEY_BYTES = 64 * 1024
+#: The largest record read: a result's signed JSON is a few kilobytes (its breakdown
+#: without the invalid lines' text); a larger file is no such record, and is not read.
+MAX_RECORD_BYTES = 4 * 1024 * 1024
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE.json", help="a signed result (/r/<token>.json)")
     parser.add_argument(
         "--key",
-        help="the public key: a file (/signing-key's JSON, or its base64) or a URL to fetch "
-        "it from (default: /signing-key of the server the record came from)",
+        help="the public key: a file (/signing-key's JSON, or its base64), the base64 itself, "
+        "or a URL to fetch it from (default: /signing-key of the server the record came from)",
     )
     parser.set_defaults(handler=cmd_verify)
 
@@ -56,7 +60,7 @@ def _fetch(url: str) -> str:
 
 
 def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
-    """The key's text and where it came from."""
+    """The key's text and where it came from ("" for the key itself, given as text)."""
     if given is None:
         try:
             origin = urlsplit(str(record.get("url") or ""))
@@ -71,18 +75,37 @@ def _key_text(given: str | None, record: dict[str, Any]) -> tuple[str, str]:
         return _fetch(given), given
     path = Path(given)
     if not path.is_file():
+        if _is_base64_key(given):  # the key itself, as /signing-key gives it
+            return given, ""
         fail(f"no such key file: {given}")
-    return path.read_text(encoding="utf-8", errors="replace")[:MAX_KEY_BYTES], given
+    with path.open("rb") as f:
+        return f.read(MAX_KEY_BYTES).decode("utf-8", "replace"), given
+
+
+def _is_base64_key(text: str) -> bool:
+    import base64
+    import binascii
+
+    try:
+        return len(base64.b64decode(text.strip(), validate=True)) == 32
+    except (binascii.Error, ValueError):
+        return False
 
 
 def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     from .core import signing
 
     path = Path(args.file)
+    if path.is_dir():
+        fail(f"{args.file} is a directory, not a file")
     if not path.is_file():
         fail(f"no such file: {args.file}")
+    with path.open("rb") as f:
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        fail(f"{args.file}: not a signed result (over {MAX_RECORD_BYTES >> 20} MB)")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         fail(f"{args.file}: not a JSON file")
     except RecursionError:
@@ -97,7 +120,7 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
     try:
         public = signing.public_key_of(parsed if isinstance(parsed, dict) else text)
     except signing.BadSignature as exc:
-        fail(f"{source}: {exc}")
+        fail(f"{source or '--key'}: {exc}")
     try:
         rewritten = signing.verify(record, public)
     except signing.BadSignature as exc:
@@ -112,8 +135,6 @@ def cmd_verify(args: argparse.Namespace, load: Load) -> int:
             "; its whole numbers were rewritten (87.0 as 87, as jq does), "
             "the values are those signed"
         )
-    print(
-        f"valid: {args.file} ({what}, score {record.get('score')}) signed by the key at "
-        f"{source}{note}"
-    )
+    by = f"the key at {source}" if source else "the key given"
+    print(f"valid: {args.file} ({what}, score {record.get('score')}) signed by {by}{note}")
     return 0

@@ -139,6 +139,13 @@ class Settings(BaseSettings):
                 "is a key=value connection string: give PostgreSQL as a URL, "
                 "postgresql://USER:PASSWORD@HOST:5432/DBNAME"
             )
+        if value is not None and _URL.match(value) and not value.startswith(_POSTGRES):
+            # (mysql://…, sqlite:///bb.db, a mistyped postgresq://: else an SQLite file
+            # named "mysql:" was made in the working folder, and used)
+            raise ValueError(
+                "is a URL but not postgresql://: give PostgreSQL as "
+                "postgresql://USER:PASSWORD@HOST:5432/DBNAME, or SQLite as a file's path"
+            )
         return value
 
     @field_validator("api_base_url", "api_file_url")
@@ -174,7 +181,7 @@ class Settings(BaseSettings):
     @property
     def db_url(self) -> str | None:
         """The PostgreSQL URL ``BENCHBOARD_DB`` names, or None (SQLite)."""
-        if self.db is not None and self.db.startswith(("postgresql://", "postgres://")):
+        if self.db is not None and self.db.startswith(_POSTGRES):
             return self.db
         return None
 
@@ -249,6 +256,9 @@ class Settings(BaseSettings):
 #: A secret shorter than this is redacted only where its form shows it (``:...@``,
 #: ``password=``), not wherever its letters occur.
 MIN_SECRET = 4
+#: The schemes of a PostgreSQL URL; any other ``scheme://`` is refused.
+_POSTGRES = ("postgresql://", "postgres://")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 #: ``host=db dbname=bench password=...``: libpq's key=value form.
 _KEY_VALUE_DSN = re.compile(r"\s*[A-Za-z_]+\s*=")
 _DSN_KEYWORD = re.compile(r"(?i)\b(?:host|hostaddr|dbname|user|password|port|service)\s*=")

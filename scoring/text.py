@@ -34,14 +34,24 @@ def folded_name(text: str) -> str:
     return " ".join(without_controls(text).split())
 
 
+#: What :func:`decode` says of bytes with a NUL byte: binary, or UTF-16 text after its
+#: byte order mark.
+BINARY = "this looks like a binary file (it contains NUL bytes), not text"
+UTF16 = "the file is UTF-16 text, not UTF-8"
+#: The byte order marks of UTF-16 (what Windows' Notepad and PowerShell's ``>`` may
+#: write), bytes that never begin UTF-8.
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def decode(data: bytes) -> str:
     """Decode UTF-8 (a leading BOM dropped). Line breaks are left as they are.
 
     Raises :class:`DecodeError` with the byte offset for bytes that are not UTF-8, and
-    for binary data (NUL bytes), with a message fit for the user.
+    for binary data (NUL bytes) or UTF-16 text, with a message fit for the user.
     """
     if b"\x00" in data:
-        raise DecodeError("this looks like a binary file (it contains NUL bytes), not text")
+        # UTF-16 writes a NUL beside each ASCII character
+        raise DecodeError(UTF16 if data[:2] in _UTF16_BOMS else BINARY)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

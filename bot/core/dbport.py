@@ -4,6 +4,7 @@ resumable, verified at the end (:func:`storage.port.port`)."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,10 +20,21 @@ def _target(where: str) -> str | Path:
     return where if is_postgres_url(where) else Path(where)
 
 
+#: ``scheme://``: a URL, which must be PostgreSQL's (else it would be a file's path).
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def _checked(source: str, target: str) -> str:
     """The name the target records for ``source`` (see ``storage.port``)."""
+    for where, option in ((source, "--from"), (target, "--to")):
+        if _URL.match(where) and not is_postgres_url(where):
+            # (--to mysql://u:pw@h/db made the folders mysql:/u:pw@h and a file db)
+            raise StorageError(
+                f"{option} {redact_url(where)} is a URL but not postgresql://: "
+                "give an SQLite file's path or a postgresql:// URL"
+            )
     if not is_postgres_url(source) and not Path(source).is_file():
-        raise StorageError(f"no database at {source}")
+        raise StorageError(f"no database at {redact_url(source)}")
     if os.path.abspath(source) == os.path.abspath(target):
         raise StorageError("the source and the target are the same database")
     return redact_url(source) if is_postgres_url(source) else os.path.abspath(source)

@@ -17,6 +17,7 @@ name=NAME`` is the same by name.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -133,26 +134,44 @@ def benchmark_task(
     )
 
 
-@task
-def benchmark(
-    name: str, questions: str | None = None, key: str | None = None, target: int | None = None
-) -> Task:
-    """Any benchmark of the registry by name."""
-    return benchmark_task(name, questions, key, target)
+def define(module: str) -> dict[str, Any]:
+    """Every task, as functions of ``module``: ``benchmark`` (any benchmark by name) and
+    one per benchmark of the registry, by its name. Inspect names a task after the
+    top-level package of the module that defines it (``benchboard/NAME`` for
+    :mod:`benchboard.tasks`, the entry point), so the functions are made as that
+    module's, while it is being imported."""
 
-
-def _named(name: str) -> Any:
-    """The task of one benchmark, registered with Inspect under its name."""
-
-    def made(
-        questions: str | None = None, key: str | None = None, target: int | None = None
+    def benchmark(
+        name: str, questions: str | None = None, key: str | None = None, target: int | None = None
     ) -> Task:
+        """Any benchmark of the registry by name."""
         return benchmark_task(name, questions, key, target)
 
-    made.__name__ = made.__qualname__ = name
-    made.__doc__ = f"{registry.get(name).title}, as Benchboard runs it (see the module)."
-    return task(name=name)(made)
+    def named(name: str) -> Any:
+        """The task of one benchmark, registered with Inspect under its name."""
+
+        def made(
+            questions: str | None = None, key: str | None = None, target: int | None = None
+        ) -> Task:
+            return benchmark_task(name, questions, key, target)
+
+        made.__name__ = made.__qualname__ = name
+        made.__doc__ = f"{registry.get(name).title}, as Benchboard runs it (see the module)."
+        made.__module__ = module
+        return task(name=name)(made)
+
+    benchmark.__qualname__ = "benchmark"
+    benchmark.__module__ = module
+    tasks = {"benchmark": task(benchmark)}
+    tasks.update((b.name, named(b.name)) for b in registry.all_benchmarks())
+    return tasks
 
 
-# one task per benchmark of the registry, by its name (``benchboard/NAME``)
-globals().update({b.name: _named(b.name) for b in registry.all_benchmarks()})
+# the tasks of this file (``inspect eval bot/evals/tasks.py@NAME``)
+globals().update(define(__name__))
+
+# and by the names the README gives, ``benchboard/NAME``, for an install whose entry
+# point still names this module (one made before the ``benchboard`` package existed:
+# an editable install made then cannot import it, and keeps the names above)
+with contextlib.suppress(ImportError):
+    import benchboard.tasks  # noqa: F401

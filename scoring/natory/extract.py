@@ -92,6 +92,8 @@ class NotFound:
 class _Candidate:
     text: str
     line: int
+    #: the whole line's length (stripped), when ``text`` is the last 64 KB of it
+    length: int | None = None
 
 
 def clean(candidate: str) -> str:
@@ -202,9 +204,18 @@ def last_span(text: str, longest: int | None = None) -> str | None:
 
 def _candidates(text: str) -> list[_Candidate]:
     first_line = 1
+    partial: int | None = None  # the whole length of a line cut in two
     if len(text) > TAIL:
         cut = text.find("\n", len(text) - TAIL)
-        cut = len(text) - TAIL if cut < 0 else cut + 1
+        if cut < 0 or not text[cut:].strip():
+            # the last line is longer than the tail: its last 64 KB are read (an
+            # expression may end it, after prose), and its own length is told (a line
+            # ending with a line break was cut after it: nothing, "no expression")
+            cut = len(text) - TAIL
+            start, end = text.rfind("\n", 0, cut) + 1, text.find("\n", cut)
+            partial = len(text[start : len(text) if end < 0 else end].strip())
+        else:
+            cut += 1
         first_line += text.count("\n", 0, cut)
         text = text[cut:]
     found: list[_Candidate] = []
@@ -215,7 +226,8 @@ def _candidates(text: str) -> list[_Candidate]:
         if len(found) >= MAX_CANDIDATES:
             break
         if lines[index].strip():
-            found.append(_Candidate(lines[index], first_line + index))
+            whole = partial if index == 0 else None
+            found.append(_Candidate(lines[index], first_line + index, whole))
     return found
 
 
@@ -270,6 +282,8 @@ def extract(text: str, limits: Limits, *, prose: bool = True) -> Extracted | Not
                         expression, read = spanned, read_span
         if not isinstance(read, ExpressionError):
             return Extracted(expression, read, candidate.line)
+        if candidate.length is not None and read.code == "too_long":
+            read = _too_long(candidate.length, limits)  # the line's, not its tail's
         if first is None:
             first = NotFound(expression, candidate.line, read)
     assert first is not None
