@@ -19,6 +19,8 @@ import pytest
 
 from tests.cli.test_cli import _env, key_bytes, make_key, questions_bytes
 
+ROOT = Path(__file__).resolve().parents[2]
+
 pytest.importorskip(
     "inspect_ai", reason="inspect_ai is not installed (the inspect extra: pip install -e '.[dev]')"
 )
@@ -39,11 +41,24 @@ print(json.dumps([{"status": log.status, "task": log.eval.task,
 """
 
 
+def _packages(tmp_path: Path) -> str:
+    """A folder holding this checkout's packages and nothing else. Inspect prefixes the
+    tasks with ``benchboard/`` when the distribution it finds for ``benchboard`` is an
+    installed one; the checkout itself on the path would be found first through the
+    ``benchboard.egg-info`` an editable install leaves there, which records no install.
+    (The checkout's code is what runs; the installed distribution names it.)"""
+    folder = tmp_path / "packages"
+    folder.mkdir()
+    for name in ("benchboard", "bot", "scoring", "storage"):
+        (folder / name).symlink_to(ROOT / name)
+    return str(folder)
+
+
 def run(tmp_path: Path, name: str, args: dict[str, str], text: str) -> list[dict[str, object]]:
     done = subprocess.run(
         [sys.executable, "-c", EVAL, name, json.dumps(args), text],
         cwd=tmp_path,
-        env=_env(tmp_path),
+        env=_env(tmp_path, {"PYTHONPATH": _packages(tmp_path)}),
         capture_output=True,
         text=True,
         timeout=180,
