@@ -24,6 +24,9 @@ from tests.web.test_initdata import fields, signed
 
 BOT_TOKEN = "123456:TEST-token-for-the-web"
 UNAVAILABLE = "The database is not answering just now"
+#: Seconds within which five pages are answered 503 while the database is down (the
+#: first finds the pool's connections lost, the next ones an empty pool: not 30 s each).
+ANSWERED_WITHIN = 10.0
 
 
 async def _serve(cluster: Cluster, tmp: Path) -> AsyncIterator[tuple[str, Services]]:
@@ -63,6 +66,7 @@ async def test_pages_say_the_database_is_unavailable_and_recover(
                 await cluster.kill()
                 with caplog.at_level(logging.WARNING):
                     # pages nobody asked for yet: nothing cached to answer with
+                    started = time.monotonic()
                     status, body, response = await get("/b/primebench?mode=think")
                     assert status == 503, body[:300]
                     assert UNAVAILABLE in body
@@ -71,6 +75,12 @@ async def test_pages_say_the_database_is_unavailable_and_recover(
                     status, body = await app_me()
                     assert status == 503, body[:300]
                     assert UNAVAILABLE in body
+                    # and more, none waiting for the pool's half minute
+                    for mode in ("default", "tools", "think_tools"):
+                        status, body, _ = await get(f"/b/primebench?mode={mode}")
+                        assert status == 503, body[:300]
+                    took = time.monotonic() - started
+                    assert took <= ANSWERED_WITHIN, f"five pages answered in {took:.1f} s"
                 # no traceback (tornado's access log says 503 as it says any 5xx)
                 failures = [
                     r for r in caplog.records if r.exc_info or r.name == "tornado.application"
