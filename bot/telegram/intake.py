@@ -51,6 +51,7 @@ from ..core import intake as core
 from ..core.services import Services
 from .context import BotApp
 from .outage import PATIENCE, DatabaseWait, is_unavailable
+from .spool import Spool
 
 T = TypeVar("T")
 log = logging.getLogger("benchboard.intake")
@@ -93,6 +94,9 @@ class Intake:
         self._admitter: asyncio.Task[None] | None = None
         #: updates whose handling failed because the database did not answer
         self.db_wait = DatabaseWait(app, services)
+        #: webhook updates the database could not admit, on disk until it answers
+        self.spool = Spool(services.settings.data_dir / "spool")
+        self.db_wait.on_back.append(self.drain_spool)
 
     # --- arrival ---------------------------------------------------------------------
 
@@ -150,6 +154,58 @@ class Intake:
             await self.app.update_queue.put(update)
         return True
 
+    async def receive_webhook(self, data: Any) -> int:
+        """A webhook request's update: admitted (200), or, while the database does not
+        answer, kept in the spool (200: Telegram would give up on it after some
+        refusals, holding everyone's next updates meanwhile) and admitted once it does;
+        400 for a body that is no update, 503 (Telegram tries again) only when it could
+        be kept nowhere."""
+        if self.parse(data) is None:
+            return 400
+        if not self.db_wait.out:
+            try:
+                await self.receive_one(data)
+                return 200
+            except StoreUnavailable as exc:
+                self.db_wait.failed(exc)
+                error: Exception = exc
+        else:
+            error = StoreUnavailable("the database is known not to answer")
+        self.db_wait.tell_unadmitted([data], self.parse)
+        try:
+            await self.spool.add(data)
+        except OSError as exc:
+            log.warning(
+                "webhook update neither admitted nor spooled; Telegram will deliver it again",
+                extra={"error": str(error), "spool_error": str(exc)},
+            )
+            return 503
+        self.db_wait.failed()  # its probes drain the spool once the database answers
+        log.warning(
+            "webhook update spooled until the database answers", extra={"error": str(error)}
+        )
+        return 200
+
+    async def drain_spool(self) -> None:
+        """Admit and queue what the spool holds (this process's, and what a stopped one
+        left), file by file; a file goes once its updates are admitted. When the
+        database fails meanwhile, the rest waits for its next answer."""
+        if not self.spool.pending():
+            return
+        for path, updates in await self.spool.take():
+            try:
+                admitted = await self.admit(updates)
+            except StoreUnavailable as exc:
+                log.warning("draining the spool waits for the database", extra={"error": str(exc)})
+                self.db_wait.failed(exc)
+                return
+            await self.dispatch(admitted)
+            self.spool.done(path)
+            log.info(
+                "spooled updates admitted",
+                extra={"count": len(updates), "new": len(admitted)},
+            )
+
     async def admitting(
         self, admission: Awaitable[T], batch: Sequence[Any], *, give_up: bool = False
     ) -> T:
@@ -169,8 +225,9 @@ class Intake:
             done, _ = await asyncio.wait([task], timeout=PATIENCE)
             if done:
                 return task.result()
+        known = self.db_wait.out  # out before the notes (which start the probes)
         self.db_wait.tell_unadmitted(batch, self.parse)
-        if give_up and self.db_wait.out:
+        if give_up and known:
             done, _ = await asyncio.wait([task], timeout=PATIENCE)
             if not done:
                 task.cancel()
@@ -301,6 +358,7 @@ async def start(app: BotApp, services: Services) -> Intake:
     intake = Intake(app, services)
     app.bot_data[INTAKE] = intake
     await intake.replay()
+    await intake.drain_spool()  # what a stopped process kept while the database was away
     services.spawn(intake.run_jobs())
     services.spawn(intake.run_leases())
     return intake

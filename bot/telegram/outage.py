@@ -9,9 +9,10 @@ effect (``telegram/intake.py``).
 
 What the user sees:
 
-- at most one note per update, "taking longer than usual" (a full disk is named as
-  such, and the admins are told, at most once an hour), never "nothing was saved": what
-  failed may have been a step after a write that was committed;
+- at most one note per user and chat per outage, "taking longer than usual" (a full
+  disk is named as such, and the admins are told, at most once an hour), never "nothing
+  was saved": what failed may have been a step after a write that was committed. Their
+  further messages meanwhile are kept all the same, and answered once it is over;
 - a pressed button is always answered: with the note when the handler fails, or when it
   still waits for the database a few seconds after the press (:meth:`started`), or when
   the press cannot even be admitted (:meth:`tell_unadmitted`). The handler's own answer,
@@ -24,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from telegram import ReplyParameters, Update
@@ -72,6 +73,16 @@ def _told_key(update: Update) -> tuple[str, object]:
     return ("u", update.update_id) if query is None else ("q", query.id)
 
 
+def _chat_key(update: Update) -> tuple[int, int | None] | None:
+    """Who is told in which chat (a message's sender in its chat), None for a press
+    (every press is answered) or an update without a chat."""
+    chat = update.effective_chat
+    if update.callback_query is not None or chat is None:
+        return None
+    user = update.effective_user
+    return chat.id, user.id if user is not None else None
+
+
 def _lang(update: Update) -> str:
     """The language of the update's user as Telegram gives it (their /lang choice is
     in the database, which may not answer)."""
@@ -92,11 +103,15 @@ class DatabaseWait:
         self._waiting: dict[int, Update] = {}
         self._tries: dict[int, int] = {}
         self._told: Lru[object, None] = Lru(TOLD_MAX)
+        #: (chat, user) told during this outage: one note each, until a probe answers
+        self._told_chats: Lru[tuple[int, int | None], None] = Lru(TOLD_MAX)
         self._prober: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         #: the updates being handled, and since when (loop time)
         self._handling: dict[int, tuple[float, Update]] = {}
         self._admins_told_at: float | None = None
+        #: called once a probe answers, after the kept updates are handed back
+        self.on_back: list[Callable[[], Awaitable[None]]] = []
 
     # --- the updates ----------------------------------------------------------------
 
@@ -148,6 +163,7 @@ class DatabaseWait:
                     await asyncio.wait_for(self.services.store.revive(), PROBE_TIMEOUT)
                 continue
             self.out = False
+            self._told_chats = Lru(TOLD_MAX)  # the next outage is told again
             waiting, self._waiting = self._waiting, {}
             if waiting:
                 log.info(
@@ -156,6 +172,12 @@ class DatabaseWait:
                 )
             for update in waiting.values():
                 await self.app.update_queue.put(update)
+            for hook in self.on_back:
+                try:
+                    await hook()
+                except StorageError as exc:  # the database away again: the next answer
+                    log.warning("after the outage: %s", exc)
+                    self.failed(exc)
             if not self._waiting and not self.out:
                 return
             pause = FIRST_PAUSE
@@ -164,14 +186,20 @@ class DatabaseWait:
 
     async def tell(self, update: Update, error: BaseException | None = None) -> None:
         """The update waits for the database (which failed with ``error``): its user's
-        one note (a press: its answer)."""
-        if error is not None:
-            self.failed(error)
+        one note in that chat for this outage (a press: its answer, every time)."""
+        # a note says the database is out: probe it until it answers, which ends the
+        # outage (and its one note per chat)
+        self.failed(error)
         query = update.callback_query
         told = _told_key(update)
         if told in self._told:
             return
         self._told[told] = None
+        chat = _chat_key(update)
+        if chat is not None:
+            if chat in self._told_chats:
+                return  # told already: this one is kept and answered all the same
+            self._told_chats[chat] = None
         text = t(_lang(update), N_("store_full") if self.full else N_("store_slow"))
         with contextlib.suppress(TelegramError):
             if query is not None:

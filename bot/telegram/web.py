@@ -23,7 +23,7 @@ from telegram import Update
 from tornado.httpserver import HTTPServer
 
 from ..core import health
-from ..core.errors import StoreUnavailable, listen_failed
+from ..core.errors import listen_failed
 from ..core.services import Services
 from ..settings import PREFIX, Settings, SettingsError
 from . import miniapp
@@ -97,17 +97,9 @@ class _UpdateHandler(tornado.web.RequestHandler):
             data = json.loads(self._body)
         except ValueError:
             data = None
-        # kept (committed) before the 200 that tells Telegram it arrived
-        try:
-            kept = await intake.receive_one(data)
-        except StoreUnavailable as exc:
-            # not kept: Telegram delivers it again; its user is told now, a press answered
-            log.warning("webhook update not admitted: %s; Telegram will deliver it again", exc)
-            intake.db_wait.failed(exc)
-            intake.db_wait.tell_unadmitted([data], intake.parse)
-            self.set_status(503)
-            return
-        self.set_status(200 if kept else 400)
+        # kept (committed, or spooled while the database does not answer) before the
+        # 200 that tells Telegram it arrived
+        self.set_status(await intake.receive_webhook(data))
 
     def check_xsrf_cookie(self) -> None:  # Telegram does not send cookies
         return

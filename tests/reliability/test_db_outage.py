@@ -133,3 +133,72 @@ async def test_with_the_shared_send_rate_the_outage_is_told_at_once(tmp_path: Pa
             if '"level": "ERROR"' in line and '"logger": "benchboard.intake"' in line
         ]
         assert errors == [], errors[0][:2000]
+
+
+def _cards_by_model(api: FakeBotAPI, chat_id: int) -> dict[str, int]:
+    """The score cards in ``chat_id``: the model each is about -> how many."""
+    seen: dict[str, int] = {}
+    for m in api.messages_in(chat_id):
+        text = str(m.get("text") or "")
+        if SCORE in text:
+            model = text.split("Model: ", 1)[1].split("\n", 1)[0]
+            seen[model] = seen.get(model, 0) + 1
+    return seen
+
+
+def _notes(api: FakeBotAPI, chat_id: int) -> int:
+    return sum(1 for m in api.messages_in(chat_id) if SLOW in str(m.get("text") or ""))
+
+
+@pytest.mark.parametrize("mode", ["polling", "webhook"])
+async def test_one_note_per_chat_per_outage_and_every_message_answered_once(
+    tmp_path: Path, mode: str
+) -> None:
+    """A user who sends five submissions while the database is down gets one "taking
+    longer" note, not five; once it is back each submission gets its card, once. The
+    next outage is told again."""
+    env = webhook_env(free_port(), "notes") if mode == "webhook" else {}
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {**env, "BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            user = api.user(9403, "Eager")
+            other = api.user(9404, "Other")
+            chat, other_chat = api.private_chat(user), api.private_chat(other)
+            await api.reply_to(await api.send_text(chat, user, "/help"), timeout=30)
+            await cluster.kill()
+            for n in range(5):
+                text = "\n".join([f"model: eager-{n}", "#think", *answers(KEY, correct=10 + n)])
+                await api.send_text(chat, user, text)
+                await asyncio.sleep(1.5)
+            other_text = "\n".join(["model: other", "#think", *answers(KEY, correct=9)])
+            await api.send_text(other_chat, other, other_text)
+            await asyncio.sleep(6)  # what each message would be told is out by now
+            assert _notes(api, chat["id"]) == 1, api.describe(40)
+            assert _notes(api, other_chat["id"]) == 1, api.describe(40)
+            await cluster.start()
+            want = {f"eager-{n}" for n in range(5)}
+            await api.wait_until(
+                lambda: (
+                    set(_cards_by_model(api, chat["id"])) >= want
+                    and "other" in _cards_by_model(api, other_chat["id"])
+                ),
+                90,
+                what="a card for every submission sent during the outage",
+            )
+            await asyncio.sleep(3)  # a second card would be out by now
+            cards = _cards_by_model(api, chat["id"])
+            assert cards == dict.fromkeys(want, 1), cards
+            assert _cards_by_model(api, other_chat["id"]) == {"other": 1}
+            assert _notes(api, chat["id"]) == 1
+            # the next outage is another: told again, once
+            await cluster.kill()
+            text = "\n".join(["model: eager-again", "#think", *answers(KEY, correct=20)])
+            await api.send_text(chat, user, text)
+            await api.wait_until(lambda: _notes(api, chat["id"]) == 2, 30, what="a second note")
+            await cluster.start()
+            await api.wait_until(
+                lambda: "eager-again" in _cards_by_model(api, chat["id"]),
+                90,
+                what="the card of the submission sent during the second outage",
+            )
+            assert _notes(api, chat["id"]) == 2
