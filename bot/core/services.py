@@ -161,6 +161,42 @@ async def read_until_answered(
             await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
 
 
+#: Seconds between the first tries to open a database that does not answer at the start
+#: of a long-running process, doubled after each up to :data:`OPEN_MAX_PAUSE`.
+OPEN_FIRST_PAUSE = 1.0
+OPEN_MAX_PAUSE = 30.0
+
+
+async def until_answered(
+    open_: Callable[[], Awaitable[T]], settings: Settings, logger: logging.Logger
+) -> T:
+    """``open_()``, tried again while the database does not answer (``StoreUnavailable``:
+    down, restarting, locked, its disk full), a warning naming it each time and a
+    pause growing from :data:`OPEN_FIRST_PAUSE` to :data:`OPEN_MAX_PAUSE` seconds: a
+    transient fault at start is waited out, never an exit (what waiting cannot fix
+    raises as it comes). Cancel it to stop waiting."""
+    pause = OPEN_FIRST_PAUSE
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            value = await open_()
+        except StoreUnavailable as exc:
+            logger.warning(
+                "the database %s does not answer yet (%s); trying again in %.0f s",
+                settings.db_label,
+                settings.redact(str(exc)),
+                pause,
+                extra={"tries": tries},
+            )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, OPEN_MAX_PAUSE)
+            continue
+        if tries > 1:
+            logger.info("the database answers: starting", extra={"tries": tries})
+        return value
+
+
 @asynccontextmanager
 async def opened(settings: Settings) -> AsyncIterator[Services]:
     """Services for one command-line command: the database (the benchmarks defined in

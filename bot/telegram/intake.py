@@ -364,6 +364,18 @@ async def start(app: BotApp, services: Services) -> Intake:
     return intake
 
 
+async def until_started(started: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """What ``started`` gives, or None when ``stop`` is set first (a SIGTERM while the
+    start waits for a database that does not answer: the process stops at once)."""
+    starting = asyncio.ensure_future(started)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    return starting.result() if starting.done() else None
+
+
 # --- polling ---------------------------------------------------------------------------
 
 
@@ -402,10 +414,15 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
             )
             if intake is None:
                 try:
-                    intake = await started
+                    intake = await until_started(started, stop)
                 except BaseException:
                     fetch.cancel()  # nothing it brings could be admitted
                     raise
+                if intake is None:  # stopped while the start waited for the database
+                    fetch.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await fetch
+                    break
             if admitted:
                 await asyncio.sleep(0)  # the fetch's request goes out first
                 admitted, handing = [], admitted

@@ -123,22 +123,27 @@ def _lost_server(exc: BaseException) -> bool:
 #: does not exist, the password is wrong (libpq's words; the sqlstate is not reported
 #: for a connection that never opened).
 _PERMANENT = ("does not exist", "password authentication failed", "no pg_hba.conf entry")
+#: What libpq says of an address it cannot read (a bad option, or value of one).
+_MALFORMED = ("for connection option", "invalid connection option", "invalid URI", 'missing "="')
 
 
 async def _probe(url: str) -> str | None:
     """One connection before the pool's, so that what waiting cannot fix (a database
-    that does not exist, a refused role) is said at once in one line, not after the
-    pool's 15 s of retries and a log line each. A server that is down or slow is left
-    to the pool, which waits for it: what this connection met is returned, for the
-    pool's time-out to say (None: it connected)."""
+    that does not exist, a refused role, an address that cannot be read) is said at once
+    in one line (``StorageError``). A server that is down or unreachable: what this
+    connection met is returned (None: it connected)."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=5)
-    except psycopg.Error as exc:  # a malformed address too: the pool's open says it
+    except psycopg.Error as exc:
         text = str(exc)
-        if not isinstance(exc, psycopg.OperationalError) or not any(
-            words in text for words in _PERMANENT
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        if not isinstance(exc, psycopg.OperationalError) or any(
+            words in text for words in _MALFORMED
         ):
-            return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+            # an address libpq cannot read: no wait makes it one
+            raise StorageError(f"the database address is not valid: {first}") from None
+        if not any(words in text for words in _PERMANENT):
+            return first
         info = conninfo_to_dict(url)
         name = str(info.get("dbname") or info.get("user") or "postgres")
         where = f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
@@ -255,6 +260,11 @@ class PgDatabase(Database):
     async def open_url(cls, url: str, *, min_size: int = 2, max_size: int = 16) -> PgDatabase:
         """Connect (a pool of ``min_size`` to ``max_size`` connections) and migrate."""
         met = await _probe(url)
+        if met is not None:
+            # down or unreachable now: said at once (the bot's start tries again with a
+            # growing pause, one warning each; a command says it), not after the pool's
+            # 15 s of retries and a log line each
+            raise StoreUnavailable(f"the database is unavailable: {met}")
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url,
             min_size=min_size,
@@ -265,15 +275,7 @@ class PgDatabase(Database):
         )
         try:
             with _translated():
-                try:
-                    await pool.open(wait=True, timeout=15)
-                except PoolTimeout:
-                    if met is None:
-                        raise
-                    # why, rather than psycopg's "pool initialization incomplete"
-                    raise StoreUnavailable(
-                        f"the database is unavailable: no connection in 15 s ({met})"
-                    ) from None
+                await pool.open(wait=True, timeout=15)
                 async with pool.connection() as conn:
                     await pg_schema.migrate(conn)
         except BaseException:

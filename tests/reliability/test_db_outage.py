@@ -202,3 +202,43 @@ async def test_one_note_per_chat_per_outage_and_every_message_answered_once(
                 what="the card of the submission sent during the second outage",
             )
             assert _notes(api, chat["id"]) == 2
+
+
+async def test_the_bot_waits_for_a_database_down_at_start(tmp_path: Path) -> None:
+    """PostgreSQL down when the bot starts is a transient fault: the bot keeps trying
+    (a warning each time, never an error or an exit), answers what was sent meanwhile
+    once the database is up, and a SIGTERM while it waits stops it at once."""
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        await cluster.kill()
+        env = {"BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env, wait=False) as bot:
+            await api.wait_polling(timeout=30)  # updates are fetched (not confirmed) meanwhile
+            user = api.user(9405, "Early")
+            chat = api.private_chat(user)
+            text = "\n".join(["model: early", "#think", *answers(KEY, correct=11)])
+            await api.send_text(chat, user, text)
+            deadline = time.monotonic() + 30
+            while bot.log().count("does not answer yet") < 2:  # 1 s apart, then 2 s
+                assert time.monotonic() < deadline, bot.log()[-2000:]
+                await asyncio.sleep(0.1)
+            assert bot.proc.returncode is None, bot.log()[-2000:]
+            await cluster.start()
+            card = await api.wait_for(
+                lambda c: c["method"] == "sendMessage" and scored(c), timeout=90
+            )
+            assert "Correct: 11" in text_of(card)
+        log = bot.log()
+        assert '"level": "ERROR"' not in log and "Traceback" not in log, log[-3000:]
+        assert not [line for line in log.splitlines() if line.startswith("benchboard: ")]
+        # stopped while it waits: at once, cleanly
+        await cluster.kill()
+        async with running_bot(api, tmp_path, key=KEY, env=env, wait=False) as bot:
+            before = len(log)  # the log goes on from the first process's
+            deadline = time.monotonic() + 30
+            while "does not answer yet" not in bot.log()[before:]:
+                assert time.monotonic() < deadline, bot.log()[before:][-2000:]
+                await asyncio.sleep(0.1)
+            started = time.monotonic()
+            bot.proc.terminate()
+            code = await asyncio.wait_for(bot.proc.wait(), 30)
+            assert code == 0 and time.monotonic() - started < 5, (code, bot.log()[-2000:])
