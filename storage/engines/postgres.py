@@ -321,7 +321,7 @@ class PgDatabase(Database):
         log.info("the database answers again: reconnecting the pool now")
 
     @asynccontextmanager
-    async def _connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    async def _pooled(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         """A pooled connection, as ``pool.connection()`` (the transaction's end on the
         way out), borrowed by :meth:`_borrow`; whether it worked ends or starts
         :attr:`down`."""
@@ -406,7 +406,7 @@ class PgDatabase(Database):
         """A pooled connection in autocommit: each statement sees what is committed."""
         self._check_open()
         with _translated():
-            async with self._connection() as conn:
+            async with self._pooled() as conn:
                 yield PgSession(self, conn, tx=False)
 
     @property
@@ -427,7 +427,7 @@ class PgDatabase(Database):
         exception (including cancellation)."""
         self._check_open()
         with _translated():
-            async with self._connection() as conn, conn.transaction():
+            async with self._pooled() as conn, conn.transaction():
                 yield PgSession(self, conn, tx=True)
 
     @asynccontextmanager
@@ -436,7 +436,7 @@ class PgDatabase(Database):
         committed state (a backup, a port's source) while writers go on."""
         self._check_open()
         with _translated():
-            async with self._connection() as conn, conn.transaction():
+            async with self._pooled() as conn, conn.transaction():
                 await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield PgSession(self, conn, tx=True)
 
