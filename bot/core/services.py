@@ -168,13 +168,16 @@ OPEN_MAX_PAUSE = 30.0
 
 
 async def until_answered(
-    open_: Callable[[], Awaitable[T]], settings: Settings, logger: logging.Logger
+    open_: Callable[[], Awaitable[T]],
+    settings: Settings,
+    logger: logging.Logger,
+    what: str = "starting",
 ) -> T:
     """``open_()``, tried again while the database does not answer (``StoreUnavailable``:
     down, restarting, locked, its disk full), a warning naming it each time and a
     pause growing from :data:`OPEN_FIRST_PAUSE` to :data:`OPEN_MAX_PAUSE` seconds: a
-    transient fault at start is waited out, never an exit (what waiting cannot fix
-    raises as it comes). Cancel it to stop waiting."""
+    transient fault is waited out, never an error (what waiting cannot fix raises as it
+    comes). ``what``: the work, for the log. Cancel it to stop waiting."""
     pause = OPEN_FIRST_PAUSE
     tries = 0
     while True:
@@ -183,9 +186,10 @@ async def until_answered(
             value = await open_()
         except StoreUnavailable as exc:
             logger.warning(
-                "the database %s does not answer yet (%s); trying again in %.0f s",
+                "the database %s does not answer yet (%s); %s again in %.0f s",
                 settings.db_label,
                 settings.redact(str(exc)),
+                what,
                 pause,
                 extra={"tries": tries},
             )
@@ -193,7 +197,7 @@ async def until_answered(
             pause = min(pause * 2, OPEN_MAX_PAUSE)
             continue
         if tries > 1:
-            logger.info("the database answers: starting", extra={"tries": tries})
+            logger.info("the database answers: %s", what, extra={"tries": tries})
         return value
 
 
