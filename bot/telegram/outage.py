@@ -13,6 +13,8 @@ What the user sees:
   disk is named as such, and the admins are told, at most once an hour), never "nothing
   was saved": what failed may have been a step after a write that was committed. Their
   further messages meanwhile are kept all the same, and answered once it is over;
+- a payment's pre-checkout query (Telegram waits 10 s) is refused with a note that
+  nobody was charged and to try again in a minute;
 - a pressed button is always answered: with the note when the handler fails, or when it
   still waits for the database a few seconds after the press (:meth:`started`), or when
   the press cannot even be admitted (:meth:`tell_unadmitted`). The handler's own answer,
@@ -70,6 +72,8 @@ def _told_key(update: Update) -> tuple[str, object]:
     """What the note is about: a press (its query: the same press in another update is
     answered once), else the update."""
     query = update.callback_query
+    if update.pre_checkout_query is not None:
+        return ("p", update.pre_checkout_query.id)
     return ("u", update.update_id) if query is None else ("q", query.id)
 
 
@@ -202,7 +206,13 @@ class DatabaseWait:
             self._told_chats[chat] = None
         text = t(_lang(update), N_("store_full") if self.full else N_("store_slow"))
         with contextlib.suppress(TelegramError):
-            if query is not None:
+            checkout = update.pre_checkout_query
+            if checkout is not None:
+                # Telegram waits 10 s for the answer: refused now, nobody charged (the
+                # handler's own answer later is "already answered", taken for done)
+                why = t(_lang(update), N_("store_slow_checkout"))
+                await checkout.answer(ok=False, error_message=why)
+            elif query is not None:
                 await query.answer(text)
             elif update.effective_message is not None:
                 message = update.effective_message
