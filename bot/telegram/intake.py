@@ -96,6 +96,7 @@ class Intake:
         self.db_wait = DatabaseWait(app, services)
         #: webhook updates the database could not admit, on disk until it answers
         self.spool = Spool(services.settings.data_dir / "spool")
+        self._draining = asyncio.Lock()  # one drain at a time (the start's, a probe's)
         self.db_wait.on_back.append(self.drain_spool)
 
     # --- arrival ---------------------------------------------------------------------
@@ -190,6 +191,10 @@ class Intake:
         """Admit and queue what the spool holds (this process's, and what a stopped one
         left), file by file; a file goes once its updates are admitted. When the
         database fails meanwhile, the rest waits for its next answer."""
+        async with self._draining:
+            await self._drain()
+
+    async def _drain(self) -> None:
         if not self.spool.pending():
             return
         for path, updates in await self.spool.take():

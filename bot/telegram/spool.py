@@ -104,9 +104,12 @@ class Spool:
                     path.rename(mine)
                 except FileNotFoundError:
                     continue  # another process took it
-            with mine.open("rb") as f:
-                fcntl.flock(f, fcntl.LOCK_EX)  # a line being written is in first
-                raw = f.read()
+            try:
+                with mine.open("rb") as f:
+                    fcntl.flock(f, fcntl.LOCK_EX)  # a line being written is in first
+                    raw = f.read()
+            except FileNotFoundError:
+                continue  # taken again by a process that found it abandoned
             updates = []
             for line in raw.splitlines():
                 with contextlib.suppress(ValueError):
