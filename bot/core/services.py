@@ -186,10 +186,10 @@ async def until_answered(
             value = await open_()
         except StoreUnavailable as exc:
             logger.warning(
-                "the database %s does not answer yet (%s); %s again in %.0f s",
+                "%s: the database %s does not answer yet (%s); trying again in %.0f s",
+                what,
                 settings.db_label,
                 settings.redact(str(exc)),
-                what,
                 pause,
                 extra={"tries": tries},
             )
