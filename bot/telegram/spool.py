@@ -59,9 +59,11 @@ class Spool:
             self.count += 1
 
     def _append(self, line: bytes) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         while True:
-            with self.path.open("ab") as f:
+            # users' messages: readable by the bot's user only, as the database is
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            with os.fdopen(fd, "ab") as f:
                 fcntl.flock(f, fcntl.LOCK_EX)
                 try:
                     here = os.stat(self.path).st_ino

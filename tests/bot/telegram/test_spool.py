@@ -50,3 +50,17 @@ async def test_a_file_left_while_draining_is_taken_again(
 
 def one_left(folder: Path) -> list[Path]:
     return list(folder.iterdir())
+
+
+async def test_spooled_messages_are_readable_by_the_bot_only(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)  # as in a container without the unit's UMask
+    try:
+        spool = Spool(tmp_path / "spool")
+        await spool.add({"update_id": 1, "message": {"text": "private"}})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(spool.path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "spool").stat().st_mode) == 0o700
