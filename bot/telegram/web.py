@@ -24,7 +24,7 @@ from tornado.httpserver import HTTPServer
 
 from ..core import health
 from ..core.errors import listen_failed
-from ..core.services import Services
+from ..core.services import Services, until_answered
 from ..settings import PREFIX, Settings, SettingsError
 from . import miniapp
 from .context import SERVICES, BotApp
@@ -117,6 +117,18 @@ class _HealthHandler(tornado.web.RequestHandler):
         self.finish(json.dumps({"ok": state.ok, **state.report()}))
 
 
+class _LiveHandler(tornado.web.RequestHandler):
+    """``/livez``: this process takes requests (200), whatever the database says: what a
+    load balancer checks. While the database does not answer, a webhook update is still
+    kept (the spool) and a page answers its 503 itself; ``/healthz`` says 503 then, and
+    a balancer that checked it would refuse every request of every instance at once."""
+
+    def get(self) -> None:
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps({"ok": True}))
+
+
 def webhook_path(url: str) -> str:
     path = urlsplit(url).path or "/"
     return path if path.startswith("/") else "/" + path
@@ -136,11 +148,15 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     path = webhook_path(settings.webhook_url)
     routes: list[Any] = [
         (r"/healthz", _HealthHandler, {"app": app}),
+        (r"/livez", _LiveHandler),
         (path, _UpdateHandler, {"app": app, "secret": secret}),
     ]
     from ..web import server as boards  # the boards' templates load only in webhook mode
 
-    board_services = await Services.open(settings, worker=True)  # API uploads: off the loop
+    # API uploads: off the loop; a database gone since the bot's start is waited for
+    board_services = await until_answered(
+        lambda: Services.open(settings, worker=True), settings, log, "the web boards"
+    )
     state = boards.WebState(
         board_services,
         settings.require_token(),

@@ -44,3 +44,38 @@ async def test_a_spool_left_behind_is_answered_once_at_start(tmp_path: Path) -> 
             "spooled-2",
         ]
         assert list(spool.iterdir()) == []
+
+
+async def test_while_postgres_is_down_an_instance_is_live_and_keeps_updates(
+    tmp_path: Path,
+) -> None:
+    """Webhook mode, PostgreSQL killed: ``/healthz`` says 503 (the database), ``/livez``
+    200 (what the load balancer checks: the instance still takes requests), and an
+    update Telegram delivers is taken (200, spooled), then answered once it is back."""
+    import aiohttp
+
+    from tests.e2e.botapi import free_port
+    from tests.e2e.harness import webhook_env
+    from tests.reliability.pgcluster import pg_cluster
+
+    port = free_port()
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {**webhook_env(port, "live"), "BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            await cluster.kill()
+            async with aiohttp.ClientSession() as session:
+                async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
+                    assert r.status == 503
+                async with session.get(f"http://127.0.0.1:{port}/livez") as r:
+                    assert r.status == 200
+            user = api.user(9502, "Live")
+            chat = api.private_chat(user)
+            text = "\n".join(["model: live", "#think", *answers(KEY, correct=7)])
+            await api.send_text(chat, user, text)
+            assert api.webhook_deliveries[-1].status == 200, api.webhook_deliveries[-3:]
+            await cluster.start()
+            await api.wait_until(
+                lambda: any(SCORE in str(m.get("text")) for m in api.messages_in(chat["id"])),
+                60,
+                what="the spooled submission answered",
+            )
