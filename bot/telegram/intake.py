@@ -68,6 +68,11 @@ POLL_LIMIT = 100
 RENEW_EVERY = core.LEASE_SECONDS / 4
 #: Seconds between looks for updates whose lease lapsed (an instance died).
 CLAIM_EVERY = 1.0
+#: Seconds after the database answers again (its outage let every lease lapse) before
+#: an instance takes lapsed leases: time for each live instance to renew its own (its
+#: renewal comes every RENEW_EVERY, once its pool has a connection again), so an update
+#: one instance kept through the outage is not answered by another too.
+CLAIM_GRACE = 5.0
 
 
 class Intake:
@@ -94,6 +99,10 @@ class Intake:
         self._admitter: asyncio.Task[None] | None = None
         #: updates whose handling failed because the database did not answer
         self.db_wait = DatabaseWait(app, services)
+        #: a lease job met the database away: every lease may have lapsed since
+        self._leases_lost = False
+        #: loop time before which lapsed leases are left to their instances
+        self._claims_from = 0.0
         #: webhook updates the database could not admit, on disk until it answers
         self.spool = Spool(services.settings.data_dir / "spool")
         self._draining = asyncio.Lock()  # one drain at a time (the start's, a probe's)
@@ -337,19 +346,36 @@ class Intake:
         look for lapsed leases never delays a renewal)."""
         await asyncio.gather(
             self._every(RENEW_EVERY, self._renew, "renewing the intake's leases failed"),
-            self._every(CLAIM_EVERY, self.take_lapsed, "taking lapsed updates failed"),
+            self._every(CLAIM_EVERY, self._claim_round, "taking lapsed updates failed"),
         )
 
     async def _renew(self) -> int:
         return await core.renew(self.services)
 
-    @staticmethod
-    async def _every(seconds: float, job: Callable[[], Awaitable[object]], failed: str) -> None:
+    async def _claim_round(self) -> int:
+        """Take lapsed leases; after the database was away (every lease lapsed then,
+        the live instances' too), renew this instance's own first and take none for
+        :data:`CLAIM_GRACE` seconds."""
+        loop = asyncio.get_running_loop()
+        if self._leases_lost:
+            await self._renew()  # raises while the database is still away
+            self._leases_lost = False
+            self._claims_from = loop.time() + CLAIM_GRACE
+            return 0
+        if loop.time() < self._claims_from:
+            return 0
+        return await self.take_lapsed()
+
+    async def _every(
+        self, seconds: float, job: Callable[[], Awaitable[object]], failed: str
+    ) -> None:
         while True:
             await asyncio.sleep(seconds)
             try:
                 await job()
             except Exception as exc:  # the database away: the next round tries again
+                if is_unavailable(exc):
+                    self._leases_lost = True
                 log.warning(failed, extra={"error": str(exc)})
 
 

@@ -169,6 +169,17 @@ class DatabaseWait:
             self.out = False
             self._told_chats = Lru(TOLD_MAX)  # the next outage is told again
             waiting, self._waiting = self._waiting, {}
+            store = self.services.store
+            if store.shared and waiting:
+                # several instances: a kept update whose lease another instance took
+                # while this one could not renew it is that one's to answer now
+                with contextlib.suppress(StorageError, TimeoutError):
+                    await asyncio.wait_for(store.renew(), PROBE_TIMEOUT)
+                held = store.held
+                for update_id in [u for u in waiting if u not in held]:
+                    log.info("a kept update is another's now", extra={"update_id": update_id})
+                    del waiting[update_id]
+                    self._tries.pop(update_id, None)
             if waiting:
                 log.info(
                     "the database answers: handling the kept updates again",
