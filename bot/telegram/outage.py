@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from telegram import ReplyParameters, Update
+from telegram.constants import ChatType
 from telegram.error import TelegramError
 
 from storage import DiskFull, StorageError, StoreUnavailable
@@ -85,6 +86,20 @@ def _chat_key(update: Update) -> tuple[int, int | None] | None:
         return None
     user = update.effective_user
     return chat.id, user.id if user is not None else None
+
+
+def _addressed(update: Update, bot_id: int) -> bool:
+    """The update asks the bot something: anything in a private chat; in a group, a
+    command or a reply to one of the bot's messages (in a group the bot may see every
+    message, and people talking among themselves are not answered, nor told)."""
+    message = update.message or update.edited_message
+    if message is None or message.chat.type == ChatType.PRIVATE:
+        return True  # a press, a payment, an inline query: asked of the bot
+    text = message.text or message.caption or ""
+    if text.startswith("/"):
+        return True
+    replied = message.reply_to_message
+    return replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
 
 
 def _lang(update: Update) -> str:
@@ -205,11 +220,15 @@ class DatabaseWait:
         # a note says the database is out: probe it until it answers, which ends the
         # outage (and its one note per chat)
         self.failed(error)
+        if self.full:
+            self.services.spawn(self._tell_admins())  # at most once an hour, whoever wrote
         query = update.callback_query
         told = _told_key(update)
         if told in self._told:
             return
         self._told[told] = None
+        if not _addressed(update, self.app.bot.id):
+            return  # kept all the same, handled once the database answers
         chat = _chat_key(update)
         if chat is not None:
             if chat in self._told_chats:
@@ -233,8 +252,6 @@ class DatabaseWait:
                         message.message_id, allow_sending_without_reply=True
                     ),
                 )
-        if self.full:
-            await self._tell_admins()
 
     def started(self, update: Update) -> None:
         """``update`` is being handled: if the database fails and it is still not done

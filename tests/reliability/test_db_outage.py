@@ -242,3 +242,35 @@ async def test_the_bot_waits_for_a_database_down_at_start(tmp_path: Path) -> Non
             bot.proc.terminate()
             code = await asyncio.wait_for(bot.proc.wait(), 30)
             assert code == 0 and time.monotonic() - started < 5, (code, bot.log()[-2000:])
+
+
+async def test_chatter_in_a_group_gets_no_note_during_an_outage(tmp_path: Path) -> None:
+    """In a group (where the bot may see every message), only what is addressed to the
+    bot (a command, a reply to it) gets the "taking longer" note while the database is
+    away; people talking among themselves are not answered."""
+    async with pg_cluster() as cluster, FakeBotAPI() as api:
+        env = {"BENCHBOARD_DB": cluster.url}
+        async with running_bot(api, tmp_path, key=KEY, env=env):
+            chatty, asking = api.user(9406, "Chatty"), api.user(9407, "Asking")
+            group = api.group_chat(-100940, "Outage group")
+            await api.add_bot(group, asking)
+            board = await api.send_text(group, asking, "/leaderboard")
+            await api.reply_to(board, timeout=30)
+            await cluster.kill()
+            await api.send_text(group, chatty, "is anyone around tonight?")
+            await api.send_text(group, chatty, "the weather is nice")
+            command = await api.send_text(group, asking, "/leaderboard")
+            await asyncio.sleep(8)
+            notes = [m for m in api.messages_in(group["id"]) if SLOW in str(m.get("text"))]
+            assert len(notes) == 1, [m.get("reply_to_message") for m in notes]
+            # (to the command, or to the first one, still being finished at the kill)
+            assert notes[0]["reply_to_message"]["from"]["id"] == asking["id"], notes[0]
+            await cluster.start()
+            await api.wait_until(
+                lambda: sum(
+                    1 for c in api.calls_of("sendMessage")
+                    if c["ok"] and api._reply_target(c["params"]) == command["message_id"]
+                ) >= 1,
+                60,
+                what="the command answered once the database is back",
+            )  # fmt: skip
