@@ -93,10 +93,15 @@ class Services:
         store = await Store.open(
             settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
-        await challenges.declare(store)  # which benchmarks keep challenge boards
-        services = cls(settings=settings, store=store, worker=worker)
-        if worker and store.shared:  # the bot, with other instances on the database
-            await store.on_announcement(services.heard)
+        try:
+            await challenges.declare(store)  # which benchmarks keep challenge boards
+            services = cls(settings=settings, store=store, worker=worker)
+            if worker and store.shared:  # the bot, with other instances on the database
+                await store.on_announcement(services.heard)
+        except BaseException:
+            # (a database gone meanwhile: the start tries again, on a new store)
+            await store.close()
+            raise
         return services
 
     async def announce(self, topic: str) -> None:
