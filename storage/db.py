@@ -35,8 +35,10 @@ opens a file path with this class, and a ``postgresql://`` URL with
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, contextmanager, suppress
@@ -57,6 +59,10 @@ T = TypeVar("T")
 #: ``-shm`` files the database's own mode) and the backups. Its owner's only: they hold
 #: everyone's submissions and user ids.
 FILE_MODE = 0o600
+#: Seconds between two looks, before a write, at whether the WAL file is still the one
+#: the connections write to (a ``stat``).
+WAL_CHECK_EVERY = 2.0
+log = logging.getLogger("benchboard.storage")
 #: Up to this size the open runs ``PRAGMA integrity_check`` (every index against its
 #: table too); a larger file gets ``quick_check`` (every page and record, in one pass).
 FULL_CHECK_BYTES = 64 << 20
@@ -336,6 +342,11 @@ class Database:
         self.trips = 0
         #: What this engine's SQL spells differently (see :mod:`storage.dialect`).
         self.dialect = SQLITE
+        #: set by :meth:`open`: the file and how to open it again (:meth:`_guard_wal`)
+        self._path: Path | None = None
+        self._options: dict[str, Any] = {}
+        self._wal_ino: int | None = None
+        self._wal_checked = 0.0
 
     @classmethod
     async def open(
@@ -392,7 +403,75 @@ class Database:
                 raise translate(exc) from exc
             raise
         reader = _Reader(target, (*shared, "PRAGMA query_only = ON"))
-        return cls(conn, per_statement=per_statement, reader=reader)
+        db = cls(conn, per_statement=per_statement, reader=reader)
+        db._path = target
+        db._options = {
+            "busy_timeout_ms": busy_timeout_ms,
+            "synchronous": synchronous,
+            "mmap_mb": mmap_mb,
+            "per_statement": per_statement,
+        }
+        db._wal_ino = db._wal_inode()
+        return db
+
+    def _wal_inode(self) -> int | None:
+        if self._path is None:
+            return None
+        try:
+            return os.stat(f"{self._path}-wal").st_ino
+        except OSError:
+            return None
+
+    def _wal_lost(self) -> bool:
+        """The WAL file the connections write to is no longer at its path (deleted, or
+        replaced, by hand): what they commit goes to a file nobody else can read, and
+        that a crash loses."""
+        if self._path is None:
+            return False
+        if self._wal_ino is None:
+            self._wal_ino = self._wal_inode()
+            return False
+        return self._wal_inode() != self._wal_ino
+
+    async def _guard_wal(self) -> None:
+        """Before a statement (at most every :data:`WAL_CHECK_EVERY` seconds): when the WAL
+        file was deleted under the open connections, what they hold of it is written
+        into the database (a checkpoint, through the file they still have open) and
+        they are opened again, on a new WAL at its path. Until then every commit since
+        the last checkpoint lived only in a deleted file (a crash lost it) and any
+        other process reading the database met a disk I/O error."""
+        now = time.monotonic()
+        if self._closed or now - self._wal_checked < WAL_CHECK_EVERY:
+            return
+        self._wal_checked = now
+        if not self._wal_lost():
+            return
+        assert self._path is not None
+        async with self._alone():
+            if self._closed or not self._wal_lost():
+                return
+            await self._reading.none.wait()
+            log.error(
+                "the database's WAL file was removed while it was open: its content is "
+                "written into the database and the connections opened again (never "
+                "delete the -wal or -shm files of a database in use)",
+                extra={"database": str(self._path)},
+            )
+            if self._wal_ino != -1:  # else closed by a try that failed to open again
+                try:
+                    await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                except sqlite3.Error as exc:
+                    raise translate(exc) from exc
+                if self._reader is not None:
+                    await self._reader.close()
+                await self._conn.close()  # the last connection: the old WAL's end
+            try:
+                fresh = await Database.open(self._path, check=False, **self._options)
+            except BaseException:
+                self._wal_ino, self._wal_checked = -1, 0.0  # the next write tries again
+                raise
+            self._conn, self._reader = fresh._conn, fresh._reader
+            self._wal_ino = fresh._wal_ino
 
     async def close(self) -> None:
         """Close the connection (idempotent). Runs ``PRAGMA optimize`` first."""
@@ -442,6 +521,7 @@ class Database:
         statement, each in autocommit like the other single statements."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
+        await self._guard_wal()
         while self._sessions.n:
             await self._sessions.none.wait()
         with self._singles.held(), _translated():
@@ -454,6 +534,7 @@ class Database:
         statement comes between two of this session's."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
+        await self._guard_wal()
         async with self._alone():
             with _translated():
                 yield Session(self)
@@ -465,6 +546,7 @@ class Database:
         the ROLLBACK queued here always lands after the statements it undoes."""
         if self._closed:
             raise StoreUnavailable("the store is closed")
+        await self._guard_wal()
         async with self._alone():
             with _translated():
                 session = Session(self, begin=True)

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from scoring import Benchmark, ChallengeKey, KeyCheck, UnknownBenchmark, registry
 from storage import (
@@ -45,9 +46,10 @@ from . import challenges, datafiles, keys, leases, notices, questions, trust, we
 from .bounded import Lru, parse_id
 from .errors import StoreUnavailable, UserError
 from .rescore import rescore as rescore_all
-from .services import LoadedKey, Services
+from .services import LoadedKey, Services, until_answered
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 #: How long a group-administrator answer from Telegram is trusted (seconds).
 ADMIN_TTL = 60.0
@@ -439,14 +441,19 @@ async def rescore(
     # ``/rescore``, ``/rescore`` twice, ``benchboard rescore``): two at once would both
     # compare with the scores before and tell every user twice
     async with leases.held(services, f"rescore.{name}", waiting=waiting) as holder:
-        before = await notices.before(services, name)
-        report = await rescore_all(services.store, name)
-        after = (await services.store.leaderboard(name, limit=TOP)).rows
-        return (
-            report,
-            after,
-            await notices.changes(services, change.benchmark, before, owner=holder),
+        # a database that stops answering meanwhile is waited for (each step again;
+        # the re-score resumes after its last committed batch): never a failed re-score
+
+        def patiently(work: Callable[[], Awaitable[T]]) -> Awaitable[T]:
+            return until_answered(work, services.settings, log, f"re-scoring {name}")
+
+        before = await patiently(lambda: notices.before(services, name))
+        report = await patiently(lambda: rescore_all(services.store, name))
+        after = (await patiently(lambda: services.store.leaderboard(name, limit=TOP))).rows
+        batch = await patiently(
+            lambda: notices.changes(services, change.benchmark, before, owner=holder)
         )
+        return report, after, batch
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 
 from storage import StoreUnavailable
 
-from .services import Services
+from .services import Services, until_answered
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +74,12 @@ async def held(
     """Wait for the lease ``name`` (whoever holds it), hold it inside; the holder's
     name. ``waiting`` is called once when another holds it."""
     holder = owner()
+
+    def taken() -> Awaitable[bool]:  # a database away meanwhile is waited for
+        return until_answered(lambda: take(services, name, holder), services.settings, log, name)
+
     while True:  # another process holds it: nothing here to wait on but time
-        if await take(services, name, holder):
+        if await taken():
             break
         if waiting is not None:
             waiting()

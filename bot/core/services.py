@@ -93,10 +93,15 @@ class Services:
         store = await Store.open(
             settings.db_target, synchronous=settings.db_synchronous, mmap_mb=settings.db_mmap_mb
         )
-        await challenges.declare(store)  # which benchmarks keep challenge boards
-        services = cls(settings=settings, store=store, worker=worker)
-        if worker and store.shared:  # the bot, with other instances on the database
-            await store.on_announcement(services.heard)
+        try:
+            await challenges.declare(store)  # which benchmarks keep challenge boards
+            services = cls(settings=settings, store=store, worker=worker)
+            if worker and store.shared:  # the bot, with other instances on the database
+                await store.on_announcement(services.heard)
+        except BaseException:
+            # (a database gone meanwhile: the start tries again, on a new store)
+            await store.close()
+            raise
         return services
 
     async def announce(self, topic: str) -> None:
@@ -159,6 +164,46 @@ async def read_until_answered(
                 log.warning("%s were not read again: %s", what, exc)
                 return
             await asyncio.sleep(min(0.5 * 2**attempt, 10.0))
+
+
+#: Seconds between the first tries to open a database that does not answer at the start
+#: of a long-running process, doubled after each up to :data:`OPEN_MAX_PAUSE`.
+OPEN_FIRST_PAUSE = 1.0
+OPEN_MAX_PAUSE = 30.0
+
+
+async def until_answered(
+    open_: Callable[[], Awaitable[T]],
+    settings: Settings,
+    logger: logging.Logger,
+    what: str = "starting",
+) -> T:
+    """``open_()``, tried again while the database does not answer (``StoreUnavailable``:
+    down, restarting, locked, its disk full), a warning naming it each time and a
+    pause growing from :data:`OPEN_FIRST_PAUSE` to :data:`OPEN_MAX_PAUSE` seconds: a
+    transient fault is waited out, never an error (what waiting cannot fix raises as it
+    comes). ``what``: the work, for the log. Cancel it to stop waiting."""
+    pause = OPEN_FIRST_PAUSE
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            value = await open_()
+        except StoreUnavailable as exc:
+            logger.warning(
+                "%s: the database %s does not answer yet (%s); trying again in %.0f s",
+                what,
+                settings.db_label,
+                settings.redact(str(exc)),
+                pause,
+                extra={"tries": tries},
+            )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, OPEN_MAX_PAUSE)
+            continue
+        if tries > 1:
+            logger.info("the database answers: %s", what, extra={"tries": tries})
+        return value
 
 
 @asynccontextmanager

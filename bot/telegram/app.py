@@ -50,12 +50,12 @@ from telegram.ext import (
     filters,
 )
 
-from storage import DatabaseCorrupt, StorageError
+from storage import DatabaseCorrupt, StorageError, StoreUnavailable
 
 from ..core import backups, benchmarks, boards, challenges, keys, notices, signing
 from ..core.errors import StartupError
 from ..core.sendrate import SharedSendRate
-from ..core.services import Services
+from ..core.services import Services, until_answered
 from ..render.i18n import DEFAULT_LANGUAGE, LANGUAGES, command_menu, t
 from ..settings import Settings
 from . import admin_handlers as ah
@@ -131,33 +131,8 @@ async def open_services(app: BotApp) -> None:
 
 
 async def _open_services(app: BotApp, settings: Settings) -> None:
-    try:
-        services = await Services.open(settings, worker=True)
-    except DatabaseCorrupt as exc:  # nothing is written into it: say how to get back
-        advice = backups.restore_advice(settings.backups_path)
-        raise StartupError(f"refusing to start: {exc}; {advice}") from None
-    except (OSError, StorageError) as exc:
-        reason = settings.redact(str(exc))
-        raise StartupError(f"cannot open the database {settings.db_label}: {reason}") from None
-    services.bot_username = app.bot.username or ""
-    app.bot_data[SERVICES] = services
-    if services.store.shared:  # other instances on the database: share what they cache
-        services.listeners["lang"] = lambda topic: h.forget_lang(app, topic)
-        limiter = app.bot.rate_limiter
-        if isinstance(limiter, RetryingRateLimiter):
-            limiter.shared = SharedSendRate(
-                services, overall=settings.rate_overall, group=settings.rate_group
-            )
-
-    def key_changed(name: str) -> None:  # by another process: what this one scored on
-        services.spawn(ah.catch_up(app.bot, services, name))  # the old key, re-scored
-
-    services.key_changed = key_changed
-    await benchmarks.start(services)  # the benchmarks defined by data, before their keys
-    await keys.load_keys(services)
-    await keys.seed_references(services)
-    await challenges.follow(services)  # the targets admins chose through any instance
-    await signing.ensure(services)  # the key that signs published results: made once
+    # a database down, restarting, locked or full is waited for (README, Configuration)
+    services = await until_answered(lambda: _open_store(app, settings), settings, log)
     if keys.missing_essential(services):
         services.spawn(keys.fetch_missing(services))
     if app.job_queue is not None:
@@ -174,6 +149,46 @@ async def _open_services(app: BotApp, settings: Settings) -> None:
         services.bot_username,
         ", ".join(sorted(services.keys)) or "none",
     )
+
+
+async def _open_store(app: BotApp, settings: Settings) -> Services:
+    """The services, with what the start reads from the database; a ``StoreUnavailable``
+    on the way closes what was opened (tried again by :func:`_open_services`)."""
+    try:
+        services = await Services.open(settings, worker=True)
+    except DatabaseCorrupt as exc:  # nothing is written into it: say how to get back
+        advice = backups.restore_advice(settings.backups_path)
+        raise StartupError(f"refusing to start: {exc}; {advice}") from None
+    except StoreUnavailable:
+        raise
+    except (OSError, StorageError) as exc:
+        reason = settings.redact(str(exc))
+        raise StartupError(f"cannot open the database {settings.db_label}: {reason}") from None
+    try:
+        services.bot_username = app.bot.username or ""
+        app.bot_data[SERVICES] = services
+        if services.store.shared:  # other instances on the database: share what they cache
+            services.listeners["lang"] = lambda topic: h.forget_lang(app, topic)
+            limiter = app.bot.rate_limiter
+            if isinstance(limiter, RetryingRateLimiter):
+                limiter.shared = SharedSendRate(
+                    services, overall=settings.rate_overall, group=settings.rate_group
+                )
+
+        def key_changed(name: str) -> None:  # by another process: what this one scored
+            services.spawn(ah.catch_up(app.bot, services, name))  # on the old key, again
+
+        services.key_changed = key_changed
+        await benchmarks.start(services)  # the benchmarks defined by data, before their keys
+        await keys.load_keys(services)
+        await keys.seed_references(services)
+        await challenges.follow(services)  # the targets admins chose through any instance
+        await signing.ensure(services)  # the key that signs published results: made once
+    except StoreUnavailable:
+        app.bot_data.pop(SERVICES, None)
+        await services.close()
+        raise
+    return services
 
 
 async def close_services(app: BotApp) -> None:
@@ -525,7 +540,8 @@ async def serve_webhook(app: BotApp, settings: Settings) -> None:
     """Our webhook server (``web.py``) until SIGTERM or SIGINT."""
     secret = web.require_secret(settings)
     async with running(app) as (started, stop):
-        await started
+        if await intake_.until_started(started, stop) is None:
+            return  # stopped while the start waited for the database
         await web.serve(app, settings, secret, stop)
 
 

@@ -383,6 +383,8 @@ def is_transient(error: BaseException | None) -> bool:
 
 #: What a repeated call answers when an earlier attempt, whose answer was lost to a
 #: time-out, already took effect: the edit is there, the query was answered.
+#: What Telegram answers to a pre-checkout query answered before, or too late.
+_CHECKOUT_DONE = ("already been answered", "query is too old", "query id is invalid")
 _ALREADY_DONE = ("message is not modified", "query is too old", "query id is invalid")
 
 
@@ -480,6 +482,13 @@ class RetryingRateLimiter(AIORateLimiter):
             except BadRequest as exc:
                 text = str(exc).lower()
                 if timed_out and any(s in text for s in _ALREADY_DONE):
+                    return True
+                if endpoint == "answerPreCheckoutQuery" and any(
+                    words in text for words in _CHECKOUT_DONE
+                ):
+                    # refused while the database did not answer (``outage.py``), or too
+                    # late: Telegram took that answer, nobody was charged
+                    log.info("pre-checkout query already answered or expired")
                     return True
                 if endpoint == "answerCallbackQuery" and "query is too old" in text:
                     # answered already (before a restart), or too late: the press's effect

@@ -51,6 +51,7 @@ from ..core import intake as core
 from ..core.services import Services
 from .context import BotApp
 from .outage import PATIENCE, DatabaseWait, is_unavailable
+from .spool import Spool
 
 T = TypeVar("T")
 log = logging.getLogger("benchboard.intake")
@@ -67,6 +68,11 @@ POLL_LIMIT = 100
 RENEW_EVERY = core.LEASE_SECONDS / 4
 #: Seconds between looks for updates whose lease lapsed (an instance died).
 CLAIM_EVERY = 1.0
+#: Seconds after the database answers again (its outage let every lease lapse) before
+#: an instance takes lapsed leases: time for each live instance to renew its own (its
+#: renewal comes every RENEW_EVERY, once its pool has a connection again), so an update
+#: one instance kept through the outage is not answered by another too.
+CLAIM_GRACE = 5.0
 
 
 class Intake:
@@ -93,6 +99,14 @@ class Intake:
         self._admitter: asyncio.Task[None] | None = None
         #: updates whose handling failed because the database did not answer
         self.db_wait = DatabaseWait(app, services)
+        #: a lease job met the database away: every lease may have lapsed since
+        self._leases_lost = False
+        #: loop time before which lapsed leases are left to their instances
+        self._claims_from = 0.0
+        #: webhook updates the database could not admit, on disk until it answers
+        self.spool = Spool(services.settings.data_dir / "spool")
+        self._draining = asyncio.Lock()  # one drain at a time (the start's, a probe's)
+        self.db_wait.on_back.append(self.drain_spool)
 
     # --- arrival ---------------------------------------------------------------------
 
@@ -150,6 +164,62 @@ class Intake:
             await self.app.update_queue.put(update)
         return True
 
+    async def receive_webhook(self, data: Any) -> int:
+        """A webhook request's update: admitted (200), or, while the database does not
+        answer, kept in the spool (200: Telegram would give up on it after some
+        refusals, holding everyone's next updates meanwhile) and admitted once it does;
+        400 for a body that is no update, 503 (Telegram tries again) only when it could
+        be kept nowhere."""
+        if self.parse(data) is None:
+            return 400
+        if not self.db_wait.out:
+            try:
+                await self.receive_one(data)
+                return 200
+            except StoreUnavailable as exc:
+                self.db_wait.failed(exc)
+                error: Exception = exc
+        else:
+            error = StoreUnavailable("the database is known not to answer")
+        self.db_wait.tell_unadmitted([data], self.parse)
+        try:
+            await self.spool.add(data)
+        except OSError as exc:
+            log.warning(
+                "webhook update neither admitted nor spooled; Telegram will deliver it again",
+                extra={"error": str(error), "spool_error": str(exc)},
+            )
+            return 503
+        self.db_wait.failed()  # its probes drain the spool once the database answers
+        log.warning(
+            "webhook update spooled until the database answers", extra={"error": str(error)}
+        )
+        return 200
+
+    async def drain_spool(self) -> None:
+        """Admit and queue what the spool holds (this process's, and what a stopped one
+        left), file by file; a file goes once its updates are admitted. When the
+        database fails meanwhile, the rest waits for its next answer."""
+        async with self._draining:
+            await self._drain()
+
+    async def _drain(self) -> None:
+        if not self.spool.pending():
+            return
+        for path, updates in await self.spool.take():
+            try:
+                admitted = await self.admit(updates)
+            except StoreUnavailable as exc:
+                log.warning("draining the spool waits for the database", extra={"error": str(exc)})
+                self.db_wait.failed(exc)
+                return
+            await self.dispatch(admitted)
+            self.spool.done(path)
+            log.info(
+                "spooled updates admitted",
+                extra={"count": len(updates), "new": len(admitted)},
+            )
+
     async def admitting(
         self, admission: Awaitable[T], batch: Sequence[Any], *, give_up: bool = False
     ) -> T:
@@ -169,8 +239,9 @@ class Intake:
             done, _ = await asyncio.wait([task], timeout=PATIENCE)
             if done:
                 return task.result()
+        known = self.db_wait.out  # out before the notes (which start the probes)
         self.db_wait.tell_unadmitted(batch, self.parse)
-        if give_up and self.db_wait.out:
+        if give_up and known:
             done, _ = await asyncio.wait([task], timeout=PATIENCE)
             if not done:
                 task.cancel()
@@ -275,19 +346,36 @@ class Intake:
         look for lapsed leases never delays a renewal)."""
         await asyncio.gather(
             self._every(RENEW_EVERY, self._renew, "renewing the intake's leases failed"),
-            self._every(CLAIM_EVERY, self.take_lapsed, "taking lapsed updates failed"),
+            self._every(CLAIM_EVERY, self._claim_round, "taking lapsed updates failed"),
         )
 
     async def _renew(self) -> int:
         return await core.renew(self.services)
 
-    @staticmethod
-    async def _every(seconds: float, job: Callable[[], Awaitable[object]], failed: str) -> None:
+    async def _claim_round(self) -> int:
+        """Take lapsed leases; after the database was away (every lease lapsed then,
+        the live instances' too), renew this instance's own first and take none for
+        :data:`CLAIM_GRACE` seconds."""
+        loop = asyncio.get_running_loop()
+        if self._leases_lost:
+            await self._renew()  # raises while the database is still away
+            self._leases_lost = False
+            self._claims_from = loop.time() + CLAIM_GRACE
+            return 0
+        if loop.time() < self._claims_from:
+            return 0
+        return await self.take_lapsed()
+
+    async def _every(
+        self, seconds: float, job: Callable[[], Awaitable[object]], failed: str
+    ) -> None:
         while True:
             await asyncio.sleep(seconds)
             try:
                 await job()
             except Exception as exc:  # the database away: the next round tries again
+                if is_unavailable(exc):
+                    self._leases_lost = True
                 log.warning(failed, extra={"error": str(exc)})
 
 
@@ -301,9 +389,22 @@ async def start(app: BotApp, services: Services) -> Intake:
     intake = Intake(app, services)
     app.bot_data[INTAKE] = intake
     await intake.replay()
+    await intake.drain_spool()  # what a stopped process kept while the database was away
     services.spawn(intake.run_jobs())
     services.spawn(intake.run_leases())
     return intake
+
+
+async def until_started(started: Awaitable[T], stop: asyncio.Event) -> T | None:
+    """What ``started`` gives, or None when ``stop`` is set first (a SIGTERM while the
+    start waits for a database that does not answer: the process stops at once)."""
+    starting = asyncio.ensure_future(started)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    return starting.result() if starting.done() else None
 
 
 # --- polling ---------------------------------------------------------------------------
@@ -344,10 +445,15 @@ async def poll(app: BotApp, started: Awaitable[Intake], stop: asyncio.Event) -> 
             )
             if intake is None:
                 try:
-                    intake = await started
+                    intake = await until_started(started, stop)
                 except BaseException:
                     fetch.cancel()  # nothing it brings could be admitted
                     raise
+                if intake is None:  # stopped while the start waited for the database
+                    fetch.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await fetch
+                    break
             if admitted:
                 await asyncio.sleep(0)  # the fetch's request goes out first
                 admitted, handing = [], admitted

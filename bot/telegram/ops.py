@@ -17,7 +17,7 @@ from telegram.ext import Application, JobQueue
 
 from ..core import backups, boards
 from ..core.bounded import Lru
-from ..core.services import Services
+from ..core.services import Services, until_answered
 from ..settings import Settings, redact_passwords
 from .context import SERVICES, BotContext
 from .intake import INTAKE, Intake
@@ -275,9 +275,20 @@ async def nightly_backup(context: BotContext) -> None:
     services = context.bot_data.get(SERVICES)
     if isinstance(services, Services):
         slot, ttl_ms = backup_slot(services.settings, datetime.now(UTC))
-        if not await services.store.claim_run(BACKUP_JOB, slot, ttl_ms=ttl_ms):
+        settings = services.settings
+        # a database that does not answer is waited for, each step again (the claim
+        # once won is kept: tried again it would say another instance has it)
+        claimed = await until_answered(
+            lambda: services.store.claim_run(BACKUP_JOB, slot, ttl_ms=ttl_ms),
+            settings,
+            _log,
+            "the backup",
+        )
+        if not claimed:
             # another instance of the bot has this run's backup
             _log.info("backup left to another instance", extra={"slot": slot})
             return
-        path = await backups.backup_now(services)
+        path = await until_answered(
+            lambda: backups.backup_now(services), settings, _log, "the backup"
+        )
         _log.info("backup written", extra={"path": str(path), "slot": slot})

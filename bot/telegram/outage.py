@@ -9,9 +9,12 @@ effect (``telegram/intake.py``).
 
 What the user sees:
 
-- at most one note per update, "taking longer than usual" (a full disk is named as
-  such, and the admins are told, at most once an hour), never "nothing was saved": what
-  failed may have been a step after a write that was committed;
+- at most one note per user and chat per outage, "taking longer than usual" (a full
+  disk is named as such, and the admins are told, at most once an hour), never "nothing
+  was saved": what failed may have been a step after a write that was committed. Their
+  further messages meanwhile are kept all the same, and answered once it is over;
+- a payment's pre-checkout query (Telegram waits 10 s) is refused with a note that
+  nobody was charged and to try again in a minute;
 - a pressed button is always answered: with the note when the handler fails, or when it
   still waits for the database a few seconds after the press (:meth:`started`), or when
   the press cannot even be admitted (:meth:`tell_unadmitted`). The handler's own answer,
@@ -24,10 +27,11 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from telegram import ReplyParameters, Update
+from telegram.constants import ChatType
 from telegram.error import TelegramError
 
 from storage import DiskFull, StorageError, StoreUnavailable
@@ -69,7 +73,33 @@ def _told_key(update: Update) -> tuple[str, object]:
     """What the note is about: a press (its query: the same press in another update is
     answered once), else the update."""
     query = update.callback_query
+    if update.pre_checkout_query is not None:
+        return ("p", update.pre_checkout_query.id)
     return ("u", update.update_id) if query is None else ("q", query.id)
+
+
+def _chat_key(update: Update) -> tuple[int, int | None] | None:
+    """Who is told in which chat (a message's sender in its chat), None for a press
+    (every press is answered) or an update without a chat."""
+    chat = update.effective_chat
+    if update.callback_query is not None or chat is None:
+        return None
+    user = update.effective_user
+    return chat.id, user.id if user is not None else None
+
+
+def _addressed(update: Update, bot_id: int) -> bool:
+    """The update asks the bot something: anything in a private chat; in a group, a
+    command or a reply to one of the bot's messages (in a group the bot may see every
+    message, and people talking among themselves are not answered, nor told)."""
+    message = update.message or update.edited_message
+    if message is None or message.chat.type == ChatType.PRIVATE:
+        return True  # a press, a payment, an inline query: asked of the bot
+    text = message.text or message.caption or ""
+    if text.startswith("/"):
+        return True
+    replied = message.reply_to_message
+    return replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
 
 
 def _lang(update: Update) -> str:
@@ -92,11 +122,15 @@ class DatabaseWait:
         self._waiting: dict[int, Update] = {}
         self._tries: dict[int, int] = {}
         self._told: Lru[object, None] = Lru(TOLD_MAX)
+        #: (chat, user) told during this outage: one note each, until a probe answers
+        self._told_chats: Lru[tuple[int, int | None], None] = Lru(TOLD_MAX)
         self._prober: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         #: the updates being handled, and since when (loop time)
         self._handling: dict[int, tuple[float, Update]] = {}
         self._admins_told_at: float | None = None
+        #: called once a probe answers, after the kept updates are handed back
+        self.on_back: list[Callable[[], Awaitable[None]]] = []
 
     # --- the updates ----------------------------------------------------------------
 
@@ -148,7 +182,19 @@ class DatabaseWait:
                     await asyncio.wait_for(self.services.store.revive(), PROBE_TIMEOUT)
                 continue
             self.out = False
+            self._told_chats = Lru(TOLD_MAX)  # the next outage is told again
             waiting, self._waiting = self._waiting, {}
+            store = self.services.store
+            if store.shared and waiting:
+                # several instances: a kept update whose lease another instance took
+                # while this one could not renew it is that one's to answer now
+                with contextlib.suppress(StorageError, TimeoutError):
+                    await asyncio.wait_for(store.renew(), PROBE_TIMEOUT)
+                held = store.held
+                for update_id in [u for u in waiting if u not in held]:
+                    log.info("a kept update is another's now", extra={"update_id": update_id})
+                    del waiting[update_id]
+                    self._tries.pop(update_id, None)
             if waiting:
                 log.info(
                     "the database answers: handling the kept updates again",
@@ -156,6 +202,12 @@ class DatabaseWait:
                 )
             for update in waiting.values():
                 await self.app.update_queue.put(update)
+            for hook in self.on_back:
+                try:
+                    await hook()
+                except StorageError as exc:  # the database away again: the next answer
+                    log.warning("after the outage: %s", exc)
+                    self.failed(exc)
             if not self._waiting and not self.out:
                 return
             pause = FIRST_PAUSE
@@ -164,17 +216,33 @@ class DatabaseWait:
 
     async def tell(self, update: Update, error: BaseException | None = None) -> None:
         """The update waits for the database (which failed with ``error``): its user's
-        one note (a press: its answer)."""
-        if error is not None:
-            self.failed(error)
+        one note in that chat for this outage (a press: its answer, every time)."""
+        # a note says the database is out: probe it until it answers, which ends the
+        # outage (and its one note per chat)
+        self.failed(error)
+        if self.full:
+            self.services.spawn(self._tell_admins())  # at most once an hour, whoever wrote
         query = update.callback_query
         told = _told_key(update)
         if told in self._told:
             return
         self._told[told] = None
+        if not _addressed(update, self.app.bot.id):
+            return  # kept all the same, handled once the database answers
+        chat = _chat_key(update)
+        if chat is not None:
+            if chat in self._told_chats:
+                return  # told already: this one is kept and answered all the same
+            self._told_chats[chat] = None
         text = t(_lang(update), N_("store_full") if self.full else N_("store_slow"))
         with contextlib.suppress(TelegramError):
-            if query is not None:
+            checkout = update.pre_checkout_query
+            if checkout is not None:
+                # Telegram waits 10 s for the answer: refused now, nobody charged (the
+                # handler's own answer later is "already answered", taken for done)
+                why = t(_lang(update), N_("store_slow_checkout"))
+                await checkout.answer(ok=False, error_message=why)
+            elif query is not None:
                 await query.answer(text)
             elif update.effective_message is not None:
                 message = update.effective_message
@@ -184,8 +252,6 @@ class DatabaseWait:
                         message.message_id, allow_sending_without_reply=True
                     ),
                 )
-        if self.full:
-            await self._tell_admins()
 
     def started(self, update: Update) -> None:
         """``update`` is being handled: if the database fails and it is still not done

@@ -23,8 +23,8 @@ from telegram import Update
 from tornado.httpserver import HTTPServer
 
 from ..core import health
-from ..core.errors import StoreUnavailable, listen_failed
-from ..core.services import Services
+from ..core.errors import listen_failed
+from ..core.services import Services, until_answered
 from ..settings import PREFIX, Settings, SettingsError
 from . import miniapp
 from .context import SERVICES, BotApp
@@ -97,17 +97,9 @@ class _UpdateHandler(tornado.web.RequestHandler):
             data = json.loads(self._body)
         except ValueError:
             data = None
-        # kept (committed) before the 200 that tells Telegram it arrived
-        try:
-            kept = await intake.receive_one(data)
-        except StoreUnavailable as exc:
-            # not kept: Telegram delivers it again; its user is told now, a press answered
-            log.warning("webhook update not admitted: %s; Telegram will deliver it again", exc)
-            intake.db_wait.failed(exc)
-            intake.db_wait.tell_unadmitted([data], intake.parse)
-            self.set_status(503)
-            return
-        self.set_status(200 if kept else 400)
+        # kept (committed, or spooled while the database does not answer) before the
+        # 200 that tells Telegram it arrived
+        self.set_status(await intake.receive_webhook(data))
 
     def check_xsrf_cookie(self) -> None:  # Telegram does not send cookies
         return
@@ -123,6 +115,18 @@ class _HealthHandler(tornado.web.RequestHandler):
         self.set_status(200 if state.ok else 503)
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"ok": state.ok, **state.report()}))
+
+
+class _LiveHandler(tornado.web.RequestHandler):
+    """``/livez``: this process takes requests (200), whatever the database says: what a
+    load balancer checks. While the database does not answer, a webhook update is still
+    kept (the spool) and a page answers its 503 itself; ``/healthz`` says 503 then, and
+    a balancer that checked it would refuse every request of every instance at once."""
+
+    def get(self) -> None:
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(json.dumps({"ok": True}))
 
 
 def webhook_path(url: str) -> str:
@@ -144,11 +148,15 @@ async def serve(app: BotApp, settings: Settings, secret: str, stop: asyncio.Even
     path = webhook_path(settings.webhook_url)
     routes: list[Any] = [
         (r"/healthz", _HealthHandler, {"app": app}),
+        (r"/livez", _LiveHandler),
         (path, _UpdateHandler, {"app": app, "secret": secret}),
     ]
     from ..web import server as boards  # the boards' templates load only in webhook mode
 
-    board_services = await Services.open(settings, worker=True)  # API uploads: off the loop
+    # API uploads: off the loop; a database gone since the bot's start is waited for
+    board_services = await until_answered(
+        lambda: Services.open(settings, worker=True), settings, log, "the web boards"
+    )
     state = boards.WebState(
         board_services,
         settings.require_token(),

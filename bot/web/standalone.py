@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 
@@ -13,7 +14,7 @@ from tornado.httpserver import HTTPServer
 
 from ..core import benchmarks, boards, signing
 from ..core.errors import listen_failed
-from ..core.services import Services
+from ..core.services import Services, until_answered
 from ..settings import Settings
 from .server import MAX_BODY, WebState, application
 
@@ -34,6 +35,18 @@ def state_for(services: Services, settings: Settings) -> WebState:
     return state
 
 
+async def _open(settings: Settings) -> Services:
+    services = await Services.open(settings, worker=True)  # large API uploads: off the loop
+    try:
+        # the benchmarks defined by data (/b/NAME, the API), followed as the bot does
+        await benchmarks.start(services)
+        await signing.ensure(services)  # the key that signs published results: made once
+    except BaseException:
+        await services.close()
+        raise
+    return services
+
+
 async def serve(
     settings: Settings, host: str, port: int, stop: asyncio.Event | None = None
 ) -> None:
@@ -41,11 +54,19 @@ async def serve(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    services = await Services.open(settings, worker=True)  # large API uploads: off the loop
-    # the benchmarks defined by data (/b/NAME, the API), followed as the bot follows them
-    await benchmarks.start(services)
+    # a database that does not answer yet is waited for, as by the bot (a SIGTERM
+    # meanwhile stops the wait)
+    opening = asyncio.ensure_future(until_answered(lambda: _open(settings), settings, log))
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait([opening, stopping], return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if not opening.done():
+        opening.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await opening
+        return
+    services = opening.result()
     services.spawn(boards.turn_days(services))
-    await signing.ensure(services)  # the key that signs published results: made once
     state = state_for(services, settings)
     server = HTTPServer(application(state), max_body_size=MAX_BODY, xheaders=True)
     try:

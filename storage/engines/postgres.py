@@ -95,26 +95,55 @@ def translate(exc: BaseException) -> StorageError:
     return StorageError(f"database error: {message}")
 
 
+#: Seconds a borrower waits for a pooled connection before asking whether the server
+#: answers at all (one new connection, shared by every borrower waiting then): a pool
+#: emptied by an outage would otherwise keep each one waiting its full 30 s.
+CHECK_AFTER = 2.0
+#: Seconds a new connection may take to say the server answers.
+CHECK_TIMEOUT = 3
+#: While the server is known not to answer: seconds a borrower waits for a pooled
+#: connection (the pool is reconnected meanwhile, :meth:`PgDatabase.revive`) before
+#: ``StoreUnavailable``.
+DOWN_WAIT = 1.0
+#: Seconds between two attempts to reconnect the pool while the server is known down.
+REVIVE_EVERY = 1.0
+#: What a server that answers but takes no more connections says (it is up: wait).
+_FULL_UP = ("too many clients", "remaining connection slots")
+
+
+def _lost_server(exc: BaseException) -> bool:
+    """``exc`` says the server is not there (a lost or refused connection, no pooled
+    connection in time), not that a statement failed."""
+    if type(exc) is StoreUnavailable:  # a statement's of another session, translated
+        return True
+    return isinstance(exc, psycopg.Error | PoolTimeout) and type(translate(exc)) is StoreUnavailable
+
+
 #: What a refused connection says when waiting cannot help: the database or the role
 #: does not exist, the password is wrong (libpq's words; the sqlstate is not reported
 #: for a connection that never opened).
 _PERMANENT = ("does not exist", "password authentication failed", "no pg_hba.conf entry")
+#: What libpq says of an address it cannot read (a bad option, or value of one).
+_MALFORMED = ("for connection option", "invalid connection option", "invalid URI", 'missing "="')
 
 
 async def _probe(url: str) -> str | None:
     """One connection before the pool's, so that what waiting cannot fix (a database
-    that does not exist, a refused role) is said at once in one line, not after the
-    pool's 15 s of retries and a log line each. A server that is down or slow is left
-    to the pool, which waits for it: what this connection met is returned, for the
-    pool's time-out to say (None: it connected)."""
+    that does not exist, a refused role, an address that cannot be read) is said at once
+    in one line (``StorageError``). A server that is down or unreachable: what this
+    connection met is returned (None: it connected)."""
     try:
         conn = await psycopg.AsyncConnection.connect(url, connect_timeout=5)
-    except psycopg.Error as exc:  # a malformed address too: the pool's open says it
+    except psycopg.Error as exc:
         text = str(exc)
-        if not isinstance(exc, psycopg.OperationalError) or not any(
-            words in text for words in _PERMANENT
+        first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+        if not isinstance(exc, psycopg.OperationalError) or any(
+            words in text for words in _MALFORMED
         ):
-            return text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+            # an address libpq cannot read: no wait makes it one
+            raise StorageError(f"the database address is not valid: {first}") from None
+        if not any(words in text for words in _PERMANENT):
+            return first
         info = conninfo_to_dict(url)
         name = str(info.get("dbname") or info.get("user") or "postgres")
         where = f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
@@ -220,11 +249,22 @@ class PgDatabase(Database):
         self.dialect = POSTGRES
         self.url = url
         self._listeners: list[asyncio.Task[None]] = []
+        #: the server did not answer and no connection has worked since: borrowers
+        #: wait :data:`DOWN_WAIT` at most (a page, a webhook request: 503 at once)
+        self.down = False
+        self._check: asyncio.Task[bool] | None = None
+        self._reviving: asyncio.Task[None] | None = None
+        self._revived_at = 0.0
 
     @classmethod
     async def open_url(cls, url: str, *, min_size: int = 2, max_size: int = 16) -> PgDatabase:
         """Connect (a pool of ``min_size`` to ``max_size`` connections) and migrate."""
         met = await _probe(url)
+        if met is not None:
+            # down or unreachable now: said at once (the bot's start tries again with a
+            # growing pause, one warning each; a command says it), not after the pool's
+            # 15 s of retries and a log line each
+            raise StoreUnavailable(f"the database is unavailable: {met}")
         pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
             url,
             min_size=min_size,
@@ -235,15 +275,7 @@ class PgDatabase(Database):
         )
         try:
             with _translated():
-                try:
-                    await pool.open(wait=True, timeout=15)
-                except PoolTimeout:
-                    if met is None:
-                        raise
-                    # why, rather than psycopg's "pool initialization incomplete"
-                    raise StoreUnavailable(
-                        f"the database is unavailable: no connection in 15 s ({met})"
-                    ) from None
+                await pool.open(wait=True, timeout=15)
                 async with pool.connection() as conn:
                     await pg_schema.migrate(conn)
         except BaseException:
@@ -255,6 +287,9 @@ class PgDatabase(Database):
         if self._closed:
             return
         self._closed = True
+        for job in (self._check, self._reviving):
+            if job is not None:
+                job.cancel()
         for task in self._listeners:
             task.cancel()
         for task in self._listeners:
@@ -285,6 +320,83 @@ class PgDatabase(Database):
         await self._pool.resize(least, most)
         log.info("the database answers again: reconnecting the pool now")
 
+    @asynccontextmanager
+    async def _pooled(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A pooled connection, as ``pool.connection()`` (the transaction's end on the
+        way out), borrowed by :meth:`_borrow`; whether it worked ends or starts
+        :attr:`down`."""
+        conn = await self._borrow()
+        worked: bool | None = None  # None: nothing learnt (cancelled, a bug's error)
+        try:
+            async with conn:
+                yield conn
+            worked = True
+        except (psycopg.Error, PoolTimeout, StorageError) as exc:
+            worked = not _lost_server(exc)
+            raise
+        finally:
+            await self._pool.putconn(conn)
+            if worked is not None:
+                self._answered(worked)
+
+    def _answered(self, answered: bool) -> None:
+        if answered and self.down:
+            log.info("the database answers again")
+        if not answered and not self.down:
+            log.warning("the database does not answer: failing fast until it does")
+        self.down = not answered
+
+    async def _borrow(self) -> psycopg.AsyncConnection[Any]:
+        """A connection from the pool. While the server is known down, one that is
+        not there within :data:`DOWN_WAIT` seconds is ``StoreUnavailable`` (the pool
+        is reconnected meanwhile); otherwise, after :data:`CHECK_AFTER` seconds of
+        waiting, a new connection checks whether the server answers: if it does not,
+        ``StoreUnavailable`` at once, else the wait goes on (a busy pool)."""
+        conn: psycopg.AsyncConnection[Any]
+        if self.down:
+            self._revive_soon()
+            try:
+                conn = await self._pool.getconn(timeout=DOWN_WAIT)
+            except PoolTimeout:
+                raise PoolTimeout("no connection: the server does not answer") from None
+            return conn
+        try:
+            conn = await self._pool.getconn(timeout=CHECK_AFTER)
+        except PoolTimeout:
+            pass
+        else:
+            return conn
+        if self._check is None or self._check.done():
+            self._check = asyncio.ensure_future(self._server_answers())
+        if not await asyncio.shield(self._check):
+            self._answered(False)
+            raise PoolTimeout("no connection: the server does not answer")
+        conn = await self._pool.getconn(timeout=max(self._pool.timeout - CHECK_AFTER, 1.0))
+        return conn
+
+    async def _server_answers(self) -> bool:
+        try:
+            conn = await psycopg.AsyncConnection.connect(self.url, connect_timeout=CHECK_TIMEOUT)
+        except psycopg.Error as exc:
+            return any(words in str(exc) for words in _FULL_UP)
+        await conn.close()
+        return True
+
+    def _revive_soon(self) -> None:
+        """While down: reconnect the pool (:meth:`revive`), at most every
+        :data:`REVIVE_EVERY` seconds, in the background."""
+        now = asyncio.get_running_loop().time()
+        if (self._reviving is not None and not self._reviving.done()) or (
+            now - self._revived_at < REVIVE_EVERY
+        ):
+            return
+        self._revived_at = now
+        self._reviving = asyncio.ensure_future(self._revive_quietly())
+
+    async def _revive_quietly(self) -> None:
+        with suppress(psycopg.Error, PoolTimeout, StorageError, TimeoutError):
+            await asyncio.wait_for(self.revive(), CHECK_TIMEOUT + 2)
+
     def _check_open(self) -> None:
         if self._closed:
             raise StoreUnavailable("the store is closed")
@@ -294,7 +406,7 @@ class PgDatabase(Database):
         """A pooled connection in autocommit: each statement sees what is committed."""
         self._check_open()
         with _translated():
-            async with self._pool.connection() as conn:
+            async with self._pooled() as conn:
                 yield PgSession(self, conn, tx=False)
 
     @property
@@ -315,7 +427,7 @@ class PgDatabase(Database):
         exception (including cancellation)."""
         self._check_open()
         with _translated():
-            async with self._pool.connection() as conn, conn.transaction():
+            async with self._pooled() as conn, conn.transaction():
                 yield PgSession(self, conn, tx=True)
 
     @asynccontextmanager
@@ -324,7 +436,7 @@ class PgDatabase(Database):
         committed state (a backup, a port's source) while writers go on."""
         self._check_open()
         with _translated():
-            async with self._pool.connection() as conn, conn.transaction():
+            async with self._pooled() as conn, conn.transaction():
                 await conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield PgSession(self, conn, tx=True)
 

@@ -67,7 +67,7 @@ def test_the_scaled_compose_file_runs_two_instances_on_postgresql() -> None:
     for instance in ("bot1", "bot2"):
         assert f"\n  {instance}:\n" in text
     caddy = (DEPLOY / "Caddyfile.scale").read_text()
-    assert "reverse_proxy bot1:8443 bot2:8443" in caddy and "health_uri /healthz" in caddy
+    assert "reverse_proxy bot1:8443 bot2:8443" in caddy and "health_uri /livez" in caddy
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze here")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -775,3 +776,32 @@ async def test_a_refused_hide_names_the_results_state_in_the_readers_words(
     with pytest.raises(UserError) as refused:
         await admin.moderate(services, bot_admin, "unhide", [str(sub.id)])
     assert "held" not in error_text("fa", refused.value)
+
+
+@engine_free
+async def test_a_rescore_waits_out_a_locked_database(services: Services, db_path: Path) -> None:
+    """Another process holds the SQLite file (``BEGIN EXCLUSIVE``) past the busy
+    timeout while a re-score starts: the re-score waits (a transient fault, never
+    "re-score failed") and completes once the file is free."""
+    import sqlite3
+
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 4)]
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+    change = await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(corrected).encode(), source="telegram",
+    )  # fmt: skip
+    holder = sqlite3.connect(db_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        running = asyncio.ensure_future(admin.rescore(services, change))
+        await asyncio.sleep(7)  # past the store's busy timeout (5 s)
+        assert not running.done(), running.exception()
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    report, _, told = await asyncio.wait_for(running, 60)
+    assert report.rescored == len(subs)
+    assert sorted(n.user_id for n in told.notices) == [1, 2, 3]

@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from datetime import time as dtime
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -152,3 +153,32 @@ def test_database_passwords_are_redacted_from_log_lines_and_tracebacks() -> None
     assert redact.filter(record)
     line = ops.JsonFormatter().format(record)
     assert "RuntimeError" in line and "db-Secret-1" not in line and "123:tok" not in line
+
+
+async def test_the_nightly_backup_waits_out_a_locked_database(tmp_path: Path) -> None:
+    """Another process holds the SQLite file (``BEGIN EXCLUSIVE``) past the busy
+    timeout when the backup is due: the backup waits (no failed job, no night without
+    a backup) and is written once the file is free."""
+    import asyncio
+    import sqlite3
+    from types import SimpleNamespace
+
+    from bot.core.services import Services
+    from bot.telegram.context import SERVICES
+
+    services = await Services.open(Settings(data_dir=tmp_path, fetch_on_start=False))
+    try:
+        holder = sqlite3.connect(tmp_path / "benchboard.sqlite3", isolation_level=None)
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            context = SimpleNamespace(bot_data={SERVICES: services})
+            running = asyncio.ensure_future(ops.nightly_backup(context))  # type: ignore[arg-type]
+            await asyncio.sleep(7)  # past the store's busy timeout (5 s)
+            assert not running.done(), running.exception()
+        finally:
+            holder.execute("COMMIT")
+            holder.close()
+        await asyncio.wait_for(running, 60)
+        assert len(list((tmp_path / "backups").glob("*.sqlite3"))) == 1
+    finally:
+        await services.close()
