@@ -44,9 +44,13 @@ BenchBot: TypeAlias = ExtBot[int]
 
 #: Every message the bot sends is HTML (anything from a user or a model is escaped)
 #: without link previews, unless a call says otherwise: the Application's defaults
-#: (``tests/benchmarks/echo_bot.py`` replies the same way).
+#: (``tests/benchmarks/echo_bot.py`` replies the same way). A reply to a message deleted
+#: meanwhile (a group's clean-up bot removes every command at once) is sent all the same,
+#: without the quote: Telegram would refuse it, and the card or answer would be lost.
 DEFAULTS = Defaults(
-    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+    parse_mode=ParseMode.HTML,
+    link_preview_options=LinkPreviewOptions(is_disabled=True),
+    allow_sending_without_reply=True,
 )
 
 

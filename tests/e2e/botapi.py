@@ -1123,6 +1123,18 @@ class FakeBotAPI(InlineMode, Payments):
         self.updates.append(update)
         await self._dispatch(update)
 
+    async def send_update(self, update: JSONDict) -> None:
+        """Send an update built with :meth:`make_text_update` (or the like)."""
+        await self._dispatch(update)
+
+    def delete_message(self, message: JSONDict) -> None:
+        """Someone deletes ``message`` (its author, a group's admin, another bot that
+        cleans up commands): Telegram tells the bot nothing, and a reply to it is refused
+        from now on ("message to be replied not found") unless the call allows sending
+        without the reply."""
+        msg = self._as_message(message)
+        self._messages[(int(msg["chat"]["id"]), int(msg["message_id"]))].deleted = True
+
     def callback_answered(self, query_id: str) -> bool:
         """Whether the bot answered the callback query ``query_id``."""
         query = self._callback_queries.get(str(query_id))

@@ -1,0 +1,33 @@
+"""Everyday chat flows from a phone, against the real bot process: what a user meets
+in private chats, groups and forum topics, with the inputs people really send."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .botkit import BOT, answers, bot_session, private_user, submission_id, text_of
+
+
+async def test_a_score_whose_command_was_deleted_still_gets_its_card(tmp_path: Path) -> None:
+    """Many groups run a bot that deletes every command at once: the card to
+    ``/score`` still arrives (it cannot quote the deleted message), and its owner can
+    use its buttons."""
+    async with bot_session(tmp_path) as bot:
+        user, _ = private_user(bot, 7101)
+        group = bot.api.group_chat(-1007101, "Cleaned")
+        text = f"/score@{BOT} #think\n" + "\n".join(answers(bot.key, correct=3))
+        update = bot.api.make_text_update(group, user, text)
+        bot.api.delete_message(update["message"])
+        since = bot.api.mark()
+        await bot.api.send_update(update)
+        call = await bot.api.wait_for(
+            lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == group["id"],
+            timeout=20,
+            since=since,
+        )
+        assert call["ok"], call
+        assert "Correct: 3" in text_of(call)
+        sid = submission_id(text_of(call))
+        answer = await bot.press(group, user, call, f"model:{sid}")
+        assert "text" not in answer  # the prompt for the name, not "not yours"
+        bot.check_clean(since=since + 1)
