@@ -120,7 +120,7 @@ async def on_start(update: Update, context: BotContext) -> None:
     if await share_handlers.open_start(update, context, payload):
         return
     if in_group(message.chat):  # a bare /start there: how the bot works in a group
-        await greet_group(context, message.chat, lang)
+        await greet_group(context, message.chat, lang, asked=message)
         return
     if payload == "me" and not in_group(message.chat):  # from /me in a group
         text, keyboard = await me_page(context, user.id, lang)

@@ -78,6 +78,12 @@ def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
     }
 
 
+def topic_of(message: Message) -> int | None:
+    """The forum topic ``message`` is in, for an answer that is no reply to it (or whose
+    quote may be gone): without it the answer lands in the forum's "General" topic."""
+    return message.message_thread_id if message.is_topic_message else None
+
+
 async def send_reply(
     bot: BenchBot,
     to: Message,
@@ -101,7 +107,7 @@ async def send_reply(
         reply_parameters=(
             None if to.chat.type == ChatType.PRIVATE else ReplyParameters(to.message_id)
         ),
-        message_thread_id=to.message_thread_id if to.is_topic_message else None,
+        message_thread_id=topic_of(to),
         api_kwargs=api_kwargs,
     )
 

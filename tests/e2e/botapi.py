@@ -859,10 +859,15 @@ class FakeBotAPI(InlineMode, Payments):
         self._chats[chat["id"]] = chat
         return chat
 
-    def group_chat(self, chat_id: int, title: str, *, supergroup: bool = True) -> JSONDict:
-        """A group chat (use a negative id, e.g. -100123, as Telegram does)."""
+    def group_chat(
+        self, chat_id: int, title: str, *, supergroup: bool = True, forum: bool = False
+    ) -> JSONDict:
+        """A group chat (use a negative id, e.g. -100123, as Telegram does); ``forum``: a
+        supergroup with topics (see ``thread`` of :meth:`send_text`)."""
         chat: JSONDict = {"id": chat_id, "type": "supergroup" if supergroup else "group"}
         chat["title"] = title
+        if forum:
+            chat["is_forum"] = True
         self._chats[chat_id] = chat
         return chat
 
@@ -874,10 +879,15 @@ class FakeBotAPI(InlineMode, Payments):
         *,
         reply_to: JSONDict | None = None,
         entities: list[JSONDict] | None = None,
+        thread: int | None = None,
     ) -> JSONDict:
-        """Build (and register) a user's text message update without sending it."""
+        """Build (and register) a user's text message update without sending it;
+        ``thread``: the forum topic it is written in."""
         message = self._new_user_message(chat, user, reply_to)
         message["text"] = text
+        if thread is not None:
+            message["message_thread_id"] = thread
+            message["is_topic_message"] = True
         ents = entities if entities is not None else command_entities(text)
         if ents:
             message["entities"] = ents
@@ -891,9 +901,13 @@ class FakeBotAPI(InlineMode, Payments):
         *,
         reply_to: JSONDict | None = None,
         entities: list[JSONDict] | None = None,
+        thread: int | None = None,
     ) -> JSONDict:
-        """The user sends ``text``; returns the user's Message."""
-        update = self.make_text_update(chat, user, text, reply_to=reply_to, entities=entities)
+        """The user sends ``text`` (in the forum topic ``thread``); returns the user's
+        Message."""
+        update = self.make_text_update(
+            chat, user, text, reply_to=reply_to, entities=entities, thread=thread
+        )
         await self._dispatch(update)
         return dict(update["message"])
 
@@ -1776,6 +1790,14 @@ class FakeBotAPI(InlineMode, Payments):
                     raise _bad_request("message to be replied not found")
             else:
                 message["reply_to_message"] = self._strip_reply(stored.message)
+        # a forum topic: the one named, else the replied message's (Telegram's rule);
+        # without either, the "General" topic (no thread)
+        thread = params.get("message_thread_id")
+        if thread is None and "reply_to_message" in message:
+            thread = message["reply_to_message"].get("message_thread_id")
+        if chat.get("is_forum") and thread is not None:
+            message["message_thread_id"] = int(thread)
+            message["is_topic_message"] = True
         return message
 
     def _commit_bot_message(self, message: JSONDict) -> JSONDict:

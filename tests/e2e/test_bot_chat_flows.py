@@ -31,3 +31,40 @@ async def test_a_score_whose_command_was_deleted_still_gets_its_card(tmp_path: P
         answer = await bot.press(group, user, call, f"model:{sid}")
         assert "text" not in answer  # the prompt for the name, not "not yours"
         bot.check_clean(since=since + 1)
+
+
+async def test_answers_in_a_forum_topic_stay_in_that_topic(tmp_path: Path) -> None:
+    """A forum supergroup: whatever the bot answers to a message in a topic lands in
+    that topic, never in "General" — the welcome to /start, the card, the prompt for
+    the model name, the invalid lines, and a card whose command was deleted at once."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, _ = private_user(bot, 7201)
+        forum = api.group_chat(-1007201, "Forum", forum=True)
+        topic = 55
+
+        def in_topic(call: dict) -> bool:
+            return call["ok"] and call["result"].get("message_thread_id") == topic
+
+        since = api.mark()
+        start = await api.send_text(forum, user, "/start", thread=topic)
+        welcome = await api.wait_call("sendMessage", chat_id=forum["id"], since=since, timeout=20)
+        assert "/score" in text_of(welcome), welcome
+        assert in_topic(welcome), f"/start ({start['message_id']}) answered outside its topic"
+
+        text = "/score #think\n" + "\n".join([*answers(bot.key, correct=3), "1:x", "2:y"] * 4)
+        card = await bot.say(forum, user, text, thread=topic)
+        assert in_topic(card)
+        sid = submission_id(text_of(card))
+        since = api.mark()
+        await bot.press(forum, user, card, f"model:{sid}")
+        prompt = await api.wait_call("sendMessage", chat_id=forum["id"], since=since, timeout=20)
+        assert in_topic(prompt)
+
+        update = api.make_text_update(forum, user, text, thread=topic)
+        api.delete_message(update["message"])
+        since = api.mark()
+        await api.send_update(update)
+        orphan = await api.wait_call("sendMessage", chat_id=forum["id"], since=since, timeout=20)
+        assert "Correct: 3" in text_of(orphan)
+        assert in_topic(orphan)
