@@ -34,12 +34,37 @@ def folded_name(text: str) -> str:
     return " ".join(without_controls(text).split())
 
 
+#: The byte-order marks of UTF-16 text, and their codecs.
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+def _utf16(data: bytes) -> str | None:
+    """Text saved as UTF-16 with its byte-order mark, as Windows writes it (PowerShell's
+    ``python run.py > out.txt``, Notepad's "Unicode"); None for anything else. Such text
+    holds NUL bytes (the other half of every ASCII character), which nothing else that
+    starts with those two bytes does as text (``\xff\xfe{}`` is no UTF-16 of anything a
+    model writes); text that decodes to a NUL character is binary (UTF-32 among it)."""
+    codec = _UTF16_BOMS.get(data[:2])
+    body = data[2:]
+    if codec is None or b"\x00" not in body:
+        return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    return None if "\x00" in text else text
+
+
 def decode(data: bytes) -> str:
-    """Decode UTF-8 (a leading BOM dropped). Line breaks are left as they are.
+    """Decode UTF-8 (a leading BOM dropped), or UTF-16 that starts with its BOM (see
+    :func:`_utf16`). Line breaks are left as they are.
 
     Raises :class:`DecodeError` with the byte offset for bytes that are not UTF-8, and
     for binary data (NUL bytes), with a message fit for the user.
     """
+    utf16 = _utf16(data)
+    if utf16 is not None:
+        return utf16
     if b"\x00" in data:
         raise DecodeError("this looks like a binary file (it contains NUL bytes), not text")
     try:

@@ -68,3 +68,17 @@ async def test_answers_in_a_forum_topic_stay_in_that_topic(tmp_path: Path) -> No
         orphan = await api.wait_call("sendMessage", chat_id=forum["id"], since=since, timeout=20)
         assert "Correct: 3" in text_of(orphan)
         assert in_topic(orphan)
+
+
+async def test_a_utf16_file_from_windows_is_scored(tmp_path: Path) -> None:
+    """``python run.py > out.txt`` in Windows PowerShell writes UTF-16 with a byte-order
+    mark (Notepad's "Unicode" too): the file is read, not refused as binary."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 7301)
+        text = "model: gpt-x — é\r\n#think\r\n" + "\r\n".join(answers(bot.key, correct=4, wrong=1))
+        for codec in ("utf-16", "utf-16-be"):
+            body = text.encode(codec) if codec == "utf-16" else b"\xfe\xff" + text.encode(codec)
+            sent = await bot.api.send_document(chat, user, body, "out.txt")
+            reply = text_of(await bot.api.reply_to(sent, timeout=20))
+            assert "Correct: 4" in reply and "Wrong: 1" in reply, reply
+            assert "Model: gpt-x — é" in reply and "Mode: think" in reply
