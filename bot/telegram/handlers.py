@@ -27,9 +27,9 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import ApplicationHandlerStop, filters
 
-from scoring import Benchmark, Result, ScoringError, registry
+from scoring import Benchmark, Mode, Result, ScoringError, UnknownMode, parse_mode, registry
 
-from ..core import awaiting, groups, people, sharing, submissions, submit
+from ..core import awaiting, classify, groups, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
@@ -477,6 +477,14 @@ async def on_private_text(update: Update, context: BotContext) -> None:
             return  # the first part's card holds this part too
     if await _take_model_name(update, context, message.text):
         return
+    mode = mode_word(message.text)
+    if mode is not None:  # "think" typed on its own: where a mode is chosen
+        lang = await user_lang(context, user)
+        word = message.text.strip()
+        label = mode_label(mode.value, lang) or mode.label
+        tag = f"#{mode.value}"
+        await reply_error(message, lang, UserError("mode_word", word=word, mode=label, tag=tag))
+        return
     await score(update, context, message, text=message.text)
 
 
@@ -651,14 +659,66 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     answered = replied is not None and replied.message_id == awaited.prompt_id
     if chat_id != message.chat_id or (in_group(update.effective_chat) and not answered):
         return False
-    model = clean_model(text)
-    if not model or not await awaiting.take_model(context.services, user.id, awaited):
+    answer = _model_answer(text)
+    if answer is None:
+        return False  # an output on one line (1:3 2:4, an expression): scored as one
+    mode, model = answer
+    if model is not None and (
+        not model or not await awaiting.take_model(context.services, user.id, awaited)
+    ):
         return False
     lang = await user_lang(context, update.effective_user)
-    sub = await submissions.set_model(context.services, sub_id, model)
-    await message.reply_text(t(lang, "model_set", model=html.escape(model)))
+    said = []
+    try:
+        sub = await submissions.owned(context.services, sub_id, user.id)
+        if mode is not None:
+            sub, mode = await submissions.set_mode(context.services, sub, mode.value)
+            said.append(t(lang, "mode_set", mode=mode_label(mode.value, lang) or mode.label))
+        if model is not None:
+            sub = await submissions.set_model(context.services, sub_id, model)
+            said.insert(0, t(lang, "model_set", model=html.escape(model)))
+        else:  # a mode alone: the name is still to come
+            said.append(t(lang, "ask_model", id=sub_id))
+    except UserError as exc:  # published (or held) since the button was pressed
+        await awaiting.take_model(context.services, user.id, awaited)
+        await reply_error(message, lang, exc)
+        return True
+    await message.reply_text(" ".join(said))
     await refresh(context, sub, chat_id, reply_id, lang)
     return True
+
+
+#: The longest text read as a mode word (``think & tools``, ``non-thinking``).
+MODE_WORD_CHARS = 40
+
+
+def mode_word(text: str) -> Mode | None:
+    """The mode a short line names on its own (``think``, ``#think_tools``, ``Thinking &
+    Tool Use``), else None."""
+    line = text.strip()
+    if not line or len(line) > MODE_WORD_CHARS or "\n" in line:
+        return None
+    try:
+        return parse_mode(line)
+    except UnknownMode:
+        return None
+
+
+def _model_answer(text: str) -> tuple[Mode | None, str | None] | None:
+    """What a line sent for the model name gives: (mode, model name), either None; None
+    for an output a benchmark reads (a one-line paste), which is scored instead. A mode
+    word is the mode (no model is named "think"); a ``model:`` line is its name (and
+    the mode it may carry); any other line is the name as typed."""
+    reading = classify.read(text.strip())
+    if reading.benchmark is not None:
+        return None
+    if reading.spans:  # tags: a model: line, a mode hashtag
+        tags = reading.tags
+        if tags.model is None and tags.mode is None:
+            return None
+        return tags.mode, None if tags.model is None else clean_model(tags.model)
+    mode = mode_word(text)
+    return (mode, None) if mode is not None else (None, clean_model(text))
 
 
 async def refresh(

@@ -82,3 +82,60 @@ async def test_a_utf16_file_from_windows_is_scored(tmp_path: Path) -> None:
             reply = text_of(await bot.api.reply_to(sent, timeout=20))
             assert "Correct: 4" in reply and "Wrong: 1" in reply, reply
             assert "Model: gpt-x — é" in reply and "Mode: think" in reply
+
+
+async def test_what_is_typed_when_the_model_name_is_asked_for(tmp_path: Path) -> None:
+    """After the Model button: a one-line output is scored (not taken for a name), a
+    ``model:`` line gives the name (its mode too), a mode word sets the mode and the
+    bot asks again, and a name typed after the result was published is answered."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 7401)
+        card = await bot.say(chat, user, "\n".join(answers(bot.key, correct=3)))
+        sid = submission_id(text_of(card))
+        await bot.press(chat, user, card, f"model:{sid}")
+
+        one_line = " ".join(answers(bot.key, correct=2))
+        scored = text_of(await bot.say(chat, user, one_line))
+        assert "Correct: 2" in scored and submission_id(scored) != sid
+        assert "Model: not set" in text_of(bot.current(card))
+
+        since = api.mark()
+        said = text_of(await bot.say(chat, user, "think & tools"))
+        assert "Mode set: think & tools" in said and f"#{sid}" in said, said
+        shown = text_of(await bot.edited(card, since))
+        assert "Mode: think & tools" in shown and "Model: not set" in shown
+
+        since = api.mark()
+        said = text_of(await bot.say(chat, user, "Model: GPT-6 Luna #think"))
+        assert "Model set: GPT-6 Luna" in said, said
+        shown = text_of(await bot.edited(card, since))
+        assert "Model: GPT-6 Luna" in shown and "Mode: think\n" in shown
+
+        await bot.press(chat, user, bot.current(card), f"model:{sid}")  # Change model
+        await bot.press(chat, user, bot.current(card), f"pub:{sid}")
+        said = text_of(await bot.say(chat, user, "another-name"))
+        assert "published" in said and "went wrong" not in said, said
+        assert "Model: GPT-6 Luna" in text_of(bot.current(card))
+
+
+async def test_a_mode_typed_on_its_own_says_where_modes_are_chosen(tmp_path: Path) -> None:
+    """A new user types the mode as a word: the answer says it is a mode and how to
+    choose it (its tag), in their language; nothing is stored."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 7501)
+        for typed, tag in [
+            ("think", "#think"),
+            ("Think & Tools", "#think_tools"),
+            ("thinking + tool use", "#think_tools"),
+            ("#tools", "#tools"),
+            ("non-thinking", "#default"),
+        ]:
+            said = text_of(await bot.say(chat, user, typed))
+            assert f"“{typed}” is a mode" in said and tag in said, said
+        fa_user, fa_chat = private_user(bot, 7502, lang="fa")
+        said = text_of(await bot.say(fa_chat, fa_user, "تفکر و ابزار"))
+        assert "یک حالت است" in said and "#think_tools" in said, said
+        assert "I could not find" not in said
+        said = text_of(await bot.say(chat, user, "/me"))
+        assert "no submissions yet" in said
