@@ -359,10 +359,12 @@ def register(app: BotApp) -> None:
             groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
         )
     )
-    # An edited submission in a private chat: say that edits are not re-scored.
+    # An edited submission in a private chat, or an edited /score in a group: say that
+    # edits are not re-scored (other edits in a group are none of the bot's business).
+    edits = filters.UpdateType.EDITED_MESSAGE
     app.add_handler(
         MessageHandler(
-            filters.UpdateType.EDITED_MESSAGE & filters.ChatType.PRIVATE & ~filters.COMMAND,
+            edits & ((filters.ChatType.PRIVATE & ~filters.COMMAND) | h.SCORE_MESSAGE),
             h.on_edited,
         )
     )

@@ -72,12 +72,15 @@ class CaptionCommand(filters.MessageFilter):
     the bot it is addressed to (``/score@name``), if any. ``/score@OtherBot`` is another
     bot's, as a text command's is."""
 
-    def __init__(self, pattern: re.Pattern[str], name: str) -> None:
+    def __init__(self, pattern: re.Pattern[str], name: str, *, text: bool = False) -> None:
         super().__init__(name=name)
         self.pattern = pattern
+        #: a text's command too, not only a caption's
+        self.text = text
 
     def filter(self, message: Message) -> bool:
-        found = self.pattern.match(message.caption or "")
+        said = (message.text if self.text else None) or message.caption
+        found = self.pattern.match(said or "")
         if found is None:
             return False
         to = found[1]
@@ -85,6 +88,8 @@ class CaptionCommand(filters.MessageFilter):
 
 
 SCORE_CAPTION = CaptionCommand(SCORE_COMMAND, "SCORE_CAPTION")
+#: ``/score`` for this bot starting a text or a caption.
+SCORE_MESSAGE = CaptionCommand(SCORE_COMMAND, "SCORE_MESSAGE", text=True)
 
 
 # --- small helpers -----------------------------------------------------------------

@@ -3,6 +3,7 @@ in private chats, groups and forum topics, with the inputs people really send.""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from .botkit import BOT, answers, bot_session, private_user, submission_id, text_of
@@ -139,3 +140,27 @@ async def test_a_mode_typed_on_its_own_says_where_modes_are_chosen(tmp_path: Pat
         assert "I could not find" not in said
         said = text_of(await bot.say(chat, user, "/me"))
         assert "no submissions yet" in said
+
+
+async def test_an_edited_score_command_in_a_group_is_answered(tmp_path: Path) -> None:
+    """Someone fixes a typo in their ``/score`` message in a group: the bot says edits
+    are not scored again (as in a private chat) instead of staying silent, and the
+    card stands; other edited messages in the group get nothing."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, _ = private_user(bot, 7601)
+        group = api.group_chat(-1007601, "Edits")
+        sent = await api.send_text(group, user, f"/score #think\n1:{bot.key[1]}")
+        card = await api.reply_to(sent, timeout=20)
+        assert "Correct: 1" in text_of(card)
+        since = api.mark()
+        await api.edit_text(sent, f"/score #think\n1:{bot.key[1] % 4 + 1}")
+        note = await api.wait_call("sendMessage", chat_id=group["id"], since=since, timeout=20)
+        assert "not scored again" in text_of(note)
+        assert "Correct: 1" in text_of(bot.current(card))
+        chatter = await api.send_text(group, user, "nice")
+        since = api.mark()
+        await api.edit_text(chatter, "nice!")
+        await bot.say(api.private_chat(user), user, "/help")  # handled after it, or with it
+        await asyncio.sleep(0.5)
+        assert [c for c in api.calls[since:] if c["params"].get("chat_id") == group["id"]] == []
