@@ -556,6 +556,30 @@ async def on_private_document(update: Update, context: BotContext) -> None:
     await score(update, context, message, text=None, document=message.document, command_args=args)
 
 
+def _joined(*args: str) -> str:
+    """Tags from several places, one line each (the later win)."""
+    return "\n".join(a for a in args if a)
+
+
+def _replied_output(target: Message) -> tuple[str, str]:
+    """(the output, its tags) of a message ``/score`` replies to: a text or caption that
+    is itself a ``/score`` command is read as one (its command's line holds tags, not
+    an invalid line); a document's caption is its tags."""
+    said = target.text or target.caption or ""
+    if target.document is not None:
+        return "", SCORE_COMMAND.sub("", said, count=1).strip()
+    if SCORE_COMMAND.match(said) is None:
+        return said, ""
+    first, _, rest = said.partition("\n")
+    args = SCORE_COMMAND.sub("", first, count=1).strip()
+    if looks_like_answers(args):
+        return f"{args}\n{rest}", ""
+    if rest.strip():
+        return f"\n{rest}", args
+    tags, output = split_score_line(args)
+    return output, tags
+
+
 async def on_score_command(update: Update, context: BotContext) -> None:
     """``/score`` with text after it, as a reply to a message or a document, or as a caption."""
     message = update.effective_message
@@ -581,6 +605,7 @@ async def on_score_command(update: Update, context: BotContext) -> None:
         return
     target = message.reply_to_message
     author = target.from_user if target is not None else None
+    replied = _replied_output(target) if target is not None else ("", "")
     if target is not None and target.document is not None:
         await score(
             update,
@@ -588,16 +613,16 @@ async def on_score_command(update: Update, context: BotContext) -> None:
             target,
             text=None,
             document=target.document,
-            command_args=args,
+            command_args=_joined(replied[1], args),  # the replier's tags after the file's
             author=author,
         )
-    elif target is not None and (target.text or target.caption):
+    elif target is not None and replied[0].strip():
         await score(
             update,
             context,
             target,
-            text=target.text or target.caption,
-            command_args=args,
+            text=replied[0],
+            command_args=_joined(replied[1], args),
             author=author,
         )
     elif (line := split_score_line(args))[1]:

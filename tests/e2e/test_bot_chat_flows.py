@@ -164,3 +164,35 @@ async def test_an_edited_score_command_in_a_group_is_answered(tmp_path: Path) ->
         await bot.say(api.private_chat(user), user, "/help")  # handled after it, or with it
         await asyncio.sleep(0.5)
         assert [c for c in api.calls[since:] if c["params"].get("chat_id") == group["id"]] == []
+
+
+async def test_score_in_reply_reads_the_replied_messages_own_tags(tmp_path: Path) -> None:
+    """``/score`` in reply to a message that was itself a ``/score`` command, or to a
+    file whose caption names the model and mode: the command's line and the caption are
+    tags (no "invalid line 1: /score #think", no lost mode); the replier's own tags win."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        ann, _ = private_user(bot, 7701)
+        bob, _ = private_user(bot, 7702)
+        group = api.group_chat(-1007701, "Replies")
+        body = "\n".join(answers(bot.key, correct=3))
+
+        async def score_in_reply(command: str, to: dict) -> str:
+            # the card quotes the output it scored, not the command
+            since = api.mark()
+            await api.send_text(group, bob, command, reply_to=to)
+            call = await api.wait_call("sendMessage", chat_id=group["id"], since=since, timeout=20)
+            return text_of(call)
+
+        ann_msg = await api.send_text(group, ann, f"/score #think model: gpt-x\n{body}")
+        await api.reply_to(ann_msg, timeout=20)
+        card = await score_in_reply("/score", ann_msg)
+        assert "Correct: 3" in card and "Every line was read." in card, card
+        assert "Mode: think" in card and "Model: gpt-x" in card, card
+
+        caption = "model: gpt-y #tools"
+        doc = await api.send_document(group, ann, body.encode(), "run.txt", caption=caption)
+        card = await score_in_reply("/score", doc)
+        assert "Model: gpt-y" in card and "Mode: tools" in card, card
+        card = await score_in_reply("/score #default", doc)
+        assert "Model: gpt-y" in card and "Mode: default" in card, card
