@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from .botkit import BOT, answers, bot_session, private_user, submission_id, text_of
+from .botkit import BOT, answers, bot_session, buttons, private_user, submission_id, text_of
 
 
 async def test_a_score_whose_command_was_deleted_still_gets_its_card(tmp_path: Path) -> None:
@@ -196,3 +196,29 @@ async def test_score_in_reply_reads_the_replied_messages_own_tags(tmp_path: Path
         assert "Model: gpt-y" in card and "Mode: tools" in card, card
         card = await score_in_reply("/score #default", doc)
         assert "Model: gpt-y" in card and "Mode: default" in card, card
+
+
+async def test_an_old_card_of_a_withdrawn_result_offers_publish_again(tmp_path: Path) -> None:
+    """The card still shows Share after the result was withdrawn from /me: pressing it
+    says to publish first, and the card is shown as it now stands, with Publish (it
+    offered no way to do what it asked)."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 7801)
+        text = "#think\nmodel: m1\n" + "\n".join(answers(bot.key, correct=3))
+        card = await bot.say(chat, user, text)
+        sid = submission_id(text_of(card))
+        await bot.press(chat, user, card, f"pub:{sid}")
+        me = await bot.say(chat, user, "/me")
+        since = bot.api.mark()
+        await bot.press(chat, user, me, f"wd:{sid}:0")
+        await bot.api.wait_call("editMessageReplyMarkup", since=since, timeout=20)
+        await bot.press(chat, user, bot.current(me), f"wd:{sid}:0:yes")
+        stale = bot.current(card)
+        assert f"sh:{sid}" in buttons(stale)
+        since = bot.api.mark()
+        answer = await bot.press(chat, user, stale, f"sh:{sid}")
+        assert "Publish this result first" in answer["text"]
+        shown = await bot.edited(card, since)
+        assert f"pub:{sid}" in buttons(shown) and f"sh:{sid}" not in buttons(shown)
+        answer = await bot.press(chat, user, shown, f"pub:{sid}")
+        assert f"Published #{sid}" in answer["text"]
