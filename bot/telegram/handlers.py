@@ -20,6 +20,7 @@ from telegram import (
     Chat,
     Document,
     Message,
+    MessageOriginUser,
     Update,
     User,
 )
@@ -178,6 +179,15 @@ async def no_key(
             await context.bot.send_message(
                 admin, t(DEFAULT_LANGUAGE, "admin_key_missing", **_escaped(error.values))
             )
+
+
+def from_this_bot(message: Message, bot_id: int) -> bool:
+    """A message of the bot's own: sent by it (``/score`` in reply to its card),
+    forwarded back from it, or posted through its inline mode."""
+    origin = message.forward_origin
+    if isinstance(origin, MessageOriginUser) and origin.sender_user.id == bot_id:
+        return True
+    return any(u is not None and u.id == bot_id for u in (message.from_user, message.via_bot))
 
 
 def in_group(chat: Chat | None) -> bool:
@@ -411,6 +421,13 @@ async def score(
         # an anonymous group admin (or a channel) speaks as the chat, and Telegram names
         # a placeholder user every group shares: the result would be nobody's
         await reply_error(message, await user_lang(context, user), UserError("anonymous"))
+        return
+    if from_this_bot(source, context.bot.id):
+        # a card sent back (its lines read as answers and tags), /natory forwarded: no
+        # model's output
+        if paste is not None:
+            paste.stored.set()  # its later parts wait for nothing more
+        await reply_error(message, await user_lang(context, user), UserError("own_message"))
         return
     big = document is not None or len(text or "") >= POOL
     async with _watched(context, source, big):

@@ -222,3 +222,41 @@ async def test_an_old_card_of_a_withdrawn_result_offers_publish_again(tmp_path: 
         assert f"pub:{sid}" in buttons(shown) and f"sh:{sid}" not in buttons(shown)
         answer = await bot.press(chat, user, shown, f"pub:{sid}")
         assert f"Published #{sid}" in answer["text"]
+
+
+async def test_the_bots_own_messages_sent_back_are_not_scored(tmp_path: Path) -> None:
+    """A card forwarded back to the bot, a card posted through inline mode, the /natory
+    message forwarded, ``/score`` in reply to the bot's card: none is a model's output
+    (a card read as answers gave a "Ready to publish" result of its own lines); each
+    gets one line saying so, and nothing is stored."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 7901)
+        body = "\n".join([*answers(bot.key, correct=3, wrong=2), "7:x", "Q9: 2"])
+        card = await bot.say(chat, user, f"#think\nmodel: m\n{body}")
+        natory = await bot.say(chat, user, "/natory")
+        me = {k: v for k, v in api.me.items() if k in ("id", "is_bot", "first_name", "username")}
+        for source in (card, natory):
+            forwarded = api._new_user_message(chat, user, None)
+            forwarded["text"] = text_of(source)
+            forwarded["forward_origin"] = {"type": "user", "date": 1, "sender_user": me}
+            since = api.mark()
+            await api.send_raw_update("message", forwarded)
+            said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+            assert "my own messages" in text_of(said), text_of(said)
+        via = api._new_user_message(chat, user, None)
+        via["photo"] = [{"file_id": "x", "file_unique_id": "x", "width": 9, "height": 9}]
+        via["caption"] = text_of(card)
+        via["via_bot"] = me
+        since = api.mark()
+        await api.send_raw_update("message", via)
+        said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        assert "my own messages" in text_of(said), text_of(said)
+
+        group = api.group_chat(-1007901, "Own")
+        sent = await api.send_text(group, user, f"/score {body.replace(chr(10), ' ')}")
+        group_card = await api.reply_to(sent, timeout=20)
+        said = text_of(await bot.say(group, user, "/score", reply_to=group_card))
+        assert "my own messages" in said, said
+        history = text_of(await bot.say(chat, user, "/me"))
+        assert "Your submissions (2)" in history, history
