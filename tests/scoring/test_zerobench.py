@@ -303,6 +303,35 @@ def test_formats(text: str, fmt: str) -> None:
     assert result.main.unattempted == ("3",)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"question_id":"1","response":"{42}"},{"question_id":2,"response":"{7}"}]',
+        json.dumps(
+            [{"question_id": "1", "responses": ["{42}"]}, {"response": "{7}", "question_id": "2"}],
+            indent=2,
+        ),
+    ],
+)
+def test_a_json_array_of_records(text: str) -> None:
+    """``json.dump`` of a list of records, pandas' ``to_json(orient="records")``: read as
+    its records (it was "could not tell the file's format", scored 0 % and publishable)."""
+    assert registry.recognising(text) is registry.get("zerobench")
+    result = zb.score(text, make_key(KEY), k=1)
+    assert result.submission_format == "json"
+    assert result.invalid_line_count == 0, result.invalid_lines
+    assert result.main.official.correct_attempts == 2
+
+
+def test_a_json_array_reports_what_is_no_record_by_line() -> None:
+    text = '[\n  {"question_id": "1", "response": "{42}"},\n  "x", 3,\n  {"question_id": "2"}\n]'
+    result = zb.score(text, make_key(KEY), k=1)
+    assert [bad.line for bad in result.invalid_lines] == [3, 4]
+    assert result.main.official.correct_attempts == 1
+    found = registry.recognising("[1, 2, 3]")  # an array of no records is none of its
+    assert found is None or found.name != "zerobench"
+
+
 def test_one_record_spread_over_lines() -> None:
     text = '{\n  "question_id": "1",\n  "responses": ["{0}", "{42}"]\n}\n'
     result = zb.score(text, make_key(KEY), k=2)
