@@ -4,6 +4,7 @@ in private chats, groups and forum topics, with the inputs people really send.""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 from .botkit import BOT, answers, bot_session, buttons, private_user, submission_id, text_of
@@ -260,3 +261,25 @@ async def test_the_bots_own_messages_sent_back_are_not_scored(tmp_path: Path) ->
         assert "my own messages" in said, said
         history = text_of(await bot.say(chat, user, "/me"))
         assert "Your submissions (2)" in history, history
+
+
+async def test_a_zerobench_paste_with_nothing_read_cannot_be_published(tmp_path: Path) -> None:
+    """``#zerobench`` on lines no format reads (``1: {7}``): the card says why nothing
+    was read, and it offers no Publish (it was "Ready: press Publish" for a 0 % that
+    said nothing of the model, and ranked); a JSON array of records is read."""
+    key = tmp_path / "data" / "zerobench" / "key.json"
+    key.parent.mkdir(parents=True)
+    key.write_text(json.dumps({"1": "7", "2": "14"}))
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8001)
+        card = await bot.say(chat, user, "#zerobench #think\nmodel: x\n1: {7}\n2: {14}")
+        text = text_of(card)
+        assert "could not tell the file's format" in text
+        assert "Only a valid answer can be published." in text
+        sid = submission_id(text)
+        assert f"pub:{sid}" not in buttons(card)
+        answer = await bot.press(chat, user, card, f"pub:{sid}", check_button=False)
+        assert "cannot be published" in answer["text"]
+        records = [{"question_id": "1", "response": "{7}"}, {"question_id": "2", "response": "{1}"}]
+        text = text_of(await bot.say(chat, user, json.dumps(records)))
+        assert "pass@1: 50.0% (1/2)" in text, text

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import DecodeError, KeyFormatError, ScoringError, decode, registry
+from scoring import DecodeError, KeyFormatError, ScoringError, decode, publishable, registry
 from scoring import zerobench as zb
 from scoring.zerobench.submission import read_submission
 
@@ -726,3 +726,13 @@ def test_bare_cr_with_private_use_characters_in_the_text() -> None:
 def test_key_csv_with_a_bare_cr_in_an_answer_reads() -> None:
     key = zb.load_key(b"question_id,question_answer\n1,4\r2\n2,7\n")
     assert dict(key.main) == {"1": "4\r2", "2": "7"}
+
+
+def test_a_file_with_no_attempt_read_cannot_be_published() -> None:
+    """An unreadable file, or one of only ids the key lacks, is no 0 % result."""
+    key = make_key(KEY)
+    assert publishable(zb.score('{"question_id": "1", "response": "{0}"}', key, k=1))
+    for text in ("1: {42}\n2: {7}", '{"question_id": "99", "response": "{42}"}', "[]"):
+        result = zb.score(text, key, k=1)
+        assert result.main.official.pass_at_1 == 0
+        assert not publishable(result), text
