@@ -366,7 +366,11 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
         return True
     parsed = links.parse_payload(payload)
     if parsed is None:
-        return False
+        cut = links.PREFIXES.get(payload)  # a link cut right after its kind (``c_``)
+        if cut is None:
+            return False
+        await message.reply_text(_not_available(lang, cut))
+        return True
     opened = await links.open_payload(services, payload)
     if opened is None:  # what was behind it, and what to do instead
         await message.reply_text(_not_available(lang, parsed[0]))

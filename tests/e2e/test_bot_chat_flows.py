@@ -283,3 +283,17 @@ async def test_a_zerobench_paste_with_nothing_read_cannot_be_published(tmp_path:
         records = [{"question_id": "1", "response": "{7}"}, {"question_id": "2", "response": "{1}"}]
         text = text_of(await bot.say(chat, user, json.dumps(records)))
         assert "pass@1: 50.0% (1/2)" in text, text
+
+
+async def test_a_link_cut_after_its_kind_says_it_is_not_available(tmp_path: Path) -> None:
+    """``?start=c_`` (a link copied without its token) says the link is not available,
+    as a wrong token does, instead of the plain welcome that ignored it."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8101)
+        for payload, said in [
+            ("r_", "this link is not available"),
+            ("c_", "this challenge is not available"),
+            ("g_", "this board link is not available"),
+        ]:
+            assert said in text_of(await bot.say(chat, user, f"/start {payload}"))
+        assert "I score LLM benchmark outputs" in text_of(await bot.say(chat, user, "/start x_"))
