@@ -297,3 +297,18 @@ async def test_a_link_cut_after_its_kind_says_it_is_not_available(tmp_path: Path
         ]:
             assert said in text_of(await bot.say(chat, user, f"/start {payload}"))
         assert "I score LLM benchmark outputs" in text_of(await bot.say(chat, user, "/start x_"))
+
+
+async def test_a_file_named_after_its_model_is_read(tmp_path: Path) -> None:
+    """A file without an extension whose name holds a dot (``gemini-2.5-pro``, ``gpt-4.1
+    answers``) is a text file of no extension, not one of extension ``.5-pro``: read,
+    where it was refused with "I read text files only"; a PDF is still refused."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8201)
+        body = "\n".join(answers(bot.key, correct=2)).encode()
+        for name in ("gemini-2.5-pro", "gpt-4.1 answers", "run.2026-12-05", "ANSWERS.TXT"):
+            sent = await bot.api.send_document(chat, user, body, name, mime_type="")
+            said = text_of(await bot.api.reply_to(sent, timeout=20))
+            assert "Correct: 2" in said, (name, said)
+        sent = await bot.api.send_document(chat, user, body, "run.pdf", mime_type="application/pdf")
+        assert "I read text files only" in text_of(await bot.api.reply_to(sent, timeout=20))
