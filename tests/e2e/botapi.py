@@ -1711,6 +1711,16 @@ class FakeBotAPI(InlineMode, Payments):
         chat = self._chat(params)
         if chat["type"] == "private" and chat["id"] in self._blocked:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat["type"] in ("group", "supergroup"):
+            # the bot's own membership (set_member_status with the bot's id)
+            status = self._members.get((int(chat["id"]), int(self.me["id"])), "member")
+            kind = "supergroup chat" if chat["type"] == "supergroup" else "group chat"
+            if status == "kicked":
+                raise ApiError(403, f"Forbidden: bot was kicked from the {kind}")
+            if status == "left":
+                raise ApiError(403, f"Forbidden: bot is not a member of the {kind}")
+            if status == "restricted":
+                raise _bad_request("not enough rights to send text messages to the chat")
         return chat
 
     @staticmethod

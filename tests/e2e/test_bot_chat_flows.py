@@ -312,3 +312,32 @@ async def test_a_file_named_after_its_model_is_read(tmp_path: Path) -> None:
             assert "Correct: 2" in said, (name, said)
         sent = await bot.api.send_document(chat, user, body, "run.pdf", mime_type="application/pdf")
         assert "I read text files only" in text_of(await bot.api.reply_to(sent, timeout=20))
+
+
+async def test_a_chat_closed_to_the_bot_is_no_error(tmp_path: Path) -> None:
+    """The bot kicked from a group, or muted there, or blocked by its user while their
+    message was on its way: there is nobody to tell, so the bot logs a warning (no
+    error with a traceback for the operator to chase) and goes on answering others."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 8301)
+        for status in ("kicked", "left", "restricted"):
+            group = api.group_chat(-1008300 - len(status), f"Closed {status}")
+            update = api.make_text_update(group, user, f"/score 1:{bot.key[1]}")
+            api.set_member_status(group["id"], api.me["id"], status)
+            since = api.mark()
+            await api.send_update(update)
+            await api.wait_for(
+                lambda c, closed=group["id"]: c["params"].get("chat_id") == closed and not c["ok"],
+                timeout=20,
+                since=since,
+            )
+        update = api.make_text_update(chat, user, f"1:{bot.key[1]}")
+        api.block_bot(user["id"])
+        await api.send_update(update)
+        await api.wait_for(
+            lambda c: c["params"].get("chat_id") == chat["id"] and not c["ok"], timeout=20
+        )
+        api.block_bot(user["id"], blocked=False)
+        assert "Correct: 1" in text_of(await bot.say(chat, user, f"1:{bot.key[1]}"))
+        await asyncio.sleep(0.5)  # the failed updates' handling is over: check_log sees it
