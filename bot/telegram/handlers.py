@@ -48,8 +48,10 @@ from ..render.trust_format import held_line, held_reason
 from .context import BotApp, BotContext
 from .http import send_reply
 from .keyboards import (
+    MODEL,
     Keyboard,
     markup,
+    parse_action,
     score_keyboard,
 )
 from .uploads import DocumentUpload
@@ -499,6 +501,8 @@ async def on_private_text(update: Update, context: BotContext) -> None:
             return  # the first part's card holds this part too
     if await _take_model_name(update, context, message.text):
         return
+    if await _reply_to_card(update, context, message.text):
+        return
     mode = mode_word(message.text)
     if mode is not None:  # "think" typed on its own: where a mode is chosen
         lang = await user_lang(context, user)
@@ -715,23 +719,92 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     ):
         return False
     lang = await user_lang(context, update.effective_user)
-    said = []
     try:
-        sub = await submissions.owned(context.services, sub_id, user.id)
-        if mode is not None:
-            sub, mode = await submissions.set_mode(context.services, sub, mode.value)
-            said.append(t(lang, "mode_set", mode=mode_label(mode.value, lang) or mode.label))
-        if model is not None:
-            sub = await submissions.set_model(context.services, sub_id, model)
-            said.insert(0, t(lang, "model_set", model=html.escape(model)))
-        else:  # a mode alone: the name is still to come
-            said.append(t(lang, "ask_model", id=sub_id))
+        # a mode alone: the name is still to come
+        sub = await _name(context, message, lang, user.id, sub_id, mode, model, ask=True)
     except UserError as exc:  # published (or held) since the button was pressed
         await awaiting.take_model(context.services, user.id, awaited)
         await reply_error(message, lang, exc)
         return True
-    await message.reply_text(" ".join(said))
     await refresh(context, sub, chat_id, reply_id, lang)
+    return True
+
+
+async def _name(
+    context: BotContext,
+    message: Message,
+    lang: str,
+    user_id: int,
+    sub_id: int,
+    mode: Mode | None,
+    model: str | None,
+    *,
+    ask: bool,
+) -> Submission:
+    """Set the mode and the model name (either None) of the user's submission, and say
+    so (``ask``: and ask for the name when only the mode came). Raises UserError (not
+    theirs, published or held)."""
+    said = []
+    sub = await submissions.owned(context.services, sub_id, user_id)
+    if mode is not None:
+        sub, mode = await submissions.set_mode(context.services, sub, mode.value)
+        said.append(t(lang, "mode_set", mode=mode_label(mode.value, lang) or mode.label))
+    if model is not None:
+        sub = await submissions.set_model(context.services, sub_id, model)
+        said.insert(0, t(lang, "model_set", model=html.escape(model)))
+    elif ask:
+        said.append(t(lang, "ask_model", id=sub_id))
+    await message.reply_text(" ".join(said))
+    return sub
+
+
+#: The longest line a reply to a card is read as a model name from.
+CARD_REPLY_CHARS = 80
+
+
+def _card_of(message: Message | None, bot_id: int) -> int | None:
+    """The submission of a score card of the bot's whose model may still be set (its
+    Model button), or None."""
+    if message is None or message.from_user is None or message.from_user.id != bot_id:
+        return None
+    markup = message.reply_markup
+    for row in markup.inline_keyboard if markup is not None else ():
+        for button in row:
+            data = button.callback_data
+            parsed = parse_action(data) if isinstance(data, str) else None
+            if parsed is not None and parsed[0] == MODEL:
+                return parsed[1]
+    return None
+
+
+async def _reply_to_card(update: Update, context: BotContext, text: str) -> bool:
+    """A private reply to one of the bot's score cards with one short line that is no
+    output: its model name, or its mode (``think``), or a ``model:`` line — as the
+    Model button's prompt takes them. A question (``why -3?``) is no name."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or message.chat.type != ChatType.PRIVATE:
+        return False
+    sub_id = _card_of(message.reply_to_message, context.bot.id)
+    line = text.strip()
+    if sub_id is None or not line or "\n" in line or len(line) > CARD_REPLY_CHARS:
+        return False
+    if line.startswith("/") or line.endswith(("?", "؟")):
+        return False
+    answer = _model_answer(line)
+    if answer is None:
+        return False  # an output on one line: scored as one
+    mode, model = answer
+    if model == "":
+        return False
+    lang = await user_lang(context, user)
+    try:
+        sub = await _name(context, message, lang, user.id, sub_id, mode, model, ask=False)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+        return True
+    card = message.reply_to_message
+    assert card is not None
+    await refresh(context, sub, card.chat_id, card.message_id, lang)
     return True
 
 

@@ -341,3 +341,35 @@ async def test_a_chat_closed_to_the_bot_is_no_error(tmp_path: Path) -> None:
         api.block_bot(user["id"], blocked=False)
         assert "Correct: 1" in text_of(await bot.say(chat, user, f"1:{bot.key[1]}"))
         await asyncio.sleep(0.5)  # the failed updates' handling is over: check_log sees it
+
+
+async def test_a_reply_to_a_card_names_its_model(tmp_path: Path) -> None:
+    """The card asks for the model: replying to it with the name (or the mode) sets it,
+    as the Model button's prompt does; a question, or an output, is not a name."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 8401)
+        card = await bot.say(chat, user, "\n".join(answers(bot.key, correct=3)))
+        sid = submission_id(text_of(card))
+
+        since = api.mark()
+        said = text_of(await bot.say(chat, user, "GPT-6 Luna", reply_to=bot.current(card)))
+        assert said == "Model set: GPT-6 Luna", said
+        assert "Model: GPT-6 Luna" in text_of(await bot.edited(card, since))
+
+        since = api.mark()
+        said = text_of(await bot.say(chat, user, "Thinking & Tool Use", reply_to=bot.current(card)))
+        assert said == "Mode set: think & tools", said
+        shown = await bot.edited(card, since)
+        assert "Mode: think & tools" in text_of(shown) and f"pub:{sid}" in buttons(shown)
+
+        said = text_of(await bot.say(chat, user, "why -3?", reply_to=bot.current(card)))
+        assert "I could not find anything to score" in said
+        one_line = " ".join(answers(bot.key, correct=2))
+        said = text_of(await bot.say(chat, user, one_line, reply_to=bot.current(card)))
+        assert "Correct: 2" in said and submission_id(said) != sid
+        assert "Model: GPT-6 Luna" in text_of(bot.current(card))
+
+        await bot.press(chat, user, bot.current(card), f"pub:{sid}")
+        said = text_of(await bot.say(chat, user, "other name", reply_to=bot.current(card)))
+        assert "Model set" not in said
