@@ -373,3 +373,30 @@ async def test_a_reply_to_a_card_names_its_model(tmp_path: Path) -> None:
         await bot.press(chat, user, bot.current(card), f"pub:{sid}")
         said = text_of(await bot.say(chat, user, "other name", reply_to=bot.current(card)))
         assert "Model set" not in said
+
+
+async def test_talk_in_reply_to_the_challenge_is_no_attempt(tmp_path: Path) -> None:
+    """In a group, people reply "lol" or "nice one 🎉" to the bot's /natory message: that
+    is talk, not an attempt (each got an "invalid expression" card and a stored
+    submission); an expression in reply still is one. In a private chat such a reply
+    is read as any text."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 8501)
+        group = api.group_chat(-1008501, "Talk")
+        asked = await api.send_text(group, user, "/natory")
+        challenge = (await api.reply_to(asked, timeout=20))["result"]
+        for talk in ("lol", "nice one 🎉", "what is p_n?"):
+            await api.send_text(group, user, talk, reply_to=challenge)
+        attempt = await api.send_text(group, user, "8*(38+3)", reply_to=challenge)
+        card = text_of(await api.reply_to(attempt, timeout=20))
+        assert "Natory" in card and "Expression: 8*(38+3)" in card, card
+        await asyncio.sleep(0.5)
+        said = [text_of(c) for c in api.calls_of("sendMessage")]
+        in_group = [c for c in api.calls_of("sendMessage") if c["params"]["chat_id"] == group["id"]]
+        assert len(in_group) == 2, said  # /natory, and the card
+        private = (await bot.say(chat, user, "/natory"))["result"]
+        said = text_of(await bot.say(chat, user, "thanks!", reply_to=private))
+        assert "I could not find anything to score" in said, said
+        history = text_of(await bot.say(chat, user, "/me"))
+        assert "Your submissions (1)" in history, history
