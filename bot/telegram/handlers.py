@@ -721,11 +721,14 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     lang = await user_lang(context, update.effective_user)
     try:
         # a mode alone: the name is still to come
-        sub = await _name(context, message, lang, user.id, sub_id, mode, model, ask=True)
+        sub, said = await _name(context, message, lang, user.id, sub_id, mode, model, ask=True)
     except UserError as exc:  # published (or held) since the button was pressed
         await awaiting.take_model(context.services, user.id, awaited)
         await reply_error(message, lang, exc)
         return True
+    if model is None:  # the name is asked again: in a group, a reply to that question
+        again = awaiting.AwaitedModel(sub_id, chat_id, reply_id, said.message_id)
+        await awaiting.expect_model(context.services, user.id, again)
     await refresh(context, sub, chat_id, reply_id, lang)
     return True
 
@@ -740,10 +743,10 @@ async def _name(
     model: str | None,
     *,
     ask: bool,
-) -> Submission:
+) -> tuple[Submission, Message]:
     """Set the mode and the model name (either None) of the user's submission, and say
-    so (``ask``: and ask for the name when only the mode came). Raises UserError (not
-    theirs, published or held)."""
+    so (``ask``: and ask for the name when only the mode came); the submission, and what
+    was said. Raises UserError (not theirs, published or held)."""
     said = []
     sub = await submissions.owned(context.services, sub_id, user_id)
     if mode is not None:
@@ -754,8 +757,7 @@ async def _name(
         said.insert(0, t(lang, "model_set", model=html.escape(model)))
     elif ask:
         said.append(t(lang, "ask_model", id=sub_id))
-    await message.reply_text(" ".join(said))
-    return sub
+    return sub, await message.reply_text(" ".join(said))
 
 
 #: The longest line a reply to a card is read as a model name from.
@@ -798,7 +800,7 @@ async def _reply_to_card(update: Update, context: BotContext, text: str) -> bool
         return False
     lang = await user_lang(context, user)
     try:
-        sub = await _name(context, message, lang, user.id, sub_id, mode, model, ask=False)
+        sub, _ = await _name(context, message, lang, user.id, sub_id, mode, model, ask=False)
     except UserError as exc:
         await reply_error(message, lang, exc)
         return True

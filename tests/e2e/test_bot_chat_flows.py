@@ -400,3 +400,27 @@ async def test_talk_in_reply_to_the_challenge_is_no_attempt(tmp_path: Path) -> N
         assert "I could not find anything to score" in said, said
         history = text_of(await bot.say(chat, user, "/me"))
         assert "Your submissions (1)" in history, history
+
+
+async def test_in_a_group_the_name_asked_again_is_taken_in_reply(tmp_path: Path) -> None:
+    """In a group, a mode word in reply to the "send the model name" prompt sets the
+    mode and asks for the name again: a reply to that new question is the name (it was
+    ignored, as only a reply to the first prompt counted)."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, _ = private_user(bot, 8601)
+        group = api.group_chat(-1008601, "Names")
+        card = await bot.say(group, user, "/score\n" + "\n".join(answers(bot.key, correct=3)))
+        sid = submission_id(text_of(card))
+        since = api.mark()
+        await bot.press(group, user, card, f"model:{sid}")
+        prompt = await api.wait_call("sendMessage", chat_id=group["id"], since=since, timeout=20)
+        since = api.mark()
+        again = await bot.say(group, user, "think", reply_to=prompt["result"])
+        assert "Mode set: think" in text_of(again) and f"#{sid}" in text_of(again)
+        assert "Mode: think" in text_of(await bot.edited(card, since))
+        since = api.mark()
+        said = await bot.say(group, user, "o5-high", reply_to=again["result"])
+        assert "Model set: o5-high" in text_of(said), text_of(said)
+        shown = text_of(await bot.edited(card, since))
+        assert "Model: o5-high" in shown and "Mode: think" in shown
