@@ -424,3 +424,19 @@ async def test_in_a_group_the_name_asked_again_is_taken_in_reply(tmp_path: Path)
         assert "Model set: o5-high" in text_of(said), text_of(said)
         shown = text_of(await bot.edited(card, since))
         assert "Model: o5-high" in shown and "Mode: think" in shown
+
+
+async def test_lang_takes_the_languages_as_people_name_them(tmp_path: Path) -> None:
+    """``/lang فارسی``, ``/lang Persian``, ``/lang English``: the language is set (it was
+    "Use /lang en or /lang fa" for anything but the codes)."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8701)
+        for typed, lang_set in [
+            ("فارسی", "زبان روی فارسی تنظیم شد."),
+            ("English", "Language set to English."),
+            ("Persian", "زبان روی فارسی تنظیم شد."),
+            ("EN", "Language set to English."),
+        ]:
+            said = text_of(await bot.say(chat, user, f"/lang {typed}"))
+            assert said == lang_set, (typed, said)
+        assert "Use /lang en or /lang fa" in text_of(await bot.say(chat, user, "/lang de"))
