@@ -651,7 +651,10 @@ async def on_score_command(update: Update, context: BotContext) -> None:
         await score(update, context, message, text=line[1], command_args=line[0])
     else:
         lang = await user_lang(context, update.effective_user)
-        await message.reply_text(t(lang, "score_usage"))
+        if in_group(message.chat):
+            await message.reply_text(t(lang, "score_usage"))
+        else:  # the menu's /score, tapped by someone new: no command is needed here
+            await message.reply_text(t(lang, "score_usage_private"))
 
 
 async def on_reply_in_group(update: Update, context: BotContext) -> None:

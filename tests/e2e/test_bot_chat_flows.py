@@ -440,3 +440,18 @@ async def test_lang_takes_the_languages_as_people_name_them(tmp_path: Path) -> N
             said = text_of(await bot.say(chat, user, f"/lang {typed}"))
             assert said == lang_set, (typed, said)
         assert "Use /lang en or /lang fa" in text_of(await bot.say(chat, user, "/lang de"))
+
+
+async def test_score_alone_in_a_private_chat_says_no_command_is_needed(tmp_path: Path) -> None:
+    """Someone new taps /score in the menu: in a private chat the answer is to paste the
+    output (the group's "send /score with the output after it" told them of a command
+    they do not need); in a group it stays the group's usage."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8801)
+        said = text_of(await bot.say(chat, user, "/score"))
+        assert "no command is needed" in said and "/score with" not in said, said
+        fa_user, fa_chat = private_user(bot, 8802, lang="fa")
+        assert "به دستوری نیاز نیست" in text_of(await bot.say(fa_chat, fa_user, "/score"))
+        group = bot.api.group_chat(-1008801, "Usage")
+        said = text_of(await bot.say(group, user, "/score"))
+        assert "Send /score with the model's output after it" in said, said
