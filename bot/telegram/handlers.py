@@ -525,7 +525,7 @@ async def on_private_media(update: Update, context: BotContext) -> None:
     if caption.strip():
         await score(update, context, message, text=caption)
         return
-    await message.reply_text(t(await user_lang(context, update.effective_user), "not_submission"))
+    await message.reply_text(t(await user_lang(context, update.effective_user), "media_not_text"))
 
 
 def unknown_command(
