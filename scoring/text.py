@@ -71,7 +71,8 @@ def decode(data: bytes) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DecodeError(
-            f"the file is not valid UTF-8 text (bad byte at offset {exc.start})"
+            f"the file is not valid UTF-8 text (bad byte at offset {exc.start})",
+            offset=exc.start,
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]

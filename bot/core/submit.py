@@ -103,7 +103,7 @@ def decode_upload(data: bytes | bytearray) -> str:
     try:
         return decode(bytes(data))
     except DecodeError as exc:
-        raise UserError("bad_encoding", reason=str(exc)) from None
+        raise UserError("bad_encoding", reason=str(exc), offset=exc.offset) from None
 
 
 async def _offloaded(
@@ -116,7 +116,7 @@ async def _offloaded(
     except offload.WorkerLost:
         raise UserError("too_heavy") from None
     except offload.Refused as exc:
-        raise UserError(exc.kind, reason=exc.reason) from None
+        raise UserError(exc.kind, reason=exc.reason, offset=exc.offset) from None
 
 
 @asynccontextmanager

@@ -145,7 +145,15 @@ def _escaped(values: dict[str, object]) -> dict[str, object]:
 def error_text(lang: str, error: UserError) -> str:
     if isinstance(error, DailyLimit):
         return tn(lang, "limit_reached", error.limit, **_escaped(error.values))
-    return t(lang, error.key, **_escaped(error.values))
+    values = _escaped(error.values)
+    if error.key == "bad_encoding":  # why, in the reader's language (the scorer's is English)
+        offset = error.values.get("offset")
+        values["reason"] = (
+            t(lang, "reason_binary")
+            if offset is None
+            else t(lang, "reason_not_utf8", offset=offset)
+        )
+    return t(lang, error.key, **values)
 
 
 async def reply_error(message: Message, lang: str, error: UserError) -> None:

@@ -455,3 +455,23 @@ async def test_score_alone_in_a_private_chat_says_no_command_is_needed(tmp_path:
         group = bot.api.group_chat(-1008801, "Usage")
         said = text_of(await bot.say(group, user, "/score"))
         assert "Send /score with the model's output after it" in said, said
+
+
+async def test_an_unreadable_file_is_explained_in_the_readers_language(tmp_path: Path) -> None:
+    """A Latin-1 file, or a binary one, sent by a Persian speaker: the whole answer is
+    Persian (the reason was the scorer's English inside the Persian sentence), for a
+    small file and for one large enough to be read in the worker process."""
+    async with bot_session(tmp_path) as bot:
+        user, chat = private_user(bot, 8901, lang="fa")
+        latin = "modèle: café\n1:3\n".encode("latin-1")
+        for body in (latin, b"1:3\n" * 20_000 + latin):
+            sent = await bot.api.send_document(chat, user, body, "run.txt")
+            said = text_of(await bot.api.reply_to(sent, timeout=30))
+            assert "فایل متن UTF-8 معتبری نیست" in said and "not valid" not in said, said
+        sent = await bot.api.send_document(chat, user, b"1:3\x00\x01", "run.txt")
+        said = text_of(await bot.api.reply_to(sent, timeout=30))
+        assert "دودویی" in said and "binary" not in said, said
+        en_user, en_chat = private_user(bot, 8902)
+        sent = await bot.api.send_document(en_chat, en_user, latin, "run.txt")
+        said = text_of(await bot.api.reply_to(sent, timeout=30))
+        assert "the file is not valid UTF-8 text (bad byte at offset 3)" in said, said
