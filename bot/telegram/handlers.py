@@ -571,10 +571,14 @@ def unknown_command(
 
 
 async def on_edited(update: Update, context: BotContext) -> None:
-    """Edits are not re-scored: the stored score stands; a new message is a new submission."""
+    """Edits are not re-scored: the stored score stands; a new message is a new submission.
+    A reply to a card that named its model, edited (a typo fixed), names it again."""
     message = update.effective_message
-    if message is not None:
-        await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
+    if message is None:
+        return
+    if message.text is not None and await _reply_to_card(update, context, message.text):
+        return
+    await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
 
 
 async def on_private_document(update: Update, context: BotContext) -> None:

@@ -475,3 +475,21 @@ async def test_an_unreadable_file_is_explained_in_the_readers_language(tmp_path:
         sent = await bot.api.send_document(en_chat, en_user, latin, "run.txt")
         said = text_of(await bot.api.reply_to(sent, timeout=30))
         assert "the file is not valid UTF-8 text (bad byte at offset 3)" in said, said
+
+
+async def test_an_edited_reply_naming_a_cards_model_names_it_again(tmp_path: Path) -> None:
+    """A typo in the model name sent in reply to the card, fixed by editing the reply:
+    the name is set again (it answered that edits are not scored again)."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 9001)
+        card = await bot.say(chat, user, "\n".join(answers(bot.key, correct=3)))
+        since = api.mark()
+        named = await api.send_text(chat, user, "gtp-5", reply_to=bot.current(card))
+        assert text_of(await api.reply_to(named, timeout=20)) == "Model set: gtp-5"
+        assert "Model: gtp-5" in text_of(await bot.edited(card, since))
+        since = api.mark()
+        await api.edit_text(named, "gpt-5")
+        said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        assert text_of(said) == "Model set: gpt-5", text_of(said)
+        assert "Model: gpt-5" in text_of(await bot.edited(card, since))
