@@ -493,3 +493,19 @@ async def test_an_edited_reply_naming_a_cards_model_names_it_again(tmp_path: Pat
         said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
         assert text_of(said) == "Model set: gpt-5", text_of(said)
         assert "Model: gpt-5" in text_of(await bot.edited(card, since))
+
+
+async def test_the_slow_down_notice_of_a_forum_flood_goes_to_its_topic(tmp_path: Path) -> None:
+    """Someone floods the bot from a forum topic: the one "slow down" notice goes to
+    that topic, where they are, not to the forum's General topic."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, _ = private_user(bot, 9101)
+        forum = api.group_chat(-1009101, "Busy forum", forum=True)
+        for n in range(60):
+            await api.send_text(forum, user, f"/score 1:{n % 4 + 1}", thread=77)
+        notice = await api.wait_for(
+            lambda c: c["method"] == "sendMessage" and "faster than I can answer" in text_of(c),
+            timeout=60,
+        )
+        assert notice["result"].get("message_thread_id") == 77, notice["params"]
