@@ -507,6 +507,9 @@ async def on_private_text(update: Update, context: BotContext) -> None:
             return
         if await Pastes.joined(paste):
             return  # the first part's card holds this part too
+    if from_this_bot(message, context.bot.id):  # no model name either: score() says so
+        await score(update, context, message, text=message.text)
+        return
     if await _take_model_name(update, context, message.text):
         return
     if await _reply_to_card(update, context, message.text):

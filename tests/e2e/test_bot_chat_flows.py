@@ -259,6 +259,19 @@ async def test_the_bots_own_messages_sent_back_are_not_scored(tmp_path: Path) ->
         group_card = await api.reply_to(sent, timeout=20)
         said = text_of(await bot.say(group, user, "/score", reply_to=group_card))
         assert "my own messages" in said, said
+        # a one-line message of the bot's, forwarded while the model name is asked for
+        card_sid = submission_id(text_of(card))
+        since = api.mark()
+        await bot.press(chat, user, bot.current(card), f"model:{card_sid}")
+        await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        forwarded = api._new_user_message(chat, user, None)
+        forwarded["text"] = "Model set: m2"
+        forwarded["forward_origin"] = {"type": "user", "date": 1, "sender_user": me}
+        since = api.mark()
+        await api.send_raw_update("message", forwarded)
+        said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        assert "my own messages" in text_of(said), text_of(said)
+        assert "Model: m\n" in text_of(bot.current(card))
         history = text_of(await bot.say(chat, user, "/me"))
         assert "Your submissions (2)" in history, history
 
