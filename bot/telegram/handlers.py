@@ -579,7 +579,10 @@ async def on_edited(update: Update, context: BotContext) -> None:
     message = update.effective_message
     if message is None:
         return
-    if message.text is not None and await _reply_to_card(update, context, message.text):
+    if message.text is not None and (
+        await _named_again(update, context, message.text)
+        or await _reply_to_card(update, context, message.text)
+    ):
         return
     await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
 
@@ -747,7 +750,33 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     if model is None:  # the name is asked again: in a group, a reply to that question
         again = awaiting.AwaitedModel(sub_id, chat_id, reply_id, said.message_id)
         await awaiting.expect_model(context.services, user.id, again)
+    else:  # an edit of this message (a typo fixed) names the model again
+        await awaiting.remember_naming(
+            context.services, message.chat_id, message.message_id, awaited
+        )
     await refresh(context, sub, chat_id, reply_id, lang)
+    return True
+
+
+async def _named_again(update: Update, context: BotContext, text: str) -> bool:
+    """An edit of the message that gave a model name after the Model button: the name
+    (or a ``model:`` line) it says now."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return False
+    named = await awaiting.naming(context.services, message.chat_id, message.message_id)
+    answer = _model_answer(text) if named is not None and "\n" not in text.strip() else None
+    if named is None or answer is None or not answer[1]:
+        return False
+    lang = await user_lang(context, user)
+    try:
+        sub, _ = await _name(
+            context, message, lang, user.id, named.submission_id, answer[0], answer[1], ask=False
+        )
+    except UserError as exc:  # published since
+        await reply_error(message, lang, exc)
+        return True
+    await refresh(context, sub, named.chat_id, named.card_id, lang)
     return True
 
 

@@ -522,3 +522,32 @@ async def test_the_slow_down_notice_of_a_forum_flood_goes_to_its_topic(tmp_path:
             timeout=60,
         )
         assert notice["result"].get("message_thread_id") == 77, notice["params"]
+
+
+async def test_a_model_name_fixed_by_an_edit_is_taken(tmp_path: Path) -> None:
+    """After the Model button, the name sent with a typo and fixed by editing the
+    message: the card takes the fixed name (it answered that edits are not scored
+    again, and kept the typo); once published, the edit is answered so."""
+    async with bot_session(tmp_path) as bot:
+        api = bot.api
+        user, chat = private_user(bot, 9201)
+        card = await bot.say(chat, user, "#think\n" + "\n".join(answers(bot.key, correct=3)))
+        sid = submission_id(text_of(card))
+        since = api.mark()
+        await bot.press(chat, user, card, f"model:{sid}")
+        prompt = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        since = api.mark()
+        named = await api.send_text(chat, user, "gtp-5", reply_to=prompt["result"])
+        assert text_of(await api.reply_to(named, timeout=20)) == "Model set: gtp-5"
+        assert "Model: gtp-5" in text_of(await bot.edited(card, since))
+        since = api.mark()
+        await api.edit_text(named, "gpt-5")
+        said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        assert text_of(said) == "Model set: gpt-5", text_of(said)
+        assert "Model: gpt-5" in text_of(await bot.edited(card, since))
+        await bot.press(chat, user, bot.current(card), f"pub:{sid}")
+        since = api.mark()
+        await api.edit_text(named, "gpt-6")
+        said = await api.wait_call("sendMessage", chat_id=chat["id"], since=since, timeout=20)
+        assert "published" in text_of(said), text_of(said)
+        assert "Model: gpt-5" in text_of(bot.current(card))
