@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from scoring import Benchmark, DecodeError, ScoringError, decode, registry
-from scoring.text import BINARY
+from scoring.text import BINARY, UTF16_BOMS
 
 from .cli_common import Load, fail, has_database, read_defined
 
@@ -31,14 +31,18 @@ _CHUNK = 1 << 22
 
 
 def _text_bytes(stream: BinaryIO) -> bytes:
-    """A submission's bytes, refused at the first chunk holding a NUL byte, which text
-    never holds: a binary or sparse file of a gigabyte is refused after its first
-    megabytes, not read whole into memory first."""
+    """A submission's bytes, refused at the first chunk holding a NUL character, which
+    text never holds: a binary or sparse file of a gigabyte is refused after its first
+    megabytes, not read whole into memory first. (UTF-16 text, after its byte order
+    mark, holds NUL bytes but no four in a row: those hold a NUL character.)"""
     chunks: list[bytes] = []
+    nul = b"\x00"
     while chunk := stream.read(_CHUNK):
-        if b"\x00" in chunk:
+        if not chunks and chunk[:2] in UTF16_BOMS:
+            nul = b"\x00" * 4
+        if nul in chunk:
             if not chunks:
-                decode(chunk)  # raises, saying why: UTF-16 text, or binary
+                decode(chunk)  # raises, saying why
             raise DecodeError(BINARY)
         chunks.append(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -13,6 +13,11 @@ class ScoringError(Exception):
 class DecodeError(ScoringError):
     """Submission or key bytes that are not valid UTF-8 (or not text at all)."""
 
+    def __init__(self, message: str, *, offset: int | None = None) -> None:
+        super().__init__(message)
+        #: where the first byte that is not UTF-8 is; None for binary data (NUL bytes)
+        self.offset = offset
+
 
 class KeyFormatError(ScoringError):
     """An answer key or question file that does not parse; names the first bad line."""

@@ -26,17 +26,20 @@ class Mode(StrEnum):
 _WORDS: dict[str, str] = {}
 for _word in (
     "default", "normal", "standard", "plain", "instant", "nothink", "nothinking",
-    "noreasoning", "پیشفرض", "پیش‌فرض", "عادی", "معمولی", "استاندارد",
+    "noreasoning", "nonthinking", "nonreasoning", "notools", "پیشفرض", "پیش‌فرض", "عادی",
+    "معمولی", "استاندارد",
 ):  # fmt: skip
     _WORDS[_word] = "default"
 for _word in (
     "think", "thinking", "reasoning", "reason", "reasoner", "thought", "cot",
-    "extendedthinking", "تفکر", "فکر", "استدلال", "تفکری", "فکری", "thinker",
+    "extendedthinking", "deepthink", "deepthinking", "تفکر", "فکر", "استدلال", "تفکری",
+    "فکری", "thinker",
 ):  # fmt: skip
     _WORDS[_word] = "think"
 for _word in (
-    "tools", "tool", "tooluse", "tool-use", "tooling", "search", "websearch", "agent",
-    "agentic", "ابزار", "ابزارها", "باابزار", "ابزاری",
+    "tools", "tool", "tooluse", "tool-use", "tooling", "toolcalling", "functioncalling",
+    "search", "websearch", "agent", "agentic", "codeinterpreter", "ابزار", "ابزارها",
+    "باابزار", "ابزاری",
 ):  # fmt: skip
     _WORDS[_word] = "tools"
 
@@ -51,12 +54,26 @@ _COMPACT: dict[str, Mode] = {
     "thinkingandtools": Mode.THINK_TOOLS,
 }
 
+#: Words that only join or frame the ingredients: ``thinking mode``, ``think w/ tools``,
+#: ``tool use``, ``tools on``, ``extended thinking + tools``, ``حالت تفکر`` (the mode
+#: "think"), ``تفکر با ابزار``. Alone they are no mode.
+_FILLERS = frozenset(
+    (
+        "mode", "w", "with", "use", "using", "calling", "on", "enabled", "extended",
+        "deep", "حالت", "با", "فعال",
+    )
+)  # fmt: skip
+#: Words that take the next ingredient away: ``no tools``, ``non-thinking``, ``think
+#: without tools``, ``بدون تفکر``; ``off`` (and ``disabled``) take the one before it.
+_NOT_NEXT = frozenset(("no", "non", "without", "wo", "بدون", "بی"))
+_NOT_BEFORE = frozenset(("off", "disabled"))
+
 #: compiled on first use (re's cache): most runs never parse a mode
-_SPLIT = r"[\s_+&/,|\-.\u200c]+|\band\b|\bwith\b|\bو\b"
+_SPLIT = r"[\s_+&/,|\-.\u200c()\[\]:]+|\band\b|\bو\b"
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"[\s_+&/,|\-.\u200c]+", "", text.casefold())
+    return re.sub(r"[\s_+&/,|\-.\u200c()\[\]:]+", "", text.casefold())
 
 
 def parse_mode(text: str) -> Mode:
@@ -77,17 +94,31 @@ def parse_mode(text: str) -> Mode:
         return _COMPACT[squashed]
     if squashed in _WORDS:
         return _from_parts({_WORDS[squashed]}, text)
-    parts = {p for p in re.split(_SPLIT, folded) if p}
-    kinds = set()
+    parts = [p for p in re.split(_SPLIT, folded.replace("w/o", " without ")) if p]
+    kinds: list[str] = []
+    negate = False
     for part in parts:
+        if part in _FILLERS:
+            continue
+        if part in _NOT_NEXT:
+            negate = True
+            continue
+        if part in _NOT_BEFORE and kinds and not negate:
+            kinds[-1] = "default"
+            continue
         kind = _WORDS.get(part) or _WORDS.get(_squash(part))
         if kind is None:
             raise UnknownMode(text, valid_modes())
-        kinds.add(kind)
-    return _from_parts(kinds, text)
+        kinds.append("default" if negate else kind)
+        negate = False
+    if negate:  # "no" with nothing after it
+        raise UnknownMode(text, valid_modes())
+    return _from_parts(set(kinds), text)
 
 
 def _from_parts(kinds: set[str], text: str) -> Mode:
+    """The mode of its ingredients; "default" beside another one adds nothing (``think,
+    no tools`` is think)."""
     if kinds == {"default"}:
         return Mode.DEFAULT
     kinds.discard("default")

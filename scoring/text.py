@@ -34,29 +34,47 @@ def folded_name(text: str) -> str:
     return " ".join(without_controls(text).split())
 
 
-#: What :func:`decode` says of bytes with a NUL byte: binary, or UTF-16 text after its
-#: byte order mark.
+#: What :func:`decode` says of bytes with a NUL byte that are not UTF-16 text.
 BINARY = "this looks like a binary file (it contains NUL bytes), not text"
-UTF16 = "the file is UTF-16 text, not UTF-8"
-#: The byte order marks of UTF-16 (what Windows' Notepad and PowerShell's ``>`` may
-#: write), bytes that never begin UTF-8.
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: The byte-order marks of UTF-16 text, and their codecs.
+UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+def _utf16(data: bytes) -> str | None:
+    """Text saved as UTF-16 with its byte-order mark, as Windows writes it (PowerShell's
+    ``python run.py > out.txt``, Notepad's "Unicode"); None for anything else. Such text
+    holds NUL bytes (the other half of every ASCII character), which nothing else that
+    starts with those two bytes does as text (``\xff\xfe{}`` is no UTF-16 of anything a
+    model writes); text that decodes to a NUL character is binary (UTF-32 among it)."""
+    codec = UTF16_BOMS.get(data[:2])
+    body = data[2:]
+    if codec is None or b"\x00" not in body:
+        return None
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError:
+        return None
+    return None if "\x00" in text else text
 
 
 def decode(data: bytes) -> str:
-    """Decode UTF-8 (a leading BOM dropped). Line breaks are left as they are.
+    """Decode UTF-8 (a leading BOM dropped), or UTF-16 that starts with its BOM (see
+    :func:`_utf16`). Line breaks are left as they are.
 
     Raises :class:`DecodeError` with the byte offset for bytes that are not UTF-8, and
-    for binary data (NUL bytes) or UTF-16 text, with a message fit for the user.
+    for binary data (NUL bytes), with a message fit for the user.
     """
+    utf16 = _utf16(data)
+    if utf16 is not None:
+        return utf16
     if b"\x00" in data:
-        # UTF-16 writes a NUL beside each ASCII character
-        raise DecodeError(UTF16 if data[:2] in _UTF16_BOMS else BINARY)
+        raise DecodeError(BINARY)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DecodeError(
-            f"the file is not valid UTF-8 text (bad byte at offset {exc.start})"
+            f"the file is not valid UTF-8 text (bad byte at offset {exc.start})",
+            offset=exc.start,
         ) from None
     if text.startswith("\ufeff"):
         text = text[1:]

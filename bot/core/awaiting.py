@@ -46,3 +46,24 @@ async def awaited_model(services: Services, user_id: int) -> AwaitedModel | None
 async def take_model(services: Services, user_id: int, awaited: AwaitedModel) -> bool:
     """Stop waiting; False when the wait was already over (taken, or replaced)."""
     return await services.store.take_input("model", str(user_id), awaited.dumps())
+
+
+async def remember_naming(
+    services: Services, chat_id: int, message_id: int, awaited: AwaitedModel
+) -> None:
+    """The message that gave a submission's model name, and where its card is: an edit
+    of it (a typo fixed) names the model again."""
+    key = f"{chat_id}:{message_id}"
+    await services.store.expect_input("named", key, awaited.dumps(), ttl_ms=MODEL_TTL_MS)
+
+
+async def naming(services: Services, chat_id: int, message_id: int) -> AwaitedModel | None:
+    """What :func:`remember_naming` kept for that message, or None."""
+    value = await services.store.awaited_input("named", f"{chat_id}:{message_id}")
+    if value is None:
+        return None
+    try:
+        sub_id, card_chat, card_id, prompt_id = (int(v) for v in json.loads(value))
+    except (ValueError, TypeError):
+        return None
+    return AwaitedModel(sub_id, card_chat, card_id, prompt_id)

@@ -49,10 +49,12 @@ class Refused(Exception):
     """Input a job could not work on: ``kind`` names the user error (``bad_encoding``),
     ``reason`` says why. Plain arguments, so it crosses processes."""
 
-    def __init__(self, kind: str, reason: str) -> None:
-        super().__init__(kind, reason)
+    def __init__(self, kind: str, reason: str, offset: int | None = None) -> None:
+        super().__init__(kind, reason, offset)
         self.kind = kind
         self.reason = reason
+        #: a file that is not UTF-8: where its first bad byte is (None: binary data)
+        self.offset = offset
 
 
 class WorkerLost(RuntimeError):
@@ -105,7 +107,7 @@ def _file_text(path: str) -> str:
     try:
         text = decode(data)
     except DecodeError as exc:
-        raise Refused("bad_encoding", str(exc)) from None
+        raise Refused("bad_encoding", str(exc), exc.offset) from None
     del data
     return normalise_line_ends(text)
 

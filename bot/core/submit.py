@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import re
 import tempfile
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from contextlib import asynccontextmanager, suppress
@@ -76,11 +77,24 @@ def check_size(file_size: int | None) -> None:
         raise UserError("too_big", size=f"{math.ceil(file_size / 104_857.6) / 10:.1f}", limit=20)
 
 
+#: What an extension looks like: a letter, then a few letters or digits (``.jsonl``,
+#: ``.mp4``); the rest of a name after a dot is part of the name (``gemini-2.5-pro``,
+#: ``gpt-4.1 answers``, ``run.2026-12-05``: a file without an extension).
+_EXTENSION = re.compile(r"\.[a-z][a-z0-9]{0,7}")
+
+
+def extension_of(file_name: str | None) -> str:
+    """A file name's extension (``.txt``), lower-cased; "" for none."""
+    name = (file_name or "").lower()
+    at = name.rfind(".")
+    found = _EXTENSION.fullmatch(name, at) if at > 0 else None
+    return found[0] if found else ""
+
+
 def check_document(file_name: str | None, file_size: int | None) -> None:
     """Refuse a document before downloading it (size and kind)."""
     check_size(file_size)
-    name = (file_name or "").lower()
-    extension = name[name.rfind(".") :] if "." in name else ""
+    extension = extension_of(file_name)
     if extension not in TEXT_EXTENSIONS:
         raise UserError("bad_extension", extensions=".txt .md .csv .json .jsonl")
 
@@ -89,7 +103,7 @@ def decode_upload(data: bytes | bytearray) -> str:
     try:
         return decode(bytes(data))
     except DecodeError as exc:
-        raise UserError("bad_encoding", reason=str(exc)) from None
+        raise UserError("bad_encoding", reason=str(exc), offset=exc.offset) from None
 
 
 async def _offloaded(
@@ -102,7 +116,7 @@ async def _offloaded(
     except offload.WorkerLost:
         raise UserError("too_heavy") from None
     except offload.Refused as exc:
-        raise UserError(exc.kind, reason=exc.reason) from None
+        raise UserError(exc.kind, reason=exc.reason, offset=exc.offset) from None
 
 
 @asynccontextmanager

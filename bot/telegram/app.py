@@ -35,7 +35,14 @@ from telegram import (
     Update,
     WebAppInfo,
 )
-from telegram.error import InvalidToken, NetworkError, TelegramError, TimedOut
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    TelegramError,
+    TimedOut,
+)
 from telegram.ext import (
     ApplicationBuilder,
     CallbackQueryHandler,
@@ -383,10 +390,12 @@ def register(app: BotApp) -> None:
             groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
         )
     )
-    # An edited submission in a private chat: say that edits are not re-scored.
+    # An edited submission in a private chat, or an edited /score in a group: say that
+    # edits are not re-scored (other edits in a group are none of the bot's business).
+    edits = filters.UpdateType.EDITED_MESSAGE
     app.add_handler(
         MessageHandler(
-            filters.UpdateType.EDITED_MESSAGE & filters.ChatType.PRIVATE & ~filters.COMMAND,
+            edits & ((filters.ChatType.PRIVATE & ~filters.COMMAND) | h.SCORE_MESSAGE),
             h.on_edited,
         )
     )
@@ -405,12 +414,33 @@ def _answer_unread(error: BaseException | None) -> bool:
     return type(error) is TelegramError and str(error).startswith("Invalid server response")
 
 
+#: What Telegram answers a message to a chat the bot may not write in (besides
+#: ``Forbidden``: blocked by the user, kicked from or not in the group).
+_MUTED = ("not enough rights to send", "have no rights to send")
+
+
+def _closed_chat(error: BaseException | None) -> bool:
+    """Telegram refused a message because the chat is closed to the bot."""
+    if isinstance(error, Forbidden):
+        return True
+    return isinstance(error, BadRequest) and any(m in str(error).lower() for m in _MUTED)
+
+
 async def on_error(update: object, context: BotContext) -> None:
     if _answer_unread(context.error):
         # the reply went through (the user sees it): "something went wrong" would be false
         log.warning(
             "update %s: Telegram's answer to a call could not be read; the call went through",
             update.update_id if isinstance(update, Update) else None,
+        )
+        return
+    if _closed_chat(context.error):
+        # blocked by its user, kicked from the group, muted there: nobody can be told
+        # (an answer would fail the same way), and nothing is wrong with the bot
+        log.warning(
+            "update %s: the chat is closed to the bot: %s",
+            update.update_id if isinstance(update, Update) else None,
+            context.error,
         )
         return
     if is_transient(context.error):

@@ -56,7 +56,10 @@ def target_of(message: Message | None) -> tuple[Benchmark, int] | None:
 
 
 class _RepliesToChallenge(filters.MessageFilter):
-    """A message replying to a bot's challenge message (one that ends ``#C target: N``)."""
+    """A message replying to a bot's challenge message (one that ends ``#C target: N``)
+    with a digit in it: an attempt is built from the target's digits. A reply without
+    one ("nice!", "lol", "what is p_n?") is talk, not an attempt: in a group it is left
+    alone, in a private chat it is read as any other text."""
 
     def filter(self, message: Message) -> bool:
         replied = message.reply_to_message
@@ -65,6 +68,7 @@ class _RepliesToChallenge(filters.MessageFilter):
             and replied.from_user is not None
             and replied.from_user.is_bot
             and target_of(replied) is not None
+            and any(c.isdigit() for c in message.text or "")
         )
 
 

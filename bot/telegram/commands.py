@@ -126,7 +126,7 @@ async def on_start(update: Update, context: BotContext) -> None:
     if await share_handlers.open_start(update, context, payload):
         return
     if in_group(message.chat):  # a bare /start there: how the bot works in a group
-        await greet_group(context, message.chat, lang)
+        await greet_group(context, message.chat, lang, asked=message)
         return
     if payload == "me" and not in_group(message.chat):  # from /me in a group
         text, keyboard = await me_page(context, user.id, lang)
@@ -260,11 +260,19 @@ async def on_benchmarks(update: Update, context: BotContext) -> None:
         await message.reply_text(text)
 
 
+#: The languages as people name them (``/lang persian``, ``/lang فارسی``).
+LANGUAGE_NAMES = {
+    "english": "en", "eng": "en", "انگلیسی": "en", "persian": "fa", "farsi": "fa",
+    "فارسی": "fa", "پارسی": "fa", "fa-ir": "fa", "en-us": "en", "en-gb": "en",
+}  # fmt: skip
+
+
 async def on_lang(update: Update, context: BotContext) -> None:
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    choice = (context.args or [""])[0].lower()
+    typed = (context.args or [""])[0].casefold()
+    choice = LANGUAGE_NAMES.get(typed, typed)
     if choice not in LANGUAGES:
         await message.reply_text(t(await user_lang(context, user), "lang_usage"))
         return

@@ -377,4 +377,6 @@ async def slow_down(app: BotApp, update: Update) -> None:
     if user is not None and isinstance(services, Services):
         chosen = await people.chosen_language(services, user.id)
     lang = pick_language(chosen, user.language_code if user is not None else None)
-    await app.bot.send_message(chat.id, t(lang, "slow_down"))
+    message = update.effective_message  # in a forum, the notice goes to its topic
+    topic = message.message_thread_id if message and message.is_topic_message else None
+    await app.bot.send_message(chat.id, t(lang, "slow_down"), message_thread_id=topic)

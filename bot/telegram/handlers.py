@@ -20,6 +20,7 @@ from telegram import (
     Chat,
     Document,
     Message,
+    MessageOriginUser,
     Update,
     User,
 )
@@ -27,9 +28,9 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import ApplicationHandlerStop, filters
 
-from scoring import Benchmark, Result, ScoringError, registry
+from scoring import Benchmark, Mode, Result, ScoringError, UnknownMode, parse_mode, registry
 
-from ..core import awaiting, groups, people, sharing, submissions, submit
+from ..core import awaiting, classify, groups, people, sharing, submissions, submit
 from ..core.bounded import Lru, storable
 from ..core.errors import DailyLimit, NotFound, UserError
 from ..core.pastes import Paste, Pastes, at_limit
@@ -47,8 +48,10 @@ from ..render.trust_format import held_line, held_reason
 from .context import BotApp, BotContext
 from .http import send_reply
 from .keyboards import (
+    MODEL,
     Keyboard,
     markup,
+    parse_action,
     score_keyboard,
 )
 from .uploads import DocumentUpload
@@ -72,12 +75,15 @@ class CaptionCommand(filters.MessageFilter):
     the bot it is addressed to (``/score@name``), if any. ``/score@OtherBot`` is another
     bot's, as a text command's is."""
 
-    def __init__(self, pattern: re.Pattern[str], name: str) -> None:
+    def __init__(self, pattern: re.Pattern[str], name: str, *, text: bool = False) -> None:
         super().__init__(name=name)
         self.pattern = pattern
+        #: a text's command too, not only a caption's
+        self.text = text
 
     def filter(self, message: Message) -> bool:
-        found = self.pattern.match(message.caption or "")
+        said = (message.text if self.text else None) or message.caption
+        found = self.pattern.match(said or "")
         if found is None:
             return False
         to = found[1]
@@ -85,6 +91,8 @@ class CaptionCommand(filters.MessageFilter):
 
 
 SCORE_CAPTION = CaptionCommand(SCORE_COMMAND, "SCORE_CAPTION")
+#: ``/score`` for this bot starting a text or a caption.
+SCORE_MESSAGE = CaptionCommand(SCORE_COMMAND, "SCORE_MESSAGE", text=True)
 
 
 # --- small helpers -----------------------------------------------------------------
@@ -137,10 +145,17 @@ def _escaped(values: dict[str, object]) -> dict[str, object]:
 def error_text(lang: str, error: UserError) -> str:
     if isinstance(error, DailyLimit):
         return tn(lang, "limit_reached", error.limit, **_escaped(error.values))
-    values = dict(error.values)
-    if isinstance(values.get("state"), str):  # a result's state, in the reader's words
-        values["state"] = t(lang, f"state_{values['state']}")
-    return t(lang, error.key, **_escaped(values))
+    values = _escaped(error.values)
+    if isinstance(error.values.get("state"), str):  # a result's state, in the reader's words
+        values["state"] = t(lang, f"state_{error.values['state']}")
+    if error.key == "bad_encoding":  # why, in the reader's language (the scorer's is English)
+        offset = error.values.get("offset")
+        values["reason"] = (
+            t(lang, "reason_binary")
+            if offset is None
+            else t(lang, "reason_not_utf8", offset=offset)
+        )
+    return t(lang, error.key, **values)
 
 
 async def reply_error(message: Message, lang: str, error: UserError) -> None:
@@ -176,6 +191,15 @@ async def no_key(
             await context.bot.send_message(
                 admin, t(DEFAULT_LANGUAGE, "admin_key_missing", **_escaped(error.values))
             )
+
+
+def from_this_bot(message: Message, bot_id: int) -> bool:
+    """A message of the bot's own: sent by it (``/score`` in reply to its card),
+    forwarded back from it, or posted through its inline mode."""
+    origin = message.forward_origin
+    if isinstance(origin, MessageOriginUser) and origin.sender_user.id == bot_id:
+        return True
+    return any(u is not None and u.id == bot_id for u in (message.from_user, message.via_bot))
 
 
 def in_group(chat: Chat | None) -> bool:
@@ -410,6 +434,13 @@ async def score(
         # a placeholder user every group shares: the result would be nobody's
         await reply_error(message, await user_lang(context, user), UserError("anonymous"))
         return
+    if from_this_bot(source, context.bot.id):
+        # a card sent back (its lines read as answers and tags), /natory forwarded: no
+        # model's output
+        if paste is not None:
+            paste.stored.set()  # its later parts wait for nothing more
+        await reply_error(message, await user_lang(context, user), UserError("own_message"))
+        return
     big = document is not None or len(text or "") >= POOL
     async with _watched(context, source, big):
         lang = await user_lang(context, user)
@@ -478,7 +509,20 @@ async def on_private_text(update: Update, context: BotContext) -> None:
             return
         if await Pastes.joined(paste):
             return  # the first part's card holds this part too
+    if from_this_bot(message, context.bot.id):  # no model name either: score() says so
+        await score(update, context, message, text=message.text)
+        return
     if await _take_model_name(update, context, message.text):
+        return
+    if await _reply_to_card(update, context, message.text):
+        return
+    mode = mode_word(message.text)
+    if mode is not None:  # "think" typed on its own: where a mode is chosen
+        lang = await user_lang(context, user)
+        word = message.text.strip()
+        label = mode_label(mode.value, lang) or mode.label
+        tag = f"#{mode.value}"
+        await reply_error(message, lang, UserError("mode_word", word=word, mode=label, tag=tag))
         return
     await score(update, context, message, text=message.text)
 
@@ -494,7 +538,7 @@ async def on_private_media(update: Update, context: BotContext) -> None:
     if caption.strip():
         await score(update, context, message, text=caption)
         return
-    await message.reply_text(t(await user_lang(context, update.effective_user), "not_submission"))
+    await message.reply_text(t(await user_lang(context, update.effective_user), "media_not_text"))
 
 
 def unknown_command(
@@ -532,10 +576,17 @@ def unknown_command(
 
 
 async def on_edited(update: Update, context: BotContext) -> None:
-    """Edits are not re-scored: the stored score stands; a new message is a new submission."""
+    """Edits are not re-scored: the stored score stands; a new message is a new submission.
+    A reply to a card that named its model, edited (a typo fixed), names it again."""
     message = update.effective_message
-    if message is not None:
-        await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
+    if message is None:
+        return
+    if message.text is not None and (
+        await _named_again(update, context, message.text)
+        or await _reply_to_card(update, context, message.text)
+    ):
+        return
+    await message.reply_text(t(await user_lang(context, update.effective_user), "edited"))
 
 
 async def on_private_document(update: Update, context: BotContext) -> None:
@@ -544,6 +595,30 @@ async def on_private_document(update: Update, context: BotContext) -> None:
         return
     args = SCORE_COMMAND.sub("", message.caption or "", count=1).strip()
     await score(update, context, message, text=None, document=message.document, command_args=args)
+
+
+def _joined(*args: str) -> str:
+    """Tags from several places, one line each (the later win)."""
+    return "\n".join(a for a in args if a)
+
+
+def _replied_output(target: Message) -> tuple[str, str]:
+    """(the output, its tags) of a message ``/score`` replies to: a text or caption that
+    is itself a ``/score`` command is read as one (its command's line holds tags, not
+    an invalid line); a document's caption is its tags."""
+    said = target.text or target.caption or ""
+    if target.document is not None:
+        return "", SCORE_COMMAND.sub("", said, count=1).strip()
+    if SCORE_COMMAND.match(said) is None:
+        return said, ""
+    first, _, rest = said.partition("\n")
+    args = SCORE_COMMAND.sub("", first, count=1).strip()
+    if looks_like_answers(args):
+        return f"{args}\n{rest}", ""
+    if rest.strip():
+        return f"\n{rest}", args
+    tags, output = split_score_line(args)
+    return output, tags
 
 
 async def on_score_command(update: Update, context: BotContext) -> None:
@@ -571,6 +646,7 @@ async def on_score_command(update: Update, context: BotContext) -> None:
         return
     target = message.reply_to_message
     author = target.from_user if target is not None else None
+    replied = _replied_output(target) if target is not None else ("", "")
     if target is not None and target.document is not None:
         await score(
             update,
@@ -578,16 +654,16 @@ async def on_score_command(update: Update, context: BotContext) -> None:
             target,
             text=None,
             document=target.document,
-            command_args=args,
+            command_args=_joined(replied[1], args),  # the replier's tags after the file's
             author=author,
         )
-    elif target is not None and (target.text or target.caption):
+    elif target is not None and replied[0].strip():
         await score(
             update,
             context,
             target,
-            text=target.text or target.caption,
-            command_args=args,
+            text=replied[0],
+            command_args=_joined(replied[1], args),
             author=author,
         )
     elif (line := split_score_line(args))[1]:
@@ -595,7 +671,10 @@ async def on_score_command(update: Update, context: BotContext) -> None:
         await score(update, context, message, text=line[1], command_args=line[0])
     else:
         lang = await user_lang(context, update.effective_user)
-        await message.reply_text(t(lang, "score_usage"))
+        if in_group(message.chat):
+            await message.reply_text(t(lang, "score_usage"))
+        else:  # the menu's /score, tapped by someone new: no command is needed here
+            await message.reply_text(t(lang, "score_usage_private"))
 
 
 async def on_reply_in_group(update: Update, context: BotContext) -> None:
@@ -654,14 +733,163 @@ async def _take_model_name(update: Update, context: BotContext, text: str) -> bo
     answered = replied is not None and replied.message_id == awaited.prompt_id
     if chat_id != message.chat_id or (in_group(update.effective_chat) and not answered):
         return False
-    model = clean_model(text)
-    if not model or not await awaiting.take_model(context.services, user.id, awaited):
+    answer = _model_answer(text)
+    if answer is None:
+        return False  # an output on one line (1:3 2:4, an expression): scored as one
+    mode, model = answer
+    if model is not None and (
+        not model or not await awaiting.take_model(context.services, user.id, awaited)
+    ):
         return False
     lang = await user_lang(context, update.effective_user)
-    sub = await submissions.set_model(context.services, sub_id, model)
-    await message.reply_text(t(lang, "model_set", model=html.escape(model)))
+    try:
+        # a mode alone: the name is still to come
+        sub, said = await _name(context, message, lang, user.id, sub_id, mode, model, ask=True)
+    except UserError as exc:  # published (or held) since the button was pressed
+        await awaiting.take_model(context.services, user.id, awaited)
+        await reply_error(message, lang, exc)
+        return True
+    if model is None:  # the name is asked again: in a group, a reply to that question
+        again = awaiting.AwaitedModel(sub_id, chat_id, reply_id, said.message_id)
+        await awaiting.expect_model(context.services, user.id, again)
+    else:  # an edit of this message (a typo fixed) names the model again
+        await awaiting.remember_naming(
+            context.services, message.chat_id, message.message_id, awaited
+        )
     await refresh(context, sub, chat_id, reply_id, lang)
     return True
+
+
+async def _named_again(update: Update, context: BotContext, text: str) -> bool:
+    """An edit of the message that gave a model name after the Model button: the name
+    (or a ``model:`` line) it says now."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return False
+    named = await awaiting.naming(context.services, message.chat_id, message.message_id)
+    answer = _model_answer(text) if named is not None and "\n" not in text.strip() else None
+    if named is None or answer is None or not answer[1]:
+        return False
+    lang = await user_lang(context, user)
+    try:
+        sub, _ = await _name(
+            context, message, lang, user.id, named.submission_id, answer[0], answer[1], ask=False
+        )
+    except UserError as exc:  # published since
+        await reply_error(message, lang, exc)
+        return True
+    await refresh(context, sub, named.chat_id, named.card_id, lang)
+    return True
+
+
+async def _name(
+    context: BotContext,
+    message: Message,
+    lang: str,
+    user_id: int,
+    sub_id: int,
+    mode: Mode | None,
+    model: str | None,
+    *,
+    ask: bool,
+) -> tuple[Submission, Message]:
+    """Set the mode and the model name (either None) of the user's submission, and say
+    so (``ask``: and ask for the name when only the mode came); the submission, and what
+    was said. Raises UserError (not theirs, published or held)."""
+    said = []
+    sub = await submissions.owned(context.services, sub_id, user_id)
+    if mode is not None:
+        sub, mode = await submissions.set_mode(context.services, sub, mode.value)
+        said.append(t(lang, "mode_set", mode=mode_label(mode.value, lang) or mode.label))
+    if model is not None:
+        sub = await submissions.set_model(context.services, sub_id, model)
+        said.insert(0, t(lang, "model_set", model=html.escape(model)))
+    elif ask:
+        said.append(t(lang, "ask_model", id=sub_id))
+    return sub, await message.reply_text(" ".join(said))
+
+
+#: The longest line a reply to a card is read as a model name from.
+CARD_REPLY_CHARS = 80
+
+
+def _card_of(message: Message | None, bot_id: int) -> int | None:
+    """The submission of a score card of the bot's whose model may still be set (its
+    Model button), or None."""
+    if message is None or message.from_user is None or message.from_user.id != bot_id:
+        return None
+    markup = message.reply_markup
+    for row in markup.inline_keyboard if markup is not None else ():
+        for button in row:
+            data = button.callback_data
+            parsed = parse_action(data) if isinstance(data, str) else None
+            if parsed is not None and parsed[0] == MODEL:
+                return parsed[1]
+    return None
+
+
+async def _reply_to_card(update: Update, context: BotContext, text: str) -> bool:
+    """A private reply to one of the bot's score cards with one short line that is no
+    output: its model name, or its mode (``think``), or a ``model:`` line — as the
+    Model button's prompt takes them. A question (``why -3?``) is no name."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or message.chat.type != ChatType.PRIVATE:
+        return False
+    sub_id = _card_of(message.reply_to_message, context.bot.id)
+    line = text.strip()
+    if sub_id is None or not line or "\n" in line or len(line) > CARD_REPLY_CHARS:
+        return False
+    if line.startswith("/") or line.endswith(("?", "؟")):
+        return False
+    answer = _model_answer(line)
+    if answer is None:
+        return False  # an output on one line: scored as one
+    mode, model = answer
+    if model == "":
+        return False
+    lang = await user_lang(context, user)
+    try:
+        sub, _ = await _name(context, message, lang, user.id, sub_id, mode, model, ask=False)
+    except UserError as exc:
+        await reply_error(message, lang, exc)
+        return True
+    card = message.reply_to_message
+    assert card is not None
+    await refresh(context, sub, card.chat_id, card.message_id, lang)
+    return True
+
+
+#: The longest text read as a mode word (``think & tools``, ``non-thinking``).
+MODE_WORD_CHARS = 40
+
+
+def mode_word(text: str) -> Mode | None:
+    """The mode a short line names on its own (``think``, ``#think_tools``, ``Thinking &
+    Tool Use``), else None."""
+    line = text.strip()
+    if not line or len(line) > MODE_WORD_CHARS or "\n" in line:
+        return None
+    try:
+        return parse_mode(line)
+    except UnknownMode:
+        return None
+
+
+def _model_answer(text: str) -> tuple[Mode | None, str | None] | None:
+    """What a line sent for the model name gives: (mode, model name), either None; None
+    for an output a benchmark reads (a one-line paste), which is scored instead. A mode
+    word is the mode (no model is named "think"); a ``model:`` line is its name (and
+    the mode it may carry); any other line is the name as typed."""
+    reading = classify.read(text.strip())
+    if reading.benchmark is not None:
+        return None
+    if reading.spans:  # tags: a model: line, a mode hashtag
+        tags = reading.tags
+        if tags.model is None and tags.mode is None:
+            return None
+        return tags.mode, None if tags.model is None else clean_model(tags.model)
+    mode = mode_word(text)
+    return (mode, None) if mode is not None else (None, clean_model(text))
 
 
 async def refresh(

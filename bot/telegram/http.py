@@ -44,9 +44,13 @@ BenchBot: TypeAlias = ExtBot[int]
 
 #: Every message the bot sends is HTML (anything from a user or a model is escaped)
 #: without link previews, unless a call says otherwise: the Application's defaults
-#: (``tests/benchmarks/echo_bot.py`` replies the same way).
+#: (``tests/benchmarks/echo_bot.py`` replies the same way). A reply to a message deleted
+#: meanwhile (a group's clean-up bot removes every command at once) is sent all the same,
+#: without the quote: Telegram would refuse it, and the card or answer would be lost.
 DEFAULTS = Defaults(
-    parse_mode=ParseMode.HTML, link_preview_options=LinkPreviewOptions(is_disabled=True)
+    parse_mode=ParseMode.HTML,
+    link_preview_options=LinkPreviewOptions(is_disabled=True),
+    allow_sending_without_reply=True,
 )
 
 
@@ -74,6 +78,12 @@ def markup_json(markup: InlineKeyboardMarkup) -> dict[str, Any]:
     }
 
 
+def topic_of(message: Message) -> int | None:
+    """The forum topic ``message`` is in, for an answer that is no reply to it (or whose
+    quote may be gone): without it the answer lands in the forum's "General" topic."""
+    return message.message_thread_id if message.is_topic_message else None
+
+
 async def send_reply(
     bot: BenchBot,
     to: Message,
@@ -97,7 +107,7 @@ async def send_reply(
         reply_parameters=(
             None if to.chat.type == ChatType.PRIVATE else ReplyParameters(to.message_id)
         ),
-        message_thread_id=to.message_thread_id if to.is_topic_message else None,
+        message_thread_id=topic_of(to),
         api_kwargs=api_kwargs,
     )
 

@@ -29,7 +29,7 @@ from ..render.i18n import N_, t
 from ..render.views import BoardPage
 from .context import BotContext
 from .guides import greet_group, send_questions
-from .handlers import error_text, in_group, user_lang
+from .handlers import error_text, in_group, refresh, user_lang
 from .keyboards import BOARD, BOARD_IMAGE, CHALLENGE, on_its_message, parse_board
 
 log = logging.getLogger(__name__)
@@ -168,8 +168,24 @@ async def _pressed_submission(
             sub = await sharing.to_share(services, sub_id, presser)
     except UserError as exc:
         await query.answer(error_text(lang, exc), show_alert=True)
+        if exc.key == "publish_first" and sub_id is not None:
+            await _as_it_stands(context, query, sub_id, lang)
         return None
     return query, lang, sub
+
+
+async def _as_it_stands(context: BotContext, query: CallbackQuery, sub_id: int, lang: str) -> None:
+    """A score card whose result was withdrawn since (from /me), pressed by its owner:
+    shown as it now stands, with Publish, so that "publish it first" can be done there
+    (a shared card, a photo, is left alone)."""
+    message = query.message
+    if not isinstance(message, Message) or message.text is None or not on_its_message(query):
+        return
+    try:
+        sub = await submissions.owned(context.services, sub_id, query.from_user.id)
+    except UserError:  # someone else's card: nothing of theirs to show
+        return
+    await refresh(context, sub, message.chat.id, message.message_id, lang)
 
 
 async def on_share_button(update: Update, context: BotContext) -> None:
@@ -350,7 +366,11 @@ async def open_start(update: Update, context: BotContext, payload: str) -> bool:
         return True
     parsed = links.parse_payload(payload)
     if parsed is None:
-        return False
+        cut = links.PREFIXES.get(payload)  # a link cut right after its kind (``c_``)
+        if cut is None:
+            return False
+        await message.reply_text(_not_available(lang, cut))
+        return True
     opened = await links.open_payload(services, payload)
     if opened is None:  # what was behind it, and what to do instead
         await message.reply_text(_not_available(lang, parsed[0]))

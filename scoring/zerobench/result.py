@@ -281,6 +281,14 @@ class ZeroBenchResult:
         return (ZeroBenchResult, self._values())
 
     @property
+    def publishable(self) -> bool:
+        """Whether it may go on a board: only when an attempt at a question of the key
+        was read. A file none of whose records could be read (its format not told, or
+        only ids the key does not have) says nothing of the model: its 0 % would rank
+        as a result (``scoring.publishable``)."""
+        return self.main.attempts + self.sub.attempts > 0
+
+    @property
     def primary_split(self) -> str:
         """The split that ranks: main, unless the key has no main questions."""
         return MAIN_SPLIT if self.main.questions or not self.sub.questions else SUB_SPLIT

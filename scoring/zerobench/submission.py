@@ -1,4 +1,5 @@
-"""Reading a submission: JSON Lines, a JSON object, or CSV (the official snippet's too).
+"""Reading a submission: JSON Lines, a JSON object, a JSON array of records, or CSV (the
+official snippet's too).
 
 Every line or row that cannot be read is kept as an invalid line; nothing is scored here.
 """
@@ -111,6 +112,9 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> Iterable[tuple[str, str, 
         sub.bad(1, line_at(text, 1))
         sub.notes.add("invalid_json", 1, (str(exc),))
         return sub.attempts
+    if text.lstrip().startswith("[") and _records_in(whole):
+        _read_json_array(text, sub)
+        return sub.attempts
     if isinstance(whole, list) and not whole and text.lstrip().startswith("{"):
         sub.fmt = "json"  # {}: an empty object, nothing to score
         return sub.attempts
@@ -126,6 +130,39 @@ def _read_json_or_jsonl(text: str, sub: Submission) -> Iterable[tuple[str, str, 
     sub.bad(1, line_at(text, 1))
     sub.notes.add("unknown_format", 1)
     return sub.attempts
+
+
+#: What lies between the records of a JSON array.
+_BETWEEN = re.compile(r"[\s,]*")
+
+
+def _records_in(whole: Any) -> bool:
+    """Whether a JSON value read with :func:`json_pairs` (an object is a list of pairs)
+    is an array with a record in it."""
+    return isinstance(whole, list) and any(
+        isinstance(item, list) and item and isinstance(item[0], tuple) for item in whole
+    )
+
+
+def _read_json_array(text: str, sub: Submission) -> None:
+    """A JSON array of records (``[{"question_id": ..., "response": ...}, ...]``, as
+    ``json.dump`` of a list or pandas' ``to_json(orient="records")`` writes it), read
+    as JSON Lines records, each numbered by the line where it starts; a line with an
+    item that is no record is an invalid line. ``text`` is valid JSON."""
+    sub.fmt = "json"
+    position = text.index("[") + 1
+    line, counted, last_bad = 1, 0, 0
+    while True:
+        match = _BETWEEN.match(text, position)
+        position = match.end() if match else position
+        if position >= len(text) or text[position] == "]":
+            break
+        line += text.count("\n", counted, position)
+        counted = position
+        value, position = _SCAN_JSON(text, position)
+        if (type(value) is not dict or not _add_record(sub, value, line)) and line != last_bad:
+            sub.bad(line, line_at(text, line))  # once a line, however many items fail on it
+            last_bad = line
 
 
 def _looks_like_jsonl(text: str) -> bool:
@@ -351,6 +388,8 @@ def _read_unknown(text: str, sub: Submission) -> None:
 _HEAD = 64 * 1024
 #: A JSON object whose first member maps a name to text or to a list (``{"q1": "..."``).
 _JSON_OBJECT = re.compile(r'\{\s*"[^"\n]{1,200}"\s*:\s*["\[]')
+#: A JSON array whose first record names its question or response first.
+_JSON_ARRAY = re.compile(r'\[\s*\{\s*"(?:question_id|responses?)"\s*:')
 
 
 def recognises(text: str) -> bool:
@@ -360,9 +399,11 @@ def recognises(text: str) -> bool:
     head = text[:_HEAD].lstrip("\ufeff \t\r\n")
     if not head:
         return False
-    if head[0] == "{":
+    if head[0] in "{[":
         if len(text) <= _HEAD:
             return bool(read_submission(text).attempts)
+        if _JSON_ARRAY.match(head) is not None:
+            return True
         return _looks_like_jsonl(head) or _JSON_OBJECT.match(head) is not None
     if _looks_like_jsonl(head):
         return True

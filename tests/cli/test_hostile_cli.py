@@ -194,14 +194,24 @@ def test_a_sparse_gigabyte_is_refused_without_reading_it_whole(tmp_path: Path, s
     assert peak < 200 * 1024, f"{peak} KiB"
 
 
-def test_utf16_text_is_said_to_be_utf16(tmp_path: Path) -> None:
-    """A UTF-16 file (Notepad's "Unicode", PowerShell's ``>``) was "a binary file"."""
-    (tmp_path / "A.txt").write_text("1:3\n")
-    (tmp_path / "out.txt").write_bytes("1:3\n2:4\n".encode("utf-16"))
+def test_utf16_text_is_read_as_utf8_is(tmp_path: Path) -> None:
+    """A UTF-16 file (Notepad's "Unicode", PowerShell's ``>``) was "a binary file"; it
+    scores as the same text in UTF-8 does, from a file and from stdin, larger than one
+    chunk of the reading too. UTF-16 holding a NUL character is still binary."""
+    (tmp_path / "A.txt").write_text("1:3\n2:4\n")
+    text = "1:3\n2:4\n" + "x\n" * 3_000_000  # over 4 MB as UTF-16: read in chunks
+    (tmp_path / "out8.txt").write_bytes(text.encode())
+    (tmp_path / "out.txt").write_bytes(text.encode("utf-16"))
+    want = run_cli("score", "out8.txt", "--key", "A.txt", "--json", cwd=tmp_path)
+    assert want.returncode == 0, want.stderr
     for args, stdin in ((["out.txt"], None), (["-"], (tmp_path / "out.txt").read_bytes())):
-        done = run_cli("score", *args, "--key", "A.txt", cwd=tmp_path, stdin=stdin)
-        assert done.returncode == 2
-        assert done.stderr.decode() == "benchboard: the file is UTF-16 text, not UTF-8\n"
+        done = run_cli("score", *args, "--key", "A.txt", "--json", cwd=tmp_path, stdin=stdin)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == json.loads(want.stdout)
+    (tmp_path / "nul.txt").write_bytes("1:3\n\x00\n".encode("utf-16"))
+    done = run_cli("score", "nul.txt", "--key", "A.txt", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "binary" in done.stderr.decode()
 
 
 def test_version_and_python_m_bot_cli(tmp_path: Path) -> None:
@@ -239,7 +249,7 @@ def test_verify_takes_the_base64_key_and_refuses_what_is_no_record(tmp_path: Pat
     done = run_cli("verify", "r.json", "--key", given, cwd=tmp_path)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode() == (
-        "valid: r.json (primebench m think, score 3.0) signed by the key given\n"
+        "valid: r.json (primebench m think, score 3) signed by the key given\n"
     )
     other = signing.public_json(Ed25519PrivateKey.generate())["public_key"]
     done = run_cli("verify", "r.json", "--key", other, cwd=tmp_path)

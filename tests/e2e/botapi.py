@@ -859,10 +859,15 @@ class FakeBotAPI(InlineMode, Payments):
         self._chats[chat["id"]] = chat
         return chat
 
-    def group_chat(self, chat_id: int, title: str, *, supergroup: bool = True) -> JSONDict:
-        """A group chat (use a negative id, e.g. -100123, as Telegram does)."""
+    def group_chat(
+        self, chat_id: int, title: str, *, supergroup: bool = True, forum: bool = False
+    ) -> JSONDict:
+        """A group chat (use a negative id, e.g. -100123, as Telegram does); ``forum``: a
+        supergroup with topics (see ``thread`` of :meth:`send_text`)."""
         chat: JSONDict = {"id": chat_id, "type": "supergroup" if supergroup else "group"}
         chat["title"] = title
+        if forum:
+            chat["is_forum"] = True
         self._chats[chat_id] = chat
         return chat
 
@@ -874,10 +879,15 @@ class FakeBotAPI(InlineMode, Payments):
         *,
         reply_to: JSONDict | None = None,
         entities: list[JSONDict] | None = None,
+        thread: int | None = None,
     ) -> JSONDict:
-        """Build (and register) a user's text message update without sending it."""
+        """Build (and register) a user's text message update without sending it;
+        ``thread``: the forum topic it is written in."""
         message = self._new_user_message(chat, user, reply_to)
         message["text"] = text
+        if thread is not None:
+            message["message_thread_id"] = thread
+            message["is_topic_message"] = True
         ents = entities if entities is not None else command_entities(text)
         if ents:
             message["entities"] = ents
@@ -891,9 +901,13 @@ class FakeBotAPI(InlineMode, Payments):
         *,
         reply_to: JSONDict | None = None,
         entities: list[JSONDict] | None = None,
+        thread: int | None = None,
     ) -> JSONDict:
-        """The user sends ``text``; returns the user's Message."""
-        update = self.make_text_update(chat, user, text, reply_to=reply_to, entities=entities)
+        """The user sends ``text`` (in the forum topic ``thread``); returns the user's
+        Message."""
+        update = self.make_text_update(
+            chat, user, text, reply_to=reply_to, entities=entities, thread=thread
+        )
         await self._dispatch(update)
         return dict(update["message"])
 
@@ -1122,6 +1136,18 @@ class FakeBotAPI(InlineMode, Payments):
         would never send, say): the next getUpdates returns it with the others."""
         self.updates.append(update)
         await self._dispatch(update)
+
+    async def send_update(self, update: JSONDict) -> None:
+        """Send an update built with :meth:`make_text_update` (or the like)."""
+        await self._dispatch(update)
+
+    def delete_message(self, message: JSONDict) -> None:
+        """Someone deletes ``message`` (its author, a group's admin, another bot that
+        cleans up commands): Telegram tells the bot nothing, and a reply to it is refused
+        from now on ("message to be replied not found") unless the call allows sending
+        without the reply."""
+        msg = self._as_message(message)
+        self._messages[(int(msg["chat"]["id"]), int(msg["message_id"]))].deleted = True
 
     def callback_answered(self, query_id: str) -> bool:
         """Whether the bot answered the callback query ``query_id``."""
@@ -1685,6 +1711,16 @@ class FakeBotAPI(InlineMode, Payments):
         chat = self._chat(params)
         if chat["type"] == "private" and chat["id"] in self._blocked:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat["type"] in ("group", "supergroup"):
+            # the bot's own membership (set_member_status with the bot's id)
+            status = self._members.get((int(chat["id"]), int(self.me["id"])), "member")
+            kind = "supergroup chat" if chat["type"] == "supergroup" else "group chat"
+            if status == "kicked":
+                raise ApiError(403, f"Forbidden: bot was kicked from the {kind}")
+            if status == "left":
+                raise ApiError(403, f"Forbidden: bot is not a member of the {kind}")
+            if status == "restricted":
+                raise _bad_request("not enough rights to send text messages to the chat")
         return chat
 
     @staticmethod
@@ -1764,6 +1800,14 @@ class FakeBotAPI(InlineMode, Payments):
                     raise _bad_request("message to be replied not found")
             else:
                 message["reply_to_message"] = self._strip_reply(stored.message)
+        # a forum topic: the one named, else the replied message's (Telegram's rule);
+        # without either, the "General" topic (no thread)
+        thread = params.get("message_thread_id")
+        if thread is None and "reply_to_message" in message:
+            thread = message["reply_to_message"].get("message_thread_id")
+        if chat.get("is_forum") and thread is not None:
+            message["message_thread_id"] = int(thread)
+            message["is_topic_message"] = True
         return message
 
     def _commit_bot_message(self, message: JSONDict) -> JSONDict:

@@ -80,9 +80,7 @@ async def test_empty_document(bot: Bot, content: bytes) -> None:
 async def test_empty_text_submission(bot: Bot) -> None:
     user, chat = private_user(bot, 6006)
     assert "nothing to score" in text_of(await bot.say(chat, user, "#think\nmodel: x"))
-    assert "Send /score with the model's output" in text_of(
-        await bot.say(chat, user, "/score #think")
-    )
+    assert "no command is needed" in text_of(await bot.say(chat, user, "/score #think"))
     await _nothing_stored(bot, 6006)
 
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import DecodeError, KeyFormatError, ScoringError, decode, registry
+from scoring import DecodeError, KeyFormatError, ScoringError, decode, publishable, registry
 from scoring import zerobench as zb
 from scoring.zerobench.submission import read_submission
 
@@ -301,6 +301,35 @@ def test_formats(text: str, fmt: str) -> None:
     assert result.invalid_line_count == 0, result.invalid_lines
     assert result.main.official.correct_attempts == 2
     assert result.main.unattempted == ("3",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[{"question_id":"1","response":"{42}"},{"question_id":2,"response":"{7}"}]',
+        json.dumps(
+            [{"question_id": "1", "responses": ["{42}"]}, {"response": "{7}", "question_id": "2"}],
+            indent=2,
+        ),
+    ],
+)
+def test_a_json_array_of_records(text: str) -> None:
+    """``json.dump`` of a list of records, pandas' ``to_json(orient="records")``: read as
+    its records (it was "could not tell the file's format", scored 0 % and publishable)."""
+    assert registry.recognising(text) is registry.get("zerobench")
+    result = zb.score(text, make_key(KEY), k=1)
+    assert result.submission_format == "json"
+    assert result.invalid_line_count == 0, result.invalid_lines
+    assert result.main.official.correct_attempts == 2
+
+
+def test_a_json_array_reports_what_is_no_record_by_line() -> None:
+    text = '[\n  {"question_id": "1", "response": "{42}"},\n  "x", 3,\n  {"question_id": "2"}\n]'
+    result = zb.score(text, make_key(KEY), k=1)
+    assert [bad.line for bad in result.invalid_lines] == [3, 4]
+    assert result.main.official.correct_attempts == 1
+    found = registry.recognising("[1, 2, 3]")  # an array of no records is none of its
+    assert found is None or found.name != "zerobench"
 
 
 def test_one_record_spread_over_lines() -> None:
@@ -697,3 +726,13 @@ def test_bare_cr_with_private_use_characters_in_the_text() -> None:
 def test_key_csv_with_a_bare_cr_in_an_answer_reads() -> None:
     key = zb.load_key(b"question_id,question_answer\n1,4\r2\n2,7\n")
     assert dict(key.main) == {"1": "4\r2", "2": "7"}
+
+
+def test_a_file_with_no_attempt_read_cannot_be_published() -> None:
+    """An unreadable file, or one of only ids the key lacks, is no 0 % result."""
+    key = make_key(KEY)
+    assert publishable(zb.score('{"question_id": "1", "response": "{0}"}', key, k=1))
+    for text in ("1: {42}\n2: {7}", '{"question_id": "99", "response": "{42}"}', "[]"):
+        result = zb.score(text, key, k=1)
+        assert result.main.official.pass_at_1 == 0
+        assert not publishable(result), text
