@@ -88,6 +88,9 @@ class RunAttempt:
     latency_s: float | None
     error: str | None
     finished_at: datetime | None
+    #: what a queued attempt given back kept of its calls answered before (JSON text,
+    #: set by :meth:`RunStore.claim_attempt` only): a later try makes only the others
+    kept: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +142,7 @@ def _run(row: Any, *, created: bool = False) -> Run:
     )
 
 
-def _attempt(row: Any) -> RunAttempt:
+def _attempt(row: Any, kept: Any = None) -> RunAttempt:
     def num(v: Any) -> float | None:
         return None if v is None else float(v)
 
@@ -159,6 +162,7 @@ def _attempt(row: Any) -> RunAttempt:
         latency_s=num(row[9]),
         error=row[10],
         finished_at=opt_dt(row[11]),
+        kept=None if kept is None else str(kept),
     )
 
 
@@ -284,13 +288,14 @@ class RunStore(StoreBase):
         async with self._db.read() as s:
             found = await s.one(
                 f"SELECT {', '.join('a.' + c.strip() for c in _ATTEMPT_COLUMNS.split(','))}, "
-                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))} "
-                "FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id WHERE a.id = ?",
+                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))}, "
+                "a.transcript FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
+                " WHERE a.id = ?",
                 (int(row[0]),),
             )
         assert found is not None
         width = len(_ATTEMPT_COLUMNS.split(","))
-        return _run(found[width:]), _attempt(found[:width])
+        return _run(found[width:-1]), _attempt(found[:width], found[-1])
 
     async def reclaim_at_start(self) -> int:
         """At a start on SQLite (one process's database: the previous one is gone), the
@@ -318,15 +323,24 @@ class RunStore(StoreBase):
             )
         return done.rowcount
 
-    async def release_attempt(self, attempt_id: int, *, after_ms: int = 0) -> None:
+    async def release_attempt(
+        self, attempt_id: int, *, after_ms: int = 0, kept: AttemptDone | None = None
+    ) -> None:
         """Give an unfinished attempt up (closing): any instance may take it at once, or
-        ``after_ms`` from now (to be tried again later)."""
+        ``after_ms`` from now (to be tried again later). ``kept``: what its calls answered
+        so far made (their answers as ``transcript``, their tokens and cost, counted in
+        the budget at once: they were paid for), for the next try to use, not pay again."""
         until = self._now_ms() + after_ms if after_ms > 0 else 0
+        keep = ""
+        values: tuple[Any, ...] = ()
+        if kept is not None:
+            keep = ", transcript = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?"
+            values = (kept.transcript, kept.input_tokens, kept.output_tokens, kept.cost_usd)
         async with self._db.single() as s:
             await s.execute(
-                "UPDATE run_attempts SET owner = NULL, lease_until = ? WHERE id = ?"
+                f"UPDATE run_attempts SET owner = NULL, lease_until = ?{keep} WHERE id = ?"
                 " AND owner = ? AND state = 'queued'",
-                (until, attempt_id, self._run_owner()),
+                (until, *values, attempt_id, self._run_owner()),
             )
 
     async def finish_attempt(self, attempt_id: int, done: AttemptDone) -> bool:
@@ -357,13 +371,16 @@ class RunStore(StoreBase):
     async def spent_cancelled(self, attempt_id: int, done: AttemptDone) -> bool:
         """Keep what a cancelled attempt's calls cost (made before the cancel dropped its
         answer): its tokens, cost and latency, once; counted in the budget and the day's
-        cost. False: the attempt is not a cancelled one, or its cost is kept already."""
+        cost. ``done`` holds all its calls', those an earlier try kept included, so it
+        replaces only less (what a try given back kept). False: the attempt is not a
+        cancelled one, or its cost is kept already."""
         async with self._db.single() as s:
             row = await s.execute(
                 "UPDATE run_attempts SET input_tokens = ?, output_tokens = ?, cost_usd = ?,"
-                " latency_s = ? WHERE id = ? AND state = 'cancelled' AND cost_usd IS NULL",
+                " latency_s = ? WHERE id = ? AND state = 'cancelled'"
+                " AND (cost_usd IS NULL OR cost_usd < ?)",
                 (done.input_tokens, done.output_tokens, done.cost_usd, done.latency_s,
-                 attempt_id),
+                 attempt_id, done.cost_usd or 0.0),
             )  # fmt: skip
         return row.rowcount == 1
 

@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.runs.attempt import AttemptOutput, run_attempt
+from bot.runs.attempt import AttemptOutput, kept_answers, kept_text, run_attempt
 from bot.runs.client import Clients
 from bot.runs.providers import ModelSpec, ProviderError, Providers, load
 from scoring import (
@@ -166,10 +166,11 @@ def _given(benchmark: Benchmark, plan: RunPlan, out: AttemptOutput) -> dict[str,
 
 async def attempt(
     services: Services, runner: Runner, benchmark: Benchmark, model: ModelSpec, mode: str,
-    plan: RunPlan,
+    plan: RunPlan, kept: str | None = None,
 ) -> Done:  # fmt: skip
-    """Send the plan to the model and score the answer as a paste."""
-    out = await run_attempt(runner.clients, benchmark, model, mode, plan)
+    """Send the plan to the model (but the calls an earlier try ``kept`` answers of) and
+    score the answer as a paste."""
+    out = await run_attempt(runner.clients, benchmark, model, mode, plan, kept_answers(kept))
     scored = await submit.score_run(
         services, benchmark.name, out.output, _given(benchmark, plan, out),
         model=model.full_name, mode=mode,
@@ -222,7 +223,8 @@ async def ensure_benchboard_user(services: Services) -> None:
 
 class GivenBack(Exception):
     """The attempt went back to the queue, to be tried again later (its provider kept
-    failing): nothing was recorded."""
+    failing): nothing was recorded but what its calls answered so far cost and said (kept
+    with it, for the next try)."""
 
 
 async def execute(
@@ -244,7 +246,7 @@ async def execute_done(
         benchmark = registry.get(run.benchmark)
         model = runner.providers.model(run.model)
         plan = plan_for(services, benchmark, run.target)
-        done = await attempt(services, runner, benchmark, model, run.mode, plan)
+        done = await attempt(services, runner, benchmark, model, run.mode, plan, job.kept)
         if (await services.store.get_run(run.id)).state == "cancelled":
             # its answer is dropped; what its calls cost was spent all the same
             spent = AttemptDone(
@@ -268,7 +270,15 @@ async def execute_done(
         )
     except ProviderError as exc:
         if exc.code == "dead" and later is not None:  # down a while: tried again later
-            await services.store.release_attempt(job.id, after_ms=int(later * 1000))
+            kept = None
+            if exc.answered:  # paid for: the next try sends only the others
+                kept = AttemptDone(
+                    input_tokens=exc.input_tokens,
+                    output_tokens=exc.output_tokens,
+                    cost_usd=exc.cost_usd,
+                    transcript=kept_text(plan, exc.answered),
+                )
+            await services.store.release_attempt(job.id, after_ms=int(later * 1000), kept=kept)
             raise GivenBack(str(exc)) from None
         outcome = AttemptDone(  # with what its answered calls cost, if any was
             error=str(exc)[:500],

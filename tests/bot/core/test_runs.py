@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from bot.core import runs
+from bot.core import keys, runs
 from bot.core.errors import NotFound, UserError
 from bot.core.services import Services
 from bot.runs import providers as prov
@@ -249,3 +250,63 @@ async def test_an_attempt_that_keeps_timing_out_fails_and_is_not_given_back(
     assert attempt.state == "failed" and "no answer within 0.3 s" in (attempt.error or "")
     assert len(fake.requests) == 2
     await runner.close()
+
+
+async def test_an_attempt_given_back_keeps_its_answered_calls_and_pays_them_once(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # a call per question: the provider answers two, then is down past the retries of
+    # the third; the attempt goes back to the queue, and its next try asks only the third
+    # (the first two were answered and paid for), costing all three once
+    key = {"1": "7", "2": "14", "3": "21"}
+    await keys.load_key(services, "zerobench", json.dumps({"zerobench": key}).encode(), "test")
+    questions = services.settings.data_dir / "zerobench" / "questions.jsonl"
+    questions.parent.mkdir(parents=True, exist_ok=True)
+    questions.write_text(
+        "".join(json.dumps({"question_id": q, "question_text": f"What is {q}*7?"}) + "\n"
+                for q in key)
+    )  # fmt: skip
+    fake.answer = lambda r: "{" + str(int(re.findall(r"What is (\d)", _text(r))[0]) * 7) + "}"
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, concurrency=1)), backoff_first=0.01
+    )
+    fake.faults = ["", "", "500", "500"]  # two answered, then the third fails twice
+    asked = await runs.ask(
+        services, runner, ["zerobench", "local/m1"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (queue, heard):
+        for _ in range(200):  # its third call failed: given back
+            if len(fake.requests) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        [waiting] = await services.store.run_attempts(asked.run.id)
+        assert waiting.state == "queued" and heard == []
+        assert waiting.cost_usd and waiting.cost_usd > 0  # what was paid counts at once
+        clock.advance(seconds=1)  # the wait is over
+        queue.wake()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.error is None, attempt.error
+    answered = [r for r, s in zip(fake.requests, fake.statuses, strict=True) if s == 200]
+    assert len(answered) == 3 and len(fake.requests) == 5
+    assert sorted(_text(r)[:9] for r in answered) == ["What is 1", "What is 2", "What is 3"]
+    model = runner.providers.model("local/m1")
+    tokens_in = sum(max(1, len(_text(r)) // 4) for r in answered)
+    assert attempt.input_tokens == tokens_in
+    assert attempt.cost_usd == pytest.approx(model.cost(tokens_in, attempt.output_tokens or 0))
+    assert attempt.score == 1.0  # all three answers, kept ones included, were scored
+    _, transcript = await runs.transcript(services, attempt.submission_id or 0)
+    assert len(json.loads(transcript)["calls"]) == 3
+    await runner.close()
+
+
+def _text(request: dict[str, Any]) -> str:
+    return "".join(
+        p.get("text", "") if isinstance(p, dict) else p
+        for m in request["messages"]
+        for p in (m["content"] if isinstance(m["content"], list) else [m["content"]])
+    )
