@@ -28,6 +28,12 @@ from .values import dt, opt_dt
 RUN_LEASE_MS = 60_000
 #: ``submissions.origin`` of a run Benchboard made.
 BENCHBOARD = "benchboard"
+#: ``shared_state`` names of a finished attempt's card: ``runcard:<attempt id>``, its
+#: value the store that claimed it for sending (until ``expires_at``), or ``sent``.
+_CARD = "runcard:"
+_SENT = "sent"
+#: How long a card's sent mark is kept (ms): longer than a start looks back for cards.
+CARD_KEPT_MS = 48 * 3600 * 1000
 
 _RUN_COLUMNS = (
     "id, benchmark, model, mode, target, attempts, origin, requested_by, chat_id, "
@@ -401,6 +407,84 @@ class RunStore(StoreBase):
             )
         return done.rowcount
 
+    # --- a finished run's cards, each sent once -----------------------------------------
+    #
+    # A card is claimed for sending with a lease (``claim_card``) and marked sent after
+    # the send (``card_sent``): an instance that dies between the two leaves the claim to
+    # lapse, and the card is sent by whichever instance looks next (``unsent_cards``).
+
+    async def claim_card(self, attempt_id: int, *, lease_ms: int) -> bool:
+        """Claim an attempt's card for sending for ``lease_ms``; False when it was sent,
+        or another claim of it has not lapsed."""
+        now, name = self._now_ms(), f"{_CARD}{int(attempt_id)}"
+        async with self._db.write() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ? AND value <> ? AND expires_at <= ?",
+                (name, _SENT, now),
+            )
+            row = await s.one(
+                "INSERT INTO shared_state (name, value, expires_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (name) DO NOTHING RETURNING name",
+                (name, self._run_owner(), now + lease_ms),
+            )
+        return row is not None
+
+    async def card_sent(self, attempt_id: int) -> None:
+        """An attempt's card is sent: never again."""
+        async with self._db.single() as s:
+            await s.execute(
+                "UPDATE shared_state SET value = ?, expires_at = ? WHERE name = ?",
+                (_SENT, self._now_ms() + CARD_KEPT_MS, f"{_CARD}{int(attempt_id)}"),
+            )
+
+    async def release_card(self, attempt_id: int) -> None:
+        """Give up this store's claim of a card not sent (to be sent at the next look)."""
+        async with self._db.single() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ? AND value = ?",
+                (f"{_CARD}{int(attempt_id)}", self._run_owner()),
+            )
+
+    async def release_cards_at_start(self) -> int:
+        """At a start on SQLite (the previous process is gone), the claims of cards it
+        did not send are released at once (on PostgreSQL they lapse); how many."""
+        if self._db.kind == "postgresql":
+            return 0
+        async with self._db.single() as s:
+            done = await s.execute(
+                "DELETE FROM shared_state WHERE name LIKE ? AND value <> ?",
+                (f"{_CARD}%", _SENT),
+            )
+        return done.rowcount
+
+    async def unsent_cards(self, since: datetime) -> list[tuple[Run, list[RunAttempt]]]:
+        """The runs asked for from a chat and done since ``since`` with cards not sent
+        nor claimed (a claim lapsed counts as none), each with those attempts, oldest
+        first. (A run whose cards were claimed whole, as before cards were claimed one
+        by one, ``job:run-cards:<run id>``, is not among them: they were sent.)"""
+        now = self._now_ms()
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {', '.join('a.' + c.strip() for c in _ATTEMPT_COLUMNS.split(','))}, "
+                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))} "
+                "FROM runs AS r JOIN run_attempts AS a ON a.run_id = r.id"
+                " WHERE r.state = 'done' AND r.finished_at >= ? AND r.chat_id IS NOT NULL"
+                " AND r.chat_id <> 0 AND a.submission_id IS NOT NULL"
+                " AND NOT EXISTS (SELECT 1 FROM shared_state AS c"
+                f" WHERE c.name = '{_CARD}' || CAST(a.id AS TEXT)"
+                " AND (c.value = ? OR c.expires_at > ?))"
+                " AND NOT EXISTS (SELECT 1 FROM shared_state AS o"
+                " WHERE o.name = 'job:run-cards:' || CAST(r.id AS TEXT))"
+                " ORDER BY r.id, a.n",
+                (int(since.timestamp() * 1000), _SENT, now),
+            )
+        width = len(_ATTEMPT_COLUMNS.split(","))
+        found: dict[int, tuple[Run, list[RunAttempt]]] = {}
+        for row in rows:
+            attempt = _attempt(row[:width])
+            found.setdefault(attempt.run_id, (_run(row[width:]), []))[1].append(attempt)
+        return list(found.values())
+
     async def attempt_of_submission(self, submission_id: int) -> tuple[RunAttempt, str] | None:
         """The attempt that made a submission, and its transcript (JSON text)."""
         async with self._db.single() as s:
@@ -513,12 +597,28 @@ class RunStore(StoreBase):
                 "UPDATE sponsorships SET refunded_at = NULL WHERE id = ?", (sponsorship_id,)
             )
 
-    async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
-        """A target's sponsorships not refunded, oldest first."""
+    async def sponsorships_unsettled(self, since: datetime, until: datetime) -> list[Sponsorship]:
+        """The sponsorships paid in [since, until) with neither a run queued nor a refund
+        made (their payment's handling was cut short, or their refund failed), oldest
+        first."""
         async with self._db.single() as s:
             rows = await s.all(
-                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships WHERE benchmark = ? AND target = ?"
-                " AND refunded_at IS NULL ORDER BY id",
+                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships AS s WHERE refunded_at IS NULL"
+                " AND created_at >= ? AND created_at < ? AND NOT EXISTS (SELECT 1 FROM runs"
+                " AS r WHERE r.sponsorship_id = s.id AND r.created_at >= s.created_at)"
+                " ORDER BY id",
+                (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
+            )
+        return [_sponsorship(r) for r in rows]
+
+    async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
+        """A target's sponsorships not refunded, whose runs are queued, oldest first (one
+        whose refund is still to be made is not shown)."""
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships AS s WHERE benchmark = ?"
+                " AND target = ? AND refunded_at IS NULL AND EXISTS (SELECT 1 FROM runs AS r"
+                " WHERE r.sponsorship_id = s.id AND r.created_at >= s.created_at) ORDER BY id",
                 (benchmark, target),
             )
         return [_sponsorship(r) for r in rows]

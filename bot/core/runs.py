@@ -567,22 +567,39 @@ async def progress(services: Services, run_id: int) -> tuple[Run, list[RunAttemp
     return run, await services.store.run_attempts(run_id)
 
 
-#: How long one instance holds the right to send a finished run's cards (ms).
+#: How long the claim of a day's cost report lasts (ms).
 CARDS_CLAIM_MS = 24 * 3600 * 1000
-
-
-async def cards_once(services: Services, run_id: int) -> bool:
-    """True for the one instance that sends a finished run's cards."""
-    return await services.store.claim_run("run-cards", str(run_id), ttl_ms=CARDS_CLAIM_MS)
-
-
-#: How far back a start looks for finished runs whose cards were never sent (well
-#: within :data:`CARDS_CLAIM_MS`, so a claim of cards sent is still there to see).
+#: How long an instance holds a card it is sending (ms): one that dies meanwhile leaves
+#: it to another (or to its own next start) once this lapses.
+CARD_LEASE_MS = 60_000
+#: How far back a look for cards not sent goes (well within what a sent card's mark is
+#: kept, :data:`storage.runs.CARD_KEPT_MS`).
 CARDS_LEFT_MS = CARDS_CLAIM_MS // 2
 
 
+async def claim_card(services: Services, attempt_id: int) -> bool:
+    """True for the one instance that sends an attempt's card now (not sent yet, and no
+    other is sending it)."""
+    return await services.store.claim_card(attempt_id, lease_ms=CARD_LEASE_MS)
+
+
+async def card_sent(services: Services, attempt_id: int) -> None:
+    await services.store.card_sent(attempt_id)
+
+
+async def card_not_sent(services: Services, attempt_id: int) -> None:
+    """A card that could not be sent now: the next look sends it."""
+    await services.store.release_card(attempt_id)
+
+
+async def unsent_cards(services: Services) -> list[tuple[Run, list[RunAttempt]]]:
+    """The chat runs finished lately with cards nobody sent (or is sending)."""
+    since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
+    return await services.store.unsent_cards(since)
+
+
 async def finished_lately(services: Services) -> list[Run]:
-    """The chat runs finished lately (a start sends the cards nobody claimed)."""
+    """The chat runs finished lately (a look for refunds not made)."""
     since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
     return await services.store.runs_finished_since(since)
 

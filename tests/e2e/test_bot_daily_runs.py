@@ -147,3 +147,36 @@ async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path
                 assert "1 of 1 attempts done" in text_of(bot.current(progress))
                 assert _cards(api, chat) == 1 and fake.answered == 1
             check_log(proc)
+
+
+async def test_cards_claimed_by_a_bot_killed_before_it_sent_them_are_sent_after(
+    tmp_path: Path,
+) -> None:
+    # the run is done and its cards claimed for sending when the bot dies before it sent
+    # them: started again, it sends them, each once
+    async with FakeAI(key="sk-local", answer=_the_target, delay=1.0) as fake:
+        env = _env(tmp_path, fake)
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                progress = await bot.say(chat, user, "/run natory local/m1 2")
+                # Telegram asks to wait before a card: the bot is killed meanwhile
+                api.faults(methods=("sendMessage",), kinds=("429",), times=1, retry_after=10)
+                await api.wait_until(lambda: bool(api.fault_log), 30, what="a card out")
+                await asyncio.sleep(1.0)  # (the other, sent beside it, is marked sent)
+                await proc.kill()
+            api.clear_faults()
+            assert _cards(api, chat) < 2  # (the other card may have gone out beside it)
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                await api.wait_until(lambda: _cards(api, chat) >= 2, 30, what="2 cards")
+                await asyncio.sleep(1.0)
+                assert _cards(api, chat) == 2 and fake.answered == 2
+                assert "2 of 2 attempts done" in text_of(bot.current(progress))
+            # (PTB's own rate limiter logs the 429 it passes on as an error: only ours)
+            errors = [
+                line for line in proc.log().splitlines()
+                if '"level": "ERROR"' in line and '"logger": "telegram.' not in line
+            ]  # fmt: skip
+            assert errors == []
