@@ -281,6 +281,8 @@ def parse(text: str) -> Providers:
         if not isinstance(entry, dict):
             raise _bad(where, "must be a table")
         models = _names(entry.get("models"), where, "models")
+        if not models:  # a payment that buys nothing would be kept, never run nor refunded
+            raise _bad(where, "models must name at least one model")
         for model in models:
             found.model(model)
         sponsor[name] = Sponsorship(

@@ -53,6 +53,8 @@ def test_the_file_names_models_by_provider_and_prices_them() -> None:
         file.model("elsewhere/m1")
     with pytest.raises(ProviderError, match="base_url"):
         prov.parse('[providers.x]\nbase_url = 3\napi_key_env = "K"\n')
+    with pytest.raises(ProviderError, match=r"\[sponsor.natory\]: models must name at least one"):
+        prov.parse(providers_toml("http://x/v1") + "[sponsor.natory]\nstars = 5\nmodels = []\n")
 
 
 async def test_a_natory_attempt_costs_what_the_file_says(fake: FakeAI) -> None:
