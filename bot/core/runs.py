@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.runs.attempt import AttemptOutput, kept_answers, kept_text, run_attempt
+from bot.runs.attempt import AttemptOutput, kept_answers, kept_of, kept_text, run_attempt
 from bot.runs.client import Clients
 from bot.runs.providers import ModelSpec, ProviderError, Providers, load
 from scoring import (
@@ -242,6 +242,8 @@ async def execute_done(
 ) -> tuple[AttemptDone, Done | None]:
     """:func:`execute`, with what the attempt made (None when it failed)."""
     done: Done | None = None
+    model: ModelSpec | None = None
+    plan: RunPlan | None = None
     try:
         benchmark = registry.get(run.benchmark)
         model = runner.providers.model(run.model)
@@ -268,17 +270,30 @@ async def execute_done(
             latency_s=done.out.latency_s,
             transcript=done.out.transcript,
         )
+    except asyncio.CancelledError as stopped:  # the bot stopping: what was paid for stays
+        answered = getattr(stopped, "answered", None)
+        if answered and model is not None and plan is not None:
+            tokens_in, tokens_out, cost, kept = kept_of(model, plan, answered)
+            with suppress(StorageError):  # (else the next try asks them again)
+                await services.store.release_attempt(
+                    job.id,
+                    kept=AttemptDone(
+                        input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost,
+                        transcript=kept,
+                    ),
+                )  # fmt: skip
+        raise
     except ProviderError as exc:
         if exc.code == "dead" and later is not None:  # down a while: tried again later
-            kept = None
-            if exc.answered:  # paid for: the next try sends only the others
-                kept = AttemptDone(
+            paid = None
+            if exc.answered and plan is not None:  # paid for: the next try sends the others
+                paid = AttemptDone(
                     input_tokens=exc.input_tokens,
                     output_tokens=exc.output_tokens,
                     cost_usd=exc.cost_usd,
                     transcript=kept_text(plan, exc.answered),
                 )
-            await services.store.release_attempt(job.id, after_ms=int(later * 1000), kept=kept)
+            await services.store.release_attempt(job.id, after_ms=int(later * 1000), kept=paid)
             raise GivenBack(str(exc)) from None
         outcome = AttemptDone(  # with what its answered calls cost, if any was
             error=str(exc)[:500],

@@ -90,13 +90,35 @@ def _same(request: dict[str, Any], kept: Answer) -> bool:
     return bool(json.loads(json.dumps(request, ensure_ascii=False)) == kept.request)
 
 
+def _answered(
+    reused: dict[int, Answer], tasks: dict[int, asyncio.Task[Answer]]
+) -> dict[int, Answer]:
+    """The calls answered: those kept from before, and those this try made."""
+    return reused | {
+        i: t.result()
+        for i, t in tasks.items()
+        if t.done() and not t.cancelled() and t.exception() is None
+    }
+
+
+def kept_of(
+    model: ModelSpec, plan: RunPlan, answered: Mapping[int, Answer]
+) -> tuple[int, int, float, str]:
+    """What the calls answered so far made: tokens in and out, cost, and their answers
+    as :func:`kept_text` keeps them."""
+    tokens_in = sum(a.input_tokens for a in answered.values())
+    tokens_out = sum(a.output_tokens for a in answered.values())
+    return tokens_in, tokens_out, model.cost(tokens_in, tokens_out), kept_text(plan, answered)
+
+
 async def run_attempt(
     clients: Clients, benchmark: Benchmark, model: ModelSpec, mode: str, plan: RunPlan,
     kept: Mapping[int, Answer] | None = None,
 ) -> AttemptOutput:  # fmt: skip
     """Send every call of ``plan`` (but those ``kept`` answered already, by an earlier
     try of this attempt: each call is paid for once); ProviderError when one cannot be
-    made, with the calls answered (kept ones included) in its ``answered``."""
+    made, with the calls answered (kept ones included) in its ``answered``; so does the
+    CancelledError of an attempt stopped (the bot stopping)."""
     options: dict[str, Any] = model.request_options(mode)
     if not model.images and any(call.needs_images for call in plan.calls):
         raise ProviderError(
@@ -121,14 +143,13 @@ async def run_attempt(
                     tasks[i] = group.create_task(
                         client.complete(model, call.to_openai(), options, owner=owner)
                     )
+    except asyncio.CancelledError as stopped:  # (the bot stopping) the answered calls go
+        stopped.answered = _answered(reused, tasks)  # type: ignore[attr-defined]
+        raise
     except BaseExceptionGroup as failed:
         error = failed.exceptions[0]
         if isinstance(error, ProviderError):  # the calls answered before were paid for
-            error.answered = reused | {
-                i: t.result()
-                for i, t in tasks.items()
-                if t.done() and not t.cancelled() and not t.exception()
-            }
+            error.answered = _answered(reused, tasks)
             made = error.answered.values()
             error.input_tokens = sum(a.input_tokens for a in made)
             error.output_tokens = sum(a.output_tokens for a in made)

@@ -258,15 +258,7 @@ async def test_an_attempt_given_back_keeps_its_answered_calls_and_pays_them_once
     # a call per question: the provider answers two, then is down past the retries of
     # the third; the attempt goes back to the queue, and its next try asks only the third
     # (the first two were answered and paid for), costing all three once
-    key = {"1": "7", "2": "14", "3": "21"}
-    await keys.load_key(services, "zerobench", json.dumps({"zerobench": key}).encode(), "test")
-    questions = services.settings.data_dir / "zerobench" / "questions.jsonl"
-    questions.parent.mkdir(parents=True, exist_ok=True)
-    questions.write_text(
-        "".join(json.dumps({"question_id": q, "question_text": f"What is {q}*7?"}) + "\n"
-                for q in key)
-    )  # fmt: skip
-    fake.answer = lambda r: "{" + str(int(re.findall(r"What is (\d)", _text(r))[0]) * 7) + "}"
+    await _three_questions(services, fake)
     runner = runs.Runner(
         prov.parse(providers_toml(fake.base_url, retries=1, concurrency=1)), backoff_first=0.01
     )
@@ -301,6 +293,52 @@ async def test_an_attempt_given_back_keeps_its_answered_calls_and_pays_them_once
     assert attempt.score == 1.0  # all three answers, kept ones included, were scored
     _, transcript = await runs.transcript(services, attempt.submission_id or 0)
     assert len(json.loads(transcript)["calls"]) == 3
+    await runner.close()
+
+
+async def _three_questions(services: Services, fake: FakeAI) -> None:
+    """A ZeroBench key and question file of three questions (a call each), and the
+    fake answering each right."""
+    key = {"1": "7", "2": "14", "3": "21"}
+    await keys.load_key(services, "zerobench", json.dumps({"zerobench": key}).encode(), "test")
+    questions = services.settings.data_dir / "zerobench" / "questions.jsonl"
+    questions.parent.mkdir(parents=True, exist_ok=True)
+    questions.write_text(
+        "".join(json.dumps({"question_id": q, "question_text": f"What is {q}*7?"}) + "\n"
+                for q in key)
+    )  # fmt: skip
+    fake.answer = lambda r: "{" + str(int(re.findall(r"What is (\d)", _text(r))[0]) * 7) + "}"
+
+
+async def test_an_attempt_stopped_with_the_bot_keeps_its_answered_calls(
+    services: Services, fake: FakeAI
+) -> None:
+    # the bot stops (a deploy) while the third of an attempt's calls is out: the two
+    # answered stay with the attempt, and the next start asks only the third
+    await _three_questions(services, fake)
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, concurrency=1, timeout=30)), backoff_first=0.01
+    )
+    fake.faults, fake.hang = ["", "", "timeout"], 30.0  # the third hangs
+    asked = await runs.ask(
+        services, runner, ["zerobench", "local/m1"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(fake.requests) >= 3:
+                break
+            await asyncio.sleep(0.02)
+        assert fake.answered == 2 and heard == []
+    [waiting] = await services.store.run_attempts(asked.run.id)
+    assert waiting.state == "queued" and waiting.cost_usd and waiting.cost_usd > 0
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.score == 1.0
+    assert fake.answered == 3 and len(fake.requests) == 4  # the third, once more
     await runner.close()
 
 
