@@ -584,9 +584,10 @@ async def progress(services: Services, run_id: int) -> tuple[Run, list[RunAttemp
 
 #: How long the claim of a day's cost report lasts (ms).
 CARDS_CLAIM_MS = 24 * 3600 * 1000
-#: How long an instance holds a card it is sending (ms): one that dies meanwhile leaves
-#: it to another (or to its own next start) once this lapses.
-CARD_LEASE_MS = 60_000
+#: How long an instance holds a card it is sending (ms; longer than a send waits out
+#: Telegram's flood control): one that dies meanwhile leaves it to another once this
+#: lapses (on SQLite, to its own next start at once).
+CARD_LEASE_MS = 5 * 60_000
 #: How far back a look for cards not sent goes (well within what a sent card's mark is
 #: kept, :data:`storage.runs.CARD_KEPT_MS`).
 CARDS_LEFT_MS = CARDS_CLAIM_MS // 2
