@@ -159,7 +159,8 @@ def _given(benchmark: Benchmark, plan: RunPlan, out: AttemptOutput) -> dict[str,
     given = dict(plan.options)
     spec = _challenge(benchmark)
     if spec is not None:
-        given[spec.cost_option] = round(out.cost_usd, 8)
+        if out.cost_usd is not None:  # (not known: not given, as a paste without it)
+            given[spec.cost_option] = round(out.cost_usd, 8)
         given[spec.latency_option] = round(out.latency_s, 3)
     return given
 
@@ -186,7 +187,7 @@ def run_figures(done: Done, plan: RunPlan, attempt_id: int | None) -> dict[str, 
         "run_version": plan.version,
         "input_tokens": done.out.input_tokens,
         "output_tokens": done.out.output_tokens,
-        "cost_usd": round(done.out.cost_usd, 8),
+        "cost_usd": None if done.out.cost_usd is None else round(done.out.cost_usd, 8),
         "latency_s": round(done.out.latency_s, 3),
     }
 

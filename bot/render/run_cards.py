@@ -38,8 +38,13 @@ def seconds(lang: str, value: float) -> str:
 
 
 def run_figures(
-    lang: str, input_tokens: int, output_tokens: int, cost: float, latency: float
-) -> str:
+    lang: str, input_tokens: int | None, output_tokens: int | None, cost: float | None,
+    latency: float,
+) -> str:  # fmt: skip
+    """An attempt's tokens, cost and latency (tokens and cost None: the provider did
+    not report them, said so rather than shown as 0)."""
+    if input_tokens is None or output_tokens is None or cost is None:
+        return t(lang, "run_figures_unknown", latency=seconds(lang, latency))
     return t(
         lang,
         "run_figures",
@@ -59,9 +64,9 @@ def run_card(
     mode_label: str,
     submission_id: int,
     published: bool,
-    input_tokens: int,
-    output_tokens: int,
-    cost: float,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cost: float | None,
     latency: float,
 ) -> str:
     """An attempt's card: the reply a paste of the same answer gets, marked run by

@@ -23,12 +23,14 @@ TRANSCRIPT_VERSION = 1
 @dataclass(frozen=True, slots=True)
 class AttemptOutput:
     """What one attempt made: the raw output to score, tokens, cost in USD, latency in
-    seconds (the calls' own times added up) and the transcript (JSON text)."""
+    seconds (the calls' own times added up) and the transcript (JSON text). Tokens and
+    cost are None when the provider did not report a call's usage: not known, never
+    shown as 0."""
 
     output: str
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
     latency_s: float
     transcript: str
 
@@ -159,11 +161,12 @@ async def run_attempt(
     output = benchmark.run_output(plan, [a.text for a in answers])
     input_tokens = sum(a.input_tokens for a in answers)
     output_tokens = sum(a.output_tokens for a in answers)
+    known = all(a.usage_known for a in answers)
     return AttemptOutput(
         output=output,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        cost_usd=model.cost(input_tokens, output_tokens),
+        input_tokens=input_tokens if known else None,
+        output_tokens=output_tokens if known else None,
+        cost_usd=model.cost(input_tokens, output_tokens) if known else None,
         latency_s=sum(a.latency_s for a in answers),
         transcript=transcript(benchmark, model, mode, plan, answers),
     )

@@ -49,6 +49,9 @@ class Answer:
     tries: int
     request: dict[str, Any]
     response: dict[str, Any]
+    #: whether the provider said what the call's tokens were (False: the counts are 0,
+    #: and the cost is not known)
+    usage_known: bool = True
 
 
 #: Statuses below 500 besides 429 that are tried again, as the SDK's own retries do:
@@ -274,6 +277,7 @@ class ProviderClient:
             text=text,
             input_tokens=_tokens(getattr(usage, "prompt_tokens", 0)),
             output_tokens=_tokens(getattr(usage, "completion_tokens", 0)),
+            usage_known=usage is not None,
             latency_s=latency,
             tries=tries,
             request=request,

@@ -285,9 +285,9 @@ async def send_card(
         mode_label=mode_label(sub.mode, lang) or run.mode,
         submission_id=sub.id,
         published=sub.visibility.value == "published",
-        input_tokens=attempt.input_tokens or 0,
-        output_tokens=attempt.output_tokens or 0,
-        cost=attempt.cost_usd or 0.0,
+        input_tokens=attempt.input_tokens,
+        output_tokens=attempt.output_tokens,
+        cost=attempt.cost_usd,
         latency=attempt.latency_s or 0.0,
     )
     await app.bot.send_message(

@@ -8,8 +8,8 @@ for ``hang`` seconds; ``"garbled"``: a 200 whose JSON ends halfway, ``"error_200
 200 carrying an error object and no choices, as a gateway answers when the model behind
 it failed; ``"not_utf8"``: a 200 whose body is not UTF-8; ``"trickle"``: a 200 whose
 body comes a byte at a time, too slowly to end in time; ``"parts"``: the answer as a list
-of text parts; ``"bad_usage"``: token counts a broken server sends) and then answers
-after ``delay`` seconds (the slow mode) with what
+of text parts; ``"bad_usage"``: token counts a broken server sends; ``"no_usage"``: no
+usage at all) and then answers after ``delay`` seconds (the slow mode) with what
 ``answer(request)`` returns, counting tokens as a provider would (about four characters
 a token). Every request body is kept (``requests``) for the tests to read.
 """
@@ -156,6 +156,8 @@ class FakeAI:
         }  # fmt: skip
         if fault == "bad_usage":  # counts a broken server sends
             usage = {"prompt_tokens": -3, "completion_tokens": str(completion)}
+        if fault == "no_usage":  # a server that does not say what the call used
+            usage = None
         return self._status(
             200,
             {

@@ -16,6 +16,7 @@ import pytest
 from bot.core import keys, runs
 from bot.core.errors import NotFound, UserError
 from bot.core.services import Services
+from bot.render.run_cards import run_card
 from bot.runs import providers as prov
 from scoring import natory
 from tests.runs.fakeai import FakeAI, providers_toml
@@ -348,3 +349,30 @@ def _text(request: dict[str, Any]) -> str:
         for m in request["messages"]
         for p in (m["content"] if isinstance(m["content"], list) else [m["content"]])
     )
+
+
+async def test_a_provider_that_does_not_report_usage_gives_no_cost_not_zero(
+    services: Services, fake: FakeAI
+) -> None:
+    # tokens and cost not known are not shown as free: the card says so, and the
+    # challenge's board gets no cost for the attempt (as a paste without one)
+    runner = _runner(fake)
+    fake.faults = ["no_usage"]
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    claimed = await services.store.claim_attempt(run_id=asked.run.id)
+    assert claimed is not None
+    outcome = await runs.execute(services, runner, *claimed)
+    assert outcome.error is None and outcome.submission_id is not None
+    assert outcome.cost_usd is None and outcome.input_tokens is None
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.cost_usd is None and attempt.output_tokens is None
+    sub = await services.store.get_submission(outcome.submission_id)
+    assert sub is not None and "cost" not in sub.extra and sub.extra["run"]["cost_usd"] is None
+    card = run_card(
+        "en", natory.BENCHMARK.result_from_record(sub.record), natory.BENCHMARK,
+        model="local/m1", mode_label="default", submission_id=sub.id, published=True,
+        input_tokens=attempt.input_tokens, output_tokens=attempt.output_tokens,
+        cost=attempt.cost_usd, latency=attempt.latency_s or 0.0,
+    )  # fmt: skip
+    assert "Tokens and cost: not reported by the provider" in card and "$0" not in card
+    await runner.close()
