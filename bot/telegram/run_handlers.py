@@ -309,8 +309,11 @@ async def start(app: BotApp, services: Services) -> None:
     queue = runs.RunQueue(services, runner, listener(app))
     app.bot_data[QUEUE] = queue
     # the day's runs, once (a start after the day turned queues what the turn did not)
-    await runs.queue_daily(services, runner, datetime.now(UTC).date())
+    today = datetime.now(UTC).date()
+    await runs.queue_daily(services, runner, today)
     app.bot_data[WORKING] = services.spawn(queue.work())
+    # (a start after the day turned with the bot down: yesterday's costs not told yet)
+    services.spawn(report_costs(app.bot, services, today - timedelta(days=1), if_any=True))
     services.spawn(tending(app, services))
     if app.job_queue is not None:
         app.job_queue.run_daily(day_turned, time=dtime(second=30, tzinfo=UTC), name="daily-runs")
@@ -331,11 +334,16 @@ async def day_turned(context: BotContext) -> None:
     await report_costs(context.bot, services, today - timedelta(days=1))
 
 
-async def report_costs(bot: Bot, services: Services, day: date) -> None:
-    """The admins told what the runs of ``day`` cost (one instance sends it, once)."""
-    if not await runs.report_once(services, day):
+async def report_costs(bot: Bot, services: Services, day: date, *, if_any: bool = False) -> None:
+    """The admins told what the runs of ``day`` cost (one instance sends it, once; with
+    ``if_any``, only when there were runs)."""
+    try:
+        rows = await runs.cost_report(services, day)
+        if (if_any and not rows) or not await runs.report_once(services, day):
+            return
+    except StorageError as exc:
+        log.warning("the day's run costs were not told: %s", exc)
         return
-    rows = await runs.cost_report(services, day)
     for admin in sorted(services.settings.admins):
         lang = await people.chosen_language(services, admin) or "en"
         with suppress(TelegramError):  # an admin who never started the bot

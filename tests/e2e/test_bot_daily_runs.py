@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +182,41 @@ async def test_cards_claimed_by_a_bot_killed_before_it_sent_them_are_sent_after(
                 if '"level": "ERROR"' in line and '"logger": "telegram.' not in line
             ]  # fmt: skip
             assert errors == []
+
+
+async def test_a_start_after_the_day_turned_tells_the_admins_yesterdays_costs(
+    tmp_path: Path,
+) -> None:
+    # the bot was down when the UTC day turned: its start tells what yesterday's runs cost
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        env = _env(tmp_path, fake)
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                await bot.say(chat, user, "/run natory local/m1")
+                await api.wait_until(lambda: _cards(api, chat) >= 1, 30, what="the run's card")
+            # (as if it was made yesterday, before the bot went down)
+            yesterday = datetime.now(UTC) - timedelta(days=1)
+            moved = int(yesterday.timestamp() * 1000)
+            with sqlite3.connect(tmp_path / "data" / "benchboard.sqlite3") as db:
+                db.execute("UPDATE runs SET created_at = ?, finished_at = ?", (moved, moved))
+                db.execute("UPDATE run_attempts SET finished_at = ?", (moved,))
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                told = await api.wait_for(
+                    lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == ADMIN
+                    and "Runs by Benchboard on" in text_of(c),
+                    timeout=30, since=since,
+                )  # fmt: skip
+                assert yesterday.date().isoformat() in text_of(told)
+                assert "local/m1 (chat): 1 attempt, $" in text_of(told)
+            check_log(proc)
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:  # told once
+                bot = Bot(api, proc, {})
+                await bot.say(chat, user, "/runs")
+                assert not [
+                    c for c in api.calls[since:] if c["method"] == "sendMessage"
+                    and "Runs by Benchboard on " + yesterday.date().isoformat() in text_of(c)
+                ]  # fmt: skip
