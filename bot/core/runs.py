@@ -346,6 +346,8 @@ class RunQueue:
         self.later = later
         #: attempt id -> how often this instance gave it back to the queue
         self._given_back: dict[int, int] = {}
+        #: a budgeted run's id -> its attempt running here (one at a time)
+        self._budgeted: dict[int, int] = {}
         self._wake = asyncio.Event()
         self._running: dict[int, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
@@ -378,6 +380,11 @@ class RunQueue:
                         await asyncio.wait_for(self._wake.wait(), self.poll)
                     continue
                 run, job = claimed
+                if budgeted(self.services, run):
+                    if run.id in self._budgeted:  # one of its attempts at a time
+                        await self._hold_back(job)
+                        continue
+                    self._budgeted[run.id] = job.id
                 task = asyncio.get_running_loop().create_task(self._one(run, job))
                 self._running[job.id] = task
         finally:
@@ -390,12 +397,27 @@ class RunQueue:
                 with suppress(StorageError):  # else they lapse
                     await self.services.store.release_attempt(attempt_id)
 
+    async def _hold_back(self, job: RunAttempt) -> None:
+        """An attempt of a budgeted run another of whose attempts runs here: back to the
+        queue for a moment (taken again once that one finished)."""
+        self._slots.release()
+        with suppress(StorageError):  # (else its lease lapses)
+            await self.services.store.release_attempt(job.id, after_ms=int(self.poll * 1000))
+
     async def _one(self, run: Run, job: RunAttempt) -> None:
         given = self._given_back.get(job.id, 0)
         later = self.later[given] if given < len(self.later) else None
         try:
             try:
-                outcome = await execute(self.services, self.runner, run, job, later=later)
+                if (
+                    budgeted(self.services, run)
+                    and await left_today(self.services, run.requested_by or 0) <= 0
+                ):  # spent by the attempts before it: not made
+                    outcome = AttemptDone(error=BUDGET_USED)
+                    if not await self.services.store.finish_attempt(job.id, outcome):
+                        return
+                else:
+                    outcome = await execute(self.services, self.runner, run, job, later=later)
             except GivenBack as exc:
                 self._given_back[job.id] = given + 1
                 log.warning(
@@ -412,6 +434,9 @@ class RunQueue:
             log.exception("run attempt not finished", extra={"run": run.id, "attempt": job.id})
         finally:
             self._running.pop(job.id, None)
+            if self._budgeted.get(run.id) == job.id:
+                del self._budgeted[run.id]
+                self._wake.set()  # its next attempt may run
             self._slots.release()
 
     async def _renew(self) -> None:
@@ -432,6 +457,21 @@ async def queue_run(services: Services, new: NewRun) -> Run:
 
 
 # --- what /run may spend ----------------------------------------------------------------
+
+
+#: Why an attempt of a user's run was not made: the attempts before it spent the budget.
+BUDGET_USED = "not made: the day's run budget is spent"
+
+
+def budgeted(services: Services, run: Run) -> bool:
+    """Whether a run spends its asker's day's budget (a /run by someone not a bot admin):
+    its attempts are made one at a time, each only while some budget is left (else one
+    run of many attempts would spend far past it)."""
+    return (
+        run.origin == "chat"
+        and run.requested_by is not None
+        and run.requested_by not in services.settings.admins
+    )
 
 
 async def left_today(services: Services, user_id: int) -> float:

@@ -376,3 +376,39 @@ async def test_a_provider_that_does_not_report_usage_gives_no_cost_not_zero(
     )  # fmt: skip
     assert "Tokens and cost: not reported by the provider" in card and "$0" not in card
     await runner.close()
+
+
+async def test_a_users_run_of_many_attempts_stops_at_the_budget(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the budget is checked before each attempt, and a user's attempts are made one at a
+    # time: one run of eight cannot spend eight times what was left
+    runner = _runner(fake)
+    _budget(services, 0.000001)  # less than one attempt costs
+    asked = await runs.ask(
+        services, runner, ["natory", "local/m1", "3"], user_id=USER, chat_id=USER
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(heard) == 3:
+                break
+            clock.advance(seconds=0.1)  # (an attempt held back is taken again)
+            await asyncio.sleep(0.02)
+    attempts = await services.store.run_attempts(asked.run.id)
+    assert [a.state for a in attempts] == ["done", "failed", "failed"]
+    assert all(a.error == runs.BUDGET_USED for a in attempts[1:])
+    assert fake.answered == 1 and fake.most_in_flight == 1
+    # an admin's run is not held to it: its attempts go side by side
+    fake.delay = 0.2
+    admin = await runs.ask(
+        services, runner, ["natory", "local/m1", "3"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(heard) == 3:
+                break
+            clock.advance(seconds=0.1)  # (an attempt held back is taken again)
+            await asyncio.sleep(0.02)
+    assert [a.state for a in await services.store.run_attempts(admin.run.id)] == ["done"] * 3
+    assert fake.most_in_flight == 3
+    await runner.close()
