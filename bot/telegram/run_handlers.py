@@ -213,7 +213,7 @@ async def send_cards(
                 await runs.card_not_sent(services, attempt.id)
             return
         except BaseException:  # the database away, or stopping: the next look sends it
-            with suppress(StorageError):
+            with suppress(Exception):  # (closing: else the claim lapses)
                 await runs.card_not_sent(services, attempt.id)
             raise
         await runs.card_sent(services, attempt.id)
