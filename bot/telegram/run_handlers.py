@@ -431,11 +431,19 @@ async def on_pre_checkout(update: Update, context: BotContext) -> None:
     refusal = sponsors.checkout_refusal(
         runner_of(context), query.invoice_payload, query.currency, query.total_amount
     )
-    if refusal is None:
-        await query.answer(ok=True)
-        return
-    lang = await user_lang(context, query.from_user)
-    await query.answer(ok=False, error_message=t(lang, refusal))
+    try:
+        if refusal is None:
+            await query.answer(ok=True)
+            return
+        lang = await user_lang(context, query.from_user)
+        await query.answer(ok=False, error_message=t(lang, refusal))
+    except BadRequest as exc:
+        text = exc.message.lower()
+        if "query is too old" not in text and "query id is invalid" not in text:
+            raise
+        # answered past Telegram's 10 s (handled again after a restart): the payment
+        # did not go through, and the user may pay again
+        log.info("a pre-checkout query answered too late", extra={"error": exc.message})
 
 
 async def on_paid(update: Update, context: BotContext) -> None:

@@ -5,6 +5,7 @@ the sponsor on the target's board, and a refund when the runs cannot be made."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -219,3 +220,25 @@ async def test_a_refund_refused_at_the_payment_is_made_later(tmp_path: Path) -> 
                 assert "Stars were refunded" in text_of(said)
                 assert [r["user_id"] for r in api.refunds] == [9307]
             check_log(proc)
+
+
+async def test_a_pre_checkout_answered_too_late_is_no_error(bot: Bot) -> None:
+    # the query waited past Telegram's 10 s (the bot was restarting): its answer is
+    # refused as too old, and the payment does not go through; nothing is wrong here
+    user, chat = private_user(bot, 9308)
+    invoice = await _invoice(bot, chat, user, "/sponsor natory 16")
+    query = {
+        "id": "pcq-gone", "from": user, "currency": "XTR", "total_amount": 50,
+        "invoice_payload": invoice["params"]["payload"],
+    }  # fmt: skip
+    since = bot.api.mark()
+    await bot.api.send_raw_update("pre_checkout_query", query)
+    await bot.api.wait_for(
+        lambda c: c["method"] == "answerPreCheckoutQuery", timeout=20, since=since
+    )
+    await asyncio.sleep(1.0)
+    assert not [
+        c for c in bot.api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+    ]  # fmt: skip
+    check_log(bot.proc)
