@@ -199,6 +199,28 @@ async def send_cards(
     """A done run's cards, each claimed for a while before it is sent and marked sent
     after: one another instance sends (or sent) is left alone, and one whose sender died
     before it was sent is sent by the next look (:func:`tend`)."""
+    # one sender of a run's cards at a time here: they go out in the attempts' order
+    # (two attempts finishing together each tell the listener)
+    lock, users = _card_locks.get(run.id, (asyncio.Lock(), 0))
+    _card_locks[run.id] = (lock, users + 1)
+    try:
+        async with lock:
+            await _send_cards(app, services, run, lang, attempts)
+    finally:
+        lock, users = _card_locks[run.id]
+        if users > 1:
+            _card_locks[run.id] = (lock, users - 1)
+        else:
+            del _card_locks[run.id]
+
+
+#: run id -> the lock of its cards' senders in this process, and how many hold or wait
+_card_locks: dict[int, tuple[asyncio.Lock, int]] = {}
+
+
+async def _send_cards(
+    app: BotApp, services: Services, run: Run, lang: str, attempts: list[RunAttempt]
+) -> None:
     # to the run's chat as it is now (its group may have become a supergroup)
     for attempt in attempts:
         if attempt.submission_id is None or not await runs.claim_card(services, attempt.id):
