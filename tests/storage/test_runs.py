@@ -210,3 +210,21 @@ async def test_a_runs_cards_are_sent_once_and_a_dead_senders_are_sent_after_its_
             await three.close()
     finally:
         await two.close()
+
+
+async def test_an_attempt_given_back_keeps_what_its_answered_calls_made(
+    store: Store, clock: FakeClock
+) -> None:
+    run = await store.add_run(_run(attempts=1))
+    claimed = await store.claim_attempt()
+    assert claimed is not None and claimed[1].kept is None
+    kept = AttemptDone(input_tokens=10, output_tokens=4, cost_usd=0.25, transcript='{"kept": 1}')
+    await store.release_attempt(claimed[1].id, after_ms=1000, kept=kept)
+    assert await store.claim_attempt() is None  # not before its wait is over
+    assert await store.spent_today(7) == 0.25  # paid for: counted at once
+    clock.advance(seconds=2)
+    again = await store.claim_attempt()
+    assert again is not None and again[1].kept == '{"kept": 1}' and again[1].cost_usd == 0.25
+    await store.finish_attempt(again[1].id, AttemptDone(score=1, cost_usd=0.5, transcript="{}"))
+    [done] = await store.run_attempts(run.id)
+    assert done.cost_usd == 0.5 and await store.spent_today(7) == 0.5
