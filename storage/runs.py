@@ -534,20 +534,21 @@ class RunStore(StoreBase):
 
     async def runs_cost(
         self, since: datetime, until: datetime
-    ) -> list[tuple[str, str, int, float]]:
+    ) -> list[tuple[str, str, int, float, int]]:
         """The attempts finished in [since, until) by origin and model (a cancelled one
-        when its calls were made): (origin, model, attempts, cost in USD), the dearest
-        first."""
+        when its calls were made): (origin, model, attempts, cost in USD, attempts made
+        whose cost is not known: their provider did not report it), the dearest first."""
         async with self._db.single() as s:
             rows = await s.all(
-                "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0)"
+                "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0),"
+                " SUM(CASE WHEN a.state = 'done' AND a.cost_usd IS NULL THEN 1 ELSE 0 END)"
                 " FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
                 " WHERE a.finished_at >= ? AND a.finished_at < ?"
                 " AND (a.state IN ('done', 'failed') OR a.cost_usd IS NOT NULL)"
                 " GROUP BY r.origin, r.model ORDER BY 4 DESC, 1, 2",
                 (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
             )
-        return [(str(r[0]), str(r[1]), int(r[2]), float(r[3])) for r in rows]
+        return [(str(r[0]), str(r[1]), int(r[2]), float(r[3]), int(r[4] or 0)) for r in rows]
 
     # --- sponsorships ------------------------------------------------------------------
 

@@ -513,8 +513,9 @@ async def queue_daily(services: Services, runner: Runner, day: date) -> list[Run
     return [await services.store.add_run(new) for new in daily_runs(services, runner, day)]
 
 
-async def cost_report(services: Services, day: date) -> list[tuple[str, str, int, float]]:
-    """What the runs finished on ``day`` (UTC) cost: (origin, model, attempts, USD)."""
+async def cost_report(services: Services, day: date) -> list[tuple[str, str, int, float, int]]:
+    """What the runs finished on ``day`` (UTC) cost: (origin, model, attempts, USD, and
+    how many made had no cost reported by their provider)."""
     start = datetime.combine(day, time(), UTC)
     return await services.store.runs_cost(start, start + timedelta(days=1))
 

@@ -110,19 +110,20 @@ def run_progress(
     return "\n".join(out)[:MESSAGE_LIMIT]
 
 
-def cost_report(lang: str, day: str, rows: Sequence[tuple[str, str, int, float]]) -> str:
-    """The admins' report of a day's runs: per origin and model, attempts and cost."""
+def cost_report(lang: str, day: str, rows: Sequence[tuple[str, str, int, float, int]]) -> str:
+    """The admins' report of a day's runs: per origin and model, attempts and cost (and
+    how many attempts' cost their provider did not report: not in the sums)."""
     out = [t(lang, "run_cost_report", day=day)]
-    for origin, model, attempts, cost in rows:
-        out.append(
-            f"• {html.escape(model)} ({html.escape(origin)}): "
-            + t(
-                lang,
-                "run_cost_line",
-                attempts=tn(lang, "daily_attempts", attempts),
-                cost=money(lang, cost),
-            )
+    for origin, model, attempts, cost, unknown in rows:
+        line = f"• {html.escape(model)} ({html.escape(origin)}): " + t(
+            lang,
+            "run_cost_line",
+            attempts=tn(lang, "daily_attempts", attempts),
+            cost=money(lang, cost),
         )
+        if unknown:
+            line += " " + tn(lang, "run_cost_unknown", unknown)
+        out.append(line)
     if not rows:
         out.append(t(lang, "run_cost_none"))
     else:

@@ -107,7 +107,7 @@ async def test_costs_by_user_and_by_day(store: Store, clock: FakeClock) -> None:
     assert await store.spent_since(7, start) == 0.75
     assert await store.spent_since(8, start) == 0
     clock.advance(seconds=1)
-    assert await store.runs_cost(start, clock.now) == [("chat", "local/m1", 2, 0.75)]
+    assert await store.runs_cost(start, clock.now) == [("chat", "local/m1", 2, 0.75, 0)]
     assert run.id
 
 

@@ -134,7 +134,7 @@ async def test_what_a_cancelled_attempt_spent_is_counted(
     assert attempt.state == "cancelled" and attempt.submission_id is None
     assert attempt.cost_usd and attempt.cost_usd > 0
     assert await services.store.spent_today(USER) == pytest.approx(attempt.cost_usd)
-    [(origin, model, count, cost)] = await runs.cost_report(services, clock.now.date())
+    [(origin, model, count, cost, _)] = await runs.cost_report(services, clock.now.date())
     assert (origin, model, count, cost) == ("chat", "local/m1", 1, attempt.cost_usd)
     await runner.close()
 
@@ -352,7 +352,7 @@ def _text(request: dict[str, Any]) -> str:
 
 
 async def test_a_provider_that_does_not_report_usage_gives_no_cost_not_zero(
-    services: Services, fake: FakeAI
+    services: Services, fake: FakeAI, clock: FakeClock
 ) -> None:
     # tokens and cost not known are not shown as free: the card says so, and the
     # challenge's board gets no cost for the attempt (as a paste without one)
@@ -375,6 +375,9 @@ async def test_a_provider_that_does_not_report_usage_gives_no_cost_not_zero(
         cost=attempt.cost_usd, latency=attempt.latency_s or 0.0,
     )  # fmt: skip
     assert "Tokens and cost: not reported by the provider" in card and "$0" not in card
+    # the admins' report says the day's sum leaves it out
+    [row] = await runs.cost_report(services, clock.now.date())
+    assert row == ("chat", "local/m1", 1, 0.0, 1)
     await runner.close()
 
 
