@@ -317,12 +317,20 @@ async def run_now(
     services: Services, runner: Runner, new: NewRun
 ) -> list[tuple[AttemptDone, Done | None]]:
     """Queue a run and make all its attempts here, side by side (``benchboard eval
-    --publish``): each is claimed like any queued attempt, so no other instance runs it."""
+    --publish``): each is claimed like any queued attempt, so no other instance runs it;
+    stopped, the run is cancelled (its attempts are not left for a bot to make)."""
     run = await services.store.add_run(new)
     jobs = []
     while (claimed := await services.store.claim_attempt(run_id=run.id)) is not None:
         jobs.append(claimed[1])
-    return list(await asyncio.gather(*(execute_done(services, runner, run, job) for job in jobs)))
+    try:
+        return list(
+            await asyncio.gather(*(execute_done(services, runner, run, job) for job in jobs))
+        )
+    except BaseException:  # stopped (Ctrl-C): not finished by a bot on the database either
+        with suppress(Exception):
+            await services.store.cancel_run(run.id)
+        raise
 
 
 #: Told of each attempt an instance finished (its run as it is now).
