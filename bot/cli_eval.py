@@ -60,7 +60,7 @@ def _attempt_json(n: int, done: Any, submission_id: int | None) -> dict[str, Any
         "score": result.primary,
         "input_tokens": out.input_tokens,
         "output_tokens": out.output_tokens,
-        "cost_usd": round(out.cost_usd, 8),
+        "cost_usd": None if out.cost_usd is None else round(out.cost_usd, 8),
         "latency_s": round(out.latency_s, 3),
         **({"submission_id": submission_id} if submission_id is not None else {}),
     }
@@ -131,11 +131,12 @@ async def _eval(args: argparse.Namespace, load: Load) -> int:
                 print(f"attempt {n}: failed: {error}")
                 continue
             out, score = done.out, benchmark.format_score(done.scored.result.primary)
-            line = (
-                f"attempt {n}: {benchmark.title} {score}"
-                f" · {out.input_tokens} in / {out.output_tokens} out tokens"
-                f" · ${out.cost_usd:.6f} · {out.latency_s:.2f} s"
+            figures = (
+                f" · {out.input_tokens} in / {out.output_tokens} out tokens · ${out.cost_usd:.6f}"
+                if out.cost_usd is not None
+                else " · tokens and cost not reported by the provider"
             )
+            line = f"attempt {n}: {benchmark.title} {score}{figures} · {out.latency_s:.2f} s"
             print(line + (f" · published as #{sub}" if sub is not None else ""))
     for error in errors:
         print(f"benchboard: {error}", file=sys.stderr)

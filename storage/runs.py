@@ -28,6 +28,12 @@ from .values import dt, opt_dt
 RUN_LEASE_MS = 60_000
 #: ``submissions.origin`` of a run Benchboard made.
 BENCHBOARD = "benchboard"
+#: ``shared_state`` names of a finished attempt's card: ``runcard:<attempt id>``, its
+#: value the store that claimed it for sending (until ``expires_at``), or ``sent``.
+_CARD = "runcard:"
+_SENT = "sent"
+#: How long a card's sent mark is kept (ms): longer than a start looks back for cards.
+CARD_KEPT_MS = 48 * 3600 * 1000
 
 _RUN_COLUMNS = (
     "id, benchmark, model, mode, target, attempts, origin, requested_by, chat_id, "
@@ -88,6 +94,9 @@ class RunAttempt:
     latency_s: float | None
     error: str | None
     finished_at: datetime | None
+    #: what a queued attempt given back kept of its calls answered before (JSON text,
+    #: set by :meth:`RunStore.claim_attempt` only): a later try makes only the others
+    kept: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +148,7 @@ def _run(row: Any, *, created: bool = False) -> Run:
     )
 
 
-def _attempt(row: Any) -> RunAttempt:
+def _attempt(row: Any, kept: Any = None) -> RunAttempt:
     def num(v: Any) -> float | None:
         return None if v is None else float(v)
 
@@ -159,6 +168,7 @@ def _attempt(row: Any) -> RunAttempt:
         latency_s=num(row[9]),
         error=row[10],
         finished_at=opt_dt(row[11]),
+        kept=None if kept is None else str(kept),
     )
 
 
@@ -284,13 +294,14 @@ class RunStore(StoreBase):
         async with self._db.read() as s:
             found = await s.one(
                 f"SELECT {', '.join('a.' + c.strip() for c in _ATTEMPT_COLUMNS.split(','))}, "
-                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))} "
-                "FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id WHERE a.id = ?",
+                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))}, "
+                "a.transcript FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
+                " WHERE a.id = ?",
                 (int(row[0]),),
             )
         assert found is not None
         width = len(_ATTEMPT_COLUMNS.split(","))
-        return _run(found[width:]), _attempt(found[:width])
+        return _run(found[width:-1]), _attempt(found[:width], found[-1])
 
     async def reclaim_at_start(self) -> int:
         """At a start on SQLite (one process's database: the previous one is gone), the
@@ -318,15 +329,24 @@ class RunStore(StoreBase):
             )
         return done.rowcount
 
-    async def release_attempt(self, attempt_id: int, *, after_ms: int = 0) -> None:
+    async def release_attempt(
+        self, attempt_id: int, *, after_ms: int = 0, kept: AttemptDone | None = None
+    ) -> None:
         """Give an unfinished attempt up (closing): any instance may take it at once, or
-        ``after_ms`` from now (to be tried again later)."""
+        ``after_ms`` from now (to be tried again later). ``kept``: what its calls answered
+        so far made (their answers as ``transcript``, their tokens and cost, counted in
+        the budget at once: they were paid for), for the next try to use, not pay again."""
         until = self._now_ms() + after_ms if after_ms > 0 else 0
+        keep = ""
+        values: tuple[Any, ...] = ()
+        if kept is not None:
+            keep = ", transcript = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?"
+            values = (kept.transcript, kept.input_tokens, kept.output_tokens, kept.cost_usd)
         async with self._db.single() as s:
             await s.execute(
-                "UPDATE run_attempts SET owner = NULL, lease_until = ? WHERE id = ?"
+                f"UPDATE run_attempts SET owner = NULL, lease_until = ?{keep} WHERE id = ?"
                 " AND owner = ? AND state = 'queued'",
-                (until, attempt_id, self._run_owner()),
+                (until, *values, attempt_id, self._run_owner()),
             )
 
     async def finish_attempt(self, attempt_id: int, done: AttemptDone) -> bool:
@@ -357,13 +377,16 @@ class RunStore(StoreBase):
     async def spent_cancelled(self, attempt_id: int, done: AttemptDone) -> bool:
         """Keep what a cancelled attempt's calls cost (made before the cancel dropped its
         answer): its tokens, cost and latency, once; counted in the budget and the day's
-        cost. False: the attempt is not a cancelled one, or its cost is kept already."""
+        cost. ``done`` holds all its calls', those an earlier try kept included, so it
+        replaces only less (what a try given back kept). False: the attempt is not a
+        cancelled one, or its cost is kept already."""
         async with self._db.single() as s:
             row = await s.execute(
                 "UPDATE run_attempts SET input_tokens = ?, output_tokens = ?, cost_usd = ?,"
-                " latency_s = ? WHERE id = ? AND state = 'cancelled' AND cost_usd IS NULL",
+                " latency_s = ? WHERE id = ? AND state = 'cancelled'"
+                " AND (cost_usd IS NULL OR cost_usd < ?)",
                 (done.input_tokens, done.output_tokens, done.cost_usd, done.latency_s,
-                 attempt_id),
+                 attempt_id, done.cost_usd or 0.0),
             )  # fmt: skip
         return row.rowcount == 1
 
@@ -383,6 +406,84 @@ class RunStore(StoreBase):
                 (now, run_id),
             )
         return done.rowcount
+
+    # --- a finished run's cards, each sent once -----------------------------------------
+    #
+    # A card is claimed for sending with a lease (``claim_card``) and marked sent after
+    # the send (``card_sent``): an instance that dies between the two leaves the claim to
+    # lapse, and the card is sent by whichever instance looks next (``unsent_cards``).
+
+    async def claim_card(self, attempt_id: int, *, lease_ms: int) -> bool:
+        """Claim an attempt's card for sending for ``lease_ms``; False when it was sent,
+        or another claim of it has not lapsed."""
+        now, name = self._now_ms(), f"{_CARD}{int(attempt_id)}"
+        async with self._db.write() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ? AND value <> ? AND expires_at <= ?",
+                (name, _SENT, now),
+            )
+            row = await s.one(
+                "INSERT INTO shared_state (name, value, expires_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (name) DO NOTHING RETURNING name",
+                (name, self._run_owner(), now + lease_ms),
+            )
+        return row is not None
+
+    async def card_sent(self, attempt_id: int) -> None:
+        """An attempt's card is sent: never again."""
+        async with self._db.single() as s:
+            await s.execute(
+                "UPDATE shared_state SET value = ?, expires_at = ? WHERE name = ?",
+                (_SENT, self._now_ms() + CARD_KEPT_MS, f"{_CARD}{int(attempt_id)}"),
+            )
+
+    async def release_card(self, attempt_id: int) -> None:
+        """Give up this store's claim of a card not sent (to be sent at the next look)."""
+        async with self._db.single() as s:
+            await s.execute(
+                "DELETE FROM shared_state WHERE name = ? AND value = ?",
+                (f"{_CARD}{int(attempt_id)}", self._run_owner()),
+            )
+
+    async def release_cards_at_start(self) -> int:
+        """At a start on SQLite (the previous process is gone), the claims of cards it
+        did not send are released at once (on PostgreSQL they lapse); how many."""
+        if self._db.kind == "postgresql":
+            return 0
+        async with self._db.single() as s:
+            done = await s.execute(
+                "DELETE FROM shared_state WHERE name LIKE ? AND value <> ?",
+                (f"{_CARD}%", _SENT),
+            )
+        return done.rowcount
+
+    async def unsent_cards(self, since: datetime) -> list[tuple[Run, list[RunAttempt]]]:
+        """The runs asked for from a chat and done since ``since`` with cards not sent
+        nor claimed (a claim lapsed counts as none), each with those attempts, oldest
+        first. (A run whose cards were claimed whole, as before cards were claimed one
+        by one, ``job:run-cards:<run id>``, is not among them: they were sent.)"""
+        now = self._now_ms()
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {', '.join('a.' + c.strip() for c in _ATTEMPT_COLUMNS.split(','))}, "
+                f"{', '.join('r.' + c.strip() for c in _RUN_COLUMNS.split(','))} "
+                "FROM runs AS r JOIN run_attempts AS a ON a.run_id = r.id"
+                " WHERE r.state = 'done' AND r.finished_at >= ? AND r.chat_id IS NOT NULL"
+                " AND r.chat_id <> 0 AND a.submission_id IS NOT NULL"
+                " AND NOT EXISTS (SELECT 1 FROM shared_state AS c"
+                f" WHERE c.name = '{_CARD}' || CAST(a.id AS TEXT)"
+                " AND (c.value = ? OR c.expires_at > ?))"
+                " AND NOT EXISTS (SELECT 1 FROM shared_state AS o"
+                " WHERE o.name = 'job:run-cards:' || CAST(r.id AS TEXT))"
+                " ORDER BY r.id, a.n",
+                (int(since.timestamp() * 1000), _SENT, now),
+            )
+        width = len(_ATTEMPT_COLUMNS.split(","))
+        found: dict[int, tuple[Run, list[RunAttempt]]] = {}
+        for row in rows:
+            attempt = _attempt(row[:width])
+            found.setdefault(attempt.run_id, (_run(row[width:]), []))[1].append(attempt)
+        return list(found.values())
 
     async def attempt_of_submission(self, submission_id: int) -> tuple[RunAttempt, str] | None:
         """The attempt that made a submission, and its transcript (JSON text)."""
@@ -433,20 +534,21 @@ class RunStore(StoreBase):
 
     async def runs_cost(
         self, since: datetime, until: datetime
-    ) -> list[tuple[str, str, int, float]]:
+    ) -> list[tuple[str, str, int, float, int]]:
         """The attempts finished in [since, until) by origin and model (a cancelled one
-        when its calls were made): (origin, model, attempts, cost in USD), the dearest
-        first."""
+        when its calls were made): (origin, model, attempts, cost in USD, attempts made
+        whose cost is not known: their provider did not report it), the dearest first."""
         async with self._db.single() as s:
             rows = await s.all(
-                "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0)"
+                "SELECT r.origin, r.model, COUNT(*), COALESCE(SUM(a.cost_usd), 0),"
+                " SUM(CASE WHEN a.state = 'done' AND a.cost_usd IS NULL THEN 1 ELSE 0 END)"
                 " FROM run_attempts AS a JOIN runs AS r ON r.id = a.run_id"
                 " WHERE a.finished_at >= ? AND a.finished_at < ?"
                 " AND (a.state IN ('done', 'failed') OR a.cost_usd IS NOT NULL)"
                 " GROUP BY r.origin, r.model ORDER BY 4 DESC, 1, 2",
                 (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
             )
-        return [(str(r[0]), str(r[1]), int(r[2]), float(r[3])) for r in rows]
+        return [(str(r[0]), str(r[1]), int(r[2]), float(r[3]), int(r[4] or 0)) for r in rows]
 
     # --- sponsorships ------------------------------------------------------------------
 
@@ -496,12 +598,28 @@ class RunStore(StoreBase):
                 "UPDATE sponsorships SET refunded_at = NULL WHERE id = ?", (sponsorship_id,)
             )
 
-    async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
-        """A target's sponsorships not refunded, oldest first."""
+    async def sponsorships_unsettled(self, since: datetime, until: datetime) -> list[Sponsorship]:
+        """The sponsorships paid in [since, until) with neither a run queued nor a refund
+        made (their payment's handling was cut short, or their refund failed), oldest
+        first."""
         async with self._db.single() as s:
             rows = await s.all(
-                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships WHERE benchmark = ? AND target = ?"
-                " AND refunded_at IS NULL ORDER BY id",
+                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships AS s WHERE refunded_at IS NULL"
+                " AND created_at >= ? AND created_at < ? AND NOT EXISTS (SELECT 1 FROM runs"
+                " AS r WHERE r.sponsorship_id = s.id AND r.created_at >= s.created_at)"
+                " ORDER BY id",
+                (int(since.timestamp() * 1000), int(until.timestamp() * 1000)),
+            )
+        return [_sponsorship(r) for r in rows]
+
+    async def sponsors(self, benchmark: str, target: int) -> list[Sponsorship]:
+        """A target's sponsorships not refunded, whose runs are queued, oldest first (one
+        whose refund is still to be made is not shown)."""
+        async with self._db.single() as s:
+            rows = await s.all(
+                f"SELECT {_SPONSOR_COLUMNS} FROM sponsorships AS s WHERE benchmark = ?"
+                " AND target = ? AND refunded_at IS NULL AND EXISTS (SELECT 1 FROM runs AS r"
+                " WHERE r.sponsorship_id = s.id AND r.created_at >= s.created_at) ORDER BY id",
                 (benchmark, target),
             )
         return [_sponsorship(r) for r in rows]

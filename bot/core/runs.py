@@ -20,7 +20,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.runs.attempt import AttemptOutput, run_attempt
+from bot.runs.attempt import AttemptOutput, kept_answers, kept_of, kept_text, run_attempt
 from bot.runs.client import Clients
 from bot.runs.providers import ModelSpec, ProviderError, Providers, load
 from scoring import (
@@ -159,17 +159,19 @@ def _given(benchmark: Benchmark, plan: RunPlan, out: AttemptOutput) -> dict[str,
     given = dict(plan.options)
     spec = _challenge(benchmark)
     if spec is not None:
-        given[spec.cost_option] = round(out.cost_usd, 8)
+        if out.cost_usd is not None:  # (not known: not given, as a paste without it)
+            given[spec.cost_option] = round(out.cost_usd, 8)
         given[spec.latency_option] = round(out.latency_s, 3)
     return given
 
 
 async def attempt(
     services: Services, runner: Runner, benchmark: Benchmark, model: ModelSpec, mode: str,
-    plan: RunPlan,
+    plan: RunPlan, kept: str | None = None,
 ) -> Done:  # fmt: skip
-    """Send the plan to the model and score the answer as a paste."""
-    out = await run_attempt(runner.clients, benchmark, model, mode, plan)
+    """Send the plan to the model (but the calls an earlier try ``kept`` answers of) and
+    score the answer as a paste."""
+    out = await run_attempt(runner.clients, benchmark, model, mode, plan, kept_answers(kept))
     scored = await submit.score_run(
         services, benchmark.name, out.output, _given(benchmark, plan, out),
         model=model.full_name, mode=mode,
@@ -185,7 +187,7 @@ def run_figures(done: Done, plan: RunPlan, attempt_id: int | None) -> dict[str, 
         "run_version": plan.version,
         "input_tokens": done.out.input_tokens,
         "output_tokens": done.out.output_tokens,
-        "cost_usd": round(done.out.cost_usd, 8),
+        "cost_usd": None if done.out.cost_usd is None else round(done.out.cost_usd, 8),
         "latency_s": round(done.out.latency_s, 3),
     }
 
@@ -222,7 +224,8 @@ async def ensure_benchboard_user(services: Services) -> None:
 
 class GivenBack(Exception):
     """The attempt went back to the queue, to be tried again later (its provider kept
-    failing): nothing was recorded."""
+    failing): nothing was recorded but what its calls answered so far cost and said (kept
+    with it, for the next try)."""
 
 
 async def execute(
@@ -240,11 +243,13 @@ async def execute_done(
 ) -> tuple[AttemptDone, Done | None]:
     """:func:`execute`, with what the attempt made (None when it failed)."""
     done: Done | None = None
+    model: ModelSpec | None = None
+    plan: RunPlan | None = None
     try:
         benchmark = registry.get(run.benchmark)
         model = runner.providers.model(run.model)
         plan = plan_for(services, benchmark, run.target)
-        done = await attempt(services, runner, benchmark, model, run.mode, plan)
+        done = await attempt(services, runner, benchmark, model, run.mode, plan, job.kept)
         if (await services.store.get_run(run.id)).state == "cancelled":
             # its answer is dropped; what its calls cost was spent all the same
             spent = AttemptDone(
@@ -266,9 +271,30 @@ async def execute_done(
             latency_s=done.out.latency_s,
             transcript=done.out.transcript,
         )
+    except asyncio.CancelledError as stopped:  # the bot stopping: what was paid for stays
+        answered = getattr(stopped, "answered", None)
+        if answered and model is not None and plan is not None:
+            tokens_in, tokens_out, cost, kept = kept_of(model, plan, answered)
+            with suppress(StorageError):  # (else the next try asks them again)
+                await services.store.release_attempt(
+                    job.id,
+                    kept=AttemptDone(
+                        input_tokens=tokens_in, output_tokens=tokens_out, cost_usd=cost,
+                        transcript=kept,
+                    ),
+                )  # fmt: skip
+        raise
     except ProviderError as exc:
         if exc.code == "dead" and later is not None:  # down a while: tried again later
-            await services.store.release_attempt(job.id, after_ms=int(later * 1000))
+            paid = None
+            if exc.answered and plan is not None:  # paid for: the next try sends the others
+                paid = AttemptDone(
+                    input_tokens=exc.input_tokens,
+                    output_tokens=exc.output_tokens,
+                    cost_usd=exc.cost_usd,
+                    transcript=kept_text(plan, exc.answered),
+                )
+            await services.store.release_attempt(job.id, after_ms=int(later * 1000), kept=paid)
             raise GivenBack(str(exc)) from None
         outcome = AttemptDone(  # with what its answered calls cost, if any was
             error=str(exc)[:500],
@@ -291,12 +317,20 @@ async def run_now(
     services: Services, runner: Runner, new: NewRun
 ) -> list[tuple[AttemptDone, Done | None]]:
     """Queue a run and make all its attempts here, side by side (``benchboard eval
-    --publish``): each is claimed like any queued attempt, so no other instance runs it."""
+    --publish``): each is claimed like any queued attempt, so no other instance runs it;
+    stopped, the run is cancelled (its attempts are not left for a bot to make)."""
     run = await services.store.add_run(new)
     jobs = []
     while (claimed := await services.store.claim_attempt(run_id=run.id)) is not None:
         jobs.append(claimed[1])
-    return list(await asyncio.gather(*(execute_done(services, runner, run, job) for job in jobs)))
+    try:
+        return list(
+            await asyncio.gather(*(execute_done(services, runner, run, job) for job in jobs))
+        )
+    except BaseException:  # stopped (Ctrl-C): not finished by a bot on the database either
+        with suppress(Exception):
+            await services.store.cancel_run(run.id)
+        raise
 
 
 #: Told of each attempt an instance finished (its run as it is now).
@@ -320,6 +354,8 @@ class RunQueue:
         self.later = later
         #: attempt id -> how often this instance gave it back to the queue
         self._given_back: dict[int, int] = {}
+        #: a budgeted run's id -> its attempt running here (one at a time)
+        self._budgeted: dict[int, int] = {}
         self._wake = asyncio.Event()
         self._running: dict[int, asyncio.Task[None]] = {}
         self._slots = asyncio.Semaphore(MAX_IN_FLIGHT)
@@ -352,6 +388,11 @@ class RunQueue:
                         await asyncio.wait_for(self._wake.wait(), self.poll)
                     continue
                 run, job = claimed
+                if budgeted(self.services, run):
+                    if run.id in self._budgeted:  # one of its attempts at a time
+                        await self._hold_back(job)
+                        continue
+                    self._budgeted[run.id] = job.id
                 task = asyncio.get_running_loop().create_task(self._one(run, job))
                 self._running[job.id] = task
         finally:
@@ -364,12 +405,27 @@ class RunQueue:
                 with suppress(StorageError):  # else they lapse
                     await self.services.store.release_attempt(attempt_id)
 
+    async def _hold_back(self, job: RunAttempt) -> None:
+        """An attempt of a budgeted run another of whose attempts runs here: back to the
+        queue for a moment (taken again once that one finished)."""
+        self._slots.release()
+        with suppress(StorageError):  # (else its lease lapses)
+            await self.services.store.release_attempt(job.id, after_ms=int(self.poll * 1000))
+
     async def _one(self, run: Run, job: RunAttempt) -> None:
         given = self._given_back.get(job.id, 0)
         later = self.later[given] if given < len(self.later) else None
         try:
             try:
-                outcome = await execute(self.services, self.runner, run, job, later=later)
+                if (
+                    budgeted(self.services, run)
+                    and await left_today(self.services, run.requested_by or 0) <= 0
+                ):  # spent by the attempts before it: not made
+                    outcome = AttemptDone(error=BUDGET_USED)
+                    if not await self.services.store.finish_attempt(job.id, outcome):
+                        return
+                else:
+                    outcome = await execute(self.services, self.runner, run, job, later=later)
             except GivenBack as exc:
                 self._given_back[job.id] = given + 1
                 log.warning(
@@ -386,6 +442,9 @@ class RunQueue:
             log.exception("run attempt not finished", extra={"run": run.id, "attempt": job.id})
         finally:
             self._running.pop(job.id, None)
+            if self._budgeted.get(run.id) == job.id:
+                del self._budgeted[run.id]
+                self._wake.set()  # its next attempt may run
             self._slots.release()
 
     async def _renew(self) -> None:
@@ -406,6 +465,21 @@ async def queue_run(services: Services, new: NewRun) -> Run:
 
 
 # --- what /run may spend ----------------------------------------------------------------
+
+
+#: Why an attempt of a user's run was not made: the attempts before it spent the budget.
+BUDGET_USED = "not made: the day's run budget is spent"
+
+
+def budgeted(services: Services, run: Run) -> bool:
+    """Whether a run spends its asker's day's budget (a /run by someone not a bot admin):
+    its attempts are made one at a time, each only while some budget is left (else one
+    run of many attempts would spend far past it)."""
+    return (
+        run.origin == "chat"
+        and run.requested_by is not None
+        and run.requested_by not in services.settings.admins
+    )
 
 
 async def left_today(services: Services, user_id: int) -> float:
@@ -447,8 +521,9 @@ async def queue_daily(services: Services, runner: Runner, day: date) -> list[Run
     return [await services.store.add_run(new) for new in daily_runs(services, runner, day)]
 
 
-async def cost_report(services: Services, day: date) -> list[tuple[str, str, int, float]]:
-    """What the runs finished on ``day`` (UTC) cost: (origin, model, attempts, USD)."""
+async def cost_report(services: Services, day: date) -> list[tuple[str, str, int, float, int]]:
+    """What the runs finished on ``day`` (UTC) cost: (origin, model, attempts, USD, and
+    how many made had no cost reported by their provider)."""
     start = datetime.combine(day, time(), UTC)
     return await services.store.runs_cost(start, start + timedelta(days=1))
 
@@ -557,22 +632,40 @@ async def progress(services: Services, run_id: int) -> tuple[Run, list[RunAttemp
     return run, await services.store.run_attempts(run_id)
 
 
-#: How long one instance holds the right to send a finished run's cards (ms).
+#: How long the claim of a day's cost report lasts (ms).
 CARDS_CLAIM_MS = 24 * 3600 * 1000
-
-
-async def cards_once(services: Services, run_id: int) -> bool:
-    """True for the one instance that sends a finished run's cards."""
-    return await services.store.claim_run("run-cards", str(run_id), ttl_ms=CARDS_CLAIM_MS)
-
-
-#: How far back a start looks for finished runs whose cards were never sent (well
-#: within :data:`CARDS_CLAIM_MS`, so a claim of cards sent is still there to see).
+#: How long an instance holds a card it is sending (ms; longer than a send waits out
+#: Telegram's flood control): one that dies meanwhile leaves it to another once this
+#: lapses (on SQLite, to its own next start at once).
+CARD_LEASE_MS = 5 * 60_000
+#: How far back a look for cards not sent goes (well within what a sent card's mark is
+#: kept, :data:`storage.runs.CARD_KEPT_MS`).
 CARDS_LEFT_MS = CARDS_CLAIM_MS // 2
 
 
+async def claim_card(services: Services, attempt_id: int) -> bool:
+    """True for the one instance that sends an attempt's card now (not sent yet, and no
+    other is sending it)."""
+    return await services.store.claim_card(attempt_id, lease_ms=CARD_LEASE_MS)
+
+
+async def card_sent(services: Services, attempt_id: int) -> None:
+    await services.store.card_sent(attempt_id)
+
+
+async def card_not_sent(services: Services, attempt_id: int) -> None:
+    """A card that could not be sent now: the next look sends it."""
+    await services.store.release_card(attempt_id)
+
+
+async def unsent_cards(services: Services) -> list[tuple[Run, list[RunAttempt]]]:
+    """The chat runs finished lately with cards nobody sent (or is sending)."""
+    since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
+    return await services.store.unsent_cards(since)
+
+
 async def finished_lately(services: Services) -> list[Run]:
-    """The chat runs finished lately (a start sends the cards nobody claimed)."""
+    """The chat runs finished lately (a look for refunds not made)."""
     since = datetime.now(UTC) - timedelta(milliseconds=CARDS_LEFT_MS)
     return await services.store.runs_finished_since(since)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from bot.runs.providers import ProviderError, Sponsorship
 from scoring import KeyFormatError
@@ -151,6 +152,39 @@ async def paid(
         link=(asked.link or None) if asked is not None else None, stars=stars,
         charge_id=charge_id,
     )  # fmt: skip
+    return await _settle(services, runner, kept, asked, chat_id)
+
+
+#: How long after its payment a sponsorship with neither runs nor a refund is taken as
+#: one whose handling was cut short (its refund refused, say), and how far back a look
+#: for those goes.
+UNSETTLED_AFTER = timedelta(minutes=2)
+UNSETTLED_WITHIN = timedelta(days=7)
+
+
+async def unsettled(
+    services: Services, runner: runs.Runner | None, *, after: timedelta = UNSETTLED_AFTER,
+    now: datetime | None = None,
+) -> list[Done]:  # fmt: skip
+    """The sponsorships paid ``after`` ago or more with neither runs nor a refund (their
+    refund failed, or their payment's handling was cut short) settled as their payment
+    is: the runs queued (in the sponsor's private chat), or a refund to make."""
+    now = now or datetime.now(UTC)
+    settled = []
+    for kept in await services.store.sponsorships_unsettled(now - UNSETTLED_WITHIN, now - after):
+        payload = f"{PAYLOAD}|{kept.benchmark}|{kept.target}|{kept.link or ''}"
+        asked = read_payload(runner, payload)
+        settled.append(await _settle(services, runner, kept, asked, kept.user_id))
+    return settled
+
+
+async def _settle(
+    services: Services, runner: runs.Runner | None, kept: Paid, asked: Asked | None,
+    chat_id: int,
+) -> Done:  # fmt: skip
+    """A payment kept: its runs queued (each once), or its refund to make."""
+    charge_id = kept.charge_id
+    user_id = kept.user_id
     reason = _cannot_run(services, runner, asked)
     if kept.refunded_at is not None:  # refunded before: again when it was for this reason
         return Done(kept, (), refund=bool(reason), reason=reason)

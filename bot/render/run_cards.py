@@ -38,8 +38,13 @@ def seconds(lang: str, value: float) -> str:
 
 
 def run_figures(
-    lang: str, input_tokens: int, output_tokens: int, cost: float, latency: float
-) -> str:
+    lang: str, input_tokens: int | None, output_tokens: int | None, cost: float | None,
+    latency: float,
+) -> str:  # fmt: skip
+    """An attempt's tokens, cost and latency (tokens and cost None: the provider did
+    not report them, said so rather than shown as 0)."""
+    if input_tokens is None or output_tokens is None or cost is None:
+        return t(lang, "run_figures_unknown", latency=seconds(lang, latency))
     return t(
         lang,
         "run_figures",
@@ -59,9 +64,9 @@ def run_card(
     mode_label: str,
     submission_id: int,
     published: bool,
-    input_tokens: int,
-    output_tokens: int,
-    cost: float,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    cost: float | None,
     latency: float,
 ) -> str:
     """An attempt's card: the reply a paste of the same answer gets, marked run by
@@ -105,19 +110,20 @@ def run_progress(
     return "\n".join(out)[:MESSAGE_LIMIT]
 
 
-def cost_report(lang: str, day: str, rows: Sequence[tuple[str, str, int, float]]) -> str:
-    """The admins' report of a day's runs: per origin and model, attempts and cost."""
+def cost_report(lang: str, day: str, rows: Sequence[tuple[str, str, int, float, int]]) -> str:
+    """The admins' report of a day's runs: per origin and model, attempts and cost (and
+    how many attempts' cost their provider did not report: not in the sums)."""
     out = [t(lang, "run_cost_report", day=day)]
-    for origin, model, attempts, cost in rows:
-        out.append(
-            f"• {html.escape(model)} ({html.escape(origin)}): "
-            + t(
-                lang,
-                "run_cost_line",
-                attempts=tn(lang, "daily_attempts", attempts),
-                cost=money(lang, cost),
-            )
+    for origin, model, attempts, cost, unknown in rows:
+        line = f"• {html.escape(model)} ({html.escape(origin)}): " + t(
+            lang,
+            "run_cost_line",
+            attempts=tn(lang, "daily_attempts", attempts),
+            cost=money(lang, cost),
         )
+        if unknown:
+            line += " " + tn(lang, "run_cost_unknown", unknown)
+        out.append(line)
     if not rows:
         out.append(t(lang, "run_cost_none"))
     else:

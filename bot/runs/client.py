@@ -2,8 +2,10 @@
 (``AsyncOpenAI`` with the provider's ``base_url``): at most ``concurrency`` calls at once
 per provider, each with the provider's timeout, tried again with backoff after a 429
 (waiting what ``Retry-After`` says), a 408, 409 or 5xx, a timeout, a lost connection or
-an answer that cannot be read (its JSON cut short, or a gateway's 200 carrying an error
-and no choices: a fault on the way, never scored as the model's empty answer). A 401/403, an
+an answer that cannot be read (its JSON cut short or not UTF-8, or a gateway's 200
+carrying an error and no choices: a fault on the way, never scored as the model's empty
+answer). A call that has not answered whole within the provider's timeout (a server
+trickling its answer) is a timeout too. A 401/403, an
 unknown model (404) or a refused request (400) is not tried again.
 """
 
@@ -47,6 +49,9 @@ class Answer:
     tries: int
     request: dict[str, Any]
     response: dict[str, Any]
+    #: whether the provider said what the call's tokens were (False: the counts are 0,
+    #: and the cost is not known)
+    usage_known: bool = True
 
 
 #: Statuses below 500 besides 429 that are tried again, as the SDK's own retries do:
@@ -65,6 +70,37 @@ def _readable(response: Any) -> bool:
         and bool(choices)
         and getattr(choices[0], "message", None) is not None
     )
+
+
+def _text(content: Any) -> str | None:
+    """A message's content as text: a string, or the text of its parts (some
+    OpenAI-compatible servers answer with a list of parts); None when it is neither (an
+    answer that cannot be read)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            text = part if isinstance(part, str) else None
+            if isinstance(part, dict):
+                text = part.get("text") if part.get("type", "text") == "text" else ""
+            if not isinstance(text, str):
+                return None
+            parts.append(text)
+        return "".join(parts)
+    return None
+
+
+def _tokens(value: Any) -> int:
+    """A token count as the usage gives it (a count that is not a whole number of zero
+    or more, as a broken server may send, counts none)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and value >= 0 else 0
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -182,12 +218,20 @@ class ProviderClient:
             try:
                 async with self._slots.hold(owner):
                     queued += time.monotonic() - asked
-                    response = await client.chat.completions.create(**request)
+                    # the whole call within the timeout (the SDK's bounds each read: a
+                    # server that sends its answer a byte at a time would hold it forever)
+                    async with asyncio.timeout(self.provider.timeout):
+                        response = await client.chat.completions.create(**request)
                 if _readable(response):
-                    break
+                    text = _text(response.choices[0].message.content)
+                    if text is not None:
+                        break
                 why = UNREADABLE
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, UnicodeDecodeError):
                 why = UNREADABLE
+            except TimeoutError:
+                why = f"no answer within {self.provider.timeout:g} s"
+                slow = True
             except openai.AuthenticationError:
                 raise self._fail(
                     f"the API key in {self.provider.api_key_env} was refused (401)", "auth"
@@ -228,16 +272,16 @@ class ProviderClient:
             )
             await asyncio.sleep(min(wait, BACKOFF_MAX))
         latency = time.monotonic() - started - queued
-        text = response.choices[0].message.content or ""
         usage = response.usage
         return Answer(
             text=text,
-            input_tokens=usage.prompt_tokens if usage else 0,
-            output_tokens=usage.completion_tokens if usage else 0,
+            input_tokens=_tokens(getattr(usage, "prompt_tokens", 0)),
+            output_tokens=_tokens(getattr(usage, "completion_tokens", 0)),
+            usage_known=usage is not None,
             latency_s=latency,
             tries=tries,
             request=request,
-            response=response.model_dump(mode="json", exclude_none=True),
+            response=response.model_dump(mode="json", exclude_none=True, warnings=False),
         )
 
 

@@ -53,7 +53,9 @@ class ProviderError(Exception):
     out, ``refused``, ``no_images``, ``bad_mode``, ``bad_file``), ``provider`` names
     it; the message is one plain line.
     An attempt that failed after some of its calls were answered says what those cost
-    (tokens, and USD at the file's prices; 0 when none was)."""
+    (tokens, and USD at the file's prices; 0 when none was) and keeps their answers
+    (``answered``: the plan's call index -> :class:`bot.runs.client.Answer`), for a
+    later try to send only the others."""
 
     def __init__(self, message: str, *, code: str, provider: str = "") -> None:
         self.code = code
@@ -61,6 +63,7 @@ class ProviderError(Exception):
         self.input_tokens = 0
         self.output_tokens = 0
         self.cost_usd = 0.0
+        self.answered: dict[int, Any] = {}
         super().__init__(message)
 
 
@@ -278,6 +281,8 @@ def parse(text: str) -> Providers:
         if not isinstance(entry, dict):
             raise _bad(where, "must be a table")
         models = _names(entry.get("models"), where, "models")
+        if not models:  # a payment that buys nothing would be kept, never run nor refunded
+            raise _bad(where, "models must name at least one model")
         for model in models:
             found.model(model)
         sponsor[name] = Sponsorship(

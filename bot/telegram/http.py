@@ -398,6 +398,18 @@ _CHECKOUT_DONE = ("already been answered", "query is too old", "query id is inva
 _ALREADY_DONE = ("message is not modified", "query is too old", "query id is invalid")
 
 
+class _PassedOn(logging.Filter):
+    """Drops ``AIORateLimiter``'s error (with a traceback) for a 429 it passes on: it is
+    given no retries of its own, and :class:`RetryingRateLimiter` waits the 429 out (a
+    flood wait is no error of the bot's)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Rate limit hit after maximum of 0 retries")
+
+
+_PASSED_ON = _PassedOn()
+
+
 class RetryingRateLimiter(AIORateLimiter):
     """``AIORateLimiter`` (group flood limits, 429 ``retry_after``) with the overall
     limit given out fairly (``fairsend.FairSchedule``: turns round-robin over the chats
@@ -434,6 +446,7 @@ class RetryingRateLimiter(AIORateLimiter):
         # the overall rate is given out in fair turns (fairsend.FairSchedule), not by
         # AIORateLimiter's first-come limiter; its group limits and 429 waits stay
         super().__init__(overall_max_rate=0, **{**kwargs, "max_retries": 0})
+        logging.getLogger("telegram.ext.AIORateLimiter").addFilter(_PASSED_ON)
         self.budget = budget
         self.first_delay = first_delay
         self.max_delay = max_delay

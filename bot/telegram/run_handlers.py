@@ -15,9 +15,10 @@ import logging
 from contextlib import suppress
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as dtime
+from typing import Any
 
 from telegram import Bot, LabeledPrice, Update, User
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from scoring import registry
 
@@ -40,7 +41,11 @@ RUNNER, QUEUE, WORKING = "runner", "run_queue", "run_queue_task"
 
 
 def runner_of(context: BotContext) -> runs.Runner | None:
-    found = context.bot_data.get(RUNNER)
+    return _runner(context.bot_data)
+
+
+def _runner(bot_data: dict[Any, Any]) -> runs.Runner | None:
+    found = bot_data.get(RUNNER)
     return found if isinstance(found, runs.Runner) else None
 
 
@@ -172,47 +177,117 @@ def listener(app: BotApp) -> runs.Listener:
         services: Services = app.bot_data["services"]
         if run.chat_id is None or run.chat_id == 0:
             return
-        lang = "en"
-        if run.requested_by is not None:
-            lang = await people.chosen_language(services, run.requested_by) or "en"
-        await finish(app, services, run, lang)
+        await finish(app, services, run, await _lang(services, run.requested_by))
 
     return heard
 
 
-async def finish(
-    app: BotApp, services: Services, run: Run, lang: str, *, claimed: bool = False
-) -> None:
+async def finish(app: BotApp, services: Services, run: Run, lang: str) -> None:
     """A run's progress shown as it is; once it is done, its sponsorship refunded if it
-    made nothing, and a card per attempt (sent by one instance, once: ``claimed`` when
-    the caller claimed them)."""
+    made nothing, and a card per attempt (each sent once, by one instance)."""
     now, attempts = await runs.progress(services, run.id)
     await _show_progress(app.bot, services, now, lang)
-    if now.state == "done":
-        await refund_if_nothing_made(app.bot, services, now, lang)
-    if now.state != "done" or not (claimed or await runs.cards_once(services, run.id)):
-        return  # not finished, or another instance sends the cards
+    if now.state != "done":
+        return
+    await refund_if_nothing_made(app.bot, services, now, lang)
+    await send_cards(app, services, now, lang, attempts)
+
+
+async def send_cards(
+    app: BotApp, services: Services, run: Run, lang: str, attempts: list[RunAttempt]
+) -> None:
+    """A done run's cards, each claimed for a while before it is sent and marked sent
+    after: one another instance sends (or sent) is left alone, and one whose sender died
+    before it was sent is sent by the next look (:func:`tend`)."""
+    # one sender of a run's cards at a time here: they go out in the attempts' order
+    # (two attempts finishing together each tell the listener)
+    lock, users = _card_locks.get(run.id, (asyncio.Lock(), 0))
+    _card_locks[run.id] = (lock, users + 1)
+    try:
+        async with lock:
+            await _send_cards(app, services, run, lang, attempts)
+    finally:
+        lock, users = _card_locks[run.id]
+        if users > 1:
+            _card_locks[run.id] = (lock, users - 1)
+        else:
+            del _card_locks[run.id]
+
+
+#: run id -> the lock of its cards' senders in this process, and how many hold or wait
+_card_locks: dict[int, tuple[asyncio.Lock, int]] = {}
+
+
+async def _send_cards(
+    app: BotApp, services: Services, run: Run, lang: str, attempts: list[RunAttempt]
+) -> None:
     # to the run's chat as it is now (its group may have become a supergroup)
     for attempt in attempts:
-        if attempt.submission_id is not None:
-            await send_card(app, services, lang, now, attempt)
+        if attempt.submission_id is None or not await runs.claim_card(services, attempt.id):
+            continue
+        try:
+            await send_card(app, services, lang, run, attempt)
+        except (BadRequest, Forbidden) as exc:  # the chat is gone, or the bot blocked
+            log.warning("a run card was not sent", extra={"run": run.id, "error": str(exc)})
+        except TelegramError as exc:  # Telegram away, or asking to wait: the next look
+            log.warning("a run card is sent later", extra={"run": run.id, "error": str(exc)})
+            with suppress(StorageError):
+                await runs.card_not_sent(services, attempt.id)
+            return
+        except BaseException:  # the database away, or stopping: the next look sends it
+            with suppress(Exception):  # (closing: else the claim lapses)
+                await runs.card_not_sent(services, attempt.id)
+            raise
+        await runs.card_sent(services, attempt.id)
 
 
-async def finish_left(app: BotApp, services: Services) -> None:
-    """At a start: the runs that finished as the last process ended (recorded, their
-    cards not claimed yet) finished in their chats, and the refunds that failed made."""
-    try:
-        for run in await runs.finished_lately(services):
-            lang = "en"
-            if run.requested_by is not None:
-                lang = await people.chosen_language(services, run.requested_by) or "en"
-            await refund_if_nothing_made(app.bot, services, run, lang)  # (a refund failed)
-            if not await runs.cards_once(services, run.id):
-                continue  # sent (or being sent) already
-            with suppress(TelegramError):  # (the chat is gone, or Telegram is)
-                await finish(app, services, run, lang, claimed=True)
-    except StorageError as exc:
-        log.warning("finished runs not looked at: %s", exc)
+#: Seconds between looks for what a run left undone (cards not sent, refunds not made,
+#: payments whose handling was cut short).
+TEND_EVERY = 60.0
+
+
+async def _lang(services: Services, user_id: int | None) -> str:
+    if user_id is None:
+        return "en"
+    return await people.chosen_language(services, user_id) or "en"
+
+
+async def tend(app: BotApp, services: Services, *, start: bool = False) -> None:
+    """What finished runs and payments left undone, done: the cards nobody sent (their
+    sender died), the refunds that failed, and the payments neither run nor refunded
+    (a while after they were paid; at a ``start`` on SQLite, all: no other process is
+    handling one). Telegram away: the next look does it."""
+    for run in await runs.finished_lately(services):
+        if run.sponsorship_id is not None:  # (a refund failed)
+            lang = await _lang(services, run.requested_by)
+            await refund_if_nothing_made(app.bot, services, run, lang)
+    for run, attempts in await runs.unsent_cards(services):
+        lang = await _lang(services, run.requested_by)
+        with suppress(TelegramError):  # its progress (perhaps not shown done) and cards
+            await _show_progress(app.bot, services, run, lang)
+            await send_cards(app, services, run, lang, attempts)
+    after = timedelta(0) if start and not services.store.shared else sponsors.UNSETTLED_AFTER
+    for done in await sponsors.unsettled(services, _runner(app.bot_data), after=after):
+        user_id, lang = done.paid.user_id, await _lang(services, done.paid.user_id)
+        with suppress(TelegramError):
+            await settle_payment(app.bot, app.bot_data, services, done, user_id, lang)
+
+
+async def tending(app: BotApp, services: Services) -> None:
+    """:func:`tend` at a start (on SQLite, the cards the previous process was sending are
+    sent at once), then every :data:`TEND_EVERY` seconds."""
+    with suppress(StorageError):
+        await services.store.release_cards_at_start()
+    start = True
+    while True:
+        try:
+            await tend(app, services, start=start)
+            start = False
+        except StorageError as exc:
+            log.warning("finished runs not looked at: %s", exc)
+        except Exception:
+            log.exception("finished runs not looked at")
+        await asyncio.sleep(TEND_EVERY)
 
 
 async def send_card(
@@ -232,9 +307,9 @@ async def send_card(
         mode_label=mode_label(sub.mode, lang) or run.mode,
         submission_id=sub.id,
         published=sub.visibility.value == "published",
-        input_tokens=attempt.input_tokens or 0,
-        output_tokens=attempt.output_tokens or 0,
-        cost=attempt.cost_usd or 0.0,
+        input_tokens=attempt.input_tokens,
+        output_tokens=attempt.output_tokens,
+        cost=attempt.cost_usd,
         latency=attempt.latency_s or 0.0,
     )
     await app.bot.send_message(
@@ -256,9 +331,12 @@ async def start(app: BotApp, services: Services) -> None:
     queue = runs.RunQueue(services, runner, listener(app))
     app.bot_data[QUEUE] = queue
     # the day's runs, once (a start after the day turned queues what the turn did not)
-    await runs.queue_daily(services, runner, datetime.now(UTC).date())
+    today = datetime.now(UTC).date()
+    await runs.queue_daily(services, runner, today)
     app.bot_data[WORKING] = services.spawn(queue.work())
-    services.spawn(finish_left(app, services))
+    # (a start after the day turned with the bot down: yesterday's costs not told yet)
+    services.spawn(report_costs(app.bot, services, today - timedelta(days=1), if_any=True))
+    services.spawn(tending(app, services))
     if app.job_queue is not None:
         app.job_queue.run_daily(day_turned, time=dtime(second=30, tzinfo=UTC), name="daily-runs")
     log.info("runs: providers %s", ", ".join(runner.providers.providers) or "none")
@@ -278,11 +356,16 @@ async def day_turned(context: BotContext) -> None:
     await report_costs(context.bot, services, today - timedelta(days=1))
 
 
-async def report_costs(bot: Bot, services: Services, day: date) -> None:
-    """The admins told what the runs of ``day`` cost (one instance sends it, once)."""
-    if not await runs.report_once(services, day):
+async def report_costs(bot: Bot, services: Services, day: date, *, if_any: bool = False) -> None:
+    """The admins told what the runs of ``day`` cost (one instance sends it, once; with
+    ``if_any``, only when there were runs)."""
+    try:
+        rows = await runs.cost_report(services, day)
+        if (if_any and not rows) or not await runs.report_once(services, day):
+            return
+    except StorageError as exc:
+        log.warning("the day's run costs were not told: %s", exc)
         return
-    rows = await runs.cost_report(services, day)
     for admin in sorted(services.settings.admins):
         lang = await people.chosen_language(services, admin) or "en"
         with suppress(TelegramError):  # an admin who never started the bot
@@ -370,11 +453,19 @@ async def on_pre_checkout(update: Update, context: BotContext) -> None:
     refusal = sponsors.checkout_refusal(
         runner_of(context), query.invoice_payload, query.currency, query.total_amount
     )
-    if refusal is None:
-        await query.answer(ok=True)
-        return
-    lang = await user_lang(context, query.from_user)
-    await query.answer(ok=False, error_message=t(lang, refusal))
+    try:
+        if refusal is None:
+            await query.answer(ok=True)
+            return
+        lang = await user_lang(context, query.from_user)
+        await query.answer(ok=False, error_message=t(lang, refusal))
+    except BadRequest as exc:
+        text = exc.message.lower()
+        if "query is too old" not in text and "query id is invalid" not in text:
+            raise
+        # answered past Telegram's 10 s (handled again after a restart): the payment
+        # did not go through, and the user may pay again
+        log.info("a pre-checkout query answered too late", extra={"error": exc.message})
 
 
 async def on_paid(update: Update, context: BotContext) -> None:
@@ -390,14 +481,46 @@ async def on_paid(update: Update, context: BotContext) -> None:
         name=_display_name(user), payload=payment.invoice_payload,
         charge_id=payment.telegram_payment_charge_id, stars=payment.total_amount,
     )  # fmt: skip
+    await settle_payment(
+        context.bot, context.bot_data, context.services, done, message.chat_id, lang,
+        reply_to=message.message_id,
+    )  # fmt: skip
+
+
+async def settle_payment(
+    bot: Bot, bot_data: dict[Any, Any], services: Services, done: sponsors.Done,
+    chat_id: int, lang: str, *, reply_to: int | None = None,
+) -> None:  # fmt: skip
+    """A payment's runs told to the sponsor (and the queue woken), or its refund made and
+    told. A refund Telegram refuses is tried again (:func:`tend`); one that failed for
+    a transient fault raises, for the payment to be handled again."""
     if done.refund:
-        await refund(context.bot, user.id, payment.telegram_payment_charge_id)
-        await message.reply_text(t(lang, "sponsor_refunded", reason=html.escape(done.reason)))
+        try:
+            await refund(bot, done.paid.user_id, done.paid.charge_id)
+        except TelegramError as exc:
+            await sponsors.refund_failed(services, done.paid)
+            if not isinstance(exc, BadRequest | Forbidden):
+                raise  # handled again soon
+            log.warning("a refund was refused", extra={"id": done.paid.id, "error": str(exc)})
+            if reply_to is not None:  # (told once, at the payment)
+                await bot.send_message(
+                    chat_id, t(lang, "sponsor_refund_later", reason=html.escape(done.reason)),
+                    reply_to_message_id=reply_to, allow_sending_without_reply=True,
+                )  # fmt: skip
+            return  # tried again by the next look
+        await bot.send_message(
+            chat_id, t(lang, "sponsor_refunded", reason=html.escape(done.reason)),
+            reply_to_message_id=reply_to, allow_sending_without_reply=True,
+        )  # fmt: skip
         return
     if not done.runs:
         return  # refunded after a run that made nothing: said then
-    await message.reply_text(tn(lang, "sponsor_thanks", len(done.runs), target=done.paid.target))
-    queue = context.bot_data.get(QUEUE)
+    if done.runs[0].created or reply_to is not None:
+        await bot.send_message(
+            chat_id, tn(lang, "sponsor_thanks", len(done.runs), target=done.paid.target),
+            reply_to_message_id=reply_to, allow_sending_without_reply=True,
+        )  # fmt: skip
+    queue = bot_data.get(QUEUE)
     if isinstance(queue, runs.RunQueue):
         queue.wake()
 

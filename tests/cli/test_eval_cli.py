@@ -3,7 +3,10 @@ speaks the OpenAI chat-completions API over real HTTP: never a real provider."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import signal
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import pytest
 from scoring import natory
 from scoring import primebench as pb
 from storage import Store
+from tests.cli.test_cli import _env as cli_env
 from tests.cli.test_cli import key_bytes, make_key, questions_bytes, run_cli, run_cli_async
 from tests.runs.fakeai import FakeAI, providers_toml
 
@@ -143,3 +147,29 @@ async def test_failures_end_with_a_plain_line_naming_the_provider(
     assert code == 2 and out == ""
     assert says in err and "Traceback" not in err
     assert len(err.strip().splitlines()) <= 2
+
+
+async def test_an_eval_stopped_with_ctrl_c_leaves_nothing_for_the_bot_to_run(
+    workdir: Path, fake: FakeAI
+) -> None:
+    # its attempts were queued in the database the bot works from: stopped, they are
+    # cancelled, not taken over and paid for by the bot once their leases lapse
+    fake.delay = 30.0
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "eval", "natory", "--model", "local/m1", "--attempts",
+        "2", "--target", "21", "--publish", cwd=workdir, env=cli_env(workdir, _env(workdir)),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    for _ in range(600):
+        if fake.in_flight >= 2:
+            break
+        await asyncio.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    await asyncio.wait_for(proc.communicate(), 30)
+    store = await Store.open(workdir / "data" / "benchboard.sqlite3")
+    try:
+        run = await store.get_run(1)
+        attempts = await store.run_attempts(1)
+    finally:
+        await store.close()
+    assert run.state == "cancelled" and [a.state for a in attempts] == ["cancelled"] * 2

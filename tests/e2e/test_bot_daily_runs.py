@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +149,69 @@ async def test_a_run_that_finished_as_the_bot_died_still_gets_its_cards(tmp_path
                 assert "1 of 1 attempts done" in text_of(bot.current(progress))
                 assert _cards(api, chat) == 1 and fake.answered == 1
             check_log(proc)
+
+
+async def test_cards_claimed_by_a_bot_killed_before_it_sent_them_are_sent_after(
+    tmp_path: Path,
+) -> None:
+    # the run is done and its cards claimed for sending when the bot dies before it sent
+    # them: started again, it sends them, each once
+    async with FakeAI(key="sk-local", answer=_the_target, delay=1.0) as fake:
+        env = _env(tmp_path, fake)
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                progress = await bot.say(chat, user, "/run natory local/m1 2")
+                # Telegram asks to wait before a card: the bot is killed meanwhile
+                api.faults(methods=("sendMessage",), kinds=("429",), times=1, retry_after=10)
+                await api.wait_until(lambda: bool(api.fault_log), 30, what="a card out")
+                await asyncio.sleep(1.0)  # (the other, sent beside it, is marked sent)
+                await proc.kill()
+            api.clear_faults()
+            assert _cards(api, chat) < 2  # (the other card may have gone out beside it)
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                await api.wait_until(lambda: _cards(api, chat) >= 2, 30, what="2 cards")
+                await asyncio.sleep(1.0)
+                assert _cards(api, chat) == 2 and fake.answered == 2
+                assert "2 of 2 attempts done" in text_of(bot.current(progress))
+            check_log(proc)  # (a 429 waited out is no error)
+
+
+async def test_a_start_after_the_day_turned_tells_the_admins_yesterdays_costs(
+    tmp_path: Path,
+) -> None:
+    # the bot was down when the UTC day turned: its start tells what yesterday's runs cost
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        env = _env(tmp_path, fake)
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, ADMIN)
+                await bot.say(chat, user, "/run natory local/m1")
+                await api.wait_until(lambda: _cards(api, chat) >= 1, 30, what="the run's card")
+            # (as if it was made yesterday, before the bot went down)
+            yesterday = datetime.now(UTC) - timedelta(days=1)
+            moved = int(yesterday.timestamp() * 1000)
+            with sqlite3.connect(tmp_path / "data" / "benchboard.sqlite3") as db:
+                db.execute("UPDATE runs SET created_at = ?, finished_at = ?", (moved, moved))
+                db.execute("UPDATE run_attempts SET finished_at = ?", (moved,))
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                told = await api.wait_for(
+                    lambda c: c["method"] == "sendMessage" and c["params"].get("chat_id") == ADMIN
+                    and "Runs by Benchboard on" in text_of(c),
+                    timeout=30, since=since,
+                )  # fmt: skip
+                assert yesterday.date().isoformat() in text_of(told)
+                assert "local/m1 (chat): 1 attempt, $" in text_of(told)
+            check_log(proc)
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:  # told once
+                bot = Bot(api, proc, {})
+                await bot.say(chat, user, "/runs")
+                assert not [
+                    c for c in api.calls[since:] if c["method"] == "sendMessage"
+                    and "Runs by Benchboard on " + yesterday.date().isoformat() in text_of(c)
+                ]  # fmt: skip

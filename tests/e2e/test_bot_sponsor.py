@@ -5,6 +5,7 @@ the sponsor on the target's board, and a refund when the runs cannot be made."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,7 +17,7 @@ import pytest_asyncio
 from tests.runs.fakeai import FakeAI, providers_toml
 
 from .botapi import FakeBotAPI
-from .botkit import BOT, Bot, bot_session, private_user, text_of
+from .botkit import BOT, Bot, bot_session, check_log, private_user, text_of
 from .harness import running_bot
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -184,3 +185,60 @@ async def test_a_refund_telegram_refused_is_made_at_the_next_start(tmp_path: Pat
                 )  # fmt: skip
                 assert "Stars were refunded" in text_of(said)
                 assert [r["user_id"] for r in api.refunds] == [9306]
+
+
+async def test_a_refund_refused_at_the_payment_is_made_later(tmp_path: Path) -> None:
+    # the runs cannot be made (the provider's key is missing) so the payment is refunded
+    # at once; Telegram refuses that refund call (400): the sponsor is told the refund
+    # comes, it is not shown as a sponsor meanwhile, and the next start makes the refund
+    async with FakeAI(key="sk-local", answer=_the_target) as fake:
+        providers = tmp_path / "providers.toml"
+        providers.write_text(providers_toml(fake.base_url, retries=1, extra=SPONSOR))
+        env = {"BENCHBOARD_PROVIDERS": str(providers)}  # (no LOCAL_AI_KEY)
+        async with FakeBotAPI(bot_username=BOT) as api:
+            async with running_bot(api, tmp_path, env=env) as proc:
+                bot = Bot(api, proc, {})
+                user, chat = private_user(bot, 9307)
+                invoice = await _invoice(bot, chat, user, "/sponsor natory 15")
+                query = await bot.api.pre_checkout(user, invoice)
+                await bot.api.pre_checkout_answer(query)
+                api.faults(methods=("refundStarPayment",), kinds=("400",), times=1)
+                paid = await bot.api.pay(chat, user, query)
+                later = text_of(await bot.api.reply_to(paid, timeout=20))
+                assert "will be refunded shortly" in later and "LOCAL_AI_KEY" in later
+                assert api.refunds == []
+                board = text_of(await bot.say(chat, user, "/leaderboard natory 15"))
+                assert "Sponsored by" not in board
+            api.clear_faults()
+            since = api.mark()
+            async with running_bot(api, tmp_path, env=env) as proc:
+                said = await api.wait_for(
+                    lambda c: c["method"] == "sendMessage"
+                    and c["params"].get("chat_id") == chat["id"] and "refunded" in text_of(c),
+                    timeout=30, since=since,
+                )  # fmt: skip
+                assert "Stars were refunded" in text_of(said)
+                assert [r["user_id"] for r in api.refunds] == [9307]
+            check_log(proc)
+
+
+async def test_a_pre_checkout_answered_too_late_is_no_error(bot: Bot) -> None:
+    # the query waited past Telegram's 10 s (the bot was restarting): its answer is
+    # refused as too old, and the payment does not go through; nothing is wrong here
+    user, chat = private_user(bot, 9308)
+    invoice = await _invoice(bot, chat, user, "/sponsor natory 16")
+    query = {
+        "id": "pcq-gone", "from": user, "currency": "XTR", "total_amount": 50,
+        "invoice_payload": invoice["params"]["payload"],
+    }  # fmt: skip
+    since = bot.api.mark()
+    await bot.api.send_raw_update("pre_checkout_query", query)
+    await bot.api.wait_for(
+        lambda c: c["method"] == "answerPreCheckoutQuery", timeout=20, since=since
+    )
+    await asyncio.sleep(1.0)
+    assert not [
+        c for c in bot.api.calls[since:]
+        if c["method"] == "sendMessage" and c["params"].get("chat_id") == chat["id"]
+    ]  # fmt: skip
+    check_log(bot.proc)

@@ -6,7 +6,10 @@ real provider.
 next queued fault (``"429"`` with a ``Retry-After``, ``"500"``, ``"408"``, ``"timeout"``: no answer
 for ``hang`` seconds; ``"garbled"``: a 200 whose JSON ends halfway, ``"error_200"``: a
 200 carrying an error object and no choices, as a gateway answers when the model behind
-it failed) and then answers after ``delay`` seconds (the slow mode) with what
+it failed; ``"not_utf8"``: a 200 whose body is not UTF-8; ``"trickle"``: a 200 whose
+body comes a byte at a time, too slowly to end in time; ``"parts"``: the answer as a list
+of text parts; ``"bad_usage"``: token counts a broken server sends; ``"no_usage"``: no
+usage at all) and then answers after ``delay`` seconds (the slow mode) with what
 ``answer(request)`` returns, counting tokens as a provider would (about four characters
 a token). Every request body is kept (``requests``) for the tests to read.
 """
@@ -125,6 +128,13 @@ class FakeAI:
             return web.Response(text='{"id": "chatcmpl-x", "choi', content_type="application/json")
         if fault == "error_200":
             return web.json_response({"error": {"message": "upstream overloaded", "code": 502}})
+        if fault == "not_utf8":
+            return web.Response(
+                body=b'{"id": "x", "choices": [{"message": {"content": "\xff\xfe"}}]}',
+                content_type="application/json",
+            )
+        if fault == "trickle":  # a 200 whose body comes a few bytes a second, never whole in time
+            return await self._trickle(request)
         if fault == "timeout":
             await asyncio.sleep(self.hang)
         self.in_flight += 1
@@ -136,6 +146,18 @@ class FakeAI:
             self.in_flight -= 1
         text = self.answer(body)
         prompt, completion = _tokens(_text_of(body)), _tokens(text)
+        content: Any = text
+        if fault == "parts":  # the content as a list of text parts
+            content = [{"type": "text", "text": text[: len(text) // 2]},
+                       {"type": "text", "text": text[len(text) // 2 :]}]  # fmt: skip
+        usage: Any = {
+            "prompt_tokens": prompt, "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }  # fmt: skip
+        if fault == "bad_usage":  # counts a broken server sends
+            usage = {"prompt_tokens": -3, "completion_tokens": str(completion)}
+        if fault == "no_usage":  # a server that does not say what the call used
+            usage = None
         return self._status(
             200,
             {
@@ -146,17 +168,25 @@ class FakeAI:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": text},
+                        "message": {"role": "assistant", "content": content},
                         "finish_reason": "stop",
                     }
                 ],
-                "usage": {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt + completion,
-                },
+                "usage": usage,
             },
         )
+
+    async def _trickle(self, request: web.Request) -> web.StreamResponse:
+        self.statuses.append(0)  # (not answered)
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        await response.prepare(request)
+        try:
+            for byte in b'{"id": "chatcmpl-slow", "choices": [':
+                await response.write(bytes([byte]))
+                await asyncio.sleep(0.2)
+        except ConnectionError:  # the client gave up
+            pass
+        return response
 
 
 class ThreadedFakeAI:

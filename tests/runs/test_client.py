@@ -53,6 +53,8 @@ def test_the_file_names_models_by_provider_and_prices_them() -> None:
         file.model("elsewhere/m1")
     with pytest.raises(ProviderError, match="base_url"):
         prov.parse('[providers.x]\nbase_url = 3\napi_key_env = "K"\n')
+    with pytest.raises(ProviderError, match=r"\[sponsor.natory\]: models must name at least one"):
+        prov.parse(providers_toml("http://x/v1") + "[sponsor.natory]\nstars = 5\nmodels = []\n")
 
 
 async def test_a_natory_attempt_costs_what_the_file_says(fake: FakeAI) -> None:
@@ -248,3 +250,42 @@ async def test_an_attempt_that_fails_keeps_what_its_answered_calls_cost(fake: Fa
     assert e.value.cost_usd == pytest.approx(
         (e.value.input_tokens * 1.0 + e.value.output_tokens * 2.0) / 1e6
     )
+
+
+async def test_an_answer_not_utf8_is_tried_again_not_a_crash(fake: FakeAI) -> None:
+    fake.faults = ["not_utf8"]
+    clients, model = _clients(fake)
+    answer = await clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 2
+
+
+async def test_an_answer_trickling_past_the_timeout_is_a_timeout_not_a_hang(
+    fake: FakeAI,
+) -> None:
+    # each read comes within the timeout, the whole answer never does: the call is
+    # bounded as a whole, and tried again
+    fake.faults = ["trickle"]
+    clients, model = _clients(fake, timeout=1.0)
+    started = time.monotonic()
+    answer = await asyncio.wait_for(
+        clients.for_model(model).complete(model, [{"role": "user", "content": "x"}], {}), 10
+    )
+    await clients.close()
+    assert answer.text == "ok" and answer.tries == 2
+    assert time.monotonic() - started < 3
+
+
+async def test_content_in_parts_is_read_and_broken_token_counts_count_none(
+    fake: FakeAI,
+) -> None:
+    fake.faults = ["parts", "bad_usage"]
+    fake.answer = lambda r: "the whole answer"
+    clients, model = _clients(fake)
+    client = clients.for_model(model)
+    parts = await client.complete(model, [{"role": "user", "content": "x"}], {})
+    broken = await client.complete(model, [{"role": "user", "content": "x"}], {})
+    await clients.close()
+    assert parts.text == "the whole answer" and parts.tries == 1
+    assert broken.text == "the whole answer"
+    assert broken.input_tokens == 0 and broken.output_tokens == len("the whole answer") // 4

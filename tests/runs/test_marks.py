@@ -27,12 +27,14 @@ def test_the_admins_daily_cost_report() -> None:
     from bot.render.run_cards import cost_report
 
     text = cost_report(
-        "en", "2026-12-01", [("daily", "local/m1", 2, 0.0123), ("chat", "x/y", 1, 0.5)]
+        "en",
+        "2026-12-01",
+        [("daily", "local/m1", 2, 0.0123, 0), ("chat", "x/y", 3, 0.5, 1)],
     )
     assert text.splitlines() == [
         "🤖 Runs by Benchboard on 2026-12-01:",
         "• local/m1 (daily): 2 attempts, $0.0123",
-        "• x/y (chat): 1 attempt, $0.5",
+        "• x/y (chat): 3 attempts, $0.5 (1 of them without a cost reported by its provider)",
         "Total: $0.5123",
     ]
     assert cost_report("fa", "2026-12-01", []).splitlines()[-1] == "اجرایی نبود."

@@ -4,6 +4,7 @@ after an instance dies; cancelling; costs; sponsorships; the benchboard mark."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 
 from storage import Store
@@ -106,7 +107,7 @@ async def test_costs_by_user_and_by_day(store: Store, clock: FakeClock) -> None:
     assert await store.spent_since(7, start) == 0.75
     assert await store.spent_since(8, start) == 0
     clock.advance(seconds=1)
-    assert await store.runs_cost(start, clock.now) == [("chat", "local/m1", 2, 0.75)]
+    assert await store.runs_cost(start, clock.now) == [("chat", "local/m1", 2, 0.75, 0)]
     assert run.id
 
 
@@ -135,6 +136,8 @@ async def test_sponsorships_are_kept_once_and_refunded_once(store: Store) -> Non
         charge_id="ch-1",
     )  # fmt: skip
     assert kept.created and not again.created and again.id == kept.id
+    assert await store.sponsors("natory", 21) == []  # shown once its runs are queued
+    await store.add_run(_run(origin="sponsor", sponsorship_id=kept.id))
     assert [s.name for s in await store.sponsors("natory", 21)] == ["Ada"]
     assert await store.refund_sponsorship(kept.id)
     assert not await store.refund_sponsorship(kept.id)
@@ -167,3 +170,61 @@ async def test_paid_runs_do_not_use_the_chat_budget(store: Store, clock: FakeClo
     assert claimed is not None
     await store.finish_attempt(claimed[1].id, AttemptDone(cost_usd=1.0))
     assert await store.spent_since(7, start) == 0
+
+
+async def test_a_runs_cards_are_sent_once_and_a_dead_senders_are_sent_after_its_lease(
+    db_path: Path, clock: FakeClock, engine: str
+) -> None:
+    one = await Store.open(db_path, clock=clock)
+    two = await Store.open(db_path, clock=clock)
+    try:
+        run = await one.add_run(_run(chat_id=7))
+        for sub in (101, 102):
+            claimed = await one.claim_attempt()
+            assert claimed is not None
+            await one.finish_attempt(claimed[1].id, AttemptDone(submission_id=sub, score=1))
+        since = clock.now - timedelta(hours=1)
+        [(found, attempts)] = await two.unsent_cards(since)
+        assert found.id == run.id and [a.submission_id for a in attempts] == [101, 102]
+        first, second = (a.id for a in attempts)
+        assert await one.claim_card(first, lease_ms=1000)
+        assert not await two.claim_card(first, lease_ms=1000)  # one is sending it
+        assert await two.claim_card(second, lease_ms=1000)
+        await two.card_sent(second)
+        assert await two.unsent_cards(since) == []  # one sent, one being sent
+        clock.advance(seconds=5)  # one died before its send: its claim lapsed
+        [(_, left)] = await two.unsent_cards(since)
+        assert [a.id for a in left] == [first]
+        assert not await one.claim_card(second, lease_ms=1000)  # sent: never again
+        await one.claim_card(first, lease_ms=60_000)
+        await one.close()  # (as if it died: its claim stands)
+        three = await Store.open(db_path, clock=clock)
+        try:
+            released = await three.release_cards_at_start()
+            left_now = await three.unsent_cards(since)
+            if engine == "sqlite":  # its process is gone: sent by this one at once
+                assert released == 1 and [[a.id for a in b] for _, b in left_now] == [[first]]
+            else:  # another instance may be sending it: its claim stands
+                assert released == 0 and left_now == []
+        finally:
+            await three.close()
+    finally:
+        await two.close()
+
+
+async def test_an_attempt_given_back_keeps_what_its_answered_calls_made(
+    store: Store, clock: FakeClock
+) -> None:
+    run = await store.add_run(_run(attempts=1))
+    claimed = await store.claim_attempt()
+    assert claimed is not None and claimed[1].kept is None
+    kept = AttemptDone(input_tokens=10, output_tokens=4, cost_usd=0.25, transcript='{"kept": 1}')
+    await store.release_attempt(claimed[1].id, after_ms=1000, kept=kept)
+    assert await store.claim_attempt() is None  # not before its wait is over
+    assert await store.spent_today(7) == 0.25  # paid for: counted at once
+    clock.advance(seconds=2)
+    again = await store.claim_attempt()
+    assert again is not None and again[1].kept == '{"kept": 1}' and again[1].cost_usd == 0.25
+    await store.finish_attempt(again[1].id, AttemptDone(score=1, cost_usd=0.5, transcript="{}"))
+    [done] = await store.run_attempts(run.id)
+    assert done.cost_usd == 0.5 and await store.spent_today(7) == 0.5

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from bot.core import runs
+from bot.core import keys, runs
 from bot.core.errors import NotFound, UserError
 from bot.core.services import Services
+from bot.render.run_cards import run_card
 from bot.runs import providers as prov
 from scoring import natory
 from tests.runs.fakeai import FakeAI, providers_toml
@@ -132,7 +134,7 @@ async def test_what_a_cancelled_attempt_spent_is_counted(
     assert attempt.state == "cancelled" and attempt.submission_id is None
     assert attempt.cost_usd and attempt.cost_usd > 0
     assert await services.store.spent_today(USER) == pytest.approx(attempt.cost_usd)
-    [(origin, model, count, cost)] = await runs.cost_report(services, clock.now.date())
+    [(origin, model, count, cost, _)] = await runs.cost_report(services, clock.now.date())
     assert (origin, model, count, cost) == ("chat", "local/m1", 1, attempt.cost_usd)
     await runner.close()
 
@@ -248,4 +250,168 @@ async def test_an_attempt_that_keeps_timing_out_fails_and_is_not_given_back(
     [attempt] = await services.store.run_attempts(asked.run.id)
     assert attempt.state == "failed" and "no answer within 0.3 s" in (attempt.error or "")
     assert len(fake.requests) == 2
+    await runner.close()
+
+
+async def test_an_attempt_given_back_keeps_its_answered_calls_and_pays_them_once(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # a call per question: the provider answers two, then is down past the retries of
+    # the third; the attempt goes back to the queue, and its next try asks only the third
+    # (the first two were answered and paid for), costing all three once
+    await _three_questions(services, fake)
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, retries=1, concurrency=1)), backoff_first=0.01
+    )
+    fake.faults = ["", "", "500", "500"]  # two answered, then the third fails twice
+    asked = await runs.ask(
+        services, runner, ["zerobench", "local/m1"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (queue, heard):
+        for _ in range(200):  # its third call failed: given back
+            if len(fake.requests) >= 4:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)
+        [waiting] = await services.store.run_attempts(asked.run.id)
+        assert waiting.state == "queued" and heard == []
+        assert waiting.cost_usd and waiting.cost_usd > 0  # what was paid counts at once
+        clock.advance(seconds=1)  # the wait is over
+        queue.wake()
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.error is None, attempt.error
+    answered = [r for r, s in zip(fake.requests, fake.statuses, strict=True) if s == 200]
+    assert len(answered) == 3 and len(fake.requests) == 5
+    assert sorted(_text(r)[:9] for r in answered) == ["What is 1", "What is 2", "What is 3"]
+    model = runner.providers.model("local/m1")
+    tokens_in = sum(max(1, len(_text(r)) // 4) for r in answered)
+    assert attempt.input_tokens == tokens_in
+    assert attempt.cost_usd == pytest.approx(model.cost(tokens_in, attempt.output_tokens or 0))
+    assert attempt.score == 1.0  # all three answers, kept ones included, were scored
+    _, transcript = await runs.transcript(services, attempt.submission_id or 0)
+    assert len(json.loads(transcript)["calls"]) == 3
+    await runner.close()
+
+
+async def _three_questions(services: Services, fake: FakeAI) -> None:
+    """A ZeroBench key and question file of three questions (a call each), and the
+    fake answering each right."""
+    key = {"1": "7", "2": "14", "3": "21"}
+    await keys.load_key(services, "zerobench", json.dumps({"zerobench": key}).encode(), "test")
+    questions = services.settings.data_dir / "zerobench" / "questions.jsonl"
+    questions.parent.mkdir(parents=True, exist_ok=True)
+    questions.write_text(
+        "".join(json.dumps({"question_id": q, "question_text": f"What is {q}*7?"}) + "\n"
+                for q in key)
+    )  # fmt: skip
+    fake.answer = lambda r: "{" + str(int(re.findall(r"What is (\d)", _text(r))[0]) * 7) + "}"
+
+
+async def test_an_attempt_stopped_with_the_bot_keeps_its_answered_calls(
+    services: Services, fake: FakeAI
+) -> None:
+    # the bot stops (a deploy) while the third of an attempt's calls is out: the two
+    # answered stay with the attempt, and the next start asks only the third
+    await _three_questions(services, fake)
+    runner = runs.Runner(
+        prov.parse(providers_toml(fake.base_url, concurrency=1, timeout=30)), backoff_first=0.01
+    )
+    fake.faults, fake.hang = ["", "", "timeout"], 30.0  # the third hangs
+    asked = await runs.ask(
+        services, runner, ["zerobench", "local/m1"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(fake.requests) >= 3:
+                break
+            await asyncio.sleep(0.02)
+        assert fake.answered == 2 and heard == []
+    [waiting] = await services.store.run_attempts(asked.run.id)
+    assert waiting.state == "queued" and waiting.cost_usd and waiting.cost_usd > 0
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(200):
+            if heard:
+                break
+            await asyncio.sleep(0.05)
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.state == "done" and attempt.score == 1.0
+    assert fake.answered == 3 and len(fake.requests) == 4  # the third, once more
+    await runner.close()
+
+
+def _text(request: dict[str, Any]) -> str:
+    return "".join(
+        p.get("text", "") if isinstance(p, dict) else p
+        for m in request["messages"]
+        for p in (m["content"] if isinstance(m["content"], list) else [m["content"]])
+    )
+
+
+async def test_a_provider_that_does_not_report_usage_gives_no_cost_not_zero(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # tokens and cost not known are not shown as free: the card says so, and the
+    # challenge's board gets no cost for the attempt (as a paste without one)
+    runner = _runner(fake)
+    fake.faults = ["no_usage"]
+    asked = await runs.ask(services, runner, ["natory", "local/m1"], user_id=BOT_ADMIN, chat_id=1)
+    claimed = await services.store.claim_attempt(run_id=asked.run.id)
+    assert claimed is not None
+    outcome = await runs.execute(services, runner, *claimed)
+    assert outcome.error is None and outcome.submission_id is not None
+    assert outcome.cost_usd is None and outcome.input_tokens is None
+    [attempt] = await services.store.run_attempts(asked.run.id)
+    assert attempt.cost_usd is None and attempt.output_tokens is None
+    sub = await services.store.get_submission(outcome.submission_id)
+    assert sub is not None and "cost" not in sub.extra and sub.extra["run"]["cost_usd"] is None
+    card = run_card(
+        "en", natory.BENCHMARK.result_from_record(sub.record), natory.BENCHMARK,
+        model="local/m1", mode_label="default", submission_id=sub.id, published=True,
+        input_tokens=attempt.input_tokens, output_tokens=attempt.output_tokens,
+        cost=attempt.cost_usd, latency=attempt.latency_s or 0.0,
+    )  # fmt: skip
+    assert "Tokens and cost: not reported by the provider" in card and "$0" not in card
+    # the admins' report says the day's sum leaves it out
+    [row] = await runs.cost_report(services, clock.now.date())
+    assert row == ("chat", "local/m1", 1, 0.0, 1)
+    await runner.close()
+
+
+async def test_a_users_run_of_many_attempts_stops_at_the_budget(
+    services: Services, fake: FakeAI, clock: FakeClock
+) -> None:
+    # the budget is checked before each attempt, and a user's attempts are made one at a
+    # time: one run of eight cannot spend eight times what was left
+    runner = _runner(fake)
+    _budget(services, 0.000001)  # less than one attempt costs
+    asked = await runs.ask(
+        services, runner, ["natory", "local/m1", "3"], user_id=USER, chat_id=USER
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(heard) == 3:
+                break
+            clock.advance(seconds=0.1)  # (an attempt held back is taken again)
+            await asyncio.sleep(0.02)
+    attempts = await services.store.run_attempts(asked.run.id)
+    assert [a.state for a in attempts] == ["done", "failed", "failed"]
+    assert all(a.error == runs.BUDGET_USED for a in attempts[1:])
+    assert fake.answered == 1 and fake.most_in_flight == 1
+    # an admin's run is not held to it: its attempts go side by side
+    fake.delay = 0.2
+    admin = await runs.ask(
+        services, runner, ["natory", "local/m1", "3"], user_id=BOT_ADMIN, chat_id=1
+    )
+    async with working_queue(services, runner, later=(0.5,)) as (_, heard):
+        for _ in range(300):
+            if len(heard) == 3:
+                break
+            clock.advance(seconds=0.1)  # (an attempt held back is taken again)
+            await asyncio.sleep(0.02)
+    assert [a.state for a in await services.store.run_attempts(admin.run.id)] == ["done"] * 3
+    assert fake.most_in_flight == 3
     await runner.close()

@@ -4,6 +4,8 @@ is handled again) finishes what the first began, never twice."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from bot.core import runs, sponsors
@@ -11,6 +13,7 @@ from bot.core.errors import UserError
 from bot.core.services import Services
 from bot.runs import providers as prov
 from tests.runs.fakeai import providers_toml
+from tests.storage.helpers import FakeClock
 
 SPONSOR = '[sponsor.natory]\nstars = 50\nruns = 2\nmodels = ["local/m1"]\n'
 PAID = {
@@ -64,3 +67,27 @@ async def test_a_target_too_large_to_pay_for_is_refused_before_the_invoice(
     assert refused.value.key == "daily_bad_target"
     offered = sponsors.offer(services, _runner(), ["natory", "9" * 18])
     assert sponsors.checkout_refusal(_runner(), offered.payload, "XTR", offered.stars) is None
+
+
+async def test_a_payment_left_neither_run_nor_refunded_is_settled_by_a_later_look(
+    services: Services, monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    monkeypatch.delenv("LOCAL_AI_KEY", raising=False)  # the runs cannot be made
+    first = await sponsors.paid(services, _runner(), **PAID)  # type: ignore[arg-type]
+    assert first.refund
+    await sponsors.refund_failed(services, first.paid)  # Telegram refused the refund
+    # being handled still, perhaps: left alone a while
+    assert await sponsors.unsettled(services, _runner(), now=clock.now) == []
+    later = clock.now + timedelta(minutes=3)
+    [again] = await sponsors.unsettled(services, _runner(), now=later)
+    assert again.refund and again.paid.id == first.paid.id and "LOCAL_AI_KEY" in again.reason
+    assert await sponsors.unsettled(services, _runner(), now=later) == []  # refunded once
+    # one whose handling stopped after it was kept, its runs now possible: they are queued
+    monkeypatch.setenv("LOCAL_AI_KEY", "k")
+    await services.store.add_sponsorship(
+        user_id=6, benchmark="natory", target=22, name="Bo", link=None, stars=50,
+        charge_id="ch2",
+    )  # fmt: skip
+    [queued] = await sponsors.unsettled(services, _runner(), now=later)
+    assert not queued.refund and len(queued.runs) == 2 and queued.runs[0].chat_id == 6
+    assert await sponsors.unsettled(services, _runner(), now=later) == []
