@@ -393,9 +393,9 @@ def is_transient(error: BaseException | None) -> bool:
 
 #: What a repeated call answers when an earlier attempt, whose answer was lost to a
 #: time-out, already took effect: the edit is there, the query was answered.
+_ALREADY_DONE = ("message is not modified", "query is too old", "query id is invalid")
 #: What Telegram answers to a pre-checkout query answered before, or too late.
 _CHECKOUT_DONE = ("already been answered", "query is too old", "query id is invalid")
-_ALREADY_DONE = ("message is not modified", "query is too old", "query id is invalid")
 
 
 class _PassedOn(logging.Filter):

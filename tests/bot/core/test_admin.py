@@ -375,6 +375,19 @@ class Crashing:
         return self.real.score(text, key, options=options)
 
 
+#: The key with its first 20 answers corrected.
+CORRECTED = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
+
+
+async def _corrected_key(services: Services) -> admin.KeyChange:
+    """A bot admin installs :data:`CORRECTED` (its re-score left to the test)."""
+    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
+    return await admin.install_key(
+        services, bot_admin, admin.keyed_benchmark(["primebench"]),
+        key_text(CORRECTED).encode(), source="telegram",
+    )  # fmt: skip
+
+
 async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
     services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,12 +395,7 @@ async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
     user whose result it changed, the first batches' too, from their first scores."""
     post = Submitter(services)
     subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     real = admin.rescore_all
 
     async def crashing(store: Store, name: str) -> Any:
@@ -417,12 +425,7 @@ async def test_two_rescores_at_once_tell_each_user_once(services: Services, stor
     post = Submitter(services)
     for i in range(1, 5):
         await post.published(10 * i, model=f"M{i}", user_id=i)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(services, change))
     told = [n.user_id for _, _, batch in runs for n in batch.notices]
     assert sorted(told) == [1, 2, 3, 4]
@@ -439,12 +442,7 @@ async def test_a_notice_of_many_changed_results_counts_them_all(
     for i in range(notices.MAX_LISTED + 3):
         sub = await post.submit(answer_text(30 + i, model=f"M{i}"), user_id=5)
         await store.publish(sub.id)  # (past the daily limit: the store's own step)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     _, _, batch = await admin.rescore(services, change)
     (notice,) = batch.notices
     assert len(notice.changes) == notices.MAX_LISTED and notice.total == notices.MAX_LISTED + 3
@@ -471,12 +469,7 @@ async def test_two_instances_rescoring_at_once_tell_each_user_once(
     post = Submitter(services)
     for i in range(1, 5):
         await post.published(10 * i, model=f"M{i}", user_id=i)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     other = await _other_instance(services, db_path, clock)
     try:
         runs = await asyncio.gather(admin.rescore(services, change), admin.rescore(other, change))
@@ -495,12 +488,7 @@ async def test_notices_a_dead_instance_left_are_sent_by_another_once(
     post = Submitter(services)
     for i in range(1, 5):
         await post.published(10 * i, model=f"M{i}", user_id=i)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     _, _, batch = await admin.rescore(services, change)
     assert sorted(n.user_id for n in batch.notices) == [1, 2, 3, 4]
     first = await store.take_notice(batch.id, 1)  # sent; then the instance died
@@ -534,12 +522,7 @@ async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(
     their first scores; nothing is left for a later start."""
     post = Submitter(services)
     subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     real = admin.rescore_all
 
     async def crashing(store: Store, name: str) -> Any:
@@ -580,12 +563,7 @@ async def test_a_notice_telegram_did_not_take_waits_for_the_next_look(
     post = Submitter(services)
     for i in range(1, 5):
         await post.published(10 * i, model=f"M{i}", user_id=i)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     _, _, batch = await admin.rescore(services, change)
     sent: list[int] = []
     down = True
@@ -617,12 +595,7 @@ async def test_the_report_counts_those_told_before_the_database_went_away(
     post = Submitter(services)
     for i in range(1, 5):
         await post.published(10 * i, model=f"M{i}", user_id=i)
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     _, _, batch = await admin.rescore(services, change)
     sent: list[int] = []
 
@@ -656,8 +629,7 @@ async def test_a_stopped_rescore_that_fails_again_leaves_the_others_resumed(
         "natory", notices._dumps(await notices.snapshot(services, "natory"))
     )
     await notices.before(services, "primebench")
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    await keys.load_key(services, "primebench", key_text(corrected).encode(), "test")
+    await keys.load_key(services, "primebench", key_text(CORRECTED).encode(), "test")
     real = admin.rescore_all
 
     async def natory_fails(store: Store, name: str) -> Any:
@@ -787,12 +759,7 @@ async def test_a_rescore_waits_out_a_locked_database(services: Services, db_path
 
     post = Submitter(services)
     subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 4)]
-    bot_admin = await actor(services, BOT_ADMIN, 1, in_group=False)
-    corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
-    change = await admin.install_key(
-        services, bot_admin, admin.keyed_benchmark(["primebench"]),
-        key_text(corrected).encode(), source="telegram",
-    )  # fmt: skip
+    change = await _corrected_key(services)
     holder = sqlite3.connect(db_path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
