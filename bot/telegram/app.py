@@ -73,7 +73,7 @@ from . import handlers as h
 from . import inline_handlers as ih
 from . import intake as intake_
 from . import keyboards as kb
-from . import ops, outage, web
+from . import ops, outage, typed, web
 from . import run_handlers as rh
 from . import share_handlers as sh
 from . import token_handlers as th
@@ -275,7 +275,9 @@ def register(app: BotApp) -> None:
         )
     # A private text: a submission (or the awaited model name; core decides, and answers
     # what it is not).
-    app.add_handler(MessageHandler(private & filters.TEXT & ~filters.COMMAND, h.on_private_text))
+    app.add_handler(
+        MessageHandler(private & filters.TEXT & ~filters.COMMAND, typed.on_private_text)
+    )
     # The challenges' commands: "/C set" (an admin's) before the other /C words;
     # "/leaderboard C …" before the generic /leaderboard below, which it would otherwise
     # reach; /compare draws a challenge's comparison chart.
@@ -387,7 +389,7 @@ def register(app: BotApp) -> None:
     # Groups: replies to the bot's "send the model name" prompt.
     app.add_handler(
         MessageHandler(
-            groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, h.on_reply_in_group
+            groups & filters.REPLY & filters.TEXT & ~filters.COMMAND, typed.on_reply_in_group
         )
     )
     # An edited submission in a private chat, or an edited /score in a group: say that
@@ -396,7 +398,7 @@ def register(app: BotApp) -> None:
     app.add_handler(
         MessageHandler(
             edits & ((filters.ChatType.PRIVATE & ~filters.COMMAND) | h.SCORE_MESSAGE),
-            h.on_edited,
+            typed.on_edited,
         )
     )
     # Last: a command no handler above took ("unknown command", and the closest one).
