@@ -66,7 +66,7 @@ async def test_the_web_board_is_the_chat_board(services: Services) -> None:
     ]
     assert web.rows[0].cells["cost"] == "$0.02" and web.rows[0].cells["latency"] == "4 s"
     assert [c.key for c in web.columns] == ["mean", "score", "attempts", "cost", "latency"]
-    assert {p.label for p in web.chart} == {"Alpha · default", "Beta · think"}
+    assert {(p.label, p.mode) for p in web.chart} == {("Alpha", "default"), ("Beta", "think")}
     comparison = await challenges.comparison(services, NATORY)
     assert [r.model for r in comparison.rows] == [r.model for r in chat.rows]
 
