@@ -149,6 +149,13 @@ async def test_failures_end_with_a_plain_line_naming_the_provider(
     assert len(err.strip().splitlines()) <= 2
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child before it runs: Ctrl-C's default, as a terminal gives it. A test run
+    started in the background by a shell without job control (``cmd &`` in a script)
+    ignores SIGINT, and a child inherits that: the eval would never see Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 async def test_an_eval_stopped_with_ctrl_c_leaves_nothing_for_the_bot_to_run(
     workdir: Path, fake: FakeAI
 ) -> None:
@@ -159,6 +166,7 @@ async def test_an_eval_stopped_with_ctrl_c_leaves_nothing_for_the_bot_to_run(
         sys.executable, "-m", "bot", "eval", "natory", "--model", "local/m1", "--attempts",
         "2", "--target", "21", "--publish", cwd=workdir, env=cli_env(workdir, _env(workdir)),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
     )  # fmt: skip
     for _ in range(2400):  # (a busy machine may take a while to start it)
         if fake.in_flight >= 2:
