@@ -433,8 +433,8 @@ async def score(
         await reply_error(message, await user_lang(context, user), UserError("anonymous"))
         return
     if from_this_bot(source, context.bot.id):
-        # a card sent back (its lines read as answers and tags), /natory forwarded: no
-        # model's output
+        # a card sent back (its lines read as answers and tags), a challenge's message
+        # forwarded: no model's output
         if paste is not None:
             paste.stored.set()  # its later parts wait for nothing more
         await reply_error(message, await user_lang(context, user), UserError("own_message"))
