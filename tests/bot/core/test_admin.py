@@ -388,13 +388,11 @@ async def _corrected_key(services: Services) -> admin.KeyChange:
     )  # fmt: skip
 
 
-async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
-    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A corrected key's re-score dies after its first batches; run again, it tells every
-    user whose result it changed, the first batches' too, from their first scores."""
-    post = Submitter(services)
-    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+async def _rescore_dying_half_way(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> admin.KeyChange:
+    """:func:`_corrected_key`, whose re-score dies after two of the four results (its
+    process killed); the change, to run again."""
     change = await _corrected_key(services)
     real = admin.rescore_all
 
@@ -404,8 +402,19 @@ async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
     monkeypatch.setattr(admin, "rescore_all", crashing)
     with pytest.raises(RuntimeError, match="died"):
         await admin.rescore(services, change)
-    assert await store.pending_rescore("primebench") == 2  # two re-scored, two to go
     monkeypatch.setattr(admin, "rescore_all", real)
+    assert await services.store.pending_rescore("primebench") == 2  # two re-scored, two to go
+    return change
+
+
+async def test_an_interrupted_rescore_run_again_tells_everyone_it_changed(
+    services: Services, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corrected key's re-score dies after its first batches; run again, it tells every
+    user whose result it changed, the first batches' too, from their first scores."""
+    post = Submitter(services)
+    subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
+    change = await _rescore_dying_half_way(services, monkeypatch)
     _, _, batch = await admin.rescore(services, change)
     told = {n.user_id: n.changes for n in batch.notices}
     assert sorted(told) == [1, 2, 3, 4]
@@ -522,17 +531,7 @@ async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(
     their first scores; nothing is left for a later start."""
     post = Submitter(services)
     subs = [await post.published(10 * i, model=f"M{i}", user_id=i) for i in range(1, 5)]
-    change = await _corrected_key(services)
-    real = admin.rescore_all
-
-    async def crashing(store: Store, name: str) -> Any:
-        return await real(store, name, batch_size=1, benchmarks=lambda _: Crashing(2))
-
-    monkeypatch.setattr(admin, "rescore_all", crashing)
-    with pytest.raises(RuntimeError, match="died"):
-        await admin.rescore(services, change)
-    monkeypatch.setattr(admin, "rescore_all", real)
-    assert await store.pending_rescore("primebench") == 2
+    await _rescore_dying_half_way(services, monkeypatch)
     other = await _other_instance(services, db_path, clock)
     try:
         # still running in a live process (its lease renewed): left to it
