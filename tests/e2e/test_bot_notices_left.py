@@ -28,16 +28,21 @@ def told(api: FakeBotAPI, since: int) -> list[int]:
     ]
 
 
+async def _publish_one_each(bot: Bot) -> None:
+    """Each of :data:`USERS` publishes a result (M0, M1, …; 30, 40, … right)."""
+    for n, uid in enumerate(USERS):
+        user, chat = private_user(bot, uid)
+        lines = answers(KEY, correct=30 + 10 * n, wrong=20)
+        reply = await bot.say(chat, user, "\n".join([f"model: M{n}", "#default", *lines]))
+        sid = submission_id(text_of(reply))
+        await bot.press(chat, user, reply, f"pub:{sid}")
+
+
 async def test_a_command_line_rescore_is_told_by_the_next_start(tmp_path: Path) -> None:
     async with FakeBotAPI(bot_username=BOT) as api:
         async with running_bot(api, tmp_path, key=KEY) as proc:
             bot = Bot(api, proc, KEY)
-            for n, uid in enumerate(USERS):
-                user, chat = private_user(bot, uid)
-                lines = answers(KEY, correct=30 + 10 * n, wrong=20)
-                reply = await bot.say(chat, user, "\n".join([f"model: M{n}", "#default", *lines]))
-                sid = submission_id(text_of(reply))
-                await bot.press(chat, user, reply, f"pub:{sid}")
+            await _publish_one_each(bot)
         check_log(proc)
         api.block_bot(BLOCKED)
         # the bot is down: a corrected key (questions 1 to 20 had the wrong option)
@@ -93,12 +98,7 @@ async def test_a_rescore_stopped_part_way_is_finished_at_the_next_start(tmp_path
         async with running_bot(api, tmp_path, key=KEY, env=env) as proc:
             bot = Bot(api, proc, KEY)
             private_user(bot, admin)
-            for n, uid in enumerate(USERS):
-                user, chat = private_user(bot, uid)
-                lines = answers(KEY, correct=30 + 10 * n, wrong=20)
-                reply = await bot.say(chat, user, "\n".join([f"model: M{n}", "#default", *lines]))
-                sid = submission_id(text_of(reply))
-                await bot.press(chat, user, reply, f"pub:{sid}")
+            await _publish_one_each(bot)
         check_log(proc)
         corrected = {q: (o % 4 + 1 if q <= 20 else o) for q, o in KEY.items()}
         await _stopped_part_way(tmp_path / "data", corrected)
